@@ -1,0 +1,130 @@
+// The shape of results.json: the source of truth every report is rendered from.
+// Bump RESULTS_SCHEMA_VERSION on any breaking change to these types.
+
+export const RESULTS_SCHEMA_VERSION = 1;
+
+export type PhaseName = 'environment' | 'stdio' | 'http' | 'bind' | 'leaks';
+export const PHASES: readonly PhaseName[] = ['environment', 'stdio', 'http', 'bind', 'leaks'];
+
+export type Verdict = 'passed' | 'failed' | 'not-measured' | 'skipped';
+
+/** How a cell is shown: a failure of an `allowedToFail` cell is an allowed failure; a pass is a stale allowance. */
+export type CellOutcome = 'passed' | 'failed' | 'allowed-failure' | 'stale-allowance' | 'not-measured';
+
+export interface PhaseResult {
+  phase: PhaseName;
+  verdict: Verdict;
+  durationMs: number;
+  /** One line naming the cause when the verdict is not `passed`. */
+  message?: string;
+  /** The step inside the phase that failed or timed out, e.g. `initialize`, `tools/call add-note`. */
+  step?: string;
+  /** Last lines of the server's stderr (token redacted), when relevant. */
+  stderrTail?: string;
+  /** Lines the server wrote to stdout that were not JSON-RPC (bounded). */
+  stdoutNoise?: string[];
+  /** Phase-specific evidence (counts, timings, handles, http statuses …). */
+  details?: Record<string, unknown>;
+}
+
+/** A live handle found when a process should have exited. */
+export interface LeakedHandle {
+  /** Who held it: `server:stdio`, `server:http`, `driver`. */
+  owner: string;
+  /** Node's resource type: `Timeout`, `TCPSERVERWRAP`, `TCPWRAP`, `ProcessWrap` … */
+  type: string;
+  /** Where it was created, relative to the package when possible: `dist/server.js:42`. */
+  location?: string;
+  /** The creating call, e.g. `setInterval`. */
+  createdBy?: string;
+}
+
+export interface InstalledPackage {
+  name: string;
+  version: string;
+  /** Path relative to the cell directory, e.g. `node_modules/@modelcontextprotocol/sdk`. */
+  path: string;
+}
+
+export interface EnvironmentEvidence {
+  harnessVersion: string;
+  node: string;
+  npm: string;
+  os: string;
+  package: { name: string; version: string };
+  tarball: { file: string; size: number; sha512: string };
+  /** Every copy of every SDK package found in the cell tree. */
+  sdkPackages: InstalledPackage[];
+  lockfileSha256?: string;
+  installMs: number;
+  installAttempts: number;
+  /** The SDK range(s) the installed package declares, by package name. */
+  declaredRanges: Record<string, string>;
+}
+
+export interface CellSummary {
+  serverName?: string;
+  serverVersion?: string;
+  protocolVersion?: string;
+  tools?: number;
+  resources?: number;
+  resourceTemplates?: number;
+  prompts?: number;
+  /** `null` when the leaks phase did not measure. */
+  leakedHandles: LeakedHandle[] | null;
+}
+
+export interface CellResult {
+  id: string;
+  pin: string;
+  role?: string;
+  major: number;
+  /** The exact SDK version the pin resolved to. */
+  version: string;
+  allowedToFail: boolean;
+  /** Exact versions installed next to the tarball, by package name. */
+  installSet: Record<string, string>;
+  verdict: Verdict;
+  outcome: CellOutcome;
+  phases: PhaseResult[];
+  environment?: EnvironmentEvidence;
+  summary: CellSummary;
+  durationMs: number;
+  /** The command that reproduces this cell alone. */
+  repro: string;
+  /** Kept cell directory (only with --keep). */
+  cellDir?: string;
+}
+
+export interface PlannedCellRef {
+  id: string;
+  pin: string;
+  role?: string;
+  version: string;
+  major: number;
+  allowedToFail: boolean;
+  installSet: Record<string, string>;
+}
+
+export interface RunResult {
+  schemaVersion: typeof RESULTS_SCHEMA_VERSION;
+  tool: { name: 'mcp-matrix'; version: string };
+  startedAt: string;
+  finishedAt: string;
+  durationMs: number;
+  interrupted: boolean;
+  plan: {
+    /** sha256 of the resolved plan (config + resolved cells); pieces of one plan share it. */
+    configHash: string;
+    configFile?: string;
+    package: { name: string; version: string };
+    tarball: { file: string; size: number; sha512: string };
+    cells: PlannedCellRef[];
+  };
+  host: { node: string; npm: string; os: string; ci?: string };
+  cells: CellResult[];
+  /** passed | failed | not-measured | interrupted */
+  verdict: 'passed' | 'failed' | 'not-measured' | 'interrupted';
+  exitCode: 0 | 1 | 2 | 3 | 130;
+  warnings: string[];
+}
