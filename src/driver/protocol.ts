@@ -1,0 +1,100 @@
+// The contract between the orchestrator and the driver that runs inside a cell.
+// The orchestrator writes a DriverSpec to a JSON file and starts the driver with IPC;
+// the driver answers only with DriverMessage over IPC (never stdout: the v2 client prints there).
+// Type-only for the driver side: nothing here may be needed at runtime inside the cell.
+
+import type { LeakedHandle, PhaseName, PhaseResult } from '../results/types.js';
+
+/** One scripted interaction run in the stdio phase (and the first tool step in the http phase). */
+export type Step =
+  | {
+      tool: string;
+      arguments?: Record<string, unknown>;
+      expect?: {
+        /** Expect the result's `isError` flag to be exactly this (default false). */
+        isError?: boolean;
+        /** Substring that must appear in the joined text content. */
+        text?: string;
+        /** Subset that `structuredContent` must contain (deep partial match). */
+        structuredContent?: Record<string, unknown>;
+      };
+    }
+  | { resource: string; expect?: { text?: string } }
+  | { prompt: string; arguments?: Record<string, string>; expect?: { messages?: number; text?: string } };
+
+export interface SurfaceExpectation {
+  tools?: number | string[];
+  resources?: number | string[];
+  resourceTemplates?: number | string[];
+  prompts?: number | string[];
+}
+
+export interface ServerCommand {
+  /** Absolute path of the bin file inside the cell. */
+  bin: string;
+  args: string[];
+  env: Record<string, string>;
+}
+
+export interface DriverSpec {
+  cellDir: string;
+  /** Absolute path of the installed package directory (`<cell>/node_modules/<name>`), for leak attribution. */
+  packageDir: string;
+  /** The SDK major of this cell: the adapter picks its imports from it. */
+  major: number;
+  /** Absolute path of the probe preloaded into every server process (`--import`). */
+  probe: string;
+  /** Base environment for every server process (already minimal; config env is merged on top). */
+  baseEnv: Record<string, string>;
+  phases: {
+    stdio:
+      | false
+      | {
+          command: ServerCommand;
+          expect: SurfaceExpectation;
+          steps: Step[];
+          timeoutMs: number;
+        };
+    http:
+      | false
+      | {
+          /** Args/env still hold `{host}`, `{port}`, `{token}`: the driver substitutes them. */
+          command: ServerCommand;
+          host: string;
+          path: string;
+          steps: Step[];
+          readyTimeoutMs: number;
+          timeoutMs: number;
+        };
+    bind:
+      | false
+      | {
+          command: ServerCommand;
+          /** Env keys removed for this phase (the token variables). */
+          dropEnv: string[];
+          timeoutMs: number;
+        };
+    leaks: false | { graceMs: number };
+  };
+}
+
+export type DriverMessage =
+  | { type: 'phase-start'; phase: PhaseName }
+  | { type: 'phase-result'; result: PhaseResult }
+  /** Every server process group the driver starts, so the orchestrator can kill it whatever happens. */
+  | { type: 'spawned'; pid: number; phase: PhaseName }
+  | { type: 'reaped'; pid: number }
+  | {
+      type: 'done';
+      summary: {
+        serverName?: string;
+        serverVersion?: string;
+        protocolVersion?: string;
+        tools?: number;
+        resources?: number;
+        resourceTemplates?: number;
+        prompts?: number;
+        leakedHandles: LeakedHandle[] | null;
+      };
+    }
+  | { type: 'fatal'; message: string; stack?: string };
