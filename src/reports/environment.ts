@@ -1,0 +1,58 @@
+// `## Environment`: the host, the harness, the tarball, and per cell what was really installed.
+
+import type { CellResult, EnvironmentEvidence, RunResult } from '../results/types.js';
+import { bytes, codeSpan, mdInline, seconds } from './format.js';
+import { displayCells, pinLabel } from './view.js';
+
+export function renderEnvironment(run: RunResult): string {
+  const { host, plan } = run;
+  const hostLine = [`Node ${host.node}`, `npm ${host.npm}`, host.os, ...(host.ci ? [`CI ${host.ci}`] : [])];
+  const lines = [
+    '## Environment',
+    '',
+    `- Host: ${mdInline(hostLine.join(' · '))}`,
+    `- Harness: ${mdInline(`${run.tool.name} ${run.tool.version}`)}`,
+    `- Package: ${codeSpan(`${plan.package.name}@${plan.package.version}`)}`,
+    `- Tarball: ${codeSpan(plan.tarball.file)} · ${bytes(plan.tarball.size)} · sha512 ${codeSpan(plan.tarball.sha512)}`,
+    `- Config: ${plan.configFile ? `${codeSpan(plan.configFile)} · ` : ''}hash ${codeSpan(plan.configHash)}`,
+    `- Started ${mdInline(run.startedAt)} · finished ${mdInline(run.finishedAt)} · ${seconds(run.durationMs)}`,
+  ];
+  const sections = displayCells(run).map((cell) => cellEnvironment(run, cell));
+  return [lines.join('\n'), ...sections].join('\n\n');
+}
+
+function cellEnvironment(run: RunResult, cell: CellResult): string {
+  const head = `### ${mdInline(cell.id)}: ${mdInline(pinLabel(cell))}`;
+  const installSet = Object.entries(cell.installSet)
+    .map(([name, version]) => codeSpan(`${name}@${version}`))
+    .join(', ');
+  const env = cell.environment;
+  if (!env) {
+    const facts = [`- Install set: ${installSet || '—'}`, '- No environment evidence was recorded for this cell.'];
+    return [head, facts.join('\n')].join('\n\n');
+  }
+  const facts = [
+    `- Node ${mdInline(env.node)} · npm ${mdInline(env.npm)} · ${mdInline(env.os)} · harness ${mdInline(env.harnessVersion)}`,
+    `- Install set: ${installSet || '—'}`,
+    `- Installed in ${seconds(env.installMs)}, ${env.installAttempts} ${env.installAttempts === 1 ? 'attempt' : 'attempts'} · lockfile sha256 ${env.lockfileSha256 ? codeSpan(env.lockfileSha256) : 'none'}`,
+    `- Package: ${codeSpan(`${env.package.name}@${env.package.version}`)} from ${codeSpan(env.tarball.file)}${tarballNote(run, env)}`,
+  ];
+  const ranges = Object.entries(env.declaredRanges);
+  if (ranges.length > 0) {
+    facts.push(`- Declared SDK ranges: ${ranges.map(([n, r]) => `${codeSpan(n)} ${codeSpan(r)}`).join(', ')}`);
+  }
+  if (cell.cellDir) facts.push(`- Kept cell directory: ${codeSpan(cell.cellDir)}`);
+  return [head, facts.join('\n'), sdkTable(env)].join('\n\n');
+}
+
+function tarballNote(run: RunResult, env: EnvironmentEvidence): string {
+  return env.tarball.sha512 === run.plan.tarball.sha512
+    ? ' (the packed tarball)'
+    : ` (**sha512 differs from the packed tarball**: ${codeSpan(env.tarball.sha512)})`;
+}
+
+function sdkTable(env: EnvironmentEvidence): string {
+  if (env.sdkPackages.length === 0) return 'No SDK package was found in the cell.';
+  const rows = env.sdkPackages.map((p) => `| ${mdInline(p.name)} | ${mdInline(p.version)} | ${mdInline(p.path)} |`);
+  return ['| SDK package | version | path |', '|---|---|---|', ...rows].join('\n');
+}

@@ -1,0 +1,72 @@
+// `## Failures`: one section per failed or not-measured phase (and per stale allowance), with
+// everything needed to act on it: the message, the step, the server's output, the handles, the repro.
+
+import type { CellResult, PhaseResult, RunResult } from '../results/types.js';
+import { PHASES } from '../results/types.js';
+import { cleanText, fenced, mdInline, seconds } from './format.js';
+import { cellOutcome } from './verdict.js';
+import { displayCells, handleText, phaseLabel, pinLabel, problemPhases } from './view.js';
+
+/** Every failure section, under `## Failures`; empty when nothing failed. */
+export function renderFailures(run: RunResult): string {
+  const sections: string[] = [];
+  for (const cell of displayCells(run)) {
+    if (cell.phases.length === 0) {
+      sections.push(noResultSection(cell));
+      continue;
+    }
+    for (const phase of problemPhases(cell, PHASES)) sections.push(phaseSection(cell, phase));
+    if (cellOutcome(cell.verdict, cell.allowedToFail) === 'stale-allowance') sections.push(staleSection(cell));
+  }
+  if (sections.length === 0) return '';
+  return ['## Failures', ...sections].join('\n\n');
+}
+
+function heading(cell: CellResult, what: string): string {
+  return `### ${mdInline(cell.id)} · ${what}`;
+}
+
+function phaseSection(cell: CellResult, phase: PhaseResult): string {
+  const label = phaseLabel(cell, phase);
+  const out: string[] = [heading(cell, phase.phase)];
+  out.push(`**${label}**${phase.message ? `: ${mdInline(phase.message)}` : ''}`);
+  const facts = [`- Cell: ${mdInline(pinLabel(cell))}`];
+  if (phase.step) facts.push(`- Step: ${mdInline(phase.step)}`);
+  if (phase.durationMs > 0) facts.push(`- Duration: ${seconds(phase.durationMs)}`);
+  out.push(facts.join('\n'));
+  if (phase.stderrTail && cleanText(phase.stderrTail).trim() !== '') {
+    out.push('Server stderr (last lines):', fenced(phase.stderrTail, 'text'));
+  }
+  if (phase.stdoutNoise && phase.stdoutNoise.length > 0) {
+    out.push('Server stdout that is not JSON-RPC:', fenced(phase.stdoutNoise.join('\n'), 'text'));
+  }
+  const handles = phase.phase === 'leaks' ? (cell.summary.leakedHandles ?? []) : [];
+  if (handles.length > 0) out.push('Live handles:', handles.map((h) => `- ${mdInline(handleText(h))}`).join('\n'));
+  if (phase.details && Object.keys(phase.details).length > 0) {
+    out.push('Details:', fenced(JSON.stringify(phase.details, null, 2), 'json'));
+  }
+  out.push(...repro(cell));
+  return out.join('\n\n');
+}
+
+function noResultSection(cell: CellResult): string {
+  return [
+    heading(cell, 'no result'),
+    `**not measured**: no result was recorded for this cell (${mdInline(pinLabel(cell))}).`,
+    ...repro(cell),
+  ].join('\n\n');
+}
+
+function staleSection(cell: CellResult): string {
+  return [
+    heading(cell, 'stale allowance'),
+    '**FAIL**: every phase passed, but the cell is marked `allowedToFail`. The allowance is stale and fails the run: remove `allowedToFail` from this cell in the config.',
+    ...repro(cell),
+  ].join('\n\n');
+}
+
+function repro(cell: CellResult): string[] {
+  const out = ['Reproduce:', fenced(cell.repro, 'sh')];
+  if (cell.cellDir) out.push(`Kept cell directory: ${mdInline(cell.cellDir)}`);
+  return out;
+}

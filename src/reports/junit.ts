@@ -1,0 +1,120 @@
+// junit.xml: a <testsuite> per cell, a <testcase> per phase. Written by hand (no dependency),
+// with every attribute and text escaped and characters illegal in XML 1.0 removed.
+
+import type { CellResult, PhaseResult, RunResult } from '../results/types.js';
+import { PHASES } from '../results/types.js';
+import { xmlAttr, xmlText } from './format.js';
+import { cellOutcome } from './verdict.js';
+import { displayCells, handleText, phaseOf, pinLabel } from './view.js';
+
+const secs = (ms: number): string => (Math.max(0, ms) / 1000).toFixed(3);
+
+function attrs(values: Record<string, string | number>): string {
+  return Object.entries(values)
+    .map(([k, v]) => ` ${k}="${xmlAttr(String(v))}"`)
+    .join('');
+}
+
+function property(name: string, value: string): string {
+  return `<property${attrs({ name, value })}/>`;
+}
+
+interface Counts {
+  tests: number;
+  failures: number;
+  errors: number;
+  skipped: number;
+}
+
+function count(phases: PhaseResult[], stale = 0): Counts {
+  return {
+    tests: phases.length + stale,
+    failures: phases.filter((p) => p.verdict === 'failed').length + stale,
+    errors: phases.filter((p) => p.verdict === 'not-measured').length,
+    skipped: phases.filter((p) => p.verdict === 'skipped').length,
+  };
+}
+
+export function renderJunit(run: RunResult): string {
+  const cells = displayCells(run);
+  const suites = cells.map((cell) => suite(run, cell));
+  const staleCount = cells.filter(isStale).length;
+  const total = count(
+    cells.flatMap((cell) => PHASES.map((p) => phaseOf(cell, p))),
+    staleCount,
+  );
+  const head = `<testsuites${attrs({ name: `mcp-matrix ${run.plan.package.name}@${run.plan.package.version}`, ...total, time: secs(run.durationMs) })}>`;
+  return ['<?xml version="1.0" encoding="UTF-8"?>', head, ...suites, '</testsuites>', ''].join('\n');
+}
+
+const isStale = (cell: CellResult): boolean => cellOutcome(cell.verdict, cell.allowedToFail) === 'stale-allowance';
+
+function suite(run: RunResult, cell: CellResult): string {
+  const phases = PHASES.map((p) => phaseOf(cell, p));
+  const stale = isStale(cell);
+  const props = [
+    property('pin', cell.pin),
+    property('version', cell.version),
+    ...(cell.role ? [property('role', cell.role)] : []),
+    property('major', String(cell.major)),
+    property('allowedToFail', String(cell.allowedToFail)),
+    property('outcome', cell.outcome),
+    ...Object.entries(cell.installSet).map(([name, version]) => property(`install:${name}`, version)),
+    property('repro', cell.repro),
+  ];
+  const open = `  <testsuite${attrs({
+    name: `${cell.id} (${pinLabel(cell)})`,
+    ...count(phases, stale ? 1 : 0),
+    time: secs(cell.durationMs),
+    timestamp: run.startedAt,
+  })}>`;
+  const body = [
+    '    <properties>',
+    ...props.map((p) => `      ${p}`),
+    '    </properties>',
+    ...phases.map((p) => testcase(cell, p)),
+    ...(stale ? [staleCase(cell)] : []),
+  ];
+  return [open, ...body, '  </testsuite>'].join('\n');
+}
+
+/** A passing cell marked allowedToFail fails the run: shown as its own failing test case. */
+function staleCase(cell: CellResult): string {
+  const message = 'stale allowance: every phase passed but the cell is marked allowedToFail; remove the allowance';
+  return `    <testcase${attrs({ classname: cell.id, name: 'allowance', time: '0.000' })}>\n      <failure${attrs({ message, type: 'stale-allowance' })}>${xmlText(`\n${message}\nrepro: ${cell.repro}\n      `)}</failure>\n    </testcase>`;
+}
+
+function testcase(cell: CellResult, phase: PhaseResult): string {
+  const open = `    <testcase${attrs({ classname: cell.id, name: phase.phase, time: secs(phase.durationMs) })}`;
+  const message = phase.message ?? phase.verdict;
+  switch (phase.verdict) {
+    case 'passed':
+      return `${open}/>`;
+    case 'skipped':
+      return `${open}>\n      <skipped${attrs({ message: 'disabled in the config (not applicable)' })}/>\n    </testcase>`;
+    case 'not-measured':
+      return `${open}>\n      <error${attrs({ message, type: 'not-measured' })}>${xmlText(details(cell, phase))}</error>\n    </testcase>`;
+    case 'failed': {
+      const allowed = cell.allowedToFail
+        ? `      <properties>${property('allowedToFail', 'true')}</properties>\n`
+        : '';
+      const type = cell.allowedToFail ? 'allowed-failure' : 'failure';
+      return `${open}>\n${allowed}      <failure${attrs({ message, type })}>${xmlText(details(cell, phase))}</failure>\n    </testcase>`;
+    }
+  }
+}
+
+/** The failure body: the same evidence as the Markdown section, as plain text. */
+function details(cell: CellResult, phase: PhaseResult): string {
+  const out: string[] = [];
+  if (phase.message) out.push(phase.message);
+  if (cell.allowedToFail && phase.verdict === 'failed') out.push('(allowed to fail: does not fail the run)');
+  if (phase.step) out.push(`step: ${phase.step}`);
+  if (phase.stderrTail) out.push('stderr (last lines):', phase.stderrTail);
+  if (phase.stdoutNoise?.length) out.push('stdout that is not JSON-RPC:', ...phase.stdoutNoise);
+  const handles = phase.phase === 'leaks' ? (cell.summary.leakedHandles ?? []) : [];
+  if (handles.length) out.push('live handles:', ...handles.map((h) => `  ${handleText(h)}`));
+  if (phase.details && Object.keys(phase.details).length) out.push(`details: ${JSON.stringify(phase.details, null, 2)}`);
+  out.push(`repro: ${cell.repro}`);
+  return `\n${out.join('\n')}\n      `;
+}

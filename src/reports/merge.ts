@@ -1,0 +1,100 @@
+// Fan-in: the single-cell runs of ONE plan (CI fan-out, `run --cell …`) merged into one run,
+// rendered exactly as if the whole matrix had run in one process. Refuses anything that would make
+// the evidence lie: pieces of another plan or tarball, missing cells, cells twice, unplanned cells.
+
+import type { CellResult, RunResult } from '../results/types.js';
+import { decideRun } from './verdict.js';
+
+export interface MergePiece {
+  /** Where the piece came from (named in errors). */
+  file: string;
+  run: RunResult;
+}
+
+export type MergeResult = { ok: true; run: RunResult } | { ok: false; errors: string[] };
+
+export function mergeResults(input: readonly MergePiece[]): MergeResult {
+  const pieces = inPlanOrder(input);
+  const [first] = pieces;
+  if (!first) return { ok: false, errors: ['no results to merge: pass the results.json of every cell of the plan.'] };
+  const errors: string[] = [];
+  const { plan } = first.run;
+
+  for (const piece of pieces.slice(1)) {
+    const other = piece.run.plan;
+    if (other.configHash !== plan.configHash) {
+      errors.push(
+        `${piece.file}: belongs to another plan (configHash ${other.configHash}, but ${first.file} has ${plan.configHash}); every piece must come from the same config and resolved pins.`,
+      );
+    }
+    if (other.tarball.sha512 !== plan.tarball.sha512) {
+      errors.push(
+        `${piece.file}: tested another tarball (sha512 ${other.tarball.sha512}, but ${first.file} has ${plan.tarball.sha512}); every cell must install the same packed tarball (pass it with --tarball).`,
+      );
+    }
+  }
+
+  const planned = new Map(plan.cells.map((ref) => [ref.id, ref]));
+  const found = new Map<string, { file: string; cell: CellResult }>();
+  for (const piece of pieces) {
+    for (const cell of piece.run.cells) {
+      if (!planned.has(cell.id)) {
+        errors.push(`${piece.file}: cell ${cell.id} (pin ${cell.pin}) is not in the plan (planned: ${[...planned.keys()].join(', ')}).`);
+        continue;
+      }
+      const seen = found.get(cell.id);
+      if (seen) {
+        errors.push(`cell ${cell.id} appears twice: in ${seen.file} and in ${piece.file}; pass one result per cell.`);
+        continue;
+      }
+      found.set(cell.id, { file: piece.file, cell });
+    }
+  }
+  for (const ref of plan.cells) {
+    if (!found.has(ref.id)) {
+      errors.push(
+        `cell ${ref.id} (pin ${ref.pin}) has no evidence: no piece contains it. The \`mcp-matrix run --cell ${ref.id}\` run produced no results.json (or it was not passed to merge); re-run that cell.`,
+      );
+    }
+  }
+  if (errors.length > 0) return { ok: false, errors };
+
+  const cells = plan.cells.map((ref) => (found.get(ref.id) as { cell: CellResult }).cell);
+  const runs = pieces.map((p) => p.run);
+  const startedAt = runs.map((r) => r.startedAt).reduce((a, b) => (Date.parse(b) < Date.parse(a) ? b : a));
+  const finishedAt = runs.map((r) => r.finishedAt).reduce((a, b) => (Date.parse(b) > Date.parse(a) ? b : a));
+  const interrupted = runs.some((r) => r.interrupted);
+  const span = Date.parse(finishedAt) - Date.parse(startedAt);
+  const versions = [...new Set(runs.map((r) => r.tool.version))];
+  const mixed = versions.length > 1 ? [`pieces were produced by different mcp-matrix versions: ${versions.join(', ')}`] : [];
+  const warnings = [...new Set([...runs.flatMap((r) => r.warnings), ...mixed])];
+  return {
+    ok: true,
+    run: {
+      schemaVersion: first.run.schemaVersion,
+      tool: first.run.tool,
+      startedAt,
+      finishedAt,
+      durationMs: Number.isFinite(span) && span >= 0 ? span : Math.max(...runs.map((r) => r.durationMs)),
+      interrupted,
+      plan,
+      host: first.run.host,
+      cells,
+      ...decideRun(cells, interrupted),
+      warnings,
+    },
+  };
+}
+
+/**
+ * Pieces sorted by the plan position of their first cell, then by file name, so that the merged run
+ * (host, tool, warnings order) does not depend on the order the pieces were given in.
+ */
+function inPlanOrder(pieces: readonly MergePiece[]): MergePiece[] {
+  const position = (piece: MergePiece): number => {
+    const ids = piece.run.plan.cells.map((c) => c.id);
+    const indexes = piece.run.cells.map((c) => ids.indexOf(c.id)).filter((i) => i >= 0);
+    return indexes.length > 0 ? Math.min(...indexes) : Number.MAX_SAFE_INTEGER;
+  };
+  return [...pieces].sort((a, b) => position(a) - position(b) || (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
+}

@@ -1,0 +1,104 @@
+// How results are read for display, shared by every renderer so that the Markdown table, the
+// JUnit file and the annotations never disagree about a cell.
+
+import type { CellResult, LeakedHandle, PhaseName, PhaseResult, PlannedCellRef, RunResult } from '../results/types.js';
+import { cellOutcome } from './verdict.js';
+
+/**
+ * The cells to show, in plan order. A planned cell with no result (interrupted run, lost piece) is
+ * shown as not measured with no phases, never silently dropped; cells outside the plan follow.
+ */
+export function displayCells(run: RunResult): CellResult[] {
+  const byId = new Map(run.cells.map((c) => [c.id, c]));
+  const planned = run.plan.cells.map((ref) => byId.get(ref.id) ?? missingCell(run, ref));
+  const plannedIds = new Set(run.plan.cells.map((c) => c.id));
+  return [...planned, ...run.cells.filter((c) => !plannedIds.has(c.id))];
+}
+
+function missingCell(run: RunResult, ref: PlannedCellRef): CellResult {
+  const config = run.plan.configFile ? ` --config ${run.plan.configFile}` : '';
+  return {
+    ...ref,
+    verdict: 'not-measured',
+    outcome: 'not-measured',
+    phases: [],
+    summary: { leakedHandles: null },
+    durationMs: 0,
+    repro: `npx mcp-matrix run${config} --cell ${ref.id}`,
+  };
+}
+
+/**
+ * The result of one phase of a cell. A phase with no recorded result (the cell was interrupted or
+ * aborted before it) is shown as not measured, never as passed.
+ */
+export function phaseOf(cell: CellResult, phase: PhaseName): PhaseResult {
+  return (
+    cell.phases.find((p) => p.phase === phase) ?? {
+      phase,
+      verdict: 'not-measured',
+      durationMs: 0,
+      message: `no result was recorded for the ${phase} phase (the cell stopped before it ran)`,
+    }
+  );
+}
+
+/** The text of a phase cell in the table: `ok`, `FAIL`, `FAIL (allowed)`, `n/a`, `not measured`. */
+export function phaseLabel(cell: CellResult, phase: PhaseResult): string {
+  switch (phase.verdict) {
+    case 'passed':
+      return 'ok';
+    case 'failed':
+      return cell.allowedToFail ? 'FAIL (allowed)' : 'FAIL';
+    case 'skipped':
+      return 'n/a';
+    case 'not-measured':
+      return 'not measured';
+  }
+}
+
+/** The leaked-handles column: `none`, a count, `n/a`, `not measured`, prefixed by `FAIL` when the phase failed. */
+export function leaksLabel(cell: CellResult, leaks: PhaseResult): string {
+  if (leaks.verdict === 'skipped') return 'n/a';
+  if (leaks.verdict === 'not-measured') return 'not measured';
+  const handles = cell.summary.leakedHandles;
+  const count = handles === null ? null : handles.length === 0 ? 'none' : String(handles.length);
+  if (leaks.verdict === 'passed') return count ?? 'not measured';
+  const fail = phaseLabel(cell, leaks);
+  return count === null || count === 'none' ? fail : `${fail} · ${count}`;
+}
+
+/** Upper-case verdict for titles. */
+export function runVerdictLabel(verdict: RunResult['verdict']): string {
+  return verdict.replace('-', ' ').toUpperCase();
+}
+
+/** The Pin (role) column: `latest@1 → 1.32.2 (latest supported 1.x)`, plus the node adapter on major 2. */
+export function pinLabel(cell: Pick<CellResult, 'pin' | 'version' | 'role' | 'major' | 'installSet'>): string {
+  let text = cell.pin === cell.version || cell.version === '' ? cell.pin : `${cell.pin} → ${cell.version}`;
+  if (cell.role) text += ` (${cell.role})`;
+  const node = cell.installSet['@modelcontextprotocol/node'];
+  if (cell.major >= 2 && node) text += ` · node ${node}`;
+  return text;
+}
+
+/** A note for the Pin column when the cell's allowance matters. */
+export function allowanceNote(cell: CellResult): string | undefined {
+  const outcome = cellOutcome(cell.verdict, cell.allowedToFail);
+  if (outcome === 'stale-allowance') return 'STALE ALLOWANCE: passed while allowedToFail';
+  if (outcome === 'allowed-failure') return 'allowed to fail';
+  return undefined;
+}
+
+/** Phases that need a failure section: failed or not measured. */
+export function problemPhases(cell: CellResult, phases: readonly PhaseName[]): PhaseResult[] {
+  return phases.map((p) => phaseOf(cell, p)).filter((p) => p.verdict === 'failed' || p.verdict === 'not-measured');
+}
+
+/** `Timeout created by setInterval at dist/server.js:42 (server:stdio)`, unescaped. */
+export function handleText(handle: LeakedHandle): string {
+  let text = handle.type;
+  if (handle.createdBy) text += ` created by ${handle.createdBy}`;
+  text += handle.location ? ` at ${handle.location}` : ' (creation site unknown)';
+  return `${text} (${handle.owner})`;
+}
