@@ -1,2 +1,4 @@
 #!/usr/bin/env node
-import('../dist/cli.js').then((m) => m.main(process.argv.slice(2)));
+import { main } from '../dist/cli.js';
+
+process.exitCode = await main(process.argv.slice(2));

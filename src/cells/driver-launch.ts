@@ -1,0 +1,127 @@
+// Start the driver inside a cell and follow its messages; the harness owns the driver and every server it starts.
+import { fork } from 'node:child_process';
+import { openSync, closeSync } from 'node:fs';
+import { cp, mkdir, readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { DriverMessage, DriverSpec } from '../driver/protocol.js';
+import type { PhaseName, PhaseResult } from '../results/types.js';
+import { killGroup, track, untrack } from '../process/tracker.js';
+
+const DRIVER_SOURCE = fileURLToPath(new URL('../driver/', import.meta.url));
+
+export interface DriverLayout {
+  dir: string;
+  entry: string;
+  probe: string;
+  log: string;
+}
+
+/** Copy the compiled driver into the cell so its bare imports resolve to the cell's SDK. */
+export async function installDriver(cellDir: string): Promise<DriverLayout> {
+  const dir = path.join(cellDir, '.mcp-matrix');
+  const driverDir = path.join(dir, 'driver');
+  await mkdir(driverDir, { recursive: true });
+  await cp(DRIVER_SOURCE, driverDir, { recursive: true, filter: (src) => !src.endsWith('.d.ts') });
+  await writeFile(path.join(driverDir, 'package.json'), '{ "type": "module" }\n');
+  return { dir, entry: path.join(driverDir, 'index.js'), probe: path.join(driverDir, 'probe.js'), log: path.join(dir, 'driver.log') };
+}
+
+export interface DriverHooks {
+  onPhaseStart?(phase: PhaseName): void;
+  onPhaseResult?(result: PhaseResult): void;
+}
+
+export type DriverOutcome =
+  | { kind: 'done'; results: PhaseResult[]; summary: Extract<DriverMessage, { type: 'done' }>['summary'] }
+  | { kind: 'crashed'; results: PhaseResult[]; current?: PhaseName; message: string };
+
+export async function runDriver(
+  layout: DriverLayout,
+  spec: DriverSpec,
+  options: { timeoutMs: number; env: Record<string, string>; signal?: AbortSignal },
+  hooks: DriverHooks = {},
+): Promise<DriverOutcome> {
+  const specFile = path.join(layout.dir, 'spec.json');
+  await writeFile(specFile, JSON.stringify(spec, null, 2));
+  const logFd = openSync(layout.log, 'a');
+  const child = fork(layout.entry, [specFile], {
+    cwd: spec.cellDir,
+    detached: true,
+    env: options.env,
+    execArgv: [],
+    stdio: ['ignore', logFd, logFd, 'ipc'],
+    serialization: 'json',
+  });
+  closeSync(logFd);
+  const results: PhaseResult[] = [];
+  const servers = new Set<number>();
+  let current: PhaseName | undefined;
+  let summary: Extract<DriverMessage, { type: 'done' }>['summary'] | undefined;
+  let fatal: string | undefined;
+  if (child.pid) track(child.pid);
+
+  child.on('message', (raw) => {
+    const msg = raw as DriverMessage;
+    switch (msg.type) {
+      case 'phase-start':
+        current = msg.phase;
+        hooks.onPhaseStart?.(msg.phase);
+        break;
+      case 'phase-result':
+        results.push(msg.result);
+        hooks.onPhaseResult?.(msg.result);
+        break;
+      case 'spawned':
+        servers.add(msg.pid);
+        track(msg.pid);
+        break;
+      case 'reaped':
+        servers.delete(msg.pid);
+        untrack(msg.pid);
+        break;
+      case 'done':
+        summary = msg.summary;
+        break;
+      case 'fatal':
+        fatal = msg.message;
+        break;
+    }
+  });
+
+  const exit = await new Promise<{ code: number | null; signal: NodeJS.Signals | null; timedOut: boolean }>((resolve) => {
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      if (child.pid) killGroup(child.pid);
+    }, options.timeoutMs);
+    const abort = () => child.pid && killGroup(child.pid);
+    options.signal?.addEventListener('abort', abort, { once: true });
+    child.on('exit', (code, signal) => {
+      clearTimeout(timer);
+      options.signal?.removeEventListener('abort', abort);
+      resolve({ code, signal, timedOut });
+    });
+  });
+  // Whatever happened, nothing the driver started may outlive it.
+  for (const pid of servers) {
+    killGroup(pid);
+    untrack(pid);
+  }
+  if (child.pid) {
+    killGroup(child.pid);
+    untrack(child.pid);
+  }
+  if (summary && !exit.timedOut) return { kind: 'done', results, summary };
+  const why = exit.timedOut
+    ? `the driver did not finish within ${options.timeoutMs} ms${current ? ` (in the ${current} phase)` : ''}`
+    : fatal
+      ? `the driver crashed: ${fatal}`
+      : `the driver exited (${exit.signal ?? `code ${exit.code}`}) before reporting${current ? ` (in the ${current} phase)` : ''}: ${await logTail(layout.log)}`;
+  return { kind: 'crashed', results, ...(current ? { current } : {}), message: why };
+}
+
+async function logTail(file: string): Promise<string> {
+  const text = await readFile(file, 'utf8').catch(() => '');
+  return text.trim().split('\n').slice(-5).join(' | ') || 'no output';
+}

@@ -1,0 +1,166 @@
+// One cell end to end: fresh dir → install → environment → driver phases → CellResult. Never throws.
+import path from 'node:path';
+import type { DriverSpec } from '../driver/protocol.js';
+import type { Plan, PlannedCell } from '../plan/plan.js';
+import type { Tarball } from '../pack/pack.js';
+import { PHASES, type CellResult, type PhaseName, type PhaseResult } from '../results/types.js';
+import { cellOutcome, decideCell } from '../reports/verdict.js';
+import { installDriver, runDriver, type DriverHooks } from './driver-launch.js';
+import { verifyEnvironment } from './environment.js';
+import { installCell } from './install.js';
+import { createCellDir, removeDir } from './workspace.js';
+import { errorMessage } from '../util/result.js';
+
+export interface CellContext {
+  plan: Plan;
+  tarball: Tarball;
+  runDir: string;
+  harnessVersion: string;
+  npmVersion: string;
+  keep: boolean;
+  signal: AbortSignal;
+  repro(cell: PlannedCell): string;
+}
+
+/** The environment every server and the driver get: enough to run, nothing inherited by accident. */
+export function baseEnv(extra: Record<string, string>): Record<string, string> {
+  const keep = ['PATH', 'HOME', 'TMPDIR', 'LANG', 'LC_ALL', 'USER', 'SHELL', 'TERM', 'SystemRoot'];
+  const env: Record<string, string> = {};
+  for (const k of keep) if (process.env[k] !== undefined) env[k] = process.env[k]!;
+  return { ...env, ...extra };
+}
+
+export async function runCell(cell: PlannedCell, ctx: CellContext, hooks: DriverHooks = {}): Promise<CellResult> {
+  const started = performance.now();
+  const results = new Map<PhaseName, PhaseResult>();
+  const record = (r: PhaseResult) => {
+    results.set(r.phase, r);
+    hooks.onPhaseResult?.(r);
+  };
+  let environment: CellResult['environment'];
+  let summary: CellResult['summary'] = { leakedHandles: null };
+  let cellDir: string | undefined;
+  try {
+    hooks.onPhaseStart?.('environment');
+    cellDir = await createCellDir(ctx.runDir, cell.id, ctx.plan.package.name, ctx.tarball.file, cell.installSet);
+    const install = await installCell(cellDir, {
+      attempts: ctx.plan.config.install.attempts,
+      timeoutMs: ctx.plan.config.install.timeoutMs,
+      env: { ...process.env, npm_config_update_notifier: 'false' },
+      signal: ctx.signal,
+    });
+    if (install.kind !== 'installed') {
+      const what = install.kind === 'failed' ? 'failed' : 'not-measured';
+      record({
+        phase: 'environment',
+        verdict: what,
+        durationMs: install.durationMs,
+        step: 'npm install',
+        message: `npm install ${install.kind === 'failed' ? 'failed' : `could not complete after ${install.attempts} attempt(s)`} (${install.code}): ${install.message}`,
+        details: { attempts: install.attempts, code: install.code },
+      });
+    } else {
+      const env = await verifyEnvironment({
+        cellDir,
+        packageName: ctx.plan.package.name,
+        primary: cell.primary,
+        version: cell.version,
+        installSet: cell.installSet,
+        tarball: ctx.tarball,
+        harnessVersion: ctx.harnessVersion,
+        npmVersion: ctx.npmVersion,
+        install,
+      });
+      environment = env.evidence;
+      record(env.result);
+      if (!ctx.signal.aborted) summary = await runPhases(cell, cellDir, ctx, hooks, record);
+    }
+  } catch (error) {
+    record({ phase: results.has('environment') ? 'stdio' : 'environment', verdict: 'not-measured', durationMs: 0, message: `harness error: ${errorMessage(error)}` });
+  } finally {
+    if (cellDir && !ctx.keep) await removeDir(cellDir).catch(() => undefined);
+  }
+  const phases = PHASES.map((phase) => results.get(phase) ?? notRun(phase, results, ctx.signal.aborted));
+  const verdict = decideCell(phases);
+  return {
+    id: cell.id,
+    pin: cell.pin,
+    ...(cell.role ? { role: cell.role } : {}),
+    major: cell.major,
+    version: cell.version,
+    allowedToFail: cell.allowedToFail,
+    installSet: cell.installSet,
+    verdict,
+    outcome: cellOutcome(verdict, cell.allowedToFail),
+    phases,
+    ...(environment ? { environment } : {}),
+    summary,
+    durationMs: Math.round(performance.now() - started),
+    repro: ctx.repro(cell),
+    ...(ctx.keep && cellDir ? { cellDir } : {}),
+  };
+}
+
+function notRun(phase: PhaseName, results: Map<PhaseName, PhaseResult>, aborted: boolean): PhaseResult {
+  const env = results.get('environment');
+  const message = aborted
+    ? 'interrupted before this phase ran'
+    : env && env.verdict !== 'passed' && env.step === 'npm install'
+      ? 'not run: the cell could not be installed'
+      : 'not run: the driver stopped before this phase';
+  return { phase, verdict: 'not-measured', durationMs: 0, message };
+}
+
+async function runPhases(
+  cell: PlannedCell,
+  cellDir: string,
+  ctx: CellContext,
+  hooks: DriverHooks,
+  record: (r: PhaseResult) => void,
+): Promise<CellResult['summary']> {
+  const cfg = ctx.plan.config;
+  const layout = await installDriver(cellDir);
+  const packageDir = path.join(cellDir, 'node_modules', ctx.plan.package.name);
+  const bin = path.join(packageDir, ctx.plan.bin.file);
+  const command = (args: string[], env: Record<string, string>) => ({ bin, args, env });
+  const spec: DriverSpec = {
+    cellDir,
+    packageDir,
+    major: cell.major,
+    probe: layout.probe,
+    baseEnv: baseEnv({ ...cfg.env, MCP_MATRIX_CELL: cell.id, MCP_MATRIX_PIN: cell.pin }),
+    phases: {
+      stdio: cfg.stdio && { command: command(cfg.stdio.args, cfg.stdio.env), expect: cfg.stdio.expect, steps: cfg.stdio.steps, timeoutMs: cfg.stdio.timeoutMs },
+      http: cfg.http && {
+        command: command(cfg.http.args, cfg.http.env),
+        host: cfg.http.host,
+        path: cfg.http.path,
+        steps: cfg.stdio ? cfg.stdio.steps : [],
+        readyTimeoutMs: cfg.http.readyTimeoutMs,
+        timeoutMs: cfg.http.timeoutMs,
+      },
+      bind: cfg.bind && { command: command(cfg.bind.args, cfg.bind.env), dropEnv: cfg.bind.dropEnv, timeoutMs: cfg.bind.timeoutMs },
+      leaks: cfg.leaks,
+    },
+  };
+  const outcome = await runDriver(layout, spec, { timeoutMs: driverBound(ctx.plan), env: baseEnv({}), signal: ctx.signal }, {
+    ...(hooks.onPhaseStart ? { onPhaseStart: hooks.onPhaseStart } : {}),
+    onPhaseResult: record,
+  });
+  if (outcome.kind === 'done') return outcome.summary;
+  const phase = outcome.current ?? 'stdio';
+  if (!outcome.results.some((r) => r.phase === phase)) {
+    record({ phase, verdict: ctx.signal.aborted ? 'not-measured' : 'failed', durationMs: 0, message: ctx.signal.aborted ? 'interrupted' : outcome.message });
+  }
+  return { leakedHandles: null };
+}
+
+/** A backstop above the sum of every step's own bound: the driver bounds each step itself. */
+function driverBound(plan: Plan): number {
+  const c = plan.config;
+  const grace = c.leaks ? c.leaks.graceMs : 10_000;
+  const stdio = c.stdio ? c.stdio.timeoutMs * (6 + c.stdio.steps.length) + grace : 0;
+  const http = c.http ? c.http.readyTimeoutMs + c.http.timeoutMs * 8 + grace : 0;
+  const bind = c.bind ? c.bind.timeoutMs : 0;
+  return stdio + http + bind + 30_000;
+}

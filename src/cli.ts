@@ -1,0 +1,130 @@
+// Argument parsing, the one error boundary, and exit codes: 0 pass · 1 verdict failed · 2 usage/config · 3 not measured · 130 interrupted.
+import { cac } from 'cac';
+import { createLogger, type Logger } from './logger.js';
+import { killAll } from './process/tracker.js';
+import type { Failure } from './util/result.js';
+import { HARNESS_VERSION } from './version.js';
+import type { ProgressMode } from './orchestrator/progress.js';
+
+type Flags = Record<string, unknown>;
+
+const list = (v: unknown): string[] => (v === undefined ? [] : (Array.isArray(v) ? v : [v]).flatMap((x) => String(x).split(',')).map((s) => s.trim()).filter(Boolean));
+const str = (v: unknown): string | undefined => (v === undefined || v === true ? undefined : String(Array.isArray(v) ? v.at(-1) : v));
+
+function exitFor(outcome: number | Failure, log: Logger): number {
+  if (typeof outcome === 'number') return outcome;
+  log.error(`mcp-matrix: ${outcome.message}`);
+  for (const d of outcome.details ?? []) log.error(`  ${d}`);
+  return outcome.kind === 'infrastructure' ? 3 : 2;
+}
+
+export async function main(argv: string[], log: Logger = createLogger()): Promise<number> {
+  const cli = cac('mcp-matrix');
+  const controller = new AbortController();
+  let interrupted = false;
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (interrupted) {
+      killAll();
+      process.exit(130);
+    }
+    interrupted = true;
+    log.error(`\nmcp-matrix: ${signal}: stopping every cell, cleaning up and writing partial results (again to force)`);
+    killAll();
+    controller.abort();
+  };
+  let command: Promise<number | Failure> | undefined;
+  const cwd = process.cwd();
+
+  const runFlags = (c: ReturnType<typeof cli.command>) =>
+    c
+      .option('--config <file>', 'Config file (default: ./matrix.config.ts)')
+      .option('--cell <id>', 'Run only this cell (id, pin or resolved version); repeatable')
+      .option('--out <dir>', 'Where results.json, matrix.md and junit.xml go (default: ./matrix-results)')
+      .option('--concurrency <n>', 'Cells at once (default: CPU count, capped by the cell count)')
+      .option('--tarball <file>', 'Use this packed tarball instead of packing (CI fan-out)')
+      .option('--keep', 'Keep the cell directories and print how to enter them')
+      .option('--publish <file>', 'Replace the table between <!-- mcp-matrix:begin/end --> markers in a Markdown file')
+      .option('--progress <mode>', 'default | simple | silent (default: default on a TTY, simple otherwise)');
+  runFlags(cli.command('run', 'Run the matrix: pack once, a fresh cell per SDK pin, every phase')).action((flags: Flags) => {
+    command = startRun(flags);
+  });
+  cli
+    .command('plan', 'Resolve pins and install sets against the registry; installs nothing')
+    .option('--config <file>', 'Config file (default: ./matrix.config.ts)')
+    .option('--tarball <file>', 'Read the package from this tarball')
+    .option('--json', 'Print the cells as JSON for a GitHub Actions strategy.matrix (fromJSON)')
+    .action(async (flags: Flags) => {
+      const { planCommand } = await import('./commands/plan.js');
+      command = planCommand({ cwd, ...opt('config', str(flags.config)), ...opt('tarball', str(flags.tarball)), json: Boolean(flags.json) }, log);
+    });
+  cli
+    .command('report <results>', 'Re-render matrix.md and junit.xml from a results.json')
+    .option('--out <dir>', 'Output directory (default: next to results.json)')
+    .action(async (file: string, flags: Flags) => {
+      const { reportCommand } = await import('./commands/report.js');
+      command = reportCommand(file, { cwd, ...opt('out', str(flags.out)), junit: true }, log);
+    });
+  cli
+    .command('merge <...results>', 'Fan-in: merge single-cell results.json files of one plan into one report')
+    .option('--out <dir>', 'Output directory (default: ./matrix-results)')
+    .action(async (files: string[], flags: Flags) => {
+      const { mergeCommand } = await import('./commands/merge.js');
+      command = mergeCommand(files, { cwd, ...opt('out', str(flags.out)) }, log);
+    });
+  cli.help();
+  cli.version(HARNESS_VERSION);
+
+  function startRun(flags: Flags): Promise<number | Failure> {
+    const concurrency = str(flags.concurrency);
+    if (concurrency !== undefined && !/^[1-9]\d*$/.test(concurrency)) {
+      return Promise.resolve({ kind: 'usage', message: `--concurrency must be a positive whole number, got "${concurrency}"` });
+    }
+    const progress = str(flags.progress) ?? 'default';
+    if (!['default', 'simple', 'silent'].includes(progress)) return Promise.resolve({ kind: 'usage', message: `--progress must be default, simple or silent, got "${progress}"` });
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
+    return import('./commands/run.js').then(({ runCommand }) =>
+      runCommand(
+        {
+          cwd,
+          ...opt('config', str(flags.config)),
+          ...opt('tarball', str(flags.tarball)),
+          ...opt('out', str(flags.out)),
+          ...(concurrency ? { concurrency: Number(concurrency) } : {}),
+          cells: list(flags.cell),
+          keep: Boolean(flags.keep),
+          progress: progress as ProgressMode,
+          signal: controller.signal,
+          junit: true,
+          ...opt('publish', str(flags.publish)),
+        },
+        log,
+      ),
+    );
+  }
+
+  try {
+    // `run` is the default command: `mcp-matrix --cell 2.0.0` means `mcp-matrix run --cell 2.0.0`.
+    const args = argv.length === 0 || (argv[0]!.startsWith('-') && !['-h', '--help', '-v', '--version'].includes(argv[0]!)) ? ['run', ...argv] : argv;
+    const parsed = cli.parse(['node', 'mcp-matrix', ...args], { run: false });
+    if (parsed.options.help || parsed.options.version) return 0;
+    if (!cli.matchedCommand) {
+      log.error(`mcp-matrix: unknown command "${String(parsed.args[0] ?? '')}"; commands: run, plan, report, merge (see --help)`);
+      return 2;
+    }
+    await cli.runMatchedCommand();
+    const outcome = await (command ?? Promise.resolve(0));
+    const code = exitFor(outcome, log);
+    return interrupted ? 130 : code;
+  } catch (error) {
+    log.error(`mcp-matrix: ${error instanceof Error ? error.message : String(error)} (see --help)`);
+    return 2;
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  }
+}
+
+function opt<K extends string>(key: K, value: string | undefined): Partial<Record<K, string>> {
+  return value === undefined ? {} : ({ [key]: value } as Record<K, string>);
+}

@@ -1,0 +1,15 @@
+// Under GitHub Actions: the table goes to the step summary, failures become annotations, cells are folded groups.
+import { appendFile } from 'node:fs/promises';
+import type { Logger } from '../logger.js';
+import type { RunResult } from '../results/types.js';
+import { groupLines, renderAnnotations, renderStepSummary } from '../reports/github.js';
+
+export async function publishToGithub(run: RunResult, log: Logger, env: NodeJS.ProcessEnv = process.env): Promise<void> {
+  if (env.GITHUB_ACTIONS !== 'true') return;
+  for (const cell of run.cells) {
+    const lines = cell.phases.map((p) => `${p.phase}: ${p.verdict}${p.message ? ` · ${p.message}` : ''}`);
+    for (const line of groupLines(`mcp-matrix ${cell.id} (${cell.version}): ${cell.outcome}`, lines)) log.info(line);
+  }
+  for (const line of renderAnnotations(run)) log.info(line);
+  if (env.GITHUB_STEP_SUMMARY) await appendFile(env.GITHUB_STEP_SUMMARY, `${renderStepSummary(run)}\n`);
+}

@@ -1,0 +1,21 @@
+// `mcp-matrix report <results.json>`: re-render every format without re-running anything.
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { Logger } from '../logger.js';
+import { parseResults } from '../reports/json.js';
+import { renderTable } from '../reports/markdown.js';
+import { writeReports } from '../reports/write.js';
+import type { Failure } from '../util/result.js';
+
+export async function reportCommand(file: string, options: { cwd: string; out?: string; junit: boolean }, log: Logger): Promise<number | Failure> {
+  const target = path.resolve(options.cwd, file);
+  const text = await readFile(target, 'utf8').catch(() => undefined);
+  if (text === undefined) return { kind: 'usage', message: `cannot read ${target}: pass the results.json a run wrote` };
+  const parsed = parseResults(text);
+  if (!parsed.ok) return { kind: 'usage', message: `${target}: ${parsed.error}` };
+  const outDir = path.resolve(options.cwd, options.out ?? path.dirname(target));
+  const written = await writeReports(parsed.run, outDir, { junit: options.junit });
+  log.info(renderTable(parsed.run));
+  log.info(`wrote ${written.map((f) => path.relative(options.cwd, f)).join(', ')}`);
+  return 0;
+}

@@ -1,0 +1,94 @@
+// The user-facing config types. `defineConfig` is an identity function: it exists for autocompletion.
+import type { Step, SurfaceExpectation } from '../driver/protocol.js';
+
+export type { Step, SurfaceExpectation };
+
+export interface CellConfig {
+  /** An exact SDK version (`1.24.0`, `2.0.0`), `latest@N`, `floor` or `floor@N`. */
+  pin: string;
+  /** Why this cell exists, shown in the table: `lower supported boundary`. */
+  role?: string;
+  /** Stable id used by `--cell` and in reports. @default the pin, with `@` turned into `-` */
+  id?: string;
+  /** A failure is shown as allowed; a pass makes the run fail (the allowance is stale). @default false */
+  allowedToFail?: boolean;
+}
+
+export interface MajorRecipe {
+  /** Packages installed at exactly the pinned version; the first is the one the package declares a range on. */
+  pinned: string[];
+  /** Packages chosen per pin: the newest version whose peer range on `peerOf` admits the pin. */
+  companions?: { name: string; peerOf: string }[];
+}
+
+export interface ServerPhaseConfig {
+  /** Arguments after the bin; `{host}`, `{port}`, `{token}` are substituted. */
+  args?: string[];
+  /** Extra environment for the server; values are substituted like args. */
+  env?: Record<string, string>;
+  /** Bound for each step of the phase, in ms. @default 15000 */
+  timeoutMs?: number;
+}
+
+export interface StdioConfig extends ServerPhaseConfig {
+  /** Counts (or exact names) the server must advertise. */
+  expect?: SurfaceExpectation;
+  /** Scripted tool calls, resource reads and prompt gets with expectations. */
+  steps?: Step[];
+}
+
+export interface HttpConfig extends ServerPhaseConfig {
+  /** @default '/mcp' */
+  path?: string;
+  /** Loopback host the server is told to bind. @default '127.0.0.1' */
+  host?: string;
+  /** How long the port may take to answer, in ms. @default 15000 */
+  readyTimeoutMs?: number;
+}
+
+export interface BindConfig extends ServerPhaseConfig {
+  /** Environment variables removed for this phase. @default the http env keys whose value holds `{token}` */
+  dropEnv?: string[];
+}
+
+export interface LeaksConfig {
+  /** How long a server may take to exit by itself after stdin EOF or SIGTERM, in ms. @default 10000 */
+  graceMs?: number;
+}
+
+export interface InstallConfig {
+  /** Attempts for network-type install errors (timeouts, resets, 5xx). @default 3 */
+  attempts?: number;
+  /** Bound for one `npm install`, in ms. @default 300000 */
+  timeoutMs?: number;
+}
+
+export interface MatrixConfig {
+  /** Directory to `npm pack`, relative to the config file. @default '.' */
+  package?: string;
+  /** A packed tarball to use instead of packing `package`. */
+  tarball?: string;
+  /** Which bin of the package to start. @default its only bin */
+  bin?: string;
+  cells: CellConfig[];
+  /** Pin → install set recipe per SDK major. @default the major 1 and major 2 recipes of design.md */
+  majors?: Record<string, MajorRecipe>;
+  /** Environment given to every server process (on top of PATH, HOME and the like). */
+  env?: Record<string, string>;
+  stdio?: StdioConfig | false;
+  http?: HttpConfig | false;
+  bind?: BindConfig | false;
+  leaks?: LeaksConfig | false;
+  install?: InstallConfig;
+  /** What a mismatch between the declared SDK ranges and the cells is. @default 'error' */
+  lockstep?: 'error' | 'warn' | 'off';
+}
+
+export type ConfigExport = MatrixConfig | Promise<MatrixConfig> | (() => MatrixConfig | Promise<MatrixConfig>);
+
+/** Identity helper so `matrix.config.ts` gets types and autocompletion. */
+export function defineConfig(config: MatrixConfig): MatrixConfig;
+export function defineConfig(config: () => MatrixConfig | Promise<MatrixConfig>): () => MatrixConfig | Promise<MatrixConfig>;
+export function defineConfig(config: ConfigExport): ConfigExport {
+  return config;
+}

@@ -1,0 +1,115 @@
+// Apply defaults once; nothing downstream reads the raw config.
+import { createHash } from 'node:crypto';
+import path from 'node:path';
+import type { CellConfig, MajorRecipe, MatrixConfig, Step, SurfaceExpectation } from './define.js';
+import { cellIdFromPin } from './schema.js';
+import type { LoadedConfig } from './load.js';
+
+/** design.md's pin → install-set mapping; a config may override any major. */
+export const DEFAULT_MAJORS: Record<string, MajorRecipe> = {
+  '1': { pinned: ['@modelcontextprotocol/sdk'] },
+  '2': {
+    pinned: ['@modelcontextprotocol/server', '@modelcontextprotocol/client'],
+    companions: [{ name: '@modelcontextprotocol/node', peerOf: '@modelcontextprotocol/server' }],
+  },
+};
+
+export const DEFAULT_HTTP_ARGS = ['--transport', 'streamable-http', '--host', '{host}', '--port', '{port}'];
+export const DEFAULT_HTTP_ENV = { MCP_SERVER_TOKEN: '{token}' };
+export const DEFAULT_BIND_ARGS = ['--transport', 'streamable-http', '--host', '0.0.0.0', '--port', '{port}'];
+
+export interface ResolvedCell extends Required<Omit<CellConfig, 'role'>> {
+  role?: string;
+}
+
+export interface ResolvedConfig {
+  file: string;
+  dir: string;
+  source: { kind: 'directory'; dir: string } | { kind: 'tarball'; file: string };
+  bin?: string;
+  cells: ResolvedCell[];
+  majors: Record<string, MajorRecipe>;
+  env: Record<string, string>;
+  stdio: false | { args: string[]; env: Record<string, string>; timeoutMs: number; expect: SurfaceExpectation; steps: Step[] };
+  http: false | { args: string[]; env: Record<string, string>; timeoutMs: number; path: string; host: string; readyTimeoutMs: number };
+  bind: false | { args: string[]; env: Record<string, string>; timeoutMs: number; dropEnv: string[] };
+  leaks: false | { graceMs: number };
+  install: { attempts: number; timeoutMs: number };
+  lockstep: 'error' | 'warn' | 'off';
+}
+
+export interface Overrides {
+  tarball?: string;
+}
+
+export function resolveConfig(loaded: LoadedConfig, overrides: Overrides = {}, cwd = process.cwd()): ResolvedConfig {
+  const { config: c, dir, file } = loaded;
+  const source: ResolvedConfig['source'] = overrides.tarball
+    ? { kind: 'tarball', file: path.resolve(cwd, overrides.tarball) }
+    : c.tarball
+      ? { kind: 'tarball', file: path.resolve(dir, c.tarball) }
+      : { kind: 'directory', dir: path.resolve(dir, c.package ?? '.') };
+  const http = c.http === false ? false : resolveHttp(c.http ?? {});
+  return {
+    file,
+    dir,
+    source,
+    ...(c.bin ? { bin: c.bin } : {}),
+    cells: c.cells.map((cell) => ({
+      pin: cell.pin,
+      ...(cell.role ? { role: cell.role } : {}),
+      id: cell.id ?? cellIdFromPin(cell.pin),
+      allowedToFail: cell.allowedToFail ?? false,
+    })),
+    majors: { ...DEFAULT_MAJORS, ...(c.majors ?? {}) },
+    env: c.env ?? {},
+    stdio:
+      c.stdio === false
+        ? false
+        : {
+            args: c.stdio?.args ?? [],
+            env: c.stdio?.env ?? {},
+            timeoutMs: c.stdio?.timeoutMs ?? 15_000,
+            expect: c.stdio?.expect ?? {},
+            steps: c.stdio?.steps ?? [],
+          },
+    http,
+    bind:
+      c.bind === false
+        ? false
+        : {
+            args: c.bind?.args ?? DEFAULT_BIND_ARGS,
+            env: c.bind?.env ?? {},
+            timeoutMs: c.bind?.timeoutMs ?? 10_000,
+            dropEnv: c.bind?.dropEnv ?? tokenEnvKeys(http ? http.env : DEFAULT_HTTP_ENV),
+          },
+    leaks: c.leaks === false ? false : { graceMs: c.leaks?.graceMs ?? 10_000 },
+    install: { attempts: c.install?.attempts ?? 3, timeoutMs: c.install?.timeoutMs ?? 300_000 },
+    lockstep: c.lockstep ?? 'error',
+  };
+}
+
+function resolveHttp(h: NonNullable<Exclude<MatrixConfig['http'], false>>): Exclude<ResolvedConfig['http'], false> {
+  return {
+    args: h.args ?? DEFAULT_HTTP_ARGS,
+    env: h.env ?? DEFAULT_HTTP_ENV,
+    timeoutMs: h.timeoutMs ?? 15_000,
+    path: h.path ?? '/mcp',
+    host: h.host ?? '127.0.0.1',
+    readyTimeoutMs: h.readyTimeoutMs ?? 15_000,
+  };
+}
+
+/** The variables that carry the token: a bind check must run without them. */
+function tokenEnvKeys(env: Record<string, string>): string[] {
+  return Object.entries(env)
+    .filter(([, v]) => v.includes('{token}'))
+    .map(([k]) => k);
+}
+
+/** Identity of what is measured: the same config gives the same hash on any machine. */
+export function hashConfig(config: ResolvedConfig): string {
+  const { file: _file, dir: _dir, source, ...rest } = config;
+  const src = source.kind === 'directory' ? { kind: 'directory' } : { kind: 'tarball' };
+  return createHash('sha256').update(JSON.stringify({ ...rest, source: src })).digest('hex');
+}

@@ -1,0 +1,139 @@
+// Strict runtime validation of a loaded config; every problem is reported at once as `path: message`.
+import { z } from 'zod';
+import semver from 'semver';
+
+const stringRecord = z.record(z.string(), z.string());
+const expectation = z.union([z.number().int().nonnegative(), z.array(z.string())]);
+
+const step = z.union([
+  z.strictObject({
+    tool: z.string().min(1),
+    arguments: z.record(z.string(), z.unknown()).optional(),
+    expect: z
+      .strictObject({
+        isError: z.boolean().optional(),
+        text: z.string().optional(),
+        structuredContent: z.record(z.string(), z.unknown()).optional(),
+      })
+      .optional(),
+  }),
+  z.strictObject({ resource: z.string().min(1), expect: z.strictObject({ text: z.string().optional() }).optional() }),
+  z.strictObject({
+    prompt: z.string().min(1),
+    arguments: stringRecord.optional(),
+    expect: z.strictObject({ messages: z.number().int().nonnegative().optional(), text: z.string().optional() }).optional(),
+  }),
+]);
+
+const serverPhase = {
+  args: z.array(z.string()).optional(),
+  env: stringRecord.optional(),
+  timeoutMs: z.number().int().positive().optional(),
+};
+
+const PIN_ROLE = /^(latest|floor)(@\d+)?$/;
+
+const pin = z.string().refine((p) => (PIN_ROLE.test(p) && p !== 'latest') || semver.valid(p) !== null, {
+  message: 'must be an exact version (1.24.0), latest@N, floor or floor@N',
+});
+
+export const configSchema = z
+  .strictObject({
+    package: z.string().min(1).optional(),
+    tarball: z.string().min(1).optional(),
+    bin: z.string().min(1).optional(),
+    cells: z
+      .array(
+        z.strictObject({
+          pin,
+          role: z.string().optional(),
+          id: z
+            .string()
+            .regex(/^[A-Za-z0-9._-]+$/, 'use letters, digits, dot, dash and underscore')
+            .optional(),
+          allowedToFail: z.boolean().optional(),
+        }),
+      )
+      .min(1, 'declare at least one cell'),
+    majors: z
+      .record(
+        z.string().regex(/^\d+$/, 'a major number'),
+        z.strictObject({
+          pinned: z.array(z.string().min(1)).min(1),
+          companions: z.array(z.strictObject({ name: z.string().min(1), peerOf: z.string().min(1) })).optional(),
+        }),
+      )
+      .optional(),
+    env: stringRecord.optional(),
+    stdio: z
+      .union([
+        z.literal(false),
+        z.strictObject({
+          ...serverPhase,
+          expect: z
+            .strictObject({
+              tools: expectation.optional(),
+              resources: expectation.optional(),
+              resourceTemplates: expectation.optional(),
+              prompts: expectation.optional(),
+            })
+            .optional(),
+          steps: z.array(step).optional(),
+        }),
+      ])
+      .optional(),
+    http: z
+      .union([
+        z.literal(false),
+        z.strictObject({
+          ...serverPhase,
+          path: z.string().startsWith('/').optional(),
+          host: z.string().optional(),
+          readyTimeoutMs: z.number().int().positive().optional(),
+        }),
+      ])
+      .optional(),
+    bind: z
+      .union([z.literal(false), z.strictObject({ ...serverPhase, dropEnv: z.array(z.string()).optional() })])
+      .optional(),
+    leaks: z.union([z.literal(false), z.strictObject({ graceMs: z.number().int().positive().optional() })]).optional(),
+    install: z
+      .strictObject({
+        attempts: z.number().int().min(1).max(10).optional(),
+        timeoutMs: z.number().int().positive().optional(),
+      })
+      .optional(),
+    lockstep: z.enum(['error', 'warn', 'off']).optional(),
+  })
+  .superRefine((cfg, ctx) => {
+    if (cfg.package && cfg.tarball) {
+      ctx.addIssue({ code: 'custom', path: ['tarball'], message: 'give either package or tarball, not both' });
+    }
+    const seen = new Map<string, number>();
+    cfg.cells.forEach((cell, i) => {
+      const id = cell.id ?? cellIdFromPin(cell.pin);
+      const first = seen.get(id);
+      if (first !== undefined) {
+        ctx.addIssue({ code: 'custom', path: ['cells', i, 'id'], message: `duplicate cell id "${id}" (also cells[${first}]); set a distinct id` });
+      } else seen.set(id, i);
+    });
+  });
+
+export function cellIdFromPin(pin: string): string {
+  return pin.replace(/@/g, '-');
+}
+
+/** Render zod issues as `path: message` lines, with the unknown key named. */
+export function formatIssues(error: z.ZodError): string[] {
+  return error.issues.map((issue) => {
+    const path = issue.path.reduce<string>(
+      (acc, part) => (typeof part === 'number' ? `${acc}[${part}]` : acc ? `${acc}.${String(part)}` : String(part)),
+      '',
+    );
+    let message = issue.message;
+    if (issue.code === 'unrecognized_keys') {
+      message = `unknown key${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `"${k}"`).join(', ')} (check the spelling; see the README's config reference)`;
+    }
+    return `${path || '(root)'}: ${message}`;
+  });
+}

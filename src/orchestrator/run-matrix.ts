@@ -1,0 +1,94 @@
+// The run: plan → pack once → cells in parallel → RunResult. Interrupts end in a partial, marked result.
+import os from 'node:os';
+import path from 'node:path';
+import { fingerprint, packDirectory, type Tarball } from '../pack/pack.js';
+import { selectCells, type Plan, type PlannedCell } from '../plan/plan.js';
+import { runCell } from '../cells/run-cell.js';
+import { createRunDir, removeDir } from '../cells/workspace.js';
+import { run as exec } from '../process/exec.js';
+import { killAll } from '../process/tracker.js';
+import { RESULTS_SCHEMA_VERSION, type CellResult, type RunResult } from '../results/types.js';
+import { decideRun } from '../reports/verdict.js';
+import { HARNESS_VERSION } from '../version.js';
+import { fail, ok, type Result } from '../util/result.js';
+import { runWithProgress, type ProgressMode } from './progress.js';
+
+export interface RunOptions {
+  cwd: string;
+  cells: string[];
+  concurrency?: number;
+  keep: boolean;
+  progress: ProgressMode;
+  signal: AbortSignal;
+  /** The config flag as the user gave it, for repro commands. */
+  configFlag?: string;
+}
+
+export async function runMatrix(plan: Plan, options: RunOptions): Promise<Result<RunResult>> {
+  const startedAt = new Date();
+  const selected = selectCells(plan.cells, options.cells);
+  if (!selected.ok) return selected;
+  const runDir = await createRunDir();
+  try {
+    const [tarball, npmVersion] = await Promise.all([obtainTarball(plan, runDir, options.signal), npmVersionOf()]);
+    if (!tarball.ok) return tarball;
+    const concurrency = Math.min(options.concurrency ?? os.availableParallelism(), selected.value.length);
+    const repro = (cell: PlannedCell) => reproCommand(cell, options.configFlag, plan.config.source.kind === 'tarball' ? tarball.value.file : undefined);
+    const cells = await runWithProgress(selected.value, concurrency, options.progress, (cell, hooks) =>
+      runCell(cell, { plan, tarball: tarball.value, runDir, harnessVersion: HARNESS_VERSION, npmVersion, keep: options.keep, signal: options.signal, repro }, hooks),
+    );
+    return ok(assemble(plan, tarball.value, cells, selected.value, startedAt, npmVersion, options.signal.aborted));
+  } finally {
+    killAll();
+    if (!options.keep) await removeDir(runDir).catch(() => undefined);
+  }
+}
+
+async function obtainTarball(plan: Plan, runDir: string, signal: AbortSignal): Promise<Result<Tarball>> {
+  const source = plan.config.source;
+  if (source.kind === 'tarball') return fingerprint(source.file);
+  return packDirectory(source.dir, runDir, signal);
+}
+
+async function npmVersionOf(): Promise<string> {
+  const out = await exec('npm', ['--version'], { timeoutMs: 15_000 });
+  return out.ok ? out.stdout.trim() : 'unknown';
+}
+
+export function reproCommand(cell: PlannedCell, configFlag?: string, tarball?: string): string {
+  const parts = ['npx', 'mcp-matrix', 'run', '--cell', cell.id];
+  if (configFlag) parts.push('--config', configFlag);
+  if (tarball) parts.push('--tarball', tarball);
+  return parts.join(' ');
+}
+
+function assemble(plan: Plan, tarball: Tarball, ran: CellResult[], selected: PlannedCell[], startedAt: Date, npmVersion: string, interrupted: boolean): RunResult {
+  const finishedAt = new Date();
+  const lockstepErrors = plan.lockstep.filter((f) => f.level === 'error').map((f) => `lockstep: ${f.message}`);
+  const warnings = plan.lockstep.filter((f) => f.level === 'warning').map((f) => `lockstep: ${f.message}`);
+  let decision = decideRun(ran, interrupted);
+  if (!interrupted && ran.length < selected.length) decision = { verdict: 'interrupted', exitCode: 130 };
+  // A claim that the cells do not cover fails the run when lockstep is 'error'.
+  if (lockstepErrors.length > 0 && plan.config.lockstep === 'error' && decision.exitCode !== 130) decision = { verdict: 'failed', exitCode: 1 };
+  return {
+    schemaVersion: RESULTS_SCHEMA_VERSION,
+    tool: { name: 'mcp-matrix', version: HARNESS_VERSION },
+    startedAt: startedAt.toISOString(),
+    finishedAt: finishedAt.toISOString(),
+    durationMs: finishedAt.getTime() - startedAt.getTime(),
+    interrupted: decision.verdict === 'interrupted',
+    plan: {
+      configHash: plan.hash,
+      configFile: path.basename(plan.config.file),
+      package: { name: plan.package.name, version: plan.package.version },
+      tarball: { file: path.basename(tarball.file), size: tarball.size, sha512: tarball.sha512 },
+      cells: plan.cells.map((c) => ({ id: c.id, pin: c.pin, ...(c.role ? { role: c.role } : {}), version: c.version, major: c.major, allowedToFail: c.allowedToFail, installSet: c.installSet })),
+    },
+    host: { node: process.version, npm: npmVersion, os: `${os.platform()} ${os.release()} ${os.arch()}`, ...(process.env.CI ? { ci: process.env.GITHUB_ACTIONS ? 'github-actions' : 'ci' } : {}) },
+    cells: ran,
+    verdict: decision.verdict,
+    exitCode: decision.exitCode,
+    warnings: [...lockstepErrors, ...warnings],
+  };
+}
+
