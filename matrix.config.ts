@@ -12,8 +12,21 @@ export default defineConfig({
     { pin: 'latest@2', role: 'latest supported 2.x' },
   ],
   stdio: {
-    expect: { tools: 6, resourceTemplates: 2, prompts: 2 },
-    steps: [],
+    expect: {
+      tools: ['add_note', 'get_note', 'list_notes', 'search_notes', 'delete_note', 'stats'],
+      resourceTemplates: 2,
+      prompts: ['summarize_note', 'draft_note'],
+    },
+    steps: [
+      { tool: 'add_note', arguments: { title: 'Matrix', body: 'written by mcp-matrix', tags: ['matrix'] }, expect: { text: 'Created note-3' } },
+      { tool: 'search_notes', arguments: { query: 'mcp-matrix' }, expect: { text: 'note-3' } },
+      { tool: 'stats', expect: { structuredContent: { notes: 3 } } },
+      { tool: 'search_notes', arguments: { query: 'x', limit: 0 }, expect: { isError: true, text: 'Invalid limit' } },
+      { resource: 'notes://note-1', expect: { text: 'Welcome' } },
+      { resource: 'notes://tag/matrix', expect: { text: 'note-3' } },
+      { prompt: 'summarize_note', arguments: { id: 'note-1' }, expect: { messages: 1 } },
+      { prompt: 'draft_note', arguments: { topic: 'release evidence' }, expect: { text: 'release evidence' } },
+    ],
   },
   http: {
     args: ['--transport', 'streamable-http', '--host', '{host}', '--port', '{port}'],
