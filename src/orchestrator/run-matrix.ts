@@ -10,7 +10,7 @@ import { killAll } from '../process/tracker.js';
 import { RESULTS_SCHEMA_VERSION, type CellResult, type RunResult } from '../results/types.js';
 import { decideRun } from '../reports/verdict.js';
 import { HARNESS_VERSION } from '../version.js';
-import { fail, ok, type Result } from '../util/result.js';
+import { ok, type Result } from '../util/result.js';
 import { runWithProgress, type ProgressMode } from './progress.js';
 
 export interface RunOptions {
