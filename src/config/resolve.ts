@@ -109,7 +109,8 @@ function tokenEnvKeys(env: Record<string, string>): string[] {
 
 /** Identity of what is measured: the same config gives the same hash on any machine. */
 export function hashConfig(config: ResolvedConfig): string {
-  const { file: _file, dir: _dir, source, ...rest } = config;
-  const src = source.kind === 'directory' ? { kind: 'directory' } : { kind: 'tarball' };
-  return createHash('sha256').update(JSON.stringify({ ...rest, source: src })).digest('hex');
+  // Where the package comes from (a directory or a tarball packed from it) is not part of the identity:
+  // the tarball's own sha512 is recorded beside the hash.
+  const { file: _file, dir: _dir, source: _source, ...rest } = config;
+  return createHash('sha256').update(JSON.stringify(rest)).digest('hex');
 }
