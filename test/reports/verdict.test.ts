@@ -1,0 +1,50 @@
+import { describe, expect, test } from 'vitest';
+import type { Verdict } from '../../src/results/types.js';
+import { cellOutcome, decideCell, decideRun } from '../../src/reports/index.js';
+
+const cell = (verdict: Verdict, allowedToFail = false) => ({ verdict, allowedToFail });
+
+describe('cellOutcome', () => {
+  test.each([
+    ['passed', false, 'passed'],
+    ['passed', true, 'stale-allowance'],
+    ['failed', false, 'failed'],
+    ['failed', true, 'allowed-failure'],
+    ['not-measured', false, 'not-measured'],
+    ['not-measured', true, 'not-measured'],
+    ['skipped', false, 'not-measured'],
+  ] as const)('%s, allowedToFail=%s → %s', (verdict, allowed, outcome) => {
+    expect(cellOutcome(verdict, allowed)).toBe(outcome);
+  });
+});
+
+describe('decideCell', () => {
+  const p = (...verdicts: Verdict[]) => verdicts.map((verdict) => ({ verdict }));
+  test.each([
+    [p('passed', 'passed'), 'passed'],
+    [p('passed', 'skipped'), 'passed'],
+    [p('passed', 'failed', 'not-measured'), 'failed'],
+    [p('passed', 'not-measured'), 'not-measured'],
+    [p('skipped', 'skipped'), 'skipped'],
+    [p(), 'not-measured'],
+  ] as const)('%j → %s', (phases, verdict) => {
+    expect(decideCell(phases)).toBe(verdict);
+  });
+});
+
+describe('decideRun', () => {
+  test.each([
+    ['all passed', [cell('passed'), cell('passed')], false, 'passed', 0],
+    ['allowed failure is fine', [cell('passed'), cell('failed', true)], false, 'passed', 0],
+    ['a failure', [cell('passed'), cell('failed')], false, 'failed', 1],
+    ['a stale allowance', [cell('passed'), cell('passed', true)], false, 'failed', 1],
+    ['not measured, none failed', [cell('passed'), cell('not-measured')], false, 'not-measured', 3],
+    ['failure beats not measured', [cell('not-measured'), cell('failed')], false, 'failed', 1],
+    ['allowed failure + not measured', [cell('failed', true), cell('not-measured')], false, 'not-measured', 3],
+    ['all phases disabled proves nothing', [cell('skipped')], false, 'not-measured', 3],
+    ['no cells', [], false, 'not-measured', 3],
+    ['interrupted wins', [cell('failed')], true, 'interrupted', 130],
+  ] as const)('%s', (_name, cells, interrupted, verdict, exitCode) => {
+    expect(decideRun(cells, interrupted)).toEqual({ verdict, exitCode });
+  });
+});
