@@ -1,0 +1,127 @@
+// What every phase shares: the spec, the redacting sender, the servers started so far, the summary,
+// and small helpers that turn waits and errors into PhaseResults instead of exceptions.
+
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { PhaseName, PhaseResult } from '../results/types.js';
+import { loadAdapter, type SdkAdapter } from './adapter.js';
+import type { DriverMessage, DriverSpec, ServerCommand } from './protocol.js';
+import type { Redactor } from './redact.js';
+import { ServerProcess } from './server-process.js';
+
+export type Summary = Extract<DriverMessage, { type: 'done' }>['summary'];
+export type ServerRole = 'stdio' | 'http' | 'bind';
+
+export interface ServerRecord {
+  role: ServerRole;
+  proc: ServerProcess;
+}
+
+export class DriverContext {
+  readonly spec: DriverSpec;
+  readonly redactor: Redactor;
+  readonly send: (message: DriverMessage) => void;
+  readonly servers: ServerRecord[] = [];
+  readonly summary: Summary = { leakedHandles: null };
+  /** Resolves once every message sent so far has left the process. */
+  flush: () => Promise<void> = async () => {};
+  private adapterPromise: Promise<SdkAdapter> | undefined;
+  private counter = 0;
+
+  constructor(spec: DriverSpec, redactor: Redactor, send: (message: DriverMessage) => void) {
+    this.spec = spec;
+    this.redactor = redactor;
+    this.send = send;
+  }
+
+  adapter(): Promise<SdkAdapter> {
+    this.adapterPromise ??= loadAdapter(this.spec.major);
+    return this.adapterPromise;
+  }
+
+  startServer(role: ServerRole, command: ServerCommand, env: Record<string, string>): ServerProcess {
+    const dir = join(this.spec.cellDir, '.mcp-matrix', 'probe');
+    mkdirSync(dir, { recursive: true });
+    const proc = new ServerProcess({
+      bin: command.bin,
+      args: command.args,
+      env,
+      probe: this.spec.probe,
+      probeFile: join(dir, `${role}-${++this.counter}.jsonl`),
+      packageDir: this.spec.packageDir,
+      cellDir: this.spec.cellDir,
+      phase: role,
+      protocolStdout: role === 'stdio',
+      onSpawned: (pid) => this.send({ type: 'spawned', pid, phase: role }),
+      onReaped: (pid) => this.send({ type: 'reaped', pid }),
+    });
+    this.servers.push({ role, proc });
+    return proc;
+  }
+}
+
+export class StepTimeout extends Error {
+  constructor(ms: number, what: string) {
+    super(`timed out after ${ms} ms waiting for ${what}`);
+    this.name = 'StepTimeout';
+  }
+}
+
+/** Bounds any promise; the SDK's own request timeout should fire first, this is the backstop. */
+export function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new StepTimeout(ms, what)), ms);
+    promise.then(
+      (v) => {
+        clearTimeout(timer);
+        resolve(v);
+      },
+      (e: unknown) => {
+        clearTimeout(timer);
+        reject(e instanceof Error ? e : new Error(String(e)));
+      },
+    );
+  });
+}
+
+export function errorText(error: unknown): string {
+  if (error instanceof Error) return error.message || error.name;
+  return String(error);
+}
+
+export function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** Fills in duration, stderr tail and stdout noise from the server, when there is one. */
+export function result(
+  phase: PhaseName,
+  startedAt: number,
+  fields: Omit<PhaseResult, 'phase' | 'durationMs'>,
+  proc?: ServerProcess,
+): PhaseResult {
+  const out: PhaseResult = { phase, durationMs: Date.now() - startedAt, ...fields };
+  if (proc) {
+    const tail = proc.stderr.tail();
+    if (tail && out.verdict === 'failed') out.stderrTail = tail;
+    if (proc.noise.lines.length) out.stdoutNoise = [...proc.noise.lines];
+  }
+  return out;
+}
+
+/** `{host}`, `{port}`, `{token}` in args and env values. */
+export function substitute(values: Record<string, string>, text: string): string {
+  return text.replace(/\{(host|port|token)\}/g, (m, key: string) => values[key] ?? m);
+}
+
+export function commandFor(
+  command: ServerCommand,
+  baseEnv: Record<string, string>,
+  values: Record<string, string>,
+  drop: string[] = [],
+): { command: ServerCommand; env: Record<string, string> } {
+  const env: Record<string, string> = { ...baseEnv };
+  for (const [k, v] of Object.entries(command.env)) env[k] = substitute(values, v);
+  for (const key of drop) delete env[key];
+  return { command: { ...command, args: command.args.map((a) => substitute(values, a)) }, env };
+}

@@ -1,0 +1,119 @@
+// Entry of the driver inside a cell: `node <cell>/.mcp-matrix/driver/index.js <spec.json> [out.jsonl]`.
+// Runs stdio → http → bind → leaks and reports DriverMessages over IPC (or, without IPC, as JSON
+// lines to the optional out file, else stderr). Never writes to stdout: the v2 client prints there.
+
+import './probe.js';
+import { appendFileSync, readFileSync } from 'node:fs';
+import type { PhaseName, PhaseResult } from '../results/types.js';
+import { DriverContext, errorText } from './context.js';
+import { activeResources } from './driver-handles.js';
+import { bindPhase } from './phases/bind.js';
+import { httpPhase } from './phases/http.js';
+import { leaksPhase, settle } from './phases/leaks.js';
+import { stdioPhase } from './phases/stdio.js';
+import type { DriverMessage, DriverSpec } from './protocol.js';
+import { killGroup } from './proc.js';
+import { Redactor } from './redact.js';
+
+/** With leaks disabled, servers still get this long before they are killed: nothing is orphaned. */
+const UNJUDGED_GRACE_MS = 5000;
+
+const baseline = activeResources();
+const redactor = new Redactor();
+const outFile = process.argv[3];
+let context: DriverContext | undefined;
+let finishing = false;
+
+const pending = new Set<Promise<void>>();
+
+function send(message: DriverMessage): Promise<void> {
+  const safe = redactor.deep(message);
+  if (process.send && process.connected) {
+    const sent = new Promise<void>((resolve) => {
+      try {
+        process.send!(safe, undefined, {}, () => resolve());
+      } catch {
+        resolve();
+      }
+    });
+    pending.add(sent);
+    void sent.then(() => pending.delete(sent));
+    return sent;
+  }
+  const line = JSON.stringify(safe) + '\n';
+  if (outFile) appendFileSync(outFile, line);
+  else process.stderr.write(line);
+  return Promise.resolve();
+}
+
+function killAll(): void {
+  for (const { proc } of context?.servers ?? []) if (proc.pid !== undefined) killGroup(proc.pid, 'SIGKILL');
+}
+
+async function exit(code: number): Promise<never> {
+  finishing = true;
+  killAll();
+  if (process.connected) process.disconnect();
+  process.exit(code);
+}
+
+async function fatal(error: unknown): Promise<never> {
+  if (finishing) process.exit(1);
+  const err = error instanceof Error ? error : new Error(String(error));
+  const message: DriverMessage = { type: 'fatal', message: redactor.text(errorText(err)) };
+  if (err.stack) message.stack = redactor.text(err.stack);
+  process.stderr.write(`mcp-matrix driver: ${message.message}\n`);
+  killAll();
+  await send(message);
+  return exit(1);
+}
+
+async function phase(name: PhaseName, run: (() => Promise<PhaseResult>) | null): Promise<void> {
+  await send({ type: 'phase-start', phase: name });
+  let res: PhaseResult;
+  if (!run) res = { phase: name, verdict: 'skipped', durationMs: 0 };
+  else {
+    const startedAt = Date.now();
+    try {
+      res = await run();
+    } catch (error) {
+      // A bug in a phase must not hide the others: the harness could not measure this one.
+      res = { phase: name, verdict: 'not-measured', durationMs: Date.now() - startedAt, message: `driver error: ${errorText(error)}` };
+      process.stderr.write(`mcp-matrix driver: ${name}: ${error instanceof Error ? error.stack : String(error)}\n`);
+    }
+  }
+  await send({ type: 'phase-result', result: res });
+}
+
+async function main(): Promise<void> {
+  const specPath = process.argv[2];
+  if (!specPath) throw new Error('usage: node index.js <spec.json> [out.jsonl]');
+  const spec = JSON.parse(readFileSync(specPath, 'utf8')) as DriverSpec;
+  process.env.MCP_MATRIX_CELL_DIR = spec.cellDir;
+  const ctx = new DriverContext(spec, redactor, (m) => void send(m));
+  // In-flight IPC writes are the channel's, not a leak of the client.
+  ctx.flush = async () => {
+    while (pending.size) await Promise.all(pending);
+  };
+  context = ctx;
+  const { stdio, http, bind, leaks } = spec.phases;
+  await phase('stdio', stdio ? () => stdioPhase(ctx, stdio) : null);
+  await phase('http', http ? () => httpPhase(ctx, http) : null);
+  await phase('bind', bind ? () => bindPhase(ctx, bind) : null);
+  await phase('leaks', leaks ? () => leaksPhase(ctx, leaks.graceMs, baseline) : null);
+  if (!leaks) await Promise.all(ctx.servers.map((s) => settle(s, UNJUDGED_GRACE_MS)));
+  await send({ type: 'done', summary: ctx.summary });
+}
+
+process.on('uncaughtException', (e) => void fatal(e));
+process.on('unhandledRejection', (e) => void fatal(e));
+// The orchestrator went away or asked us to stop: take every server group down with us.
+process.on('disconnect', () => {
+  if (!finishing) void exit(1);
+});
+for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => void exit(signal === 'SIGINT' ? 130 : 143));
+
+main().then(
+  () => exit(0),
+  (e: unknown) => fatal(e),
+);

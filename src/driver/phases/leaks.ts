@@ -1,0 +1,111 @@
+// leaks phase: every server must exit by itself (stdio: after stdin EOF; http: after SIGTERM) within
+// graceMs and leave nothing of its process group behind; the driver must hold no new handle.
+// A server that does not exit is asked (SIGUSR2) which handles keep it alive, then killed.
+
+import type { LeakedHandle, PhaseResult } from '../../results/types.js';
+import { result, sleep, type DriverContext, type ServerRecord } from '../context.js';
+import { driverLeaks } from '../driver-handles.js';
+import type { ProbeHandle } from '../probe.js';
+import type { ProcInfo } from '../proc.js';
+
+export interface Settled {
+  role: string;
+  pid: number | undefined;
+  /** ms from the stop request (EOF / SIGTERM) to exit; null when it had to be killed. */
+  exitMs: number | null;
+  code?: number | null;
+  signal?: string | null;
+  handles: ProbeHandle[];
+  leftovers: ProcInfo[];
+  problem?: string;
+}
+
+const DUMP_WAIT_MS = 1500;
+const LEFTOVER_SETTLE_MS = 250;
+
+function describe(h: ProbeHandle): string {
+  return `${h.type}${h.createdBy ? ` (${h.createdBy})` : ''}${h.location ? ` at ${h.location}` : ''}`;
+}
+
+async function askForHandles(record: ServerRecord): Promise<ProbeHandle[] | null> {
+  const { proc } = record;
+  const before = proc.probeRecords().filter((r) => r.type === 'handles').length;
+  try {
+    process.kill(proc.pid!, 'SIGUSR2');
+  } catch {
+    return null;
+  }
+  const deadline = Date.now() + DUMP_WAIT_MS;
+  while (Date.now() < deadline && proc.running) {
+    const dumps = proc.probeRecords().filter((r) => r.type === 'handles');
+    if (dumps.length > before) return (dumps[dumps.length - 1]?.handles as ProbeHandle[] | undefined) ?? [];
+    await sleep(25);
+  }
+  return null;
+}
+
+/** Waits for one server to be gone (bounded by graceMs from its stop request), killing what remains. */
+export async function settle(record: ServerRecord, graceMs: number): Promise<Settled> {
+  const { proc, role } = record;
+  const out: Settled = { role, pid: proc.pid, exitMs: null, handles: [], leftovers: [] };
+  if (proc.pid === undefined) return out;
+  if (proc.stopRequestedAt === undefined) {
+    if (role === 'stdio') proc.endStdin();
+    else proc.terminate();
+  }
+  const stopAt = proc.stopRequestedAt ?? Date.now();
+  const deadline = stopAt + graceMs;
+  const exit = await proc.waitExit(deadline - Date.now());
+  const after = role === 'bind' ? 'its refusal' : proc.stopKind ?? 'the stop request';
+  if (exit) {
+    out.exitMs = Math.max(0, exit.at - stopAt);
+    out.code = exit.code;
+    out.signal = exit.signal;
+    // Children get a short moment to follow their parent out; then whatever is left is a leak.
+    const settleUntil = Math.max(deadline, exit.at + LEFTOVER_SETTLE_MS);
+    while (!proc.markReapedIfGone() && Date.now() < settleUntil) await sleep(25);
+    out.leftovers = proc.members() ?? [];
+    if (out.leftovers.length) {
+      const list = out.leftovers.map((p) => `pid ${p.pid} ${p.cmdline}`).join(', ');
+      out.problem = `${role} server exited, but left ${out.leftovers.length} process(es) of its group running ${graceMs} ms after ${after}: ${list}`;
+    }
+  } else {
+    const handles = await askForHandles(record);
+    out.handles = handles ?? [];
+    const named = handles === null ? 'the probe did not answer with a handle dump' : handles.length ? handles.map(describe).join(', ') : 'no ref\'d handle found by the probe';
+    out.problem = `${role} server still running ${graceMs} ms after ${after}: ${named}`;
+  }
+  if (!proc.markReapedIfGone()) await proc.kill();
+  return out;
+}
+
+export function toLeakedHandles(settled: Settled[]): LeakedHandle[] {
+  const out: LeakedHandle[] = [];
+  for (const s of settled) {
+    for (const h of s.handles) {
+      const leak: LeakedHandle = { owner: `server:${s.role}`, type: h.type };
+      if (h.location) leak.location = h.location;
+      if (h.createdBy) leak.createdBy = h.createdBy;
+      out.push(leak);
+    }
+    for (const p of s.leftovers) out.push({ owner: `server:${s.role}`, type: 'process', location: `pid ${p.pid}: ${p.cmdline}` });
+  }
+  return out;
+}
+
+export async function leaksPhase(ctx: DriverContext, graceMs: number, baseline: string[]): Promise<PhaseResult> {
+  const startedAt = Date.now();
+  // Settle concurrently: each server's bound runs from its own stop request.
+  const settled = await Promise.all(ctx.servers.map((s) => settle(s, graceMs)));
+  await ctx.flush();
+  const driver = await driverLeaks(baseline);
+  const leaked = [...toLeakedHandles(settled), ...driver.map((h) => ({ owner: 'driver', ...h }))];
+  ctx.summary.leakedHandles = leaked;
+  const problems = settled.flatMap((s) => (s.problem ? [s.problem] : []));
+  if (driver.length) problems.push(`the driver's own client left ${driver.length} active handle(s): ${driver.map(describe).join(', ')}`);
+  const details = { servers: settled, driverHandles: driver, graceMs };
+  if (problems.length === 0) return result('leaks', startedAt, { verdict: 'passed', details });
+  const first = settled.find((s) => s.problem);
+  const proc = ctx.servers.find((r) => r.proc.pid === first?.pid)?.proc;
+  return result('leaks', startedAt, { verdict: 'failed', step: first ? `${first.role} shutdown` : 'driver handles', message: problems.join('; '), details }, proc);
+}

@@ -1,0 +1,100 @@
+// stdio phase: start the bin, handshake over our own pipe transport, list the whole surface, run the
+// steps, ping, then end stdin. Exit timing is only recorded here; the leaks phase judges it.
+
+import type { PhaseResult } from '../../results/types.js';
+import type { McpSession } from '../adapter.js';
+import { commandFor, errorText, result, StepTimeout, withTimeout, type DriverContext } from '../context.js';
+import { checkSurface, stepLabel, type SurfaceKind } from '../expectations.js';
+import type { DriverSpec } from '../protocol.js';
+import { runStep } from '../steps.js';
+import { PipeTransport } from '../stdio-transport.js';
+
+type StdioSpec = Exclude<DriverSpec['phases']['stdio'], false>;
+const KINDS: SurfaceKind[] = ['tools', 'resources', 'resourceTemplates', 'prompts'];
+
+export async function stdioPhase(ctx: DriverContext, spec: StdioSpec): Promise<PhaseResult> {
+  const startedAt = Date.now();
+  const { command, env } = commandFor(spec.command, ctx.spec.baseEnv, {});
+  let step = 'load the SDK client';
+  const details: Record<string, unknown> = {};
+  let session: McpSession | undefined;
+  const adapter = await ctx.adapter().catch((e: unknown) => e as Error);
+  if (adapter instanceof Error) {
+    return result('stdio', startedAt, { verdict: 'failed', step, message: `could not load the cell's SDK client: ${errorText(adapter)}` });
+  }
+  step = 'spawn';
+  const proc = ctx.startServer('stdio', command, env);
+  details.pid = proc.pid;
+  let firstNoise: string | undefined;
+  const transport = new PipeTransport(proc.child.stdin!, proc.child.stdout!, {
+    onNoise(line) {
+      firstNoise ??= line;
+      proc.noise.push(line);
+    },
+  });
+  // A server that dies mid-handshake must fail the step now, not after the timeout.
+  const died = proc.closed.then((exit) => {
+    throw new Error(`server exited (code ${exit.code}${exit.signal ? `, signal ${exit.signal}` : ''})`);
+  });
+  died.catch(() => {});
+  const spawnFailed = proc.spawnError.then((e) => {
+    throw new Error(`could not start ${command.bin}: ${errorText(e)}`);
+  });
+  spawnFailed.catch(() => {});
+  const bounded = <T>(p: Promise<T>, what: string): Promise<T> =>
+    withTimeout(Promise.race([p, died, spawnFailed]), spec.timeoutMs, what);
+
+  try {
+    session = adapter.session(spec.timeoutMs + 1000);
+    step = 'initialize';
+    await bounded(session.connect(transport), 'initialize');
+    const init = transport.initializeResult;
+    const info = init?.serverInfo ?? session.serverInfo();
+    const protocolVersion = init?.protocolVersion ?? session.protocolVersion();
+    Object.assign(details, { serverInfo: info, protocolVersion, capabilities: init?.capabilities ?? session.capabilities() });
+    if (info?.name) ctx.summary.serverName = info.name;
+    if (info?.version) ctx.summary.serverVersion = info.version;
+    if (protocolVersion) ctx.summary.protocolVersion = protocolVersion;
+
+    const problems: string[] = [];
+    const surface: Record<string, string[] | null> = {};
+    for (const kind of KINDS) {
+      step = `list ${kind}`;
+      const items = await bounded(session.list(kind), step);
+      surface[kind] = items?.map((i) => String(i.name ?? i.uri ?? i.uriTemplate)) ?? null;
+      ctx.summary[kind] = items?.length ?? 0;
+      const problem = checkSurface(kind, spec.expect[kind], items);
+      if (problem) problems.push(problem);
+    }
+    details.surface = surface;
+    if (problems.length) {
+      step = 'compare with expect';
+      return result('stdio', startedAt, { verdict: 'failed', step, message: problems.join('; '), details }, proc);
+    }
+    const stepResults: { step: string; ms: number }[] = [];
+    details.steps = stepResults;
+    for (const s of spec.steps) {
+      step = stepLabel(s);
+      const outcome = await runStep(session, s, bounded);
+      step = outcome.step;
+      if (outcome.problem) return result('stdio', startedAt, { verdict: 'failed', step, message: `${step}: ${outcome.problem}`, details }, proc);
+      stepResults.push({ step: outcome.step, ms: outcome.ms });
+    }
+    step = 'ping';
+    await bounded(session.ping(), 'ping');
+    if (firstNoise !== undefined) {
+      step = 'stdout';
+      const message = `wrote non-JSON-RPC output to stdout (the protocol channel): ${JSON.stringify(firstNoise.slice(0, 200))}`;
+      return result('stdio', startedAt, { verdict: 'failed', step, message, details }, proc);
+    }
+    return result('stdio', startedAt, { verdict: 'passed', details }, proc);
+  } catch (error) {
+    const noise = firstNoise !== undefined ? ` (stdout also carried non-JSON-RPC output: ${JSON.stringify(firstNoise.slice(0, 200))})` : '';
+    const message = `${error instanceof StepTimeout ? '' : `${step}: `}${errorText(error)}${noise}`;
+    return result('stdio', startedAt, { verdict: 'failed', step, message, details }, proc);
+  } finally {
+    // EOF alone: the client's close only ends stdin; the server has to exit by itself.
+    proc.endStdin();
+    await session?.close().catch(() => {});
+  }
+}

@@ -1,0 +1,140 @@
+// Preloaded with `--import` into every server the driver starts (and imported by the driver itself).
+// It records where each async resource was created so that a server that does not exit can be told
+// *why*, and it reports every TCP listen synchronously so the bind phase sees even a brief listen.
+// Rules: never print, never keep the loop alive, never throw into the host program.
+
+import { createHook } from 'node:async_hooks';
+import { appendFileSync } from 'node:fs';
+import net from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { describeStack } from './stack.js';
+
+export interface ProbeHandle {
+  type: string;
+  location?: string;
+  createdBy?: string;
+}
+
+interface Tracked {
+  type: string;
+  resource: WeakRef<object>;
+  trace: { stack?: string };
+}
+
+const PROBE_FILE = process.env.MCP_MATRIX_PROBE_FILE;
+const SELF = fileURLToPath(import.meta.url);
+const tracked = new Map<number, Tracked>();
+
+function write(record: Record<string, unknown>): void {
+  if (!PROBE_FILE) return;
+  try {
+    appendFileSync(PROBE_FILE, JSON.stringify({ ...record, pid: process.pid }) + '\n');
+  } catch {
+    // The probe must never disturb the server.
+  }
+}
+
+function init(asyncId: number, type: string, _trigger: number, resource: object): void {
+  if (type === 'PROMISE') return;
+  const trace: { stack?: string } = {};
+  const limit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 24;
+  // captureStackTrace only records frames; the string is built lazily when a dump reads it.
+  Error.captureStackTrace(trace);
+  Error.stackTraceLimit = limit;
+  tracked.set(asyncId, { type, resource: new WeakRef(resource), trace });
+}
+
+/** `TCPSocketWrap` (getActiveResourcesInfo) and `TCPWRAP` (async_hooks) name the same thing. */
+export function normaliseType(name: string): string {
+  return name.toUpperCase().replace('SOCKET', '');
+}
+
+/** Resources that still keep this process alive, with where they were created. */
+export function liveHandles(): ProbeHandle[] {
+  const active = new Map<string, number>();
+  const info = typeof process.getActiveResourcesInfo === 'function' ? process.getActiveResourcesInfo() : null;
+  for (const name of info ?? []) active.set(normaliseType(name), (active.get(normaliseType(name)) ?? 0) + 1);
+  const packageDir = process.env.MCP_MATRIX_PACKAGE_DIR;
+  const cellDir = process.env.MCP_MATRIX_CELL_DIR;
+  const candidates: (ProbeHandle & { score: number })[] = [];
+  for (const entry of tracked.values()) {
+    const resource = entry.resource.deref() as { hasRef?: () => boolean } | undefined;
+    if (!resource) continue;
+    let refd = true;
+    try {
+      refd = resource.hasRef?.() ?? true;
+    } catch {
+      refd = true;
+    }
+    if (!refd) continue;
+    if (info && !active.has(normaliseType(entry.type))) continue;
+    const where = describeStack(entry.trace.stack ?? '', { packageDir, cellDir, self: SELF });
+    candidates.push({ type: entry.type, ...where, score: where.inPackage ? 2 : where.location ? 1 : 0 });
+  }
+  // Prefer the handles attributable to code; keep no more per type than the runtime says are active.
+  candidates.sort((a, b) => b.score - a.score);
+  const taken = new Map<string, number>();
+  const out: ProbeHandle[] = [];
+  for (const c of candidates) {
+    const key = normaliseType(c.type);
+    const n = taken.get(key) ?? 0;
+    if (info && n >= (active.get(key) ?? 0)) continue;
+    taken.set(key, n + 1);
+    const handle: ProbeHandle = { type: c.type };
+    if (c.location) handle.location = c.location;
+    if (c.createdBy) handle.createdBy = c.createdBy;
+    out.push(handle);
+  }
+  return out;
+}
+
+function patchListen(): void {
+  const proto = net.Server.prototype as net.Server & { __mcpMatrixProbe?: boolean };
+  if (proto.__mcpMatrixProbe) return;
+  proto.__mcpMatrixProbe = true;
+  const original = proto.listen;
+  const reported = new WeakSet<net.Server>();
+  const report = (server: net.Server): void => {
+    if (reported.has(server)) return;
+    const address = server.address();
+    if (!address) return;
+    reported.add(server);
+    if (typeof address === 'string') write({ type: 'listen', address });
+    else write({ type: 'listen', address: address.address, port: address.port, family: address.family });
+  };
+  proto.listen = function (this: net.Server, ...args: unknown[]) {
+    this.once('listening', () => report(this));
+    const result = (original as (...a: unknown[]) => net.Server).apply(this, args);
+    // A numeric host binds synchronously: report now, before the program can exit without an event.
+    try {
+      if (this.listening) report(this);
+    } catch {
+      // ignore
+    }
+    return result;
+  } as typeof proto.listen;
+}
+
+function install(): void {
+  const g = globalThis as { __mcpMatrixProbeInstalled?: boolean };
+  if (g.__mcpMatrixProbeInstalled) return;
+  g.__mcpMatrixProbeInstalled = true;
+  if (PROBE_FILE) {
+    // Signal handlers are unref'd: this does not keep the process alive.
+    process.on('SIGUSR2', () => write({ type: 'handles', handles: liveHandles() }));
+    patchListen();
+  }
+  createHook({
+    init,
+    destroy(asyncId) {
+      tracked.delete(asyncId);
+    },
+  }).enable();
+}
+
+try {
+  install();
+} catch {
+  // A broken probe must not break the server under test.
+}

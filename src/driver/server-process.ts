@@ -1,0 +1,226 @@
+// Starting and owning one server process: its own process group, bounded output capture, exit
+// tracking and group kill. The driver owns every process, so no SDK escalation hides a hung server.
+
+import { spawn, type ChildProcess } from 'node:child_process';
+import { closeSync, openSync, readFileSync, readSync } from 'node:fs';
+import { extname } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { PhaseName } from '../results/types.js';
+import { groupGone, groupMembers, killGroup, type ProcInfo } from './proc.js';
+
+/** Keeps only the last `limit` characters: a flooding server costs nothing more. */
+export class TailBuffer {
+  private text = '';
+  private readonly limit: number;
+  constructor(limit = 8192) {
+    this.limit = limit;
+  }
+  push(chunk: string): void {
+    this.text += chunk;
+    if (this.text.length > this.limit) this.text = this.text.slice(-this.limit);
+  }
+  tail(lines = 20): string {
+    return this.text.split('\n').filter((l) => l.trim() !== '').slice(-lines).join('\n');
+  }
+}
+
+/** The first `maxLines` lines (each cut to `maxChars`), plus a count of the rest. */
+export class NoiseLog {
+  readonly lines: string[] = [];
+  dropped = 0;
+  private readonly maxLines: number;
+  private readonly maxChars: number;
+  constructor(maxLines = 20, maxChars = 300) {
+    this.maxLines = maxLines;
+    this.maxChars = maxChars;
+  }
+  push(line: string): void {
+    if (this.lines.length < this.maxLines) this.lines.push(line.length > this.maxChars ? line.slice(0, this.maxChars) + '…' : line);
+    else this.dropped++;
+  }
+}
+
+export interface ExitInfo {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  at: number;
+}
+
+export interface ServerOptions {
+  bin: string;
+  args: string[];
+  env: Record<string, string>;
+  probe: string;
+  probeFile: string;
+  packageDir: string;
+  cellDir: string;
+  phase: PhaseName;
+  /** stdio: the caller reads stdout as the protocol; otherwise stdout lines are recorded as noise. */
+  protocolStdout: boolean;
+  onSpawned(pid: number): void;
+  onReaped(pid: number): void;
+}
+
+/** A bin is started with this Node and `--import <probe>` when it is JavaScript; else it is run as is. */
+export function isNodeScript(bin: string): boolean {
+  if (['.js', '.mjs', '.cjs'].includes(extname(bin))) return true;
+  try {
+    const fd = openSync(bin, 'r');
+    const buf = Buffer.alloc(256);
+    const n = readSync(fd, buf, 0, 256, 0);
+    closeSync(fd);
+    const first = buf.subarray(0, n).toString('utf8').split('\n')[0] ?? '';
+    return first.startsWith('#!') && /\bnode\b/.test(first);
+  } catch {
+    return false;
+  }
+}
+
+export class ServerProcess {
+  readonly child: ChildProcess;
+  readonly pid: number | undefined;
+  readonly stderr = new TailBuffer();
+  readonly noise = new NoiseLog();
+  readonly startedAt = Date.now();
+  readonly exited: Promise<ExitInfo>;
+  /** Exit plus end of its stdio streams: everything it wrote has been read. */
+  readonly closed: Promise<ExitInfo>;
+  readonly spawnError: Promise<Error>;
+  exitInfo: ExitInfo | undefined;
+  /** When the driver asked it to stop (stdin EOF or SIGTERM): the leaks phase measures from here. */
+  stopRequestedAt: number | undefined;
+  stopKind: 'stdin EOF' | 'SIGTERM' | undefined;
+  private reaped = false;
+  readonly options: ServerOptions;
+
+  constructor(options: ServerOptions) {
+    this.options = options;
+    const probeUrl = pathToFileURL(options.probe).href;
+    const env: Record<string, string> = {
+      ...options.env,
+      MCP_MATRIX_PROBE_FILE: options.probeFile,
+      MCP_MATRIX_PACKAGE_DIR: options.packageDir,
+      MCP_MATRIX_CELL_DIR: options.cellDir,
+    };
+    let command = process.execPath;
+    let args = ['--import', probeUrl, options.bin, ...options.args];
+    if (!isNodeScript(options.bin)) {
+      command = options.bin;
+      args = options.args;
+      env.NODE_OPTIONS = [env.NODE_OPTIONS, `--import=${probeUrl}`].filter(Boolean).join(' ');
+    }
+    closeSync(openSync(options.probeFile, 'w'));
+    this.child = spawn(command, args, { detached: true, stdio: ['pipe', 'pipe', 'pipe'], env, cwd: options.cellDir });
+    this.pid = this.child.pid;
+    this.spawnError = new Promise((resolve) => this.child.once('error', resolve));
+    this.exited = new Promise((resolve) => {
+      this.child.once('exit', (code, signal) => {
+        this.exitInfo = { code, signal, at: Date.now() };
+        resolve(this.exitInfo);
+      });
+      // A failed spawn never emits 'exit'.
+      this.child.once('error', () => {
+        if (this.pid === undefined) {
+          this.exitInfo = { code: null, signal: null, at: Date.now() };
+          resolve(this.exitInfo);
+        }
+      });
+    });
+    this.closed = new Promise((resolve) => {
+      this.child.once('close', (code, signal) => resolve(this.exitInfo ?? { code, signal, at: Date.now() }));
+      void this.spawnError.then(() => this.exited.then(resolve));
+    });
+    // EPIPE on a dead server's stdin must not crash the driver.
+    this.child.stdin?.on('error', () => {});
+    this.child.stderr?.setEncoding('utf8');
+    this.child.stderr?.on('data', (chunk: string) => this.stderr.push(chunk));
+    if (!options.protocolStdout) this.recordStdoutAsNoise();
+    if (this.pid !== undefined) options.onSpawned(this.pid);
+  }
+
+  private recordStdoutAsNoise(): void {
+    let partial = '';
+    this.child.stdout?.setEncoding('utf8');
+    this.child.stdout?.on('data', (chunk: string) => {
+      const parts = (partial + chunk).split('\n');
+      partial = (parts.pop() ?? '').slice(0, 4096);
+      for (const line of parts) if (line.trim()) this.noise.push(line.replace(/\r$/, ''));
+    });
+  }
+
+  get running(): boolean {
+    return this.pid !== undefined && this.exitInfo === undefined;
+  }
+
+  /** Resolves with the exit, or null when `ms` passes first (no fixed sleep: the 'exit' event wins). */
+  waitExit(ms: number): Promise<ExitInfo | null> {
+    if (this.exitInfo) return Promise.resolve(this.exitInfo);
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => resolve(null), Math.max(0, ms));
+      void this.exited.then((info) => {
+        clearTimeout(timer);
+        resolve(info);
+      });
+    });
+  }
+
+  endStdin(): void {
+    this.stopRequestedAt ??= Date.now();
+    this.stopKind ??= 'stdin EOF';
+    this.child.stdin?.end();
+  }
+
+  terminate(): void {
+    this.stopRequestedAt ??= Date.now();
+    this.stopKind ??= 'SIGTERM';
+    if (this.running && this.pid !== undefined) {
+      try {
+        process.kill(this.pid, 'SIGTERM');
+      } catch {
+        // already gone
+      }
+    }
+  }
+
+  members(): ProcInfo[] | null {
+    return this.pid === undefined ? [] : groupMembers(this.pid);
+  }
+
+  /** SIGKILL the whole group, wait (bounded) until it is gone, then report it reaped. */
+  async kill(ms = 3000): Promise<boolean> {
+    if (this.pid === undefined) return true;
+    const deadline = Date.now() + ms;
+    killGroup(this.pid, 'SIGKILL');
+    await this.waitExit(ms);
+    while (!groupGone(this.pid) && Date.now() < deadline) {
+      killGroup(this.pid, 'SIGKILL');
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    return this.markReapedIfGone();
+  }
+
+  markReapedIfGone(): boolean {
+    if (this.pid === undefined || this.reaped) return true;
+    if (this.running || !groupGone(this.pid)) return false;
+    this.reaped = true;
+    this.options.onReaped(this.pid);
+    return true;
+  }
+
+  probeRecords(): Record<string, unknown>[] {
+    try {
+      return readFileSync(this.options.probeFile, 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .flatMap((line) => {
+          try {
+            return [JSON.parse(line) as Record<string, unknown>];
+          } catch {
+            return [];
+          }
+        });
+    } catch {
+      return [];
+    }
+  }
+}
