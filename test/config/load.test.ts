@@ -1,0 +1,57 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config/load.js';
+import { resolveConfig } from '../../src/config/resolve.js';
+
+let dir: string;
+afterEach(async () => dir && rm(dir, { recursive: true, force: true }));
+
+async function withConfig(source: string): Promise<string> {
+  dir = await mkdtemp(path.join(os.tmpdir(), 'cfg-'));
+  await writeFile(path.join(dir, 'matrix.config.ts'), source);
+  return dir;
+}
+
+describe('loadConfig', () => {
+  it('loads TypeScript, a function export, and applies defaults', async () => {
+    const cwd = await withConfig(`
+      const pin: string = '2.0.0';
+      export default () => ({ cells: [{ pin, role: 'rep' }], http: { path: '/x' } });
+    `);
+    const loaded = await loadConfig(cwd);
+    expect(loaded.ok).toBe(true);
+    if (!loaded.ok) return;
+    const cfg = resolveConfig(loaded.value);
+    expect(cfg.cells).toEqual([{ pin: '2.0.0', role: 'rep', id: '2.0.0', allowedToFail: false }]);
+    expect(cfg.source).toEqual({ kind: 'directory', dir: cwd });
+    expect(cfg.http && cfg.http.path).toBe('/x');
+    expect(cfg.bind && cfg.bind.dropEnv).toEqual(['MCP_SERVER_TOKEN']);
+    expect(cfg.leaks).toEqual({ graceMs: 10_000 });
+  });
+
+  it('reports a missing config with what to do', async () => {
+    dir = await mkdtemp(path.join(os.tmpdir(), 'cfg-'));
+    const loaded = await loadConfig(dir);
+    expect(loaded.ok).toBe(false);
+    if (!loaded.ok) expect(loaded.error.message).toMatch(/no matrix\.config\.ts .*--config/);
+  });
+
+  it('reports a syntax error as a usage failure naming the file', async () => {
+    const cwd = await withConfig('export default {{{');
+    const loaded = await loadConfig(cwd);
+    expect(loaded.ok).toBe(false);
+    if (!loaded.ok) {
+      expect(loaded.error.kind).toBe('usage');
+      expect(loaded.error.message).toContain('matrix.config.ts');
+    }
+  });
+
+  it('reports validation problems as details', async () => {
+    const cwd = await withConfig(`export default { cells: [{ pin: '1.0.0', colour: 'red' }] }`);
+    const loaded = await loadConfig(cwd);
+    expect(loaded.ok).toBe(false);
+    if (!loaded.ok) expect(loaded.error.details).toEqual(['cells[0]: unknown key "colour" (check the spelling; see the README\'s config reference)']);
+  });
+});
