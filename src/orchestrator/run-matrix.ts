@@ -83,6 +83,7 @@ function assemble(plan: Plan, tarball: Tarball, ran: CellResult[], selected: Pla
       package: { name: plan.package.name, version: plan.package.version },
       tarball: { file: path.basename(tarball.file), size: tarball.size, sha512: tarball.sha512 },
       cells: plan.cells.map((c) => ({ id: c.id, pin: c.pin, ...(c.role ? { role: c.role } : {}), version: c.version, major: c.major, allowedToFail: c.allowedToFail, installSet: c.installSet })),
+      ...(selected.length < plan.cells.length ? { selected: selected.map((c) => c.id) } : {}),
     },
     host: { node: process.version, npm: npmVersion, os: `${os.platform()} ${os.release()} ${os.arch()}`, ...(process.env.CI ? { ci: process.env.GITHUB_ACTIONS ? 'github-actions' : 'ci' } : {}) },
     cells: ran,

@@ -18,7 +18,7 @@ export function mergeResults(input: readonly MergePiece[]): MergeResult {
   const [first] = pieces;
   if (!first) return { ok: false, errors: ['no results to merge: pass the results.json of every cell of the plan.'] };
   const errors: string[] = [];
-  const { plan } = first.run;
+  const { selected: _selected, ...plan } = first.run.plan;
 
   for (const piece of pieces.slice(1)) {
     const other = piece.run.plan;

@@ -10,7 +10,9 @@ import { cellOutcome } from './verdict.js';
  */
 export function displayCells(run: RunResult): CellResult[] {
   const byId = new Map(run.cells.map((c) => [c.id, c]));
-  const planned = run.plan.cells.map((ref) => byId.get(ref.id) ?? missingCell(run, ref));
+  // A `--cell` run shows its own cells; a full or merged run shows every planned one.
+  const wanted = run.plan.selected ? run.plan.cells.filter((ref) => run.plan.selected!.includes(ref.id)) : run.plan.cells;
+  const planned = wanted.map((ref) => byId.get(ref.id) ?? missingCell(run, ref));
   const plannedIds = new Set(run.plan.cells.map((c) => c.id));
   return [...planned, ...run.cells.filter((c) => !plannedIds.has(c.id))];
 }

@@ -120,6 +120,8 @@ export interface RunResult {
     package: { name: string; version: string };
     tarball: { file: string; size: number; sha512: string };
     cells: PlannedCellRef[];
+    /** Ids of the cells this run was asked for (`--cell`); absent when every planned cell ran. */
+    selected?: string[];
   };
   host: { node: string; npm: string; os: string; ci?: string };
   cells: CellResult[];
