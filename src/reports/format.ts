@@ -5,8 +5,9 @@
 // eslint-disable-next-line no-control-regex
 const ANSI = /\u001b(?:\[[0-?]*[ -/]*[@-~]|\][^\u0007\u001b]*(?:\u0007|\u001b\\)|[@-Z\\-_])/g;
 // C0/C1 controls except tab and newlines, plus lone surrogates.
-// eslint-disable-next-line no-control-regex
-const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+const CONTROL =
+  // eslint-disable-next-line no-control-regex
+  /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
 // Characters that may not appear anywhere in an XML 1.0 document.
 const XML_ILLEGAL = /[^\t\n\r\u0020-\ud7ff\ue000-\ufffd\u{10000}-\u{10ffff}]/gu;
 
@@ -20,7 +21,10 @@ export function cleanText(text: string): string {
  * no table pipes, no code spans, no HTML, no links, no emphasis, no heading.
  */
 export function mdInline(text: string): string {
-  const flat = cleanText(text).replace(/\s*\n\s*/g, ' ').replace(/\t/g, ' ').trim();
+  const flat = cleanText(text)
+    .replace(/\s*\n\s*/g, ' ')
+    .replace(/\t/g, ' ')
+    .trim();
   const escaped = flat
     .replace(/\\/g, '\\\\')
     .replace(/&/g, '&amp;')
@@ -59,12 +63,7 @@ export function codeSpan(text: string): string {
 
 /** Text content for XML: illegal characters removed, `&`, `<`, `>` escaped (so `]]>` cannot appear). */
 export function xmlText(text: string): string {
-  return text
-    .replace(ANSI, '')
-    .replace(XML_ILLEGAL, '')
-    .replace(/&/g, '&amp;')
-    .replace(/</g, '&lt;')
-    .replace(/>/g, '&gt;');
+  return text.replace(ANSI, '').replace(XML_ILLEGAL, '').replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }
 
 /** An XML attribute value (to be placed in double quotes); whitespace characters kept as references. */

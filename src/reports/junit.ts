@@ -95,9 +95,7 @@ function testcase(cell: CellResult, phase: PhaseResult): string {
     case 'not-measured':
       return `${open}>\n      <error${attrs({ message, type: 'not-measured' })}>${xmlText(details(cell, phase))}</error>\n    </testcase>`;
     case 'failed': {
-      const allowed = cell.allowedToFail
-        ? `      <properties>${property('allowedToFail', 'true')}</properties>\n`
-        : '';
+      const allowed = cell.allowedToFail ? `      <properties>${property('allowedToFail', 'true')}</properties>\n` : '';
       const type = cell.allowedToFail ? 'allowed-failure' : 'failure';
       return `${open}>\n${allowed}      <failure${attrs({ message, type })}>${xmlText(details(cell, phase))}</failure>\n    </testcase>`;
     }

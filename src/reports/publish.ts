@@ -54,8 +54,10 @@ export function publishInto(doc: string, table: string): PublishResult {
   }
   if (begins.length === 0) return { ok: false, error: `${BEGIN_MARKER} is missing (found ${END_MARKER} on line ${lines(ends)}). ${HOW}` };
   if (ends.length === 0) return { ok: false, error: `${END_MARKER} is missing (found ${BEGIN_MARKER} on line ${lines(begins)}). ${HOW}` };
-  if (begins.length > 1) return { ok: false, error: `${BEGIN_MARKER} appears ${begins.length} times (lines ${lines(begins)}); keep exactly one pair. ${HOW}` };
-  if (ends.length > 1) return { ok: false, error: `${END_MARKER} appears ${ends.length} times (lines ${lines(ends)}); keep exactly one pair. ${HOW}` };
+  if (begins.length > 1)
+    return { ok: false, error: `${BEGIN_MARKER} appears ${begins.length} times (lines ${lines(begins)}); keep exactly one pair. ${HOW}` };
+  if (ends.length > 1)
+    return { ok: false, error: `${END_MARKER} appears ${ends.length} times (lines ${lines(ends)}); keep exactly one pair. ${HOW}` };
   const [begin] = begins as [Marker];
   const [end] = ends as [Marker];
   if (end.line < begin.line) {
@@ -65,7 +67,11 @@ export function publishInto(doc: string, table: string): PublishResult {
     return { ok: false, error: 'the table to publish itself contains an mcp-matrix marker; refusing to publish it.' };
   }
   const eol = doc.includes('\r\n') ? '\r\n' : '\n';
-  const body = table.replace(/\r\n/g, '\n').replace(/^\n+|\n+$/g, '').split('\n').join(eol);
+  const body = table
+    .replace(/\r\n/g, '\n')
+    .replace(/^\n+|\n+$/g, '')
+    .split('\n')
+    .join(eol);
   const text = `${doc.slice(0, begin.end)}${eol}${body}${eol}${doc.slice(end.start)}`;
   return { ok: true, text };
 }

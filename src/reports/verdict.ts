@@ -42,10 +42,7 @@ export function cellOutcome(verdict: Verdict, allowedToFail: boolean): CellOutco
  * allowance is stale; 3 when a cell was not measured and none failed (or there were no cells);
  * 0 when every required cell passed (allowed failures included).
  */
-export function decideRun(
-  cells: readonly Pick<CellResult, 'verdict' | 'allowedToFail'>[],
-  interrupted: boolean,
-): RunDecision {
+export function decideRun(cells: readonly Pick<CellResult, 'verdict' | 'allowedToFail'>[], interrupted: boolean): RunDecision {
   if (interrupted) return { verdict: 'interrupted', exitCode: 130 };
   const outcomes = cells.map((c) => cellOutcome(c.verdict, c.allowedToFail));
   if (outcomes.some((o) => o === 'failed' || o === 'stale-allowance')) return { verdict: 'failed', exitCode: 1 };

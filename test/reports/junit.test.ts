@@ -32,9 +32,13 @@ describe('renderJunit', () => {
     checkXml(xml);
     expect(count(xml, /<testsuite /g)).toBe(4);
     expect(count(xml, /<testcase /g)).toBe(20);
-    expect(xml).toContain('<testsuite name="v1-latest (latest@1 → 1.32.2 (latest supported 1.x))" tests="5" failures="0" errors="0" skipped="0" time="5.000"');
+    expect(xml).toContain(
+      '<testsuite name="v1-latest (latest@1 → 1.32.2 (latest supported 1.x))" tests="5" failures="0" errors="0" skipped="0" time="5.000"',
+    );
     expect(xml).toContain('<testcase classname="v2-rep" name="stdio" time="1.000"/>');
-    expect(xml).toContain('<testsuites name="mcp-matrix @acme/notes-mcp@0.3.0" tests="20" failures="0" errors="0" skipped="0" time="60.000">');
+    expect(xml).toContain(
+      '<testsuites name="mcp-matrix @acme/notes-mcp@0.3.0" tests="20" failures="0" errors="0" skipped="0" time="60.000">',
+    );
   });
 
   test('failure, error, skipped and allowed failure', () => {
@@ -47,7 +51,9 @@ describe('renderJunit', () => {
       ]),
     );
     checkXml(xml);
-    expect(xml).toContain('<failure message="no tools" type="failure">\nno tools\nstep: tools/list\nrepro: npx mcp-matrix run --cell v1-floor');
+    expect(xml).toContain(
+      '<failure message="no tools" type="failure">\nno tools\nstep: tools/list\nrepro: npx mcp-matrix run --cell v1-floor',
+    );
     expect(xml).toContain('<error message="registry down" type="not-measured">');
     expect(xml).toContain('<testcase classname="v1-latest" name="bind" time="1.000">\n      <skipped');
     expect(xml).toMatch(

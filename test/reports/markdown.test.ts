@@ -68,9 +68,7 @@ describe('renderTable', () => {
 describe('renderMarkdown', () => {
   test('title names verdict, date, package, short sha512 and config hash', () => {
     const first = renderMarkdown(makeRun()).split('\n')[0];
-    expect(first).toBe(
-      '# mcp-matrix: PASSED · 2026-08-25 · `@acme/notes-mcp@0.3.0` · sha512 `Q2FmZWJhYmVE` · config `9f86d081884c`',
-    );
+    expect(first).toBe('# mcp-matrix: PASSED · 2026-08-25 · `@acme/notes-mcp@0.3.0` · sha512 `Q2FmZWJhYmVE` · config `9f86d081884c`');
   });
 
   test('a failed phase gets a section with step, stderr, noise and repro', () => {

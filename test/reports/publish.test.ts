@@ -45,7 +45,10 @@ describe('publishInto', () => {
   test('markers inside fenced code blocks or inline are documentation, not markers', () => {
     const documented = `Use:\n\n\`\`\`md\n${BEGIN_MARKER}\n${END_MARKER}\n\`\`\`\n\nInline \`${BEGIN_MARKER}\` too.\n\n${doc('old')}`;
     const result = publishInto(documented, TABLE);
-    expect(result).toEqual({ ok: true, text: `Use:\n\n\`\`\`md\n${BEGIN_MARKER}\n${END_MARKER}\n\`\`\`\n\nInline \`${BEGIN_MARKER}\` too.\n\n${doc(TABLE)}` });
+    expect(result).toEqual({
+      ok: true,
+      text: `Use:\n\n\`\`\`md\n${BEGIN_MARKER}\n${END_MARKER}\n\`\`\`\n\nInline \`${BEGIN_MARKER}\` too.\n\n${doc(TABLE)}`,
+    });
   });
 
   test('refuses a table that contains a marker', () => {

@@ -35,9 +35,7 @@ export function installSet(major: number, version: string): Record<string, strin
 }
 
 export function makeCell(spec: CellSpec): CellResult {
-  const phases = PHASES.map(
-    (phase): PhaseResult => ({ phase, verdict: 'passed', durationMs: 1000, ...spec.phases?.[phase] }),
-  );
+  const phases = PHASES.map((phase): PhaseResult => ({ phase, verdict: 'passed', durationMs: 1000, ...spec.phases?.[phase] }));
   const verdict = decideCell(phases);
   const allowedToFail = spec.allowedToFail ?? false;
   const set = installSet(spec.major, spec.version);
