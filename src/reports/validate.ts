@@ -125,6 +125,7 @@ const run = obj({
     package: nameVersion,
     tarball,
     cells: arrayOf(obj(cellRef)),
+    selected: optional(arrayOf(str)),
   }),
   host: obj({ node: str, npm: str, os: str, ci: optional(str) }),
   cells: arrayOf(cell),

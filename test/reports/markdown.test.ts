@@ -54,6 +54,15 @@ describe('renderTable', () => {
     );
   });
 
+  test('a --cell run shows only its selected cells; a lost selected cell is not measured', () => {
+    const run = makeRun();
+    run.plan.selected = ['v2-rep'];
+    run.cells = [];
+    const rows = renderTable(run).split('\n').slice(2);
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatch(/^\| 2\.0\.0 \(representative 2\.x\) · node 2\.0\.0 — no result \|/);
+  });
+
   test('leaked handles: a count, and FAIL when the phase failed', () => {
     const [floor] = FOUR_CELLS;
     const leak = { owner: 'server:stdio', type: 'Timeout', location: 'dist/server.js:42', createdBy: 'setInterval' };

@@ -100,6 +100,14 @@ describe('mergeResults', () => {
     });
   });
 
+  test('pieces of --cell runs (plan.selected) merge into the whole plan', () => {
+    const parts = pieces(makeRun()).map((p) => ({ ...p, run: { ...p.run, plan: { ...p.run.plan, selected: [p.run.cells[0]!.id] } } }));
+    expect(renderTable(parts[1]!.run).split('\n')).toHaveLength(3);
+    const run = merged(parts);
+    expect(run.plan.selected).toBeUndefined();
+    expect(renderTable(run)).toBe(renderTable(makeRun()));
+  });
+
   test('nothing to merge', () => {
     expect(mergeResults([])).toMatchObject({ ok: false });
   });
