@@ -41,6 +41,7 @@ export async function runCell(cell: PlannedCell, ctx: CellContext, hooks: Driver
   let summary: CellResult['summary'] = { leakedHandles: null };
   let cellDir: string | undefined;
   try {
+    if (ctx.signal.aborted) throw new Error('interrupted');
     hooks.onPhaseStart?.('environment');
     cellDir = await createCellDir(ctx.runDir, cell.id, ctx.plan.package.name, ctx.tarball.file, cell.installSet);
     const install = await installCell(cellDir, {
@@ -76,7 +77,8 @@ export async function runCell(cell: PlannedCell, ctx: CellContext, hooks: Driver
       if (!ctx.signal.aborted) summary = await runPhases(cell, cellDir, ctx, hooks, record);
     }
   } catch (error) {
-    record({ phase: results.has('environment') ? 'stdio' : 'environment', verdict: 'not-measured', durationMs: 0, message: `harness error: ${errorMessage(error)}` });
+    const message = ctx.signal.aborted ? 'interrupted' : `harness error: ${errorMessage(error)}`;
+    record({ phase: results.has('environment') ? 'stdio' : 'environment', verdict: 'not-measured', durationMs: 0, message });
   } finally {
     if (cellDir && !ctx.keep) await removeDir(cellDir).catch(() => undefined);
   }
