@@ -3,7 +3,8 @@
 // lines to the optional out file, else stderr). Never writes to stdout: the v2 client prints there.
 
 import './probe.js';
-import { appendFileSync, readFileSync } from 'node:fs';
+import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import type { PhaseName, PhaseResult } from '../results/types.js';
 import { DriverContext, errorText } from './context.js';
 import { activeResources } from './driver-handles.js';
@@ -18,7 +19,7 @@ import { Redactor } from './redact.js';
 /** With leaks disabled, servers still get this long before they are killed: nothing is orphaned. */
 const UNJUDGED_GRACE_MS = 5000;
 
-const baseline = activeResources();
+let baseline: string[] = [];
 const redactor = new Redactor();
 const outFile = process.argv[3];
 let context: DriverContext | undefined;
@@ -85,11 +86,26 @@ async function phase(name: PhaseName, run: (() => Promise<PhaseResult>) | null):
   await send({ type: 'phase-result', result: res });
 }
 
+/**
+ * The compiled files are ES modules, but the cell's package.json has no "type": without a
+ * package.json of its own, every server would print MODULE_TYPELESS_PACKAGE_JSON when preloading
+ * the probe (and a "type": "commonjs" cell would fail outright). The orchestrator should write it.
+ */
+function ensureModuleScope(dir: string): void {
+  const file = join(dir, 'package.json');
+  try {
+    if (!existsSync(file)) writeFileSync(file, '{ "type": "module" }\n');
+  } catch {
+    // read-only: the servers will say so on stderr
+  }
+}
+
 async function main(): Promise<void> {
   const specPath = process.argv[2];
   if (!specPath) throw new Error('usage: node index.js <spec.json> [out.jsonl]');
   const spec = JSON.parse(readFileSync(specPath, 'utf8')) as DriverSpec;
   process.env.MCP_MATRIX_CELL_DIR = spec.cellDir;
+  ensureModuleScope(dirname(spec.probe));
   const ctx = new DriverContext(spec, redactor, (m) => void send(m));
   // In-flight IPC writes are the channel's, not a leak of the client.
   ctx.flush = async () => {
@@ -113,6 +129,8 @@ process.on('disconnect', () => {
 });
 for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => void exit(signal === 'SIGINT' ? 130 : 143));
 
+// After the listeners above: a 'disconnect' listener refs the IPC channel, which is not a leak.
+baseline = activeResources();
 main().then(
   () => exit(0),
   (e: unknown) => fatal(e),

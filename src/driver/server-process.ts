@@ -2,7 +2,7 @@
 // tracking and group kill. The driver owns every process, so no SDK escalation hides a hung server.
 
 import { spawn, type ChildProcess } from 'node:child_process';
-import { closeSync, openSync, readFileSync, readSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, readSync, realpathSync } from 'node:fs';
 import { extname } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { PhaseName } from '../results/types.js';
@@ -76,6 +76,14 @@ export function isNodeScript(bin: string): boolean {
   }
 }
 
+function real(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
+}
+
 export class ServerProcess {
   readonly child: ChildProcess;
   readonly pid: number | undefined;
@@ -99,8 +107,9 @@ export class ServerProcess {
     const env: Record<string, string> = {
       ...options.env,
       MCP_MATRIX_PROBE_FILE: options.probeFile,
-      MCP_MATRIX_PACKAGE_DIR: options.packageDir,
-      MCP_MATRIX_CELL_DIR: options.cellDir,
+      // Stack frames carry real paths (a /tmp symlink would otherwise hide the package).
+      MCP_MATRIX_PACKAGE_DIR: real(options.packageDir),
+      MCP_MATRIX_CELL_DIR: real(options.cellDir),
     };
     let command = process.execPath;
     let args = ['--import', probeUrl, options.bin, ...options.args];
