@@ -71,6 +71,13 @@ export async function main(argv: string[], log: Logger = createLogger()): Promis
       const { mergeCommand } = await import('./commands/merge.js');
       command = mergeCommand(files, { cwd, ...opt('out', str(flags.out)) }, log);
     });
+  cli
+    .command('init', 'Write matrix.config.ts and .github/workflows/mcp-matrix.yml for the package in this directory')
+    .option('--force', 'Overwrite existing files')
+    .action(async (flags: Flags) => {
+      const { initCommand } = await import('./commands/init.js');
+      command = initCommand({ cwd, force: Boolean(flags.force) }, log);
+    });
   cli.help();
   cli.version(HARNESS_VERSION);
 
@@ -109,7 +116,7 @@ export async function main(argv: string[], log: Logger = createLogger()): Promis
     const parsed = cli.parse(['node', 'mcp-matrix', ...args], { run: false });
     if (parsed.options.help || parsed.options.version) return 0;
     if (!cli.matchedCommand) {
-      log.error(`mcp-matrix: unknown command "${String(parsed.args[0] ?? '')}"; commands: run, plan, report, merge (see --help)`);
+      log.error(`mcp-matrix: unknown command "${String(parsed.args[0] ?? '')}"; commands: run, plan, report, merge, init (see --help)`);
       return 2;
     }
     await cli.runMatchedCommand();
