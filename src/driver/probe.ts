@@ -50,11 +50,40 @@ export function normaliseType(name: string): string {
   return name.toUpperCase().replace('SOCKET', '');
 }
 
+const WRAP: Record<string, string> = { Pipe: 'PipeWrap', TTY: 'TTYWrap', TCP: 'TCPSocketWrap' };
+
+type HandleLike = { fd?: number; _handle?: { fd?: number; constructor?: { name?: string } }; constructor?: { name?: string } };
+
+/**
+ * This process's own stdio streams on `fds` and its IPC channel, as resource names. Node counts an
+ * idle stdout/stderr pipe as active, and creates process.stderr lazily (net.Socket#destroy touches
+ * it), yet neither keeps the process alive nor is anybody's leak.
+ */
+export function ownStdio(fds: number[]): string[] {
+  const handles = (process as unknown as { _getActiveHandles?: () => HandleLike[] })._getActiveHandles?.() ?? [];
+  const out: string[] = [];
+  for (const h of handles) {
+    const isChannel = (h as unknown) === process.channel;
+    const inner = isChannel ? h : h._handle;
+    const fd = inner?.fd ?? h.fd;
+    if (!isChannel && !(typeof fd === 'number' && fds.includes(fd))) continue;
+    const name = WRAP[inner?.constructor?.name ?? ''];
+    if (name) out.push(name);
+  }
+  return out;
+}
+
 /** Resources that still keep this process alive, with where they were created. */
-export function liveHandles(): ProbeHandle[] {
+export function liveHandles(ignoreFds: number[] = [1, 2]): ProbeHandle[] {
   const active = new Map<string, number>();
   const info = typeof process.getActiveResourcesInfo === 'function' ? process.getActiveResourcesInfo() : null;
   for (const name of info ?? []) active.set(normaliseType(name), (active.get(normaliseType(name)) ?? 0) + 1);
+  for (const name of info ? ownStdio(ignoreFds) : []) {
+    const key = normaliseType(name);
+    const n = active.get(key) ?? 0;
+    if (n <= 1) active.delete(key);
+    else active.set(key, n - 1);
+  }
   const packageDir = process.env.MCP_MATRIX_PACKAGE_DIR;
   const cellDir = process.env.MCP_MATRIX_CELL_DIR;
   const candidates: (ProbeHandle & { score: number })[] = [];
