@@ -1,4 +1,5 @@
 // `mcp-matrix plan`: what would run, resolved against the registry; installs nothing.
+import path from 'node:path';
 import type { Logger } from '../logger.js';
 import { preparePlan, type PrepareOptions } from '../orchestrator/prepare.js';
 import type { Plan } from '../plan/plan.js';
@@ -9,7 +10,7 @@ export async function planCommand(options: PrepareOptions & { json: boolean }, l
   if (!prepared.ok) return prepared.error;
   const { plan, registry } = prepared.value;
   if (options.json) {
-    log.info(JSON.stringify(planJson(plan)));
+    log.info(JSON.stringify({ ...planJson(plan), source: sourceJson(plan, options.cwd) }));
   } else {
     log.info(`${plan.package.name}@${plan.package.version} · bin ${plan.bin.name} · ${plan.cells.length} cell(s) · registry ${registry.url} (${registry.lookups} look-ups)`);
     for (const c of plan.cells) {
@@ -19,6 +20,12 @@ export async function planCommand(options: PrepareOptions & { json: boolean }, l
   }
   for (const f of plan.lockstep) (f.level === 'error' ? log.error : log.warn)(`${f.level === 'error' ? 'lockstep error: ' : 'lockstep: '}${f.message}`);
   return plan.lockstep.some((f) => f.level === 'error') && plan.config.lockstep === 'error' ? 1 : 0;
+}
+
+/** What the CI's pack job packs (a directory) or passes on (a tarball), relative to the working directory. */
+export function sourceJson(plan: Plan, cwd: string): { directory: string } | { tarball: string } {
+  const s = plan.config.source;
+  return s.kind === 'directory' ? { directory: path.relative(cwd, s.dir) || '.' } : { tarball: path.relative(cwd, s.file) };
 }
 
 /** The shape a GitHub Actions `strategy.matrix` takes through `fromJSON`: `{ include: [...] }`. */
