@@ -1,5 +1,6 @@
-// Registry metadata, fetched once per package per run (abbreviated packuments carry every version's peers).
+// Registry metadata, fetched once per package per run: every version and its peer ranges.
 import { run } from '../process/exec.js';
+import { classifyNpmError } from '../cells/install.js';
 import { errorMessage, fail, ok, type Result } from '../util/result.js';
 
 export interface PackageMeta {
@@ -15,8 +16,6 @@ export interface Registry {
   /** How many network look-ups were made (one per package is the contract). */
   readonly lookups: number;
 }
-
-const RETRYABLE_STATUS = new Set([408, 429, 500, 502, 503, 504]);
 
 export async function registryUrl(): Promise<string> {
   const fromEnv = process.env.npm_config_registry ?? process.env.NPM_CONFIG_REGISTRY;
@@ -47,40 +46,38 @@ export function createRegistry(url: string, options: { attempts?: number; timeou
   };
 }
 
+// npm itself reads the metadata, so every npm setting applies (registry per scope, auth, proxy, cafile);
+// one `npm view` over every version is one packument request.
 async function fetchMeta(base: string, name: string, attempts: number, timeoutMs: number): Promise<Result<PackageMeta>> {
-  const url = `${base}${name.replace('/', '%2f')}`;
   let last = '';
   for (let attempt = 1; attempt <= attempts; attempt++) {
-    try {
-      const res = await fetch(url, {
-        headers: { accept: 'application/vnd.npm.install-v1+json; q=1.0, application/json; q=0.8' },
-        signal: AbortSignal.timeout(timeoutMs),
-      });
-      if (res.status === 404) return fail('usage', `${name} does not exist on the registry ${base} (check the package name in "majors")`);
-      if (!res.ok) {
-        last = `HTTP ${res.status} from ${url}`;
-        if (!RETRYABLE_STATUS.has(res.status)) break;
-      } else {
-        return ok(parseMeta(name, (await res.json()) as RawPackument));
+    const out = await run('npm', ['view', `${name}@>=0.0.0-0`, 'name', 'version', 'peerDependencies', '--json', '--loglevel=error'], { timeoutMs });
+    if (out.ok) {
+      try {
+        return ok(parseMeta(name, JSON.parse(out.stdout || '[]') as RawVersion[] | RawVersion));
+      } catch (error) {
+        return fail('infrastructure', `npm view ${name} printed no JSON (${errorMessage(error)}); run it by hand to see why`);
       }
-    } catch (error) {
-      last = `${errorMessage(error)}${error instanceof Error && error.cause ? ` (${errorMessage(error.cause)})` : ''}`;
     }
+    const c = out.timedOut ? { code: 'ETIMEDOUT', network: true, message: `no answer within ${timeoutMs} ms` } : classifyNpmError(out.stderr || out.error || '');
+    if (c.code === 'E404') return fail('usage', `${name} does not exist on the registry ${base} (check the package name in "majors")`);
+    last = `${c.code}: ${c.message}`;
+    if (!c.network) return fail('infrastructure', `npm view ${name} failed against ${base}: ${last}`);
     if (attempt < attempts) await new Promise((r) => setTimeout(r, 500 * 2 ** (attempt - 1)));
   }
   return fail(
     'infrastructure',
-    `could not read ${name} from the registry ${base} after ${attempts} attempts: ${last}. Check the network or npm's "registry" setting, then run again.`,
+    `could not read ${name} from the registry ${base} after ${attempts} attempts (${last}). Check the network or npm's "registry" setting, then run again.`,
   );
 }
 
-interface RawPackument {
-  'dist-tags'?: Record<string, string>;
-  versions?: Record<string, { peerDependencies?: Record<string, string> }>;
+interface RawVersion {
+  version?: string;
+  peerDependencies?: Record<string, string>;
 }
 
-function parseMeta(name: string, raw: RawPackument): PackageMeta {
+function parseMeta(name: string, raw: RawVersion[] | RawVersion): PackageMeta {
   const versions = new Map<string, { peerDependencies: Record<string, string> }>();
-  for (const [v, m] of Object.entries(raw.versions ?? {})) versions.set(v, { peerDependencies: m.peerDependencies ?? {} });
-  return { name, distTags: raw['dist-tags'] ?? {}, versions };
+  for (const v of Array.isArray(raw) ? raw : [raw]) if (v.version) versions.set(v.version, { peerDependencies: v.peerDependencies ?? {} });
+  return { name, distTags: {}, versions };
 }

@@ -1,0 +1,50 @@
+// Run the built CLI as a user would: a real process, a minimal environment, no colours.
+import { execFile } from 'node:child_process';
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { RunResult } from '../../../src/results/types.js';
+
+export const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+export const BIN = path.join(ROOT, 'bin', 'mcp-matrix.js');
+
+export interface CliOutcome {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+export function cli(args: string[], options: { cwd?: string; env?: Record<string, string>; timeoutMs?: number } = {}): Promise<CliOutcome> {
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      [BIN, ...args],
+      {
+        cwd: options.cwd ?? ROOT,
+        env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', NO_COLOR: '1', CI: 'true', ...options.env },
+        timeout: options.timeoutMs ?? 600_000,
+        maxBuffer: 32 * 1024 * 1024,
+      },
+      (error, stdout, stderr) => {
+        const code = error && typeof (error as { code?: unknown }).code === 'number' ? (error as { code: number }).code : error ? -1 : 0;
+        resolve({ code, stdout, stderr });
+      },
+    );
+  });
+}
+
+export async function tempDir(prefix = 'mm-e2e-'): Promise<string> {
+  return mkdtemp(path.join(os.tmpdir(), prefix));
+}
+
+/** A config file in a temp dir whose `package` points at a fixture of this repository. */
+export async function writeConfig(dir: string, body: string): Promise<string> {
+  const file = path.join(dir, 'matrix.config.ts');
+  await writeFile(file, `import { defineConfig } from ${JSON.stringify(path.join(ROOT, 'src/index.ts'))};\nexport default defineConfig(${body});\n`);
+  return file;
+}
+
+export async function readResults(outDir: string): Promise<RunResult> {
+  return JSON.parse(await readFile(path.join(outDir, 'results.json'), 'utf8')) as RunResult;
+}
