@@ -1,0 +1,44 @@
+// Preloaded into the CLI process only (`node --import bench/probe-cli.mjs bin/mcp-matrix.js …`):
+// records every child process the orchestrator starts (command, args, cwd, start/exit times) and the
+// orchestrator's own peak RSS, and writes them as JSON to $MCP_MATRIX_BENCH_PROBE at exit.
+// Children do not inherit it: npm is a separate program and the driver is forked with execArgv [].
+import { createRequire, syncBuiltinESMExports } from 'node:module';
+import { readFileSync, writeFileSync } from 'node:fs';
+
+const out = process.env.MCP_MATRIX_BENCH_PROBE;
+if (out) {
+  const require = createRequire(import.meta.url);
+  const cp = require('node:child_process');
+  const startedAt = Date.now();
+  const spawns = [];
+  const wrap = (kind, original) =>
+    function (...args) {
+      const child = original.apply(this, args);
+      const [command, list] = args;
+      const opts = args.find((a, i) => i > 0 && a && typeof a === 'object' && !Array.isArray(a)) ?? {};
+      const entry = {
+        kind,
+        command: String(command),
+        args: Array.isArray(list) ? list.map(String) : [],
+        cwd: opts.cwd ? String(opts.cwd) : undefined,
+        start: Date.now(),
+        end: undefined,
+      };
+      spawns.push(entry);
+      child.once('exit', () => (entry.end = Date.now()));
+      return child;
+    };
+  // fork() calls the module's own spawn, not the export, so the two never count one child twice.
+  cp.spawn = wrap('spawn', cp.spawn);
+  cp.fork = wrap('fork', cp.fork);
+  syncBuiltinESMExports();
+  process.once('exit', () => {
+    let hwmKb;
+    try {
+      hwmKb = Number(/VmHWM:\s+(\d+)/.exec(readFileSync('/proc/self/status', 'utf8'))?.[1]);
+    } catch {
+      hwmKb = undefined;
+    }
+    writeFileSync(out, JSON.stringify({ startedAt, exitedAt: Date.now(), maxRssKb: process.resourceUsage().maxRSS, vmHwmKb: hwmKb, spawns }));
+  });
+}

@@ -1,0 +1,584 @@
+#!/usr/bin/env node
+// mcp-matrix benchmark (`npm run bench [-- --reps N | --quick]`). Plain Node, no dependencies beyond the
+// built harness in dist/. Everything is measured side by side inside each repetition and reported as
+// medians and ratios; nothing here asserts a timing, it prints PASS/MISS against the targets of issue 6.
+//
+//   1. the project's matrix at the default concurrency vs --concurrency 1           → ratio
+//   2. per cell: harness wall time vs the floor (bare npm install of the same set +
+//      the same server processes driven by bench/minimal-client.mjs)               → ratio, ms per phase
+//   3. scaling: 4, 8, 16 cells (pins repeated with distinct ids), same concurrency  → time per cell
+//   4. the orchestrator's peak RSS (its own, via a preload; and the process tree's, via /usr/bin/time -v)
+//
+// Flags: --reps N (default 3) · --quick (1 rep, scale points 4 and 8) · --scale 4,8,16 ·
+//        --config FILE (default matrix.config.ts) · --no-warmup · --keep-tmp
+import { spawn, execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { runMinimal } from './minimal-client.mjs';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const BIN = path.join(ROOT, 'bin', 'mcp-matrix.js');
+const PROBE = pathToFileURL(path.join(ROOT, 'bench', 'probe-cli.mjs')).href;
+const RESULTS_DIR = path.join(ROOT, 'bench', 'results');
+const TIME = '/usr/bin/time';
+const RUN_BOUND_MS = 20 * 60_000;
+
+// ---------------------------------------------------------------- arguments
+function parseArgs(argv) {
+  const o = { reps: 3, quick: false, scale: undefined, config: 'matrix.config.ts', warmup: true, keepTmp: false };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    const val = () => {
+      const v = a.includes('=') ? a.slice(a.indexOf('=') + 1) : argv[++i];
+      if (v === undefined) throw new Error(`${a} needs a value`);
+      return v;
+    };
+    if (a === '--quick') o.quick = true;
+    else if (a.startsWith('--reps')) o.reps = Number(val());
+    else if (a.startsWith('--scale')) o.scale = val().split(',').map(Number);
+    else if (a.startsWith('--config')) o.config = val();
+    else if (a === '--no-warmup') o.warmup = false;
+    else if (a === '--keep-tmp') o.keepTmp = true;
+    else if (a === '--help' || a === '-h') {
+      console.log('node bench/run.mjs [--reps N] [--quick] [--scale 4,8,16] [--config FILE] [--no-warmup] [--keep-tmp]');
+      process.exit(0);
+    } else throw new Error(`unknown flag ${a}`);
+  }
+  if (o.quick) {
+    if (!argv.some((a) => a.startsWith('--reps'))) o.reps = 1;
+    o.scale ??= [4, 8];
+  }
+  o.scale ??= [4, 8, 16];
+  if (!Number.isInteger(o.reps) || o.reps < 1) throw new Error('--reps must be a positive integer');
+  if (o.scale.some((n) => !Number.isInteger(n) || n < 1)) throw new Error('--scale takes cell counts, e.g. 4,8,16');
+  return o;
+}
+
+// ---------------------------------------------------------------- small helpers
+const median = (xs) => {
+  const v = xs.filter((x) => typeof x === 'number' && Number.isFinite(x)).sort((a, b) => a - b);
+  if (v.length === 0) return undefined;
+  const m = Math.floor(v.length / 2);
+  return v.length % 2 ? v[m] : (v[m - 1] + v[m]) / 2;
+};
+const round = (x, d = 0) => (x === undefined ? undefined : Math.round(x * 10 ** d) / 10 ** d);
+const ms = (x) => (x === undefined ? '–' : `${Math.round(x)} ms`);
+const sec = (x) => (x === undefined ? '–' : `${(x / 1000).toFixed(1)} s`);
+const pct = (x) => (x === undefined ? '–' : `${(x * 100).toFixed(1)} %`);
+const ratio = (x) => (x === undefined ? '–' : `${x.toFixed(2)}x`);
+const log = (...a) => console.error(`[bench ${new Date().toISOString().slice(11, 19)}]`, ...a);
+
+function table(title, head, rows) {
+  const all = [head, ...rows].map((r) => r.map((c) => String(c ?? '–')));
+  const w = head.map((_, i) => Math.max(...all.map((r) => r[i].length)));
+  const line = (r) => `  ${r.map((c, i) => (i === 0 ? c.padEnd(w[i]) : c.padStart(w[i]))).join('  ')}`;
+  return [`\n${title}`, line(all[0]), `  ${w.map((n) => '-'.repeat(n)).join('  ')}`, ...all.slice(1).map(line)].join('\n');
+}
+
+function sh(cmd, args, opts = {}) {
+  try {
+    return execFileSync(cmd, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], ...opts }).trim();
+  } catch {
+    return undefined;
+  }
+}
+
+/** Run a child in its own process group; resolve with wall time, exit code and output tails. */
+function timed(cmd, args, { cwd = ROOT, env = process.env, boundMs = RUN_BOUND_MS } = {}) {
+  return new Promise((resolve) => {
+    const t0 = performance.now();
+    const child = spawn(cmd, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    running.add(child.pid);
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d) => (out = (out + d).slice(-20_000)));
+    child.stderr.on('data', (d) => (err = (err + d).slice(-20_000)));
+    const timer = setTimeout(() => killGroup(child.pid), boundMs);
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      running.delete(child.pid);
+      resolve({ wallMs: performance.now() - t0, code, signal, stdout: out, stderr: err });
+    });
+  });
+}
+
+const running = new Set();
+function killGroup(pid) {
+  try {
+    process.kill(-pid, 'SIGKILL');
+  } catch {
+    /* gone */
+  }
+}
+process.on('SIGINT', () => {
+  for (const pid of running) killGroup(pid);
+  process.exit(130);
+});
+
+// ---------------------------------------------------------------- the harness under test
+let tmpRoot;
+let useTime = false;
+
+async function runCli(label, config, extra = []) {
+  const dir = await mkdtemp(path.join(tmpRoot, `${label}-`));
+  const out = path.join(dir, 'out');
+  const probeFile = path.join(dir, 'probe.json');
+  const timeFile = path.join(dir, 'time.txt');
+  const node = [process.execPath, '--import', PROBE, BIN, 'run', '--config', config, '--progress', 'silent', '--out', out, ...extra];
+  const [cmd, ...args] = useTime ? [TIME, '-v', '-o', timeFile, ...node] : node;
+  const r = await timed(cmd, args, { env: { ...process.env, MCP_MATRIX_BENCH_PROBE: probeFile } });
+  const results = await readFile(path.join(out, 'results.json'), 'utf8').then(JSON.parse, () => undefined);
+  if (!results) throw new Error(`${label}: no results.json (exit ${r.code ?? r.signal}): ${(r.stderr || r.stdout).trim().split('\n').slice(-8).join('\n')}`);
+  const probe = await readFile(probeFile, 'utf8').then(JSON.parse, () => undefined);
+  const timeText = useTime ? await readFile(timeFile, 'utf8').catch(() => '') : '';
+  const treeMaxRssKb = Number(/Maximum resident set size \(kbytes\): (\d+)/.exec(timeText)?.[1]) || undefined;
+  const run = summarizeRun(label, r, results, probe, treeMaxRssKb);
+  log(`${label}: ${sec(run.wallMs)} wall, ${run.cells.length} cell(s), verdict ${run.verdict}, exit ${run.exitCode}`);
+  return run;
+}
+
+function summarizeRun(label, r, results, probe, treeMaxRssKb) {
+  const cells = results.cells.map((c) => ({
+    id: c.id,
+    version: c.version,
+    verdict: c.verdict,
+    durationMs: c.durationMs,
+    installMs: c.environment?.installMs,
+    phases: Object.fromEntries(c.phases.map((p) => [p.phase, { verdict: p.verdict, durationMs: p.durationMs, ...(p.verdict !== 'passed' ? { message: String(p.message ?? '').slice(0, 300) } : {}) }])),
+  }));
+  return {
+    label,
+    wallMs: r.wallMs,
+    exitCode: r.code,
+    verdict: results.verdict,
+    resultsDurationMs: results.durationMs,
+    installSets: Object.fromEntries(results.plan.cells.map((c) => [c.id, c.installSet])),
+    cells,
+    orchestrator: probe ? analyzeSpawns(probe, results) : undefined,
+    ownMaxRssKb: probe?.maxRssKb,
+    ownVmHwmKb: probe?.vmHwmKb,
+    treeMaxRssKb,
+  };
+}
+
+/** What the orchestrator process itself spawned and when: counts, ordering and overlap. */
+function analyzeSpawns(probe, results) {
+  const t0 = probe.startedAt;
+  const key = (s) => {
+    const base = path.basename(s.command);
+    if (s.kind === 'fork') return 'driver (fork)';
+    if (base === 'npm' || base === 'npm-cli.js') {
+      const [a, b] = s.args;
+      if (a === 'config') return `npm config ${b ?? ''}`.trim();
+      if (a === 'view') return 'npm view';
+      if (a?.startsWith('--')) return `npm ${a}`;
+      return `npm ${a ?? ''}`.trim();
+    }
+    return base;
+  };
+  const counts = {};
+  for (const s of probe.spawns) counts[key(s)] = (counts[key(s)] ?? 0) + 1;
+  const cellOf = (s) => /cell-([^/]+)/.exec(s.cwd ?? '')?.[1];
+  const installs = probe.spawns.filter((s) => key(s) === 'npm install').map((s) => ({ cell: cellOf(s), start: s.start - t0, end: (s.end ?? probe.exitedAt) - t0 }));
+  const drivers = probe.spawns.filter((s) => s.kind === 'fork').map((s) => ({ cell: cellOf(s), start: s.start - t0, end: (s.end ?? probe.exitedAt) - t0 }));
+  const pack = probe.spawns.filter((s) => key(s) === 'npm pack').map((s) => ({ start: s.start - t0, end: (s.end ?? probe.exitedAt) - t0 }))[0];
+  const firstInstall = Math.min(...installs.map((i) => i.start));
+  // An install that starts while another cell's driver runs: installs and phases overlap.
+  const installsDuringOtherPhases = installs.filter((i) => drivers.some((d) => d.cell !== i.cell && d.start < i.end && d.end > i.start)).length;
+  const lastEnd = Math.max(...drivers.map((d) => d.end), ...installs.map((i) => i.end));
+  // Per cell: install start → driver end; the sum over the span is the average number of busy cells.
+  const busy = installs.map((i) => (drivers.find((d) => d.cell === i.cell)?.end ?? i.end) - i.start).reduce((a, b) => a + b, 0);
+  const gapsInstallToDriver = installs
+    .map((i) => {
+      const d = drivers.find((x) => x.cell === i.cell);
+      return d ? d.start - i.end : undefined;
+    })
+    .filter((x) => x !== undefined);
+  return {
+    counts,
+    beforeFirstSpawnMs: probe.spawns.length ? probe.spawns[0].start - t0 : undefined,
+    packStartMs: pack?.start,
+    packMs: pack ? pack.end - pack.start : undefined,
+    packBeforeInstalls: pack ? installs.every((i) => i.start >= pack.end) : undefined,
+    firstInstallMs: Number.isFinite(firstInstall) ? firstInstall : undefined,
+    installsDuringOtherPhases,
+    installs: installs.length,
+    averageBusyCells: lastEnd > firstInstall ? busy / (lastEnd - firstInstall) : undefined,
+    installEndToDriverStartMs: median(gapsInstallToDriver),
+    afterLastCellMs: probe.exitedAt - t0 - lastEnd,
+    processLifetimeMs: probe.exitedAt - t0,
+    results: { durationMs: results.durationMs },
+  };
+}
+
+// ---------------------------------------------------------------- the floor
+async function loadProject(configFile) {
+  const dist = (p) => import(pathToFileURL(path.join(ROOT, 'dist', p)).href);
+  const [{ loadConfig }, { resolveConfig }, { readPackageDir, readTarball, pickBin }] = await Promise.all([
+    dist('config/load.js'),
+    dist('config/resolve.js'),
+    dist('plan/package-info.js'),
+  ]);
+  const loaded = await loadConfig(ROOT, configFile);
+  if (!loaded.ok) throw new Error(`cannot load ${configFile}: ${loaded.error.message}`);
+  const config = resolveConfig(loaded.value, {}, ROOT);
+  const info = config.source.kind === 'directory' ? await readPackageDir(config.source.dir) : await readTarball(config.source.file);
+  if (!info.ok) throw new Error(info.error.message);
+  const bin = pickBin(info.value, config.bin);
+  if (!bin.ok) throw new Error(bin.error.message);
+  return { raw: loaded.value.config, config, info: info.value, bin: bin.value };
+}
+
+async function packOnce(project) {
+  const dir = path.join(tmpRoot, 'pack');
+  mkdirSync(dir, { recursive: true });
+  if (project.config.source.kind === 'tarball') return project.config.source.file;
+  const r = await timed('npm', ['pack', '--json', '--pack-destination', dir, '--loglevel=error'], { cwd: project.config.source.dir });
+  if (r.code !== 0) throw new Error(`npm pack failed: ${r.stderr}`);
+  const json = r.stdout.slice(r.stdout.lastIndexOf('\n[') + 1 || r.stdout.indexOf('['));
+  const parsed = JSON.parse(json);
+  const filename = (Array.isArray(parsed) ? parsed.at(-1) : parsed).filename;
+  return path.join(dir, filename.replace(/^@/, '').replace('/', '-'));
+}
+
+function minimalSpec(project, dir) {
+  const c = project.config;
+  const keep = ['PATH', 'HOME', 'TMPDIR', 'LANG', 'LC_ALL', 'USER', 'SHELL', 'TERM'];
+  const baseEnv = Object.fromEntries(keep.filter((k) => process.env[k] !== undefined).map((k) => [k, process.env[k]]));
+  Object.assign(baseEnv, c.env);
+  return {
+    bin: path.join(dir, 'node_modules', project.info.name, project.bin.file),
+    cwd: dir,
+    baseEnv,
+    steps: c.stdio ? c.stdio.steps : [],
+    stdio: c.stdio ? { args: c.stdio.args, env: c.stdio.env } : { args: [], env: {} },
+    http: c.http ? { args: c.http.args, env: c.http.env, path: c.http.path, host: c.http.host } : undefined,
+    bind: c.bind ? { args: c.bind.args, env: c.bind.env, dropEnv: c.bind.dropEnv } : undefined,
+  };
+}
+
+async function floorFor(project, tarball, id, installSet) {
+  const dir = await mkdtemp(path.join(tmpRoot, `floor-${id}-`));
+  const specs = [tarball, ...Object.entries(installSet).map(([n, v]) => `${n}@${v}`)];
+  const inst = await timed('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', ...specs], {
+    cwd: dir,
+    env: { ...process.env, npm_config_update_notifier: 'false' },
+  });
+  if (inst.code !== 0) throw new Error(`floor install for ${id} failed: ${inst.stderr.trim().split('\n').slice(-5).join(' | ')}`);
+  const servers = await runMinimal(minimalSpec(project, dir));
+  const t = performance.now();
+  await rm(dir, { recursive: true, force: true });
+  const rmMs = performance.now() - t;
+  const floor = { id, installMs: inst.wallMs, ...servers, rmMs, floorMs: inst.wallMs + servers.totalMs };
+  log(`floor ${id}: install ${ms(floor.installMs)} + servers ${ms(servers.totalMs)} (stdio ${ms(servers.stdioMs)}, http ${ms(servers.httpMs)}, bind ${ms(servers.bindMs)})`);
+  return floor;
+}
+
+// ---------------------------------------------------------------- scaling configs
+async function scaleConfig(project, n) {
+  const base = project.raw.cells;
+  const cells = [];
+  for (let i = 0; i < n; i++) {
+    const src = base[i % base.length];
+    const round_ = Math.floor(i / base.length) + 1;
+    const id = `${src.id ?? src.pin.replace(/[^A-Za-z0-9._-]/g, '-')}-${round_}`;
+    cells.push({ ...src, id });
+  }
+  const raw = { ...project.raw, cells };
+  delete raw.tarball;
+  if (project.config.source.kind === 'directory') raw.package = project.config.source.dir;
+  else raw.tarball = project.config.source.file;
+  const file = path.join(tmpRoot, `scale-${n}.config.mjs`);
+  await writeFile(file, `// generated by bench/run.mjs: ${n} cells\nexport default ${JSON.stringify(raw, null, 2)};\n`);
+  return file;
+}
+
+// ---------------------------------------------------------------- main
+async function main() {
+  const o = parseArgs(process.argv.slice(2));
+  const configFile = path.resolve(ROOT, o.config);
+  tmpRoot = await mkdtemp(path.join(os.tmpdir(), 'mcp-matrix-bench-'));
+  useTime = existsSync(TIME) && sh(TIME, ['-v', 'true']) !== undefined;
+  const concurrency = os.availableParallelism();
+  const meta = {
+    date: new Date().toISOString(),
+    command: `npm run bench -- ${process.argv.slice(2).join(' ')}`.trim(),
+    nproc: sh('nproc', []) ?? String(os.cpus().length),
+    cpu: os.cpus()[0]?.model,
+    memGb: round(os.totalmem() / 2 ** 30, 1),
+    node: process.version,
+    npm: sh('npm', ['--version']),
+    os: `${os.platform()} ${os.release()} ${os.arch()}`,
+    git: sh('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT }),
+    dirtySrc: (sh('git', ['status', '--short', 'src'], { cwd: ROOT }) ?? '').split('\n').filter(Boolean),
+    defaultConcurrency: concurrency,
+    reps: o.reps,
+    quick: o.quick,
+    scale: o.scale,
+    memoryBy: useTime ? 'preload process.resourceUsage().maxRSS (orchestrator only) + /usr/bin/time -v (whole tree)' : 'preload process.resourceUsage().maxRSS (orchestrator only)',
+    config: path.relative(ROOT, configFile),
+  };
+  log(`machine: ${meta.nproc} cores, node ${meta.node}, npm ${meta.npm}; reps ${o.reps}; scale ${o.scale.join(',')}; tmp ${tmpRoot}`);
+
+  const project = await loadProject(configFile);
+  const nCells = project.config.cells.length;
+  const tarball = await packOnce(project);
+  const scaleFiles = {};
+  for (const n of o.scale) if (n !== nCells) scaleFiles[n] = await scaleConfig(project, n);
+
+  if (o.warmup) {
+    log('warm-up: one matrix run (not counted) so the npm cache and the page cache are warm');
+    await runCli('warmup', configFile);
+  }
+
+  const reps = [];
+  for (let rep = 1; rep <= o.reps; rep++) {
+    log(`repetition ${rep}/${o.reps}`);
+    const r = { rep };
+    // Alternate the order of the paired runs so drift does not favour one side.
+    if (rep % 2) {
+      r.parallel = await runCli(`r${rep}-default`, configFile);
+      r.serial = await runCli(`r${rep}-c1`, configFile, ['--concurrency', '1']);
+    } else {
+      r.serial = await runCli(`r${rep}-c1`, configFile, ['--concurrency', '1']);
+      r.parallel = await runCli(`r${rep}-default`, configFile);
+    }
+    r.floors = [];
+    for (const [id, set] of Object.entries(r.serial.installSets)) r.floors.push(await floorFor(project, tarball, id, set));
+    r.scale = {};
+    for (const n of o.scale) r.scale[n] = n === nCells ? r.parallel : await runCli(`r${rep}-scale${n}`, scaleFiles[n]);
+    reps.push(r);
+  }
+
+  const summary = summarize(reps, o, nCells, concurrency);
+  const report = render(summary, meta);
+  console.log(report);
+
+  mkdirSync(RESULTS_DIR, { recursive: true });
+  const stamp = meta.date.replace(/[:.]/g, '-');
+  const doc = { meta, summary, reps };
+  writeFileSync(path.join(RESULTS_DIR, `${stamp}.json`), `${JSON.stringify(doc, null, 2)}\n`);
+  writeFileSync(path.join(RESULTS_DIR, 'latest.json'), `${JSON.stringify(doc, null, 2)}\n`);
+  log(`wrote bench/results/${stamp}.json and bench/results/latest.json`);
+  if (!o.keepTmp) await rm(tmpRoot, { recursive: true, force: true }).catch(() => undefined);
+}
+
+function summarize(reps, o, nCells, concurrency) {
+  const s = {};
+  // 1. default concurrency vs 1
+  const par = median(reps.map((r) => r.parallel.wallMs));
+  const ser = median(reps.map((r) => r.serial.wallMs));
+  s.concurrency = {
+    default: concurrency,
+    defaultWallMs: round(par),
+    serialWallMs: round(ser),
+    ratio: round(median(reps.map((r) => r.parallel.wallMs / r.serial.wallMs)), 3),
+    speedupIdeal: round(1 / Math.min(concurrency, nCells), 3),
+  };
+  // 2. per cell, concurrency-1 run against the floor
+  const ids = reps[0].serial.cells.map((c) => c.id);
+  s.cells = ids.map((id) => {
+    const per = reps.map((r) => {
+      const c = r.serial.cells.find((x) => x.id === id);
+      const f = r.floors.find((x) => x.id === id);
+      const ph = (p) => c.phases[p]?.durationMs ?? 0;
+      const phaseSum = ['environment', 'stdio', 'http', 'bind', 'leaks'].reduce((a, p) => a + ph(p), 0);
+      return {
+        cellMs: c.durationMs,
+        floorMs: f.floorMs,
+        installMs: c.installMs,
+        floorInstallMs: f.installMs,
+        overhead: {
+          install: c.installMs - f.installMs,
+          verify: ph('environment'),
+          stdio: ph('stdio') - f.stdioMs,
+          http: ph('http') - f.httpMs,
+          bind: ph('bind') - f.bindMs,
+          leaks: ph('leaks') - (f.stdioExitMs + f.httpExitMs),
+          other: c.durationMs - (c.installMs ?? 0) - phaseSum,
+        },
+        stdioMs: ph('stdio'),
+        minStdioMs: f.stdioMs,
+        httpMs: ph('http'),
+        minHttpMs: f.httpMs,
+        minHttpReadyMs: f.httpReadyMs,
+        bindMs: ph('bind'),
+        minBindMs: f.bindMs,
+        leaksMs: ph('leaks'),
+        minExitMs: f.stdioExitMs + f.httpExitMs,
+        floorRmMs: f.rmMs,
+        ratio: c.durationMs / f.floorMs,
+        overheadShare: (c.durationMs - f.floorMs) / c.durationMs,
+        stdioRatio: ph('stdio') / f.stdioMs,
+        installShare: (c.installMs ?? 0) / c.durationMs,
+      };
+    });
+    const m = (k) => median(per.map((p) => p[k]));
+    const mo = (k) => round(median(per.map((p) => p.overhead[k])));
+    return {
+      id,
+      version: reps[0].serial.cells.find((c) => c.id === id).version,
+      cellMs: round(m('cellMs')),
+      floorMs: round(m('floorMs')),
+      ratio: round(m('ratio'), 3),
+      overheadShare: round(m('overheadShare'), 3),
+      overheadMs: { install: mo('install'), verify: mo('verify'), stdio: mo('stdio'), http: mo('http'), bind: mo('bind'), leaks: mo('leaks'), other: mo('other') },
+      installMs: round(m('installMs')),
+      floorInstallMs: round(m('floorInstallMs')),
+      installShare: round(m('installShare'), 3),
+      stdioMs: round(m('stdioMs')),
+      minStdioMs: round(m('minStdioMs')),
+      stdioRatio: round(m('stdioRatio'), 3),
+      httpMs: round(m('httpMs')),
+      minHttpMs: round(m('minHttpMs')),
+      minHttpReadyMs: round(m('minHttpReadyMs')),
+      bindMs: round(m('bindMs')),
+      minBindMs: round(m('minBindMs')),
+      leaksMs: round(m('leaksMs')),
+      minExitMs: round(m('minExitMs')),
+      floorRmMs: round(m('floorRmMs')),
+    };
+  });
+  // 3. scaling
+  s.scale = o.scale.map((n) => {
+    const runs = reps.map((r) => r.scale[n]);
+    const wall = median(runs.map((x) => x.wallMs));
+    return {
+      cells: n,
+      wallMs: round(wall),
+      perCellMs: round(wall / n),
+      cellDurationMs: round(median(runs.flatMap((x) => x.cells.map((c) => c.durationMs)))),
+      installMs: round(median(runs.flatMap((x) => x.cells.map((c) => c.installMs)))),
+      ownMaxRssMb: round(Math.max(...runs.map((x) => x.ownMaxRssKb ?? 0)) / 1024, 1),
+      treeMaxRssMb: round(Math.max(...runs.map((x) => x.treeMaxRssKb ?? 0)) / 1024, 1),
+      failedCells: median(runs.map((x) => x.cells.filter((c) => c.verdict !== 'passed').length)),
+    };
+  });
+  // 4. memory over every counted run
+  const all = reps.flatMap((r) => [r.parallel, r.serial, ...Object.values(r.scale)]);
+  s.memory = {
+    ownMaxRssMb: round(Math.max(...all.map((x) => x.ownMaxRssKb ?? 0)) / 1024, 1),
+    treeMaxRssMb: useTime ? round(Math.max(...all.map((x) => x.treeMaxRssKb ?? 0)) / 1024, 1) : undefined,
+  };
+  // Orchestrator behaviour (from the spawn log of the default-concurrency runs)
+  const orch = reps.map((r) => r.parallel.orchestrator).filter(Boolean);
+  const orchSerial = reps.map((r) => r.serial.orchestrator).filter(Boolean);
+  s.orchestrator = {
+    spawnCounts: orch[0]?.counts,
+    spawnCountsAt: Object.fromEntries(o.scale.map((n) => [n, reps[0].scale[n].orchestrator?.counts])),
+    beforeFirstSpawnMs: round(median(orch.map((x) => x.beforeFirstSpawnMs))),
+    packStartMs: round(median(orch.map((x) => x.packStartMs))),
+    packMs: round(median(orch.map((x) => x.packMs))),
+    packBeforeInstalls: orch.every((x) => x.packBeforeInstalls),
+    firstInstallMs: round(median(orch.map((x) => x.firstInstallMs))),
+    installsDuringOtherPhases: orch.map((x) => `${x.installsDuringOtherPhases}/${x.installs}`),
+    averageBusyCells: round(median(orch.map((x) => x.averageBusyCells)), 2),
+    averageBusyCellsAt16: reps[0].scale[16]?.orchestrator ? round(median(reps.map((r) => r.scale[16]?.orchestrator?.averageBusyCells)), 2) : undefined,
+    installEndToDriverStartMs: round(median(orch.map((x) => x.installEndToDriverStartMs))),
+    afterLastCellMs: round(median(orch.map((x) => x.afterLastCellMs))),
+    serialRunBeforeFirstInstallMs: round(median(orchSerial.map((x) => x.firstInstallMs))),
+  };
+  // Whole-matrix shares at concurrency 1
+  const serialInstall = median(reps.map((r) => r.serial.cells.reduce((a, c) => a + (c.installMs ?? 0), 0)));
+  s.shares = {
+    serialInstallShare: round(serialInstall / ser, 3),
+    serialFloorShare: round(median(reps.map((r) => r.floors.reduce((a, f) => a + f.floorMs, 0) / r.serial.wallMs)), 3),
+  };
+  // Targets
+  const worst = (k) => Math.max(...s.cells.map((c) => c[k]));
+  const first = s.scale.find((x) => x.cells === Math.min(...o.scale));
+  const last = s.scale.find((x) => x.cells === Math.max(...o.scale));
+  const flat = first && last && first !== last ? last.perCellMs / first.perCellMs : undefined;
+  s.targets = [
+    { name: 'default-concurrency matrix ≤ 0.6 × concurrency-1', value: s.concurrency.ratio, limit: 0.6, shown: ratio(s.concurrency.ratio), pass: s.concurrency.ratio <= 0.6 },
+    { name: 'harness overhead ≤ 10% of a cell (worst cell)', value: worst('overheadShare'), limit: 0.1, shown: pct(worst('overheadShare')), pass: worst('overheadShare') <= 0.1 },
+    { name: 'stdio phase ≤ 1.5 × minimal client (worst cell)', value: worst('stdioRatio'), limit: 1.5, shown: ratio(worst('stdioRatio')), pass: worst('stdioRatio') <= 1.5 },
+    { name: 'orchestrator peak RSS < 200 MB', value: s.memory.ownMaxRssMb, limit: 200, shown: `${s.memory.ownMaxRssMb} MB`, pass: s.memory.ownMaxRssMb < 200 },
+    {
+      name: `time per cell flat ${first?.cells}→${last?.cells} cells (≤ 1.10×)`,
+      value: flat,
+      limit: 1.1,
+      shown: flat === undefined ? 'n/a' : ratio(flat),
+      pass: flat === undefined ? null : flat <= 1.1,
+    },
+  ];
+  return s;
+}
+
+function render(s, meta) {
+  const parts = [];
+  parts.push(`mcp-matrix bench · ${meta.date} · ${meta.nproc} cores · node ${meta.node} · npm ${meta.npm} · reps ${meta.reps}${meta.quick ? ' (quick)' : ''} · medians`);
+  parts.push(
+    table('1. matrix: default concurrency vs --concurrency 1', ['run', 'wall', 'ratio'], [
+      [`concurrency ${s.concurrency.default}`, sec(s.concurrency.defaultWallMs), ratio(s.concurrency.ratio)],
+      ['concurrency 1', sec(s.concurrency.serialWallMs), '1.00x'],
+    ]),
+  );
+  parts.push(
+    table('2. per cell (concurrency-1 run) vs floor (bare npm install + minimal client)', ['cell', 'harness', 'floor', 'ratio', 'overhead', 'install', 'floor inst', 'stdio', 'min stdio', 'stdio x', 'http', 'min http', 'bind', 'min bind', 'leaks', 'min exits'], s.cells.map((c) => [
+      `${c.id} (${c.version})`,
+      ms(c.cellMs),
+      ms(c.floorMs),
+      ratio(c.ratio),
+      pct(c.overheadShare),
+      ms(c.installMs),
+      ms(c.floorInstallMs),
+      ms(c.stdioMs),
+      ms(c.minStdioMs),
+      ratio(c.stdioRatio),
+      ms(c.httpMs),
+      ms(c.minHttpMs),
+      ms(c.bindMs),
+      ms(c.minBindMs),
+      ms(c.leaksMs),
+      ms(c.minExitMs),
+    ])),
+  );
+  parts.push(
+    table('   overhead in ms per phase (harness − floor)', ['cell', 'install', 'verify', 'stdio', 'http', 'bind', 'leaks', 'other*', 'install share'], s.cells.map((c) => [
+      c.id,
+      c.overheadMs.install,
+      c.overheadMs.verify,
+      c.overheadMs.stdio,
+      c.overheadMs.http,
+      c.overheadMs.bind,
+      c.overheadMs.leaks,
+      c.overheadMs.other,
+      pct(c.installShare),
+    ])),
+  );
+  parts.push('   * other = cell time outside install and phases: cell dir, driver copy + start, cell dir removal');
+  parts.push(
+    table(`3. scaling at concurrency ${s.concurrency.default}`, ['cells', 'wall', 'per cell', 'cell median', 'install median', 'own RSS', 'tree RSS', 'failed'], s.scale.map((x) => [
+      x.cells,
+      sec(x.wallMs),
+      ms(x.perCellMs),
+      ms(x.cellDurationMs),
+      ms(x.installMs),
+      `${x.ownMaxRssMb} MB`,
+      x.treeMaxRssMb ? `${x.treeMaxRssMb} MB` : '–',
+      x.failedCells,
+    ])),
+  );
+  const oc = s.orchestrator;
+  parts.push(
+    `\n4. orchestrator: peak RSS ${s.memory.ownMaxRssMb} MB (own)${s.memory.treeMaxRssMb ? `, ${s.memory.treeMaxRssMb} MB (largest process in its tree, /usr/bin/time -v)` : ''}\n` +
+      `   spawns per run: ${Object.entries(oc.spawnCounts ?? {}).map(([k, v]) => `${k} ×${v}`).join(', ')}\n` +
+      `   first spawn at ${ms(oc.beforeFirstSpawnMs)}, pack ${ms(oc.packMs)} from ${ms(oc.packStartMs)}, first install at ${ms(oc.firstInstallMs)}; pack before installs: ${oc.packBeforeInstalls}\n` +
+      `   installs started while another cell ran its phases: ${oc.installsDuringOtherPhases.join(', ')}; average busy cells ${oc.averageBusyCells}${oc.averageBusyCellsAt16 !== undefined ? ` (16 cells: ${oc.averageBusyCellsAt16})` : ''}\n` +
+      `   install end → driver start ${ms(oc.installEndToDriverStartMs)}; after the last cell ${ms(oc.afterLastCellMs)}\n` +
+      `   at concurrency 1: npm install is ${pct(s.shares.serialInstallShare)} of the wall time; the floor is ${pct(s.shares.serialFloorShare)}`,
+  );
+  parts.push(
+    table('targets', ['target', 'measured', 'result'], s.targets.map((t) => [t.name, t.shown, t.pass === null ? 'n/a' : t.pass ? 'PASS' : 'MISS'])),
+  );
+  return parts.join('\n');
+}
+
+main().catch((error) => {
+  console.error(`bench failed: ${error instanceof Error ? error.stack : error}`);
+  process.exitCode = 1;
+});
