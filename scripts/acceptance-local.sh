@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# The acceptance workflow (.github/workflows/acceptance.yml) on one machine: the same mcp-matrix and
+# npm pack commands, in the same order, each job's output in its own place:
+#   plan --json → npm pack once → one `run --cell ID --tarball FILE --out cell-results/ID` per planned
+#   cell (fail-fast off) → merge cell-results/*/results.json (the gate; its exit code is this script's).
+# Lines marked "# = acceptance.yml" are the workflow's own lines, verbatim (a test holds them equal).
+#
+# usage: scripts/acceptance-local.sh            run from the working directory (package.json + config)
+# env:   CONFIG      the config (default matrix.config.ts)
+#        MCP_MATRIX  how to call the CLI (default: npx --no-install mcp-matrix)
+#        PROGRESS    progress mode of the cell runs (default: simple)
+#        CELLS       run only these planned cell ids (space-separated); merge then reports the rest missing
+# Writes plan.json, package-tarball/, cell-results/<id>/ and matrix-results/ into the current directory.
+set -uo pipefail
+
+export CONFIG="${CONFIG:-matrix.config.ts}"
+export MCP_MATRIX="${MCP_MATRIX:-npx --no-install mcp-matrix}"
+export PROGRESS="${PROGRESS:-simple}"
+GITHUB_OUTPUT="$(mktemp)"
+export GITHUB_OUTPUT
+trap 'rm -f "$GITHUB_OUTPUT"' EXIT
+output() { sed -n "s/^$1=//p" "$GITHUB_OUTPUT" | tail -n 1; }
+
+rm -rf package-tarball cell-results matrix-results
+
+echo "== plan" >&2
+$MCP_MATRIX plan --json --config "$CONFIG" > plan.json || exit $? # = acceptance.yml
+node -e 'const p = require("./plan.json"); console.log(`matrix=${JSON.stringify({ include: p.include })}\npack-directory=${p.source.directory ?? ""}\npack-tarball=${p.source.tarball ?? ""}`)' >> "$GITHUB_OUTPUT" # = acceptance.yml
+
+echo "== pack" >&2
+PACK_DIRECTORY="$(output pack-directory)"
+PACK_TARBALL="$(output pack-tarball)"
+mkdir -p package-tarball # = acceptance.yml
+if [ -n "$PACK_TARBALL" ]; then cp "$PACK_TARBALL" package-tarball/; else (cd "$PACK_DIRECTORY" && npm pack --pack-destination "$OLDPWD/package-tarball"); fi || exit $? # = acceptance.yml
+
+failed=0
+for CELL in ${CELLS:-$(output matrix | node -e 'console.log(JSON.parse(require("fs").readFileSync(0, "utf8")).include.map((c) => c.id).join(" "))')}; do
+  echo "== cell $CELL" >&2
+  $MCP_MATRIX run --config "$CONFIG" --cell "$CELL" --tarball "$(ls package-tarball/*.tgz)" --out "cell-results/$CELL" --progress "$PROGRESS" || failed=1 # = acceptance.yml
+done
+
+echo "== merge" >&2
+$MCP_MATRIX merge cell-results/*/results.json --out matrix-results # = acceptance.yml
+code=$?
+if [ "$code" -eq 0 ] && [ "$failed" -ne 0 ]; then code=1; fi
+exit "$code"
