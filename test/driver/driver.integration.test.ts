@@ -1,0 +1,200 @@
+// The driver run for real: cells installed from the registry (SDK 1.32.2; client/server 2.4.0 +
+// node 2.1.2), the compiled driver forked with IPC as the orchestrator does it, against the test
+// server (every defect mode) and, when it is present, the packed reference server.
+
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { PhaseName } from '../../src/results/types.js';
+import {
+  baseSpec,
+  buildDriver,
+  makeCell,
+  npmPack,
+  REFERENCE_SERVER,
+  removeDir,
+  runDriver,
+  tempDir,
+  TEST_SERVER,
+  testServerPhases,
+  type Cell,
+  type DriverRun,
+} from './helpers/cell.js';
+
+const PHASES: PhaseName[] = ['stdio', 'http', 'bind', 'leaks'];
+const LEAK_LINE = readFileSync(TEST_SERVER, 'utf8').split('\n').findIndex((l) => l.includes('LEAK-LINE')) + 1;
+const hasReference = existsSync(join(REFERENCE_SERVER, 'package.json'));
+
+let work: string;
+const cells: Partial<Record<1 | 2, Cell>> = {};
+let referenceInstalled = false;
+
+beforeAll(async () => {
+  work = tempDir('mcp-matrix-driver-test-');
+  const build = await buildDriver(join(work, 'build'));
+  let tarball: string | undefined;
+  if (hasReference) tarball = await npmPack(REFERENCE_SERVER, work).catch(() => undefined);
+  referenceInstalled = tarball !== undefined;
+  const [v1, v2] = await Promise.all([makeCell(1, build, tarball ? [tarball] : []), makeCell(2, build, tarball ? [tarball] : [])]);
+  cells[1] = v1;
+  cells[2] = v2;
+}, 600_000);
+
+afterAll(() => {
+  removeDir(cells[1]?.dir);
+  removeDir(cells[2]?.dir);
+  removeDir(work);
+});
+
+function cell(major: 1 | 2): Cell {
+  const c = cells[major];
+  if (!c) throw new Error(`cell for major ${major} was not built`);
+  return c;
+}
+
+function verdicts(run: DriverRun): Record<string, string | undefined> {
+  return Object.fromEntries(PHASES.map((p) => [p, run.results.get(p)?.verdict]));
+}
+
+/** Messages for a failing assertion: what the driver said, not just "expected failed to be passed". */
+function explain(run: DriverRun): string {
+  return JSON.stringify([...run.results.values()].map((r) => [r.phase, r.verdict, r.step, r.message, r.stderrTail]), null, 1) + run.stderr;
+}
+
+function expectClean(run: DriverRun): void {
+  expect(run.exitCode).toBe(0);
+  expect(run.stdout).toBe('');
+  expect(run.messages.some((m) => m.type === 'fatal')).toBe(false);
+  expect(run.done).toBeDefined();
+  // Every server group the driver started was confirmed gone.
+  expect([...run.reaped].sort()).toEqual([...run.spawned].sort());
+  for (const p of PHASES) {
+    const starts = run.messages.filter((m) => m.type === 'phase-start' && m.phase === p).length;
+    expect(starts).toBe(1);
+  }
+}
+
+describe.each([1, 2] as const)('SDK major %i', (major) => {
+  it('passes every phase against the test server', async () => {
+    const c = cell(major);
+    const run = await runDriver(c, baseSpec(c, join(c.dir, 'pkg'), testServerPhases(c)));
+    expectClean(run);
+    expect(verdicts(run), explain(run)).toEqual({ stdio: 'passed', http: 'passed', bind: 'passed', leaks: 'passed' });
+    expect(run.done!.summary).toMatchObject({
+      serverName: 'driver-test-server',
+      serverVersion: '0.0.1',
+      protocolVersion: '2025-11-25',
+      tools: 2,
+      resources: 1,
+      resourceTemplates: 1,
+      prompts: 1,
+      leakedHandles: [],
+    });
+    const http = run.results.get('http')!;
+    expect(http.details).toMatchObject({ unauthenticated: { status: 401 }, wrongToken: { status: 401 }, roundTrip: true });
+    expect(['verified', 'probe', 'unverified']).toContain(http.details!.identity);
+    expect(run.results.get('bind')!.details).toMatchObject({ exitCode: 2, stderrLine: expect.stringContaining('refusing') });
+    // The token never leaves the driver (the test server logs it on stderr).
+    expect(JSON.stringify(run.messages)).not.toMatch(/[0-9a-f]{48}/);
+  });
+
+  it.skipIf(!hasReference)('passes every phase against the packed reference server', async (ctx) => {
+    if (!referenceInstalled) ctx.skip();
+    const c = cell(major);
+    const pkg = join(c.dir, 'node_modules/reference-mcp-server');
+    const bin = join(pkg, 'bin/reference-mcp-server.js');
+    const steps = [
+      { tool: 'add_note', arguments: { title: 'Matrix', body: 'written by mcp-matrix', tags: ['matrix'] }, expect: { text: 'Created note-' } },
+      { tool: 'search_notes', arguments: { query: 'x', limit: 0 }, expect: { isError: true, text: 'Invalid limit' } },
+    ];
+    const run = await runDriver(
+      c,
+      baseSpec(c, pkg, {
+        stdio: { command: { bin, args: [], env: {} }, expect: { tools: 6, prompts: ['summarize_note', 'draft_note'] }, steps, timeoutMs: 10_000 },
+        http: {
+          command: { bin, args: ['--transport', 'streamable-http', '--host', '{host}', '--port', '{port}'], env: { MCP_SERVER_TOKEN: '{token}' } },
+          host: '127.0.0.1',
+          path: '/mcp',
+          steps,
+          readyTimeoutMs: 15_000,
+          timeoutMs: 10_000,
+        },
+        bind: { command: { bin, args: ['--transport', 'streamable-http', '--host', '0.0.0.0', '--port', '{port}'], env: {} }, dropEnv: ['MCP_SERVER_TOKEN'], timeoutMs: 15_000 },
+        leaks: { graceMs: 10_000 },
+      }),
+    );
+    expectClean(run);
+    expect(verdicts(run), explain(run)).toEqual({ stdio: 'passed', http: 'passed', bind: 'passed', leaks: 'passed' });
+    expect(run.done!.summary).toMatchObject({ serverName: 'reference-mcp-server', tools: 6, prompts: 2, leakedHandles: [] });
+  });
+
+  it('fails leaks for a server that keeps a setInterval after stdin EOF, naming it', async () => {
+    const c = cell(major);
+    const phases = testServerPhases(c, 'leak', 1500);
+    const run = await runDriver(c, baseSpec(c, join(c.dir, 'pkg'), { ...phases, http: false, bind: false }));
+    expectClean(run);
+    expect(verdicts(run)).toEqual({ stdio: 'passed', http: 'skipped', bind: 'skipped', leaks: 'failed' });
+    const leaks = run.results.get('leaks')!;
+    expect(leaks.message).toContain('stdio server still running 1500 ms after stdin EOF');
+    expect(leaks.message).toContain(`Timeout (setInterval) at server.mjs:${LEAK_LINE}`);
+    expect(run.done!.summary.leakedHandles).toContainEqual({ owner: 'server:stdio', type: 'Timeout', location: `server.mjs:${LEAK_LINE}`, createdBy: 'setInterval' });
+  });
+});
+
+describe('negatives on SDK major 1', () => {
+  it('fails stdio for junk on stdout, quoting it', async () => {
+    const c = cell(1);
+    const phases = testServerPhases(c, 'junk');
+    const run = await runDriver(c, baseSpec(c, join(c.dir, 'pkg'), { ...phases, http: false, bind: false }));
+    expectClean(run);
+    const stdio = run.results.get('stdio')!;
+    expect(stdio.verdict).toBe('failed');
+    expect(stdio.message).toContain('starting test server (this line should not be on stdout)');
+    expect(stdio.stdoutNoise).toEqual(['starting test server (this line should not be on stdout)']);
+  });
+
+  it('fails http for a server without auth, naming the missing 401, with the token redacted', async () => {
+    const c = cell(1);
+    const phases = testServerPhases(c, 'no-auth');
+    const run = await runDriver(c, baseSpec(c, join(c.dir, 'pkg'), { ...phases, stdio: false, bind: false }));
+    expectClean(run);
+    const http = run.results.get('http')!;
+    expect(http.verdict).toBe('failed');
+    expect(http.step).toBe('request without a token');
+    expect(http.message).toContain('expected HTTP 401, got 200');
+    expect(http.stderrTail).toContain('token=***');
+    expect(run.results.get('leaks')!.verdict).toBe('passed');
+  });
+
+  it('fails bind for a server that listens on 0.0.0.0 without a token, and kills it', async () => {
+    const c = cell(1);
+    const phases = testServerPhases(c, 'bind-listen');
+    const run = await runDriver(c, baseSpec(c, join(c.dir, 'pkg'), { ...phases, stdio: false, http: false }));
+    expectClean(run);
+    const bind = run.results.get('bind')!;
+    expect(bind.verdict).toBe('failed');
+    expect(bind.message).toMatch(/(is listening|listened) on 0\.0\.0\.0:\d+/);
+  });
+
+  it('fails stdio with a bounded, named timeout for a server that never answers; skipped phases are skipped', async () => {
+    const c = cell(1);
+    const silent = join(c.dir, 'pkg/silent.mjs');
+    writeFileSync(silent, "process.stderr.write('silent server up\\n');\nsetInterval(() => {}, 1000);\n");
+    const run = await runDriver(
+      c,
+      baseSpec(c, join(c.dir, 'pkg'), {
+        stdio: { command: { bin: silent, args: [], env: {} }, expect: {}, steps: [], timeoutMs: 1000 },
+        http: false,
+        bind: false,
+        leaks: false,
+      }),
+    );
+    expectClean(run);
+    expect(verdicts(run)).toEqual({ stdio: 'failed', http: 'skipped', bind: 'skipped', leaks: 'skipped' });
+    const stdio = run.results.get('stdio')!;
+    expect(stdio.step).toBe('initialize');
+    expect(stdio.message).toBe('timed out after 1000 ms waiting for initialize');
+    expect(stdio.stderrTail).toContain('silent server up');
+    expect(run.done!.summary.leakedHandles).toBeNull();
+  });
+});

@@ -1,0 +1,153 @@
+// Builds real cells by hand for the driver's integration tests: a temp dir with the SDK installed
+// from the registry, the compiled driver copied in as the orchestrator would, and a fork with IPC.
+
+import { execFile, fork } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import type { DriverMessage, DriverSpec, Step } from '../../../src/driver/protocol.js';
+import type { PhaseName, PhaseResult } from '../../../src/results/types.js';
+
+const run = promisify(execFile);
+export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
+export const TEST_SERVER = join(ROOT, 'test/driver/fixtures/test-server.mjs');
+export const REFERENCE_SERVER = join(ROOT, 'fixtures/reference-server');
+
+export const INSTALL_SETS: Record<number, string[]> = {
+  1: ['@modelcontextprotocol/sdk@1.32.2'],
+  2: ['@modelcontextprotocol/client@2.4.0', '@modelcontextprotocol/server@2.4.0', '@modelcontextprotocol/node@2.1.2'],
+};
+
+export function tempDir(prefix: string): string {
+  return mkdtempSync(join(tmpdir(), prefix));
+}
+
+/** Compiles src/driver alone (other modules may be mid-edit) into `out`; returns `<out>/driver`. */
+export async function buildDriver(out: string): Promise<string> {
+  const tsc = join(ROOT, 'node_modules/typescript/bin/tsc');
+  await run(process.execPath, [tsc, '-p', join(ROOT, 'test/driver/tsconfig.driver.json'), '--outDir', out], { cwd: ROOT });
+  return join(out, 'driver');
+}
+
+export async function npmPack(dir: string, dest: string): Promise<string> {
+  const { stdout } = await run('npm', ['pack', dir, '--pack-destination', dest, '--silent'], { cwd: dest });
+  return join(dest, stdout.trim().split('\n').pop()!.trim());
+}
+
+export interface Cell {
+  dir: string;
+  major: number;
+  driver: string;
+}
+
+/** A fresh dir with the SDK (plus any extra tarballs) installed, the driver and the test server copied in. */
+export async function makeCell(major: number, driverBuild: string, extra: string[] = []): Promise<Cell> {
+  const dir = tempDir(`mcp-matrix-driver-v${major}-`);
+  writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'cell', private: true }));
+  await run('npm', ['install', '--prefix', dir, '--no-audit', '--no-fund', '--prefer-offline', ...extra, ...INSTALL_SETS[major]!], {
+    cwd: dir,
+    timeout: 240_000,
+  });
+  const driver = join(dir, '.mcp-matrix/driver');
+  cpSync(driverBuild, driver, { recursive: true });
+  // The cell's package.json has no "type": the compiled ESM needs its own scope.
+  writeFileSync(join(driver, 'package.json'), '{ "type": "module" }\n');
+  mkdirSync(join(dir, 'pkg'), { recursive: true });
+  cpSync(TEST_SERVER, join(dir, 'pkg/server.mjs'));
+  return { dir, major, driver };
+}
+
+export function removeDir(dir: string | undefined): void {
+  if (dir && existsSync(dir)) rmSync(dir, { recursive: true, force: true });
+}
+
+export interface DriverRun {
+  messages: DriverMessage[];
+  results: Map<PhaseName, PhaseResult>;
+  done?: Extract<DriverMessage, { type: 'done' }>;
+  exitCode: number | null;
+  stdout: string;
+  stderr: string;
+  spawned: number[];
+  reaped: number[];
+}
+
+/** Forks the driver with IPC exactly as the orchestrator does and collects every message. */
+export function runDriver(cell: Cell, spec: DriverSpec, timeoutMs = 120_000): Promise<DriverRun> {
+  const specFile = join(cell.dir, '.mcp-matrix', `spec-${Date.now()}-${Math.random().toString(36).slice(2)}.json`);
+  writeFileSync(specFile, JSON.stringify(spec, null, 2));
+  const child = fork(join(cell.driver, 'index.js'), [specFile], { stdio: ['ignore', 'pipe', 'pipe', 'ipc'], cwd: cell.dir });
+  const out: DriverRun = { messages: [], results: new Map(), exitCode: null, stdout: '', stderr: '', spawned: [], reaped: [] };
+  child.stdout!.on('data', (d: Buffer) => (out.stdout += d.toString()));
+  child.stderr!.on('data', (d: Buffer) => (out.stderr += d.toString()));
+  child.on('message', (m: DriverMessage) => {
+    out.messages.push(m);
+    if (m.type === 'phase-result') out.results.set(m.result.phase, m.result);
+    if (m.type === 'done') out.done = m;
+    if (m.type === 'spawned') out.spawned.push(m.pid);
+    if (m.type === 'reaped') out.reaped.push(m.pid);
+  });
+  return new Promise((resolvePromise, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`driver did not finish in ${timeoutMs} ms; stderr: ${out.stderr}`));
+    }, timeoutMs);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      out.exitCode = code;
+      // Belt and braces: no server group may outlive a test.
+      for (const pid of out.spawned) {
+        try {
+          process.kill(-pid, 'SIGKILL');
+        } catch {
+          // gone, as it should be
+        }
+      }
+      resolvePromise(out);
+    });
+  });
+}
+
+export type PhasesSpec = DriverSpec['phases'];
+
+export function baseSpec(cell: Cell, packageDir: string, phases: PhasesSpec): DriverSpec {
+  return {
+    cellDir: cell.dir,
+    packageDir,
+    major: cell.major,
+    probe: join(cell.driver, 'probe.js'),
+    baseEnv: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? tmpdir() },
+    phases,
+  };
+}
+
+/** The test server's full configuration; `mode` switches on one defect (see the fixture). */
+export function testServerPhases(cell: Cell, mode = '', graceMs = 5000): PhasesSpec {
+  const bin = join(cell.dir, 'pkg/server.mjs');
+  const env: Record<string, string> = mode ? { TEST_MODE: mode } : {};
+  const steps: Step[] = [
+    { tool: 'echo', arguments: { text: 'hi' }, expect: { text: 'echo: hi', structuredContent: { echoed: 'hi', length: 2 } } },
+    { tool: 'fail', expect: { isError: true, text: 'always fails' } },
+    { resource: 'note://hello', expect: { text: 'hello world' } },
+    { prompt: 'greet', arguments: { name: 'Ada' }, expect: { messages: 1, text: 'Ada' } },
+  ];
+  return {
+    stdio: { command: { bin, args: [], env }, expect: { tools: ['echo', 'fail'], resources: 1, resourceTemplates: ['note'], prompts: 1 }, steps, timeoutMs: 10_000 },
+    http: {
+      command: { bin, args: ['--transport', 'http', '--host', '{host}', '--port', '{port}'], env: { ...env, MCP_SERVER_TOKEN: '{token}' } },
+      host: '127.0.0.1',
+      path: '/mcp',
+      steps,
+      readyTimeoutMs: 15_000,
+      timeoutMs: 10_000,
+    },
+    bind: {
+      command: { bin, args: ['--transport', 'http', '--host', '0.0.0.0', '--port', '{port}'], env: { ...env, MCP_SERVER_TOKEN: '{token}' } },
+      dropEnv: ['MCP_SERVER_TOKEN'],
+      timeoutMs: 15_000,
+    },
+    leaks: { graceMs },
+  };
+}
