@@ -88,7 +88,7 @@ function createSession(Client: Ctor, major: number, timeoutMs: number): McpSessi
       });
       await call('connect', t, opts);
     },
-    capabilities: () => ((client.getServerCapabilities as () => Record<string, unknown> | undefined)?.call(client) ?? {}),
+    capabilities: () => (client.getServerCapabilities as () => Record<string, unknown> | undefined)?.call(client) ?? {},
     serverInfo: () => (client.getServerVersion as () => typeof info)?.call(client) ?? info,
     protocolVersion() {
       const v2 = client.getNegotiatedProtocolVersion as (() => string | undefined) | undefined;

@@ -21,10 +21,15 @@ function itemName(item: Record<string, unknown>): string {
 }
 
 /** `items === null` means the capability was not advertised (an empty surface). */
-export function checkSurface(kind: SurfaceKind, expected: number | string[] | undefined, items: Record<string, unknown>[] | null): string | null {
+export function checkSurface(
+  kind: SurfaceKind,
+  expected: number | string[] | undefined,
+  items: Record<string, unknown>[] | null,
+): string | null {
   if (expected === undefined) return null;
   const list = items ?? [];
-  const unadvertised = items === null ? ` (the server does not advertise the ${kind === 'resourceTemplates' ? 'resources' : kind} capability)` : '';
+  const unadvertised =
+    items === null ? ` (the server does not advertise the ${kind === 'resourceTemplates' ? 'resources' : kind} capability)` : '';
   if (typeof expected === 'number') {
     if (list.length === expected) return null;
     return `${LABEL[kind]}: expected ${expected}, found ${list.length}${unadvertised}`;
@@ -48,9 +53,12 @@ export function stepLabel(step: Step): string {
 /** The path of the first difference, or null when `expected` is a deep subset of `actual`. */
 export function subsetMismatch(expected: unknown, actual: unknown, path = '$'): string | null {
   if (expected === null || typeof expected !== 'object') {
-    return Object.is(expected, actual) ? null : `${path}: expected ${JSON.stringify(expected)}, got ${JSON.stringify(actual) ?? 'undefined'}`;
+    return Object.is(expected, actual)
+      ? null
+      : `${path}: expected ${JSON.stringify(expected)}, got ${JSON.stringify(actual) ?? 'undefined'}`;
   }
-  if (actual === null || typeof actual !== 'object') return `${path}: expected an ${Array.isArray(expected) ? 'array' : 'object'}, got ${JSON.stringify(actual) ?? 'undefined'}`;
+  if (actual === null || typeof actual !== 'object')
+    return `${path}: expected an ${Array.isArray(expected) ? 'array' : 'object'}, got ${JSON.stringify(actual) ?? 'undefined'}`;
   if (Array.isArray(expected)) {
     if (!Array.isArray(actual)) return `${path}: expected an array`;
     if (expected.length !== actual.length) return `${path}: expected ${expected.length} items, got ${actual.length}`;

@@ -62,19 +62,31 @@ export async function waitUntilListening(proc: ServerProcess, host: string, port
   while (Date.now() < deadline) {
     if (!proc.running) {
       const exit = proc.exitInfo;
-      return { ok: false, step: 'wait for listen', reason: `server exited (code ${exit?.code ?? 'none'}${exit?.signal ? `, signal ${exit.signal}` : ''}) before listening on ${host}:${port}` };
+      return {
+        ok: false,
+        step: 'wait for listen',
+        reason: `server exited (code ${exit?.code ?? 'none'}${exit?.signal ? `, signal ${exit.signal}` : ''}) before listening on ${host}:${port}`,
+      };
     }
     if (await canConnect(host, port, Math.min(500, Math.max(1, deadline - Date.now())))) {
       const identity = ownerOf(proc, port);
       if (identity === 'foreign') {
-        return { ok: false, step: 'port identity', reason: `${host}:${port} answers, but no process of the started server's group holds it` };
+        return {
+          ok: false,
+          step: 'port identity',
+          reason: `${host}:${port} answers, but no process of the started server's group holds it`,
+        };
       }
       return { ok: true, identity, ms: Date.now() - started };
     }
     await Promise.race([sleep(delay), proc.exited]);
     delay = Math.min(delay * 2, 200);
   }
-  return { ok: false, step: 'wait for listen', reason: `timed out after ${timeoutMs} ms waiting for the server to listen on ${host}:${port}` };
+  return {
+    ok: false,
+    step: 'wait for listen',
+    reason: `timed out after ${timeoutMs} ms waiting for the server to listen on ${host}:${port}`,
+  };
 }
 
 function ownerOf(proc: ServerProcess, port: number): Identity | 'foreign' {

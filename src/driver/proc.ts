@@ -80,7 +80,10 @@ export function killGroup(pgid: number, signal: NodeJS.Signals): void {
 
 function hexToIPv4(hex: string): string {
   const bytes = hex.match(/../g) ?? [];
-  return bytes.map((b) => parseInt(b, 16)).reverse().join('.');
+  return bytes
+    .map((b) => parseInt(b, 16))
+    .reverse()
+    .join('.');
 }
 
 function hexToIPv6(hex: string): string {

@@ -20,7 +20,11 @@ export class TailBuffer {
     if (this.text.length > this.limit) this.text = this.text.slice(-this.limit);
   }
   tail(lines = 20): string {
-    return this.text.split('\n').filter((l) => l.trim() !== '').slice(-lines).join('\n');
+    return this.text
+      .split('\n')
+      .filter((l) => l.trim() !== '')
+      .slice(-lines)
+      .join('\n');
   }
 }
 

@@ -61,7 +61,10 @@ export function describeStack(stack: string, ctx: StackContext): Attribution {
   const selves = new Set(Array.isArray(ctx.self) ? ctx.self : ctx.self ? [ctx.self] : []);
   const frames = parseStack(stack).filter((f) => !selves.has(f.file));
   const own = (f: Frame): boolean =>
-    inside(ctx.packageDir, f.file) && !relative(ctx.packageDir ?? '', f.file).split(sep).includes('node_modules');
+    inside(ctx.packageDir, f.file) &&
+    !relative(ctx.packageDir ?? '', f.file)
+      .split(sep)
+      .includes('node_modules');
   let index = frames.findIndex(own);
   let base = ctx.packageDir;
   const inPackage = index >= 0;

@@ -22,7 +22,10 @@ import {
 } from './helpers/cell.js';
 
 const PHASES: PhaseName[] = ['stdio', 'http', 'bind', 'leaks'];
-const LEAK_LINE = readFileSync(TEST_SERVER, 'utf8').split('\n').findIndex((l) => l.includes('LEAK-LINE')) + 1;
+const LEAK_LINE =
+  readFileSync(TEST_SERVER, 'utf8')
+    .split('\n')
+    .findIndex((l) => l.includes('LEAK-LINE')) + 1;
 const hasReference = existsSync(join(REFERENCE_SERVER, 'package.json'));
 
 let work: string;
@@ -58,7 +61,13 @@ function verdicts(run: DriverRun): Record<string, string | undefined> {
 
 /** Messages for a failing assertion: what the driver said, not just "expected failed to be passed". */
 function explain(run: DriverRun): string {
-  return JSON.stringify([...run.results.values()].map((r) => [r.phase, r.verdict, r.step, r.message, r.stderrTail]), null, 1) + run.stderr;
+  return (
+    JSON.stringify(
+      [...run.results.values()].map((r) => [r.phase, r.verdict, r.step, r.message, r.stderrTail]),
+      null,
+      1,
+    ) + run.stderr
+  );
 }
 
 function expectClean(run: DriverRun): void {
@@ -104,22 +113,39 @@ describe.each([1, 2] as const)('SDK major %i', (major) => {
     const pkg = join(c.dir, 'node_modules/reference-mcp-server');
     const bin = join(pkg, 'bin/reference-mcp-server.js');
     const steps = [
-      { tool: 'add_note', arguments: { title: 'Matrix', body: 'written by mcp-matrix', tags: ['matrix'] }, expect: { text: 'Created note-' } },
+      {
+        tool: 'add_note',
+        arguments: { title: 'Matrix', body: 'written by mcp-matrix', tags: ['matrix'] },
+        expect: { text: 'Created note-' },
+      },
       { tool: 'search_notes', arguments: { query: 'x', limit: 0 }, expect: { isError: true, text: 'Invalid limit' } },
     ];
     const run = await runDriver(
       c,
       baseSpec(c, pkg, {
-        stdio: { command: { bin, args: [], env: {} }, expect: { tools: 6, prompts: ['summarize_note', 'draft_note'] }, steps, timeoutMs: 10_000 },
+        stdio: {
+          command: { bin, args: [], env: {} },
+          expect: { tools: 6, prompts: ['summarize_note', 'draft_note'] },
+          steps,
+          timeoutMs: 10_000,
+        },
         http: {
-          command: { bin, args: ['--transport', 'streamable-http', '--host', '{host}', '--port', '{port}'], env: { MCP_SERVER_TOKEN: '{token}' } },
+          command: {
+            bin,
+            args: ['--transport', 'streamable-http', '--host', '{host}', '--port', '{port}'],
+            env: { MCP_SERVER_TOKEN: '{token}' },
+          },
           host: '127.0.0.1',
           path: '/mcp',
           steps,
           readyTimeoutMs: 15_000,
           timeoutMs: 10_000,
         },
-        bind: { command: { bin, args: ['--transport', 'streamable-http', '--host', '0.0.0.0', '--port', '{port}'], env: {} }, dropEnv: ['MCP_SERVER_TOKEN'], timeoutMs: 15_000 },
+        bind: {
+          command: { bin, args: ['--transport', 'streamable-http', '--host', '0.0.0.0', '--port', '{port}'], env: {} },
+          dropEnv: ['MCP_SERVER_TOKEN'],
+          timeoutMs: 15_000,
+        },
         leaks: { graceMs: 10_000 },
       }),
     );
@@ -137,7 +163,12 @@ describe.each([1, 2] as const)('SDK major %i', (major) => {
     const leaks = run.results.get('leaks')!;
     expect(leaks.message).toContain('stdio server still running 1500 ms after stdin EOF');
     expect(leaks.message).toContain(`Timeout (setInterval) at server.mjs:${LEAK_LINE}`);
-    expect(run.done!.summary.leakedHandles).toContainEqual({ owner: 'server:stdio', type: 'Timeout', location: `server.mjs:${LEAK_LINE}`, createdBy: 'setInterval' });
+    expect(run.done!.summary.leakedHandles).toContainEqual({
+      owner: 'server:stdio',
+      type: 'Timeout',
+      location: `server.mjs:${LEAK_LINE}`,
+      createdBy: 'setInterval',
+    });
   });
 });
 

@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { checkPromptResult, checkResourceResult, checkSurface, checkToolResult, stepLabel, subsetMismatch } from '../../src/driver/expectations.js';
+import {
+  checkPromptResult,
+  checkResourceResult,
+  checkSurface,
+  checkToolResult,
+  stepLabel,
+  subsetMismatch,
+} from '../../src/driver/expectations.js';
 
 const tools = [{ name: 'a' }, { name: 'b' }, { name: 'c' }];
 
@@ -56,7 +63,9 @@ describe('step checks', () => {
     expect(checkToolResult({ tool: 't' }, { ...ok, isError: true })).toBe('returned isError: "Created note-3"');
     expect(checkToolResult({ tool: 't', expect: { isError: true } }, ok)).toBe('expected isError, got a success: "Created note-3"');
     expect(checkToolResult({ tool: 't', expect: { text: 'nope' } }, ok)).toBe('text does not contain "nope": "Created note-3"');
-    expect(checkToolResult({ tool: 't', expect: { structuredContent: { notes: 4 } } }, ok)).toBe('structuredContent.notes: expected 4, got 3');
+    expect(checkToolResult({ tool: 't', expect: { structuredContent: { notes: 4 } } }, ok)).toBe(
+      'structuredContent.notes: expected 4, got 3',
+    );
   });
 
   it('checks resource text and prompt messages', () => {

@@ -9,7 +9,11 @@ describe('Redactor', () => {
     r.add(token);
     const message = {
       type: 'phase-result',
-      result: { message: `Bearer ${token} refused`, stderrTail: `token=${token}\nagain ${token}`, details: { [token]: [token, 1, null, true] } },
+      result: {
+        message: `Bearer ${token} refused`,
+        stderrTail: `token=${token}\nagain ${token}`,
+        details: { [token]: [token, 1, null, true] },
+      },
     };
     const out = r.deep(message);
     expect(JSON.stringify(out)).not.toContain(token);

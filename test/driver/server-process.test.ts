@@ -35,7 +35,9 @@ describe.runIf(procAvailable())('/proc listeners', () => {
     const port = (server.address() as { port: number }).port;
     try {
       const sockets = listeningSockets()!;
-      const mine = socketInodes(process.pid).map((i) => sockets.get(i)).filter(Boolean);
+      const mine = socketInodes(process.pid)
+        .map((i) => sockets.get(i))
+        .filter(Boolean);
       expect(mine).toContainEqual(expect.objectContaining({ address: '127.0.0.1', port }));
     } finally {
       server.close();

@@ -66,7 +66,9 @@ describe('PipeTransport', () => {
     await t.start();
     await t.send({ jsonrpc: '2.0', id: 7, method: 'initialize', params: {} });
     stdout.write('server starting...\n');
-    stdout.write('{"jsonrpc":"2.0","id":7,"result":{"protocolVersion":"2025-11-25","capabilities":{},"serverInfo":{"name":"s","version":"1"}}}\n');
+    stdout.write(
+      '{"jsonrpc":"2.0","id":7,"result":{"protocolVersion":"2025-11-25","capabilities":{},"serverInfo":{"name":"s","version":"1"}}}\n',
+    );
     await new Promise((r) => setImmediate(r));
     expect(noise).toEqual(['server starting...']);
     expect(got).toHaveLength(1);

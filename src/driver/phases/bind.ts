@@ -21,7 +21,8 @@ export async function bindPhase(ctx: DriverContext, spec: BindSpec): Promise<Pha
   const { command, env } = commandFor(spec.command, ctx.spec.baseEnv, { host: '0.0.0.0', port: String(port), token: '' }, spec.dropEnv);
   const proc = ctx.startServer('bind', command, env);
   const details: Record<string, unknown> = { port, pid: proc.pid };
-  const fail = (step: string, message: string): PhaseResult => result('bind', startedAt, { verdict: 'failed', step, message, details }, proc);
+  const fail = (step: string, message: string): PhaseResult =>
+    result('bind', startedAt, { verdict: 'failed', step, message, details }, proc);
 
   const deadline = startedAt + spec.timeoutMs;
   let spawnError: Error | undefined;
@@ -38,7 +39,10 @@ export async function bindPhase(ctx: DriverContext, spec: BindSpec): Promise<Pha
   if (spawnError) return fail('spawn', `could not start ${command.bin}: ${spawnError.message}`);
   if (proc.running) {
     await proc.kill();
-    return fail('wait for exit', `still running after ${spec.timeoutMs} ms: a non-loopback bind without a token must exit non-zero (killed it)`);
+    return fail(
+      'wait for exit',
+      `still running after ${spec.timeoutMs} ms: a non-loopback bind without a token must exit non-zero (killed it)`,
+    );
   }
   await proc.closed;
   const exit = proc.exitInfo!;

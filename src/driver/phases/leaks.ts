@@ -56,7 +56,7 @@ export async function settle(record: ServerRecord, graceMs: number): Promise<Set
   const stopAt = proc.stopRequestedAt ?? Date.now();
   const deadline = stopAt + graceMs;
   const exit = await proc.waitExit(deadline - Date.now());
-  const after = role === 'bind' ? 'its refusal' : proc.stopKind ?? 'the stop request';
+  const after = role === 'bind' ? 'its refusal' : (proc.stopKind ?? 'the stop request');
   if (exit) {
     out.exitMs = Math.max(0, exit.at - stopAt);
     out.code = exit.code;
@@ -72,7 +72,12 @@ export async function settle(record: ServerRecord, graceMs: number): Promise<Set
   } else {
     const handles = await askForHandles(record);
     out.handles = handles ?? [];
-    const named = handles === null ? 'the probe did not answer with a handle dump' : handles.length ? handles.map(describe).join(', ') : 'no ref\'d handle found by the probe';
+    const named =
+      handles === null
+        ? 'the probe did not answer with a handle dump'
+        : handles.length
+          ? handles.map(describe).join(', ')
+          : "no ref'd handle found by the probe";
     out.problem = `${role} server still running ${graceMs} ms after ${after}: ${named}`;
   }
   if (!proc.markReapedIfGone()) await proc.kill();
@@ -107,5 +112,10 @@ export async function leaksPhase(ctx: DriverContext, graceMs: number, baseline: 
   if (problems.length === 0) return result('leaks', startedAt, { verdict: 'passed', details });
   const first = settled.find((s) => s.problem);
   const proc = ctx.servers.find((r) => r.proc.pid === first?.pid)?.proc;
-  return result('leaks', startedAt, { verdict: 'failed', step: first ? `${first.role} shutdown` : 'driver handles', message: problems.join('; '), details }, proc);
+  return result(
+    'leaks',
+    startedAt,
+    { verdict: 'failed', step: first ? `${first.role} shutdown` : 'driver handles', message: problems.join('; '), details },
+    proc,
+  );
 }

@@ -41,8 +41,7 @@ export async function stdioPhase(ctx: DriverContext, spec: StdioSpec): Promise<P
     throw new Error(`could not start ${command.bin}: ${errorText(e)}`);
   });
   spawnFailed.catch(() => {});
-  const bounded = <T>(p: Promise<T>, what: string): Promise<T> =>
-    withTimeout(Promise.race([p, died, spawnFailed]), spec.timeoutMs, what);
+  const bounded = <T>(p: Promise<T>, what: string): Promise<T> => withTimeout(Promise.race([p, died, spawnFailed]), spec.timeoutMs, what);
 
   try {
     session = adapter.session(spec.timeoutMs + 1000);
@@ -77,7 +76,8 @@ export async function stdioPhase(ctx: DriverContext, spec: StdioSpec): Promise<P
       step = stepLabel(s);
       const outcome = await runStep(session, s, bounded);
       step = outcome.step;
-      if (outcome.problem) return result('stdio', startedAt, { verdict: 'failed', step, message: `${step}: ${outcome.problem}`, details }, proc);
+      if (outcome.problem)
+        return result('stdio', startedAt, { verdict: 'failed', step, message: `${step}: ${outcome.problem}`, details }, proc);
       stepResults.push({ step: outcome.step, ms: outcome.ms });
     }
     step = 'ping';

@@ -134,7 +134,12 @@ export function testServerPhases(cell: Cell, mode = '', graceMs = 5000): PhasesS
     { prompt: 'greet', arguments: { name: 'Ada' }, expect: { messages: 1, text: 'Ada' } },
   ];
   return {
-    stdio: { command: { bin, args: [], env }, expect: { tools: ['echo', 'fail'], resources: 1, resourceTemplates: ['note'], prompts: 1 }, steps, timeoutMs: 10_000 },
+    stdio: {
+      command: { bin, args: [], env },
+      expect: { tools: ['echo', 'fail'], resources: 1, resourceTemplates: ['note'], prompts: 1 },
+      steps,
+      timeoutMs: 10_000,
+    },
     http: {
       command: { bin, args: ['--transport', 'http', '--host', '{host}', '--port', '{port}'], env: { ...env, MCP_SERVER_TOKEN: '{token}' } },
       host: '127.0.0.1',
@@ -144,7 +149,11 @@ export function testServerPhases(cell: Cell, mode = '', graceMs = 5000): PhasesS
       timeoutMs: 10_000,
     },
     bind: {
-      command: { bin, args: ['--transport', 'http', '--host', '0.0.0.0', '--port', '{port}'], env: { ...env, MCP_SERVER_TOKEN: '{token}' } },
+      command: {
+        bin,
+        args: ['--transport', 'http', '--host', '0.0.0.0', '--port', '{port}'],
+        env: { ...env, MCP_SERVER_TOKEN: '{token}' },
+      },
       dropEnv: ['MCP_SERVER_TOKEN'],
       timeoutMs: 15_000,
     },
