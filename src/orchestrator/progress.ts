@@ -56,7 +56,8 @@ export async function runWithProgress(cells: PlannedCell[], concurrency: number,
     registerSignalListeners: false,
     renderer: mode === 'silent' ? 'silent' : mode === 'simple' ? 'simple' : 'default',
     fallbackRenderer: 'simple',
-    fallbackRendererCondition: () => mode !== 'default' || !process.stdout.isTTY || Boolean(process.env.CI),
+    // 'silent' must stay silent: the fallback applies to 'simple' and to 'default' off a TTY.
+    fallbackRendererCondition: () => mode === 'simple' || (mode === 'default' && (!process.stdout.isTTY || Boolean(process.env.CI))),
     rendererOptions: { collapseSubtasks: false },
   });
   await list.run().catch(() => undefined);
