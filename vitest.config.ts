@@ -27,6 +27,8 @@ export default defineConfig({
           hookTimeout: 600_000,
           // Real installs and servers: keep file-level parallelism modest on a 2-core machine.
           maxWorkers: 2,
+          // Vitest 4 runs projects with different maxWorkers in separate groups: unit first, then e2e.
+          sequence: { groupOrder: 1 },
         },
       },
     ],

@@ -1,0 +1,66 @@
+// `mcp-matrix plan` against the real registry: the declared SDK ranges and the cells must move together.
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const BIN = path.join(ROOT, 'bin/mcp-matrix.js');
+
+function plan(args: string[], cwd = ROOT): Promise<{ code: number; stdout: string; stderr: string }> {
+  const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', NO_COLOR: '1', CI: 'true' };
+  return new Promise((resolve) => {
+    execFile(process.execPath, [BIN, 'plan', ...args], { cwd, env, timeout: 120_000 }, (error, stdout, stderr) => {
+      const code = error ? (typeof (error as { code?: unknown }).code === 'number' ? (error as { code: number }).code : -1) : 0;
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(path.join(os.tmpdir(), 'mm-lockstep-'));
+});
+afterAll(async () => {
+  if (dir) await rm(dir, { recursive: true, force: true });
+});
+
+async function config(name: string, cells: string): Promise<string> {
+  const file = path.join(dir, name);
+  await writeFile(
+    file,
+    `import { defineConfig } from ${JSON.stringify(path.join(ROOT, 'src/index.ts'))};
+export default defineConfig({ package: ${JSON.stringify(path.join(ROOT, 'fixtures/reference-server'))}, cells: ${cells} });
+`,
+  );
+  return file;
+}
+
+describe('mcp-matrix plan: lockstep', () => {
+  test('a floor cell above the declared floor: exit 1, the message names the declared floor', async () => {
+    const file = await config('floor.config.ts', `[{ pin: '1.24.0' }, { pin: 'latest@1' }, { pin: 'floor@2' }, { pin: 'latest@2' }]`);
+    const r = await plan(['--config', file]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(
+      'lockstep error: the declared range ">=1.23.0 <2" admits @modelcontextprotocol/sdk@1.23.0, but no cell pins it (lowest cell: 1.24.0); add a floor@1 cell or raise the range',
+    );
+  });
+
+  test('no cell for a declared major: exit 1, the message names the major', async () => {
+    const file = await config('major.config.ts', `[{ pin: 'floor@1' }, { pin: 'latest@1' }]`);
+    const r = await plan(['--config', file, '--json']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(
+      /lockstep error: the declared range ">=2\.0\.0 <3" on @modelcontextprotocol\/server admits major 2 \(2\.0\.0 … [\d.]+\), but no cell covers it; add cells floor@2 and latest@2/,
+    );
+  });
+
+  test("the project's own config: exit 0, no lockstep finding", async () => {
+    const r = await plan([]);
+    expect(r.code).toBe(0);
+    expect(r.stderr).not.toContain('lockstep');
+    expect(r.stdout).toContain('4 cell(s)');
+  });
+});
