@@ -50,7 +50,6 @@ export class DriverContext {
       probeFile: join(dir, `${role}-${++this.counter}.jsonl`),
       packageDir: this.spec.packageDir,
       cellDir: this.spec.cellDir,
-      phase: role,
       protocolStdout: role === 'stdio',
       onSpawned: (pid) => this.send({ type: 'spawned', pid, phase: role }),
       onReaped: (pid) => this.send({ type: 'reaped', pid }),

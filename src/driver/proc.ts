@@ -2,6 +2,7 @@
 // Every function returns null when /proc cannot answer, so callers can record "unverified".
 
 import { existsSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import { basename } from 'node:path';
 
 export interface ProcInfo {
   pid: number;
@@ -56,6 +57,15 @@ export function groupMembers(pgid: number): ProcInfo[] | null {
     out.push({ pid, state: stat.state, cmdline: readCmdline(pid) });
   }
   return out;
+}
+
+/** A Node process (so it has the probe and a SIGUSR2 handler; to anything else SIGUSR2 is fatal). */
+export function isNodeProcess(pid: number): boolean {
+  try {
+    return /^node/.test(basename(readlinkSync(`/proc/${pid}/exe`)));
+  } catch {
+    return false;
+  }
 }
 
 /** True when nothing of the group is left; falls back to kill(-pgid, 0) without /proc. */

@@ -5,44 +5,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, openSync, readFileSync, readSync, realpathSync } from 'node:fs';
 import { extname } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import type { PhaseName } from '../results/types.js';
+import { NoiseLog, TailBuffer } from './output.js';
 import { groupGone, groupMembers, killGroup, type ProcInfo } from './proc.js';
-
-/** Keeps only the last `limit` characters: a flooding server costs nothing more. */
-export class TailBuffer {
-  private text = '';
-  private readonly limit: number;
-  constructor(limit = 8192) {
-    this.limit = limit;
-  }
-  push(chunk: string): void {
-    this.text += chunk;
-    if (this.text.length > this.limit) this.text = this.text.slice(-this.limit);
-  }
-  tail(lines = 20): string {
-    return this.text
-      .split('\n')
-      .filter((l) => l.trim() !== '')
-      .slice(-lines)
-      .join('\n');
-  }
-}
-
-/** The first `maxLines` lines (each cut to `maxChars`), plus a count of the rest. */
-export class NoiseLog {
-  readonly lines: string[] = [];
-  dropped = 0;
-  private readonly maxLines: number;
-  private readonly maxChars: number;
-  constructor(maxLines = 20, maxChars = 300) {
-    this.maxLines = maxLines;
-    this.maxChars = maxChars;
-  }
-  push(line: string): void {
-    if (this.lines.length < this.maxLines) this.lines.push(line.length > this.maxChars ? line.slice(0, this.maxChars) + '…' : line);
-    else this.dropped++;
-  }
-}
 
 export interface ExitInfo {
   code: number | null;
@@ -58,7 +22,6 @@ export interface ServerOptions {
   probeFile: string;
   packageDir: string;
   cellDir: string;
-  phase: PhaseName;
   /** stdio: the caller reads stdout as the protocol; otherwise stdout lines are recorded as noise. */
   protocolStdout: boolean;
   onSpawned(pid: number): void;

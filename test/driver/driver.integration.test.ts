@@ -207,6 +207,28 @@ describe('negatives on SDK major 1', () => {
     expect(bind.message).toMatch(/(is listening|listened) on 0\.0\.0\.0:\d+/);
   });
 
+  it('starts a non-JS bin with the probe in NODE_OPTIONS, and fails leaks for what a wrapper leaves behind', async () => {
+    const c = cell(1);
+    // Like an npx-style wrapper: sh stays the parent, so SIGTERM reaches sh and not the server.
+    const wrapper = join(c.dir, 'pkg/wrapper.sh');
+    writeFileSync(wrapper, '#!/bin/sh\nnode "$(dirname "$0")/server.mjs" "$@"\n', { mode: 0o755 });
+    const phases = testServerPhases(c, '', 1500);
+    const swap = <T extends { command: { bin: string } }>(p: T | false): T | false =>
+      p && { ...p, command: { ...p.command, bin: wrapper } };
+    const run = await runDriver(
+      c,
+      baseSpec(c, join(c.dir, 'pkg'), { ...phases, stdio: swap(phases.stdio), http: swap(phases.http), bind: false }),
+    );
+    expectClean(run);
+    expect(verdicts(run), explain(run)).toEqual({ stdio: 'passed', http: 'passed', bind: 'skipped', leaks: 'failed' });
+    const leaks = run.results.get('leaks')!;
+    expect(leaks.message).toMatch(
+      /^http server exited, but left 1 process\(es\) of its group running 1500 ms after SIGTERM: pid \d+ node .*server\.mjs/,
+    );
+    expect(leaks.message).not.toContain('stdio server');
+    expect(run.done!.summary.leakedHandles).toContainEqual(expect.objectContaining({ owner: 'server:http', type: 'process' }));
+  });
+
   it('fails stdio with a bounded, named timeout for a server that never answers; skipped phases are skipped', async () => {
     const c = cell(1);
     const silent = join(c.dir, 'pkg/silent.mjs');

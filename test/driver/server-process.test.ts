@@ -1,7 +1,8 @@
 import { createServer } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { listeningSockets, procAvailable, socketInodes } from '../../src/driver/proc.js';
-import { isNodeScript, NoiseLog, TailBuffer } from '../../src/driver/server-process.js';
+import { NoiseLog, TailBuffer } from '../../src/driver/output.js';
+import { isNodeScript } from '../../src/driver/server-process.js';
 
 describe('bounded output capture', () => {
   it('keeps only the tail of stderr however much is written', () => {

@@ -6,7 +6,8 @@ import type { LeakedHandle, PhaseResult } from '../../results/types.js';
 import { result, sleep, type DriverContext, type ServerRecord } from '../context.js';
 import { driverLeaks } from '../driver-handles.js';
 import type { ProbeHandle } from '../probe.js';
-import type { ProcInfo } from '../proc.js';
+import { isNodeProcess, type ProcInfo } from '../proc.js';
+import { isNodeScript } from '../server-process.js';
 
 export interface Settled {
   role: string;
@@ -27,21 +28,25 @@ function describe(h: ProbeHandle): string {
   return `${h.type}${h.createdBy ? ` (${h.createdBy})` : ''}${h.location ? ` at ${h.location}` : ''}`;
 }
 
+/** SIGUSR2 to every Node process of the group: each probe appends its live handles synchronously. */
 async function askForHandles(record: ServerRecord): Promise<ProbeHandle[] | null> {
   const { proc } = record;
-  const before = proc.probeRecords().filter((r) => r.type === 'handles').length;
-  try {
-    process.kill(proc.pid!, 'SIGUSR2');
-  } catch {
-    return null;
+  const dumps = (): Record<string, unknown>[] => proc.probeRecords().filter((r) => r.type === 'handles');
+  const before = dumps().length;
+  const members = proc.members();
+  const targets = members ? members.map((m) => m.pid).filter(isNodeProcess) : isNodeScript(proc.options.bin) ? [proc.pid!] : [];
+  for (const pid of [...targets]) {
+    try {
+      process.kill(pid, 'SIGUSR2');
+    } catch {
+      targets.splice(targets.indexOf(pid), 1);
+    }
   }
+  if (!targets.length) return null;
   const deadline = Date.now() + DUMP_WAIT_MS;
-  while (Date.now() < deadline && proc.running) {
-    const dumps = proc.probeRecords().filter((r) => r.type === 'handles');
-    if (dumps.length > before) return (dumps[dumps.length - 1]?.handles as ProbeHandle[] | undefined) ?? [];
-    await sleep(25);
-  }
-  return null;
+  while (Date.now() < deadline && proc.running && dumps().length - before < targets.length) await sleep(25);
+  const fresh = dumps().slice(before);
+  return fresh.length ? fresh.flatMap((d) => (d.handles as ProbeHandle[] | undefined) ?? []) : null;
 }
 
 /** Waits for one server to be gone (bounded by graceMs from its stop request), killing what remains. */
