@@ -3,7 +3,7 @@
 // the driver answers only with DriverMessage over IPC (never stdout: the v2 client prints there).
 // Type-only for the driver side: nothing here may be needed at runtime inside the cell.
 
-import type { LeakedHandle, PhaseName, PhaseResult } from '../results/types.js';
+import type { CellSummary, PhaseName, PhaseResult } from '../results/types.js';
 
 /** One scripted interaction run in the stdio phase (and the first tool step in the http phase). */
 export type Step =
@@ -84,17 +84,5 @@ export type DriverMessage =
   /** Every server process group the driver starts, so the orchestrator can kill it whatever happens. */
   | { type: 'spawned'; pid: number; phase: PhaseName }
   | { type: 'reaped'; pid: number }
-  | {
-      type: 'done';
-      summary: {
-        serverName?: string;
-        serverVersion?: string;
-        protocolVersion?: string;
-        tools?: number;
-        resources?: number;
-        resourceTemplates?: number;
-        prompts?: number;
-        leakedHandles: LeakedHandle[] | null;
-      };
-    }
+  | { type: 'done'; summary: CellSummary }
   | { type: 'fatal'; message: string; stack?: string };
