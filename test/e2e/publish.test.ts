@@ -1,0 +1,96 @@
+// Publishable: the harness's own `npm pack`, installed into an empty directory as a user installs it,
+// works there: `plan`, and a one-cell `run` against the repository's reference server.
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import type { RunResult } from '../../src/results/types.js';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+
+function exec(file: string, args: string[], cwd: string): Promise<{ code: number; stdout: string; stderr: string }> {
+  const env: Record<string, string> = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', NO_COLOR: '1', CI: 'true' };
+  if (process.env.TMPDIR) env.TMPDIR = process.env.TMPDIR;
+  return new Promise((resolve) => {
+    execFile(file, args, { cwd, env, timeout: 300_000, maxBuffer: 32 * 1024 * 1024 }, (error, stdout, stderr) => {
+      const code = error ? (typeof (error as { code?: unknown }).code === 'number' ? (error as { code: number }).code : -1) : 0;
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+describe('the packed harness, installed into an empty directory', () => {
+  let work: string;
+  let app: string;
+  let files: string[];
+  let installed: { code: number; stderr: string };
+
+  beforeAll(async () => {
+    work = await mkdtemp(path.join(os.tmpdir(), 'mm-publish-'));
+    app = path.join(work, 'app');
+    // `npm test` has just built dist; --ignore-scripts keeps prepack from rebuilding it under other running tests.
+    const packed = await exec('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', work], ROOT);
+    expect(packed.code, packed.stderr).toBe(0);
+    const report = JSON.parse(packed.stdout.slice(packed.stdout.indexOf('['))) as { filename: string; files: { path: string }[] }[];
+    files = report[0]!.files.map((f) => f.path);
+    await exec('mkdir', [app], work);
+    await writeFile(path.join(app, 'package.json'), JSON.stringify({ name: 'consumer', version: '1.0.0', private: true }));
+    installed = await exec('npm', ['install', '--no-audit', '--no-fund', path.join(work, report[0]!.filename)], app);
+    // What a user writes: the config imports defineConfig from the installed package.
+    await writeFile(
+      path.join(app, 'matrix.config.ts'),
+      `import { defineConfig } from 'mcp-matrix';
+export default defineConfig({
+  package: ${JSON.stringify(path.join(ROOT, 'fixtures/reference-server'))},
+  bin: 'reference-mcp-server',
+  cells: [{ pin: 'floor@1' }, { pin: 'latest@1' }, { pin: '2.0.0' }, { pin: 'latest@2' }],
+  stdio: { expect: { tools: 6, resourceTemplates: 2, prompts: 2 } },
+});
+`,
+    );
+  });
+  afterAll(async () => {
+    if (work) await rm(work, { recursive: true, force: true });
+  });
+
+  test('the tarball holds the CLI and the built code, not the sources or tests', () => {
+    expect(files).toContain('bin/mcp-matrix.js');
+    expect(files).toContain('dist/cli.js');
+    expect(files).toContain('dist/index.d.ts');
+    expect(files.filter((f) => /^(src|test|fixtures|scripts)\//.test(f) || f.includes('.test.'))).toEqual([]);
+  });
+
+  test('installs with its runtime dependencies only', () => {
+    expect(installed.code, installed.stderr).toBe(0);
+    expect(existsSync(path.join(app, 'node_modules/.bin/mcp-matrix'))).toBe(true);
+    for (const dev of ['typescript', 'vitest', '@modelcontextprotocol/sdk'])
+      expect(existsSync(path.join(app, 'node_modules', dev)), dev).toBe(false);
+  });
+
+  test('the installed CLI: plan exits 0', async () => {
+    const r = await exec(path.join(app, 'node_modules/.bin/mcp-matrix'), ['plan', '--config', path.join(app, 'matrix.config.ts')], app);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('reference-mcp-server@1.0.0 · bin reference-mcp-server · 4 cell(s)');
+  });
+
+  test('the installed CLI: a one-cell run exits 0 and writes results.json', async () => {
+    const out = path.join(app, 'out');
+    const r = await exec(
+      path.join(app, 'node_modules/.bin/mcp-matrix'),
+      ['run', '--config', path.join(app, 'matrix.config.ts'), '--cell', 'latest-2', '--out', out, '--progress', 'silent'],
+      app,
+    );
+    expect(r.code, r.stderr).toBe(0);
+    const run = JSON.parse(await readFile(path.join(out, 'results.json'), 'utf8')) as RunResult;
+    expect(run.verdict).toBe('passed');
+    expect(run.tool).toEqual({
+      name: 'mcp-matrix',
+      version: (JSON.parse(await readFile(path.join(ROOT, 'package.json'), 'utf8')) as { version: string }).version,
+    });
+    expect(run.cells.map((c) => `${c.id}:${c.verdict}`)).toEqual(['latest-2:passed']);
+  });
+});
