@@ -10,7 +10,7 @@
 //   4. the orchestrator's peak RSS (its own, via a preload; and the process tree's, via /usr/bin/time -v)
 //
 // Flags: --reps N (default 3) · --quick (1 rep, scale points 4 and 8) · --scale 4,8,16 ·
-//        --config FILE (default matrix.config.ts) · --no-warmup · --keep-tmp
+//        --config FILE (default matrix.config.ts) · --no-warmup · --keep-tmp · --from FILE (re-render a saved run)
 import { spawn, execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -41,6 +41,7 @@ function parseArgs(argv) {
     else if (a.startsWith('--scale')) o.scale = val().split(',').map(Number);
     else if (a.startsWith('--config')) o.config = val();
     else if (a === '--no-warmup') o.warmup = false;
+    else if (a.startsWith('--from')) o.from = val();
     else if (a === '--keep-tmp') o.keepTmp = true;
     else if (a === '--help' || a === '-h') {
       console.log('node bench/run.mjs [--reps N] [--quick] [--scale 4,8,16] [--config FILE] [--no-warmup] [--keep-tmp]');
@@ -129,14 +130,16 @@ async function runCli(label, config, extra = []) {
   const timeFile = path.join(dir, 'time.txt');
   const node = [process.execPath, '--import', PROBE, BIN, 'run', '--config', config, '--progress', 'silent', '--out', out, ...extra];
   const [cmd, ...args] = useTime ? [TIME, '-v', '-o', timeFile, ...node] : node;
+  const loadBefore = os.loadavg()[0];
   const r = await timed(cmd, args, { env: { ...process.env, MCP_MATRIX_BENCH_PROBE: probeFile } });
+  r.load = [round(loadBefore, 2), round(os.loadavg()[0], 2)];
   const results = await readFile(path.join(out, 'results.json'), 'utf8').then(JSON.parse, () => undefined);
   if (!results) throw new Error(`${label}: no results.json (exit ${r.code ?? r.signal}): ${(r.stderr || r.stdout).trim().split('\n').slice(-8).join('\n')}`);
   const probe = await readFile(probeFile, 'utf8').then(JSON.parse, () => undefined);
   const timeText = useTime ? await readFile(timeFile, 'utf8').catch(() => '') : '';
   const treeMaxRssKb = Number(/Maximum resident set size \(kbytes\): (\d+)/.exec(timeText)?.[1]) || undefined;
   const run = summarizeRun(label, r, results, probe, treeMaxRssKb);
-  log(`${label}: ${sec(run.wallMs)} wall, ${run.cells.length} cell(s), verdict ${run.verdict}, exit ${run.exitCode}`);
+  log(`${label}: ${sec(run.wallMs)} wall, ${run.cells.length} cell(s), verdict ${run.verdict}, exit ${run.exitCode}, load ${r.load.join('→')}`);
   return run;
 }
 
@@ -152,6 +155,7 @@ function summarizeRun(label, r, results, probe, treeMaxRssKb) {
   return {
     label,
     wallMs: r.wallMs,
+    load1: r.load,
     exitCode: r.code,
     verdict: results.verdict,
     resultsDurationMs: results.durationMs,
@@ -197,8 +201,15 @@ function analyzeSpawns(probe, results) {
       return d ? d.start - i.end : undefined;
     })
     .filter((x) => x !== undefined);
+  const perCell = Object.fromEntries(
+    installs.map((i) => {
+      const d = drivers.find((x) => x.cell === i.cell);
+      return [i.cell, { installStart: i.start, installEnd: i.end, driverStart: d?.start, driverEnd: d?.end }];
+    }),
+  );
   return {
     counts,
+    perCell,
     beforeFirstSpawnMs: probe.spawns.length ? probe.spawns[0].start - t0 : undefined,
     packStartMs: pack?.start,
     packMs: pack ? pack.end - pack.start : undefined,
@@ -299,6 +310,14 @@ async function scaleConfig(project, n) {
 // ---------------------------------------------------------------- main
 async function main() {
   const o = parseArgs(process.argv.slice(2));
+  if (o.from) {
+    // Re-render a saved run (no measuring): node bench/run.mjs --from bench/results/latest.json
+    const doc = JSON.parse(readFileSync(path.resolve(o.from), 'utf8'));
+    useTime = doc.meta.memoryBy?.includes('/usr/bin/time') ?? false;
+    const opts = { ...o, reps: doc.meta.reps, scale: doc.meta.scale };
+    console.log(render(summarize(doc.reps, opts, doc.reps[0].serial.cells.length, doc.meta.defaultConcurrency), doc.meta));
+    return;
+  }
   const configFile = path.resolve(ROOT, o.config);
   tmpRoot = await mkdtemp(path.join(os.tmpdir(), 'mcp-matrix-bench-'));
   useTime = existsSync(TIME) && sh(TIME, ['-v', 'true']) !== undefined;
@@ -312,6 +331,7 @@ async function main() {
     node: process.version,
     npm: sh('npm', ['--version']),
     os: `${os.platform()} ${os.release()} ${os.arch()}`,
+    loadAtStart: os.loadavg().map((x) => round(x, 2)),
     git: sh('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT }),
     dirtySrc: (sh('git', ['status', '--short', 'src'], { cwd: ROOT }) ?? '').split('\n').filter(Boolean),
     defaultConcurrency: concurrency,
@@ -386,7 +406,14 @@ function summarize(reps, o, nCells, concurrency) {
       const f = r.floors.find((x) => x.id === id);
       const ph = (p) => c.phases[p]?.durationMs ?? 0;
       const phaseSum = ['environment', 'stdio', 'http', 'bind', 'leaks'].reduce((a, p) => a + ph(p), 0);
+      const tl = r.serial.orchestrator?.perCell?.[id];
+      const driverPhases = ['stdio', 'http', 'bind', 'leaks'].reduce((a, p) => a + ph(p), 0);
       return {
+        driverLifeMs: tl?.driverEnd !== undefined ? tl.driverEnd - tl.driverStart : undefined,
+        driverOutsidePhasesMs: tl?.driverEnd !== undefined ? tl.driverEnd - tl.driverStart - driverPhases : undefined,
+        installToDriverMs: tl?.driverStart !== undefined ? tl.driverStart - tl.installEnd : undefined,
+        outsideSpawnsMs: tl?.driverEnd !== undefined ? c.durationMs - (tl.driverEnd - tl.installStart) : undefined,
+        notPassed: Object.entries(c.phases).filter(([, v]) => v.verdict !== 'passed').map(([k]) => k),
         cellMs: c.durationMs,
         floorMs: f.floorMs,
         installMs: c.installMs,
@@ -440,6 +467,11 @@ function summarize(reps, o, nCells, concurrency) {
       leaksMs: round(m('leaksMs')),
       minExitMs: round(m('minExitMs')),
       floorRmMs: round(m('floorRmMs')),
+      driverLifeMs: round(m('driverLifeMs')),
+      driverOutsidePhasesMs: round(m('driverOutsidePhasesMs')),
+      installToDriverMs: round(m('installToDriverMs')),
+      outsideSpawnsMs: round(m('outsideSpawnsMs')),
+      notPassed: [...new Set(per.flatMap((p) => p.notPassed))],
     };
   });
   // 3. scaling
@@ -487,6 +519,7 @@ function summarize(reps, o, nCells, concurrency) {
     serialInstallShare: round(serialInstall / ser, 3),
     serialFloorShare: round(median(reps.map((r) => r.floors.reduce((a, f) => a + f.floorMs, 0) / r.serial.wallMs)), 3),
   };
+  s.load1 = { median: round(median(all.flatMap((x) => x.load1 ?? [])), 2), max: round(Math.max(...all.flatMap((x) => x.load1 ?? [0])), 2) };
   // Targets
   const worst = (k) => Math.max(...s.cells.map((c) => c[k]));
   const first = s.scale.find((x) => x.cells === Math.min(...o.scale));
@@ -550,7 +583,17 @@ function render(s, meta) {
       pct(c.installShare),
     ])),
   );
-  parts.push('   * other = cell time outside install and phases: cell dir, driver copy + start, cell dir removal');
+  parts.push('   * other = cell time outside install and phases; split below from the orchestrator\'s spawn log');
+  parts.push(
+    table('   other, split', ['cell', 'install end→fork', 'driver outside phases', 'dir create+rm', 'floor rm -rf', 'phases not passed'], s.cells.map((c) => [
+      c.id,
+      ms(c.installToDriverMs),
+      ms(c.driverOutsidePhasesMs),
+      ms(c.outsideSpawnsMs),
+      ms(c.floorRmMs),
+      c.notPassed.length ? c.notPassed.join(',') : 'none',
+    ])),
+  );
   parts.push(
     table(`3. scaling at concurrency ${s.concurrency.default}`, ['cells', 'wall', 'per cell', 'cell median', 'install median', 'own RSS', 'tree RSS', 'failed'], s.scale.map((x) => [
       x.cells,
@@ -572,6 +615,7 @@ function render(s, meta) {
       `   install end → driver start ${ms(oc.installEndToDriverStartMs)}; after the last cell ${ms(oc.afterLastCellMs)}\n` +
       `   at concurrency 1: npm install is ${pct(s.shares.serialInstallShare)} of the wall time; the floor is ${pct(s.shares.serialFloorShare)}`,
   );
+  parts.push(`\n   1-minute load average around the counted runs: median ${s.load1.median}, max ${s.load1.max} (${meta.nproc} cores; other work on the machine shows up here)`);
   parts.push(
     table('targets', ['target', 'measured', 'result'], s.targets.map((t) => [t.name, t.shown, t.pass === null ? 'n/a' : t.pass ? 'PASS' : 'MISS'])),
   );
