@@ -367,7 +367,19 @@ async function main() {
       r.parallel = await runCli(`r${rep}-default`, configFile);
     }
     r.floors = [];
+    let t = performance.now();
     for (const [id, set] of Object.entries(r.serial.installSets)) r.floors.push(await floorFor(project, tarball, id, set));
+    r.floorSerialWallMs = performance.now() - t;
+    // The same floor work with `concurrency` workers: what this machine allows a parallel matrix at best.
+    const queue = Object.entries(r.serial.installSets);
+    t = performance.now();
+    await Promise.all(
+      Array.from({ length: Math.min(concurrency, queue.length) }, async () => {
+        for (let next = queue.shift(); next; next = queue.shift()) await floorFor(project, tarball, `${next[0]}-par`, next[1]);
+      }),
+    );
+    r.floorParallelWallMs = performance.now() - t;
+    log(`floor, all cells: ${sec(r.floorSerialWallMs)} one at a time, ${sec(r.floorParallelWallMs)} with ${concurrency} workers`);
     r.scale = {};
     for (const n of o.scale) r.scale[n] = n === nCells ? r.parallel : await runCli(`r${rep}-scale${n}`, scaleFiles[n]);
     reps.push(r);
@@ -397,6 +409,9 @@ function summarize(reps, o, nCells, concurrency) {
     serialWallMs: round(ser),
     ratio: round(median(reps.map((r) => r.parallel.wallMs / r.serial.wallMs)), 3),
     speedupIdeal: round(1 / Math.min(concurrency, nCells), 3),
+    floorSerialWallMs: round(median(reps.map((r) => r.floorSerialWallMs))),
+    floorParallelWallMs: round(median(reps.map((r) => r.floorParallelWallMs))),
+    floorRatio: round(median(reps.map((r) => r.floorParallelWallMs / r.floorSerialWallMs)), 3),
   };
   // 2. per cell, concurrency-1 run against the floor
   const ids = reps[0].serial.cells.map((c) => c.id);
@@ -548,6 +563,8 @@ function render(s, meta) {
     table('1. matrix: default concurrency vs --concurrency 1', ['run', 'wall', 'ratio'], [
       [`concurrency ${s.concurrency.default}`, sec(s.concurrency.defaultWallMs), ratio(s.concurrency.ratio)],
       ['concurrency 1', sec(s.concurrency.serialWallMs), '1.00x'],
+      [`floor, ${s.concurrency.default} workers`, sec(s.concurrency.floorParallelWallMs), ratio(s.concurrency.floorRatio)],
+      ['floor, one at a time', sec(s.concurrency.floorSerialWallMs), '1.00x'],
     ]),
   );
   parts.push(
