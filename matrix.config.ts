@@ -18,7 +18,11 @@ export default defineConfig({
       prompts: ['summarize_note', 'draft_note'],
     },
     steps: [
-      { tool: 'add_note', arguments: { title: 'Matrix', body: 'written by mcp-matrix', tags: ['matrix'] }, expect: { text: 'Created note-3' } },
+      {
+        tool: 'add_note',
+        arguments: { title: 'Matrix', body: 'written by mcp-matrix', tags: ['matrix'] },
+        expect: { text: 'Created note-3' },
+      },
       { tool: 'search_notes', arguments: { query: 'mcp-matrix' }, expect: { text: 'note-3' } },
       { tool: 'stats', expect: { structuredContent: { notes: 3 } } },
       { tool: 'search_notes', arguments: { query: 'x', limit: 0 }, expect: { isError: true, text: 'Invalid limit' } },

@@ -25,9 +25,16 @@ export async function verifyEnvironment(input: EnvironmentInput): Promise<{ resu
   const started = performance.now();
   const problems: string[] = [];
   const packageDir = path.join(input.cellDir, 'node_modules', input.packageName);
-  const manifest = await readJson<{ name?: string; version?: string; dependencies?: Record<string, string>; peerDependencies?: Record<string, string> }>(path.join(packageDir, 'package.json'));
+  const manifest = await readJson<{
+    name?: string;
+    version?: string;
+    dependencies?: Record<string, string>;
+    peerDependencies?: Record<string, string>;
+  }>(path.join(packageDir, 'package.json'));
   const declaredRanges = Object.fromEntries(
-    Object.entries({ ...manifest?.dependencies, ...manifest?.peerDependencies }).filter(([name]) => name.startsWith('@modelcontextprotocol/')),
+    Object.entries({ ...manifest?.dependencies, ...manifest?.peerDependencies }).filter(([name]) =>
+      name.startsWith('@modelcontextprotocol/'),
+    ),
   );
   const sdkPackages = await findSdkCopies(input.cellDir);
 
@@ -38,23 +45,31 @@ export async function verifyEnvironment(input: EnvironmentInput): Promise<{ resu
     if (loaded && path.relative(input.cellDir, loaded) !== path.join('node_modules', name)) {
       const v = await readVersion(loaded);
       const own = manifest?.dependencies?.[name];
-      problems.push(`${name}: the package loads ${v ?? '?'} from ${path.relative(input.cellDir, loaded)}${own ? ` (its own dependency "${own}")` : ''}, not the pinned ${wanted}`);
+      problems.push(
+        `${name}: the package loads ${v ?? '?'} from ${path.relative(input.cellDir, loaded)}${own ? ` (its own dependency "${own}")` : ''}, not the pinned ${wanted}`,
+      );
     }
   }
   const byName = new Map<string, string[]>();
   for (const p of sdkPackages) byName.set(p.name, [...(byName.get(p.name) ?? []), `${p.version} at ${p.path}`]);
-  for (const [name, copies] of byName) if (copies.length > 1) problems.push(`${name} is installed ${copies.length} times: ${copies.join(', ')}`);
+  for (const [name, copies] of byName)
+    if (copies.length > 1) problems.push(`${name} is installed ${copies.length} times: ${copies.join(', ')}`);
 
   const range = declaredRanges[input.primary];
   if (!range) problems.push(`${input.packageName} declares no range on ${input.primary}: it does not claim this SDK major`);
-  else if (!semver.satisfies(input.version, range)) problems.push(`pin ${input.primary}@${input.version} is outside the range "${range}" that ${input.packageName} declares`);
+  else if (!semver.satisfies(input.version, range))
+    problems.push(`pin ${input.primary}@${input.version} is outside the range "${range}" that ${input.packageName} declares`);
 
   const lock = await readFile(path.join(input.cellDir, 'package-lock.json')).catch(() => undefined);
-  const lockJson = lock ? (JSON.parse(lock.toString('utf8')) as { packages?: Record<string, { integrity?: string; version?: string }> }) : undefined;
+  const lockJson = lock
+    ? (JSON.parse(lock.toString('utf8')) as { packages?: Record<string, { integrity?: string; version?: string }> })
+    : undefined;
   const integrity = lockJson?.packages?.[`node_modules/${input.packageName}`]?.integrity;
   if (!manifest) problems.push(`${input.packageName} is not installed at node_modules/${input.packageName}`);
   if (integrity !== input.tarball.sha512) {
-    problems.push(`the installed ${input.packageName} is not the packed tarball: lockfile integrity ${short(integrity)} ≠ tarball ${short(input.tarball.sha512)}`);
+    problems.push(
+      `the installed ${input.packageName} is not the packed tarball: lockfile integrity ${short(integrity)} ≠ tarball ${short(input.tarball.sha512)}`,
+    );
   }
 
   const evidence: EnvironmentEvidence = {

@@ -8,12 +8,16 @@ export type InstallOutcome =
   /** Network-type failures until attempts ran out: infrastructure, not a verdict. */
   | { kind: 'not-measured'; attempts: number; durationMs: number; code: string; message: string };
 
-const NETWORK_CODES = /^(ETIMEDOUT|ECONNRESET|ECONNREFUSED|EAI_AGAIN|ENOTFOUND|EPIPE|ESOCKETTIMEDOUT|ENETUNREACH|EHOSTUNREACH|ECONNABORTED|E5\d\d|E429|E408|FETCH_ERROR)$/;
+const NETWORK_CODES =
+  /^(ETIMEDOUT|ECONNRESET|ECONNREFUSED|EAI_AGAIN|ENOTFOUND|EPIPE|ESOCKETTIMEDOUT|ENETUNREACH|EHOSTUNREACH|ECONNABORTED|E5\d\d|E429|E408|FETCH_ERROR)$/;
 
 export function classifyNpmError(stderr: string): { code: string; network: boolean; message: string } {
   const code = /npm (?:error|ERR!) code (\S+)/.exec(stderr)?.[1] ?? /\b(E[A-Z0-9_]{3,})\b/.exec(stderr)?.[1] ?? 'UNKNOWN';
   const errno = /npm (?:error|ERR!) errno (\S+)/.exec(stderr)?.[1];
-  const network = NETWORK_CODES.test(code) || (errno !== undefined && NETWORK_CODES.test(errno)) || /network|socket hang up|timed out/i.test(stderr) && code === 'UNKNOWN';
+  const network =
+    NETWORK_CODES.test(code) ||
+    (errno !== undefined && NETWORK_CODES.test(errno)) ||
+    (/network|socket hang up|timed out/i.test(stderr) && code === 'UNKNOWN');
   const lines = stderr
     .split('\n')
     .map((l) => l.replace(/^npm (?:error|ERR!) ?/, '').trim())

@@ -132,7 +132,12 @@ async function runPhases(
     probe: layout.probe,
     baseEnv: baseEnv({ ...cfg.env, MCP_MATRIX_CELL: cell.id, MCP_MATRIX_PIN: cell.pin }),
     phases: {
-      stdio: cfg.stdio && { command: command(cfg.stdio.args, cfg.stdio.env), expect: cfg.stdio.expect, steps: cfg.stdio.steps, timeoutMs: cfg.stdio.timeoutMs },
+      stdio: cfg.stdio && {
+        command: command(cfg.stdio.args, cfg.stdio.env),
+        expect: cfg.stdio.expect,
+        steps: cfg.stdio.steps,
+        timeoutMs: cfg.stdio.timeoutMs,
+      },
       http: cfg.http && {
         command: command(cfg.http.args, cfg.http.env),
         host: cfg.http.host,
@@ -145,14 +150,24 @@ async function runPhases(
       leaks: cfg.leaks,
     },
   };
-  const outcome = await runDriver(layout, spec, { timeoutMs: driverBound(ctx.plan), env: baseEnv({}), signal: ctx.signal }, {
-    ...(hooks.onPhaseStart ? { onPhaseStart: hooks.onPhaseStart } : {}),
-    onPhaseResult: record,
-  });
+  const outcome = await runDriver(
+    layout,
+    spec,
+    { timeoutMs: driverBound(ctx.plan), env: baseEnv({}), signal: ctx.signal },
+    {
+      ...(hooks.onPhaseStart ? { onPhaseStart: hooks.onPhaseStart } : {}),
+      onPhaseResult: record,
+    },
+  );
   if (outcome.kind === 'done') return outcome.summary;
   const phase = outcome.current ?? 'stdio';
   if (!outcome.results.some((r) => r.phase === phase)) {
-    record({ phase, verdict: ctx.signal.aborted ? 'not-measured' : 'failed', durationMs: 0, message: ctx.signal.aborted ? 'interrupted' : outcome.message });
+    record({
+      phase,
+      verdict: ctx.signal.aborted ? 'not-measured' : 'failed',
+      durationMs: 0,
+      message: ctx.signal.aborted ? 'interrupted' : outcome.message,
+    });
   }
   return { leakedHandles: null };
 }

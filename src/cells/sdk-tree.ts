@@ -45,7 +45,7 @@ export async function findSdkCopies(cellDir: string): Promise<InstalledPackage[]
 
 export async function readVersion(pkgDir: string): Promise<string | undefined> {
   try {
-    return ((JSON.parse(await readFile(path.join(pkgDir, 'package.json'), 'utf8')) as { version?: string }).version) ?? undefined;
+    return (JSON.parse(await readFile(path.join(pkgDir, 'package.json'), 'utf8')) as { version?: string }).version ?? undefined;
   } catch {
     return undefined;
   }

@@ -9,7 +9,13 @@ export async function createRunDir(): Promise<string> {
   return mkdtemp(path.join(os.tmpdir(), RUN_DIR_PREFIX));
 }
 
-export async function createCellDir(runDir: string, cellId: string, packageName: string, tarball: string, installSet: Record<string, string>): Promise<string> {
+export async function createCellDir(
+  runDir: string,
+  cellId: string,
+  packageName: string,
+  tarball: string,
+  installSet: Record<string, string>,
+): Promise<string> {
   const dir = path.join(runDir, `cell-${cellId}`);
   await mkdir(dir, { recursive: true });
   const manifest = {

@@ -30,6 +30,8 @@ export async function mergeCommand(files: string[], options: { cwd: string; out?
   const written = await writeReports(merged.run, outDir, { junit: true });
   log.info(renderTable(merged.run));
   await publishToGithub(merged.run, log);
-  log.info(`${merged.run.verdict.toUpperCase()} · merged ${pieces.length} piece(s) · ${written.map((f) => path.relative(options.cwd, f)).join(', ')}`);
+  log.info(
+    `${merged.run.verdict.toUpperCase()} · merged ${pieces.length} piece(s) · ${written.map((f) => path.relative(options.cwd, f)).join(', ')}`,
+  );
   return merged.run.exitCode;
 }

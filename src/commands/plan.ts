@@ -12,13 +12,22 @@ export async function planCommand(options: PrepareOptions & { json: boolean }, l
   if (options.json) {
     log.info(JSON.stringify({ ...planJson(plan), source: sourceJson(plan, options.cwd) }));
   } else {
-    log.info(`${plan.package.name}@${plan.package.version} · bin ${plan.bin.name} · ${plan.cells.length} cell(s) · registry ${registry.url} (${registry.lookups} look-ups)`);
+    log.info(
+      `${plan.package.name}@${plan.package.version} · bin ${plan.bin.name} · ${plan.cells.length} cell(s) · registry ${registry.url} (${registry.lookups} look-ups)`,
+    );
     for (const c of plan.cells) {
-      log.info(`  ${c.id.padEnd(12)} ${c.pin === c.version ? c.pin : `${c.pin} → ${c.version}`}${c.role ? `  (${c.role})` : ''}${c.allowedToFail ? '  [allowed to fail]' : ''}`);
-      log.info(`  ${''.padEnd(12)} installs ${Object.entries(c.installSet).map(([n, v]) => `${n}@${v}`).join(' ')}`);
+      log.info(
+        `  ${c.id.padEnd(12)} ${c.pin === c.version ? c.pin : `${c.pin} → ${c.version}`}${c.role ? `  (${c.role})` : ''}${c.allowedToFail ? '  [allowed to fail]' : ''}`,
+      );
+      log.info(
+        `  ${''.padEnd(12)} installs ${Object.entries(c.installSet)
+          .map(([n, v]) => `${n}@${v}`)
+          .join(' ')}`,
+      );
     }
   }
-  for (const f of plan.lockstep) (f.level === 'error' ? log.error : log.warn)(`${f.level === 'error' ? 'lockstep error: ' : 'lockstep: '}${f.message}`);
+  for (const f of plan.lockstep)
+    (f.level === 'error' ? log.error : log.warn)(`${f.level === 'error' ? 'lockstep error: ' : 'lockstep: '}${f.message}`);
   return plan.lockstep.some((f) => f.level === 'error') && plan.config.lockstep === 'error' ? 1 : 0;
 }
 
@@ -40,7 +49,9 @@ export function planJson(plan: Plan) {
       major: c.major,
       role: c.role ?? '',
       allowedToFail: c.allowedToFail,
-      installSet: Object.entries(c.installSet).map(([n, v]) => `${n}@${v}`).join(' '),
+      installSet: Object.entries(c.installSet)
+        .map(([n, v]) => `${n}@${v}`)
+        .join(' '),
     })),
   };
 }

@@ -7,7 +7,11 @@ import { renderTable } from '../reports/markdown.js';
 import { writeReports } from '../reports/write.js';
 import type { Failure } from '../util/result.js';
 
-export async function reportCommand(file: string, options: { cwd: string; out?: string; junit: boolean }, log: Logger): Promise<number | Failure> {
+export async function reportCommand(
+  file: string,
+  options: { cwd: string; out?: string; junit: boolean },
+  log: Logger,
+): Promise<number | Failure> {
   const target = path.resolve(options.cwd, file);
   const text = await readFile(target, 'utf8').catch(() => undefined);
   if (text === undefined) return { kind: 'usage', message: `cannot read ${target}: pass the results.json a run wrote` };

@@ -26,7 +26,8 @@ export async function runCommand(options: RunCommandOptions, log: Logger): Promi
   const prepared = await preparePlan(options);
   if (!prepared.ok) return prepared.error;
   const { plan } = prepared.value;
-  for (const f of plan.lockstep) (f.level === 'error' ? log.error : log.warn)(`${f.level === 'error' ? 'lockstep error: ' : 'lockstep: '}${f.message}`);
+  for (const f of plan.lockstep)
+    (f.level === 'error' ? log.error : log.warn)(`${f.level === 'error' ? 'lockstep error: ' : 'lockstep: '}${f.message}`);
   const result = await runMatrix(plan, {
     cwd: options.cwd,
     cells: options.cells,
@@ -45,7 +46,8 @@ export async function runCommand(options: RunCommandOptions, log: Logger): Promi
   log.info('');
   for (const cell of run.cells) {
     for (const p of cell.phases) {
-      if (p.verdict === 'failed' || p.verdict === 'not-measured') log.error(`${cell.id} · ${p.phase}: ${p.verdict === 'failed' ? 'FAIL' : 'not measured'}: ${p.message ?? ''}`);
+      if (p.verdict === 'failed' || p.verdict === 'not-measured')
+        log.error(`${cell.id} · ${p.phase}: ${p.verdict === 'failed' ? 'FAIL' : 'not measured'}: ${p.message ?? ''}`);
     }
     if (cell.verdict === 'failed') log.error(`  reproduce: ${cell.repro}`);
     if (cell.cellDir) log.info(`kept ${cell.id}: cd ${cell.cellDir}  (driver log: .mcp-matrix/driver.log, spec: .mcp-matrix/spec.json)`);
@@ -56,7 +58,9 @@ export async function runCommand(options: RunCommandOptions, log: Logger): Promi
     if (published) log.error(published);
   }
   await publishToGithub(run, log);
-  log.info(`${run.verdict.toUpperCase()} · ${run.cells.length} cell(s) in ${(run.durationMs / 1000).toFixed(1)} s · ${written.map((f) => path.relative(options.cwd, f)).join(', ')}`);
+  log.info(
+    `${run.verdict.toUpperCase()} · ${run.cells.length} cell(s) in ${(run.durationMs / 1000).toFixed(1)} s · ${written.map((f) => path.relative(options.cwd, f)).join(', ')}`,
+  );
   return run.exitCode;
 }
 

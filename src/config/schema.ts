@@ -93,9 +93,7 @@ export const configSchema = z
         }),
       ])
       .optional(),
-    bind: z
-      .union([z.literal(false), z.strictObject({ ...serverPhase, dropEnv: z.array(z.string()).optional() })])
-      .optional(),
+    bind: z.union([z.literal(false), z.strictObject({ ...serverPhase, dropEnv: z.array(z.string()).optional() })]).optional(),
     leaks: z.union([z.literal(false), z.strictObject({ graceMs: z.number().int().positive().optional() })]).optional(),
     install: z
       .strictObject({
@@ -114,7 +112,11 @@ export const configSchema = z
       const id = cell.id ?? cellIdFromPin(cell.pin);
       const first = seen.get(id);
       if (first !== undefined) {
-        ctx.addIssue({ code: 'custom', path: ['cells', i, 'id'], message: `duplicate cell id "${id}" (also cells[${first}]); set a distinct id` });
+        ctx.addIssue({
+          code: 'custom',
+          path: ['cells', i, 'id'],
+          message: `duplicate cell id "${id}" (also cells[${first}]); set a distinct id`,
+        });
       } else seen.set(id, i);
     });
   });

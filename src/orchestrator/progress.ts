@@ -20,7 +20,12 @@ function deferred(): Deferred {
 export type ProgressMode = 'default' | 'simple' | 'silent';
 
 /** Run every cell with at most `concurrency` at once; keeps going after failures. */
-export async function runWithProgress(cells: PlannedCell[], concurrency: number, mode: ProgressMode, runOne: CellRunner): Promise<CellResult[]> {
+export async function runWithProgress(
+  cells: PlannedCell[],
+  concurrency: number,
+  mode: ProgressMode,
+  runOne: CellRunner,
+): Promise<CellResult[]> {
   const results = new Map<string, CellResult>();
   const tasks: ListrTask[] = cells.map((cell) => ({
     title: `${cell.id}  ${cell.version}${cell.role ? ` (${cell.role})` : ''}`,

@@ -33,9 +33,23 @@ export async function runMatrix(plan: Plan, options: RunOptions): Promise<Result
     const [tarball, npmVersion] = await Promise.all([obtainTarball(plan, runDir, options.signal), npmVersionOf()]);
     if (!tarball.ok) return tarball;
     const concurrency = Math.min(options.concurrency ?? os.availableParallelism(), selected.value.length);
-    const repro = (cell: PlannedCell) => reproCommand(cell, options.configFlag, plan.config.source.kind === 'tarball' ? tarball.value.file : undefined);
+    const repro = (cell: PlannedCell) =>
+      reproCommand(cell, options.configFlag, plan.config.source.kind === 'tarball' ? tarball.value.file : undefined);
     const cells = await runWithProgress(selected.value, concurrency, options.progress, (cell, hooks) =>
-      runCell(cell, { plan, tarball: tarball.value, runDir, harnessVersion: HARNESS_VERSION, npmVersion, keep: options.keep, signal: options.signal, repro }, hooks),
+      runCell(
+        cell,
+        {
+          plan,
+          tarball: tarball.value,
+          runDir,
+          harnessVersion: HARNESS_VERSION,
+          npmVersion,
+          keep: options.keep,
+          signal: options.signal,
+          repro,
+        },
+        hooks,
+      ),
     );
     return ok(assemble(plan, tarball.value, cells, selected.value, startedAt, npmVersion, options.signal.aborted));
   } finally {
@@ -62,14 +76,23 @@ export function reproCommand(cell: PlannedCell, configFlag?: string, tarball?: s
   return parts.join(' ');
 }
 
-function assemble(plan: Plan, tarball: Tarball, ran: CellResult[], selected: PlannedCell[], startedAt: Date, npmVersion: string, interrupted: boolean): RunResult {
+function assemble(
+  plan: Plan,
+  tarball: Tarball,
+  ran: CellResult[],
+  selected: PlannedCell[],
+  startedAt: Date,
+  npmVersion: string,
+  interrupted: boolean,
+): RunResult {
   const finishedAt = new Date();
   const lockstepErrors = plan.lockstep.filter((f) => f.level === 'error').map((f) => `lockstep: ${f.message}`);
   const warnings = plan.lockstep.filter((f) => f.level === 'warning').map((f) => `lockstep: ${f.message}`);
   let decision = decideRun(ran, interrupted);
   if (!interrupted && ran.length < selected.length) decision = { verdict: 'interrupted', exitCode: 130 };
   // A claim that the cells do not cover fails the run when lockstep is 'error'.
-  if (lockstepErrors.length > 0 && plan.config.lockstep === 'error' && decision.exitCode !== 130) decision = { verdict: 'failed', exitCode: 1 };
+  if (lockstepErrors.length > 0 && plan.config.lockstep === 'error' && decision.exitCode !== 130)
+    decision = { verdict: 'failed', exitCode: 1 };
   return {
     schemaVersion: RESULTS_SCHEMA_VERSION,
     tool: { name: 'mcp-matrix', version: HARNESS_VERSION },
@@ -82,14 +105,26 @@ function assemble(plan: Plan, tarball: Tarball, ran: CellResult[], selected: Pla
       configFile: path.basename(plan.config.file),
       package: { name: plan.package.name, version: plan.package.version },
       tarball: { file: path.basename(tarball.file), size: tarball.size, sha512: tarball.sha512 },
-      cells: plan.cells.map((c) => ({ id: c.id, pin: c.pin, ...(c.role ? { role: c.role } : {}), version: c.version, major: c.major, allowedToFail: c.allowedToFail, installSet: c.installSet })),
+      cells: plan.cells.map((c) => ({
+        id: c.id,
+        pin: c.pin,
+        ...(c.role ? { role: c.role } : {}),
+        version: c.version,
+        major: c.major,
+        allowedToFail: c.allowedToFail,
+        installSet: c.installSet,
+      })),
       ...(selected.length < plan.cells.length ? { selected: selected.map((c) => c.id) } : {}),
     },
-    host: { node: process.version, npm: npmVersion, os: `${os.platform()} ${os.release()} ${os.arch()}`, ...(process.env.CI ? { ci: process.env.GITHUB_ACTIONS ? 'github-actions' : 'ci' } : {}) },
+    host: {
+      node: process.version,
+      npm: npmVersion,
+      os: `${os.platform()} ${os.release()} ${os.arch()}`,
+      ...(process.env.CI ? { ci: process.env.GITHUB_ACTIONS ? 'github-actions' : 'ci' } : {}),
+    },
     cells: ran,
     verdict: decision.verdict,
     exitCode: decision.exitCode,
     warnings: [...lockstepErrors, ...warnings],
   };
 }
-

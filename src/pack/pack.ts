@@ -20,7 +20,10 @@ export async function packDirectory(dir: string, destination: string, signal?: A
     ...(signal ? { signal } : {}),
   });
   if (!out.ok) {
-    return fail('usage', `npm pack failed in ${dir} (exit ${out.exitCode ?? '?'}): ${lastLines(out.stderr || out.stdout || out.error || '')}`);
+    return fail(
+      'usage',
+      `npm pack failed in ${dir} (exit ${out.exitCode ?? '?'}): ${lastLines(out.stderr || out.stdout || out.error || '')}`,
+    );
   }
   // Lifecycle scripts may print before the JSON; the report is the last JSON array.
   const start = out.stdout.lastIndexOf('\n[');

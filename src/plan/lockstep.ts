@@ -28,28 +28,45 @@ export function checkLockstep(
     const range = ranges[primary];
     const mine = cells.filter((c) => c.major === Number(major));
     if (!range) {
-      for (const c of mine) findings.push({ level: 'error', message: `cell ${c.id} pins ${primary}@${c.version}, but the package declares no range on ${primary}` });
+      for (const c of mine)
+        findings.push({
+          level: 'error',
+          message: `cell ${c.id} pins ${primary}@${c.version}, but the package declares no range on ${primary}`,
+        });
       continue;
     }
     const meta = metas.get(primary);
     if (!meta) continue;
     const admitted = stableVersions(meta.versions.keys()).filter((v) => semver.major(v) === Number(major) && semver.satisfies(v, range));
     for (const c of mine) {
-      if (!semver.satisfies(c.version, range)) findings.push({ level: 'error', message: `cell ${c.id} pins ${primary}@${c.version}, outside the declared range "${range}"` });
+      if (!semver.satisfies(c.version, range))
+        findings.push({ level: 'error', message: `cell ${c.id} pins ${primary}@${c.version}, outside the declared range "${range}"` });
     }
     if (admitted.length === 0) continue;
     if (mine.length === 0) {
-      findings.push({ level: 'error', message: `the declared range "${range}" on ${primary} admits major ${major} (${admitted[0]} … ${admitted.at(-1)}), but no cell covers it; add cells floor@${major} and latest@${major}` });
+      findings.push({
+        level: 'error',
+        message: `the declared range "${range}" on ${primary} admits major ${major} (${admitted[0]} … ${admitted.at(-1)}), but no cell covers it; add cells floor@${major} and latest@${major}`,
+      });
       continue;
     }
     const floor = admitted[0]!;
     if (!mine.some((c) => c.version === floor)) {
-      findings.push({ level: 'error', message: `the declared range "${range}" admits ${primary}@${floor}, but no cell pins it (lowest cell: ${mine.map((c) => c.version).sort(semver.compare)[0]}); add a floor@${major} cell or raise the range` });
+      findings.push({
+        level: 'error',
+        message: `the declared range "${range}" admits ${primary}@${floor}, but no cell pins it (lowest cell: ${mine.map((c) => c.version).sort(semver.compare)[0]}); add a floor@${major} cell or raise the range`,
+      });
     }
-    const newestCovered = mine.map((c) => c.version).sort(semver.compare).at(-1)!;
+    const newestCovered = mine
+      .map((c) => c.version)
+      .sort(semver.compare)
+      .at(-1)!;
     const newest = admitted.at(-1)!;
     if (semver.gt(newest, newestCovered)) {
-      findings.push({ level: 'warning', message: `${primary}@${newest} is inside the declared range "${range}" but newer than any cell (newest cell: ${newestCovered}); add a latest@${major} cell` });
+      findings.push({
+        level: 'warning',
+        message: `${primary}@${newest} is inside the declared range "${range}" but newer than any cell (newest cell: ${newestCovered}); add a latest@${major} cell`,
+      });
     }
   }
   return findings;

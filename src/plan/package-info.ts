@@ -49,7 +49,9 @@ export function pickBin(info: PackageInfo, wanted?: string): Result<{ name: stri
   const names = Object.keys(info.bins);
   if (wanted) {
     const file = info.bins[wanted];
-    return file ? ok({ name: wanted, file }) : fail('usage', `${info.name} has no bin "${wanted}" (it has: ${names.join(', ') || 'none'}); fix "bin" in the config`);
+    return file
+      ? ok({ name: wanted, file })
+      : fail('usage', `${info.name} has no bin "${wanted}" (it has: ${names.join(', ') || 'none'}); fix "bin" in the config`);
   }
   if (names.length === 1) return ok({ name: names[0]!, file: info.bins[names[0]!]! });
   return names.length === 0

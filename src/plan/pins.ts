@@ -27,12 +27,19 @@ export async function resolvePin(
   if (!role) {
     const major = semver.major(pin);
     const primary = majors[String(major)]?.pinned[0];
-    if (!primary) return fail('usage', `pin ${pin}: no install recipe for SDK major ${major} (known: ${Object.keys(majors).join(', ')}); add one under "majors"`);
+    if (!primary)
+      return fail(
+        'usage',
+        `pin ${pin}: no install recipe for SDK major ${major} (known: ${Object.keys(majors).join(', ')}); add one under "majors"`,
+      );
     const meta = await registry.meta(primary);
     if (!meta.ok) return meta;
     if (!meta.value.versions.has(pin)) {
       const latest = semver.maxSatisfying(stableVersions(meta.value.versions.keys()), `^${major}.0.0`);
-      return fail('usage', `pin ${pin}: ${primary}@${pin} does not exist on the registry${latest ? ` (the newest ${major}.x is ${latest})` : ''}; use a published version or latest@${major}`);
+      return fail(
+        'usage',
+        `pin ${pin}: ${primary}@${pin} does not exist on the registry${latest ? ` (the newest ${major}.x is ${latest})` : ''}; use a published version or latest@${major}`,
+      );
     }
     return ok({ major, version: pin, primary });
   }
@@ -54,9 +61,15 @@ export async function resolvePin(
       if (majorText) return fail('usage', `pin ${pin}: the package declares no range on ${primary}, so it has no floor for major ${major}`);
       continue;
     }
-    const version = semver.minSatisfying(versions.filter((v) => semver.major(v) === Number(major)), range);
+    const version = semver.minSatisfying(
+      versions.filter((v) => semver.major(v) === Number(major)),
+      range,
+    );
     if (version) return ok({ major: Number(major), version, primary });
     if (majorText) return fail('usage', `pin ${pin}: no published ${primary} ${major}.x satisfies the declared range "${range}"`);
   }
-  return fail('usage', `pin ${pin}: the package declares no SDK range that admits a published version (looked at ${wanted.map((m) => majors[m]?.pinned[0]).join(', ')})`);
+  return fail(
+    'usage',
+    `pin ${pin}: the package declares no SDK range that admits a published version (looked at ${wanted.map((m) => majors[m]?.pinned[0]).join(', ')})`,
+  );
 }

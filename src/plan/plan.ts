@@ -39,7 +39,13 @@ export async function buildPlan(config: ResolvedConfig, registry: Registry): Pro
   const problems = resolved.flatMap((r) => (r.ok ? [] : [r.error]));
   if (problems.length > 0) {
     const kind = problems.some((p) => p.kind === 'infrastructure') ? 'infrastructure' : 'usage';
-    return problems.length === 1 ? { ok: false, error: problems[0]! } : fail(kind, 'the plan has problems:', problems.map((p) => p.message));
+    return problems.length === 1
+      ? { ok: false, error: problems[0]! }
+      : fail(
+          kind,
+          'the plan has problems:',
+          problems.map((p) => p.message),
+        );
   }
   const cells = resolved.flatMap((r) => (r.ok ? [r.value] : []));
   const metas = new Map<string, PackageMeta>();
@@ -69,7 +75,10 @@ export function selectCells(cells: PlannedCell[], wanted: string[]): Result<Plan
   if (wanted.length === 0) return ok(cells);
   const unknown = wanted.filter((w) => !cells.some((c) => c.id === w || c.pin === w || c.version === w));
   if (unknown.length > 0) {
-    return fail('usage', `--cell ${unknown.join(', ')} matches no cell; the plan has: ${cells.map((c) => `${c.id}${c.version !== c.pin ? ` (${c.version})` : ''}`).join(', ')}`);
+    return fail(
+      'usage',
+      `--cell ${unknown.join(', ')} matches no cell; the plan has: ${cells.map((c) => `${c.id}${c.version !== c.pin ? ` (${c.version})` : ''}`).join(', ')}`,
+    );
   }
   return ok(cells.filter((c) => wanted.some((w) => c.id === w || c.pin === w || c.version === w)));
 }

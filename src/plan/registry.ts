@@ -51,7 +51,9 @@ export function createRegistry(url: string, options: { attempts?: number; timeou
 async function fetchMeta(base: string, name: string, attempts: number, timeoutMs: number): Promise<Result<PackageMeta>> {
   let last = '';
   for (let attempt = 1; attempt <= attempts; attempt++) {
-    const out = await run('npm', ['view', `${name}@>=0.0.0-0`, 'name', 'version', 'peerDependencies', '--json', '--loglevel=error'], { timeoutMs });
+    const out = await run('npm', ['view', `${name}@>=0.0.0-0`, 'name', 'version', 'peerDependencies', '--json', '--loglevel=error'], {
+      timeoutMs,
+    });
     if (out.ok) {
       try {
         return ok(parseMeta(name, JSON.parse(out.stdout || '[]') as RawVersion[] | RawVersion));
@@ -59,7 +61,9 @@ async function fetchMeta(base: string, name: string, attempts: number, timeoutMs
         return fail('infrastructure', `npm view ${name} printed no JSON (${errorMessage(error)}); run it by hand to see why`);
       }
     }
-    const c = out.timedOut ? { code: 'ETIMEDOUT', network: true, message: `no answer within ${timeoutMs} ms` } : classifyNpmError(out.stderr || out.error || '');
+    const c = out.timedOut
+      ? { code: 'ETIMEDOUT', network: true, message: `no answer within ${timeoutMs} ms` }
+      : classifyNpmError(out.stderr || out.error || '');
     if (c.code === 'E404') return fail('usage', `${name} does not exist on the registry ${base} (check the package name in "majors")`);
     last = `${c.code}: ${c.message}`;
     if (!c.network) return fail('infrastructure', `npm view ${name} failed against ${base}: ${last}`);

@@ -42,8 +42,6 @@ export async function run(command: string, args: string[], options: ExecOptions 
     timedOut: result.timedOut,
     cancelled: result.isCanceled,
     durationMs: Math.round(performance.now() - started),
-    ...(result.failed && result.exitCode === undefined && !result.timedOut && !result.isCanceled
-      ? { error: result.shortMessage }
-      : {}),
+    ...(result.failed && result.exitCode === undefined && !result.timedOut && !result.isCanceled ? { error: result.shortMessage } : {}),
   };
 }

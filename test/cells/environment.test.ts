@@ -17,13 +17,26 @@ async function pkg(dir: string, manifest: Record<string, unknown>): Promise<void
   await writeFile(path.join(dir, 'package.json'), JSON.stringify(manifest));
 }
 
-async function layout(options: { topSdk?: string; nestedSdk?: string; range?: string; integrity?: string } = {}): Promise<EnvironmentInput> {
+async function layout(
+  options: { topSdk?: string; nestedSdk?: string; range?: string; integrity?: string } = {},
+): Promise<EnvironmentInput> {
   cell = await mkdtemp(path.join(os.tmpdir(), 'env-test-'));
   const nm = path.join(cell, 'node_modules');
-  await pkg(path.join(nm, 'srv'), { name: 'srv', version: '1.0.0', peerDependencies: { '@modelcontextprotocol/sdk': options.range ?? '>=1.23.0 <2' } });
+  await pkg(path.join(nm, 'srv'), {
+    name: 'srv',
+    version: '1.0.0',
+    peerDependencies: { '@modelcontextprotocol/sdk': options.range ?? '>=1.23.0 <2' },
+  });
   await pkg(path.join(nm, '@modelcontextprotocol/sdk'), { name: '@modelcontextprotocol/sdk', version: options.topSdk ?? '1.24.0' });
-  if (options.nestedSdk) await pkg(path.join(nm, 'srv/node_modules/@modelcontextprotocol/sdk'), { name: '@modelcontextprotocol/sdk', version: options.nestedSdk });
-  await writeFile(path.join(cell, 'package-lock.json'), JSON.stringify({ packages: { 'node_modules/srv': { integrity: options.integrity ?? SHA } } }));
+  if (options.nestedSdk)
+    await pkg(path.join(nm, 'srv/node_modules/@modelcontextprotocol/sdk'), {
+      name: '@modelcontextprotocol/sdk',
+      version: options.nestedSdk,
+    });
+  await writeFile(
+    path.join(cell, 'package-lock.json'),
+    JSON.stringify({ packages: { 'node_modules/srv': { integrity: options.integrity ?? SHA } } }),
+  );
   return {
     cellDir: cell,
     packageName: 'srv',
@@ -41,7 +54,9 @@ describe('verifyEnvironment', () => {
   it('passes a cell that holds exactly the pin and the tarball', async () => {
     const { result, evidence } = await verifyEnvironment(await layout());
     expect(result.verdict).toBe('passed');
-    expect(evidence.sdkPackages).toEqual([{ name: '@modelcontextprotocol/sdk', version: '1.24.0', path: 'node_modules/@modelcontextprotocol/sdk' }]);
+    expect(evidence.sdkPackages).toEqual([
+      { name: '@modelcontextprotocol/sdk', version: '1.24.0', path: 'node_modules/@modelcontextprotocol/sdk' },
+    ]);
     expect(evidence.declaredRanges).toEqual({ '@modelcontextprotocol/sdk': '>=1.23.0 <2' });
     expect(evidence.lockfileSha256).toMatch(/^[0-9a-f]{64}$/);
   });
@@ -49,12 +64,16 @@ describe('verifyEnvironment', () => {
   it('names the package, version and origin when the installed SDK differs from the pin', async () => {
     const { result } = await verifyEnvironment(await layout({ topSdk: '1.25.0' }));
     expect(result.verdict).toBe('failed');
-    expect(result.message).toContain('@modelcontextprotocol/sdk: installed 1.25.0 at node_modules/@modelcontextprotocol/sdk, pinned 1.24.0');
+    expect(result.message).toContain(
+      '@modelcontextprotocol/sdk: installed 1.25.0 at node_modules/@modelcontextprotocol/sdk, pinned 1.24.0',
+    );
   });
 
   it('fails when the package loads its own nested copy, and counts the duplicate', async () => {
     const { result } = await verifyEnvironment(await layout({ nestedSdk: '1.25.0' }));
-    expect(result.message).toContain('@modelcontextprotocol/sdk: the package loads 1.25.0 from node_modules/srv/node_modules/@modelcontextprotocol/sdk, not the pinned 1.24.0');
+    expect(result.message).toContain(
+      '@modelcontextprotocol/sdk: the package loads 1.25.0 from node_modules/srv/node_modules/@modelcontextprotocol/sdk, not the pinned 1.24.0',
+    );
     expect(result.message).toContain('@modelcontextprotocol/sdk is installed 2 times');
   });
 
@@ -65,7 +84,9 @@ describe('verifyEnvironment', () => {
 
   it('fails when the installed package is not the packed tarball', async () => {
     const { result } = await verifyEnvironment(await layout({ integrity: 'sha512-somethingelse' }));
-    expect(result.message).toMatch(/the installed srv is not the packed tarball: lockfile integrity sha512-somethingels… ≠ tarball sha512-/);
+    expect(result.message).toMatch(
+      /the installed srv is not the packed tarball: lockfile integrity sha512-somethingels… ≠ tarball sha512-/,
+    );
   });
 });
 
@@ -76,7 +97,9 @@ describe('sdk tree', () => {
       'node_modules/@modelcontextprotocol/sdk',
       'node_modules/srv/node_modules/@modelcontextprotocol/sdk',
     ]);
-    expect(resolveFrom(path.join(cell, 'node_modules/srv'), '@modelcontextprotocol/sdk', cell)).toBe(path.join(cell, 'node_modules/srv/node_modules/@modelcontextprotocol/sdk'));
+    expect(resolveFrom(path.join(cell, 'node_modules/srv'), '@modelcontextprotocol/sdk', cell)).toBe(
+      path.join(cell, 'node_modules/srv/node_modules/@modelcontextprotocol/sdk'),
+    );
     expect(resolveFrom(path.join(cell, 'node_modules/srv'), 'zod', cell)).toBeUndefined();
   });
 });

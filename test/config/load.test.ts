@@ -52,6 +52,7 @@ describe('loadConfig', () => {
     const cwd = await withConfig(`export default { cells: [{ pin: '1.0.0', colour: 'red' }] }`);
     const loaded = await loadConfig(cwd);
     expect(loaded.ok).toBe(false);
-    if (!loaded.ok) expect(loaded.error.details).toEqual(['cells[0]: unknown key "colour" (check the spelling; see the README\'s config reference)']);
+    if (!loaded.ok)
+      expect(loaded.error.details).toEqual(['cells[0]: unknown key "colour" (check the spelling; see the README\'s config reference)']);
   });
 });

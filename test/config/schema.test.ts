@@ -32,7 +32,9 @@ describe('config schema', () => {
   });
 
   it('names unknown keys inside nested objects', () => {
-    expect(problems({ ...valid, http: { prot: 1 } })).toEqual(['http: unknown key "prot" (check the spelling; see the README\'s config reference)']);
+    expect(problems({ ...valid, http: { prot: 1 } })).toEqual([
+      'http: unknown key "prot" (check the spelling; see the README\'s config reference)',
+    ]);
   });
 
   it('accepts role pins and false phases', () => {

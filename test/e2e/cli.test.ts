@@ -25,7 +25,13 @@ describe('mcp-matrix on the reference server', () => {
     expect(run.verdict).toBe('passed');
     expect(run.cells.map((c) => c.pin)).toEqual(['floor@1', 'latest@1', '2.0.0', 'latest@2']);
     for (const cell of run.cells) {
-      expect(cell.phases.map((p) => `${p.phase}:${p.verdict}`)).toEqual(['environment:passed', 'stdio:passed', 'http:passed', 'bind:passed', 'leaks:passed']);
+      expect(cell.phases.map((p) => `${p.phase}:${p.verdict}`)).toEqual([
+        'environment:passed',
+        'stdio:passed',
+        'http:passed',
+        'bind:passed',
+        'leaks:passed',
+      ]);
       expect(cell.summary).toMatchObject({ tools: 6, resourceTemplates: 2, prompts: 2, leakedHandles: [] });
     }
     const latest2 = run.cells.find((c) => c.pin === 'latest@2')!;
@@ -55,7 +61,9 @@ describe('mcp-matrix on the reference server', () => {
     const r = await cli(['plan']);
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/floor@1 → 1\.\d+\.\d+/);
-    expect(r.stdout).toMatch(/installs @modelcontextprotocol\/server@2\.0\.0 @modelcontextprotocol\/client@2\.0\.0 @modelcontextprotocol\/node@2\.0\.0/);
+    expect(r.stdout).toMatch(
+      /installs @modelcontextprotocol\/server@2\.0\.0 @modelcontextprotocol\/client@2\.0\.0 @modelcontextprotocol\/node@2\.0\.0/,
+    );
     expect(await runDirs()).toEqual(before);
     const json = await cli(['plan', '--json']);
     expect(JSON.parse(json.stdout).include.map((c: { id: string }) => c.id)).toEqual(['floor-1', 'latest-1', '2.0.0', 'latest-2']);
@@ -65,11 +73,16 @@ describe('mcp-matrix on the reference server', () => {
     const cfg = await writeConfig(await scratch(), `{ package: ${JSON.stringify(REF)}, cells: [{ pin: '1.99.0' }] }`);
     const r = await cli(['run', '--config', cfg, '--progress', 'silent']);
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/pin 1\.99\.0: @modelcontextprotocol\/sdk@1\.99\.0 does not exist on the registry \(the newest 1\.x is 1\.\d+\.\d+\); use a published version or latest@1/);
+    expect(r.stderr).toMatch(
+      /pin 1\.99\.0: @modelcontextprotocol\/sdk@1\.99\.0 does not exist on the registry \(the newest 1\.x is 1\.\d+\.\d+\); use a published version or latest@1/,
+    );
   });
 
   it('refuses an unknown config key, naming its path, with exit 2', async () => {
-    const cfg = await writeConfig(await scratch(), `{ package: ${JSON.stringify(REF)}, cells: [{ pin: 'latest@1' }], stdio: { expect: { tools: 6 }, tiemout: 5 } } as never`);
+    const cfg = await writeConfig(
+      await scratch(),
+      `{ package: ${JSON.stringify(REF)}, cells: [{ pin: 'latest@1' }], stdio: { expect: { tools: 6 }, tiemout: 5 } } as never`,
+    );
     const r = await cli(['plan', '--config', cfg]);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('stdio: unknown key "tiemout"');
@@ -77,16 +90,23 @@ describe('mcp-matrix on the reference server', () => {
 
   it('fails the environment phase for a pin outside the declared range, exit 1', async () => {
     const out = await scratch();
-    const cfg = await writeConfig(await scratch(), `{ package: ${JSON.stringify(REF)}, cells: [{ pin: '1.22.0', role: 'below the floor' }], lockstep: 'off' }`);
+    const cfg = await writeConfig(
+      await scratch(),
+      `{ package: ${JSON.stringify(REF)}, cells: [{ pin: '1.22.0', role: 'below the floor' }], lockstep: 'off' }`,
+    );
     const r = await cli(['run', '--config', cfg, '--out', out, '--progress', 'silent']);
     expect(r.code).toBe(1);
     const env = (await readResults(out)).cells[0]!.phases.find((p) => p.phase === 'environment')!;
     expect(env.verdict).toBe('failed');
-    expect(env.message).toContain('pin @modelcontextprotocol/sdk@1.22.0 is outside the range ">=1.23.0 <2" that reference-mcp-server declares');
+    expect(env.message).toContain(
+      'pin @modelcontextprotocol/sdk@1.22.0 is outside the range ">=1.23.0 <2" that reference-mcp-server declares',
+    );
   });
 
   it('rejects usage errors with exit 2', async () => {
-    expect((await cli(['run', '--cell', 'nope', '--progress', 'silent'])).stderr).toMatch(/--cell nope matches no cell; the plan has: floor-1 \(1\.23\.0\)/);
+    expect((await cli(['run', '--cell', 'nope', '--progress', 'silent'])).stderr).toMatch(
+      /--cell nope matches no cell; the plan has: floor-1 \(1\.23\.0\)/,
+    );
     expect((await cli(['run', '--concurrency', 'zero'])).code).toBe(2);
     expect((await cli(['frobnicate'])).code).toBe(2);
     expect((await cli(['run', '--config', 'missing.config.ts'])).stderr).toMatch(/does not exist \(check --config\)/);

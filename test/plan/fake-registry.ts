@@ -13,7 +13,11 @@ export function fakeRegistry(packages: Record<string, Record<string, Record<stri
       lookups++;
       const versions = packages[name];
       if (!versions) return fail('usage', `${name} does not exist`);
-      const meta: PackageMeta = { name, distTags: {}, versions: new Map(Object.entries(versions).map(([v, peers]) => [v, { peerDependencies: peers }])) };
+      const meta: PackageMeta = {
+        name,
+        distTags: {},
+        versions: new Map(Object.entries(versions).map(([v, peers]) => [v, { peerDependencies: peers }])),
+      };
       return ok(meta);
     },
   };

@@ -23,7 +23,10 @@ describe('resolvePin', () => {
   it('refuses a version that does not exist, naming the newest of its major', async () => {
     const r = await resolvePin('1.99.0', DEFAULT_MAJORS, registry, ranges);
     expect(r.ok).toBe(false);
-    if (!r.ok) expect(r.error.message).toBe('pin 1.99.0: @modelcontextprotocol/sdk@1.99.0 does not exist on the registry (the newest 1.x is 1.32.2); use a published version or latest@1');
+    if (!r.ok)
+      expect(r.error.message).toBe(
+        'pin 1.99.0: @modelcontextprotocol/sdk@1.99.0 does not exist on the registry (the newest 1.x is 1.32.2); use a published version or latest@1',
+      );
   });
 
   it('refuses a major without a recipe', async () => {
@@ -55,7 +58,10 @@ describe('installSetFor', () => {
   });
 
   it('a 1.x pin installs only the sdk', async () => {
-    expect(await installSetFor('1.24.0', DEFAULT_MAJORS['1']!, registry)).toEqual({ ok: true, value: { '@modelcontextprotocol/sdk': '1.24.0' } });
+    expect(await installSetFor('1.24.0', DEFAULT_MAJORS['1']!, registry)).toEqual({
+      ok: true,
+      value: { '@modelcontextprotocol/sdk': '1.24.0' },
+    });
   });
 
   it('fails clearly when no companion admits the pin', async () => {

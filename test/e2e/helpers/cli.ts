@@ -41,7 +41,10 @@ export async function tempDir(prefix = 'mm-e2e-'): Promise<string> {
 /** A config file in a temp dir whose `package` points at a fixture of this repository. */
 export async function writeConfig(dir: string, body: string): Promise<string> {
   const file = path.join(dir, 'matrix.config.ts');
-  await writeFile(file, `import { defineConfig } from ${JSON.stringify(path.join(ROOT, 'src/index.ts'))};\nexport default defineConfig(${body});\n`);
+  await writeFile(
+    file,
+    `import { defineConfig } from ${JSON.stringify(path.join(ROOT, 'src/index.ts'))};\nexport default defineConfig(${body});\n`,
+  );
   return file;
 }
 
