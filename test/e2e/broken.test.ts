@@ -1,0 +1,187 @@
+// Every broken fixture, through the real CLI: exit 1, the cell failed, exactly the targeted phase failed
+// with a message naming the cause, and nothing (process, temp dir) survives the run.
+import { rm } from 'node:fs/promises';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { PhaseName, RunResult } from '../../src/results/types.js';
+import { cli, readResults, tempDir, type CliOutcome } from './helpers/cli.js';
+import { processesMentioning, runDirsHolding } from './helpers/procs.js';
+
+interface Case {
+  fixture: string;
+  phase: PhaseName;
+  message: RegExp;
+  step?: string | RegExp;
+  /** Verdict of the phases that did not fail (install failures leave them not measured). */
+  others?: 'not-measured';
+  extra?(r: RunResult, out: CliOutcome): void;
+}
+
+const CASES: Case[] = [
+  {
+    fixture: 'stdout-noise',
+    phase: 'stdio',
+    step: 'stdout',
+    message: /^wrote non-JSON-RPC output to stdout \(the protocol channel\): "broken-stdout-noise 1\.0\.0 ready"$/,
+  },
+  { fixture: 'no-initialize', phase: 'stdio', step: 'initialize', message: /^timed out after 3000 ms waiting for initialize$/ },
+  {
+    fixture: 'crash-on-tool',
+    phase: 'stdio',
+    step: 'tools/call crash',
+    message: /^tools\/call crash: .*(Connection closed|server exited)/,
+    extra: (r) => expect(r.cells[0]!.phases.find((p) => p.phase === 'stdio')!.stderrTail).toMatch(/Error: BROKEN: crash in the crash tool/),
+  },
+  { fixture: 'tool-count', phase: 'stdio', step: 'compare with expect', message: /^tools: expected 3, found 2$/ },
+  {
+    fixture: 'http-no-auth',
+    phase: 'http',
+    step: 'request without a token',
+    message: /^without a token: expected HTTP 401, got 200 \(the endpoint does not require the bearer token\)$/,
+  },
+  {
+    fixture: 'http-401-no-challenge',
+    phase: 'http',
+    step: 'request without a token',
+    message: /^without a token: HTTP 401 without a WWW-Authenticate: Bearer challenge \(got null\)$/,
+  },
+  { fixture: 'http-wrong-token', phase: 'http', step: 'request with a wrong token', message: /^with a wrong token: expected HTTP 401, got 200$/ },
+  { fixture: 'bind-no-token', phase: 'bind', step: 'watch', message: /^is listening on 0\.0\.0\.0:\d+ without a token: a non-loopback bind must be refused/ },
+  {
+    // It exits 2 right after 'listening': caught either while it runs or from the probe's record afterwards.
+    fixture: 'bind-listen-then-refuse',
+    phase: 'bind',
+    step: 'watch',
+    message: /^(is listening|listened) on 0\.0\.0\.0:\d+ (without a token|before refusing)/,
+  },
+  {
+    fixture: 'stdin-eof-timer',
+    phase: 'leaks',
+    step: 'stdio shutdown',
+    message: /^stdio server still running 3000 ms after stdin EOF: Timeout \(setInterval\) at bin\/server\.js:28$/,
+    extra: (r) =>
+      expect(r.cells[0]!.summary.leakedHandles).toContainEqual({ owner: 'server:stdio', type: 'Timeout', createdBy: 'setInterval', location: 'bin/server.js:28' }),
+  },
+  {
+    fixture: 'sigterm-ignored',
+    phase: 'leaks',
+    step: 'http shutdown',
+    message: /^http server still running 3000 ms after SIGTERM: .*TCPSERVERWRAP/,
+  },
+  {
+    fixture: 'grandchild',
+    phase: 'leaks',
+    step: 'stdio shutdown',
+    message: /^stdio server exited, but left 1 process\(es\) of its group running 3000 ms after stdin EOF: pid \d+ .*broken-grandchild-marker$/,
+    extra: (r) => {
+      expect(r.cells[0]!.summary.leakedHandles).toContainEqual(expect.objectContaining({ owner: 'server:stdio', type: 'process' }));
+      // The harness reported it, and then took it down.
+      expect(processesMentioning('broken-grandchild-marker')).toEqual([]);
+    },
+  },
+  {
+    fixture: 'sdk-range-excludes-pin',
+    phase: 'environment',
+    step: 'npm install',
+    others: 'not-measured',
+    // npm refuses the cell outright (ERESOLVE): the message must still name the declared range.
+    message: /^npm install failed \(ERESOLVE\): .*peer @modelcontextprotocol\/sdk@">=1\.23\.0 <1\.25\.0" from broken-sdk-range-excludes-pin@1\.0\.0/,
+  },
+  {
+    fixture: 'sdk-own-copy',
+    phase: 'environment',
+    step: 'verify',
+    message:
+      /^@modelcontextprotocol\/sdk: the package loads 1\.25\.0 from node_modules\/broken-sdk-own-copy\/node_modules\/@modelcontextprotocol\/sdk \(its own dependency "1\.25\.0"\), not the pinned 1\.\d+\.\d+; @modelcontextprotocol\/sdk is installed 2 times/,
+  },
+];
+
+interface Run {
+  out: CliOutcome;
+  results?: RunResult;
+  ms: number;
+  leftoverDirs: string[];
+  leftoverProcs: string[];
+}
+
+const runs = new Map<string, Run>();
+const dirs: string[] = [];
+
+async function runFixture(fixture: string): Promise<Run> {
+  const outDir = await tempDir(`mm-broken-${fixture}-`);
+  dirs.push(outDir);
+  const started = Date.now();
+  const out = await cli(['run', '--config', `fixtures/broken/${fixture}/matrix.config.ts`, '--out', outDir, '--progress', 'silent'], { timeoutMs: 240_000 });
+  const ms = Date.now() - started;
+  const results = await readResults(outDir).catch(() => undefined);
+  const pkg = `broken-${fixture}`;
+  return {
+    out,
+    ...(results ? { results } : {}),
+    ms,
+    leftoverDirs: runDirsHolding(pkg),
+    leftoverProcs: processesMentioning(`node_modules/${pkg}/`).map((p) => `${p.pid} ${p.cmdline}`),
+  };
+}
+
+beforeAll(async () => {
+  // Two at a time on a 2-core machine: most of a run is npm install and waiting on servers.
+  const queue = ['_base', ...CASES.map((c) => c.fixture)];
+  const worker = async (): Promise<void> => {
+    for (let f = queue.shift(); f !== undefined; f = queue.shift()) runs.set(f, await runFixture(f));
+  };
+  await Promise.all([worker(), worker()]);
+}, 900_000);
+
+afterAll(async () => {
+  await Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true })));
+});
+
+function phaseTable(r: RunResult): string {
+  return r.cells.flatMap((c) => c.phases.map((p) => `${p.phase}: ${p.verdict}${p.step ? ` [${p.step}]` : ''}${p.message ? ` ${p.message}` : ''}`)).join('\n');
+}
+
+describe('fixtures/broken: each fails exactly its phase', () => {
+  it('the control (_base, every fixture is copied from it) passes every phase: no false alarm', () => {
+    const run = runs.get('_base')!;
+    expect(run.results, run.out.stderr).toBeDefined();
+    expect(run.out.code, phaseTable(run.results!)).toBe(0);
+    expect(run.results!.cells[0]!.phases.map((p) => p.verdict)).toEqual(['passed', 'passed', 'passed', 'passed', 'passed']);
+    expect(run.leftoverDirs).toEqual([]);
+    expect(run.leftoverProcs).toEqual([]);
+  });
+
+  it.each(CASES.map((c) => [c.fixture, c] as const))('%s', (fixture, c) => {
+    const run = runs.get(fixture)!;
+    expect(run.results, `no results.json; stderr: ${run.out.stderr}`).toBeDefined();
+    const r = run.results!;
+    const table = phaseTable(r);
+    expect(run.out.code, table).toBe(1);
+    expect(r.exitCode).toBe(1);
+    expect(r.interrupted).toBe(false);
+    expect(r.cells).toHaveLength(1);
+    const cell = r.cells[0]!;
+    expect(cell.verdict, table).toBe('failed');
+    const failed = cell.phases.filter((p) => p.verdict === 'failed').map((p) => p.phase);
+    expect(failed, table).toEqual([c.phase]);
+    for (const p of cell.phases) {
+      if (p.phase === c.phase) continue;
+      if (c.others) expect(p.verdict, table).toBe(c.others);
+      else expect(['passed', 'skipped'], table).toContain(p.verdict);
+    }
+    const target = cell.phases.find((p) => p.phase === c.phase)!;
+    expect(target.message, table).toMatch(c.message);
+    if (c.step !== undefined) expect(target.step).toEqual(c.step);
+    // The human summary names the phase and the cause too.
+    expect(run.out.stdout + run.out.stderr).toContain(`${c.phase}: FAIL`);
+    c.extra?.(r, run.out);
+    // No cell directory and no process of the fixture survives the run.
+    expect(run.leftoverDirs).toEqual([]);
+    expect(run.leftoverProcs).toEqual([]);
+  });
+
+  it('each run stays within its budget', () => {
+    const slow = [...runs].filter(([, r]) => r.ms > 90_000).map(([f, r]) => `${f}: ${r.ms} ms`);
+    expect(slow).toEqual([]);
+    console.log([...runs].map(([f, r]) => `${f}: ${(r.ms / 1000).toFixed(1)} s`).join('\n'));
+  });
+});

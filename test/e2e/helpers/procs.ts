@@ -1,0 +1,98 @@
+// What a run leaves behind, seen from outside: processes (via /proc) and mcp-matrix-* temp dirs.
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+export interface ProcEntry {
+  pid: number;
+  cmdline: string;
+}
+
+function read(file: string): string {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch {
+    return '';
+  }
+}
+
+/** Live (non-zombie) processes, with their command lines. */
+export function processes(): ProcEntry[] {
+  const out: ProcEntry[] = [];
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    const stat = read(`/proc/${name}/stat`);
+    const state = stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0];
+    if (!stat || state === 'Z' || state === 'X') continue;
+    const cmdline = read(`/proc/${name}/cmdline`).split('\0').filter(Boolean).join(' ');
+    if (cmdline) out.push({ pid: Number(name), cmdline });
+  }
+  return out;
+}
+
+/** Processes (other than this one) whose command line contains any of `needles`. */
+export function processesMentioning(...needles: string[]): ProcEntry[] {
+  return processes().filter((p) => p.pid !== process.pid && needles.some((n) => n && p.cmdline.includes(n)));
+}
+
+/** `mcp-matrix-*` directories directly under the OS temp dir (the harness's run dirs). */
+export function runDirs(): string[] {
+  const tmp = os.tmpdir();
+  try {
+    return readdirSync(tmp)
+      .filter((n) => n.startsWith('mcp-matrix-'))
+      .map((n) => path.join(tmp, n));
+  } catch {
+    return [];
+  }
+}
+
+/** Run dirs that still hold something of `pkg` (its packed tarball or a cell that installed it). */
+export function runDirsHolding(pkg: string): string[] {
+  return runDirs().filter((dir) => {
+    let entries: string[];
+    try {
+      entries = readdirSync(dir);
+    } catch {
+      return false;
+    }
+    return entries.some(
+      (e) => (e.startsWith(`${pkg}-`) && e.endsWith('.tgz')) || (e.startsWith('cell-') && existsSync(path.join(dir, e, 'node_modules', pkg))),
+    );
+  });
+}
+
+/** Values of `name` in the environment of every live process that carries `marker` in its environment. */
+export function environValues(name: string, marker: string): string[] {
+  const out = new Set<string>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const vars = read(`/proc/${entry}/environ`).split('\0');
+    if (!vars.some((v) => v.startsWith(`${marker}=`))) continue;
+    for (const v of vars) if (v.startsWith(`${name}=`) && v.length > name.length + 1) out.add(v.slice(name.length + 1));
+  }
+  return [...out];
+}
+
+/** Every file under `dir` (skipping node_modules), for grepping outputs. */
+export function filesUnder(dir: string, skip = new Set(['node_modules'])): string[] {
+  const out: string[] = [];
+  const walk = (d: string): void => {
+    let entries: import('node:fs').Dirent[];
+    try {
+      entries = readdirSync(d, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const e of entries) {
+      const p = path.join(d, e.name);
+      if (e.isDirectory()) {
+        if (!skip.has(e.name)) walk(p);
+      } else if (e.isFile()) out.push(p);
+    }
+  };
+  walk(dir);
+  return out;
+}
+
+export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
