@@ -7,7 +7,7 @@ import { createHook } from 'node:async_hooks';
 import { appendFileSync } from 'node:fs';
 import net from 'node:net';
 import { fileURLToPath } from 'node:url';
-import { describeStack } from './stack.js';
+import { describeStack, type Attribution, type StackContext } from './stack.js';
 
 export interface ProbeHandle {
   type: string;
@@ -19,7 +19,14 @@ interface Tracked {
   type: string;
   resource: WeakRef<object>;
   trace: { stack?: string };
+  /** The resource in whose callback this one was created: a stack that starts in a callback
+   * (a listen after an async lookup, an accepted socket) is attributed through it. */
+  parent?: Tracked;
+  depth: number;
 }
+
+/** Bounds the chain each entry keeps alive (a self-rescheduling timer would otherwise grow it forever). */
+const MAX_DEPTH = 4;
 
 const PROBE_FILE = process.env.MCP_MATRIX_PROBE_FILE;
 const SELF = fileURLToPath(import.meta.url);
@@ -34,7 +41,7 @@ function write(record: Record<string, unknown>): void {
   }
 }
 
-function init(asyncId: number, type: string, _trigger: number, resource: object): void {
+function init(asyncId: number, type: string, trigger: number, resource: object): void {
   if (type === 'PROMISE') return;
   const trace: { stack?: string } = {};
   const limit = Error.stackTraceLimit;
@@ -42,7 +49,23 @@ function init(asyncId: number, type: string, _trigger: number, resource: object)
   // captureStackTrace only records frames; the string is built lazily when a dump reads it.
   Error.captureStackTrace(trace);
   Error.stackTraceLimit = limit;
-  tracked.set(asyncId, { type, resource: new WeakRef(resource), trace });
+  const entry: Tracked = { type, resource: new WeakRef(resource), trace, depth: 0 };
+  const parent = tracked.get(trigger);
+  if (parent && parent.depth < MAX_DEPTH) {
+    entry.parent = parent;
+    entry.depth = parent.depth + 1;
+  }
+  tracked.set(asyncId, entry);
+}
+
+function attribute(entry: Tracked, ctx: StackContext): Attribution {
+  let best: Attribution = { inPackage: false };
+  for (let e: Tracked | undefined = entry; e; e = e.parent) {
+    const where = describeStack(e.trace.stack ?? '', ctx);
+    if (where.inPackage) return where;
+    if (!best.location && where.location) best = where;
+  }
+  return best;
 }
 
 /** `TCPSocketWrap` (getActiveResourcesInfo) and `TCPWRAP` (async_hooks) name the same thing. */
@@ -50,6 +73,7 @@ export function normaliseType(name: string): string {
   return name.toUpperCase().replace('SOCKET', '');
 }
 
+const STDIO = ['stdin', 'stdout', 'stderr'];
 const WRAP: Record<string, string> = { Pipe: 'PipeWrap', TTY: 'TTYWrap', TCP: 'TCPSocketWrap' };
 
 type HandleLike = { fd?: number; _handle?: { fd?: number; constructor?: { name?: string } }; constructor?: { name?: string } };
@@ -98,7 +122,11 @@ export function liveHandles(ignoreFds: number[] = [1, 2]): ProbeHandle[] {
     }
     if (!refd) continue;
     if (info && !active.has(normaliseType(entry.type))) continue;
-    const where = describeStack(entry.trace.stack ?? '', { packageDir, cellDir, self: SELF });
+    const fd = (resource as { fd?: unknown }).fd;
+    if (typeof fd === 'number' && ignoreFds.includes(fd)) continue;
+    const where = attribute(entry, { packageDir, cellDir, self: SELF });
+    // The process's own stdin (a pipe it still reads) has no creating frame worth naming.
+    if (!where.location && typeof fd === 'number' && fd >= 0 && fd <= 2) where.location = `process.${STDIO[fd]}`;
     candidates.push({ type: entry.type, ...where, score: where.inPackage ? 2 : where.location ? 1 : 0 });
   }
   // Prefer the handles attributable to code; keep no more per type than the runtime says are active.

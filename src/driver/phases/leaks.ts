@@ -28,6 +28,13 @@ function describe(h: ProbeHandle): string {
   return `${h.type}${h.createdBy ? ` (${h.createdBy})` : ''}${h.location ? ` at ${h.location}` : ''}`;
 }
 
+/** `TCPWRAP (Server.listen) at bin/server.js:48 ×3` rather than the same text three times. */
+export function describeAll(handles: ProbeHandle[]): string {
+  const counts = new Map<string, number>();
+  for (const h of handles) counts.set(describe(h), (counts.get(describe(h)) ?? 0) + 1);
+  return [...counts].map(([text, n]) => (n > 1 ? `${text} ×${n}` : text)).join(', ');
+}
+
 /** SIGUSR2 to every Node process of the group: each probe appends its live handles synchronously. */
 async function askForHandles(record: ServerRecord): Promise<ProbeHandle[] | null> {
   const { proc } = record;
@@ -81,7 +88,7 @@ export async function settle(record: ServerRecord, graceMs: number): Promise<Set
       handles === null
         ? 'the probe did not answer with a handle dump'
         : handles.length
-          ? handles.map(describe).join(', ')
+          ? describeAll(handles)
           : "no ref'd handle found by the probe";
     out.problem = `${role} server still running ${graceMs} ms after ${after}: ${named}`;
   }
@@ -112,7 +119,7 @@ export async function leaksPhase(ctx: DriverContext, graceMs: number, baseline: 
   const leaked = [...toLeakedHandles(settled), ...driver.map((h) => ({ owner: 'driver', ...h }))];
   ctx.summary.leakedHandles = leaked;
   const problems = settled.flatMap((s) => (s.problem ? [s.problem] : []));
-  if (driver.length) problems.push(`the driver's own client left ${driver.length} active handle(s): ${driver.map(describe).join(', ')}`);
+  if (driver.length) problems.push(`the driver's own client left ${driver.length} active handle(s): ${describeAll(driver)}`);
   const details = { servers: settled, driverHandles: driver, graceMs };
   if (problems.length === 0) return result('leaks', startedAt, { verdict: 'passed', details });
   const first = settled.find((s) => s.problem);
