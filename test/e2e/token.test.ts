@@ -1,0 +1,87 @@
+// The HTTP token the harness generates appears in no output: not in the out dir (results.json,
+// matrix.md, junit.xml), not on the CLI's stdout/stderr, not in the kept cell's logs, spec or probe
+// files, for a passing cell (the reference server) and for a failing one whose server prints the token
+// on stderr and stdout and returns it in a tool result (fixtures/broken/token-echo).
+// The token is random per run; the test learns it from /proc/<pid>/environ of the servers while they
+// run, and for token-echo also from the side file the server appends it to.
+import { readFileSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { cli, readResults, tempDir, type CliOutcome } from './helpers/cli.js';
+import { environValues, filesUnder, sleep } from './helpers/procs.js';
+import type { RunResult } from '../../src/results/types.js';
+
+const dirs: string[] = [];
+afterAll(async () => {
+  await Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true })));
+});
+
+interface Observed {
+  out: CliOutcome;
+  outDir: string;
+  results: RunResult;
+  tokens: Set<string>;
+}
+
+/** Runs the CLI with --keep while watching every harness-started process's environment for the token. */
+async function runWatching(args: string[], env: Record<string, string> = {}): Promise<Observed> {
+  const outDir = await tempDir('mm-token-');
+  dirs.push(outDir);
+  const tokens = new Set<string>();
+  let running = true;
+  const watcher = (async () => {
+    while (running) {
+      for (const t of environValues('MCP_SERVER_TOKEN', 'MCP_MATRIX_CELL')) tokens.add(t);
+      await sleep(25);
+    }
+  })();
+  const out = await cli(['run', ...args, '--out', outDir, '--progress', 'silent', '--keep'], { env, timeoutMs: 240_000 });
+  running = false;
+  await watcher;
+  const results = await readResults(outDir);
+  for (const cell of results.cells) if (cell.cellDir) dirs.push(path.dirname(cell.cellDir));
+  return { out, outDir, results, tokens };
+}
+
+/** Every place a token could leak to: CLI output, the out dir, the kept run dir (minus node_modules). */
+function leaks(o: Observed, token: string): string[] {
+  const found: string[] = [];
+  const probes = [token, token.slice(0, 16), token.slice(-16)];
+  const check = (where: string, text: string): void => {
+    if (probes.some((p) => text.includes(p))) found.push(where);
+  };
+  check('CLI stdout', o.out.stdout);
+  check('CLI stderr', o.out.stderr);
+  const files = [...filesUnder(o.outDir), ...o.results.cells.flatMap((c) => (c.cellDir ? filesUnder(path.dirname(c.cellDir)) : []))];
+  for (const file of files) check(file, readFileSync(file, 'latin1'));
+  return found;
+}
+
+describe('the HTTP token appears in no output', () => {
+  it('passing cell (reference server, latest@1, --keep)', async () => {
+    const o = await runWatching(['--config', 'matrix.config.ts', '--cell', 'latest-1']);
+    expect(o.out.code, o.out.stderr).toBe(0);
+    expect(o.results.cells[0]!.phases.find((p) => p.phase === 'http')!.verdict).toBe('passed');
+    expect(o.results.cells[0]!.cellDir, 'the cell was kept').toBeTruthy();
+    expect(o.tokens.size, 'the watcher saw the http server and its token').toBeGreaterThan(0);
+    for (const token of o.tokens) expect(leaks(o, token)).toEqual([]);
+  });
+
+  it('failing cell whose server prints the token on stderr and stdout and returns it (token-echo, --keep)', async () => {
+    const side = path.join(await tempDir('mm-token-side-'), 'tokens.txt');
+    dirs.push(path.dirname(side));
+    const o = await runWatching(['--config', 'fixtures/broken/token-echo/matrix.config.ts'], { BROKEN_TOKEN_FILE: side });
+    for (const t of readFileSync(side, 'utf8').split('\n').filter(Boolean)) o.tokens.add(t);
+    expect(o.tokens.size).toBeGreaterThan(0);
+
+    expect(o.out.code, o.out.stderr).toBe(1);
+    const http = o.results.cells[0]!.phases.find((p) => p.phase === 'http')!;
+    expect(http.verdict).toBe('failed');
+    // The token reached the harness on every channel, and was masked on each.
+    expect(http.message).toMatch(/^tools\/call echo: text does not contain "hello": "token is \*\*\*"$/);
+    expect(http.stderrTail).toMatch(/starting with MCP_SERVER_TOKEN=\*\*\*/);
+    expect(http.stdoutNoise).toContain('token ***');
+    for (const token of o.tokens) expect(leaks(o, token)).toEqual([]);
+  });
+});
