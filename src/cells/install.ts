@@ -21,7 +21,7 @@ export function classifyNpmError(stderr: string): { code: string; network: boole
   const lines = stderr
     .split('\n')
     .map((l) => l.replace(/^npm (?:error|ERR!) ?/, '').trim())
-    .filter((l) => l && !/^(code|errno|A complete log|Log files were not written|$)/.test(l));
+    .filter((l) => l && !/^(code|errno|A complete log|Log files were not written|at \S+ \(|$)/.test(l));
   // ERESOLVE: the conflicting requirement comes after "Could not resolve dependency:", past the first lines; name it first.
   const conflict = lines.findIndex((l) => /^Could not resolve dependency:?$/.test(l));
   if (conflict >= 0 && lines[conflict + 1]) lines.splice(1, 0, `${lines[conflict + 1]} conflicts with what the cell pins`);
