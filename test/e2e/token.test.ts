@@ -4,7 +4,7 @@
 // on stderr and stdout and returns it in a tool result (fixtures/broken/token-echo).
 // The token is random per run; the test learns it from /proc/<pid>/environ of the servers while they
 // run, and for token-echo also from the side file the server appends it to.
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -83,5 +83,9 @@ describe('the HTTP token appears in no output', () => {
     expect(http.stderrTail).toMatch(/starting with MCP_SERVER_TOKEN=\*\*\*/);
     expect(http.stdoutNoise).toContain('token ***');
     for (const token of o.tokens) expect(leaks(o, token)).toEqual([]);
+    // The search itself works: a planted copy is found.
+    const [first] = [...o.tokens];
+    writeFileSync(path.join(o.outDir, 'canary.txt'), `x${first!}x`);
+    expect(leaks(o, first!)).toEqual([path.join(o.outDir, 'canary.txt')]);
   });
 });
