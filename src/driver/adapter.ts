@@ -27,7 +27,7 @@ export interface SdkAdapter {
 }
 
 type AnyFn = (...args: unknown[]) => Promise<unknown>;
-type Ctor = new (...args: unknown[]) => Record<string, AnyFn | unknown>;
+export type Ctor = new (...args: unknown[]) => Record<string, AnyFn | unknown>;
 
 const CAPABILITY: Record<Listable, string> = {
   tools: 'tools',
@@ -70,7 +70,8 @@ export async function loadAdapter(major: number): Promise<SdkAdapter> {
   };
 }
 
-function createSession(Client: Ctor, major: number, timeoutMs: number): McpSession {
+/** Exported for tests: wraps any `Client` class with the normalised surface. */
+export function createSession(Client: Ctor, major: number, timeoutMs: number): McpSession {
   // 1.0.0 crashes without the options argument.
   const client = new Client({ name: 'mcp-matrix-driver', version: '0.1.0' }, { capabilities: {} });
   const call = (method: string, ...args: unknown[]): Promise<unknown> => (client[method] as AnyFn).apply(client, args);

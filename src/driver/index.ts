@@ -26,15 +26,22 @@ let context: DriverContext | undefined;
 let finishing = false;
 
 const pending = new Set<Promise<void>>();
+/** An orchestrator that stops reading must not hang the driver: a send gives up after this. */
+const SEND_TIMEOUT_MS = 5000;
 
 function send(message: DriverMessage): Promise<void> {
   const safe = redactor.deep(message);
   if (process.send && process.connected) {
     const sent = new Promise<void>((resolve) => {
-      try {
-        process.send!(safe, undefined, {}, () => resolve());
-      } catch {
+      const timer = setTimeout(resolve, SEND_TIMEOUT_MS);
+      const done = (): void => {
+        clearTimeout(timer);
         resolve();
+      };
+      try {
+        process.send!(safe, undefined, {}, done);
+      } catch {
+        done();
       }
     });
     pending.add(sent);
@@ -80,7 +87,7 @@ async function phase(name: PhaseName, run: (() => Promise<PhaseResult>) | null):
     } catch (error) {
       // A bug in a phase must not hide the others: the harness could not measure this one.
       res = { phase: name, verdict: 'not-measured', durationMs: Date.now() - startedAt, message: `driver error: ${errorText(error)}` };
-      process.stderr.write(`mcp-matrix driver: ${name}: ${error instanceof Error ? error.stack : String(error)}\n`);
+      process.stderr.write(redactor.text(`mcp-matrix driver: ${name}: ${error instanceof Error ? error.stack : String(error)}\n`));
     }
   }
   await send({ type: 'phase-result', result: res });

@@ -44,7 +44,8 @@ export async function bindPhase(ctx: DriverContext, spec: BindSpec): Promise<Pha
       `still running after ${spec.timeoutMs} ms: a non-loopback bind without a token must exit non-zero (killed it)`,
     );
   }
-  await proc.closed;
+  // Let its last stderr arrive; a grandchild holding the pipes must not hold us too.
+  await Promise.race([proc.closed, sleep(500)]);
   const exit = proc.exitInfo!;
   const stderrLine = proc.stderr.tail(1);
   Object.assign(details, { exitCode: exit.code, signal: exit.signal, exitMs: exit.at - proc.startedAt, stderrLine });

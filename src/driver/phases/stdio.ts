@@ -95,6 +95,6 @@ export async function stdioPhase(ctx: DriverContext, spec: StdioSpec): Promise<P
   } finally {
     // EOF alone: the client's close only ends stdin; the server has to exit by itself.
     proc.endStdin();
-    await session?.close().catch(() => {});
+    if (session) await withTimeout(session.close(), 2000, 'client close').catch(() => {});
   }
 }
