@@ -44,8 +44,18 @@ const CASES: Case[] = [
     step: 'request without a token',
     message: /^without a token: HTTP 401 without a WWW-Authenticate: Bearer challenge \(got null\)$/,
   },
-  { fixture: 'http-wrong-token', phase: 'http', step: 'request with a wrong token', message: /^with a wrong token: expected HTTP 401, got 200$/ },
-  { fixture: 'bind-no-token', phase: 'bind', step: 'watch', message: /^is listening on 0\.0\.0\.0:\d+ without a token: a non-loopback bind must be refused/ },
+  {
+    fixture: 'http-wrong-token',
+    phase: 'http',
+    step: 'request with a wrong token',
+    message: /^with a wrong token: expected HTTP 401, got 200$/,
+  },
+  {
+    fixture: 'bind-no-token',
+    phase: 'bind',
+    step: 'watch',
+    message: /^is listening on 0\.0\.0\.0:\d+ without a token: a non-loopback bind must be refused/,
+  },
   {
     // It exits 2 right after 'listening': caught either while it runs or from the probe's record afterwards.
     fixture: 'bind-listen-then-refuse',
@@ -57,9 +67,14 @@ const CASES: Case[] = [
     fixture: 'stdin-eof-timer',
     phase: 'leaks',
     step: 'stdio shutdown',
-    message: /^stdio server still running 3000 ms after stdin EOF: Timeout \(setInterval\) at bin\/server\.js:28$/,
+    message: /^stdio server still running 3000 ms after stdin EOF: Timeout \(setInterval\) at bin\/server\.js:32$/,
     extra: (r) =>
-      expect(r.cells[0]!.summary.leakedHandles).toContainEqual({ owner: 'server:stdio', type: 'Timeout', createdBy: 'setInterval', location: 'bin/server.js:28' }),
+      expect(r.cells[0]!.summary.leakedHandles).toContainEqual({
+        owner: 'server:stdio',
+        type: 'Timeout',
+        createdBy: 'setInterval',
+        location: 'bin/server.js:32',
+      }),
   },
   {
     fixture: 'sigterm-ignored',
@@ -71,7 +86,8 @@ const CASES: Case[] = [
     fixture: 'grandchild',
     phase: 'leaks',
     step: 'stdio shutdown',
-    message: /^stdio server exited, but left 1 process\(es\) of its group running 3000 ms after stdin EOF: pid \d+ .*broken-grandchild-marker$/,
+    message:
+      /^stdio server exited, but left 1 process\(es\) of its group running 3000 ms after stdin EOF: pid \d+ .*broken-grandchild-marker$/,
     extra: (r) => {
       expect(r.cells[0]!.summary.leakedHandles).toContainEqual(expect.objectContaining({ owner: 'server:stdio', type: 'process' }));
       // The harness reported it, and then took it down.
@@ -84,7 +100,8 @@ const CASES: Case[] = [
     step: 'npm install',
     others: 'not-measured',
     // npm refuses the cell outright (ERESOLVE): the message must still name the declared range.
-    message: /^npm install failed \(ERESOLVE\): .*peer @modelcontextprotocol\/sdk@">=1\.23\.0 <1\.25\.0" from broken-sdk-range-excludes-pin@1\.0\.0/,
+    message:
+      /^npm install failed \(ERESOLVE\): .*peer @modelcontextprotocol\/sdk@">=1\.23\.0 <1\.25\.0" from broken-sdk-range-excludes-pin@1\.0\.0/,
   },
   {
     fixture: 'sdk-own-copy',
@@ -110,7 +127,9 @@ async function runFixture(fixture: string): Promise<Run> {
   const outDir = await tempDir(`mm-broken-${fixture}-`);
   dirs.push(outDir);
   const started = Date.now();
-  const out = await cli(['run', '--config', `fixtures/broken/${fixture}/matrix.config.ts`, '--out', outDir, '--progress', 'silent'], { timeoutMs: 240_000 });
+  const out = await cli(['run', '--config', `fixtures/broken/${fixture}/matrix.config.ts`, '--out', outDir, '--progress', 'silent'], {
+    timeoutMs: 240_000,
+  });
   const ms = Date.now() - started;
   const results = await readResults(outDir).catch(() => undefined);
   const pkg = `broken-${fixture}`;
@@ -137,7 +156,9 @@ afterAll(async () => {
 });
 
 function phaseTable(r: RunResult): string {
-  return r.cells.flatMap((c) => c.phases.map((p) => `${p.phase}: ${p.verdict}${p.step ? ` [${p.step}]` : ''}${p.message ? ` ${p.message}` : ''}`)).join('\n');
+  return r.cells
+    .flatMap((c) => c.phases.map((p) => `${p.phase}: ${p.verdict}${p.step ? ` [${p.step}]` : ''}${p.message ? ` ${p.message}` : ''}`))
+    .join('\n');
 }
 
 describe('fixtures/broken: each fails exactly its phase', () => {

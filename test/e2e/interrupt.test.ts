@@ -38,11 +38,15 @@ describe('interrupting a running matrix', () => {
     async (signal) => {
       const out = await tempDir('mm-interrupt-');
       dirs.push(out);
-      const child = spawn(process.execPath, [BIN, 'run', '--config', 'matrix.config.ts', '--out', out, '--progress', 'silent', '--concurrency', '2'], {
-        cwd: ROOT,
-        env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', NO_COLOR: '1', CI: 'true' },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
+      const child = spawn(
+        process.execPath,
+        [BIN, 'run', '--config', 'matrix.config.ts', '--out', out, '--progress', 'silent', '--concurrency', '2'],
+        {
+          cwd: ROOT,
+          env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', NO_COLOR: '1', CI: 'true' },
+          stdio: ['ignore', 'pipe', 'pipe'],
+        },
+      );
       let stderr = '';
       child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
       child.stdout.resume();

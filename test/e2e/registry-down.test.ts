@@ -93,7 +93,9 @@ describe('registry down', () => {
         fetch(upstream + (req.url ?? '/'), { headers }).then(
           async (r) => {
             const body = Buffer.from(await r.arrayBuffer());
-            res.writeHead(r.status, { 'content-type': r.headers.get('content-type') ?? 'application/json', 'content-length': body.length }).end(body);
+            res
+              .writeHead(r.status, { 'content-type': r.headers.get('content-type') ?? 'application/json', 'content-length': body.length })
+              .end(body);
           },
           () => res.writeHead(502).end(),
         );
@@ -101,7 +103,10 @@ describe('registry down', () => {
     );
     const outDir = await tempDir('mm-registry-tgz-');
     dirs.push(outDir);
-    const out = await cli(['run', '--config', CONFIG, '--out', outDir, '--progress', 'silent'], { env: await npmEnv(url), timeoutMs: 280_000 });
+    const out = await cli(['run', '--config', CONFIG, '--out', outDir, '--progress', 'silent'], {
+      env: await npmEnv(url),
+      timeoutMs: 280_000,
+    });
     const results = await readResults(outDir);
     const cell = results.cells[0]!;
     const env = cell.phases.find((p) => p.phase === 'environment')!;

@@ -57,7 +57,8 @@ export function runDirsHolding(pkg: string): string[] {
       return false;
     }
     return entries.some(
-      (e) => (e.startsWith(`${pkg}-`) && e.endsWith('.tgz')) || (e.startsWith('cell-') && existsSync(path.join(dir, e, 'node_modules', pkg))),
+      (e) =>
+        (e.startsWith(`${pkg}-`) && e.endsWith('.tgz')) || (e.startsWith('cell-') && existsSync(path.join(dir, e, 'node_modules', pkg))),
     );
   });
 }
