@@ -2,7 +2,7 @@
 // plan --json → npm pack once → one single-cell run per planned cell with --tarball, each into its own
 // directory → merge) must give the same table as one local run of the same cells; merge is the gate.
 import { execFile } from 'node:child_process';
-import { readdir, readFile, rm, writeFile, mkdtemp } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -13,6 +13,7 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 const BIN = path.join(ROOT, 'bin/mcp-matrix.js');
 const SCRIPT = path.join(ROOT, 'scripts/acceptance-local.sh');
 const WORKFLOW = path.join(ROOT, '.github/workflows/acceptance.yml');
+let tmp = os.tmpdir();
 
 interface Outcome {
   code: number;
@@ -21,14 +22,8 @@ interface Outcome {
 }
 
 function exec(file: string, args: string[], cwd: string, extraEnv: Record<string, string> = {}): Promise<Outcome> {
-  const env: Record<string, string> = {
-    PATH: process.env.PATH ?? '',
-    HOME: process.env.HOME ?? '',
-    NO_COLOR: '1',
-    CI: 'true',
-    ...extraEnv,
-  };
-  if (process.env.TMPDIR) env.TMPDIR = process.env.TMPDIR;
+  // A private TMPDIR: the run directories of these cells stay out of other tests' sight (and go with `work`).
+  const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', NO_COLOR: '1', CI: 'true', TMPDIR: tmp, ...extraEnv };
   return new Promise((resolve) => {
     execFile(file, args, { cwd, env, timeout: 600_000, maxBuffer: 32 * 1024 * 1024 }, (error, stdout, stderr) => {
       const code = error ? (typeof (error as { code?: unknown }).code === 'number' ? (error as { code: number }).code : -1) : 0;
@@ -102,6 +97,8 @@ describe('CI fan-out and fan-in', () => {
 
   beforeAll(async () => {
     work = await mkdtemp(path.join(os.tmpdir(), 'mm-fanout-'));
+    tmp = path.join(work, 'tmp');
+    await mkdir(tmp);
     config = await writeConfig(work, 'matrix.config.ts');
     script = await exec('bash', [SCRIPT], work, { CONFIG: config, MCP_MATRIX: `${process.execPath} ${BIN}`, PROGRESS: 'silent' });
   });

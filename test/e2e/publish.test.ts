@@ -2,7 +2,7 @@
 // works there: `plan`, and a one-cell `run` against the repository's reference server.
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -10,10 +10,11 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { RunResult } from '../../src/results/types.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+let tmp = os.tmpdir();
 
 function exec(file: string, args: string[], cwd: string): Promise<{ code: number; stdout: string; stderr: string }> {
-  const env: Record<string, string> = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', NO_COLOR: '1', CI: 'true' };
-  if (process.env.TMPDIR) env.TMPDIR = process.env.TMPDIR;
+  // A private TMPDIR: the run directory of the cell stays out of other tests' sight (and goes with `work`).
+  const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', NO_COLOR: '1', CI: 'true', TMPDIR: tmp };
   return new Promise((resolve) => {
     execFile(file, args, { cwd, env, timeout: 300_000, maxBuffer: 32 * 1024 * 1024 }, (error, stdout, stderr) => {
       const code = error ? (typeof (error as { code?: unknown }).code === 'number' ? (error as { code: number }).code : -1) : 0;
@@ -31,12 +32,14 @@ describe('the packed harness, installed into an empty directory', () => {
   beforeAll(async () => {
     work = await mkdtemp(path.join(os.tmpdir(), 'mm-publish-'));
     app = path.join(work, 'app');
+    tmp = path.join(work, 'tmp');
+    await mkdir(tmp);
     // `npm test` has just built dist; --ignore-scripts keeps prepack from rebuilding it under other running tests.
     const packed = await exec('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', work], ROOT);
     expect(packed.code, packed.stderr).toBe(0);
     const report = JSON.parse(packed.stdout.slice(packed.stdout.indexOf('['))) as { filename: string; files: { path: string }[] }[];
     files = report[0]!.files.map((f) => f.path);
-    await exec('mkdir', [app], work);
+    await mkdir(app);
     await writeFile(path.join(app, 'package.json'), JSON.stringify({ name: 'consumer', version: '1.0.0', private: true }));
     installed = await exec('npm', ['install', '--no-audit', '--no-fund', path.join(work, report[0]!.filename)], app);
     // What a user writes: the config imports defineConfig from the installed package.
