@@ -80,7 +80,7 @@ const CASES: Case[] = [
     fixture: 'sigterm-ignored',
     phase: 'leaks',
     step: 'http shutdown',
-    message: /^http server still running 3000 ms after SIGTERM: .*TCPSERVERWRAP/,
+    message: /^http server still running 3000 ms after SIGTERM: TCPSERVERWRAP \(Server\.listen\) at bin\/server\.js:52\b/,
   },
   {
     fixture: 'grandchild',
