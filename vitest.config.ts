@@ -1,11 +1,7 @@
 import { defineConfig } from 'vitest/config';
 
 // Two projects: fast unit tests, and slow tests that pack, install real SDK versions and start real servers.
-const slow = [
-  'test/e2e/**/*.test.ts',
-  'test/**/*.integration.test.ts',
-  'fixtures/**/test/**/*.test.ts',
-];
+const slow = ['test/e2e/**/*.test.ts', 'test/**/*.integration.test.ts', 'fixtures/**/test/**/*.test.ts'];
 
 export default defineConfig({
   test: {

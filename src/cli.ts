@@ -8,7 +8,13 @@ import type { ProgressMode } from './orchestrator/progress.js';
 
 type Flags = Record<string, unknown>;
 
-const list = (v: unknown): string[] => (v === undefined ? [] : (Array.isArray(v) ? v : [v]).flatMap((x) => String(x).split(',')).map((s) => s.trim()).filter(Boolean));
+const list = (v: unknown): string[] =>
+  v === undefined
+    ? []
+    : (Array.isArray(v) ? v : [v])
+        .flatMap((x) => String(x).split(','))
+        .map((s) => s.trim())
+        .filter(Boolean);
 const str = (v: unknown): string | undefined => (v === undefined || v === true ? undefined : String(Array.isArray(v) ? v.at(-1) : v));
 
 function exitFor(outcome: number | Failure, log: Logger): number {
@@ -55,7 +61,10 @@ export async function main(argv: string[], log: Logger = createLogger()): Promis
     .option('--json', 'Print the cells as JSON for a GitHub Actions strategy.matrix (fromJSON)')
     .action(async (flags: Flags) => {
       const { planCommand } = await import('./commands/plan.js');
-      command = planCommand({ cwd, ...opt('config', str(flags.config)), ...opt('tarball', str(flags.tarball)), json: Boolean(flags.json) }, log);
+      command = planCommand(
+        { cwd, ...opt('config', str(flags.config)), ...opt('tarball', str(flags.tarball)), json: Boolean(flags.json) },
+        log,
+      );
     });
   cli
     .command('report <results>', 'Re-render matrix.md and junit.xml from a results.json')
@@ -87,7 +96,8 @@ export async function main(argv: string[], log: Logger = createLogger()): Promis
       return Promise.resolve({ kind: 'usage', message: `--concurrency must be a positive whole number, got "${concurrency}"` });
     }
     const progress = str(flags.progress) ?? 'default';
-    if (!['default', 'simple', 'silent'].includes(progress)) return Promise.resolve({ kind: 'usage', message: `--progress must be default, simple or silent, got "${progress}"` });
+    if (!['default', 'simple', 'silent'].includes(progress))
+      return Promise.resolve({ kind: 'usage', message: `--progress must be default, simple or silent, got "${progress}"` });
     process.on('SIGINT', onSignal);
     process.on('SIGTERM', onSignal);
     return import('./commands/run.js').then(({ runCommand }) =>
@@ -112,7 +122,8 @@ export async function main(argv: string[], log: Logger = createLogger()): Promis
 
   try {
     // `run` is the default command: `mcp-matrix --cell 2.0.0` means `mcp-matrix run --cell 2.0.0`.
-    const args = argv.length === 0 || (argv[0]!.startsWith('-') && !['-h', '--help', '-v', '--version'].includes(argv[0]!)) ? ['run', ...argv] : argv;
+    const args =
+      argv.length === 0 || (argv[0]!.startsWith('-') && !['-h', '--help', '-v', '--version'].includes(argv[0]!)) ? ['run', ...argv] : argv;
     const parsed = cli.parse(['node', 'mcp-matrix', ...args], { run: false });
     if (parsed.options.help || parsed.options.version) return 0;
     if (!cli.matchedCommand) {
