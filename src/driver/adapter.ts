@@ -2,6 +2,8 @@
 // resolve from <cell>/.mcp-matrix/driver, i.e. the cell's node_modules, never the harness's) and
 // smooths over every client-side difference the phases would otherwise branch on.
 
+const RECONNECT = { initialReconnectionDelay: 20, maxReconnectionDelay: 100, reconnectionDelayGrowFactor: 1.5, maxRetries: 2 };
+
 export type Listable = 'tools' | 'resources' | 'resourceTemplates' | 'prompts';
 
 /** What the phases may call; every method is bounded by `timeoutMs` through the SDK's own option. */
@@ -65,7 +67,9 @@ export async function loadAdapter(major: number): Promise<SdkAdapter> {
     session: (timeoutMs) => createSession(Client, major, timeoutMs),
     httpTransport(url, headers) {
       if (typeof HttpTransport !== 'function') throw new Error(`the cell's SDK (major ${major}) has no StreamableHTTPClientTransport`);
-      return new HttpTransport(new URL(url), { requestInit: { headers } });
+      // Short reconnection delays: some 1.x clients (1.23) schedule an SSE reconnect timer when the session
+      // ends that close() does not clear; it must drain quickly so the driver's own-handle check stays exact.
+      return new HttpTransport(new URL(url), { requestInit: { headers }, reconnectionOptions: RECONNECT });
     },
   };
 }
