@@ -1,5 +1,6 @@
 // One cell end to end: fresh dir → install → environment → driver phases → CellResult. Never throws.
 import path from 'node:path';
+import semver from 'semver';
 import type { DriverSpec } from '../driver/protocol.js';
 import type { Plan, PlannedCell } from '../plan/plan.js';
 import type { Tarball } from '../pack/pack.js';
@@ -52,12 +53,18 @@ export async function runCell(cell: PlannedCell, ctx: CellContext, hooks: Driver
     });
     if (install.kind !== 'installed') {
       const what = install.kind === 'failed' ? 'failed' : 'not-measured';
+      // npm usually refuses a pin outside a declared peer range (ERESOLVE): say the plain cause first.
+      const range = ctx.plan.package.ranges[cell.primary];
+      const outside =
+        install.kind === 'failed' && range && !semver.satisfies(cell.version, range)
+          ? `pin ${cell.primary}@${cell.version} is outside the range "${range}" that ${ctx.plan.package.name} declares; `
+          : '';
       record({
         phase: 'environment',
         verdict: what,
         durationMs: install.durationMs,
         step: 'npm install',
-        message: `npm install ${install.kind === 'failed' ? 'failed' : `could not complete after ${install.attempts} attempt(s)`} (${install.code}): ${install.message}`,
+        message: `${outside}npm install ${install.kind === 'failed' ? 'failed' : `could not complete after ${install.attempts} attempt(s)`} (${install.code}): ${install.message}`,
         details: { attempts: install.attempts, code: install.code },
       });
     } else {

@@ -55,18 +55,23 @@ async function fetchMeta(base: string, name: string, attempts: number, timeoutMs
       timeoutMs,
     });
     if (out.ok) {
+      let meta: PackageMeta | undefined;
       try {
-        return ok(parseMeta(name, JSON.parse(out.stdout || '[]') as RawVersion[] | RawVersion));
+        meta = parseMeta(name, JSON.parse(out.stdout) as RawVersion[] | RawVersion);
       } catch (error) {
-        return fail('infrastructure', `npm view ${name} printed no JSON (${errorMessage(error)}); run it by hand to see why`);
+        last = `npm view printed no JSON (${errorMessage(error)})`;
       }
+      // An empty answer is the registry's failure, never "no such version": retry, then not measured.
+      if (meta && meta.versions.size > 0) return ok(meta);
+      if (meta) last = 'npm view answered with no versions';
+    } else {
+      const c = out.timedOut
+        ? { code: 'ETIMEDOUT', network: true, message: `no answer within ${timeoutMs} ms` }
+        : classifyNpmError(out.stderr || out.error || '');
+      if (c.code === 'E404') return fail('usage', `${name} does not exist on the registry ${base} (check the package name in "majors")`);
+      last = `${c.code}: ${c.message}`;
+      if (!c.network) return fail('infrastructure', `npm view ${name} failed against ${base}: ${last}`);
     }
-    const c = out.timedOut
-      ? { code: 'ETIMEDOUT', network: true, message: `no answer within ${timeoutMs} ms` }
-      : classifyNpmError(out.stderr || out.error || '');
-    if (c.code === 'E404') return fail('usage', `${name} does not exist on the registry ${base} (check the package name in "majors")`);
-    last = `${c.code}: ${c.message}`;
-    if (!c.network) return fail('infrastructure', `npm view ${name} failed against ${base}: ${last}`);
     if (attempt < attempts) await new Promise((r) => setTimeout(r, 500 * 2 ** (attempt - 1)));
   }
   return fail(

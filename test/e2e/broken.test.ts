@@ -101,7 +101,7 @@ const CASES: Case[] = [
     others: 'not-measured',
     // npm refuses the cell outright (ERESOLVE): the message must still name the declared range.
     message:
-      /^npm install failed \(ERESOLVE\): .*peer @modelcontextprotocol\/sdk@">=1\.23\.0 <1\.25\.0" from broken-sdk-range-excludes-pin@1\.0\.0/,
+      /^pin @modelcontextprotocol\/sdk@1\.\d+\.\d+ is outside the range ">=1\.23\.0 <1\.25\.0" that broken-sdk-range-excludes-pin declares; npm install failed \(ERESOLVE\): .*peer @modelcontextprotocol\/sdk@">=1\.23\.0 <1\.25\.0" from broken-sdk-range-excludes-pin@1\.0\.0/,
   },
   {
     fixture: 'sdk-own-copy',

@@ -90,7 +90,11 @@ export async function stdioPhase(ctx: DriverContext, spec: StdioSpec): Promise<P
     return result('stdio', startedAt, { verdict: 'passed', details }, proc);
   } catch (error) {
     const noise = firstNoise !== undefined ? ` (stdout also carried non-JSON-RPC output: ${JSON.stringify(firstNoise.slice(0, 200))})` : '';
-    const message = `${error instanceof StepTimeout ? '' : `${step}: `}${errorText(error)}${noise}`;
+    // The client often sees "Connection closed" before the exit event: name the crash itself when there was one.
+    const text = errorText(error);
+    const exit = error instanceof StepTimeout || /server exited/.test(text) ? null : await proc.waitExit(500);
+    const crash = exit ? ` (the server exited with ${exit.signal ? `signal ${exit.signal}` : `code ${exit.code}`}; see its stderr)` : '';
+    const message = `${error instanceof StepTimeout ? '' : `${step}: `}${text}${crash}${noise}`;
     return result('stdio', startedAt, { verdict: 'failed', step, message, details }, proc);
   } finally {
     // EOF alone: the client's close only ends stdin; the server has to exit by itself.
