@@ -87,7 +87,13 @@ export async function main(argv: string[], log: Logger = createLogger()): Promis
       const { initCommand } = await import('./commands/init.js');
       command = initCommand({ cwd, force: Boolean(flags.force) }, log);
     });
-  cli.help();
+  cli.help((sections) => [
+    ...sections,
+    {
+      title: 'Exit codes',
+      body: '  0 every required cell passed · 1 a verdict failed (or a stale allowance) · 2 usage or config error\n  3 not measured (infrastructure) with no verdict failure · 130 interrupted',
+    },
+  ]);
   cli.version(HARNESS_VERSION);
 
   function startRun(flags: Flags): Promise<number | Failure> {
