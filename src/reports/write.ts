@@ -20,11 +20,14 @@ export const JUNIT_FILE = 'junit.xml';
 /** Writes results.json, matrix.md and (unless `junit: false`) junit.xml into `outDir`; returns their paths. */
 export async function writeReports(run: RunResult, outDir: string, options: WriteOptions = {}): Promise<string[]> {
   await mkdir(outDir, { recursive: true });
+  const json = renderJson(run);
+  // Render from the stored form, so `report results.json` later gives byte-identical files.
+  const stored = JSON.parse(json) as RunResult;
   const files: [string, string][] = [
-    [RESULTS_FILE, renderJson(run)],
-    [MARKDOWN_FILE, renderMarkdown(run)],
+    [RESULTS_FILE, json],
+    [MARKDOWN_FILE, renderMarkdown(stored)],
   ];
-  if (options.junit !== false) files.push([JUNIT_FILE, renderJunit(run)]);
+  if (options.junit !== false) files.push([JUNIT_FILE, renderJunit(stored)]);
   const written: string[] = [];
   for (const [name, content] of files) {
     const path = join(outDir, name);
