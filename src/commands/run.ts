@@ -50,7 +50,10 @@ export async function runCommand(options: RunCommandOptions, log: Logger): Promi
         log.error(`${cell.id} · ${p.phase}: ${p.verdict === 'failed' ? 'FAIL' : 'not measured'}: ${p.message ?? ''}`);
     }
     if (cell.verdict === 'failed') log.error(`  reproduce: ${cell.repro}`);
-    if (cell.cellDir) log.info(`kept ${cell.id}: cd ${cell.cellDir}  (log: .mcp-matrix/driver.log; re-run its phases: node .mcp-matrix/driver/index.js .mcp-matrix/spec.json)`);
+    if (cell.cellDir)
+      log.info(
+        `kept ${cell.id}: cd ${cell.cellDir}  (log: .mcp-matrix/driver.log; re-run its phases: node .mcp-matrix/driver/index.js .mcp-matrix/spec.json)`,
+      );
   }
   for (const w of run.warnings) log.warn(w);
   if (options.publish) {
