@@ -5,7 +5,7 @@ import { preparePlan, type PrepareOptions } from '../orchestrator/prepare.js';
 import { runMatrix } from '../orchestrator/run-matrix.js';
 import type { ProgressMode } from '../orchestrator/progress.js';
 import { writeReports } from '../reports/write.js';
-import { renderTable } from '../reports/markdown.js';
+import { renderPublished, renderTable } from '../reports/markdown.js';
 import { publishToGithub } from './github.js';
 import type { Failure } from '../util/result.js';
 
@@ -73,7 +73,7 @@ async function publishToDoc(file: string, run: Parameters<typeof renderTable>[0]
   const target = path.resolve(cwd, file);
   const doc = await readFile(target, 'utf8').catch(() => undefined);
   if (doc === undefined) return `--publish: cannot read ${target}`;
-  const out = publishInto(doc, renderTable(run));
+  const out = publishInto(doc, renderPublished(run));
   if (!out.ok) return `--publish: ${out.error}`;
   await writeFile(target, out.text);
   return undefined;

@@ -2,6 +2,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import { fingerprint, packDirectory, type Tarball } from '../pack/pack.js';
+import { sourceCommit } from '../pack/commit.js';
 import { selectCells, type Plan, type PlannedCell } from '../plan/plan.js';
 import { runCell } from '../cells/run-cell.js';
 import { createRunDir, removeDir } from '../cells/workspace.js';
@@ -30,7 +31,11 @@ export async function runMatrix(plan: Plan, options: RunOptions): Promise<Result
   if (!selected.ok) return selected;
   const runDir = await createRunDir();
   try {
-    const [tarball, npmVersion] = await Promise.all([obtainTarball(plan, runDir, options.signal), npmVersionOf()]);
+    const [tarball, npmVersion, commit] = await Promise.all([
+      obtainTarball(plan, runDir, options.signal),
+      npmVersionOf(),
+      sourceCommit(plan.config.source.kind === 'directory' ? plan.config.source.dir : options.cwd),
+    ]);
     if (!tarball.ok) return tarball;
     const concurrency = Math.min(options.concurrency ?? os.availableParallelism(), selected.value.length);
     const repro = (cell: PlannedCell) =>
@@ -51,7 +56,7 @@ export async function runMatrix(plan: Plan, options: RunOptions): Promise<Result
         hooks,
       ),
     );
-    return ok(assemble(plan, tarball.value, cells, selected.value, startedAt, npmVersion, options.signal.aborted));
+    return ok(assemble(plan, tarball.value, cells, selected.value, startedAt, npmVersion, options.signal.aborted, commit));
   } finally {
     killAll();
     if (!options.keep) await removeDir(runDir).catch(() => undefined);
@@ -84,6 +89,7 @@ function assemble(
   startedAt: Date,
   npmVersion: string,
   interrupted: boolean,
+  commit: string | undefined,
 ): RunResult {
   const finishedAt = new Date();
   const lockstepErrors = plan.lockstep.filter((f) => f.level === 'error').map((f) => `lockstep: ${f.message}`);
@@ -103,7 +109,7 @@ function assemble(
     plan: {
       configHash: plan.hash,
       configFile: path.basename(plan.config.file),
-      package: { name: plan.package.name, version: plan.package.version },
+      package: { name: plan.package.name, version: plan.package.version, ...(commit ? { commit } : {}) },
       tarball: { file: path.basename(tarball.file), size: tarball.size, sha512: tarball.sha512 },
       cells: plan.cells.map((c) => ({
         id: c.id,

@@ -38,6 +38,7 @@ export function renderTitle(run: RunResult): string {
     codeSpan(pkg),
     `sha512 ${codeSpan(shortHash(run.plan.tarball.sha512))}`,
     `config ${codeSpan(shortHash(run.plan.configHash))}`,
+    ...(run.plan.package.commit ? [`commit ${codeSpan(run.plan.package.commit)}`] : []),
   ].join(' · ');
   const lines = [title, '', `${countLine(displayCells(run))} · exit code ${run.exitCode}`];
   if (run.interrupted) {
@@ -102,4 +103,11 @@ function tableRow(run: RunResult, cell: CellResult): string[] {
 export function renderWarnings(run: RunResult): string {
   if (run.warnings.length === 0) return '';
   return ['## Warnings', '', ...run.warnings.map((w) => `- ${mdInline(w)}`)].join('\n');
+}
+
+/** What `--publish` puts between the markers: when and from what the table was measured, then the table. */
+export function renderPublished(run: RunResult): string {
+  const from = run.plan.package.commit ? ` from commit ${codeSpan(run.plan.package.commit)}` : '';
+  const line = `${runVerdictLabel(run.verdict)} · ${mdInline(run.startedAt.slice(0, 16).replace('T', ' '))} UTC${from} · mcp-matrix ${mdInline(run.tool.version)} · ${codeSpan(`${run.plan.package.name}@${run.plan.package.version}`)}`;
+  return `${line}\n\n${renderTable(run)}`;
 }

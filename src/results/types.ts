@@ -117,7 +117,8 @@ export interface RunResult {
     /** sha256 of the resolved plan (config + resolved cells); pieces of one plan share it. */
     configHash: string;
     configFile?: string;
-    package: { name: string; version: string };
+    /** `commit`: the source commit (`-dirty` when the tree had changes), when known. */
+    package: { name: string; version: string; commit?: string };
     tarball: { file: string; size: number; sha512: string };
     cells: PlannedCellRef[];
     /** Ids of the cells this run was asked for (`--cell`); absent when every planned cell ran. */
