@@ -164,15 +164,28 @@ export async function httpRun(spec) {
   const values = { host, port: String(port), token };
   const url = `http://${host}:${port}${spec.http.path ?? '/mcp'}`;
   const t0 = now();
-  const { child, exited } = start(spec, (spec.http.args ?? []).map((a) => sub(values, a)), envFor(spec, spec.http.env, values));
+  const { child, exited } = start(
+    spec,
+    (spec.http.args ?? []).map((a) => sub(values, a)),
+    envFor(spec, spec.http.env, values),
+  );
   try {
     await waitForPort(host, port, exited);
     const tReady = now();
     const base = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
-    const initBody = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: PROTOCOL, capabilities: {}, clientInfo: CLIENT } });
+    const initBody = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: PROTOCOL, capabilities: {}, clientInfo: CLIENT },
+    });
     const anon = await fetch(url, { method: 'POST', headers: base, body: initBody });
     await anon.arrayBuffer();
-    const wrong = await fetch(url, { method: 'POST', headers: { ...base, authorization: `Bearer ${randomBytes(24).toString('hex')}` }, body: initBody });
+    const wrong = await fetch(url, {
+      method: 'POST',
+      headers: { ...base, authorization: `Bearer ${randomBytes(24).toString('hex')}` },
+      body: initBody,
+    });
     await wrong.arrayBuffer();
     const auth = { ...base, authorization: `Bearer ${token}` };
     const initRes = await fetch(url, { method: 'POST', headers: auth, body: initBody });
@@ -182,7 +195,11 @@ export async function httpRun(spec) {
     const headers = { ...auth, 'mcp-protocol-version': init.result.protocolVersion, ...(session ? { 'mcp-session-id': session } : {}) };
     let id = 1;
     const post = async (method, params) => {
-      const res = await fetch(url, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', id: ++id, method, ...(params ? { params } : {}) }) });
+      const res = await fetch(url, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ jsonrpc: '2.0', id: ++id, method, ...(params ? { params } : {}) }),
+      });
       const msg = await readRpc(res);
       if (!msg || msg.error) throw new Error(`${method}: ${msg?.error?.message ?? `HTTP ${res.status}`}`);
       return msg.result;
@@ -199,7 +216,14 @@ export async function httpRun(spec) {
     child.kill('SIGTERM');
     const exit = await exited;
     const t2 = now();
-    return { httpMs: t1 - t0, httpReadyMs: tReady - t0, httpExitMs: t2 - t1, statuses: [anon.status, wrong.status, initRes.status, del.status], tools: tools.tools?.length, exit };
+    return {
+      httpMs: t1 - t0,
+      httpReadyMs: tReady - t0,
+      httpExitMs: t2 - t1,
+      statuses: [anon.status, wrong.status, initRes.status, del.status],
+      tools: tools.tools?.length,
+      exit,
+    };
   } catch (error) {
     child.kill('SIGKILL');
     throw error;
@@ -211,7 +235,11 @@ export async function bindRun(spec) {
   const port = await freePort('0.0.0.0');
   const values = { host: '0.0.0.0', port: String(port), token: '' };
   const t0 = now();
-  const { child, exited } = start(spec, (spec.bind.args ?? []).map((a) => sub(values, a)), envFor(spec, spec.bind.env, values, spec.bind.dropEnv ?? ['MCP_SERVER_TOKEN']));
+  const { child, exited } = start(
+    spec,
+    (spec.bind.args ?? []).map((a) => sub(values, a)),
+    envFor(spec, spec.bind.env, values, spec.bind.dropEnv ?? ['MCP_SERVER_TOKEN']),
+  );
   const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
   const exit = await exited;
   clearTimeout(timer);

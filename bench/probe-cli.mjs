@@ -39,6 +39,9 @@ if (out) {
     } catch {
       hwmKb = undefined;
     }
-    writeFileSync(out, JSON.stringify({ startedAt, exitedAt: Date.now(), maxRssKb: process.resourceUsage().maxRSS, vmHwmKb: hwmKb, spawns }));
+    writeFileSync(
+      out,
+      JSON.stringify({ startedAt, exitedAt: Date.now(), maxRssKb: process.resourceUsage().maxRSS, vmHwmKb: hwmKb, spawns }),
+    );
   });
 }

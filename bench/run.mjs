@@ -134,12 +134,17 @@ async function runCli(label, config, extra = []) {
   const r = await timed(cmd, args, { env: { ...process.env, MCP_MATRIX_BENCH_PROBE: probeFile } });
   r.load = [round(loadBefore, 2), round(os.loadavg()[0], 2)];
   const results = await readFile(path.join(out, 'results.json'), 'utf8').then(JSON.parse, () => undefined);
-  if (!results) throw new Error(`${label}: no results.json (exit ${r.code ?? r.signal}): ${(r.stderr || r.stdout).trim().split('\n').slice(-8).join('\n')}`);
+  if (!results)
+    throw new Error(
+      `${label}: no results.json (exit ${r.code ?? r.signal}): ${(r.stderr || r.stdout).trim().split('\n').slice(-8).join('\n')}`,
+    );
   const probe = await readFile(probeFile, 'utf8').then(JSON.parse, () => undefined);
   const timeText = useTime ? await readFile(timeFile, 'utf8').catch(() => '') : '';
   const treeMaxRssKb = Number(/Maximum resident set size \(kbytes\): (\d+)/.exec(timeText)?.[1]) || undefined;
   const run = summarizeRun(label, r, results, probe, treeMaxRssKb);
-  log(`${label}: ${sec(run.wallMs)} wall, ${run.cells.length} cell(s), verdict ${run.verdict}, exit ${run.exitCode}, load ${r.load.join('→')}`);
+  log(
+    `${label}: ${sec(run.wallMs)} wall, ${run.cells.length} cell(s), verdict ${run.verdict}, exit ${run.exitCode}, load ${r.load.join('→')}`,
+  );
   return run;
 }
 
@@ -150,7 +155,16 @@ function summarizeRun(label, r, results, probe, treeMaxRssKb) {
     verdict: c.verdict,
     durationMs: c.durationMs,
     installMs: c.environment?.installMs,
-    phases: Object.fromEntries(c.phases.map((p) => [p.phase, { verdict: p.verdict, durationMs: p.durationMs, ...(p.verdict !== 'passed' ? { message: String(p.message ?? '').slice(0, 300) } : {}) }])),
+    phases: Object.fromEntries(
+      c.phases.map((p) => [
+        p.phase,
+        {
+          verdict: p.verdict,
+          durationMs: p.durationMs,
+          ...(p.verdict !== 'passed' ? { message: String(p.message ?? '').slice(0, 300) } : {}),
+        },
+      ]),
+    ),
   }));
   return {
     label,
@@ -186,12 +200,20 @@ function analyzeSpawns(probe, results) {
   const counts = {};
   for (const s of probe.spawns) counts[key(s)] = (counts[key(s)] ?? 0) + 1;
   const cellOf = (s) => /cell-([^/]+)/.exec(s.cwd ?? '')?.[1];
-  const installs = probe.spawns.filter((s) => key(s) === 'npm install').map((s) => ({ cell: cellOf(s), start: s.start - t0, end: (s.end ?? probe.exitedAt) - t0 }));
-  const drivers = probe.spawns.filter((s) => s.kind === 'fork').map((s) => ({ cell: cellOf(s), start: s.start - t0, end: (s.end ?? probe.exitedAt) - t0 }));
-  const pack = probe.spawns.filter((s) => key(s) === 'npm pack').map((s) => ({ start: s.start - t0, end: (s.end ?? probe.exitedAt) - t0 }))[0];
+  const installs = probe.spawns
+    .filter((s) => key(s) === 'npm install')
+    .map((s) => ({ cell: cellOf(s), start: s.start - t0, end: (s.end ?? probe.exitedAt) - t0 }));
+  const drivers = probe.spawns
+    .filter((s) => s.kind === 'fork')
+    .map((s) => ({ cell: cellOf(s), start: s.start - t0, end: (s.end ?? probe.exitedAt) - t0 }));
+  const pack = probe.spawns
+    .filter((s) => key(s) === 'npm pack')
+    .map((s) => ({ start: s.start - t0, end: (s.end ?? probe.exitedAt) - t0 }))[0];
   const firstInstall = Math.min(...installs.map((i) => i.start));
   // An install that starts while another cell's driver runs: installs and phases overlap.
-  const installsDuringOtherPhases = installs.filter((i) => drivers.some((d) => d.cell !== i.cell && d.start < i.end && d.end > i.start)).length;
+  const installsDuringOtherPhases = installs.filter((i) =>
+    drivers.some((d) => d.cell !== i.cell && d.start < i.end && d.end > i.start),
+  ).length;
   const lastEnd = Math.max(...drivers.map((d) => d.end), ...installs.map((i) => i.end));
   // Per cell: install start → driver end; the sum over the span is the average number of busy cells.
   const busy = installs.map((i) => (drivers.find((d) => d.cell === i.cell)?.end ?? i.end) - i.start).reduce((a, b) => a + b, 0);
@@ -284,7 +306,9 @@ async function floorFor(project, tarball, id, installSet) {
   await rm(dir, { recursive: true, force: true });
   const rmMs = performance.now() - t;
   const floor = { id, installMs: inst.wallMs, ...servers, rmMs, floorMs: inst.wallMs + servers.totalMs };
-  log(`floor ${id}: install ${ms(floor.installMs)} + servers ${ms(servers.totalMs)} (stdio ${ms(servers.stdioMs)}, http ${ms(servers.httpMs)}, bind ${ms(servers.bindMs)})`);
+  log(
+    `floor ${id}: install ${ms(floor.installMs)} + servers ${ms(servers.totalMs)} (stdio ${ms(servers.stdioMs)}, http ${ms(servers.httpMs)}, bind ${ms(servers.bindMs)})`,
+  );
   return floor;
 }
 
@@ -338,7 +362,9 @@ async function main() {
     reps: o.reps,
     quick: o.quick,
     scale: o.scale,
-    memoryBy: useTime ? 'preload process.resourceUsage().maxRSS (orchestrator only) + /usr/bin/time -v (whole tree)' : 'preload process.resourceUsage().maxRSS (orchestrator only)',
+    memoryBy: useTime
+      ? 'preload process.resourceUsage().maxRSS (orchestrator only) + /usr/bin/time -v (whole tree)'
+      : 'preload process.resourceUsage().maxRSS (orchestrator only)',
     config: path.relative(ROOT, configFile),
   };
   log(`machine: ${meta.nproc} cores, node ${meta.node}, npm ${meta.npm}; reps ${o.reps}; scale ${o.scale.join(',')}; tmp ${tmpRoot}`);
@@ -428,7 +454,9 @@ function summarize(reps, o, nCells, concurrency) {
         driverOutsidePhasesMs: tl?.driverEnd !== undefined ? tl.driverEnd - tl.driverStart - driverPhases : undefined,
         installToDriverMs: tl?.driverStart !== undefined ? tl.driverStart - tl.installEnd : undefined,
         outsideSpawnsMs: tl?.driverEnd !== undefined ? c.durationMs - (tl.driverEnd - tl.installStart) : undefined,
-        notPassed: Object.entries(c.phases).filter(([, v]) => v.verdict !== 'passed').map(([k]) => k),
+        notPassed: Object.entries(c.phases)
+          .filter(([, v]) => v.verdict !== 'passed')
+          .map(([k]) => k),
         cellMs: c.durationMs,
         floorMs: f.floorMs,
         installMs: c.installMs,
@@ -467,7 +495,15 @@ function summarize(reps, o, nCells, concurrency) {
       floorMs: round(m('floorMs')),
       ratio: round(m('ratio'), 3),
       overheadShare: round(m('overheadShare'), 3),
-      overheadMs: { install: mo('install'), verify: mo('verify'), stdio: mo('stdio'), http: mo('http'), bind: mo('bind'), leaks: mo('leaks'), other: mo('other') },
+      overheadMs: {
+        install: mo('install'),
+        verify: mo('verify'),
+        stdio: mo('stdio'),
+        http: mo('http'),
+        bind: mo('bind'),
+        leaks: mo('leaks'),
+        other: mo('other'),
+      },
       installMs: round(m('installMs')),
       floorInstallMs: round(m('floorInstallMs')),
       installShare: round(m('installShare'), 3),
@@ -490,7 +526,16 @@ function summarize(reps, o, nCells, concurrency) {
     };
   });
   // All cells together (per repetition, then the median): steadier than any one cell on a busy machine.
-  const sumOf = (r, f) => r.serial.cells.reduce((a, c) => a + f(c, r.floors.find((x) => x.id === c.id)), 0);
+  const sumOf = (r, f) =>
+    r.serial.cells.reduce(
+      (a, c) =>
+        a +
+        f(
+          c,
+          r.floors.find((x) => x.id === c.id),
+        ),
+      0,
+    );
   const agg = reps.map((r) => ({
     cellMs: sumOf(r, (c) => c.durationMs),
     floorMs: sumOf(r, (_c, f) => f.floorMs),
@@ -540,7 +585,9 @@ function summarize(reps, o, nCells, concurrency) {
     firstInstallMs: round(median(orch.map((x) => x.firstInstallMs))),
     installsDuringOtherPhases: orch.map((x) => `${x.installsDuringOtherPhases}/${x.installs}`),
     averageBusyCells: round(median(orch.map((x) => x.averageBusyCells)), 2),
-    averageBusyCellsAt16: reps[0].scale[16]?.orchestrator ? round(median(reps.map((r) => r.scale[16]?.orchestrator?.averageBusyCells)), 2) : undefined,
+    averageBusyCellsAt16: reps[0].scale[16]?.orchestrator
+      ? round(median(reps.map((r) => r.scale[16]?.orchestrator?.averageBusyCells)), 2)
+      : undefined,
     installEndToDriverStartMs: round(median(orch.map((x) => x.installEndToDriverStartMs))),
     afterLastCellMs: round(median(orch.map((x) => x.afterLastCellMs))),
     serialRunBeforeFirstInstallMs: round(median(orchSerial.map((x) => x.firstInstallMs))),
@@ -558,12 +605,48 @@ function summarize(reps, o, nCells, concurrency) {
   const last = s.scale.find((x) => x.cells === Math.max(...o.scale));
   const flat = first && last && first !== last ? last.perCellMs / first.perCellMs : undefined;
   s.targets = [
-    { name: 'default-concurrency matrix ≤ 0.6 × concurrency-1', value: s.concurrency.ratio, limit: 0.6, shown: ratio(s.concurrency.ratio), pass: s.concurrency.ratio <= 0.6 },
-    { name: 'harness overhead ≤ 10% of cell time (all cells)', value: s.allCells.overheadShare, limit: 0.1, shown: pct(s.allCells.overheadShare), pass: s.allCells.overheadShare <= 0.1 },
-    { name: 'stdio phase ≤ 1.5 × minimal client (all cells)', value: s.allCells.stdioRatio, limit: 1.5, shown: ratio(s.allCells.stdioRatio), pass: s.allCells.stdioRatio <= 1.5 },
-    { name: 'harness overhead ≤ 10% of a cell (worst cell)', value: worst('overheadShare'), limit: 0.1, shown: pct(worst('overheadShare')), pass: worst('overheadShare') <= 0.1 },
-    { name: 'stdio phase ≤ 1.5 × minimal client (worst cell)', value: worst('stdioRatio'), limit: 1.5, shown: ratio(worst('stdioRatio')), pass: worst('stdioRatio') <= 1.5 },
-    { name: 'orchestrator peak RSS < 200 MB', value: s.memory.ownMaxRssMb, limit: 200, shown: `${s.memory.ownMaxRssMb} MB`, pass: s.memory.ownMaxRssMb < 200 },
+    {
+      name: 'default-concurrency matrix ≤ 0.6 × concurrency-1',
+      value: s.concurrency.ratio,
+      limit: 0.6,
+      shown: ratio(s.concurrency.ratio),
+      pass: s.concurrency.ratio <= 0.6,
+    },
+    {
+      name: 'harness overhead ≤ 10% of cell time (all cells)',
+      value: s.allCells.overheadShare,
+      limit: 0.1,
+      shown: pct(s.allCells.overheadShare),
+      pass: s.allCells.overheadShare <= 0.1,
+    },
+    {
+      name: 'stdio phase ≤ 1.5 × minimal client (all cells)',
+      value: s.allCells.stdioRatio,
+      limit: 1.5,
+      shown: ratio(s.allCells.stdioRatio),
+      pass: s.allCells.stdioRatio <= 1.5,
+    },
+    {
+      name: 'harness overhead ≤ 10% of a cell (worst cell)',
+      value: worst('overheadShare'),
+      limit: 0.1,
+      shown: pct(worst('overheadShare')),
+      pass: worst('overheadShare') <= 0.1,
+    },
+    {
+      name: 'stdio phase ≤ 1.5 × minimal client (worst cell)',
+      value: worst('stdioRatio'),
+      limit: 1.5,
+      shown: ratio(worst('stdioRatio')),
+      pass: worst('stdioRatio') <= 1.5,
+    },
+    {
+      name: 'orchestrator peak RSS < 200 MB',
+      value: s.memory.ownMaxRssMb,
+      limit: 200,
+      shown: `${s.memory.ownMaxRssMb} MB`,
+      pass: s.memory.ownMaxRssMb < 200,
+    },
     {
       name: `time per cell flat ${first?.cells}→${last?.cells} cells (≤ 1.10×)`,
       value: flat,
@@ -577,94 +660,151 @@ function summarize(reps, o, nCells, concurrency) {
 
 function render(s, meta) {
   const parts = [];
-  parts.push(`mcp-matrix bench · ${meta.date} · ${meta.nproc} cores · node ${meta.node} · npm ${meta.npm} · reps ${meta.reps}${meta.quick ? ' (quick)' : ''} · medians`);
   parts.push(
-    table('1. matrix: default concurrency vs --concurrency 1', ['run', 'wall', 'ratio'], [
-      [`concurrency ${s.concurrency.default}`, sec(s.concurrency.defaultWallMs), ratio(s.concurrency.ratio)],
-      ['concurrency 1', sec(s.concurrency.serialWallMs), '1.00x'],
-      [`floor, ${s.concurrency.default} workers`, sec(s.concurrency.floorParallelWallMs), ratio(s.concurrency.floorRatio)],
-      ['floor, one at a time', sec(s.concurrency.floorSerialWallMs), '1.00x'],
-    ]),
+    `mcp-matrix bench · ${meta.date} · ${meta.nproc} cores · node ${meta.node} · npm ${meta.npm} · reps ${meta.reps}${meta.quick ? ' (quick)' : ''} · medians`,
   );
   parts.push(
-    table('2. per cell (concurrency-1 run) vs floor (bare npm install + minimal client)', ['cell', 'harness', 'floor', 'ratio', 'overhead', 'install', 'floor inst', 'stdio', 'min stdio', 'stdio x', 'http', 'min http', 'bind', 'min bind', 'leaks', 'min exits'], s.cells.map((c) => [
-      `${c.id} (${c.version})`,
-      ms(c.cellMs),
-      ms(c.floorMs),
-      ratio(c.ratio),
-      pct(c.overheadShare),
-      ms(c.installMs),
-      ms(c.floorInstallMs),
-      ms(c.stdioMs),
-      ms(c.minStdioMs),
-      ratio(c.stdioRatio),
-      ms(c.httpMs),
-      ms(c.minHttpMs),
-      ms(c.bindMs),
-      ms(c.minBindMs),
-      ms(c.leaksMs),
-      ms(c.minExitMs),
-    ]).concat([[
-      'all cells (sum)',
-      ms(s.allCells.cellMs),
-      ms(s.allCells.floorMs),
-      ratio(s.allCells.ratio),
-      pct(s.allCells.overheadShare),
-      '', '',
-      ms(s.allCells.stdioMs),
-      ms(s.allCells.minStdioMs),
-      ratio(s.allCells.stdioRatio),
-      '', '', '', '', '', '',
-    ]])),
+    table(
+      '1. matrix: default concurrency vs --concurrency 1',
+      ['run', 'wall', 'ratio'],
+      [
+        [`concurrency ${s.concurrency.default}`, sec(s.concurrency.defaultWallMs), ratio(s.concurrency.ratio)],
+        ['concurrency 1', sec(s.concurrency.serialWallMs), '1.00x'],
+        [`floor, ${s.concurrency.default} workers`, sec(s.concurrency.floorParallelWallMs), ratio(s.concurrency.floorRatio)],
+        ['floor, one at a time', sec(s.concurrency.floorSerialWallMs), '1.00x'],
+      ],
+    ),
   );
   parts.push(
-    table('   overhead in ms per phase (harness − floor)', ['cell', 'install', 'verify', 'stdio', 'http', 'bind', 'leaks', 'other*', 'install share'], s.cells.map((c) => [
-      c.id,
-      c.overheadMs.install,
-      c.overheadMs.verify,
-      c.overheadMs.stdio,
-      c.overheadMs.http,
-      c.overheadMs.bind,
-      c.overheadMs.leaks,
-      c.overheadMs.other,
-      pct(c.installShare),
-    ])),
+    table(
+      '2. per cell (concurrency-1 run) vs floor (bare npm install + minimal client)',
+      [
+        'cell',
+        'harness',
+        'floor',
+        'ratio',
+        'overhead',
+        'install',
+        'floor inst',
+        'stdio',
+        'min stdio',
+        'stdio x',
+        'http',
+        'min http',
+        'bind',
+        'min bind',
+        'leaks',
+        'min exits',
+      ],
+      s.cells
+        .map((c) => [
+          `${c.id} (${c.version})`,
+          ms(c.cellMs),
+          ms(c.floorMs),
+          ratio(c.ratio),
+          pct(c.overheadShare),
+          ms(c.installMs),
+          ms(c.floorInstallMs),
+          ms(c.stdioMs),
+          ms(c.minStdioMs),
+          ratio(c.stdioRatio),
+          ms(c.httpMs),
+          ms(c.minHttpMs),
+          ms(c.bindMs),
+          ms(c.minBindMs),
+          ms(c.leaksMs),
+          ms(c.minExitMs),
+        ])
+        .concat([
+          [
+            'all cells (sum)',
+            ms(s.allCells.cellMs),
+            ms(s.allCells.floorMs),
+            ratio(s.allCells.ratio),
+            pct(s.allCells.overheadShare),
+            '',
+            '',
+            ms(s.allCells.stdioMs),
+            ms(s.allCells.minStdioMs),
+            ratio(s.allCells.stdioRatio),
+            '',
+            '',
+            '',
+            '',
+            '',
+            '',
+          ],
+        ]),
+    ),
   );
-  parts.push('   * other = cell time outside install and phases; split below from the orchestrator\'s spawn log');
   parts.push(
-    table('   other, split', ['cell', 'install end→fork', 'driver outside phases', 'dir create+rm', 'floor rm -rf', 'phases not passed'], s.cells.map((c) => [
-      c.id,
-      ms(c.installToDriverMs),
-      ms(c.driverOutsidePhasesMs),
-      ms(c.outsideSpawnsMs),
-      ms(c.floorRmMs),
-      c.notPassed.length ? c.notPassed.join(',') : 'none',
-    ])),
+    table(
+      '   overhead in ms per phase (harness − floor)',
+      ['cell', 'install', 'verify', 'stdio', 'http', 'bind', 'leaks', 'other*', 'install share'],
+      s.cells.map((c) => [
+        c.id,
+        c.overheadMs.install,
+        c.overheadMs.verify,
+        c.overheadMs.stdio,
+        c.overheadMs.http,
+        c.overheadMs.bind,
+        c.overheadMs.leaks,
+        c.overheadMs.other,
+        pct(c.installShare),
+      ]),
+    ),
+  );
+  parts.push("   * other = cell time outside install and phases; split below from the orchestrator's spawn log");
+  parts.push(
+    table(
+      '   other, split',
+      ['cell', 'install end→fork', 'driver outside phases', 'dir create+rm', 'floor rm -rf', 'phases not passed'],
+      s.cells.map((c) => [
+        c.id,
+        ms(c.installToDriverMs),
+        ms(c.driverOutsidePhasesMs),
+        ms(c.outsideSpawnsMs),
+        ms(c.floorRmMs),
+        c.notPassed.length ? c.notPassed.join(',') : 'none',
+      ]),
+    ),
   );
   parts.push(
-    table(`3. scaling at concurrency ${s.concurrency.default}`, ['cells', 'wall', 'per cell', 'cell median', 'install median', 'own RSS', 'tree RSS', 'failed'], s.scale.map((x) => [
-      x.cells,
-      sec(x.wallMs),
-      ms(x.perCellMs),
-      ms(x.cellDurationMs),
-      ms(x.installMs),
-      `${x.ownMaxRssMb} MB`,
-      x.treeMaxRssMb ? `${x.treeMaxRssMb} MB` : '–',
-      x.failedCells,
-    ])),
+    table(
+      `3. scaling at concurrency ${s.concurrency.default}`,
+      ['cells', 'wall', 'per cell', 'cell median', 'install median', 'own RSS', 'tree RSS', 'failed'],
+      s.scale.map((x) => [
+        x.cells,
+        sec(x.wallMs),
+        ms(x.perCellMs),
+        ms(x.cellDurationMs),
+        ms(x.installMs),
+        `${x.ownMaxRssMb} MB`,
+        x.treeMaxRssMb ? `${x.treeMaxRssMb} MB` : '–',
+        x.failedCells,
+      ]),
+    ),
   );
   const oc = s.orchestrator;
   parts.push(
     `\n4. orchestrator: peak RSS ${s.memory.ownMaxRssMb} MB (own)${s.memory.treeMaxRssMb ? `, ${s.memory.treeMaxRssMb} MB (largest process in its tree, /usr/bin/time -v)` : ''}\n` +
-      `   spawns per run: ${Object.entries(oc.spawnCounts ?? {}).map(([k, v]) => `${k} ×${v}`).join(', ')}\n` +
+      `   spawns per run: ${Object.entries(oc.spawnCounts ?? {})
+        .map(([k, v]) => `${k} ×${v}`)
+        .join(', ')}\n` +
       `   first spawn at ${ms(oc.beforeFirstSpawnMs)}, pack ${ms(oc.packMs)} from ${ms(oc.packStartMs)}, first install at ${ms(oc.firstInstallMs)}; pack before installs: ${oc.packBeforeInstalls}\n` +
       `   installs started while another cell ran its phases: ${oc.installsDuringOtherPhases.join(', ')}; average busy cells ${oc.averageBusyCells}${oc.averageBusyCellsAt16 !== undefined ? ` (16 cells: ${oc.averageBusyCellsAt16})` : ''}\n` +
       `   install end → driver start ${ms(oc.installEndToDriverStartMs)}; after the last cell ${ms(oc.afterLastCellMs)}\n` +
       `   at concurrency 1: npm install is ${pct(s.shares.serialInstallShare)} of the wall time; the floor is ${pct(s.shares.serialFloorShare)}`,
   );
-  parts.push(`\n   1-minute load average around the counted runs: median ${s.load1.median}, max ${s.load1.max} (${meta.nproc} cores; other work on the machine shows up here)`);
   parts.push(
-    table('targets', ['target', 'measured', 'result'], s.targets.map((t) => [t.name, t.shown, t.pass === null ? 'n/a' : t.pass ? 'PASS' : 'MISS'])),
+    `\n   1-minute load average around the counted runs: median ${s.load1.median}, max ${s.load1.max} (${meta.nproc} cores; other work on the machine shows up here)`,
+  );
+  parts.push(
+    table(
+      'targets',
+      ['target', 'measured', 'result'],
+      s.targets.map((t) => [t.name, t.shown, t.pass === null ? 'n/a' : t.pass ? 'PASS' : 'MISS']),
+    ),
   );
   return parts.join('\n');
 }
