@@ -1,7 +1,7 @@
 // `mcp-matrix run`: the matrix, its reports, and an exit code that tells CI what happened.
 import path from 'node:path';
 import type { Logger } from '../logger.js';
-import { preparePlan, type PrepareOptions } from '../orchestrator/prepare.js';
+import { prepareConfig, type PrepareOptions } from '../orchestrator/prepare.js';
 import { runMatrix } from '../orchestrator/run-matrix.js';
 import type { ProgressMode } from '../orchestrator/progress.js';
 import { writeReports } from '../reports/write.js';
@@ -23,12 +23,10 @@ export interface RunCommandOptions extends PrepareOptions {
 }
 
 export async function runCommand(options: RunCommandOptions, log: Logger): Promise<number | Failure> {
-  const prepared = await preparePlan(options);
+  const prepared = await prepareConfig(options);
   if (!prepared.ok) return prepared.error;
-  const { plan } = prepared.value;
-  for (const f of plan.lockstep)
-    (f.level === 'error' ? log.error : log.warn)(`${f.level === 'error' ? 'lockstep error: ' : 'lockstep: '}${f.message}`);
-  const result = await runMatrix(plan, {
+  const { config, registry } = prepared.value;
+  const result = await runMatrix(config, registry, {
     cwd: options.cwd,
     cells: options.cells,
     ...(options.concurrency ? { concurrency: options.concurrency } : {}),
@@ -36,6 +34,10 @@ export async function runCommand(options: RunCommandOptions, log: Logger): Promi
     progress: options.progress,
     signal: options.signal,
     ...(options.config ? { configFlag: options.config } : {}),
+    onPlan: (plan) => {
+      for (const f of plan.lockstep)
+        (f.level === 'error' ? log.error : log.warn)(`${f.level === 'error' ? 'lockstep error: ' : 'lockstep: '}${f.message}`);
+    },
   });
   if (!result.ok) return result.error;
   const run = result.value;

@@ -92,6 +92,18 @@ export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
+/** Waits for `event` at most `ms`; the timer is cleared when the event wins, so no stray timer outlives the wait. */
+export function waitAtMost(event: Promise<unknown>, ms: number): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    const done = (): void => {
+      clearTimeout(timer);
+      resolve();
+    };
+    event.then(done, done);
+  });
+}
+
 /** Fills in duration, stderr tail and stdout noise from the server, when there is one. */
 export function result(
   phase: PhaseName,

@@ -2,7 +2,7 @@
 // bind phase's watch for any listen (from the probe's synchronous reports and from /proc).
 
 import net from 'node:net';
-import { sleep } from './context.js';
+import { waitAtMost } from './context.js';
 import { groupListeners, procAvailable } from './proc.js';
 import type { ServerProcess } from './server-process.js';
 
@@ -79,8 +79,8 @@ export async function waitUntilListening(proc: ServerProcess, host: string, port
       }
       return { ok: true, identity, ms: Date.now() - started };
     }
-    await Promise.race([sleep(delay), proc.exited]);
-    delay = Math.min(delay * 2, 200);
+    await waitAtMost(proc.exited, delay);
+    delay = Math.min(delay * 2, 50);
   }
   return {
     ok: false,

@@ -1,9 +1,11 @@
-// The run: plan → pack once → cells in parallel → RunResult. Interrupts end in a partial, marked result.
+// The run: plan (while packing once) → cells in parallel → RunResult. Interrupts end in a partial, marked result.
 import os from 'node:os';
 import path from 'node:path';
 import { fingerprint, packDirectory, type Tarball } from '../pack/pack.js';
 import { sourceCommit } from '../pack/commit.js';
-import { selectCells, type Plan, type PlannedCell } from '../plan/plan.js';
+import { buildPlan, selectCells, type Plan, type PlannedCell } from '../plan/plan.js';
+import type { Registry } from '../plan/registry.js';
+import type { ResolvedConfig } from '../config/resolve.js';
 import { runCell } from '../cells/run-cell.js';
 import { createRunDir, removeDir } from '../cells/workspace.js';
 import { run as exec } from '../process/exec.js';
@@ -23,23 +25,40 @@ export interface RunOptions {
   signal: AbortSignal;
   /** The config flag as the user gave it, for repro commands. */
   configFlag?: string;
+  /** Called once the plan is resolved, before any cell starts. */
+  onPlan?(plan: Plan): void;
 }
 
-export async function runMatrix(plan: Plan, options: RunOptions): Promise<Result<RunResult>> {
+export async function runMatrix(config: ResolvedConfig, registry: Registry, options: RunOptions): Promise<Result<RunResult>> {
   const startedAt = new Date();
-  const selected = selectCells(plan.cells, options.cells);
-  if (!selected.ok) return selected;
   const runDir = await createRunDir();
+  // Packing needs only the source: it runs while the registry answers the plan's look-ups.
+  const packAbort = new AbortController();
+  const stopPacking = () => packAbort.abort();
+  options.signal.addEventListener('abort', stopPacking, { once: true });
+  const packing = obtainTarball(config.source, runDir, packAbort.signal);
   try {
-    const [tarball, npmVersion, commit] = await Promise.all([
-      obtainTarball(plan, runDir, options.signal),
+    const [planned, npmVersion, commit] = await Promise.all([
+      buildPlan(config, registry),
       npmVersionOf(),
-      sourceCommit(plan.config.source.kind === 'directory' ? plan.config.source.dir : options.cwd),
+      sourceCommit(config.source.kind === 'directory' ? config.source.dir : options.cwd),
     ]);
+    if (!planned.ok) {
+      stopPacking();
+      return planned;
+    }
+    const plan = planned.value;
+    options.onPlan?.(plan);
+    const selected = selectCells(plan.cells, options.cells);
+    if (!selected.ok) {
+      stopPacking();
+      return selected;
+    }
+    const tarball = await packing;
     if (!tarball.ok) return tarball;
     const concurrency = Math.min(options.concurrency ?? os.availableParallelism(), selected.value.length);
     const repro = (cell: PlannedCell) =>
-      reproCommand(cell, options.configFlag, plan.config.source.kind === 'tarball' ? tarball.value.file : undefined);
+      reproCommand(cell, options.configFlag, config.source.kind === 'tarball' ? tarball.value.file : undefined);
     const cells = await runWithProgress(selected.value, concurrency, options.progress, (cell, hooks) =>
       runCell(
         cell,
@@ -58,15 +77,15 @@ export async function runMatrix(plan: Plan, options: RunOptions): Promise<Result
     );
     return ok(assemble(plan, tarball.value, cells, selected.value, startedAt, npmVersion, options.signal.aborted, commit));
   } finally {
+    await packing;
+    options.signal.removeEventListener('abort', stopPacking);
     killAll();
     if (!options.keep) await removeDir(runDir).catch(() => undefined);
   }
 }
 
-async function obtainTarball(plan: Plan, runDir: string, signal: AbortSignal): Promise<Result<Tarball>> {
-  const source = plan.config.source;
-  if (source.kind === 'tarball') return fingerprint(source.file);
-  return packDirectory(source.dir, runDir, signal);
+async function obtainTarball(source: ResolvedConfig['source'], runDir: string, signal: AbortSignal): Promise<Result<Tarball>> {
+  return source.kind === 'tarball' ? fingerprint(source.file) : packDirectory(source.dir, runDir, signal);
 }
 
 async function npmVersionOf(): Promise<string> {

@@ -2,7 +2,7 @@
 // while it runs (probe reports + /proc), not only afterwards; a listen, even brief, is a failure.
 
 import type { PhaseResult } from '../../results/types.js';
-import { commandFor, result, sleep, type DriverContext } from '../context.js';
+import { commandFor, result, waitAtMost, type DriverContext } from '../context.js';
 import { freePort, listensOf, type SeenListen } from '../listen-watch.js';
 import type { DriverSpec } from '../protocol.js';
 
@@ -34,7 +34,7 @@ export async function bindPhase(ctx: DriverContext, spec: BindSpec): Promise<Pha
       details.listened = seen;
       return fail('watch', `is listening on ${where(seen)} without a token: a non-loopback bind must be refused (killed it)`);
     }
-    await Promise.race([sleep(POLL_MS), proc.exited]);
+    await waitAtMost(proc.exited, POLL_MS);
   }
   if (spawnError) return fail('spawn', `could not start ${command.bin}: ${spawnError.message}`);
   if (proc.running) {
@@ -45,7 +45,7 @@ export async function bindPhase(ctx: DriverContext, spec: BindSpec): Promise<Pha
     );
   }
   // Let its last stderr arrive; a grandchild holding the pipes must not hold us too.
-  await Promise.race([proc.closed, sleep(500)]);
+  await waitAtMost(proc.closed, 500);
   const exit = proc.exitInfo!;
   const stderrLine = proc.stderr.tail(1);
   Object.assign(details, { exitCode: exit.code, signal: exit.signal, exitMs: exit.at - proc.startedAt, stderrLine });

@@ -15,15 +15,23 @@ const KINDS: SurfaceKind[] = ['tools', 'resources', 'resourceTemplates', 'prompt
 export async function stdioPhase(ctx: DriverContext, spec: StdioSpec): Promise<PhaseResult> {
   const startedAt = Date.now();
   const { command, env } = commandFor(spec.command, ctx.spec.baseEnv, {});
-  let step = 'load the SDK client';
+  let step: string;
   const details: Record<string, unknown> = {};
   let session: McpSession | undefined;
-  const adapter = await ctx.adapter().catch((e: unknown) => e as Error);
-  if (adapter instanceof Error) {
-    return result('stdio', startedAt, { verdict: 'failed', step, message: `could not load the cell's SDK client: ${errorText(adapter)}` });
-  }
+  // The server boots while the cell's SDK client loads: both take a few hundred ms.
+  const loading = ctx.adapter().catch((e: unknown) => e as Error);
   step = 'spawn';
   const proc = ctx.startServer('stdio', command, env);
+  const adapter = await loading;
+  if (adapter instanceof Error) {
+    proc.endStdin();
+    return result(
+      'stdio',
+      startedAt,
+      { verdict: 'failed', step: 'load the SDK client', message: `could not load the cell's SDK client: ${errorText(adapter)}` },
+      proc,
+    );
+  }
   details.pid = proc.pid;
   let firstNoise: string | undefined;
   const transport = new PipeTransport(proc.child.stdin!, proc.child.stdout!, {
