@@ -88,7 +88,12 @@ export const configSchema = z
         z.strictObject({
           ...serverPhase,
           path: z.string().startsWith('/').optional(),
-          host: z.string().optional(),
+          host: z
+            .string()
+            .refine((h) => /^(127\.\d+\.\d+\.\d+|::1|localhost)$/.test(h), {
+              message: 'must be a loopback host (127.0.0.1, ::1 or localhost): the http phase runs with a token on loopback',
+            })
+            .optional(),
           readyTimeoutMs: z.number().int().positive().optional(),
         }),
       ])

@@ -41,4 +41,11 @@ describe('config schema', () => {
     expect(problems({ cells: [{ pin: 'floor' }, { pin: 'floor@1' }, { pin: 'latest@1' }], http: false, bind: false })).toEqual([]);
     expect(problems({ cells: [{ pin: 'latest' }] })[0]).toMatch(/^cells\[0\]\.pin:/);
   });
+
+  it('keeps the http phase on loopback', () => {
+    expect(problems({ ...valid, http: { host: '127.0.0.1' } })).toEqual([]);
+    expect(problems({ ...valid, http: { host: '0.0.0.0' } })).toEqual([
+      'http.host: must be a loopback host (127.0.0.1, ::1 or localhost): the http phase runs with a token on loopback',
+    ]);
+  });
 });

@@ -16,7 +16,8 @@ function where(l: SeenListen): string {
 
 export async function bindPhase(ctx: DriverContext, spec: BindSpec): Promise<PhaseResult> {
   const startedAt = Date.now();
-  const port = await freePort('0.0.0.0').catch(() => freePort('127.0.0.1'));
+  // The harness itself never listens outside loopback; a port free there is free for the wildcard too.
+  const port = await freePort('127.0.0.1');
   // No token: `{token}` becomes empty and the token variables are dropped.
   const { command, env } = commandFor(spec.command, ctx.spec.baseEnv, { host: '0.0.0.0', port: String(port), token: '' }, spec.dropEnv);
   const proc = ctx.startServer('bind', command, env);
