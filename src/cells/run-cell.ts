@@ -9,7 +9,7 @@ import { cellOutcome, decideCell } from '../reports/verdict.js';
 import { installDriver, runDriver, type DriverHooks } from './driver-launch.js';
 import { verifyEnvironment } from './environment.js';
 import { installCell } from './install.js';
-import { createCellDir, removeDir } from './workspace.js';
+import { createCellDir } from './workspace.js';
 import { errorMessage } from '../util/result.js';
 
 export interface CellContext {
@@ -20,6 +20,8 @@ export interface CellContext {
   npmVersion: string;
   keep: boolean;
   signal: AbortSignal;
+  /** Takes a finished cell's directory away off the cell's critical path (the run awaits it before it ends). */
+  dispose(dir: string): void;
   repro(cell: PlannedCell): string;
 }
 
@@ -87,7 +89,7 @@ export async function runCell(cell: PlannedCell, ctx: CellContext, hooks: Driver
     const message = ctx.signal.aborted ? 'interrupted' : `harness error: ${errorMessage(error)}`;
     record({ phase: results.has('environment') ? 'stdio' : 'environment', verdict: 'not-measured', durationMs: 0, message });
   } finally {
-    if (cellDir && !ctx.keep) await removeDir(cellDir).catch(() => undefined);
+    if (cellDir && !ctx.keep) ctx.dispose(cellDir);
   }
   const phases = PHASES.map((phase) => results.get(phase) ?? notRun(phase, results, ctx.signal.aborted));
   const verdict = decideCell(phases);

@@ -125,6 +125,7 @@ async function main(): Promise<void> {
   await phase('bind', bind ? () => bindPhase(ctx, bind) : null);
   await phase('leaks', leaks ? () => leaksPhase(ctx, leaks.graceMs, baseline) : null);
   if (!leaks) await Promise.all(ctx.servers.map((s) => settle(s, UNJUDGED_GRACE_MS)));
+  ctx.summary.driverPeakRssMb = Math.round(process.resourceUsage().maxRSS / 1024);
   await send({ type: 'done', summary: ctx.summary });
 }
 

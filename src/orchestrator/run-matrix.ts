@@ -32,6 +32,7 @@ export interface RunOptions {
 export async function runMatrix(config: ResolvedConfig, registry: Registry, options: RunOptions): Promise<Result<RunResult>> {
   const startedAt = new Date();
   const runDir = await createRunDir();
+  const disposals: Promise<void>[] = [];
   // Packing needs only the source: it runs while the registry answers the plan's look-ups.
   const packAbort = new AbortController();
   const stopPacking = () => packAbort.abort();
@@ -69,6 +70,7 @@ export async function runMatrix(config: ResolvedConfig, registry: Registry, opti
           harnessVersion: HARNESS_VERSION,
           npmVersion,
           keep: options.keep,
+          dispose: (dir) => void disposals.push(removeDir(dir).catch(() => undefined)),
           signal: options.signal,
           repro,
         },
@@ -80,6 +82,7 @@ export async function runMatrix(config: ResolvedConfig, registry: Registry, opti
     await packing;
     options.signal.removeEventListener('abort', stopPacking);
     killAll();
+    await Promise.all(disposals);
     if (!options.keep) await removeDir(runDir).catch(() => undefined);
   }
 }

@@ -72,6 +72,8 @@ export interface CellSummary {
   prompts?: number;
   /** `null` when the leaks phase did not measure. */
   leakedHandles: LeakedHandle[] | null;
+  /** The driver's peak RSS: server output is captured in bounded buffers, whatever a server writes. */
+  driverPeakRssMb?: number;
 }
 
 export interface CellResult {

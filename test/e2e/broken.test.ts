@@ -23,6 +23,21 @@ const CASES: Case[] = [
     step: 'stdout',
     message: /^wrote non-JSON-RPC output to stdout \(the protocol channel\): "broken-stdout-noise 1\.0\.0 ready"$/,
   },
+  {
+    // 64 MiB on stderr, 20 000 noise lines and a 4 MiB line on stdout: bounded capture, bounded memory.
+    fixture: 'flood',
+    phase: 'stdio',
+    step: 'stdout',
+    message: /^wrote non-JSON-RPC output to stdout \(the protocol channel\): "noise line 0"$/,
+    extra: (r) => {
+      const cell = r.cells[0]!;
+      const stdio = cell.phases.find((p) => p.phase === 'stdio')!;
+      expect(stdio.stderrTail!.length).toBeLessThanOrEqual(8 * 1024);
+      expect(stdio.stdoutNoise!.length).toBeLessThanOrEqual(20);
+      expect(cell.summary.driverPeakRssMb).toBeGreaterThan(0);
+      expect(cell.summary.driverPeakRssMb).toBeLessThan(150);
+    },
+  },
   { fixture: 'no-initialize', phase: 'stdio', step: 'initialize', message: /^timed out after 3000 ms waiting for initialize$/ },
   {
     fixture: 'crash-on-tool',
