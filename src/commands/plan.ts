@@ -13,7 +13,7 @@ export async function planCommand(options: PrepareOptions & { json: boolean }, l
     log.info(JSON.stringify({ ...planJson(plan), source: sourceJson(plan, options.cwd) }));
   } else {
     log.info(
-      `${plan.package.name}@${plan.package.version} · bin ${plan.bin.name} · ${plan.cells.length} cell(s) · registry ${registry.url} (${registry.lookups} look-ups)`,
+      `${plan.package.name}@${plan.package.version} · bin ${plan.bin.name} · ${plan.cells.length} cell(s) · registry ${await registry.url()} (${registry.lookups} look-ups)`,
     );
     for (const c of plan.cells) {
       log.info(

@@ -2,6 +2,7 @@
 // bind phase's watch for any listen (from the probe's synchronous reports and from /proc).
 
 import net from 'node:net';
+import { watch, type FSWatcher } from 'node:fs';
 import { waitAtMost } from './context.js';
 import { groupListeners, procAvailable } from './proc.js';
 import type { ServerProcess } from './server-process.js';
@@ -59,34 +60,50 @@ export async function waitUntilListening(proc: ServerProcess, host: string, port
   const started = Date.now();
   const deadline = started + timeoutMs;
   let delay = 10;
-  while (Date.now() < deadline) {
-    if (!proc.running) {
-      const exit = proc.exitInfo;
-      return {
-        ok: false,
-        step: 'wait for listen',
-        reason: `server exited (code ${exit?.code ?? 'none'}${exit?.signal ? `, signal ${exit.signal}` : ''}) before listening on ${host}:${port}`,
-      };
-    }
-    if (await canConnect(host, port, Math.min(500, Math.max(1, deadline - Date.now())))) {
-      const identity = ownerOf(proc, port);
-      if (identity === 'foreign') {
+  // The probe records a listen in its file at once: a change there wakes the poll (servers without the probe are polled).
+  let wake = (): void => {};
+  let watcher: FSWatcher | undefined;
+  try {
+    watcher = watch(proc.options.probeFile, () => wake());
+  } catch {
+    watcher = undefined;
+  }
+  try {
+    return await poll();
+  } finally {
+    watcher?.close();
+  }
+
+  async function poll(): Promise<ReadyOutcome> {
+    while (Date.now() < deadline) {
+      if (!proc.running) {
+        const exit = proc.exitInfo;
         return {
           ok: false,
-          step: 'port identity',
-          reason: `${host}:${port} answers, but no process of the started server's group holds it`,
+          step: 'wait for listen',
+          reason: `server exited (code ${exit?.code ?? 'none'}${exit?.signal ? `, signal ${exit.signal}` : ''}) before listening on ${host}:${port}`,
         };
       }
-      return { ok: true, identity, ms: Date.now() - started };
+      if (await canConnect(host, port, Math.min(500, Math.max(1, deadline - Date.now())))) {
+        const identity = ownerOf(proc, port);
+        if (identity === 'foreign') {
+          return {
+            ok: false,
+            step: 'port identity',
+            reason: `${host}:${port} answers, but no process of the started server's group holds it`,
+          };
+        }
+        return { ok: true, identity, ms: Date.now() - started };
+      }
+      await waitAtMost(Promise.race([proc.exited, new Promise<void>((resolve) => (wake = resolve))]), delay);
+      delay = Math.min(delay * 2, 50);
     }
-    await waitAtMost(proc.exited, delay);
-    delay = Math.min(delay * 2, 50);
+    return {
+      ok: false,
+      step: 'wait for listen',
+      reason: `timed out after ${timeoutMs} ms waiting for the server to listen on ${host}:${port}`,
+    };
   }
-  return {
-    ok: false,
-    step: 'wait for listen',
-    reason: `timed out after ${timeoutMs} ms waiting for the server to listen on ${host}:${port}`,
-  };
 }
 
 function ownerOf(proc: ServerProcess, port: number): Identity | 'foreign' {

@@ -1,7 +1,7 @@
 // Config → resolved config → plan: shared by `plan` and `run`.
 import { loadConfig } from '../config/load.js';
-import { resolveConfig, type Overrides, type ResolvedConfig } from '../config/resolve.js';
-import { buildPlan, type Plan } from '../plan/plan.js';
+import { DEFAULT_MAJORS, resolveConfig, type Overrides, type ResolvedConfig } from '../config/resolve.js';
+import { buildPlan, lookupNames, type Plan } from '../plan/plan.js';
 import { createRegistry, registryUrl, type Registry } from '../plan/registry.js';
 import type { Result } from '../util/result.js';
 
@@ -11,10 +11,16 @@ export interface PrepareOptions extends Overrides {
 }
 
 export async function prepareConfig(options: PrepareOptions): Promise<Result<{ config: ResolvedConfig; registry: Registry }>> {
-  const [loaded, url] = await Promise.all([loadConfig(options.cwd, options.config), registryUrl()]);
-  if (!loaded.ok) return loaded;
+  const registry = createRegistry(registryUrl());
+  // The default SDK packages are looked up while the config loads; a config with other majors asks for its own.
+  for (const name of lookupNames(DEFAULT_MAJORS)) void registry.meta(name);
+  const loaded = await loadConfig(options.cwd, options.config);
+  if (!loaded.ok) {
+    registry.cancel();
+    return loaded;
+  }
   const config = resolveConfig(loaded.value, options.tarball ? { tarball: options.tarball } : {}, options.cwd);
-  return { ok: true, value: { config, registry: createRegistry(url) } };
+  return { ok: true, value: { config, registry } };
 }
 
 export async function preparePlan(options: PrepareOptions): Promise<Result<{ plan: Plan; registry: Registry }>> {

@@ -1,6 +1,7 @@
 // Config + registry → the cells to run, each with its exact install set. Installs nothing.
 import { createHash } from 'node:crypto';
 import type { ResolvedConfig, ResolvedCell } from '../config/resolve.js';
+import type { MajorRecipe } from '../config/define.js';
 import { hashConfig } from '../config/resolve.js';
 import { checkLockstep, type LockstepFinding } from './lockstep.js';
 import { installSetFor } from './install-set.js';
@@ -32,7 +33,7 @@ export async function buildPlan(config: ResolvedConfig, registry: Registry): Pro
   const bin = pickBin(info.value, config.bin);
   if (!bin.ok) return bin;
   // Warm every primary and companion look-up at once; each package is fetched once per run.
-  const names = new Set(Object.values(config.majors).flatMap((m) => [...m.pinned.slice(0, 1), ...(m.companions ?? []).map((c) => c.name)]));
+  const names = lookupNames(config.majors);
   await Promise.all([...names].map((n) => registry.meta(n)));
 
   const resolved = await Promise.all(config.cells.map((cell) => planCell(cell, config, registry, info.value)));
@@ -81,4 +82,9 @@ export function selectCells(cells: PlannedCell[], wanted: string[]): Result<Plan
     );
   }
   return ok(cells.filter((c) => wanted.some((w) => c.id === w || c.pin === w || c.version === w)));
+}
+
+/** The packages a plan reads from the registry: each major's primary and its companions. */
+export function lookupNames(majors: Record<string, MajorRecipe>): Set<string> {
+  return new Set(Object.values(majors).flatMap((m) => [m.pinned[0]!, ...(m.companions ?? []).map((c) => c.name)]));
 }

@@ -11,10 +11,13 @@ export interface PackageMeta {
 }
 
 export interface Registry {
-  url: string;
+  /** For messages only: npm itself picks the registry of each package (scopes, auth). */
+  url(): Promise<string>;
   meta(name: string): Promise<Result<PackageMeta>>;
   /** How many network look-ups were made (one per package is the contract). */
   readonly lookups: number;
+  /** Stops look-ups nobody will read (the config turned out to be bad). */
+  cancel(): void;
 }
 
 export async function registryUrl(): Promise<string> {
@@ -25,20 +28,22 @@ export async function registryUrl(): Promise<string> {
   return out.ok && /^https?:\/\//.test(url) ? url : 'https://registry.npmjs.org/';
 }
 
-export function createRegistry(url: string, options: { attempts?: number; timeoutMs?: number } = {}): Registry {
+export function createRegistry(url: string | Promise<string>, options: { attempts?: number; timeoutMs?: number } = {}): Registry {
   const cache = new Map<string, Promise<Result<PackageMeta>>>();
+  const stop = new AbortController();
   let lookups = 0;
-  const base = url.endsWith('/') ? url : `${url}/`;
+  const base = Promise.resolve(url).then((u) => (u.endsWith('/') ? u : `${u}/`));
   return {
-    url: base,
+    url: () => base,
     get lookups() {
       return lookups;
     },
+    cancel: () => stop.abort(),
     meta(name) {
       let pending = cache.get(name);
       if (!pending) {
         lookups++;
-        pending = fetchMeta(base, name, options.attempts ?? 3, options.timeoutMs ?? 30_000);
+        pending = fetchMeta(base, name, options.attempts ?? 3, options.timeoutMs ?? 30_000, stop.signal);
         cache.set(name, pending);
       }
       return pending;
@@ -48,12 +53,20 @@ export function createRegistry(url: string, options: { attempts?: number; timeou
 
 // npm itself reads the metadata, so every npm setting applies (registry per scope, auth, proxy, cafile);
 // one `npm view` over every version is one packument request.
-async function fetchMeta(base: string, name: string, attempts: number, timeoutMs: number): Promise<Result<PackageMeta>> {
+async function fetchMeta(
+  registry: Promise<string>,
+  name: string,
+  attempts: number,
+  timeoutMs: number,
+  signal: AbortSignal,
+): Promise<Result<PackageMeta>> {
   let last = '';
   for (let attempt = 1; attempt <= attempts; attempt++) {
     const out = await run('npm', ['view', `${name}@>=0.0.0-0`, 'name', 'version', 'peerDependencies', '--json', '--loglevel=error'], {
       timeoutMs,
+      signal,
     });
+    if (out.cancelled) return fail('infrastructure', `the look-up of ${name} was cancelled`);
     if (out.ok) {
       let meta: PackageMeta | undefined;
       try {
@@ -68,6 +81,7 @@ async function fetchMeta(base: string, name: string, attempts: number, timeoutMs
       const c = out.timedOut
         ? { code: 'ETIMEDOUT', network: true, message: `no answer within ${timeoutMs} ms` }
         : classifyNpmError(out.stderr || out.error || '');
+      const base = await registry;
       if (c.code === 'E404') return fail('usage', `${name} does not exist on the registry ${base} (check the package name in "majors")`);
       last = `${c.code}: ${c.message}`;
       if (!c.network) return fail('infrastructure', `npm view ${name} failed against ${base}: ${last}`);
@@ -76,7 +90,7 @@ async function fetchMeta(base: string, name: string, attempts: number, timeoutMs
   }
   return fail(
     'infrastructure',
-    `could not read ${name} from the registry ${base} after ${attempts} attempts (${last}). Check the network or npm's "registry" setting, then run again.`,
+    `could not read ${name} from the registry ${await registry} after ${attempts} attempts (${last}). Check the network or npm's "registry" setting, then run again.`,
   );
 }
 

@@ -5,7 +5,8 @@ import { fail, ok } from '../../src/util/result.js';
 export function fakeRegistry(packages: Record<string, Record<string, Record<string, string>>>): Registry {
   let lookups = 0;
   return {
-    url: 'https://registry.test/',
+    url: async () => 'https://registry.test/',
+    cancel: () => undefined,
     get lookups() {
       return lookups;
     },

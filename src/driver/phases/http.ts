@@ -77,14 +77,18 @@ export async function httpPhase(ctx: DriverContext, spec: HttpSpec): Promise<Pha
     }
     Object.assign(details, { identity: ready.identity, readyMs: ready.ms });
 
+    // The two refusals are independent requests: send them together.
+    step = 'requests without a token and with a wrong one';
+    const [anonymous, wrong] = await Promise.all([
+      postInitialize(url, undefined, spec.timeoutMs),
+      postInitialize(url, `Bearer ${randomBytes(24).toString('hex')}`, spec.timeoutMs),
+    ]);
     step = 'request without a token';
-    const anonymous = await postInitialize(url, undefined, spec.timeoutMs);
     details.unauthenticated = anonymous;
     const noToken = refusal(anonymous, 'without a token');
     if (noToken) return fail(noToken);
 
     step = 'request with a wrong token';
-    const wrong = await postInitialize(url, `Bearer ${randomBytes(24).toString('hex')}`, spec.timeoutMs);
     details.wrongToken = wrong;
     if (wrong.status !== 401) return fail(`with a wrong token: expected HTTP 401, got ${wrong.status}`);
 
