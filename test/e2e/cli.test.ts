@@ -122,4 +122,26 @@ describe('mcp-matrix on the reference server', () => {
     const bad = await cli(['report', path.join(ROOT, 'package.json')]);
     expect(bad.code).toBe(2);
   });
+
+  it('shows an allowed failure as allowed (exit 0) and fails a stale allowance (exit 1)', async () => {
+    const broken = path.join(ROOT, 'fixtures/broken/tool-count');
+    const allowed = await writeConfig(
+      await scratch(),
+      `{ package: ${JSON.stringify(broken)}, cells: [{ pin: 'latest@1', allowedToFail: true }], stdio: { expect: { tools: 3 } }, lockstep: 'off' }`,
+    );
+    const out1 = await scratch();
+    const r1 = await cli(['run', '--config', allowed, '--out', out1, '--progress', 'silent']);
+    expect(r1.code).toBe(0);
+    expect((await readResults(out1)).cells[0]).toMatchObject({ verdict: 'failed', outcome: 'allowed-failure' });
+    expect(await readFile(path.join(out1, 'matrix.md'), 'utf8')).toContain('FAIL (allowed)');
+
+    const stale = await writeConfig(
+      await scratch(),
+      `{ package: ${JSON.stringify(REF)}, cells: [{ pin: 'latest@2', allowedToFail: true }], lockstep: 'off' }`,
+    );
+    const out2 = await scratch();
+    const r2 = await cli(['run', '--config', stale, '--out', out2, '--progress', 'silent']);
+    expect(r2.code).toBe(1);
+    expect((await readResults(out2)).cells[0]).toMatchObject({ verdict: 'passed', outcome: 'stale-allowance' });
+  });
 });
