@@ -10,6 +10,12 @@ export interface Logger {
 }
 
 export function createLogger(out: Writable = process.stdout, err: Writable = process.stderr): Logger {
+  // `mcp-matrix plan | head` closes our stdout early: that ends the output, it is not a crash.
+  for (const stream of [out, err]) {
+    stream.on('error', (error: NodeJS.ErrnoException) => {
+      if (error.code !== 'EPIPE') throw error;
+    });
+  }
   return {
     out,
     err,

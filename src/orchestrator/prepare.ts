@@ -2,7 +2,7 @@
 import { loadConfig } from '../config/load.js';
 import { DEFAULT_MAJORS, resolveConfig, type Overrides, type ResolvedConfig } from '../config/resolve.js';
 import { buildPlan, lookupNames, type Plan } from '../plan/plan.js';
-import { createRegistry, registryUrl, type Registry } from '../plan/registry.js';
+import { createRegistry, type Registry } from '../plan/registry.js';
 import type { Result } from '../util/result.js';
 
 export interface PrepareOptions extends Overrides {
@@ -11,7 +11,7 @@ export interface PrepareOptions extends Overrides {
 }
 
 export async function prepareConfig(options: PrepareOptions): Promise<Result<{ config: ResolvedConfig; registry: Registry }>> {
-  const registry = createRegistry(registryUrl());
+  const registry = createRegistry();
   // The default SDK packages are looked up while the config loads; a config with other majors asks for its own.
   for (const name of lookupNames(DEFAULT_MAJORS)) void registry.meta(name);
   const loaded = await loadConfig(options.cwd, options.config);

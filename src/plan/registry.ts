@@ -5,7 +5,6 @@ import { errorMessage, fail, ok, type Result } from '../util/result.js';
 
 export interface PackageMeta {
   name: string;
-  distTags: Record<string, string>;
   /** version → peerDependencies */
   versions: Map<string, { peerDependencies: Record<string, string> }>;
 }
@@ -28,13 +27,18 @@ export async function registryUrl(): Promise<string> {
   return out.ok && /^https?:\/\//.test(url) ? url : 'https://registry.npmjs.org/';
 }
 
-export function createRegistry(url: string | Promise<string>, options: { attempts?: number; timeoutMs?: number } = {}): Registry {
+/** `url` is asked only when a message needs it: a good run never spawns `npm config get`. */
+export function createRegistry(
+  url: () => Promise<string> = registryUrl,
+  options: { attempts?: number; timeoutMs?: number } = {},
+): Registry {
   const cache = new Map<string, Promise<Result<PackageMeta>>>();
   const stop = new AbortController();
   let lookups = 0;
-  const base = Promise.resolve(url).then((u) => (u.endsWith('/') ? u : `${u}/`));
+  let resolved: Promise<string> | undefined;
+  const base = (): Promise<string> => (resolved ??= url().then((u) => (u.endsWith('/') ? u : `${u}/`)));
   return {
-    url: () => base,
+    url: base,
     get lookups() {
       return lookups;
     },
@@ -54,7 +58,7 @@ export function createRegistry(url: string | Promise<string>, options: { attempt
 // npm itself reads the metadata, so every npm setting applies (registry per scope, auth, proxy, cafile);
 // one `npm view` over every version is one packument request.
 async function fetchMeta(
-  registry: Promise<string>,
+  registry: () => Promise<string>,
   name: string,
   attempts: number,
   timeoutMs: number,
@@ -81,7 +85,7 @@ async function fetchMeta(
       const c = out.timedOut
         ? { code: 'ETIMEDOUT', network: true, message: `no answer within ${timeoutMs} ms` }
         : classifyNpmError(out.stderr || out.error || '');
-      const base = await registry;
+      const base = await registry();
       if (c.code === 'E404') return fail('usage', `${name} does not exist on the registry ${base} (check the package name in "majors")`);
       last = `${c.code}: ${c.message}`;
       if (!c.network) return fail('infrastructure', `npm view ${name} failed against ${base}: ${last}`);
@@ -90,7 +94,7 @@ async function fetchMeta(
   }
   return fail(
     'infrastructure',
-    `could not read ${name} from the registry ${await registry} after ${attempts} attempts (${last}). Check the network or npm's "registry" setting, then run again.`,
+    `could not read ${name} from the registry ${await registry()} after ${attempts} attempts (${last}). Check the network or npm's "registry" setting, then run again.`,
   );
 }
 
@@ -102,5 +106,5 @@ interface RawVersion {
 function parseMeta(name: string, raw: RawVersion[] | RawVersion): PackageMeta {
   const versions = new Map<string, { peerDependencies: Record<string, string> }>();
   for (const v of Array.isArray(raw) ? raw : [raw]) if (v.version) versions.set(v.version, { peerDependencies: v.peerDependencies ?? {} });
-  return { name, distTags: {}, versions };
+  return { name, versions };
 }

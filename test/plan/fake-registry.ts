@@ -16,7 +16,6 @@ export function fakeRegistry(packages: Record<string, Record<string, Record<stri
       if (!versions) return fail('usage', `${name} does not exist`);
       const meta: PackageMeta = {
         name,
-        distTags: {},
         versions: new Map(Object.entries(versions).map(([v, peers]) => [v, { peerDependencies: peers }])),
       };
       return ok(meta);

@@ -18,7 +18,7 @@ const V2 = '@modelcontextprotocol/server';
 function metas(): Map<string, PackageMeta> {
   const out = new Map<string, PackageMeta>();
   for (const name of [V1, V2] as const) {
-    out.set(name, { name, distTags: {}, versions: new Map(Object.keys(SDK[name]).map((v) => [v, { peerDependencies: {} }])) });
+    out.set(name, { name, versions: new Map(Object.keys(SDK[name]).map((v) => [v, { peerDependencies: {} }])) });
   }
   return out;
 }
