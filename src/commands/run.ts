@@ -1,9 +1,11 @@
 // `mcp-matrix run`: the matrix, its reports, and an exit code that tells CI what happened.
+import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Logger } from '../logger.js';
 import { prepareConfig, type PrepareOptions } from '../orchestrator/prepare.js';
 import { runMatrix } from '../orchestrator/run-matrix.js';
 import type { ProgressMode } from '../orchestrator/progress.js';
+import { publishInto } from '../reports/publish.js';
 import { writeReports } from '../reports/write.js';
 import { renderPublished, renderTable } from '../reports/markdown.js';
 import { publishToGithub } from './github.js';
@@ -70,8 +72,6 @@ export async function runCommand(options: RunCommandOptions, log: Logger): Promi
 }
 
 async function publishToDoc(file: string, run: Parameters<typeof renderTable>[0], cwd: string): Promise<string | undefined> {
-  const { readFile, writeFile } = await import('node:fs/promises');
-  const { publishInto } = await import('../reports/publish.js');
   const target = path.resolve(cwd, file);
   const doc = await readFile(target, 'utf8').catch(() => undefined);
   if (doc === undefined) return `--publish: cannot read ${target}`;
