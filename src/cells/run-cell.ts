@@ -140,6 +140,7 @@ async function runPhases(
     major: cell.major,
     probe: layout.probe,
     baseEnv: baseEnv({ ...cfg.env, MCP_MATRIX_CELL: cell.id, MCP_MATRIX_PIN: cell.pin }),
+    skipped: cfg.skipped,
     phases: {
       stdio: cfg.stdio && {
         command: command(cfg.stdio.args, cfg.stdio.env),

@@ -48,6 +48,11 @@ export async function runCommand(options: RunCommandOptions, log: Logger): Promi
   log.info('');
   log.info(renderTable(run));
   log.info('');
+  const unconfigured = Object.entries(config.skipped).flatMap(([phase, why]) => (why === 'not configured' ? [phase] : []));
+  if (unconfigured.length > 0)
+    log.info(
+      `skipped (not configured): ${unconfigured.join(', ')}; add ${unconfigured.length > 1 ? 'them' : 'it'} to the config to test ${unconfigured.length > 1 ? 'them' : 'it'} (docs/config.md)`,
+    );
   for (const cell of run.cells) {
     for (const p of cell.phases) {
       if (p.verdict === 'failed' || p.verdict === 'not-measured')

@@ -34,9 +34,16 @@ export interface ResolvedConfig {
   http: false | { args: string[]; env: Record<string, string>; timeoutMs: number; path: string; host: string; readyTimeoutMs: number };
   bind: false | { args: string[]; env: Record<string, string>; timeoutMs: number; dropEnv: string[] };
   leaks: false | { graceMs: number };
+  /** Why each `false` phase is skipped: left out of the config, or set to `false`. */
+  skipped: Partial<Record<ConfigPhase, SkipReason>>;
   install: { attempts: number; timeoutMs: number };
   lockstep: 'error' | 'warn' | 'off';
 }
+
+export type ConfigPhase = 'stdio' | 'http' | 'bind' | 'leaks';
+/** A phase absent from the config is never guessed at (no default args that time out): it is skipped. */
+export type SkipReason = 'not configured' | 'disabled';
+export const CONFIG_PHASES: readonly ConfigPhase[] = ['stdio', 'http', 'bind', 'leaks'];
 
 export interface Overrides {
   tarball?: string;
@@ -49,7 +56,12 @@ export function resolveConfig(loaded: LoadedConfig, overrides: Overrides = {}, c
     : c.tarball
       ? { kind: 'tarball', file: path.resolve(dir, c.tarball) }
       : { kind: 'directory', dir: path.resolve(dir, c.package ?? '.') };
-  const http = c.http === false ? false : resolveHttp(c.http ?? {});
+  const http = c.http === undefined || c.http === false ? false : resolveHttp(c.http);
+  const skipped: ResolvedConfig['skipped'] = {};
+  for (const phase of CONFIG_PHASES) {
+    if (c[phase] === undefined) skipped[phase] = 'not configured';
+    else if (c[phase] === false) skipped[phase] = 'disabled';
+  }
   return {
     file,
     dir,
@@ -63,27 +75,26 @@ export function resolveConfig(loaded: LoadedConfig, overrides: Overrides = {}, c
     })),
     majors: { ...DEFAULT_MAJORS, ...(c.majors ?? {}) },
     env: c.env ?? {},
-    stdio:
-      c.stdio === false
-        ? false
-        : {
-            args: c.stdio?.args ?? [],
-            env: c.stdio?.env ?? {},
-            timeoutMs: c.stdio?.timeoutMs ?? 15_000,
-            expect: c.stdio?.expect ?? {},
-            steps: c.stdio?.steps ?? [],
-          },
+    stdio: !c.stdio
+      ? false
+      : {
+          args: c.stdio.args ?? [],
+          env: c.stdio.env ?? {},
+          timeoutMs: c.stdio.timeoutMs ?? 15_000,
+          expect: c.stdio.expect ?? {},
+          steps: c.stdio.steps ?? [],
+        },
     http,
-    bind:
-      c.bind === false
-        ? false
-        : {
-            args: c.bind?.args ?? DEFAULT_BIND_ARGS,
-            env: c.bind?.env ?? {},
-            timeoutMs: c.bind?.timeoutMs ?? 10_000,
-            dropEnv: c.bind?.dropEnv ?? tokenEnvKeys(http ? http.env : DEFAULT_HTTP_ENV),
-          },
-    leaks: c.leaks === false ? false : { graceMs: c.leaks?.graceMs ?? 10_000 },
+    bind: !c.bind
+      ? false
+      : {
+          args: c.bind.args ?? DEFAULT_BIND_ARGS,
+          env: c.bind.env ?? {},
+          timeoutMs: c.bind.timeoutMs ?? 10_000,
+          dropEnv: c.bind.dropEnv ?? tokenEnvKeys(http ? http.env : DEFAULT_HTTP_ENV),
+        },
+    leaks: !c.leaks ? false : { graceMs: c.leaks.graceMs ?? 10_000 },
+    skipped,
     install: { attempts: c.install?.attempts ?? 3, timeoutMs: c.install?.timeoutMs ?? 300_000 },
     lockstep: c.lockstep ?? 'error',
   };

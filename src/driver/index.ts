@@ -76,10 +76,10 @@ async function fatal(error: unknown): Promise<never> {
   return exit(1);
 }
 
-async function phase(name: PhaseName, run: (() => Promise<PhaseResult>) | null): Promise<void> {
+async function phase(name: PhaseName, run: (() => Promise<PhaseResult>) | null, skipReason?: string): Promise<void> {
   await send({ type: 'phase-start', phase: name });
   let res: PhaseResult;
-  if (!run) res = { phase: name, verdict: 'skipped', durationMs: 0 };
+  if (!run) res = { phase: name, verdict: 'skipped', durationMs: 0, ...(skipReason ? { message: skipReason } : {}) };
   else {
     const startedAt = Date.now();
     try {
@@ -120,10 +120,11 @@ async function main(): Promise<void> {
   };
   context = ctx;
   const { stdio, http, bind, leaks } = spec.phases;
-  await phase('stdio', stdio ? () => stdioPhase(ctx, stdio) : null);
-  await phase('http', http ? () => httpPhase(ctx, http) : null);
-  await phase('bind', bind ? () => bindPhase(ctx, bind) : null);
-  await phase('leaks', leaks ? () => leaksPhase(ctx, leaks.graceMs, baseline) : null);
+  const why = spec.skipped ?? {};
+  await phase('stdio', stdio ? () => stdioPhase(ctx, stdio) : null, why.stdio);
+  await phase('http', http ? () => httpPhase(ctx, http) : null, why.http);
+  await phase('bind', bind ? () => bindPhase(ctx, bind) : null, why.bind);
+  await phase('leaks', leaks ? () => leaksPhase(ctx, leaks.graceMs, baseline) : null, why.leaks);
   if (!leaks) await Promise.all(ctx.servers.map((s) => settle(s, UNJUDGED_GRACE_MS)));
   ctx.summary.driverPeakRssMb = Math.round(process.resourceUsage().maxRSS / 1024);
   await send({ type: 'done', summary: ctx.summary });

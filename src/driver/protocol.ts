@@ -46,6 +46,8 @@ export interface DriverSpec {
   probe: string;
   /** Base environment for every server process (already minimal; config env is merged on top). */
   baseEnv: Record<string, string>;
+  /** Why a `false` phase is skipped (`not configured`, `disabled`): the message of its skipped result. */
+  skipped?: Partial<Record<PhaseName, string>>;
   phases: {
     stdio:
       | false

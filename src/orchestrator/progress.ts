@@ -42,7 +42,7 @@ export async function runWithProgress(
             title: phase,
             task: async (_c, sub) => {
               const r = await phases.get(phase)!.promise;
-              if (r.verdict === 'skipped') sub.skip(`${phase}: n/a (disabled)`);
+              if (r.verdict === 'skipped') sub.skip(`${phase}: skipped (${r.message ?? 'disabled'})`);
               else if (r.verdict === 'not-measured') sub.skip(`${phase}: not measured: ${r.message ?? ''}`);
               else if (r.verdict === 'failed') throw new Error(`${phase}: ${r.message ?? 'failed'}`);
               else sub.title = `${phase} (${r.durationMs} ms)`;

@@ -91,7 +91,7 @@ function testcase(cell: CellResult, phase: PhaseResult): string {
     case 'passed':
       return `${open}/>`;
     case 'skipped':
-      return `${open}>\n      <skipped${attrs({ message: 'disabled in the config (not applicable)' })}/>\n    </testcase>`;
+      return `${open}>\n      <skipped${attrs({ message: phase.message === 'not configured' ? 'not configured (no key in the config)' : 'disabled in the config (not applicable)' })}/>\n    </testcase>`;
     case 'not-measured':
       return `${open}>\n      <error${attrs({ message, type: 'not-measured' })}>${xmlText(details(cell, phase))}</error>\n    </testcase>`;
     case 'failed': {

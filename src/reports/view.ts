@@ -45,7 +45,7 @@ export function phaseOf(cell: CellResult, phase: PhaseName): PhaseResult {
   );
 }
 
-/** The text of a phase cell in the table: `ok`, `FAIL`, `FAIL (allowed)`, `n/a`, `not measured`. */
+/** The text of a phase cell in the table: `ok`, `FAIL`, `FAIL (allowed)`, `skipped (not configured)`, `not measured`. */
 export function phaseLabel(cell: CellResult, phase: PhaseResult): string {
   switch (phase.verdict) {
     case 'passed':
@@ -53,15 +53,20 @@ export function phaseLabel(cell: CellResult, phase: PhaseResult): string {
     case 'failed':
       return cell.allowedToFail ? 'FAIL (allowed)' : 'FAIL';
     case 'skipped':
-      return 'n/a';
+      return skippedLabel(phase);
     case 'not-measured':
       return 'not measured';
   }
 }
 
+/** `skipped (not configured)` / `skipped (disabled)`; `n/a` for results written before the reason was recorded. */
+export function skippedLabel(phase: Pick<PhaseResult, 'message'>): string {
+  return phase.message ? `skipped (${phase.message})` : 'n/a';
+}
+
 /** The leaked-handles column: `none`, a count, `n/a`, `not measured`, prefixed by `FAIL` when the phase failed. */
 export function leaksLabel(cell: CellResult, leaks: PhaseResult): string {
-  if (leaks.verdict === 'skipped') return 'n/a';
+  if (leaks.verdict === 'skipped') return skippedLabel(leaks);
   if (leaks.verdict === 'not-measured') return 'not measured';
   const handles = cell.summary.leakedHandles;
   const count = handles === null ? null : handles.length === 0 ? 'none' : String(handles.length);

@@ -18,7 +18,7 @@ describe('loadConfig', () => {
   it('loads TypeScript, a function export, and applies defaults', async () => {
     const cwd = await withConfig(`
       const pin: string = '2.0.0';
-      export default () => ({ cells: [{ pin, role: 'rep' }], http: { path: '/x' } });
+      export default () => ({ cells: [{ pin, role: 'rep' }], http: { path: '/x' }, bind: {}, leaks: {} });
     `);
     const loaded = await loadConfig(cwd);
     expect(loaded.ok).toBe(true);

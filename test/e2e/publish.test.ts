@@ -95,5 +95,14 @@ export default defineConfig({
       version: (JSON.parse(await readFile(path.join(ROOT, 'package.json'), 'utf8')) as { version: string }).version,
     });
     expect(run.cells.map((c) => `${c.id}:${c.verdict}`)).toEqual(['latest-2:passed']);
+    // The config names stdio only: the other server phases are skipped at once, never waited for.
+    expect(run.cells[0]!.phases.map((p) => `${p.phase}:${p.verdict}:${p.message ?? ''}:${p.durationMs}`)).toEqual([
+      expect.stringMatching(/^environment:passed:/),
+      expect.stringMatching(/^stdio:passed:/),
+      'http:skipped:not configured:0',
+      'bind:skipped:not configured:0',
+      'leaks:skipped:not configured:0',
+    ]);
+    expect(await readFile(path.join(out, 'matrix.md'), 'utf8')).toContain('| skipped (not configured) | skipped (not configured) |');
   });
 });

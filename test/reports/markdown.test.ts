@@ -27,6 +27,19 @@ describe('renderTable', () => {
     expect(run.verdict).toBe('passed');
   });
 
+  test('a phase left out of the config reads "skipped (not configured)", one set to false "skipped (disabled)"', () => {
+    const [floor] = FOUR_CELLS;
+    const run = makeRun([
+      {
+        ...floor!,
+        phases: { http: { verdict: 'skipped', message: 'not configured' }, bind: { verdict: 'skipped', message: 'disabled' } },
+      },
+    ]);
+    const row = renderTable(run).split('\n')[2];
+    expect(row).toContain('| ok | skipped (not configured) | skipped (disabled) |');
+    expect(run.verdict).toBe('passed');
+  });
+
   test('allowed failure and stale allowance are marked', () => {
     const [, , rep, latest] = FOUR_CELLS;
     const run = makeRun([
