@@ -48,7 +48,7 @@ export async function runDriver(
   const child = fork(layout.entry, [specFile], {
     cwd: spec.cellDir,
     detached: true,
-    env: options.env,
+    env: { ...options.env, ...driverTestHooks() },
     execArgv: [],
     stdio: ['ignore', logFd, logFd, 'ipc'],
     serialization: 'json',
@@ -119,6 +119,13 @@ export async function runDriver(
       ? `the driver crashed: ${fatal}`
       : `the driver exited (${exit.signal ?? `code ${exit.code}`}) before reporting${current ? ` (in the ${current} phase)` : ''}: ${await logTail(layout.log)}`;
   return { kind: 'crashed', results, ...(current ? { current } : {}), message: why };
+}
+
+/** Test-only switches read by the driver alone (never by a server): see src/driver/README.md. */
+function driverTestHooks(): Record<string, string> {
+  const hooks: Record<string, string> = {};
+  for (const key of ['MCP_MATRIX_TEST_LEAK_HANDLE']) if (process.env[key] !== undefined) hooks[key] = process.env[key]!;
+  return hooks;
 }
 
 async function logTail(file: string): Promise<string> {

@@ -141,6 +141,7 @@ async function runPhases(
     probe: layout.probe,
     baseEnv: baseEnv({ ...cfg.env, MCP_MATRIX_CELL: cell.id, MCP_MATRIX_PIN: cell.pin }),
     skipped: cfg.skipped,
+    client: cfg.client,
     phases: {
       stdio: cfg.stdio && {
         command: command(cfg.stdio.args, cfg.stdio.env),

@@ -22,7 +22,7 @@ export interface MajorRecipe {
 }
 
 export interface ServerPhaseConfig {
-  /** Arguments after the bin; `{host}`, `{port}`, `{token}` are substituted. */
+  /** Arguments after the bin; `{host}`, `{port}`, `{token}`, `{cellDir}` and `{tmp}` are substituted. */
   args?: string[];
   /** Extra environment for the server; values are substituted like args. */
   env?: Record<string, string>;
@@ -63,6 +63,21 @@ export interface InstallConfig {
   timeoutMs?: number;
 }
 
+export interface ClientConfig {
+  /**
+   * Capabilities the driver's client declares in `initialize`, e.g. `{ roots: { listChanged: true }, sampling: {} }`.
+   * @default {} (plus `roots: {}` when `roots` is given)
+   */
+  capabilities?: Record<string, Record<string, unknown>>;
+  /** What the client answers to `roots/list` (`file://` URIs; `{cellDir}` and `{tmp}` are substituted). Declares `roots`. */
+  roots?: { uri: string; name?: string }[];
+  /**
+   * A tool step without `arguments`: `'empty'` sends `arguments: {}` (what hosts such as the Inspector send),
+   * `'omit'` leaves the field out (the spec allows it; SDK 1.30.0–1.31.0 servers reject it). @default 'empty'
+   */
+  noArguments?: 'empty' | 'omit';
+}
+
 export interface MatrixConfig {
   /** Directory to `npm pack`, relative to the config file. @default '.' */
   package?: string;
@@ -73,7 +88,7 @@ export interface MatrixConfig {
   cells: CellConfig[];
   /** Pin → install set recipe per SDK major. @default the major 1 and major 2 recipes of design.md */
   majors?: Record<string, MajorRecipe>;
-  /** Environment given to every server process (on top of PATH, HOME and the like). */
+  /** Environment given to every server process (on top of PATH, HOME and the like); `{cellDir}` and `{tmp}` are substituted. */
   env?: Record<string, string>;
   stdio?: StdioConfig | false;
   http?: HttpConfig | false;
@@ -82,6 +97,8 @@ export interface MatrixConfig {
   install?: InstallConfig;
   /** What a mismatch between the declared SDK ranges and the cells is. @default 'error' */
   lockstep?: 'error' | 'warn' | 'off';
+  /** The driver's MCP client: declared capabilities, roots, how a tool step without arguments is sent. */
+  client?: ClientConfig;
 }
 
 export type ConfigExport = MatrixConfig | Promise<MatrixConfig> | (() => MatrixConfig | Promise<MatrixConfig>);

@@ -1,6 +1,7 @@
 // Apply defaults once; nothing downstream reads the raw config.
 import { createHash } from 'node:crypto';
 import path from 'node:path';
+import type { ClientSpec } from '../driver/protocol.js';
 import type { CellConfig, MajorRecipe, MatrixConfig, Step, SurfaceExpectation } from './define.js';
 import { cellIdFromPin } from './schema.js';
 import type { LoadedConfig } from './load.js';
@@ -38,6 +39,7 @@ export interface ResolvedConfig {
   skipped: Partial<Record<ConfigPhase, SkipReason>>;
   install: { attempts: number; timeoutMs: number };
   lockstep: 'error' | 'warn' | 'off';
+  client: ClientSpec;
 }
 
 export type ConfigPhase = 'stdio' | 'http' | 'bind' | 'leaks';
@@ -97,7 +99,15 @@ export function resolveConfig(loaded: LoadedConfig, overrides: Overrides = {}, c
     skipped,
     install: { attempts: c.install?.attempts ?? 3, timeoutMs: c.install?.timeoutMs ?? 300_000 },
     lockstep: c.lockstep ?? 'error',
+    client: resolveClient(c.client ?? {}),
   };
+}
+
+/** Configured roots imply the `roots` capability; `{}` is what hosts send for a tool without arguments. */
+function resolveClient(c: NonNullable<MatrixConfig['client']>): ClientSpec {
+  const capabilities = { ...(c.capabilities ?? {}) };
+  if (c.roots && !capabilities.roots) capabilities.roots = {};
+  return { capabilities, roots: c.roots ?? [], noArguments: c.noArguments ?? 'empty' };
 }
 
 function resolveHttp(h: NonNullable<Exclude<MatrixConfig['http'], false>>): Exclude<ResolvedConfig['http'], false> {

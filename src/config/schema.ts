@@ -31,6 +31,19 @@ const serverPhase = {
   timeoutMs: z.number().int().positive().optional(),
 };
 
+const client = z.strictObject({
+  capabilities: z.record(z.string(), z.record(z.string(), z.unknown())).optional(),
+  roots: z
+    .array(
+      z.strictObject({
+        uri: z.string().startsWith('file://', { message: 'a root is a file:// URI (the MCP spec allows no other scheme)' }),
+        name: z.string().optional(),
+      }),
+    )
+    .optional(),
+  noArguments: z.enum(['empty', 'omit']).optional(),
+});
+
 const PIN_ROLE = /^(latest|floor)(@\d+)?$/;
 
 const pin = z.string().refine((p) => (PIN_ROLE.test(p) && p !== 'latest') || semver.valid(p) !== null, {
@@ -107,6 +120,7 @@ export const configSchema = z
       })
       .optional(),
     lockstep: z.enum(['error', 'warn', 'off']).optional(),
+    client: client.optional(),
   })
   .superRefine((cfg, ctx) => {
     if (cfg.package && cfg.tarball) {

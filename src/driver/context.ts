@@ -4,7 +4,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { PhaseName, PhaseResult } from '../results/types.js';
-import { loadAdapter, type SdkAdapter } from './adapter.js';
+import { DEFAULT_CLIENT, loadAdapter, type SdkAdapter, type SeenRequest } from './adapter.js';
 import type { DriverMessage, DriverSpec, ServerCommand } from './protocol.js';
 import type { Redactor } from './redact.js';
 import { ServerProcess } from './server-process.js';
@@ -23,6 +23,10 @@ export class DriverContext {
   readonly send: (message: DriverMessage) => void;
   readonly servers: ServerRecord[] = [];
   readonly summary: Summary = { leakedHandles: null };
+  /** The phase running now: server→client requests are recorded under it. */
+  phase: PhaseName | undefined;
+  /** Per phase that opened a client session: every request the server sent to the client, with the answer. */
+  readonly serverRequests = new Map<PhaseName, SeenRequest[]>();
   /** Resolves once every message sent so far has left the process. */
   flush: () => Promise<void> = async () => {};
   private adapterPromise: Promise<SdkAdapter> | undefined;
@@ -35,8 +39,24 @@ export class DriverContext {
   }
 
   adapter(): Promise<SdkAdapter> {
-    this.adapterPromise ??= loadAdapter(this.spec.major);
+    this.adapterPromise ??= loadAdapter(this.spec.major, {
+      ...(this.spec.client ?? DEFAULT_CLIENT),
+      onServerRequest: (seen) => this.requestsOfPhase()?.push(seen),
+    }).then((adapter) => ({
+      ...adapter,
+      session: (timeoutMs: number) => {
+        this.requestsOfPhase();
+        return adapter.session(timeoutMs);
+      },
+    }));
     return this.adapterPromise;
+  }
+
+  private requestsOfPhase(): SeenRequest[] | undefined {
+    if (!this.phase) return undefined;
+    let list = this.serverRequests.get(this.phase);
+    if (!list) this.serverRequests.set(this.phase, (list = []));
+    return list;
   }
 
   startServer(role: ServerRole, command: ServerCommand, env: Record<string, string>): ServerProcess {

@@ -11,6 +11,7 @@ import { activeResources } from './driver-handles.js';
 import { bindPhase } from './phases/bind.js';
 import { httpPhase } from './phases/http.js';
 import { leaksPhase, settle } from './phases/leaks.js';
+import { cellPlaceholders, makeScratchDir } from './placeholders.js';
 import { stdioPhase } from './phases/stdio.js';
 import type { DriverMessage, DriverSpec } from './protocol.js';
 import { killGroup } from './proc.js';
@@ -78,6 +79,7 @@ async function fatal(error: unknown): Promise<never> {
 
 async function phase(name: PhaseName, run: (() => Promise<PhaseResult>) | null, skipReason?: string): Promise<void> {
   await send({ type: 'phase-start', phase: name });
+  if (context) context.phase = name;
   let res: PhaseResult;
   if (!run) res = { phase: name, verdict: 'skipped', durationMs: 0, ...(skipReason ? { message: skipReason } : {}) };
   else {
@@ -90,6 +92,8 @@ async function phase(name: PhaseName, run: (() => Promise<PhaseResult>) | null, 
       process.stderr.write(redactor.text(`mcp-matrix driver: ${name}: ${error instanceof Error ? error.stack : String(error)}\n`));
     }
   }
+  const seen = context?.serverRequests.get(name);
+  if (seen) res.details = { ...res.details, serverRequests: seen.map((r) => ({ ...r })) };
   await send({ type: 'phase-result', result: res });
 }
 
@@ -110,7 +114,8 @@ function ensureModuleScope(dir: string): void {
 async function main(): Promise<void> {
   const specPath = process.argv[2];
   if (!specPath) throw new Error('usage: node index.js <spec.json> [out.jsonl]');
-  const spec = JSON.parse(readFileSync(specPath, 'utf8')) as DriverSpec;
+  const spec = cellPlaceholders(JSON.parse(readFileSync(specPath, 'utf8')) as DriverSpec);
+  makeScratchDir(spec.cellDir);
   process.env.MCP_MATRIX_CELL_DIR = spec.cellDir;
   ensureModuleScope(dirname(spec.probe));
   const ctx = new DriverContext(spec, redactor, (m) => void send(m));

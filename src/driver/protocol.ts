@@ -29,6 +29,16 @@ export interface SurfaceExpectation {
   prompts?: number | string[];
 }
 
+/** The driver's MCP client, as configured (`client` in the config), defaults applied. */
+export interface ClientSpec {
+  /** Declared in `initialize`; holds `roots` whenever roots are configured. */
+  capabilities: Record<string, Record<string, unknown>>;
+  /** The answer to `roots/list` (only answered when `capabilities.roots` is declared). */
+  roots: { uri: string; name?: string }[];
+  /** A tool step without `arguments`: send `{}` or leave the field out. */
+  noArguments: 'empty' | 'omit';
+}
+
 export interface ServerCommand {
   /** Absolute path of the bin file inside the cell. */
   bin: string;
@@ -48,6 +58,8 @@ export interface DriverSpec {
   baseEnv: Record<string, string>;
   /** Why a `false` phase is skipped (`not configured`, `disabled`): the message of its skipped result. */
   skipped?: Partial<Record<PhaseName, string>>;
+  /** The client the phases connect with; absent means no capabilities, no roots, `{}` for a missing `arguments`. */
+  client?: ClientSpec;
   phases: {
     stdio:
       | false

@@ -1,31 +1,90 @@
 // Runs one configured Step through the adapter and checks it: shared by the stdio and http phases.
+// A failed step says what was sent (for a tool: the arguments, `{}` or "arguments omitted") and what came back.
 
 import type { McpSession } from './adapter.js';
 import { checkPromptResult, checkResourceResult, checkToolResult, stepLabel } from './expectations.js';
-import type { Step } from './protocol.js';
+import type { ClientSpec, Step } from './protocol.js';
+
+/** How a tool call's `arguments` went out: as configured, `{}` for a step without any, or left out. */
+export type ArgumentsSent = 'configured' | 'empty' | 'omitted';
 
 export interface StepOutcome {
   step: string;
   ms: number;
-  /** Why the step failed its expectation; a thrown error (timeout, protocol error) propagates instead. */
+  /** Tool steps only. */
+  arguments?: ArgumentsSent;
+  /**
+   * Why the step failed: its expectation, or a JSON-RPC error answer; it ends with the request as sent
+   * and the answer. A timeout or a lost connection (no answer at all) propagates as an error instead.
+   */
   problem?: string;
 }
 
 type Bound = <T>(promise: Promise<T>, what: string) => Promise<T>;
 
-export async function runStep(session: McpSession, step: Step, bounded: Bound): Promise<StepOutcome> {
+const ANSWER_CHARS = 400;
+
+/** What a tool step sends as `arguments` (undefined: no field). */
+export function toolArguments(
+  step: Extract<Step, { tool: string }>,
+  noArguments: ClientSpec['noArguments'],
+): { args: Record<string, unknown> | undefined; sent: ArgumentsSent } {
+  if (step.arguments !== undefined) return { args: step.arguments, sent: 'configured' };
+  return noArguments === 'omit' ? { args: undefined, sent: 'omitted' } : { args: {}, sent: 'empty' };
+}
+
+/** The request as it goes on the wire (method and params), in one line. */
+export function describeRequest(step: Step, noArguments: ClientSpec['noArguments']): string {
+  if ('tool' in step) {
+    const { args, sent } = toolArguments(step, noArguments);
+    const params = args === undefined ? { name: step.tool } : { name: step.tool, arguments: args };
+    return `tools/call ${JSON.stringify(params)}${sent === 'omitted' ? ' (arguments omitted)' : sent === 'empty' ? ' (no arguments configured: sent {})' : ''}`;
+  }
+  if ('resource' in step) return `resources/read ${JSON.stringify({ uri: step.resource })}`;
+  return `prompts/get ${JSON.stringify(step.arguments ? { name: step.prompt, arguments: step.arguments } : { name: step.prompt })}`;
+}
+
+function bounded(text: string): string {
+  return text.length > ANSWER_CHARS ? `${text.slice(0, ANSWER_CHARS)}…` : text;
+}
+
+/** -32000/-32001 (and 1.0.x's -1/-2) are v1's connection-closed and timeout, and v2's codes are strings: not answers. */
+function rpcErrorCode(error: unknown): number | undefined {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'number' && ![-32000, -32001, -1, -2].includes(code) ? code : undefined;
+}
+
+export async function runStep(session: McpSession, step: Step, bound: Bound): Promise<StepOutcome> {
   const label = stepLabel(step);
   const started = Date.now();
+  const outcome: StepOutcome = { step: label, ms: 0 };
+  let answer: Record<string, unknown>;
   let problem: string | null;
-  if ('tool' in step) {
-    problem = checkToolResult(step, await bounded(callTool(session, step), label));
-  } else if ('resource' in step) {
-    problem = checkResourceResult(step, await bounded(session.readResource(step.resource), label));
-  } else {
-    problem = checkPromptResult(step, await bounded(session.getPrompt(step.prompt, step.arguments), label));
+  try {
+    if ('tool' in step) {
+      const { args, sent } = toolArguments(step, session.noArguments);
+      outcome.arguments = sent;
+      answer = await bound(callTool(session, step, args), label);
+      problem = checkToolResult(step, answer);
+    } else if ('resource' in step) {
+      answer = await bound(session.readResource(step.resource), label);
+      problem = checkResourceResult(step, answer);
+    } else {
+      answer = await bound(session.getPrompt(step.prompt, step.arguments), label);
+      problem = checkPromptResult(step, answer);
+    }
+  } catch (error) {
+    const code = rpcErrorCode(error);
+    if (code === undefined) throw error;
+    // The server answered with a JSON-RPC error: that is its answer to this request.
+    answer = { error: { code, message: (error as Error).message } };
+    problem = `answered with error ${code}: ${(error as Error).message}`;
   }
-  const outcome: StepOutcome = { step: label, ms: Date.now() - started };
-  if (problem) outcome.problem = problem;
+  outcome.ms = Date.now() - started;
+  if (problem) {
+    const sent = describeRequest(step, session.noArguments);
+    outcome.problem = `${problem} · sent ${sent} · answer ${bounded(JSON.stringify(answer) ?? 'undefined')}`;
+  }
   return outcome;
 }
 
@@ -33,13 +92,16 @@ export async function runStep(session: McpSession, step: Step, bounded: Bound): 
  * A step that expects `isError` also accepts a JSON-RPC error (numeric code): v1 1.21+ answers an
  * unknown tool with an isError result, v2 with error -32602, and both mean the same to a user.
  */
-async function callTool(session: McpSession, step: Extract<Step, { tool: string }>): Promise<Record<string, unknown>> {
+async function callTool(
+  session: McpSession,
+  step: Extract<Step, { tool: string }>,
+  args: Record<string, unknown> | undefined,
+): Promise<Record<string, unknown>> {
   try {
-    return await session.callTool(step.tool, step.arguments);
+    return await session.callTool(step.tool, args);
   } catch (error) {
-    const code = (error as { code?: unknown } | null)?.code;
-    // -32000/-32001 (and 1.0.x's -1/-2) are v1's connection-closed and timeout, not answers.
-    if (step.expect?.isError !== true || typeof code !== 'number' || [-32000, -32001, -1, -2].includes(code)) throw error;
+    const code = rpcErrorCode(error);
+    if (step.expect?.isError !== true || code === undefined) throw error;
     return { isError: true, content: [{ type: 'text', text: (error as Error).message }], jsonRpcError: code };
   }
 }

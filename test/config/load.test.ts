@@ -29,6 +29,28 @@ describe('loadConfig', () => {
     expect(cfg.http && cfg.http.path).toBe('/x');
     expect(cfg.bind && cfg.bind.dropEnv).toEqual(['MCP_SERVER_TOKEN']);
     expect(cfg.leaks).toEqual({ graceMs: 10_000 });
+    // The default client declares nothing and sends `arguments: {}` for a tool step without arguments.
+    expect(cfg.client).toEqual({ capabilities: {}, roots: [], noArguments: 'empty' });
+  });
+
+  it('configured roots declare the roots capability, unless it is declared already', async () => {
+    const cwd = await withConfig(`
+      export default { cells: [{ pin: '2.0.0' }], client: { roots: [{ uri: 'file:///srv' }], noArguments: 'omit' } };
+    `);
+    const loaded = await loadConfig(cwd);
+    if (!loaded.ok) throw loaded.error;
+    expect(resolveConfig(loaded.value).client).toEqual({
+      capabilities: { roots: {} },
+      roots: [{ uri: 'file:///srv' }],
+      noArguments: 'omit',
+    });
+    await rm(cwd, { recursive: true, force: true });
+    const again = await withConfig(`
+      export default { cells: [{ pin: '2.0.0' }], client: { capabilities: { roots: { listChanged: true } }, roots: [{ uri: 'file:///srv' }] } };
+    `);
+    const second = await loadConfig(again);
+    if (!second.ok) throw second.error;
+    expect(resolveConfig(second.value).client.capabilities).toEqual({ roots: { listChanged: true } });
   });
 
   it('reports a missing config with what to do', async () => {

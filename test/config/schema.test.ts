@@ -42,6 +42,20 @@ describe('config schema', () => {
     expect(problems({ cells: [{ pin: 'latest' }] })[0]).toMatch(/^cells\[0\]\.pin:/);
   });
 
+  it('accepts a client with capabilities, file:// roots and an arguments choice; names what is wrong', () => {
+    const client = {
+      capabilities: { roots: { listChanged: true }, sampling: {} },
+      roots: [{ uri: 'file://{tmp}', name: 'scratch' }],
+      noArguments: 'omit',
+    };
+    expect(problems({ ...valid, client })).toEqual([]);
+    expect(problems({ ...valid, client: { roots: [{ uri: 'https://x' }], noArguments: 'never', capabilities: { roots: true } } })).toEqual([
+      'client.capabilities.roots: Invalid input: expected record, received boolean',
+      'client.roots[0].uri: a root is a file:// URI (the MCP spec allows no other scheme)',
+      'client.noArguments: Invalid option: expected one of "empty"|"omit"',
+    ]);
+  });
+
   it('keeps the http phase on loopback', () => {
     expect(problems({ ...valid, http: { host: '127.0.0.1' } })).toEqual([]);
     expect(problems({ ...valid, http: { host: '0.0.0.0' } })).toEqual([

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createSession, isUnauthorized, type Ctor } from '../../src/driver/adapter.js';
+import { createSession, DEFAULT_CLIENT, isUnauthorized, type Ctor, type SeenRequest } from '../../src/driver/adapter.js';
 
 const PAGES: Record<string, { tools: { name: string }[]; nextCursor?: string }> = {
   start: { tools: [{ name: 'a' }], nextCursor: 'p2' },
@@ -64,6 +64,111 @@ describe('createSession', () => {
           : [{ name: 't', arguments: { x: 1 } }, { timeout: 1234 }];
       expect(call.slice(1)).toEqual(expected);
     }
+  });
+});
+
+/** A client that, like the SDK's Protocol, answers a server request from its handlers, else with -32601. */
+function protocolClient() {
+  const handlers = new Map<unknown, () => unknown>();
+  const made: { options?: unknown } = {};
+  class ProtocolClient {
+    transport: Record<string, (m?: unknown) => unknown> | undefined;
+    constructor(_info: unknown, options: unknown) {
+      made.options = options;
+      handlers.set('ping', () => ({}));
+    }
+    setRequestHandler(key: unknown, handler: () => unknown) {
+      handlers.set(key, handler);
+    }
+    async connect(t: Record<string, (m?: unknown) => unknown>) {
+      this.transport = t;
+      t.onmessage = (m: unknown) => {
+        const req = m as { id?: number; method: string };
+        if (req.id === undefined) return;
+        const handler = handlers.get(req.method);
+        void t.send!(
+          handler
+            ? { jsonrpc: '2.0', id: req.id, result: handler() }
+            : { jsonrpc: '2.0', id: req.id, error: { code: -32601, message: 'Method not found' } },
+        );
+      };
+      await t.start!();
+    }
+  }
+  return { Client: ProtocolClient as unknown as Ctor, handlers, made };
+}
+
+function fakeTransport() {
+  const sent: unknown[] = [];
+  const t: Record<string, unknown> = {
+    async start() {},
+    async send(m: unknown) {
+      sent.push(m);
+    },
+  };
+  return { t, sent, deliver: (m: unknown) => (t.onmessage as (m: unknown) => void)(m) };
+}
+
+describe('the configurable client', () => {
+  const roots = [{ uri: 'file:///work/a', name: 'a' }];
+
+  it('declares the configured capabilities and answers roots/list with the configured roots', async () => {
+    const { Client, made } = protocolClient();
+    const seen: SeenRequest[] = [];
+    const s = createSession(
+      Client,
+      2,
+      1000,
+      { capabilities: { roots: {}, sampling: {} }, roots, noArguments: 'empty', onServerRequest: (r) => seen.push(r) },
+      'roots/list',
+    );
+    expect(made.options).toEqual({ capabilities: { roots: {}, sampling: {} } });
+    const { t, sent, deliver } = fakeTransport();
+    await s.connect(t);
+    deliver({ jsonrpc: '2.0', id: 1, method: 'roots/list' });
+    deliver({ jsonrpc: '2.0', id: 2, method: 'ping' });
+    deliver({ jsonrpc: '2.0', id: 3, method: 'sampling/createMessage', params: {} });
+    deliver({ jsonrpc: '2.0', method: 'notifications/message', params: {} });
+    await new Promise((r) => setImmediate(r));
+    expect(sent).toEqual([
+      { jsonrpc: '2.0', id: 1, result: { roots } },
+      { jsonrpc: '2.0', id: 2, result: {} },
+      { jsonrpc: '2.0', id: 3, error: { code: -32601, message: 'Method not found' } },
+    ]);
+    // Notifications are not requests; every request is recorded with its answer.
+    expect(seen).toEqual([
+      { method: 'roots/list', answer: 'result' },
+      { method: 'ping', answer: 'result' },
+      { method: 'sampling/createMessage', answer: 'error -32601 Method not found' },
+    ]);
+  });
+
+  it('keys the roots handler as the major expects (v1: the zod schema it was given)', () => {
+    const { Client, handlers } = protocolClient();
+    const schema = { shape: 'ListRootsRequestSchema' };
+    createSession(Client, 1, 1000, { capabilities: { roots: {} }, roots, noArguments: 'empty' }, schema);
+    expect(handlers.has(schema)).toBe(true);
+    expect(handlers.has('roots/list')).toBe(false);
+  });
+
+  it('without the roots capability registers no roots handler: roots/list gets -32601', async () => {
+    const { Client, handlers } = protocolClient();
+    const seen: SeenRequest[] = [];
+    const s = createSession(Client, 2, 1000, { ...DEFAULT_CLIENT, roots, onServerRequest: (r) => seen.push(r) });
+    expect(handlers.has('roots/list')).toBe(false);
+    const { t, sent, deliver } = fakeTransport();
+    await s.connect(t);
+    deliver({ jsonrpc: '2.0', id: 'r1', method: 'roots/list' });
+    await new Promise((r) => setImmediate(r));
+    expect(sent).toEqual([{ jsonrpc: '2.0', id: 'r1', error: { code: -32601, message: 'Method not found' } }]);
+    expect(seen).toEqual([{ method: 'roots/list', answer: 'error -32601 Method not found' }]);
+  });
+
+  it('sends a call without arguments as it is given, with no arguments field', async () => {
+    const { Client, calls } = fakeClient({ tools: {} });
+    await createSession(Client, 2, 1000).callTool('t', undefined);
+    await createSession(Client, 2, 1000).callTool('t', {});
+    expect(calls.filter((c) => c[0] === 'callTool').map((c) => c[1])).toEqual([{ name: 't' }, { name: 't', arguments: {} }]);
   });
 });
 

@@ -22,6 +22,16 @@ describe('checkSurface', () => {
     expect(checkSurface('resourceTemplates', 2, [{ name: 'x' }])).toBe('resource templates: expected 2, found 1');
   });
 
+  it('counts are exact: a server that lists more than expected fails too', () => {
+    expect(checkSurface('tools', 2, tools)).toBe('tools: expected 2, found 3');
+    expect(checkSurface('prompts', 1, [{ name: 'p' }, { name: 'q' }])).toBe('prompts: expected 1, found 2');
+    expect(checkSurface('resourceTemplates', 1, [{ uriTemplate: 'a://{x}' }, { uriTemplate: 'b://{x}' }])).toBe(
+      'resource templates: expected 1, found 2',
+    );
+    expect(checkSurface('resources', 0, [{ uri: 'a://1' }])).toBe('resources: expected 0, found 1');
+    expect(checkSurface('tools', ['a', 'b'], tools)).toBe('tools: unexpected c');
+  });
+
   it('says which names are missing and which are extra', () => {
     expect(checkSurface('tools', ['a', 'b', 'z'], tools)).toBe('tools: missing z; unexpected c');
   });

@@ -5,8 +5,8 @@ import type { PhaseResult } from '../../results/types.js';
 import type { McpSession } from '../adapter.js';
 import { commandFor, errorText, result, StepTimeout, withTimeout, type DriverContext } from '../context.js';
 import { checkSurface, stepLabel, type SurfaceKind } from '../expectations.js';
-import type { DriverSpec } from '../protocol.js';
-import { runStep } from '../steps.js';
+import type { DriverSpec, Step } from '../protocol.js';
+import { describeRequest, runStep, type StepOutcome } from '../steps.js';
 import { PipeTransport } from '../stdio-transport.js';
 
 type StdioSpec = Exclude<DriverSpec['phases']['stdio'], false>;
@@ -18,6 +18,8 @@ export async function stdioPhase(ctx: DriverContext, spec: StdioSpec): Promise<P
   let step: string;
   const details: Record<string, unknown> = {};
   let session: McpSession | undefined;
+  /** The configured step in flight: a timeout or a crash during it names the request as sent. */
+  let current: Step | undefined;
   // The server boots while the cell's SDK client loads: both take a few hundred ms.
   const loading = ctx.adapter().catch((e: unknown) => e as Error);
   step = 'spawn';
@@ -78,15 +80,16 @@ export async function stdioPhase(ctx: DriverContext, spec: StdioSpec): Promise<P
       step = 'compare with expect';
       return result('stdio', startedAt, { verdict: 'failed', step, message: problems.join('; '), details }, proc);
     }
-    const stepResults: { step: string; ms: number }[] = [];
+    const stepResults: Omit<StepOutcome, 'problem'>[] = [];
     details.steps = stepResults;
     for (const s of spec.steps) {
       step = stepLabel(s);
-      const outcome = await runStep(session, s, bounded);
+      current = s;
+      const { problem, ...outcome } = await runStep(session, s, bounded);
+      current = undefined;
       step = outcome.step;
-      if (outcome.problem)
-        return result('stdio', startedAt, { verdict: 'failed', step, message: `${step}: ${outcome.problem}`, details }, proc);
-      stepResults.push({ step: outcome.step, ms: outcome.ms });
+      stepResults.push(outcome);
+      if (problem) return result('stdio', startedAt, { verdict: 'failed', step, message: `${step}: ${problem}`, details }, proc);
     }
     step = 'ping';
     await bounded(session.ping(), 'ping');
@@ -102,7 +105,8 @@ export async function stdioPhase(ctx: DriverContext, spec: StdioSpec): Promise<P
     const text = errorText(error);
     const exit = error instanceof StepTimeout || /server exited/.test(text) ? null : await proc.waitExit(500);
     const crash = exit ? ` (the server exited with ${exit.signal ? `signal ${exit.signal}` : `code ${exit.code}`}; see its stderr)` : '';
-    const message = `${error instanceof StepTimeout ? '' : `${step}: `}${text}${crash}${noise}`;
+    const sent = current && session ? ` · sent ${describeRequest(current, session.noArguments)}` : '';
+    const message = `${error instanceof StepTimeout ? '' : `${step}: `}${text}${crash}${sent}${noise}`;
     return result('stdio', startedAt, { verdict: 'failed', step, message, details }, proc);
   } finally {
     // EOF alone: the client's close only ends stdin; the server has to exit by itself.

@@ -1,0 +1,38 @@
+// Per-cell placeholders: `{cellDir}` (the cell's directory) and `{tmp}` (a scratch directory inside it, so it
+// goes when the cell goes and two cells never share one). Substituted once, in the whole spec, before any
+// phase runs; `{host}`, `{port}` and `{token}` are left for the phases that choose them.
+
+import { mkdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import type { DriverSpec, ServerCommand } from './protocol.js';
+
+export function scratchDir(cellDir: string): string {
+  return join(cellDir, '.mcp-matrix', 'tmp');
+}
+
+/** A fresh, empty scratch directory for this cell. */
+export function makeScratchDir(cellDir: string): string {
+  const dir = scratchDir(cellDir);
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+  return dir;
+}
+
+export function cellPlaceholders(spec: DriverSpec): DriverSpec {
+  const values: Record<string, string> = { cellDir: spec.cellDir, tmp: scratchDir(spec.cellDir) };
+  const sub = (text: string): string => text.replace(/\{(cellDir|tmp)\}/g, (_m, key: string) => values[key]!);
+  const env = (e: Record<string, string>): Record<string, string> => Object.fromEntries(Object.entries(e).map(([k, v]) => [k, sub(v)]));
+  const command = (c: ServerCommand): ServerCommand => ({ ...c, args: c.args.map(sub), env: env(c.env) });
+  const { stdio, http, bind } = spec.phases;
+  return {
+    ...spec,
+    baseEnv: env(spec.baseEnv),
+    ...(spec.client ? { client: { ...spec.client, roots: spec.client.roots.map((r) => ({ ...r, uri: sub(r.uri) })) } } : {}),
+    phases: {
+      ...spec.phases,
+      stdio: stdio && { ...stdio, command: command(stdio.command) },
+      http: http && { ...http, command: command(http.command) },
+      bind: bind && { ...bind, command: command(bind.command) },
+    },
+  };
+}

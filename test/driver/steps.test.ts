@@ -1,0 +1,104 @@
+import { describe, expect, it } from 'vitest';
+import type { McpSession } from '../../src/driver/adapter.js';
+import type { ClientSpec } from '../../src/driver/protocol.js';
+import { describeRequest, runStep, toolArguments } from '../../src/driver/steps.js';
+
+const REJECT_OMITTED =
+  'MCP error -32602: Input validation error: Invalid arguments for tool status: Invalid input: expected object, received undefined';
+
+/** A session whose `status` tool behaves like an SDK 1.30–1.31 server: an omitted `arguments` is rejected. */
+function session(noArguments: ClientSpec['noArguments'], error?: Error): { s: McpSession; calls: unknown[][] } {
+  const calls: unknown[][] = [];
+  const s = {
+    noArguments,
+    async callTool(name: string, args: Record<string, unknown> | undefined) {
+      calls.push([name, args]);
+      if (error) throw error;
+      if (args === undefined) return { content: [{ type: 'text', text: REJECT_OMITTED }], isError: true };
+      return { content: [{ type: 'text', text: 'ok' }] };
+    },
+    async readResource() {
+      return { contents: [] };
+    },
+    async getPrompt() {
+      return { messages: [] };
+    },
+  } as unknown as McpSession;
+  return { s, calls };
+}
+
+const bound = <T>(p: Promise<T>): Promise<T> => p;
+
+describe('toolArguments', () => {
+  it('sends configured arguments as they are, else {} or nothing as the client is configured', () => {
+    expect(toolArguments({ tool: 't', arguments: { a: 1 } }, 'omit')).toEqual({ args: { a: 1 }, sent: 'configured' });
+    expect(toolArguments({ tool: 't', arguments: {} }, 'omit')).toEqual({ args: {}, sent: 'configured' });
+    expect(toolArguments({ tool: 't' }, 'empty')).toEqual({ args: {}, sent: 'empty' });
+    expect(toolArguments({ tool: 't' }, 'omit')).toEqual({ args: undefined, sent: 'omitted' });
+  });
+});
+
+describe('describeRequest', () => {
+  it('shows each request as it goes on the wire', () => {
+    expect(describeRequest({ tool: 'add', arguments: { a: 1 } }, 'omit')).toBe('tools/call {"name":"add","arguments":{"a":1}}');
+    expect(describeRequest({ tool: 'status' }, 'omit')).toBe('tools/call {"name":"status"} (arguments omitted)');
+    expect(describeRequest({ tool: 'status' }, 'empty')).toBe(
+      'tools/call {"name":"status","arguments":{}} (no arguments configured: sent {})',
+    );
+    expect(describeRequest({ resource: 'note://1' }, 'empty')).toBe('resources/read {"uri":"note://1"}');
+    expect(describeRequest({ prompt: 'p', arguments: { id: '1' } }, 'empty')).toBe('prompts/get {"name":"p","arguments":{"id":"1"}}');
+    expect(describeRequest({ prompt: 'p' }, 'empty')).toBe('prompts/get {"name":"p"}');
+  });
+});
+
+describe('runStep', () => {
+  it('omits arguments when so configured, and the failure says so and quotes the answer', async () => {
+    const { s, calls } = session('omit');
+    const out = await runStep(s, { tool: 'status', expect: { text: 'ok' } }, bound);
+    expect(calls).toEqual([['status', undefined]]);
+    expect(out.arguments).toBe('omitted');
+    expect(out.problem).toBe(
+      `returned isError: ${JSON.stringify(REJECT_OMITTED)} · sent tools/call {"name":"status"} (arguments omitted) · answer ` +
+        JSON.stringify({ content: [{ type: 'text', text: REJECT_OMITTED }], isError: true }),
+    );
+  });
+
+  it('sends {} by default and records it', async () => {
+    const { s, calls } = session('empty');
+    const out = await runStep(s, { tool: 'status', expect: { text: 'ok' } }, bound);
+    expect(calls).toEqual([['status', {}]]);
+    expect(out).toEqual({ step: 'tools/call status', ms: expect.any(Number), arguments: 'empty' });
+  });
+
+  it('turns a JSON-RPC error answer into a problem that names the request and the error', async () => {
+    const error = Object.assign(new Error('Invalid params: text is required'), { code: -32602 });
+    const { s } = session('empty', error);
+    const out = await runStep(s, { tool: 'echo', arguments: { txt: 'x' } }, bound);
+    expect(out.problem).toBe(
+      'answered with error -32602: Invalid params: text is required · sent tools/call {"name":"echo","arguments":{"txt":"x"}} · answer {"error":{"code":-32602,"message":"Invalid params: text is required"}}',
+    );
+  });
+
+  it('accepts a JSON-RPC error where isError is expected', async () => {
+    const { s } = session('empty', Object.assign(new Error('Unknown tool: nope'), { code: -32602 }));
+    const out = await runStep(s, { tool: 'nope', expect: { isError: true, text: 'Unknown tool' } }, bound);
+    expect(out.problem).toBeUndefined();
+  });
+
+  it('lets a lost connection or a timeout through: there is no answer to show', async () => {
+    for (const code of [-32000, -32001, 'CONNECTION_CLOSED', undefined]) {
+      const { s } = session('empty', Object.assign(new Error('Connection closed'), { code }));
+      await expect(runStep(s, { tool: 'x', expect: { isError: true } }, bound)).rejects.toThrow('Connection closed');
+    }
+  });
+
+  it('bounds the answer it quotes', async () => {
+    const { s } = session('empty');
+    const big = { content: [{ type: 'text', text: 'y'.repeat(5000) }] };
+    s.callTool = async () => big;
+    const out = await runStep(s, { tool: 't', expect: { text: 'z' } }, bound);
+    const answer = out.problem!.split(' · answer ')[1]!;
+    expect(answer.length).toBe(401);
+    expect(answer.endsWith('…')).toBe(true);
+  });
+});
