@@ -5,7 +5,7 @@ import type { DriverSpec } from '../driver/protocol.js';
 import type { Plan, PlannedCell } from '../plan/plan.js';
 import type { Tarball } from '../pack/pack.js';
 import { PHASES, type CellResult, type PhaseName, type PhaseResult } from '../results/types.js';
-import { cellOutcome, decideCell } from '../reports/verdict.js';
+import { decideCellResult } from '../reports/verdict.js';
 import { installDriver, runDriver, type DriverHooks } from './driver-launch.js';
 import { verifyEnvironment } from './environment.js';
 import { installCell } from './install.js';
@@ -92,7 +92,7 @@ export async function runCell(cell: PlannedCell, ctx: CellContext, hooks: Driver
     if (cellDir && !ctx.keep) ctx.dispose(cellDir);
   }
   const phases = PHASES.map((phase) => results.get(phase) ?? notRun(phase, results, ctx.signal.aborted));
-  const verdict = decideCell(phases);
+  const { verdict, outcome } = decideCellResult(phases, cell.allowedToFail);
   return {
     id: cell.id,
     pin: cell.pin,
@@ -102,7 +102,7 @@ export async function runCell(cell: PlannedCell, ctx: CellContext, hooks: Driver
     allowedToFail: cell.allowedToFail,
     installSet: cell.installSet,
     verdict,
-    outcome: cellOutcome(verdict, cell.allowedToFail),
+    outcome,
     phases,
     ...(environment ? { environment } : {}),
     summary,

@@ -24,7 +24,7 @@ export async function mergeCommand(files: string[], options: { cwd: string; out?
   const merged = mergeResults(pieces);
   if (!merged.ok) {
     for (const e of merged.errors) log.error(`merge: ${e}`);
-    return 1;
+    return merged.exitCode;
   }
   const outDir = path.resolve(options.cwd, options.out ?? DEFAULT_OUT);
   const written = await writeReports(merged.run, outDir, { junit: true });

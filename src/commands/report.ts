@@ -4,6 +4,7 @@ import path from 'node:path';
 import type { Logger } from '../logger.js';
 import { parseResults } from '../reports/json.js';
 import { renderTable } from '../reports/markdown.js';
+import { auditRun } from '../reports/verdict.js';
 import { writeReports } from '../reports/write.js';
 import type { Failure } from '../util/result.js';
 
@@ -17,6 +18,14 @@ export async function reportCommand(
   if (text === undefined) return { kind: 'usage', message: `cannot read ${target}: pass the results.json a run wrote` };
   const parsed = parseResults(text);
   if (!parsed.ok) return { kind: 'usage', message: `${target}: ${parsed.error}` };
+  // Rendering trusts the stored verdicts only once they agree with the phases and the plan.
+  const problems = auditRun(parsed.run);
+  if (problems.length > 0)
+    return {
+      kind: 'usage',
+      message: `${target} contradicts itself; refusing to render it (re-run \`mcp-matrix run\` to regenerate it):`,
+      details: problems,
+    };
   const outDir = path.resolve(options.cwd, options.out ?? path.dirname(target));
   const written = await writeReports(parsed.run, outDir, { junit: options.junit });
   log.info(renderTable(parsed.run));

@@ -116,11 +116,9 @@ function assemble(
   const finishedAt = new Date();
   const lockstepErrors = plan.lockstep.filter((f) => f.level === 'error').map((f) => `lockstep: ${f.message}`);
   const warnings = plan.lockstep.filter((f) => f.level === 'warning').map((f) => `lockstep: ${f.message}`);
-  let decision = decideRun(ran, interrupted);
-  if (!interrupted && ran.length < selected.length) decision = { verdict: 'interrupted', exitCode: 130 };
   // A claim that the cells do not cover fails the run when lockstep is 'error'.
-  if (lockstepErrors.length > 0 && plan.config.lockstep === 'error' && decision.exitCode !== 130)
-    decision = { verdict: 'failed', exitCode: 1 };
+  const failing = plan.config.lockstep === 'error' ? lockstepErrors : [];
+  const decision = decideRun(ran, interrupted, { expected: selected.length, lockstepErrors: failing });
   return {
     schemaVersion: RESULTS_SCHEMA_VERSION,
     tool: { name: 'mcp-matrix', version: HARNESS_VERSION },
@@ -154,5 +152,6 @@ function assemble(
     verdict: decision.verdict,
     exitCode: decision.exitCode,
     warnings: [...lockstepErrors, ...warnings],
+    ...(failing.length > 0 ? { lockstepErrors: failing } : {}),
   };
 }

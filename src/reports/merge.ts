@@ -2,8 +2,9 @@
 // rendered exactly as if the whole matrix had run in one process. Refuses anything that would make
 // the evidence lie: pieces of another plan or tarball, missing cells, cells twice, unplanned cells.
 
+import { isDeepStrictEqual } from 'node:util';
 import type { CellResult, RunResult } from '../results/types.js';
-import { decideRun } from './verdict.js';
+import { auditRun, decideRun } from './verdict.js';
 
 export interface MergePiece {
   /** Where the piece came from (named in errors). */
@@ -11,14 +12,27 @@ export interface MergePiece {
   run: RunResult;
 }
 
-export type MergeResult = { ok: true; run: RunResult } | { ok: false; errors: string[] };
+/**
+ * `exitCode` 2: a piece contradicts itself or its plan (edited by hand or by a broken producer);
+ * 1: the pieces are honest but do not make up the plan (missing, duplicated, foreign cells).
+ */
+export type MergeResult = { ok: true; run: RunResult } | { ok: false; errors: string[]; exitCode: 1 | 2 };
 
 export function mergeResults(input: readonly MergePiece[]): MergeResult {
   const pieces = inPlanOrder(input);
   const [first] = pieces;
-  if (!first) return { ok: false, errors: ['no results to merge: pass the results.json of every cell of the plan.'] };
-  const errors: string[] = [];
+  if (!first) return { ok: false, errors: ['no results to merge: pass the results.json of every cell of the plan.'], exitCode: 1 };
   const { selected: _selected, ...plan } = first.run.plan;
+
+  // A stored verdict is never trusted: every piece must agree with its own phases and with the plan.
+  const tampered = pieces.flatMap((piece) => [
+    ...auditRun(piece.run).map((p) => `${piece.file}: ${p}; refusing to merge it (re-run the cell to regenerate it).`),
+    ...(piece !== first && piece.run.plan.configHash === plan.configHash && !isDeepStrictEqual(piece.run.plan.cells, plan.cells)
+      ? [`${piece.file}: its plan's cells differ from ${first.file}'s although both carry configHash ${plan.configHash}; one was edited.`]
+      : []),
+  ]);
+  if (tampered.length > 0) return { ok: false, errors: tampered, exitCode: 2 };
+  const errors: string[] = [];
 
   for (const piece of pieces.slice(1)) {
     const other = piece.run.plan;
@@ -57,13 +71,14 @@ export function mergeResults(input: readonly MergePiece[]): MergeResult {
       );
     }
   }
-  if (errors.length > 0) return { ok: false, errors };
+  if (errors.length > 0) return { ok: false, errors, exitCode: 1 };
 
   const cells = plan.cells.map((ref) => (found.get(ref.id) as { cell: CellResult }).cell);
   const runs = pieces.map((p) => p.run);
   const startedAt = runs.map((r) => r.startedAt).reduce((a, b) => (Date.parse(b) < Date.parse(a) ? b : a));
   const finishedAt = runs.map((r) => r.finishedAt).reduce((a, b) => (Date.parse(b) > Date.parse(a) ? b : a));
   const interrupted = runs.some((r) => r.interrupted);
+  const lockstepErrors = [...new Set(runs.flatMap((r) => r.lockstepErrors ?? []))];
   const span = Date.parse(finishedAt) - Date.parse(startedAt);
   const versions = [...new Set(runs.map((r) => r.tool.version))];
   const mixed = versions.length > 1 ? [`pieces were produced by different mcp-matrix versions: ${versions.join(', ')}`] : [];
@@ -80,8 +95,9 @@ export function mergeResults(input: readonly MergePiece[]): MergeResult {
       plan,
       host: first.run.host,
       cells,
-      ...decideRun(cells, interrupted),
+      ...decideRun(cells, interrupted, { expected: plan.cells.length, lockstepErrors }),
       warnings,
+      ...(lockstepErrors.length > 0 ? { lockstepErrors } : {}),
     },
   };
 }

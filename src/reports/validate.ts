@@ -132,6 +132,7 @@ const run = obj({
   verdict: oneOf(['passed', 'failed', 'not-measured', 'interrupted']),
   exitCode: oneOf([0, 1, 2, 3, 130]),
   warnings: arrayOf(str),
+  lockstepErrors: optional(arrayOf(str)),
 });
 
 /** Every shape problem of a parsed results.json, empty when it can be rendered. */

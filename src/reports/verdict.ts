@@ -1,11 +1,21 @@
-// The verdict rules, in one place: the orchestrator (after a run) and `merge` (after fan-in)
-// both decide with these functions, so a merged run exits exactly as the single run would.
+// The verdict rules, in ONE place: phase verdicts → cell verdict and outcome → run verdict → exit code.
+// `run` (after the cells), `merge` (after fan-in) and `report` (before rendering) all decide with
+// these functions, and `merge`/`report` use `auditRun` to refuse a file whose stored verdicts
+// disagree with what its phases and its plan say: a file's stored verdict is never trusted.
 
-import type { CellOutcome, CellResult, PhaseResult, RunResult, Verdict } from '../results/types.js';
+import { PHASES, type CellOutcome, type CellResult, type PhaseResult, type RunResult, type Verdict } from '../results/types.js';
 
 export interface RunDecision {
   verdict: RunResult['verdict'];
   exitCode: RunResult['exitCode'];
+}
+
+/** What besides the cells decides a run. */
+export interface RunFacts {
+  /** How many cells the run was asked for; fewer results means the run did not finish. */
+  expected?: number;
+  /** Lockstep errors that fail the run (`lockstep: 'error'`). */
+  lockstepErrors?: readonly string[];
 }
 
 /**
@@ -37,15 +47,80 @@ export function cellOutcome(verdict: Verdict, allowedToFail: boolean): CellOutco
   }
 }
 
+/** Verdict and outcome of a cell, from its phases and the plan's allowance only. */
+export function decideCellResult(
+  phases: readonly Pick<PhaseResult, 'verdict'>[],
+  allowedToFail: boolean,
+): { verdict: Verdict; outcome: CellOutcome } {
+  const verdict = decideCell(phases);
+  return { verdict, outcome: cellOutcome(verdict, allowedToFail) };
+}
+
 /**
- * The run's verdict and exit code: 130 when interrupted; 1 when any cell failed (not allowed) or an
- * allowance is stale; 3 when a cell was not measured and none failed (or there were no cells);
- * 0 when every required cell passed (allowed failures included).
+ * The run's verdict and exit code: 130 when interrupted (or fewer cells finished than were asked
+ * for); 1 when any cell failed (not allowed), an allowance is stale, or lockstep errors fail the run;
+ * 3 when a cell was not measured and none failed (or there were no cells); 0 when every required
+ * cell passed (allowed failures included).
  */
-export function decideRun(cells: readonly Pick<CellResult, 'verdict' | 'allowedToFail'>[], interrupted: boolean): RunDecision {
-  if (interrupted) return { verdict: 'interrupted', exitCode: 130 };
-  const outcomes = cells.map((c) => cellOutcome(c.verdict, c.allowedToFail));
-  if (outcomes.some((o) => o === 'failed' || o === 'stale-allowance')) return { verdict: 'failed', exitCode: 1 };
+export function decideRun(
+  cells: readonly Pick<CellResult, 'phases' | 'allowedToFail'>[] | readonly Pick<CellResult, 'verdict' | 'allowedToFail'>[],
+  interrupted: boolean,
+  facts: RunFacts = {},
+): RunDecision {
+  if (interrupted || (facts.expected !== undefined && cells.length < facts.expected)) return { verdict: 'interrupted', exitCode: 130 };
+  const outcomes = cells.map((c) => cellOutcome('phases' in c ? decideCell(c.phases) : c.verdict, c.allowedToFail));
+  if (outcomes.some((o) => o === 'failed' || o === 'stale-allowance') || (facts.lockstepErrors?.length ?? 0) > 0)
+    return { verdict: 'failed', exitCode: 1 };
   if (outcomes.length === 0 || outcomes.includes('not-measured')) return { verdict: 'not-measured', exitCode: 3 };
   return { verdict: 'passed', exitCode: 0 };
+}
+
+/** The facts a stored run carries: the cells it was asked for and its lockstep errors. */
+export function storedFacts(run: Pick<RunResult, 'plan' | 'lockstepErrors'>): RunFacts {
+  return {
+    expected: run.plan.selected?.length ?? run.plan.cells.length,
+    ...(run.lockstepErrors ? { lockstepErrors: run.lockstepErrors } : {}),
+  };
+}
+
+/**
+ * Every place where a stored run disagrees with what its phases and its plan imply, each naming the
+ * cell (empty when the file is consistent). A cell's phases must be the five phases in order, its
+ * allowance must be the plan's, its verdict and outcome must follow from them, and the run's verdict
+ * and exit code must follow from the cells.
+ */
+export function auditRun(run: RunResult): string[] {
+  const problems: string[] = [];
+  const planned = new Map(run.plan.cells.map((ref) => [ref.id, ref]));
+  for (const cell of run.cells) {
+    const where = `cell ${cell.id}`;
+    const names = cell.phases.map((p) => p.phase);
+    if (names.join() !== PHASES.join())
+      problems.push(`${where}: records phases [${names.join(', ')}], but every cell records [${PHASES.join(', ')}] once each, in order`);
+    const ref = planned.get(cell.id);
+    if (!ref) {
+      problems.push(`${where} (pin ${cell.pin}) is not in the plan (planned: ${[...planned.keys()].join(', ')})`);
+      continue;
+    }
+    if (cell.allowedToFail !== ref.allowedToFail)
+      problems.push(`${where}: allowedToFail is ${cell.allowedToFail}, but the plan says ${ref.allowedToFail}`);
+    const decided = decideCellResult(cell.phases, ref.allowedToFail);
+    if (cell.verdict !== decided.verdict)
+      problems.push(`${where}: stored verdict "${cell.verdict}", but its phases say "${decided.verdict}"${culprits(cell.phases)}`);
+    if (cell.outcome !== decided.outcome)
+      problems.push(
+        `${where}: stored outcome "${cell.outcome}", but its phases and the plan's allowedToFail (${ref.allowedToFail}) say "${decided.outcome}"`,
+      );
+  }
+  const decision = decideRun(run.cells, run.interrupted, storedFacts(run));
+  if (run.verdict !== decision.verdict || run.exitCode !== decision.exitCode)
+    problems.push(
+      `run: stored verdict "${run.verdict}" (exit ${run.exitCode}), but its cells say "${decision.verdict}" (exit ${decision.exitCode})`,
+    );
+  return problems;
+}
+
+function culprits(phases: readonly PhaseResult[]): string {
+  const notPassed = phases.filter((p) => p.verdict === 'failed' || p.verdict === 'not-measured');
+  return notPassed.length ? ` (${notPassed.map((p) => `${p.phase} ${p.verdict}`).join(', ')})` : '';
 }

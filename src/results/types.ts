@@ -132,4 +132,6 @@ export interface RunResult {
   verdict: 'passed' | 'failed' | 'not-measured' | 'interrupted';
   exitCode: 0 | 1 | 2 | 3 | 130;
   warnings: string[];
+  /** Lockstep errors that failed the run (`lockstep: 'error'`); also listed in `warnings`. */
+  lockstepErrors?: string[];
 }

@@ -48,7 +48,7 @@ describe('mergeResults', () => {
 
   test('an interrupted piece makes the merged run interrupted', () => {
     const parts = pieces(makeRun());
-    parts[1]!.run = { ...parts[1]!.run, interrupted: true };
+    parts[1]!.run = { ...parts[1]!.run, interrupted: true, verdict: 'interrupted', exitCode: 130 };
     expect(merged(parts)).toMatchObject({ verdict: 'interrupted', exitCode: 130 });
   });
 
@@ -85,6 +85,7 @@ describe('mergeResults', () => {
     const result = mergeResults([...parts, again]);
     expect(result).toEqual({
       ok: false,
+      exitCode: 1,
       errors: ['cell v1-floor appears twice: in cell-v1-floor/results.json and in retry/results.json; pass one result per cell.'],
     });
   });
@@ -106,6 +107,78 @@ describe('mergeResults', () => {
     const run = merged(parts);
     expect(run.plan.selected).toBeUndefined();
     expect(renderTable(run)).toBe(renderTable(makeRun()));
+  });
+
+  test('an interrupted piece whose verdict was edited to passed is refused', () => {
+    const parts = pieces(makeRun());
+    parts[1]!.run = { ...parts[1]!.run, interrupted: true };
+    expect(mergeResults(parts)).toEqual({
+      ok: false,
+      exitCode: 2,
+      errors: [
+        'cell-v1-latest/results.json: run: stored verdict "passed" (exit 0), but its cells say "interrupted" (exit 130); refusing to merge it (re-run the cell to regenerate it).',
+      ],
+    });
+  });
+
+  test('a piece whose http phase failed but whose cell says passed is refused, naming the file and the cell', () => {
+    const parts = pieces(makeRun());
+    const piece = parts[2]!.run;
+    const cell = piece.cells[0]!;
+    const phases = cell.phases.map((p) => (p.phase === 'http' ? { ...p, verdict: 'failed' as const, message: 'no 401' } : p));
+    parts[2]!.run = { ...piece, cells: [{ ...cell, phases }] };
+    const result = mergeResults(parts);
+    expect(result).toEqual({
+      ok: false,
+      exitCode: 2,
+      errors: [
+        'cell-v2-rep/results.json: cell v2-rep: stored verdict "passed", but its phases say "failed" (http failed); refusing to merge it (re-run the cell to regenerate it).',
+        'cell-v2-rep/results.json: cell v2-rep: stored outcome "passed", but its phases and the plan\'s allowedToFail (false) say "failed"; refusing to merge it (re-run the cell to regenerate it).',
+        'cell-v2-rep/results.json: run: stored verdict "passed" (exit 0), but its cells say "failed" (exit 1); refusing to merge it (re-run the cell to regenerate it).',
+      ],
+    });
+  });
+
+  test('a piece whose allowedToFail was flipped against the plan is refused', () => {
+    const run = makeRun([FOUR_CELLS[0]!, { ...FOUR_CELLS[1]!, phases: { http: { verdict: 'failed', message: 'no 401' } } }]);
+    const parts = pieces(run);
+    const piece = parts[1]!.run;
+    // Flipped consistently inside the cell (outcome and the run verdict follow), but not in the plan.
+    const cell = { ...piece.cells[0]!, allowedToFail: true, outcome: 'allowed-failure' as const };
+    parts[1]!.run = { ...piece, cells: [cell], verdict: 'passed', exitCode: 0 };
+    const result = mergeResults(parts);
+    expect(result.ok).toBe(false);
+    if (!result.ok) {
+      expect(result.exitCode).toBe(2);
+      expect(result.errors).toContain(
+        'cell-v1-latest/results.json: cell v1-latest: allowedToFail is true, but the plan says false; refusing to merge it (re-run the cell to regenerate it).',
+      );
+    }
+  });
+
+  test("a piece whose plan's allowance was flipped with its cell is refused against the other pieces", () => {
+    const run = makeRun([FOUR_CELLS[0]!, { ...FOUR_CELLS[1]!, phases: { http: { verdict: 'failed', message: 'no 401' } } }]);
+    const parts = pieces(run);
+    const piece = parts[1]!.run;
+    const cell = { ...piece.cells[0]!, allowedToFail: true, outcome: 'allowed-failure' as const };
+    const cells = piece.plan.cells.map((c) => (c.id === cell.id ? { ...c, allowedToFail: true } : c));
+    parts[1]!.run = { ...piece, plan: { ...piece.plan, cells }, cells: [cell], verdict: 'passed', exitCode: 0 };
+    const result = mergeResults(parts);
+    expect(result).toEqual({
+      ok: false,
+      exitCode: 2,
+      errors: [
+        "cell-v1-latest/results.json: its plan's cells differ from cell-v1-floor/results.json's although both carry configHash 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08; one was edited.",
+      ],
+    });
+  });
+
+  test('lockstep errors that failed a piece fail the merged run', () => {
+    const parts = pieces(makeRun()).map((p) => ({
+      ...p,
+      run: { ...p.run, lockstepErrors: ['no floor cell'], verdict: 'failed' as const, exitCode: 1 as const },
+    }));
+    expect(merged(parts)).toMatchObject({ verdict: 'failed', exitCode: 1, lockstepErrors: ['no floor cell'] });
   });
 
   test('nothing to merge', () => {

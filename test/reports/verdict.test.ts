@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import type { Verdict } from '../../src/results/types.js';
-import { cellOutcome, decideCell, decideRun } from '../../src/reports/index.js';
+import { auditRun, cellOutcome, decideCell, decideRun } from '../../src/reports/index.js';
+import { FOUR_CELLS, makeRun } from './helpers/make-run.js';
 
 const cell = (verdict: Verdict, allowedToFail = false) => ({ verdict, allowedToFail });
 
@@ -46,5 +47,40 @@ describe('decideRun', () => {
     ['interrupted wins', [cell('failed')], true, 'interrupted', 130],
   ] as const)('%s', (_name, cells, interrupted, verdict, exitCode) => {
     expect(decideRun(cells, interrupted)).toEqual({ verdict, exitCode });
+  });
+});
+
+describe('decideRun facts', () => {
+  test('fewer cells than asked for is an unfinished run', () => {
+    expect(decideRun([cell('passed')], false, { expected: 2 })).toEqual({ verdict: 'interrupted', exitCode: 130 });
+  });
+  test('lockstep errors fail an otherwise passing run', () => {
+    expect(decideRun([cell('passed')], false, { lockstepErrors: ['x'] })).toEqual({ verdict: 'failed', exitCode: 1 });
+  });
+  test('the phases decide, not a stored cell verdict', () => {
+    const phases = [{ verdict: 'passed' as const }, { verdict: 'failed' as const }];
+    expect(decideRun([{ phases, allowedToFail: false } as never], false)).toEqual({ verdict: 'failed', exitCode: 1 });
+  });
+});
+
+describe('auditRun', () => {
+  test('a run as written is consistent', () => {
+    expect(auditRun(makeRun())).toEqual([]);
+    expect(auditRun(makeRun([{ ...FOUR_CELLS[0]!, allowedToFail: true, phases: { stdio: { verdict: 'failed' } } }]))).toEqual([]);
+  });
+
+  test('a flipped run verdict over failed phases is named', () => {
+    const run = makeRun([{ ...FOUR_CELLS[0]!, phases: { leaks: { verdict: 'not-measured' } } }]);
+    expect(auditRun({ ...run, verdict: 'passed', exitCode: 0 })).toEqual([
+      'run: stored verdict "passed" (exit 0), but its cells say "not-measured" (exit 3)',
+    ]);
+  });
+
+  test('a dropped phase is named', () => {
+    const run = makeRun([FOUR_CELLS[0]!]);
+    const cell = run.cells[0]!;
+    expect(auditRun({ ...run, cells: [{ ...cell, phases: cell.phases.filter((p) => p.phase !== 'http') }] })).toEqual([
+      'cell v1-floor: records phases [environment, stdio, bind, leaks], but every cell records [environment, stdio, http, bind, leaks] once each, in order',
+    ]);
   });
 });

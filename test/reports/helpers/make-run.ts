@@ -111,5 +111,6 @@ export function makeRun(specs: CellSpec[] = FOUR_CELLS, overrides: Partial<RunRe
 /** The single-cell piece of `run` for cell `id`, as `run --cell id` would write it. */
 export function pieceOf(run: RunResult, id: string, startedAt: string, finishedAt: string): RunResult {
   const cells = run.cells.filter((c) => c.id === id);
-  return { ...run, cells, startedAt, finishedAt, ...decideRun(cells, false) };
+  const plan = { ...run.plan, selected: [id] };
+  return { ...run, plan, cells, startedAt, finishedAt, ...decideRun(cells, false, { expected: 1 }) };
 }
