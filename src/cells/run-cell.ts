@@ -11,6 +11,7 @@ import { verifyEnvironment } from './environment.js';
 import { installCell } from './install.js';
 import { createCellDir } from './workspace.js';
 import { errorMessage } from '../util/result.js';
+import { describeInfraError } from '../util/infra.js';
 
 export interface CellContext {
   plan: Plan;
@@ -61,12 +62,15 @@ export async function runCell(cell: PlannedCell, ctx: CellContext, hooks: Driver
         install.kind === 'failed' && range && !semver.satisfies(cell.version, range)
           ? `pin ${cell.primary}@${cell.version} is outside the range "${range}" that ${ctx.plan.package.name} declares; `
           : '';
+      const cause = install.kind === 'not-measured' ? install.cause : undefined;
       record({
         phase: 'environment',
         verdict: what,
         durationMs: install.durationMs,
         step: 'npm install',
-        message: `${outside}npm install ${install.kind === 'failed' ? 'failed' : `could not complete after ${install.attempts} attempt(s)`} (${install.code}): ${install.message}`,
+        message: cause
+          ? `${cause} (npm: ${install.message})`
+          : `${outside}npm install ${install.kind === 'failed' ? 'failed' : `could not complete after ${install.attempts} attempt(s)`} (${install.code}): ${install.message}`,
         details: { attempts: install.attempts, code: install.code },
       });
     } else {
@@ -86,8 +90,9 @@ export async function runCell(cell: PlannedCell, ctx: CellContext, hooks: Driver
       if (!ctx.signal.aborted) summary = await runPhases(cell, cellDir, ctx, hooks, record);
     }
   } catch (error) {
-    const message = ctx.signal.aborted ? 'interrupted' : `harness error: ${errorMessage(error)}`;
-    record({ phase: results.has('environment') ? 'stdio' : 'environment', verdict: 'not-measured', durationMs: 0, message });
+    // The harness's own failure (a full disk while writing the cell, a bug): never the server's.
+    const message = ctx.signal.aborted ? 'interrupted' : `harness error: ${describeInfraError(error) ?? errorMessage(error)}`;
+    record({ phase: nextPhase(results), verdict: 'not-measured', durationMs: 0, message });
   } finally {
     if (cellDir && !ctx.keep) ctx.dispose(cellDir);
   }
@@ -112,13 +117,18 @@ export async function runCell(cell: PlannedCell, ctx: CellContext, hooks: Driver
   };
 }
 
+/** The first phase without a result: where the harness stopped. */
+function nextPhase(results: Map<PhaseName, PhaseResult>): PhaseName {
+  return PHASES.find((p) => !results.has(p)) ?? 'leaks';
+}
+
 function notRun(phase: PhaseName, results: Map<PhaseName, PhaseResult>, aborted: boolean): PhaseResult {
   const env = results.get('environment');
   const message = aborted
     ? 'interrupted before this phase ran'
     : env && env.verdict !== 'passed' && env.step === 'npm install'
       ? 'not run: the cell could not be installed'
-      : 'not run: the driver stopped before this phase';
+      : 'not run: the harness stopped before this phase';
   return { phase, verdict: 'not-measured', durationMs: 0, message };
 }
 
@@ -171,13 +181,17 @@ async function runPhases(
     },
   );
   if (outcome.kind === 'done') return outcome.summary;
+  // A driver that crashed, was killed or hit the backstop measured nothing more: only the server's
+  // own behaviour, reported by the driver, may fail a phase.
   const phase = outcome.current ?? 'stdio';
   if (!outcome.results.some((r) => r.phase === phase)) {
     record({
       phase,
-      verdict: ctx.signal.aborted ? 'not-measured' : 'failed',
+      verdict: 'not-measured',
       durationMs: 0,
-      message: ctx.signal.aborted ? 'interrupted' : outcome.message,
+      message: ctx.signal.aborted
+        ? 'interrupted'
+        : `${outcome.message}; the harness could not measure this phase (not a verdict on the server)`,
     });
   }
   return { leakedHandles: null };

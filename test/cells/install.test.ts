@@ -1,5 +1,8 @@
-import { describe, expect, it } from 'vitest';
-import { classifyNpmError } from '../../src/cells/install.js';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { classifyNpmError, machineCause, npmJsonError } from '../../src/cells/install.js';
 
 describe('classifyNpmError', () => {
   it.each([
@@ -15,5 +18,56 @@ describe('classifyNpmError', () => {
     expect(c.code).toBe(code);
     expect(c.network).toBe(network);
     expect(c.message).not.toMatch(/^code /);
+  });
+});
+
+describe('npm --json errors', () => {
+  it('reads the structured code first', () => {
+    const stdout = '{\n  "error": {\n    "code": "ENOSPC",\n    "summary": "ENOSPC: no space left on device, write"\n  }\n}\n';
+    expect(npmJsonError(stdout)).toEqual({ code: 'ENOSPC', summary: 'ENOSPC: no space left on device, write' });
+    expect(classifyNpmError('npm error something odd', stdout).code).toBe('ENOSPC');
+    expect(npmJsonError('not json')).toBeUndefined();
+  });
+});
+
+describe('machineCause: the machine, not the package', () => {
+  let dir: string;
+  beforeAll(async () => {
+    dir = await mkdtemp(path.join(os.tmpdir(), 'mm-install-'));
+  });
+  afterAll(async () => rm(dir, { recursive: true, force: true }));
+
+  it('ENOSPC from npm itself', async () => {
+    const cause = await machineCause('ENOSPC', 'npm error code ENOSPC\nnpm error path /x/y', '', path.join(dir, 'cell'));
+    expect(cause).toBe('the disk is full (ENOSPC on /x/y): npm install could not complete');
+  });
+
+  it("EACCES on the harness's own directory", async () => {
+    const cell = path.join(dir, 'cell-a');
+    const stderr = `npm error code EACCES\nnpm error path ${cell}/node_modules/x`;
+    expect(await machineCause('EACCES', stderr, '', cell)).toBe(
+      `permission denied (EACCES on ${cell}/node_modules/x (the harness's own directory)): npm install could not complete`,
+    );
+  });
+
+  it('EJSONPARSE after a full disk: the cause is in the debug log', async () => {
+    const log = path.join(dir, 'debug-0.log');
+    await writeFile(log, '100 warn tar TAR_ENTRY_ERROR ENOSPC: no space left on device, write\n101 error code EJSONPARSE\n');
+    const stderr = `npm error code EJSONPARSE\nnpm error JSON.parse Invalid package.json\nnpm error A complete log of this run can be found in: ${log}`;
+    expect(await machineCause('EJSONPARSE', stderr, '', path.join(dir, 'cell'))).toBe(
+      `the disk is full (ENOSPC, found in npm's debug log ${log}): npm install failed with EJSONPARSE because of it`,
+    );
+  });
+
+  it('EMFILE anywhere in the output', async () => {
+    expect(await machineCause('UNKNOWN', 'npm error EMFILE: too many open files, open /a', '', path.join(dir, 'cell'))).toMatch(
+      /^too many open files \(the per-process limit, ulimit -n\) \(EMFILE, found in npm's output\)/,
+    );
+  });
+
+  it('a deterministic failure on a disk with room stays the package’s', async () => {
+    expect(
+      await machineCause('ERESOLVE', 'npm error code ERESOLVE\nnpm error ERESOLVE unable to resolve dependency tree', '', dir),
+    ).toBeUndefined();
   });
 });
