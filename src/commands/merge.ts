@@ -5,13 +5,16 @@ import type { Logger } from '../logger.js';
 import { parseResults } from '../reports/json.js';
 import { renderTable } from '../reports/markdown.js';
 import { mergeResults } from '../reports/merge.js';
-import { writeReports } from '../reports/write.js';
+import { checkOutDir, writeReports } from '../reports/write.js';
 import type { RunResult } from '../results/types.js';
 import type { Failure } from '../util/result.js';
 import { publishToGithub } from './github.js';
 import { DEFAULT_OUT } from './run.js';
 
 export async function mergeCommand(files: string[], options: { cwd: string; out?: string }, log: Logger): Promise<number | Failure> {
+  const outDir = path.resolve(options.cwd, options.out ?? DEFAULT_OUT);
+  const badOut = await checkOutDir(outDir);
+  if (badOut) return { kind: 'usage', message: `--out: ${badOut}` };
   const pieces: { file: string; run: RunResult }[] = [];
   for (const file of files) {
     const target = path.resolve(options.cwd, file);
@@ -26,7 +29,6 @@ export async function mergeCommand(files: string[], options: { cwd: string; out?
     for (const e of merged.errors) log.error(`merge: ${e}`);
     return merged.exitCode;
   }
-  const outDir = path.resolve(options.cwd, options.out ?? DEFAULT_OUT);
   const written = await writeReports(merged.run, outDir, { junit: true });
   log.info(renderTable(merged.run));
   await publishToGithub(merged.run, log);

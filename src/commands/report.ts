@@ -5,7 +5,7 @@ import type { Logger } from '../logger.js';
 import { parseResults } from '../reports/json.js';
 import { renderTable } from '../reports/markdown.js';
 import { auditRun } from '../reports/verdict.js';
-import { writeReports } from '../reports/write.js';
+import { checkOutDir, writeReports } from '../reports/write.js';
 import type { Failure } from '../util/result.js';
 
 export async function reportCommand(
@@ -27,6 +27,8 @@ export async function reportCommand(
       details: problems,
     };
   const outDir = path.resolve(options.cwd, options.out ?? path.dirname(target));
+  const badOut = await checkOutDir(outDir);
+  if (badOut) return { kind: 'usage', message: `--out: ${badOut}` };
   const written = await writeReports(parsed.run, outDir, { junit: options.junit });
   log.info(renderTable(parsed.run));
   log.info(`wrote ${written.map((f) => path.relative(options.cwd, f)).join(', ')}`);

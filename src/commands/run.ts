@@ -1,12 +1,13 @@
 // `mcp-matrix run`: the matrix, its reports, and an exit code that tells CI what happened.
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Logger } from '../logger.js';
 import { prepareConfig, type PrepareOptions } from '../orchestrator/prepare.js';
 import { runMatrix } from '../orchestrator/run-matrix.js';
 import type { ProgressMode } from '../orchestrator/progress.js';
 import { publishInto } from '../reports/publish.js';
-import { writeReports } from '../reports/write.js';
+import { checkOutDir, writeReports } from '../reports/write.js';
+import type { ResolvedConfig } from '../config/resolve.js';
 import { renderPublished, renderTable } from '../reports/markdown.js';
 import { publishToGithub } from './github.js';
 import type { Failure } from '../util/result.js';
@@ -25,9 +26,22 @@ export interface RunCommandOptions extends PrepareOptions {
 }
 
 export async function runCommand(options: RunCommandOptions, log: Logger): Promise<number | Failure> {
+  // Bad input fails at once, before any look-up or install: the results must have somewhere to go.
+  const outDir = path.resolve(options.cwd, options.out ?? DEFAULT_OUT);
+  const badOut = await checkOutDir(outDir);
+  if (badOut) return { kind: 'usage', message: `--out: ${badOut}` };
+  if (options.publish) {
+    const badPublish = await checkPublishTarget(path.resolve(options.cwd, options.publish));
+    if (badPublish) return { kind: 'usage', message: `--publish: ${badPublish}` };
+  }
   const prepared = await prepareConfig(options);
   if (!prepared.ok) return prepared.error;
   const { config, registry } = prepared.value;
+  const badSource = await checkSource(config.source);
+  if (badSource) {
+    registry.cancel();
+    return { kind: 'usage', message: badSource };
+  }
   const result = await runMatrix(config, registry, {
     cwd: options.cwd,
     cells: options.cells,
@@ -43,7 +57,6 @@ export async function runCommand(options: RunCommandOptions, log: Logger): Promi
   });
   if (!result.ok) return result.error;
   const run = result.value;
-  const outDir = path.resolve(options.cwd, options.out ?? DEFAULT_OUT);
   const written = await writeReports(run, outDir, { junit: options.junit });
   log.info('');
   log.info(renderTable(run));
@@ -74,6 +87,24 @@ export async function runCommand(options: RunCommandOptions, log: Logger): Promi
     `${run.verdict.toUpperCase()} · ${run.cells.length} cell(s) in ${(run.durationMs / 1000).toFixed(1)} s · ${written.map((f) => path.relative(options.cwd, f)).join(', ')}`,
   );
   return run.exitCode;
+}
+
+/** The package source exists: a tarball file, or a directory with a package.json. */
+async function checkSource(source: ResolvedConfig['source']): Promise<string | undefined> {
+  if (source.kind === 'tarball') {
+    const info = await stat(source.file).catch(() => undefined);
+    return info?.isFile() ? undefined : `tarball ${source.file} does not exist or is not a file (check --tarball or the config's tarball)`;
+  }
+  const info = await stat(path.join(source.dir, 'package.json')).catch(() => undefined);
+  return info?.isFile() ? undefined : `package directory ${source.dir} has no package.json (check the config's package)`;
+}
+
+/** The --publish document is readable and has its markers, so the run's end cannot fail on it. */
+async function checkPublishTarget(target: string): Promise<string | undefined> {
+  const doc = await readFile(target, 'utf8').catch(() => undefined);
+  if (doc === undefined) return `cannot read ${target}`;
+  const marked = publishInto(doc, '');
+  return marked.ok ? undefined : `${target}: ${marked.error}`;
 }
 
 async function publishToDoc(file: string, run: Parameters<typeof renderTable>[0], cwd: string): Promise<string | undefined> {

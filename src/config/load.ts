@@ -26,18 +26,45 @@ export function findConfig(cwd: string, explicit?: string): Result<string> {
   return fail('usage', `no ${CONFIG_NAMES[0]} in ${cwd}: create one (mcp-matrix init) or pass --config <file>`);
 }
 
+/** How long a config may take to load; `MCP_MATRIX_CONFIG_TIMEOUT_MS` shortens it (tests). */
+export const CONFIG_TIMEOUT_MS = 30_000;
+
+function configTimeoutMs(): number {
+  const fromEnv = Number(process.env.MCP_MATRIX_CONFIG_TIMEOUT_MS);
+  return Number.isFinite(fromEnv) && fromEnv > 0 ? fromEnv : CONFIG_TIMEOUT_MS;
+}
+
 export async function loadConfig(cwd: string, explicit?: string): Promise<Result<LoadedConfig>> {
   const found = findConfig(cwd, explicit);
   if (!found.ok) return found;
   const file = found.value;
   let raw: unknown;
+  const timeoutMs = configTimeoutMs();
+  let timer: NodeJS.Timeout | undefined;
+  // A config whose module (top-level await) or default export never settles would otherwise leave
+  // Node with nothing to wait for: exit 13, silently. The timer keeps the process alive and says so.
+  const never = new Promise<'timeout'>((resolve) => {
+    timer = setTimeout(() => resolve('timeout'), timeoutMs);
+  });
   try {
     // No on-disk cache: a config is tiny and a stale transpile would be a confusing bug.
     const jiti = createJiti(import.meta.url, { fsCache: false, moduleCache: false, interopDefault: true });
-    raw = await jiti.import(file, { default: true });
-    if (typeof raw === 'function') raw = await (raw as () => unknown)();
+    const loading = (async () => {
+      const mod: unknown = await jiti.import(file, { default: true });
+      return typeof mod === 'function' ? await (mod as () => unknown)() : mod;
+    })();
+    const settled = await Promise.race([loading.then((value) => ({ value })), never]);
+    if (settled === 'timeout') {
+      return fail(
+        'usage',
+        `could not load ${file}: it did not finish loading within ${timeoutMs / 1000} s (a top-level await, the default export, or the function it exports returns a promise that never settles)`,
+      );
+    }
+    raw = settled.value;
   } catch (error) {
     return fail('usage', `could not load ${file}: ${errorMessage(error)}`);
+  } finally {
+    clearTimeout(timer);
   }
   const parsed = configSchema.safeParse(raw);
   if (!parsed.success) {

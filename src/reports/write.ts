@@ -1,8 +1,8 @@
 // The only file in reports that touches the disk: mkdir -p, then each report written atomically
 // (temporary file + rename), so an interrupted write never leaves a half results.json behind.
 
-import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { mkdir, open, rename, rm, stat, statfs, writeFile } from 'node:fs/promises';
+import path, { join } from 'node:path';
 import type { RunResult } from '../results/types.js';
 import { renderJson } from './json.js';
 import { renderJunit } from './junit.js';
@@ -19,7 +19,9 @@ export const JUNIT_FILE = 'junit.xml';
 
 /** Writes results.json, matrix.md and (unless `junit: false`) junit.xml into `outDir`; returns their paths. */
 export async function writeReports(run: RunResult, outDir: string, options: WriteOptions = {}): Promise<string[]> {
-  await mkdir(outDir, { recursive: true });
+  const checked = await checkOutDir(outDir);
+  if (checked) throw new Error(checked);
+  await makeDirs(outDir);
   const json = renderJson(run);
   // Render from the stored form, so `report results.json` later gives byte-identical files.
   const stored = JSON.parse(json) as RunResult;
@@ -46,4 +48,77 @@ async function writeAtomic(path: string, content: string): Promise<void> {
     await rm(temp, { force: true });
     throw error;
   }
+}
+
+// Kernel pseudo-filesystems (statfs f_type): Node's recursive mkdir loops forever on /proc/x.
+const PSEUDO_FS: Record<number, string> = {
+  0x9fa0: 'proc',
+  0x62656572: 'sysfs',
+  0x1cd1: 'devpts',
+  0x64626720: 'debugfs',
+  0x74726163: 'tracefs',
+  0x73636673: 'securityfs',
+  0x27e0eb: 'cgroup',
+  0x63677270: 'cgroup2',
+  0xcafe4a11: 'bpf',
+  0x6165676c: 'pstore',
+  0x62656570: 'configfs',
+};
+
+/**
+ * Why `outDir` cannot receive the reports, or undefined when it can: checked before anything runs,
+ * so a bad `--out` costs nothing. Creates nothing: it probe-writes into `outDir` when it exists,
+ * else into its nearest existing ancestor.
+ */
+export async function checkOutDir(outDir: string): Promise<string | undefined> {
+  const target = path.resolve(outDir);
+  let existing = target;
+  for (;;) {
+    const info = await stat(existing).catch((error: NodeJS.ErrnoException) => error);
+    if (!(info instanceof Error)) {
+      if (!info.isDirectory())
+        return existing === target
+          ? `${target} exists and is not a directory; pass a directory (or a path that does not exist yet) to --out`
+          : `${target} cannot be created: ${existing} is a file, not a directory`;
+      break;
+    }
+    if (info.code !== 'ENOENT' && info.code !== 'ENOTDIR') return `${target} cannot be used: ${info.message}`;
+    const parent = path.dirname(existing);
+    if (parent === existing) return `${target} cannot be created: no part of it exists`;
+    existing = parent;
+  }
+  const fsType = await statfs(existing).then(
+    (s) => PSEUDO_FS[s.type],
+    () => undefined,
+  );
+  if (fsType) return `${target} is on the kernel's ${fsType} pseudo-filesystem (${existing}); pass a directory on a real disk to --out`;
+  const probe = join(existing, `.mcp-matrix-write-probe-${process.pid}`);
+  try {
+    const handle = await open(probe, 'wx');
+    await handle.close();
+    await rm(probe, { force: true });
+  } catch (error) {
+    const e = error as NodeJS.ErrnoException;
+    return `${target} is not writable${existing === target ? '' : ` (its nearest existing folder ${existing} is not)`}: ${e.code ?? ''}${e.code ? ' ' : ''}${e.message.replace(/^\w+: /, '')}`;
+  }
+  return undefined;
+}
+
+/** mkdir -p one level at a time: bounded by the path's depth, whatever the file system answers. */
+async function makeDirs(dir: string): Promise<void> {
+  const target = path.resolve(dir);
+  const missing: string[] = [];
+  for (let d = target; ; d = path.dirname(d)) {
+    const exists = await stat(d).then(
+      (s) => s.isDirectory(),
+      () => false,
+    );
+    if (exists) break;
+    missing.unshift(d);
+    if (path.dirname(d) === d) break;
+  }
+  for (const d of missing)
+    await mkdir(d).catch((error: NodeJS.ErrnoException) => {
+      if (error.code !== 'EEXIST') throw error;
+    });
 }

@@ -77,4 +77,30 @@ describe('loadConfig', () => {
     if (!loaded.ok)
       expect(loaded.error.details).toEqual(['cells[0]: unknown key "colour" (check the spelling; see the README\'s config reference)']);
   });
+
+  describe('a config that never settles ends with a message, bounded', () => {
+    const saved = process.env.MCP_MATRIX_CONFIG_TIMEOUT_MS;
+    afterEach(() => {
+      if (saved === undefined) delete process.env.MCP_MATRIX_CONFIG_TIMEOUT_MS;
+      else process.env.MCP_MATRIX_CONFIG_TIMEOUT_MS = saved;
+    });
+    it.each([
+      ['a default-export promise', 'export default new Promise(() => {});'],
+      ['a function returning a promise', 'export default () => new Promise(() => {});'],
+      ['a top-level await', 'await new Promise(() => {});\nexport default {};'],
+    ])('%s', async (_name, source) => {
+      process.env.MCP_MATRIX_CONFIG_TIMEOUT_MS = '300';
+      const cwd = await withConfig(source);
+      const loaded = await loadConfig(cwd);
+      expect(loaded).toMatchObject({
+        ok: false,
+        error: {
+          kind: 'usage',
+          message: expect.stringMatching(
+            /could not load .*matrix\.config\.ts: it did not finish loading within 0\.3 s \(.*never settles\)/,
+          ),
+        },
+      });
+    });
+  });
 });
