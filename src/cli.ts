@@ -5,6 +5,7 @@ import { killAll } from './process/tracker.js';
 import type { Failure } from './util/result.js';
 import { HARNESS_VERSION } from './version.js';
 import type { ProgressMode } from './orchestrator/progress.js';
+import { didYouMean } from './util/did-you-mean.js';
 
 type Flags = Record<string, unknown>;
 
@@ -87,6 +88,7 @@ export async function main(argv: string[], log: Logger = createLogger()): Promis
       const { initCommand } = await import('./commands/init.js');
       command = initCommand({ cwd, force: Boolean(flags.force) }, log);
     });
+  cli.command('help [command]', 'Show the help of mcp-matrix, or of one command');
   cli.help((sections) => [
     ...sections,
     {
@@ -126,17 +128,40 @@ export async function main(argv: string[], log: Logger = createLogger()): Promis
     );
   }
 
+  const commands = cli.commands.map((c) => c.name).filter(Boolean);
   try {
+    // `help [command]` is `[command] --help`.
+    if (argv[0] === 'help') {
+      const topic = argv[1];
+      if (topic !== undefined && !commands.includes(topic)) {
+        log.error(`mcp-matrix: no command "${topic}"${didYouMean(topic, commands)}; commands: ${commands.join(', ')}`);
+        return 2;
+      }
+      argv = topic ? [topic, '--help'] : ['--help'];
+    }
     // `run` is the default command: `mcp-matrix --cell 2.0.0` means `mcp-matrix run --cell 2.0.0`.
     const args =
       argv.length === 0 || (argv[0]!.startsWith('-') && !['-h', '--help', '-v', '--version'].includes(argv[0]!)) ? ['run', ...argv] : argv;
     const parsed = cli.parse(['node', 'mcp-matrix', ...args], { run: false });
     if (parsed.options.help || parsed.options.version) return 0;
     if (!cli.matchedCommand) {
-      log.error(`mcp-matrix: unknown command "${String(parsed.args[0] ?? '')}"; commands: run, plan, report, merge, init (see --help)`);
+      const given = String(parsed.args[0] ?? '');
+      log.error(`mcp-matrix: unknown command "${given}"${didYouMean(given, commands)}; commands: ${commands.join(', ')} (mcp-matrix help)`);
       return 2;
     }
-    await cli.runMatchedCommand();
+    const unknownFlag = /^Unknown option `(.+)`$/;
+    try {
+      await cli.runMatchedCommand();
+    } catch (error) {
+      const flag = error instanceof Error ? unknownFlag.exec(error.message)?.[1] : undefined;
+      if (flag === undefined) throw error;
+      const name = cli.matchedCommand.name;
+      const flags = [...cli.matchedCommand.options, ...cli.globalCommand.options].flatMap((o) =>
+        o.rawName.split(/[\s,]+/).filter((w) => w.startsWith('--')),
+      );
+      log.error(`mcp-matrix: ${name} has no option ${flag}${didYouMean(flag, flags)} (mcp-matrix help ${name})`);
+      return 2;
+    }
     const outcome = await (command ?? Promise.resolve(0));
     const code = exitFor(outcome, log);
     return interrupted ? 130 : code;

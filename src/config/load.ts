@@ -2,7 +2,8 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { createJiti } from 'jiti';
-import { configSchema, formatIssues } from './schema.js';
+import { configDocPath } from './doc-path.js';
+import { validateConfig } from './schema.js';
 import type { MatrixConfig } from './define.js';
 import { errorMessage, fail, ok, type Result } from '../util/result.js';
 
@@ -66,10 +67,13 @@ export async function loadConfig(cwd: string, explicit?: string): Promise<Result
   } finally {
     clearTimeout(timer);
   }
-  const parsed = configSchema.safeParse(raw);
-  if (!parsed.success) {
-    const issues = formatIssues(parsed.error);
-    return fail('usage', `${path.basename(file)} has ${issues.length} problem${issues.length > 1 ? 's' : ''}:`, issues);
+  const parsed = validateConfig(raw);
+  if (!parsed.ok) {
+    const issues = parsed.problems;
+    return fail('usage', `${path.basename(file)} has ${issues.length} problem${issues.length > 1 ? 's' : ''}:`, [
+      ...issues,
+      `every key is described in ${configDocPath(cwd)}`,
+    ]);
   }
-  return ok({ file, dir: path.dirname(file), config: parsed.data as MatrixConfig });
+  return ok({ file, dir: path.dirname(file), config: parsed.config as MatrixConfig });
 }

@@ -4,16 +4,10 @@ import path from 'node:path';
 import type { ClientSpec } from '../driver/protocol.js';
 import type { CellConfig, MajorRecipe, MatrixConfig, Step, SurfaceExpectation } from './define.js';
 import { cellIdFromPin } from './schema.js';
+import { DEFAULT_MAJORS } from './majors.js';
 import type { LoadedConfig } from './load.js';
 
-/** design.md's pin → install-set mapping; a config may override any major. */
-export const DEFAULT_MAJORS: Record<string, MajorRecipe> = {
-  '1': { pinned: ['@modelcontextprotocol/sdk'] },
-  '2': {
-    pinned: ['@modelcontextprotocol/server', '@modelcontextprotocol/client'],
-    companions: [{ name: '@modelcontextprotocol/node', peerOf: '@modelcontextprotocol/server' }],
-  },
-};
+export { DEFAULT_MAJORS };
 
 export const DEFAULT_HTTP_ARGS = ['--transport', 'streamable-http', '--host', '{host}', '--port', '{port}'];
 export const DEFAULT_HTTP_ENV = { MCP_SERVER_TOKEN: '{token}' };

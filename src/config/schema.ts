@@ -1,6 +1,8 @@
 // Strict runtime validation of a loaded config; every problem is reported at once as `path: message`.
 import { z } from 'zod';
 import semver from 'semver';
+import { formatIssues as formatLeafIssues } from './issues.js';
+import { DEFAULT_MAJORS, pinMajor } from './majors.js';
 
 const stringRecord = z.record(z.string(), z.string());
 const expectation = z.union([z.number().int().nonnegative(), z.array(z.string())]);
@@ -122,6 +124,25 @@ export const configSchema = z
     lockstep: z.enum(['error', 'warn', 'off']).optional(),
     client: client.optional(),
   })
+  .superRefine(
+    (cfg, ctx) => {
+      // Runs even when other keys are wrong, so that a pin of an unknown major is reported with them.
+      const raw = cfg as unknown as { cells?: unknown; majors?: unknown };
+      const majors = Object.keys({ ...DEFAULT_MAJORS, ...(isRecord(raw.majors) ? raw.majors : {}) });
+      (Array.isArray(raw.cells) ? raw.cells : []).forEach((cell: unknown, i) => {
+        const pin = isRecord(cell) && typeof cell.pin === 'string' ? cell.pin : undefined;
+        const major = pin === undefined ? undefined : pinMajor(pin);
+        if (major !== undefined && !majors.includes(major)) {
+          ctx.addIssue({
+            code: 'custom',
+            path: ['cells', i, 'pin'],
+            message: `no install recipe for SDK major ${major} (known: ${majors.join(', ')}); pin a version of a known major, or add a recipe under "majors"`,
+          });
+        }
+      });
+    },
+    { when: () => true },
+  )
   .superRefine((cfg, ctx) => {
     if (cfg.package && cfg.tarball) {
       ctx.addIssue({ code: 'custom', path: ['tarball'], message: 'give either package or tarball, not both' });
@@ -144,17 +165,16 @@ export function cellIdFromPin(pin: string): string {
   return pin.replace(/@/g, '-');
 }
 
-/** Render zod issues as `path: message` lines, with the unknown key named. */
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** Validate a loaded config: the config, or every leaf problem (see formatIssues). */
+export function validateConfig(raw: unknown): { ok: true; config: z.output<typeof configSchema> } | { ok: false; problems: string[] } {
+  // The input is kept on issues for did-you-mean on enum values; it is never printed.
+  const parsed = configSchema.safeParse(raw, { reportInput: true });
+  return parsed.success ? { ok: true, config: parsed.data } : { ok: false, problems: formatIssues(parsed.error) };
+}
+
+/** Every leaf problem of a config as `path: message` (unions unwrapped, unknown keys with a did-you-mean). */
 export function formatIssues(error: z.ZodError): string[] {
-  return error.issues.map((issue) => {
-    const path = issue.path.reduce<string>(
-      (acc, part) => (typeof part === 'number' ? `${acc}[${part}]` : acc ? `${acc}.${String(part)}` : String(part)),
-      '',
-    );
-    let message = issue.message;
-    if (issue.code === 'unrecognized_keys') {
-      message = `unknown key${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `"${k}"`).join(', ')} (check the spelling; see the README's config reference)`;
-    }
-    return `${path || '(root)'}: ${message}`;
-  });
+  return formatLeafIssues(error, configSchema);
 }

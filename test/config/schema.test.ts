@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { configSchema, formatIssues } from '../../src/config/schema.js';
+import { validateConfig } from '../../src/config/schema.js';
 
 const valid = { cells: [{ pin: '1.24.0' }, { pin: 'latest@2' }] };
 
 function problems(input: unknown): string[] {
-  const r = configSchema.safeParse(input);
-  return r.success ? [] : formatIssues(r.error);
+  const r = validateConfig(input);
+  return r.ok ? [] : r.problems;
 }
 
 describe('config schema', () => {
@@ -19,7 +19,7 @@ describe('config schema', () => {
       stdoi: {},
       leaks: { graceMs: -1 },
     });
-    expect(out).toContain('(root): unknown key "stdoi" (check the spelling; see the README\'s config reference)');
+    expect(out).toContain('stdoi: unknown key (did you mean "stdio"?)');
     expect(out.some((l) => l.startsWith('cells[0].pin: must be an exact version'))).toBe(true);
     expect(out.some((l) => l.startsWith('cells[1].allowedToFail:'))).toBe(true);
     expect(out.some((l) => l.startsWith('leaks.graceMs:'))).toBe(true);
@@ -32,9 +32,8 @@ describe('config schema', () => {
   });
 
   it('names unknown keys inside nested objects', () => {
-    expect(problems({ ...valid, http: { prot: 1 } })).toEqual([
-      'http: unknown key "prot" (check the spelling; see the README\'s config reference)',
-    ]);
+    expect(problems({ ...valid, http: { prot: 1 } })).toEqual(['http.prot: unknown key']);
+    expect(problems({ ...valid, http: { pth: '/x' } })).toEqual(['http.pth: unknown key (did you mean "path"?)']);
   });
 
   it('accepts role pins and false phases', () => {
@@ -61,5 +60,39 @@ describe('config schema', () => {
     expect(problems({ ...valid, http: { host: '0.0.0.0' } })).toEqual([
       'http.host: must be a loopback host (127.0.0.1, ::1 or localhost): the http phase runs with a token on loopback',
     ]);
+  });
+
+  it('unwraps unions: every leaf problem under a phase, with its own path', () => {
+    expect(problems({ ...valid, stdio: { expect: { tools: 'five' }, timeout: 5 } })).toEqual([
+      'stdio.expect.tools: expected a number or a list, got string',
+      'stdio.timeout: unknown key (did you mean "timeoutMs"?)',
+    ]);
+    expect(problems({ ...valid, http: 5 })).toEqual(['http: expected false or an object, got number']);
+  });
+
+  it('reports a step against the step kind it was meant to be', () => {
+    expect(
+      problems({
+        ...valid,
+        stdio: {
+          steps: [
+            { tool: 'add', argumnts: {} },
+            { prompt: 'p', expect: { messages: 'one' } },
+          ],
+        },
+      }),
+    ).toEqual([
+      'stdio.steps[0].argumnts: unknown key (did you mean "arguments"?)',
+      'stdio.steps[1].expect.messages: expected number, received string',
+    ]);
+  });
+
+  it('checks pins against the known SDK majors while validating, with the other problems', () => {
+    expect(problems({ cells: [{ pin: '9.9.9' }, { pin: 'latest@3' }], lockstep: 'eror' })).toEqual([
+      'lockstep: must be one of "error", "warn", "off" (did you mean "error"?)',
+      'cells[0].pin: no install recipe for SDK major 9 (known: 1, 2); pin a version of a known major, or add a recipe under "majors"',
+      'cells[1].pin: no install recipe for SDK major 3 (known: 1, 2); pin a version of a known major, or add a recipe under "majors"',
+    ]);
+    expect(problems({ cells: [{ pin: 'latest@3' }], majors: { '3': { pinned: ['@x/sdk'] } } })).toEqual([]);
   });
 });

@@ -84,7 +84,7 @@ describe('mcp-matrix on the reference server', () => {
     );
     const r = await cli(['plan', '--config', cfg]);
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain('stdio: unknown key "tiemout"');
+    expect(r.stderr).toContain('stdio.tiemout: unknown key (did you mean "timeoutMs"?)');
   });
 
   it('fails the environment phase for a pin outside the declared range, exit 1', async () => {

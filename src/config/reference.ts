@@ -1,0 +1,69 @@
+// What each config key means: the text of docs/config.md. The keys and types come from the schema
+// (schema-tree.ts); a test fails when a schema key has no entry here, or an entry names no key.
+
+export const CONFIG_REFERENCE: Record<string, string> = {
+  package: 'The directory to `npm pack`, relative to the config file. Default: `.`.',
+  tarball: 'A packed tarball to test instead of packing `package` (relative to the config file). Give `package` or `tarball`, not both.',
+  bin: "Which bin of the package starts the MCP server. Default: the package's only bin.",
+  cells: 'One cell per SDK pin: a fresh directory where the packed package and that SDK version are installed. At least one.',
+  'cells[].pin':
+    'An exact SDK version (`1.24.0`, `2.0.0`), `latest@N` (the newest stable N.x), `floor@N` (the lowest N.x the package’s declared range admits) or `floor`. The major must have an install recipe (`majors`).',
+  'cells[].role': 'Why the cell exists, shown in the table: `lower supported boundary`.',
+  'cells[].id': 'The id `--cell` takes and reports show (letters, digits, `.`, `-`, `_`). Default: the pin with `@` turned into `-`.',
+  'cells[].allowedToFail':
+    'A failure is shown as allowed and does not fail the run; a pass fails it (the allowance is stale). Default: `false`.',
+  majors:
+    'Install recipes per SDK major, merged over the defaults: `1` pins `@modelcontextprotocol/sdk`; `2` pins `@modelcontextprotocol/server` and `/client`, with `@modelcontextprotocol/node` as a companion.',
+  'majors.<major>.pinned': 'Packages installed at exactly the pinned version; the first is the one the package declares its range on.',
+  'majors.<major>.companions': 'Packages chosen per pin: the newest version whose peer range on `peerOf` admits the pinned version.',
+  'majors.<major>.companions[].name': 'The companion package, e.g. `@modelcontextprotocol/node`.',
+  'majors.<major>.companions[].peerOf': 'The pinned package whose version the companion’s peer range must admit.',
+  env: 'Environment for every server process, on top of a minimal base (PATH, HOME, TMPDIR, LANG, …). Values are substituted like args.',
+  stdio:
+    'The stdio phase: start the bin, `initialize`, list tools / resources / templates / prompts, compare with `expect`, run `steps`, `ping`, close stdin. Absent: `skipped (not configured)`; `false`: `skipped (disabled)`.',
+  'stdio.args': 'Arguments after the bin. `{host}`, `{port}` and `{token}` are substituted. Default: none.',
+  'stdio.env': 'Extra environment for the server in this phase. Values are substituted like args.',
+  'stdio.timeoutMs': 'Bound for each step of the phase (initialize, each list, each step, ping), in ms. Default: `15000`.',
+  'stdio.expect': 'What the server must advertise. Left out, the counts are recorded but not checked.',
+  'stdio.expect.tools': 'The exact number of tools, or their exact names.',
+  'stdio.expect.resources': 'The exact number of resources, or their exact URIs.',
+  'stdio.expect.resourceTemplates': 'The exact number of resource templates, or their exact names.',
+  'stdio.expect.prompts': 'The exact number of prompts, or their exact names.',
+  'stdio.steps':
+    'Scripted interactions, run in order on one session: a tool call, a resource read or a prompt get, each with its expectations.',
+  'stdio.steps[] (tool).tool': 'A tool call: the tool name.',
+  'stdio.steps[] (tool).arguments': 'The call’s arguments. Left out, none are sent.',
+  'stdio.steps[] (tool).expect': 'What the result must show.',
+  'stdio.steps[] (tool).expect.isError': 'The result’s `isError` flag must be exactly this. Default: `false`.',
+  'stdio.steps[] (tool).expect.text': 'A substring of the joined text content.',
+  'stdio.steps[] (tool).expect.structuredContent': '`structuredContent` must contain this (deep partial match).',
+  'stdio.steps[] (resource).resource': 'A resource read: the URI.',
+  'stdio.steps[] (resource).expect': 'What the contents must show.',
+  'stdio.steps[] (resource).expect.text': 'A substring of the joined text contents.',
+  'stdio.steps[] (prompt).prompt': 'A prompt get: the prompt name.',
+  'stdio.steps[] (prompt).arguments': 'The prompt’s arguments (strings).',
+  'stdio.steps[] (prompt).expect': 'What the messages must show.',
+  'stdio.steps[] (prompt).expect.messages': 'The exact number of messages.',
+  'stdio.steps[] (prompt).expect.text': 'A substring of the joined text of the messages.',
+  http: 'The http phase, on a free loopback port with a random token: no token → 401 with `WWW-Authenticate: Bearer`, a wrong token → 401, the right token → a full Streamable HTTP round trip. Absent: `skipped (not configured)`; `false`: `skipped (disabled)`.',
+  'http.args':
+    'How the server is told its transport, host, port and token. `{host}`, `{port}`, `{token}` are substituted. Default: `--transport streamable-http --host {host} --port {port}`.',
+  'http.env': 'Extra environment for the server in this phase, substituted like args. Default: `{ MCP_SERVER_TOKEN: "{token}" }`.',
+  'http.timeoutMs': 'Bound for each request of the phase, in ms. Default: `15000`.',
+  'http.path': 'The MCP endpoint path. Default: `/mcp`.',
+  'http.host': 'The loopback host the server is told to bind (`127.0.0.1`, `::1` or `localhost`). Default: `127.0.0.1`.',
+  'http.readyTimeoutMs': 'How long the server may take to listen, in ms. Default: `15000`.',
+  bind: 'The bind phase: started on a non-loopback host without a token, the server must exit non-zero without ever listening. Absent: `skipped (not configured)`; `false`: `skipped (disabled)`.',
+  'bind.args': 'Arguments for the refused start. Default: `--transport streamable-http --host 0.0.0.0 --port {port}`.',
+  'bind.env': 'Extra environment for the server in this phase.',
+  'bind.timeoutMs': 'How long the server may take to refuse (exit), in ms. Default: `10000`.',
+  'bind.dropEnv': 'Environment variables removed for this phase. Default: the `http.env` keys whose value holds `{token}`.',
+  leaks:
+    'The leaks phase: every server exits by itself (stdio: after stdin EOF; http: after SIGTERM), leaves no process behind, and the driver’s own client leaves no handle. Absent: `skipped (not configured)`; `false`: `skipped (disabled)`.',
+  'leaks.graceMs': 'How long a server may take to exit by itself, in ms. Default: `10000`.',
+  install: 'How each cell runs `npm install`.',
+  'install.attempts': 'Attempts for network-type install errors (timeouts, resets, 5xx); other errors are never retried. Default: `3`.',
+  'install.timeoutMs': 'Bound for one `npm install`, in ms. Default: `300000`.',
+  lockstep:
+    'What a mismatch between the package’s declared SDK ranges and the cells is: `error` fails `plan` and `run`, `warn` prints it, `off` skips the check. Default: `error`.',
+};
