@@ -66,7 +66,7 @@ absent is \`skipped (not configured)\`; one set to \`false\` is \`skipped (disab
 and never shown as passed.
 
 **Placeholders.** In \`args\` and \`env\` values, \`{host}\`, \`{port}\` and \`{token}\` are replaced by the host, the free port
-and the random token of the phase.
+and the random token of the phase; \`{cellDir}\` and \`{tmp}\` by the cell's directory and a temp directory of the cell.
 
 ## Top level
 

@@ -21,7 +21,7 @@ export const CONFIG_REFERENCE: Record<string, string> = {
   env: 'Environment for every server process, on top of a minimal base (PATH, HOME, TMPDIR, LANG, …). Values are substituted like args.',
   stdio:
     'The stdio phase: start the bin, `initialize`, list tools / resources / templates / prompts, compare with `expect`, run `steps`, `ping`, close stdin. Absent: `skipped (not configured)`; `false`: `skipped (disabled)`.',
-  'stdio.args': 'Arguments after the bin. `{host}`, `{port}` and `{token}` are substituted. Default: none.',
+  'stdio.args': 'Arguments after the bin. `{host}`, `{port}`, `{token}`, `{cellDir}` and `{tmp}` are substituted. Default: none.',
   'stdio.env': 'Extra environment for the server in this phase. Values are substituted like args.',
   'stdio.timeoutMs': 'Bound for each step of the phase (initialize, each list, each step, ping), in ms. Default: `15000`.',
   'stdio.expect': 'What the server must advertise. Left out, the counts are recorded but not checked.',
@@ -66,4 +66,12 @@ export const CONFIG_REFERENCE: Record<string, string> = {
   'install.timeoutMs': 'Bound for one `npm install`, in ms. Default: `300000`.',
   lockstep:
     'What a mismatch between the package’s declared SDK ranges and the cells is: `error` fails `plan` and `run`, `warn` prints it, `off` skips the check. Default: `error`.',
+  client: 'The driver’s MCP client: the capabilities it declares, the roots it answers, how a tool step without arguments is sent.',
+  'client.capabilities':
+    'Capabilities the client declares in `initialize`, e.g. `{ roots: { listChanged: true }, sampling: {} }`. Default: `{}` (plus `roots: {}` when `roots` is given).',
+  'client.roots': 'What the client answers to `roots/list`; declares the `roots` capability.',
+  'client.roots[].uri': 'A `file://` URI; `{cellDir}` and `{tmp}` are substituted.',
+  'client.roots[].name': 'A name shown to the server.',
+  'client.noArguments':
+    'A tool step without `arguments`: `empty` sends `arguments: {}` (what hosts such as the Inspector send), `omit` leaves the field out (the spec allows it; SDK 1.30.0–1.31.0 servers reject it). Default: `empty`.',
 };

@@ -49,9 +49,9 @@ describe('config schema', () => {
     };
     expect(problems({ ...valid, client })).toEqual([]);
     expect(problems({ ...valid, client: { roots: [{ uri: 'https://x' }], noArguments: 'never', capabilities: { roots: true } } })).toEqual([
-      'client.capabilities.roots: Invalid input: expected record, received boolean',
+      'client.capabilities.roots: expected record, received boolean',
       'client.roots[0].uri: a root is a file:// URI (the MCP spec allows no other scheme)',
-      'client.noArguments: Invalid option: expected one of "empty"|"omit"',
+      'client.noArguments: must be one of "empty", "omit"',
     ]);
   });
 
