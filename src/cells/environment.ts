@@ -1,12 +1,16 @@
-// The environment phase: prove the cell holds exactly the tarball and the pinned SDK, once.
+// The environment phase: prove the cell holds exactly the tarball and the pinned SDK, once, and
+// (after the driver ran) that the running servers loaded that SDK copy and no other.
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import semver from 'semver';
-import type { EnvironmentEvidence, PhaseResult } from '../results/types.js';
+import { SDK_RUNTIME_DETAIL } from '../driver/sdk-load.js';
 import type { Tarball } from '../pack/pack.js';
+import type { EnvironmentEvidence, PhaseResult, SdkRuntime } from '../results/types.js';
+import { decideCell } from '../reports/verdict.js';
 import { findSdkCopies, readVersion, resolveFrom } from './sdk-tree.js';
+import { missingFromTarball, type Manifest } from './tarball-files.js';
 
 export interface EnvironmentInput {
   cellDir: string;
@@ -15,6 +19,8 @@ export interface EnvironmentInput {
   primary: string;
   version: string;
   installSet: Record<string, string>;
+  /** The SDK package names (every major's recipe): only these are SDK copies. */
+  sdkNames: readonly string[];
   tarball: Tarball;
   harnessVersion: string;
   npmVersion: string;
@@ -25,18 +31,15 @@ export async function verifyEnvironment(input: EnvironmentInput): Promise<{ resu
   const started = performance.now();
   const problems: string[] = [];
   const packageDir = path.join(input.cellDir, 'node_modules', input.packageName);
-  const manifest = await readJson<{
-    name?: string;
-    version?: string;
-    dependencies?: Record<string, string>;
-    peerDependencies?: Record<string, string>;
-  }>(path.join(packageDir, 'package.json'));
+  const manifest = await readJson<Manifest>(path.join(packageDir, 'package.json'));
   const declaredRanges = Object.fromEntries(
-    Object.entries({ ...manifest?.dependencies, ...manifest?.peerDependencies }).filter(([name]) =>
-      name.startsWith('@modelcontextprotocol/'),
-    ),
+    Object.entries({ ...manifest?.dependencies, ...manifest?.peerDependencies }).filter(([name]) => input.sdkNames.includes(name)),
   );
-  const sdkPackages = await findSdkCopies(input.cellDir);
+  const sdkPackages = await findSdkCopies(input.cellDir, input.sdkNames);
+  if (manifest) {
+    const missing = missingFromTarball(packageDir, manifest);
+    if (missing) problems.push(missing);
+  }
 
   for (const [name, wanted] of Object.entries(input.installSet)) {
     const top = await readVersion(path.join(input.cellDir, 'node_modules', name));
@@ -103,4 +106,134 @@ async function readJson<T>(file: string): Promise<T | undefined> {
 
 function short(integrity?: string): string {
   return integrity ? `${integrity.slice(0, 19)}…` : 'missing';
+}
+
+export interface RuntimeSdkInput {
+  installSet: Record<string, string>;
+  /** The package the major's range is declared on: the copy named when a server loaded none. */
+  primary: string;
+  /** The bin file inside the package, for the message when the probe could not load. */
+  binFile: string;
+  enabled: { stdio: boolean; http: boolean };
+  /** The driver's phase results; stdio and http carry what their servers loaded. */
+  phases: readonly PhaseResult[];
+}
+
+export interface RuntimeSdkCheck {
+  verdict: 'passed' | 'failed' | 'not-measured';
+  /** Failures, or the reason the check could not be measured. */
+  messages: string[];
+  observed: SdkRuntime[];
+}
+
+/**
+ * The runtime half of the environment check: the SDK the running servers loaded must be the cell's
+ * copy. A server that answered without loading any SDK copy carries its own (a bundle); one that
+ * loaded another copy (nested, aliased, a second version) runs what the pin does not control.
+ */
+export function judgeRuntimeSdk(input: RuntimeSdkInput): RuntimeSdkCheck {
+  const observed = input.phases.flatMap((p) => (p.phase === 'stdio' || p.phase === 'http' ? sdkRuntimeOf(p) : []));
+  const failures = new Grouped();
+  const reasons = new Grouped();
+  let cellCopyLoaded = false;
+  const pinned = (name: string): string => input.installSet[name]!;
+  const cellPath = (name: string): string => `node_modules/${name}`;
+  for (const o of observed) {
+    if (!o.probe) {
+      reasons.add(
+        o.server,
+        o.nodeBin
+          ? `ran without the probe (its bin ${input.binFile} did not load it)`
+          : `ran without the probe: its bin ${input.binFile} is not a Node program`,
+      );
+      continue;
+    }
+    const ours = o.copies.filter((c) => c.name in input.installSet && c.path === cellPath(c.name));
+    const others = o.copies.filter((c) => c.name in input.installSet && c.path !== cellPath(c.name));
+    for (const c of ours) {
+      if (c.version === pinned(c.name)) cellCopyLoaded = true;
+      else failures.add(o.server, `loaded ${c.name} ${c.version} from ${c.path}, not the pinned ${pinned(c.name)}`);
+    }
+    for (const c of others) {
+      const cells = ours.find((x) => x.name === c.name);
+      failures.add(
+        o.server,
+        cells
+          ? `loaded a second copy of ${c.name}: ${c.version} from ${c.path}, besides the cell's ${cells.version} at ${cells.path}`
+          : `loaded ${c.name} ${c.version} from ${c.path}, not the cell's ${pinned(c.name)} at ${cellPath(c.name)}`,
+      );
+    }
+    if (ours.length === 0 && others.length === 0) {
+      const cellCopy = `${cellPath(input.primary)} (${pinned(input.primary)})`;
+      const foreign = o.copies.map((c) => `${c.name} ${c.version} from ${c.path}`).join(', ');
+      if (o.answered && foreign)
+        failures.add(o.server, `answered without loading ${cellCopy}: it loaded ${foreign}, which this cell does not pin`);
+      else if (o.answered)
+        failures.add(
+          o.server,
+          `answered without loading ${cellCopy}: its bin carries its own copy of the SDK, so this cell cannot vary the SDK`,
+        );
+      else reasons.add(o.server, 'neither answered nor loaded an SDK copy');
+    }
+  }
+  if (!failures.empty()) return { verdict: 'failed', messages: failures.lines(), observed };
+  if (cellCopyLoaded) return { verdict: 'passed', messages: [], observed };
+  const unseen = 'so which SDK copy the server runs was not observed';
+  if (!input.enabled.stdio && !input.enabled.http)
+    return { verdict: 'not-measured', messages: [`no server answered (stdio and http are disabled), ${unseen}`], observed };
+  if (observed.length === 0)
+    return { verdict: 'not-measured', messages: [`no stdio or http server was observed (the driver stopped first), ${unseen}`], observed };
+  return { verdict: 'not-measured', messages: reasons.lines().map((r) => `${r}, ${unseen}`), observed };
+}
+
+/** The environment result and evidence with the runtime check folded in (the verdict rule is decideCell's). */
+export function withRuntimeSdk(
+  env: { result: PhaseResult; evidence: EnvironmentEvidence },
+  check: RuntimeSdkCheck,
+): { result: PhaseResult; evidence: EnvironmentEvidence } {
+  const evidence: EnvironmentEvidence = { ...env.evidence, ...(check.observed.length ? { loadedSdk: check.observed } : {}) };
+  const verdict = decideCell([env.result, { verdict: check.verdict }]) as PhaseResult['verdict'];
+  const listed = env.result.details?.problems;
+  const staticProblems =
+    env.result.verdict !== 'failed' ? [] : Array.isArray(listed) ? listed.map(String) : [env.result.message ?? 'failed'];
+  const runtime = { verdict: check.verdict, ...(check.messages.length ? { messages: check.messages } : {}) };
+  const details = { ...env.result.details, runtime };
+  if (verdict === 'passed') return { result: { ...env.result, details }, evidence };
+  const own = check.verdict === verdict ? check.messages : [];
+  const problems = [...staticProblems, ...own];
+  const result: PhaseResult = {
+    ...env.result,
+    verdict,
+    message: problems.join('; '),
+    step: staticProblems.length ? (env.result.step ?? 'verify') : 'loaded SDK',
+    details: { ...details, problems },
+  };
+  return { result, evidence };
+}
+
+function sdkRuntimeOf(phase: PhaseResult): SdkRuntime[] {
+  const value = phase.details?.[SDK_RUNTIME_DETAIL];
+  if (!Array.isArray(value)) return [];
+  return value.filter(
+    (v): v is SdkRuntime =>
+      typeof v === 'object' && v !== null && typeof (v as SdkRuntime).probe === 'boolean' && Array.isArray((v as SdkRuntime).copies),
+  );
+}
+
+/** The same finding for several servers reads once: "the stdio and http servers answered …". */
+class Grouped {
+  private readonly byText = new Map<string, string[]>();
+  add(server: string, text: string): void {
+    const servers = this.byText.get(text) ?? [];
+    if (!servers.includes(server)) servers.push(server);
+    this.byText.set(text, servers);
+  }
+  empty(): boolean {
+    return this.byText.size === 0;
+  }
+  lines(): string[] {
+    return [...this.byText].map(([text, servers]) =>
+      servers.length === 1 ? `the ${servers[0]} server ${text}` : `the ${servers.join(' and ')} servers ${text}`,
+    );
+  }
 }

@@ -7,8 +7,9 @@ import type { Tarball } from '../pack/pack.js';
 import { PHASES, type CellResult, type PhaseName, type PhaseResult } from '../results/types.js';
 import { decideCellResult } from '../reports/verdict.js';
 import { installDriver, runDriver, type DriverHooks } from './driver-launch.js';
-import { verifyEnvironment } from './environment.js';
+import { judgeRuntimeSdk, verifyEnvironment, withRuntimeSdk } from './environment.js';
 import { installCell } from './install.js';
+import { sdkPackageNames } from './sdk-tree.js';
 import { createCellDir } from './workspace.js';
 import { errorMessage } from '../util/result.js';
 import { describeInfraError } from '../util/infra.js';
@@ -80,14 +81,27 @@ export async function runCell(cell: PlannedCell, ctx: CellContext, hooks: Driver
         primary: cell.primary,
         version: cell.version,
         installSet: cell.installSet,
+        sdkNames: sdkPackageNames(ctx.plan.config.majors),
         tarball: ctx.tarball,
         harnessVersion: ctx.harnessVersion,
         npmVersion: ctx.npmVersion,
         install,
       });
       environment = env.evidence;
-      record(env.result);
+      // Shown once the servers' runtime SDK is folded in: the verdict rests on what they loaded.
+      results.set('environment', env.result);
       if (!ctx.signal.aborted) summary = await runPhases(cell, cellDir, ctx, hooks, record);
+      const cfg = ctx.plan.config;
+      const runtime = judgeRuntimeSdk({
+        installSet: cell.installSet,
+        primary: cell.primary,
+        binFile: ctx.plan.bin.file,
+        enabled: { stdio: cfg.stdio !== false, http: cfg.http !== false },
+        phases: [...results.values()],
+      });
+      const folded = withRuntimeSdk(env, runtime);
+      environment = folded.evidence;
+      record(folded.result);
     }
   } catch (error) {
     // The harness's own failure (a full disk while writing the cell, a bug): never the server's.
@@ -152,6 +166,7 @@ async function runPhases(
     baseEnv: baseEnv({ ...cfg.env, MCP_MATRIX_CELL: cell.id, MCP_MATRIX_PIN: cell.pin }),
     skipped: cfg.skipped,
     client: cfg.client,
+    sdkPackages: sdkPackageNames(cfg.majors),
     phases: {
       stdio: cfg.stdio && {
         command: command(cfg.stdio.args, cfg.stdio.env),

@@ -2,12 +2,18 @@
 import { existsSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
+import type { MajorRecipe } from '../config/define.js';
 import type { InstalledPackage } from '../results/types.js';
 
-export const SDK_SCOPE = '@modelcontextprotocol';
+/** The SDK packages: every name the install recipes pin or choose, for every major (not the whole scope). */
+export function sdkPackageNames(majors: Record<string, MajorRecipe>): string[] {
+  const names = Object.values(majors).flatMap((m) => [...m.pinned, ...(m.companions ?? []).map((c) => c.name)]);
+  return [...new Set(names)].sort();
+}
 
-/** Every `@modelcontextprotocol/*` package anywhere in the cell's node_modules tree. */
-export async function findSdkCopies(cellDir: string): Promise<InstalledPackage[]> {
+/** Every copy of an SDK package (`names`) anywhere in the cell's node_modules tree. */
+export async function findSdkCopies(cellDir: string, names: readonly string[]): Promise<InstalledPackage[]> {
+  const wanted = new Set(names);
   const found: InstalledPackage[] = [];
   async function walk(nodeModules: string): Promise<void> {
     let entries: string[];
@@ -28,16 +34,19 @@ export async function findSdkCopies(cellDir: string): Promise<InstalledPackage[]
         }
         for (const name of scoped) {
           const pkgDir = path.join(full, name);
-          if (entry === SDK_SCOPE) {
-            const version = await readVersion(pkgDir);
-            if (version) found.push({ name: `${entry}/${name}`, version, path: path.relative(cellDir, pkgDir) });
-          }
-          await walk(path.join(pkgDir, 'node_modules'));
+          await visit(`${entry}/${name}`, pkgDir);
         }
       } else {
-        await walk(path.join(full, 'node_modules'));
+        await visit(entry, full);
       }
     }
+  }
+  async function visit(name: string, pkgDir: string): Promise<void> {
+    if (wanted.has(name)) {
+      const version = await readVersion(pkgDir);
+      if (version) found.push({ name, version, path: path.relative(cellDir, pkgDir) });
+    }
+    await walk(path.join(pkgDir, 'node_modules'));
   }
   await walk(path.join(cellDir, 'node_modules'));
   return found.sort((a, b) => a.path.localeCompare(b.path));

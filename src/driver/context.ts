@@ -7,6 +7,7 @@ import type { PhaseName, PhaseResult } from '../results/types.js';
 import { DEFAULT_CLIENT, loadAdapter, type SdkAdapter, type SeenRequest } from './adapter.js';
 import type { DriverMessage, DriverSpec, ServerCommand } from './protocol.js';
 import type { Redactor } from './redact.js';
+import { SDK_PACKAGES_ENV } from './sdk-load.js';
 import { ServerProcess } from './server-process.js';
 
 export type Summary = Extract<DriverMessage, { type: 'done' }>['summary'];
@@ -27,6 +28,8 @@ export class DriverContext {
   phase: PhaseName | undefined;
   /** Per phase that opened a client session: every request the server sent to the client, with the answer. */
   readonly serverRequests = new Map<PhaseName, SeenRequest[]>();
+  /** Servers that answered initialize: a server that answered without loading the cell's SDK runs its own. */
+  readonly answered = new WeakSet<ServerProcess>();
   /** Resolves once every message sent so far has left the process. */
   flush: () => Promise<void> = async () => {};
   private adapterPromise: Promise<SdkAdapter> | undefined;
@@ -62,10 +65,12 @@ export class DriverContext {
   startServer(role: ServerRole, command: ServerCommand, env: Record<string, string>): ServerProcess {
     const dir = join(this.spec.cellDir, '.mcp-matrix', 'probe');
     mkdirSync(dir, { recursive: true });
+    // Only servers that answer are asked what they load (module hooks cost start-up time).
+    const watchSdk = role !== 'bind' && this.spec.sdkPackages?.length;
     const proc = new ServerProcess({
       bin: command.bin,
       args: command.args,
-      env,
+      env: watchSdk ? { ...env, [SDK_PACKAGES_ENV]: JSON.stringify(this.spec.sdkPackages) } : env,
       probe: this.spec.probe,
       probeFile: join(dir, `${role}-${++this.counter}.jsonl`),
       packageDir: this.spec.packageDir,

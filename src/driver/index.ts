@@ -16,6 +16,7 @@ import { stdioPhase } from './phases/stdio.js';
 import type { DriverMessage, DriverSpec } from './protocol.js';
 import { killGroup } from './proc.js';
 import { Redactor } from './redact.js';
+import { withSdkRuntime } from './sdk-runtime.js';
 
 /** With leaks disabled, servers still get this long before they are killed: nothing is orphaned. */
 const UNJUDGED_GRACE_MS = 5000;
@@ -94,6 +95,7 @@ async function phase(name: PhaseName, run: (() => Promise<PhaseResult>) | null, 
   }
   const seen = context?.serverRequests.get(name);
   if (seen) res.details = { ...res.details, serverRequests: seen.map((r) => ({ ...r })) };
+  if (context) res = withSdkRuntime(context, res);
   await send({ type: 'phase-result', result: res });
 }
 

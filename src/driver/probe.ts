@@ -5,8 +5,10 @@
 
 import { createHook } from 'node:async_hooks';
 import { appendFileSync } from 'node:fs';
+import module from 'node:module';
 import net from 'node:net';
 import { fileURLToPath } from 'node:url';
+import { SDK_PACKAGES_ENV, sdkNamesFromEnv, sdkNoter } from './sdk-load.js';
 import { describeStack, type Attribution, type StackContext } from './stack.js';
 
 export interface ProbeHandle {
@@ -173,14 +175,56 @@ function patchListen(): void {
   } as typeof proto.listen;
 }
 
+type Resolve = (specifier: string, context: unknown, next: (s: string, c: unknown) => { url: string }) => { url: string };
+type ModuleApi = typeof module & {
+  Module: { prototype: { load(this: unknown, filename: string): unknown } };
+  registerHooks?: (hooks: { resolve: Resolve }) => unknown;
+};
+
+/**
+ * Record which SDK package copies this process loads (the environment verdict rests on it): every
+ * CommonJS load, and every ES module resolution through module hooks (in-thread where Node has
+ * them, else `module.register`).
+ */
+function watchSdkLoads(file: string): void {
+  const names = sdkNamesFromEnv(process.env[SDK_PACKAGES_ENV]);
+  if (names.length === 0) return;
+  const note = sdkNoter(names, (record) => write({ ...record }));
+  const api = module as ModuleApi;
+  if (typeof api.registerHooks === 'function') {
+    api.registerHooks({
+      resolve(specifier, context, next) {
+        const resolved = next(specifier, context);
+        note(resolved.url);
+        return resolved;
+      },
+    });
+  } else {
+    const proto = api.Module.prototype;
+    const load = proto.load;
+    proto.load = function (this: unknown, filename: string) {
+      note(filename);
+      return load.call(this, filename);
+    };
+    module.register(new URL('./probe-hooks.js', import.meta.url), { data: { names, file } });
+  }
+}
+
 function install(): void {
   const g = globalThis as { __mcpMatrixProbeInstalled?: boolean };
   if (g.__mcpMatrixProbeInstalled) return;
   g.__mcpMatrixProbeInstalled = true;
   if (PROBE_FILE) {
+    // The driver tells "no probe" (a bin that is not Node) from "loaded nothing" by this record.
+    write({ type: 'probe', node: process.version });
     // Signal handlers are unref'd: this does not keep the process alive.
     process.on('SIGUSR2', () => write({ type: 'handles', handles: liveHandles() }));
     patchListen();
+    try {
+      watchSdkLoads(PROBE_FILE);
+    } catch {
+      // Without it the environment check says it could not observe; the server runs on.
+    }
   }
   createHook({
     init,

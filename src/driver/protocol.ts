@@ -60,6 +60,8 @@ export interface DriverSpec {
   skipped?: Partial<Record<PhaseName, string>>;
   /** The client the phases connect with; absent means no capabilities, no roots, `{}` for a missing `arguments`. */
   client?: ClientSpec;
+  /** The SDK package names (every major's recipe): the probe in the stdio and http servers records which copies of them load. */
+  sdkPackages?: string[];
   phases: {
     stdio:
       | false

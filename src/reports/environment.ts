@@ -1,6 +1,6 @@
 // `## Environment`: the host, the harness, the tarball, and per cell what was really installed.
 
-import type { CellResult, EnvironmentEvidence, RunResult } from '../results/types.js';
+import type { CellResult, EnvironmentEvidence, RunResult, SdkRuntime } from '../results/types.js';
 import { bytes, codeSpan, mdInline, seconds } from './format.js';
 import { displayCells, pinLabel } from './view.js';
 
@@ -42,7 +42,7 @@ function cellEnvironment(run: RunResult, cell: CellResult): string {
     facts.push(`- Declared SDK ranges: ${ranges.map(([n, r]) => `${codeSpan(n)} ${codeSpan(r)}`).join(', ')}`);
   }
   if (cell.cellDir) facts.push(`- Kept cell directory: ${codeSpan(cell.cellDir)}`);
-  return [head, facts.join('\n'), sdkTable(env)].join('\n\n');
+  return [head, facts.join('\n'), sdkTable(env), ...loadedTable(env)].join('\n\n');
 }
 
 function tarballNote(run: RunResult, env: EnvironmentEvidence): string {
@@ -55,4 +55,20 @@ function sdkTable(env: EnvironmentEvidence): string {
   if (env.sdkPackages.length === 0) return 'No SDK package was found in the cell.';
   const rows = env.sdkPackages.map((p) => `| ${mdInline(p.name)} | ${mdInline(p.version)} | ${mdInline(p.path)} |`);
   return ['| SDK package | version | path |', '|---|---|---|', ...rows].join('\n');
+}
+
+/** What the running servers loaded: the copy the environment verdict rests on. */
+function loadedTable(env: EnvironmentEvidence): string[] {
+  if (!env.loadedSdk?.length) return [];
+  const rows = env.loadedSdk.flatMap((o) =>
+    o.copies.length
+      ? o.copies.map((c) => `| ${mdInline(o.server)} | ${mdInline(c.name)} | ${mdInline(c.version)} | ${mdInline(c.path)} |`)
+      : [`| ${mdInline(o.server)} | ${mdInline(nothingLoaded(o))} | | |`],
+  );
+  return [['| server | loaded SDK package | version | path |', '|---|---|---|---|', ...rows].join('\n')];
+}
+
+function nothingLoaded(o: SdkRuntime): string {
+  if (!o.probe) return 'not observed (the probe did not load)';
+  return o.answered ? 'none (answered without loading an SDK copy)' : 'none';
 }

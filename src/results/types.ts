@@ -46,6 +46,19 @@ export interface InstalledPackage {
   path: string;
 }
 
+/** What one server process (stdio or http) loaded at run time, as the probe inside it saw it. */
+export interface SdkRuntime {
+  server: 'stdio' | 'http';
+  /** The probe loaded in the server; when false (a bin that is not Node) nothing could be observed. */
+  probe: boolean;
+  /** The bin is a Node script (started with the probe); else it was run as is, with the probe in NODE_OPTIONS. */
+  nodeBin: boolean;
+  /** The server answered initialize. */
+  answered: boolean;
+  /** Every SDK package copy it loaded a file of: real path (relative to the cell when inside it), name and version. */
+  copies: InstalledPackage[];
+}
+
 export interface EnvironmentEvidence {
   harnessVersion: string;
   node: string;
@@ -60,6 +73,8 @@ export interface EnvironmentEvidence {
   installAttempts: number;
   /** The SDK range(s) the installed package declares, by package name. */
   declaredRanges: Record<string, string>;
+  /** The SDK copies the running stdio and http servers loaded (absent when no server was observed). */
+  loadedSdk?: SdkRuntime[];
 }
 
 export interface CellSummary {

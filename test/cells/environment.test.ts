@@ -3,8 +3,12 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { verifyEnvironment, type EnvironmentInput } from '../../src/cells/environment.js';
-import { findSdkCopies, resolveFrom } from '../../src/cells/sdk-tree.js';
+import { judgeRuntimeSdk, verifyEnvironment, withRuntimeSdk, type EnvironmentInput } from '../../src/cells/environment.js';
+import { findSdkCopies, resolveFrom, sdkPackageNames } from '../../src/cells/sdk-tree.js';
+import { DEFAULT_MAJORS } from '../../src/config/resolve.js';
+import type { PhaseResult, SdkRuntime } from '../../src/results/types.js';
+
+const SDK_NAMES = sdkPackageNames(DEFAULT_MAJORS);
 
 // A cell laid out by hand: the environment phase only reads files, so this exercises every rule without npm.
 let cell: string;
@@ -18,7 +22,14 @@ async function pkg(dir: string, manifest: Record<string, unknown>): Promise<void
 }
 
 async function layout(
-  options: { topSdk?: string; nestedSdk?: string; range?: string; integrity?: string } = {},
+  options: {
+    topSdk?: string;
+    nestedSdk?: string;
+    range?: string;
+    integrity?: string;
+    manifest?: Record<string, unknown>;
+    files?: string[];
+  } = {},
 ): Promise<EnvironmentInput> {
   cell = await mkdtemp(path.join(os.tmpdir(), 'env-test-'));
   const nm = path.join(cell, 'node_modules');
@@ -26,7 +37,12 @@ async function layout(
     name: 'srv',
     version: '1.0.0',
     peerDependencies: { '@modelcontextprotocol/sdk': options.range ?? '>=1.23.0 <2' },
+    ...options.manifest,
   });
+  for (const file of options.files ?? []) {
+    await mkdir(path.dirname(path.join(nm, 'srv', file)), { recursive: true });
+    await writeFile(path.join(nm, 'srv', file), '');
+  }
   await pkg(path.join(nm, '@modelcontextprotocol/sdk'), { name: '@modelcontextprotocol/sdk', version: options.topSdk ?? '1.24.0' });
   if (options.nestedSdk)
     await pkg(path.join(nm, 'srv/node_modules/@modelcontextprotocol/sdk'), {
@@ -43,6 +59,7 @@ async function layout(
     primary: '@modelcontextprotocol/sdk',
     version: '1.24.0',
     installSet: { '@modelcontextprotocol/sdk': '1.24.0' },
+    sdkNames: SDK_NAMES,
     tarball: { file: '/x/srv-1.0.0.tgz', size: 10, sha512: SHA },
     harnessVersion: '0.0.0',
     npmVersion: '11.0.0',
@@ -93,7 +110,7 @@ describe('verifyEnvironment', () => {
 describe('sdk tree', () => {
   it('finds nested copies and resolves like Node from the package directory', async () => {
     const input = await layout({ nestedSdk: '1.25.0' });
-    expect((await findSdkCopies(input.cellDir)).map((p) => p.path)).toEqual([
+    expect((await findSdkCopies(input.cellDir, SDK_NAMES)).map((p) => p.path)).toEqual([
       'node_modules/@modelcontextprotocol/sdk',
       'node_modules/srv/node_modules/@modelcontextprotocol/sdk',
     ]);
@@ -101,5 +118,177 @@ describe('sdk tree', () => {
       path.join(cell, 'node_modules/srv/node_modules/@modelcontextprotocol/sdk'),
     );
     expect(resolveFrom(path.join(cell, 'node_modules/srv'), 'zod', cell)).toBeUndefined();
+  });
+});
+
+describe('the SDK list holds SDK packages only', () => {
+  it('takes the names from every major recipe, pinned and companions', () => {
+    expect(SDK_NAMES).toEqual([
+      '@modelcontextprotocol/client',
+      '@modelcontextprotocol/node',
+      '@modelcontextprotocol/sdk',
+      '@modelcontextprotocol/server',
+    ]);
+    expect(sdkPackageNames({ '1': { pinned: ['@acme/mcp-sdk'] } })).toEqual(['@acme/mcp-sdk']);
+  });
+
+  it('does not list a server package that shares the scope, nor its range', async () => {
+    const input = await layout({
+      manifest: { name: 'srv', dependencies: { '@modelcontextprotocol/server-foo': '^1.0.0' } },
+    });
+    await pkg(path.join(cell, 'node_modules/@modelcontextprotocol/server-foo'), {
+      name: '@modelcontextprotocol/server-foo',
+      version: '1.0.0',
+    });
+    const { result, evidence } = await verifyEnvironment(input);
+    expect(result.verdict).toBe('passed');
+    expect(evidence.sdkPackages.map((p) => p.name)).toEqual(['@modelcontextprotocol/sdk']);
+    expect(evidence.declaredRanges).toEqual({ '@modelcontextprotocol/sdk': '>=1.23.0 <2' });
+  });
+});
+
+describe('files the package promises are in the tarball', () => {
+  it('fails naming a missing bin and suggests building before pack', async () => {
+    const { result } = await verifyEnvironment(await layout({ manifest: { bin: { srv: './dist/index.js' } } }));
+    expect(result.verdict).toBe('failed');
+    expect(result.message).toBe('bin dist/index.js is missing from the tarball: run the build before npm pack (e.g. a "prepack" script)');
+  });
+
+  it('names every missing main and exports target, and passes the ones present', async () => {
+    const { result } = await verifyEnvironment(
+      await layout({
+        manifest: {
+          bin: 'bin/srv.js',
+          main: 'dist/index',
+          exports: { '.': { import: './dist/index.mjs', require: './dist/index.cjs' }, './util': './lib/util.js', './*': './lib/*.js' },
+        },
+        files: ['bin/srv.js', 'dist/index.cjs', 'lib/util.js'],
+      }),
+    );
+    expect(result.message).toBe(
+      'main dist/index and exports "." → dist/index.mjs are missing from the tarball: run the build before npm pack (e.g. a "prepack" script)',
+    );
+  });
+
+  it('passes when bin, main (resolved like require) and exports exist', async () => {
+    const { result } = await verifyEnvironment(
+      await layout({
+        manifest: {
+          bin: { srv: 'bin/srv.js' },
+          main: 'dist/index',
+          exports: { '.': './dist/index.js', './package.json': './package.json' },
+        },
+        files: ['bin/srv.js', 'dist/index.js'],
+      }),
+    );
+    expect(result.verdict, result.message).toBe('passed');
+  });
+});
+
+describe('runtime SDK identity', () => {
+  const CELL_COPY = { name: '@modelcontextprotocol/sdk', version: '1.32.2', path: 'node_modules/@modelcontextprotocol/sdk' };
+  const base = {
+    installSet: { '@modelcontextprotocol/sdk': '1.32.2' },
+    primary: '@modelcontextprotocol/sdk',
+    binFile: 'bin/server.js',
+    enabled: { stdio: true, http: true },
+  };
+  const seen = (server: 'stdio' | 'http', o: Partial<SdkRuntime>): SdkRuntime => ({
+    server,
+    probe: true,
+    nodeBin: true,
+    answered: true,
+    copies: [CELL_COPY],
+    ...o,
+  });
+  const phase = (name: 'stdio' | 'http', ...runtime: SdkRuntime[]): PhaseResult => ({
+    phase: name,
+    verdict: 'passed',
+    durationMs: 1,
+    details: { sdkRuntime: runtime },
+  });
+  const judge = (...phases: PhaseResult[]) => judgeRuntimeSdk({ ...base, phases });
+
+  it('passes servers that loaded the cell copy at the pinned version', () => {
+    expect(judge(phase('stdio', seen('stdio', {})), phase('http', seen('http', {})))).toMatchObject({ verdict: 'passed', messages: [] });
+  });
+
+  it('fails a server that answered without loading any SDK copy (a bundle), once for both servers', () => {
+    const check = judge(phase('stdio', seen('stdio', { copies: [] })), phase('http', seen('http', { copies: [] })));
+    expect(check.verdict).toBe('failed');
+    expect(check.messages).toEqual([
+      'the stdio and http servers answered without loading node_modules/@modelcontextprotocol/sdk (1.32.2): its bin carries its own copy of the SDK, so this cell cannot vary the SDK',
+    ]);
+  });
+
+  it('fails a nested copy, naming both paths and versions', () => {
+    const nested = {
+      name: '@modelcontextprotocol/sdk',
+      version: '1.25.0',
+      path: 'node_modules/srv/node_modules/@modelcontextprotocol/sdk',
+    };
+    expect(judge(phase('stdio', seen('stdio', { copies: [nested] }))).messages).toEqual([
+      "the stdio server loaded @modelcontextprotocol/sdk 1.25.0 from node_modules/srv/node_modules/@modelcontextprotocol/sdk, not the cell's 1.32.2 at node_modules/@modelcontextprotocol/sdk",
+    ]);
+    expect(judge(phase('stdio', seen('stdio', { copies: [CELL_COPY, { ...nested, path: 'node_modules/legacy' }] }))).messages).toEqual([
+      "the stdio server loaded a second copy of @modelcontextprotocol/sdk: 1.25.0 from node_modules/legacy, besides the cell's 1.32.2 at node_modules/@modelcontextprotocol/sdk",
+    ]);
+  });
+
+  it('fails the cell copy at another version than the pin', () => {
+    expect(judge(phase('stdio', seen('stdio', { copies: [{ ...CELL_COPY, version: '1.25.0' }] }))).messages).toEqual([
+      'the stdio server loaded @modelcontextprotocol/sdk 1.25.0 from node_modules/@modelcontextprotocol/sdk, not the pinned 1.32.2',
+    ]);
+  });
+
+  it('is not measured, with the reason, for a bin that is not Node, never a silent pass', () => {
+    const check = judge(phase('stdio', seen('stdio', { probe: false, nodeBin: false, copies: [] })));
+    expect(check).toMatchObject({
+      verdict: 'not-measured',
+      messages: [
+        'the stdio server ran without the probe: its bin bin/server.js is not a Node program, so which SDK copy the server runs was not observed',
+      ],
+    });
+  });
+
+  it('is not measured when no server answered or none was asked', () => {
+    expect(judge(phase('stdio', seen('stdio', { answered: false, copies: [] }))).messages).toEqual([
+      'the stdio server neither answered nor loaded an SDK copy, so which SDK copy the server runs was not observed',
+    ]);
+    expect(judgeRuntimeSdk({ ...base, enabled: { stdio: false, http: false }, phases: [] }).messages).toEqual([
+      'no server answered (stdio and http are disabled), so which SDK copy the server runs was not observed',
+    ]);
+    // A server that loaded the cell copy is evidence even when it never answered.
+    expect(judge(phase('stdio', seen('stdio', { answered: false }))).verdict).toBe('passed');
+  });
+
+  it('folds into the environment result: failed wins, then not-measured; static problems first', () => {
+    const evidence = {} as Parameters<typeof withRuntimeSdk>[0]['evidence'];
+    const passed: PhaseResult = { phase: 'environment', verdict: 'passed', durationMs: 1 };
+    const failed: PhaseResult = { ...passed, verdict: 'failed', step: 'verify', message: 'a; b', details: { problems: ['a; b'] } };
+    const bundle = judge(phase('stdio', seen('stdio', { copies: [] })));
+    const notNode = judge(phase('stdio', seen('stdio', { probe: false, nodeBin: false, copies: [] })));
+    const ok = judge(phase('stdio', seen('stdio', {})));
+
+    expect(withRuntimeSdk({ result: passed, evidence }, ok).result).toMatchObject({
+      verdict: 'passed',
+      details: { runtime: { verdict: 'passed' } },
+    });
+    expect(withRuntimeSdk({ result: passed, evidence }, ok).evidence.loadedSdk).toEqual([seen('stdio', {})]);
+    expect(withRuntimeSdk({ result: passed, evidence }, bundle).result).toMatchObject({
+      verdict: 'failed',
+      step: 'loaded SDK',
+      message: bundle.messages[0],
+    });
+    expect(withRuntimeSdk({ result: passed, evidence }, notNode).result).toMatchObject({
+      verdict: 'not-measured',
+      message: notNode.messages[0],
+    });
+    expect(withRuntimeSdk({ result: failed, evidence }, bundle).result).toMatchObject({
+      verdict: 'failed',
+      step: 'verify',
+      message: `a; b; ${bundle.messages[0]}`,
+    });
+    expect(withRuntimeSdk({ result: failed, evidence }, notNode).result).toMatchObject({ verdict: 'failed', message: 'a; b' });
   });
 });

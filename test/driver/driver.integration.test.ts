@@ -5,6 +5,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { procAvailable } from '../../src/driver/proc.js';
 import type { PhaseName } from '../../src/results/types.js';
 import {
   baseSpec,
@@ -101,8 +102,21 @@ describe.each([1, 2] as const)('SDK major %i', (major) => {
     });
     const http = run.results.get('http')!;
     expect(http.details).toMatchObject({ unauthenticated: { status: 401 }, wrongToken: { status: 401 }, roundTrip: true });
-    expect(['verified', 'probe', 'unverified']).toContain(http.details!.identity);
+    // With /proc the port's owner is read from the kernel; without it, from the probe's listen record.
+    expect(http.details!.identity).toBe(procAvailable() ? 'verified' : 'probe');
     expect(run.results.get('bind')!.details).toMatchObject({ exitCode: 2, stderrLine: expect.stringContaining('refusing') });
+    // What each server really loaded: the cell's own copies, nothing else.
+    const copies =
+      major === 1
+        ? [{ name: '@modelcontextprotocol/sdk', version: '1.32.2', path: 'node_modules/@modelcontextprotocol/sdk' }]
+        : [
+            { name: '@modelcontextprotocol/node', version: '2.1.2', path: 'node_modules/@modelcontextprotocol/node' },
+            { name: '@modelcontextprotocol/server', version: '2.4.0', path: 'node_modules/@modelcontextprotocol/server' },
+          ];
+    for (const server of ['stdio', 'http'] as const) {
+      expect(run.results.get(server)!.details!.sdkRuntime).toEqual([{ server, probe: true, nodeBin: true, answered: true, copies }]);
+    }
+    expect(run.results.get('bind')!.details!.sdkRuntime).toBeUndefined();
     // The token never leaves the driver (the test server logs it on stderr).
     expect(JSON.stringify(run.messages)).not.toMatch(/[0-9a-f]{48}/);
   });

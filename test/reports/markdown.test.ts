@@ -128,6 +128,26 @@ describe('renderMarkdown', () => {
     expect(md).not.toContain('## Failures');
   });
 
+  test('environment section lists the SDK copies the running servers loaded', () => {
+    const run = makeRun();
+    run.cells[0]!.environment!.loadedSdk = [
+      {
+        server: 'stdio',
+        probe: true,
+        nodeBin: true,
+        answered: true,
+        copies: [{ name: '@modelcontextprotocol/sdk', version: '1.24.0', path: 'node_modules/@modelcontextprotocol/sdk' }],
+      },
+      { server: 'http', probe: true, nodeBin: true, answered: true, copies: [] },
+      { server: 'http', probe: false, nodeBin: false, answered: true, copies: [] },
+    ];
+    const md = renderMarkdown(run);
+    expect(md).toContain('| server | loaded SDK package | version | path |');
+    expect(md).toContain('| stdio | @modelcontextprotocol/sdk | 1.24.0 | node_modules/@modelcontextprotocol/sdk |');
+    expect(md).toContain('| http | none (answered without loading an SDK copy) | | |');
+    expect(md).toContain('| http | not observed (the probe did not load) | | |');
+  });
+
   test('is deterministic', () => {
     expect(renderMarkdown(makeRun())).toBe(renderMarkdown(makeRun()));
   });

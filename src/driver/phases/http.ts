@@ -98,6 +98,7 @@ export async function httpPhase(ctx: DriverContext, spec: HttpSpec): Promise<Pha
     step = 'initialize';
     try {
       await bounded(s.connect(adapter.httpTransport(url, { Authorization: `Bearer ${token}` })), 'initialize');
+      ctx.answered.add(proc);
     } catch (error) {
       if (isUnauthorized(error)) return fail(`initialize: the right token was refused with 401: ${errorText(error)}`);
       throw error;

@@ -57,6 +57,7 @@ export async function stdioPhase(ctx: DriverContext, spec: StdioSpec): Promise<P
     session = adapter.session(spec.timeoutMs + 1000);
     step = 'initialize';
     await bounded(session.connect(transport), 'initialize');
+    ctx.answered.add(proc);
     const init = transport.initializeResult;
     const info = init?.serverInfo ?? session.serverInfo();
     const protocolVersion = init?.protocolVersion ?? session.protocolVersion();

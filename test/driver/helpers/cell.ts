@@ -119,6 +119,12 @@ export function baseSpec(cell: Cell, packageDir: string, phases: PhasesSpec): Dr
     major: cell.major,
     probe: join(cell.driver, 'probe.js'),
     baseEnv: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? tmpdir() },
+    sdkPackages: [
+      '@modelcontextprotocol/client',
+      '@modelcontextprotocol/node',
+      '@modelcontextprotocol/sdk',
+      '@modelcontextprotocol/server',
+    ],
     phases,
   };
 }
