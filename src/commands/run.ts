@@ -3,6 +3,7 @@ import { readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Logger } from '../logger.js';
 import { prepareConfig, type PrepareOptions } from '../orchestrator/prepare.js';
+import { invocation } from '../orchestrator/invocation.js';
 import { runMatrix } from '../orchestrator/run-matrix.js';
 import type { ProgressMode } from '../orchestrator/progress.js';
 import { publishInto } from '../reports/publish.js';
@@ -50,6 +51,7 @@ export async function runCommand(options: RunCommandOptions, log: Logger): Promi
     progress: options.progress,
     signal: options.signal,
     ...(options.config ? { configFlag: options.config } : {}),
+    invocation: invocation(),
     onPlan: (plan) => {
       for (const f of plan.lockstep)
         (f.level === 'error' ? log.error : log.warn)(`${f.level === 'error' ? 'lockstep error: ' : 'lockstep: '}${f.message}`);

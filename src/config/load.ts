@@ -4,6 +4,7 @@ import path from 'node:path';
 import { createJiti } from 'jiti';
 import { configDocPath } from './doc-path.js';
 import { validateConfig } from './schema.js';
+import { SELF_ALIAS } from './self.js';
 import type { MatrixConfig } from './define.js';
 import { errorMessage, fail, ok, type Result } from '../util/result.js';
 
@@ -49,7 +50,7 @@ export async function loadConfig(cwd: string, explicit?: string): Promise<Result
   });
   try {
     // No on-disk cache: a config is tiny and a stale transpile would be a confusing bug.
-    const jiti = createJiti(import.meta.url, { fsCache: false, moduleCache: false, interopDefault: true });
+    const jiti = createJiti(import.meta.url, { fsCache: false, moduleCache: false, interopDefault: true, alias: SELF_ALIAS });
     const loading = (async () => {
       const mod: unknown = await jiti.import(file, { default: true });
       return typeof mod === 'function' ? await (mod as () => unknown)() : mod;

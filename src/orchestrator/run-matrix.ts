@@ -14,6 +14,7 @@ import { RESULTS_SCHEMA_VERSION, type CellResult, type RunResult } from '../resu
 import { decideRun } from '../reports/verdict.js';
 import { HARNESS_VERSION } from '../version.js';
 import { ok, type Result } from '../util/result.js';
+import { portablePath } from './invocation.js';
 import { runWithProgress, type ProgressMode } from './progress.js';
 
 export interface RunOptions {
@@ -25,6 +26,8 @@ export interface RunOptions {
   signal: AbortSignal;
   /** The config flag as the user gave it, for repro commands. */
   configFlag?: string;
+  /** How the user started mcp-matrix (`npx mcp-matrix`, `node bin/mcp-matrix.js`), for repro commands. */
+  invocation?: string;
   /** Called once the plan is resolved, before any cell starts. */
   onPlan?(plan: Plan): void;
 }
@@ -59,7 +62,12 @@ export async function runMatrix(config: ResolvedConfig, registry: Registry, opti
     if (!tarball.ok) return tarball;
     const concurrency = Math.min(options.concurrency ?? os.availableParallelism(), selected.value.length);
     const repro = (cell: PlannedCell) =>
-      reproCommand(cell, options.configFlag, config.source.kind === 'tarball' ? tarball.value.file : undefined);
+      reproCommand(
+        cell,
+        options.configFlag === undefined ? undefined : portablePath(path.resolve(options.cwd, options.configFlag), options.cwd),
+        config.source.kind === 'tarball' ? portablePath(tarball.value.file, options.cwd) : undefined,
+        options.invocation,
+      );
     const cells = await runWithProgress(selected.value, concurrency, options.progress, (cell, hooks) =>
       runCell(
         cell,
@@ -96,8 +104,8 @@ async function npmVersionOf(): Promise<string> {
   return out.ok ? out.stdout.trim() : 'unknown';
 }
 
-export function reproCommand(cell: PlannedCell, configFlag?: string, tarball?: string): string {
-  const parts = ['npx', 'mcp-matrix', 'run', '--cell', cell.id];
+export function reproCommand(cell: PlannedCell, configFlag?: string, tarball?: string, command = 'npx mcp-matrix'): string {
+  const parts = [command, 'run', '--cell', cell.id];
   if (configFlag) parts.push('--config', configFlag);
   if (tarball) parts.push('--tarball', tarball);
   return parts.join(' ');

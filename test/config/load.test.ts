@@ -107,3 +107,12 @@ describe('loadConfig', () => {
     });
   });
 });
+
+describe('loadConfig: the mcp-matrix import', () => {
+  it("resolves `import { defineConfig } from 'mcp-matrix'` to the running harness where the directory has no install", async () => {
+    const cwd = await withConfig(`import { defineConfig } from 'mcp-matrix';
+      export default defineConfig({ cells: [{ pin: 'latest@1' }], stdio: {} });`);
+    const loaded = await loadConfig(cwd);
+    expect(loaded.ok ? loaded.value.config.cells : loaded.error).toEqual([{ pin: 'latest@1' }]);
+  });
+});
