@@ -78,6 +78,7 @@ export class DriverContext {
       protocolStdout: role === 'stdio',
       onSpawned: (pid) => this.send({ type: 'spawned', pid, phase: role }),
       onReaped: (pid) => this.send({ type: 'reaped', pid }),
+      clip: (text, max, cut) => this.redactor.clip(text, max, cut),
     });
     this.servers.push({ role, proc });
     return proc;

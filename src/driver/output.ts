@@ -1,18 +1,32 @@
-// Bounded capture of a server's output: memory must not grow with a server that floods it.
+// Bounded capture of a server's output: memory must not grow with a server that floods it. What is
+// kept is masked before it is cut (see redact.ts), so a secret straddling a cut leaves no piece.
+import type { Cut } from './redact.js';
+
+/** Masks a text, then cuts it to `max` characters; the driver passes its redactor's `clip`. */
+export type Clip = (text: string, max: number, cut?: Cut) => string;
+
+const plainClip: Clip = (text, max) => (text.length > max ? `${text.slice(0, max)}…` : text);
 
 /** Keeps only the last `limit` characters: a flooding server costs nothing more. */
 export class TailBuffer {
   private text = '';
+  /** Characters were dropped from the front: the window may start inside a secret. */
+  private cut = false;
   private readonly limit: number;
-  constructor(limit = 8192) {
+  private readonly clip: Clip;
+  constructor(limit = 8192, clip: Clip = plainClip) {
     this.limit = limit;
+    this.clip = clip;
   }
   push(chunk: string): void {
     this.text += chunk;
-    if (this.text.length > this.limit) this.text = this.text.slice(-this.limit);
+    if (this.text.length > this.limit) {
+      this.text = this.text.slice(-this.limit);
+      this.cut = true;
+    }
   }
   tail(lines = 20): string {
-    return this.text
+    return this.clip(this.text, Infinity, { before: this.cut })
       .split('\n')
       .filter((l) => l.trim() !== '')
       .slice(-lines)
@@ -20,18 +34,21 @@ export class TailBuffer {
   }
 }
 
-/** The first `maxLines` lines (each cut to `maxChars`), plus a count of the rest. */
+/** The first `maxLines` lines (each masked, then cut to `maxChars`), plus a count of the rest. */
 export class NoiseLog {
   readonly lines: string[] = [];
   dropped = 0;
   private readonly maxLines: number;
   private readonly maxChars: number;
-  constructor(maxLines = 20, maxChars = 300) {
+  private readonly clip: Clip;
+  constructor(maxLines = 20, maxChars = 300, clip: Clip = plainClip) {
     this.maxLines = maxLines;
     this.maxChars = maxChars;
+    this.clip = clip;
   }
-  push(line: string): void {
-    if (this.lines.length < this.maxLines) this.lines.push(line.length > this.maxChars ? line.slice(0, this.maxChars) + '…' : line);
+  /** `truncated`: the caller already cut the end of this line (an endless line). */
+  push(line: string, truncated = false): void {
+    if (this.lines.length < this.maxLines) this.lines.push(this.clip(line, this.maxChars, { after: truncated }));
     else this.dropped++;
   }
 }

@@ -5,7 +5,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, openSync, readFileSync, readSync, realpathSync } from 'node:fs';
 import { extname } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { NoiseLog, TailBuffer } from './output.js';
+import { NoiseLog, TailBuffer, type Clip } from './output.js';
 import { groupGone, groupMembers, killGroup, type ProcInfo } from './proc.js';
 
 export interface ExitInfo {
@@ -26,6 +26,8 @@ export interface ServerOptions {
   protocolStdout: boolean;
   onSpawned(pid: number): void;
   onReaped(pid: number): void;
+  /** Masks secrets before any output is cut (the driver's redactor). */
+  clip?: Clip;
 }
 
 /** A bin is started with this Node and `--import <probe>` when it is JavaScript; else it is run as is. */
@@ -54,8 +56,8 @@ function real(path: string): string {
 export class ServerProcess {
   readonly child: ChildProcess;
   readonly pid: number | undefined;
-  readonly stderr = new TailBuffer();
-  readonly noise = new NoiseLog();
+  readonly stderr: TailBuffer;
+  readonly noise: NoiseLog;
   readonly startedAt = Date.now();
   readonly exited: Promise<ExitInfo>;
   /** Exit plus end of its stdio streams: everything it wrote has been read. */
@@ -70,6 +72,8 @@ export class ServerProcess {
 
   constructor(options: ServerOptions) {
     this.options = options;
+    this.stderr = new TailBuffer(8192, options.clip);
+    this.noise = new NoiseLog(20, 300, options.clip);
     const probeUrl = pathToFileURL(options.probe).href;
     const env: Record<string, string> = {
       ...options.env,
@@ -116,11 +120,21 @@ export class ServerProcess {
 
   private recordStdoutAsNoise(): void {
     let partial = '';
+    // The rest of an endless line whose start was already recorded: dropped up to its newline.
+    let skipping = false;
     this.child.stdout?.setEncoding('utf8');
     this.child.stdout?.on('data', (chunk: string) => {
       const parts = (partial + chunk).split('\n');
-      partial = (parts.pop() ?? '').slice(0, 4096);
-      for (const line of parts) if (line.trim()) this.noise.push(line.replace(/\r$/, ''));
+      partial = parts.pop() ?? '';
+      for (const line of parts) {
+        if (skipping) skipping = false;
+        else if (line.trim()) this.noise.push(line.replace(/\r$/, ''));
+      }
+      if (partial.length > 4096) {
+        if (!skipping) this.noise.push(partial, true);
+        skipping = true;
+        partial = '';
+      }
     });
   }
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { Redactor } from '../../src/driver/redact.js';
+import { MASK, PIECE, Redactor, type Cut } from '../../src/driver/redact.js';
+import { NoiseLog, TailBuffer } from '../../src/driver/output.js';
 
 describe('Redactor', () => {
   const token = 'a'.repeat(16) + '0123456789abcdef0123456789abcdef';
@@ -29,5 +30,62 @@ describe('Redactor', () => {
     const cyclic: Record<string, unknown> = { a: 'ab' };
     cyclic.self = cyclic;
     expect(r.deep(cyclic)).toEqual({ a: 'ab', self: '[Circular]' });
+  });
+
+  const hex = '3f9c2a7be41d08c65f0a9e3b7d2c4f1a8e6b0d5c9f2a7e14';
+  const masked = () => {
+    const r = new Redactor();
+    r.add(hex);
+    return r;
+  };
+
+  it.each([
+    ['upper case', hex.toUpperCase()],
+    ['base64', Buffer.from(hex).toString('base64')],
+    ['base64 inside a longer encoded text', Buffer.from(`Bearer ${hex}`).toString('base64')],
+    ['base64url', Buffer.from(`x:${hex}`).toString('base64url')],
+    ['URL-encoded base64', encodeURIComponent(Buffer.from(`ab${hex}`).toString('base64'))],
+    ['a 12-character piece', hex.slice(17, 29)],
+    ['its first 20 characters', hex.slice(0, 20)],
+  ])('masks the %s form', (_name, form) => {
+    const out = masked().text(`before ${form} after`);
+    for (let i = 0; i + PIECE <= hex.length; i++) expect(out.toLowerCase()).not.toContain(hex.slice(i, i + PIECE));
+    expect(out).toContain(MASK);
+    expect(out.startsWith('before ')).toBe(true);
+  });
+
+  it('leaves text without a secret alone, and shorter pieces of hex that are not the token', () => {
+    const r = masked();
+    expect(r.text('ordinary text 3f9c2a7b and 0123456789abcdef')).toBe('ordinary text 3f9c2a7b and 0123456789abcdef');
+  });
+
+  it('masks before cutting: a token straddling a 300-character cut leaves no piece', () => {
+    const r = masked();
+    const line = `${'x'.repeat(280)}${hex} tail`;
+    expect(r.clip(line, 300)).toBe(`${'x'.repeat(280)}*** tail`);
+    const noise = new NoiseLog(20, 300, (t, max, cut) => r.clip(t, max, cut));
+    noise.push(line);
+    expect(noise.lines).toEqual([`${'x'.repeat(280)}*** tail`]);
+    // Cutting first would have cut through the token, keeping its first 20 characters.
+    expect(line.slice(0, 300).endsWith(hex.slice(0, 20))).toBe(true);
+  });
+
+  it('a line cut by someone else loses the piece at its cut edge too', () => {
+    const r = masked();
+    expect(r.clip(`${'y'.repeat(20)}${hex.slice(0, 8)}`, 300, { after: true })).toBe('y'.repeat(17));
+    expect(r.clip(`${hex.slice(-8)}${'z'.repeat(20)}`, 300, { before: true })).toBe('z'.repeat(17));
+  });
+
+  it('a stderr window that starts inside the token shows no piece of it', () => {
+    const r = masked();
+    const clip = (t: string, max: number, cut?: Cut) => r.clip(t, max, cut);
+    // The 19-character window starts with the token's last 8 characters: too short to recognise.
+    const short = new TailBuffer(19, clip);
+    short.push(`start ${hex}\nnext line\n`);
+    expect(short.tail()).toBe('next line');
+    // The 40-character window starts with its last 29: recognised and masked.
+    const long = new TailBuffer(40, clip);
+    long.push(`start ${hex}\nnext line\n`);
+    expect(long.tail()).toBe('***\nnext line');
   });
 });

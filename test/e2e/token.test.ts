@@ -1,7 +1,8 @@
 // The HTTP token the harness generates appears in no output: not in the out dir (results.json,
 // matrix.md, junit.xml), not on the CLI's stdout/stderr, not in the kept cell's logs, spec or probe
 // files, for a passing cell (the reference server) and for a failing one whose server prints the token
-// on stderr and stdout and returns it in a tool result (fixtures/broken/token-echo).
+// on stderr and stdout and returns it in a tool result (fixtures/broken/token-echo), across the
+// 300-character cut of a stdout line, upper-cased, base64/base64url/URL-encoded and in 12-character pieces.
 // The token is random per run; the test learns it from /proc/<pid>/environ of the servers while they
 // run, and for token-echo also from the side file the server appends it to.
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -47,9 +48,15 @@ async function runWatching(args: string[], env: Record<string, string> = {}): Pr
 /** Every place a token could leak to: CLI output, the out dir, the kept run dir (minus node_modules). */
 function leaks(o: Observed, token: string): string[] {
   const found: string[] = [];
-  const probes = [token, token.slice(0, 16), token.slice(-16)];
+  // The token, any 12-character piece of it (a cut through it), and its encoded forms, in any case.
+  const pieces = Array.from({ length: token.length - 11 }, (_, i) => token.slice(i, i + 12));
+  const b64 = (s: string) => Buffer.from(s).toString('base64');
+  const forms = [b64(token), Buffer.from(`Bearer ${token}`).toString('base64url'), encodeURIComponent(b64(`:${token}`))];
+  const encodedPieces = forms.flatMap((f) => Array.from({ length: f.length - 15 }, (_, i) => f.slice(i + 2, i + 14)));
+  const probes = [...pieces, ...encodedPieces].map((p) => p.toLowerCase());
   const check = (where: string, text: string): void => {
-    if (probes.some((p) => text.includes(p))) found.push(where);
+    const low = text.toLowerCase();
+    if (probes.some((p) => low.includes(p))) found.push(where);
   };
   check('CLI stdout', o.out.stdout);
   check('CLI stderr', o.out.stderr);
@@ -79,9 +86,12 @@ describe('the HTTP token appears in no output', () => {
     const http = o.results.cells[0]!.phases.find((p) => p.phase === 'http')!;
     expect(http.verdict).toBe('failed');
     // The token reached the harness on every channel, and was masked on each.
-    expect(http.message).toMatch(/^tools\/call echo: text does not contain "hello": "token is \*\*\*"$/);
+    expect(http.message).toMatch(/^tools\/call echo: text does not contain "hello": "token is \*\*\*"( · |$)/);
     expect(http.stderrTail).toMatch(/starting with MCP_SERVER_TOKEN=\*\*\*/);
     expect(http.stdoutNoise).toContain('token ***');
+    // Masked before the 300-character cut: the token across the cut leaves no piece.
+    expect(http.stdoutNoise).toContain(`${'x'.repeat(280)}*** tail`);
+    expect(http.stderrTail).toMatch(/^forms: \*\*\* \*\*\* \S*\*\*\*\S* \S*\*\*\*\S* piece \*\*\*$/m);
     for (const token of o.tokens) expect(leaks(o, token)).toEqual([]);
     // The search itself works: a planted copy is found.
     const [first] = [...o.tokens];

@@ -96,12 +96,15 @@ export async function stdioPhase(ctx: DriverContext, spec: StdioSpec): Promise<P
     await bounded(session.ping(), 'ping');
     if (firstNoise !== undefined) {
       step = 'stdout';
-      const message = `wrote non-JSON-RPC output to stdout (the protocol channel): ${JSON.stringify(firstNoise.slice(0, 200))}`;
+      const message = `wrote non-JSON-RPC output to stdout (the protocol channel): ${JSON.stringify(ctx.redactor.text(firstNoise).slice(0, 200))}`;
       return result('stdio', startedAt, { verdict: 'failed', step, message, details }, proc);
     }
     return result('stdio', startedAt, { verdict: 'passed', details }, proc);
   } catch (error) {
-    const noise = firstNoise !== undefined ? ` (stdout also carried non-JSON-RPC output: ${JSON.stringify(firstNoise.slice(0, 200))})` : '';
+    const noise =
+      firstNoise !== undefined
+        ? ` (stdout also carried non-JSON-RPC output: ${JSON.stringify(ctx.redactor.text(firstNoise).slice(0, 200))})`
+        : '';
     // The client often sees "Connection closed" before the exit event: name the crash itself when there was one.
     const text = errorText(error);
     const exit = error instanceof StepTimeout || /server exited/.test(text) ? null : await proc.waitExit(500);
