@@ -1,7 +1,8 @@
 // Argument parsing, the one error boundary, and exit codes: 0 pass · 1 verdict failed · 2 usage/config · 3 not measured · 130 interrupted.
 import { cac } from 'cac';
 import { createLogger, type Logger } from './logger.js';
-import { killAll } from './process/tracker.js';
+import { currentCookie, killCarriers, startRunCookie } from './process/cookie.js';
+import { hardExit, killAll } from './process/tracker.js';
 import type { Failure } from './util/result.js';
 import { HARNESS_VERSION } from './version.js';
 import type { ProgressMode } from './orchestrator/progress.js';
@@ -25,19 +26,34 @@ function exitFor(outcome: number | Failure, log: Logger): number {
   return outcome.kind === 'infrastructure' ? 3 : 2;
 }
 
+/** After the first signal, whatever still waits is cut short: the run ends within this (the forced path). */
+const STOP_BOUND_MS = 1_500;
+
 export async function main(argv: string[], log: Logger = createLogger()): Promise<number> {
   const cli = cac('mcp-matrix');
   const controller = new AbortController();
   let interrupted = false;
+  // A second signal (CI runners send SIGINT, then SIGTERM a second later), or a first one whose graceful
+  // stop overran: kill everything of the run, write partial results and remove the run dir, synchronously.
+  const forceStop = (why: string) => {
+    log.error(`mcp-matrix: ${why}: stopping now (killing what the run started, writing partial results, removing the run directory)`);
+    const cookie = currentCookie();
+    if (cookie) killCarriers(cookie);
+    hardExit();
+    process.exit(130);
+  };
+  // Tools run in their own process groups, so a terminal's Ctrl-C no longer reaches them: the CLI kills them.
+  const onOtherSignal = () => {
+    killAll();
+    process.exit(130);
+  };
   const onSignal = (signal: NodeJS.Signals) => {
-    if (interrupted) {
-      killAll();
-      process.exit(130);
-    }
+    if (interrupted) forceStop(`second signal (${signal})`);
     interrupted = true;
     log.error(`\nmcp-matrix: ${signal}: stopping every cell, cleaning up and writing partial results (again to force)`);
     killAll();
     controller.abort();
+    setTimeout(() => forceStop(`still stopping ${STOP_BOUND_MS} ms after ${signal}`), STOP_BOUND_MS).unref();
   };
   let command: Promise<number | Failure> | undefined;
   const cwd = process.cwd();
@@ -106,8 +122,12 @@ export async function main(argv: string[], log: Logger = createLogger()): Promis
     const progress = str(flags.progress) ?? 'default';
     if (!['default', 'simple', 'silent'].includes(progress))
       return Promise.resolve({ kind: 'usage', message: `--progress must be default, simple or silent, got "${progress}"` });
+    process.off('SIGINT', onOtherSignal);
+    process.off('SIGTERM', onOtherSignal);
     process.on('SIGINT', onSignal);
     process.on('SIGTERM', onSignal);
+    // Every process this run starts inherits the cookie: leftovers are found by it, now or by a later run.
+    startRunCookie();
     return import('./commands/run.js').then(({ runCommand }) =>
       runCommand(
         {
@@ -129,6 +149,8 @@ export async function main(argv: string[], log: Logger = createLogger()): Promis
   }
 
   const commands = cli.commands.map((c) => c.name).filter(Boolean);
+  process.on('SIGINT', onOtherSignal);
+  process.on('SIGTERM', onOtherSignal);
   try {
     // `help [command]` is `[command] --help`.
     if (argv[0] === 'help') {
@@ -169,8 +191,10 @@ export async function main(argv: string[], log: Logger = createLogger()): Promis
     log.error(`mcp-matrix: ${error instanceof Error ? error.message : String(error)} (see --help)`);
     return 2;
   } finally {
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
+    for (const handler of [onSignal, onOtherSignal]) {
+      process.off('SIGINT', handler);
+      process.off('SIGTERM', handler);
+    }
   }
 }
 

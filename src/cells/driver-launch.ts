@@ -6,6 +6,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { DriverMessage, DriverSpec } from '../driver/protocol.js';
 import type { PhaseName, PhaseResult } from '../results/types.js';
+import { currentCookie, killCarriers } from '../process/cookie.js';
 import { killGroup, track, untrack } from '../process/tracker.js';
 
 const DRIVER_SOURCE = fileURLToPath(new URL('../driver/', import.meta.url));
@@ -112,6 +113,9 @@ export async function runDriver(
     killGroup(child.pid);
     untrack(child.pid);
   }
+  // A killed driver could not sweep what escaped its servers' groups: the cell's tag finds it.
+  const cookie = currentCookie();
+  if (cookie) killCarriers(cookie, `${spec.baseEnv.MCP_MATRIX_CELL ?? 'cell'}:`);
   if (summary && !exit.timedOut) return { kind: 'done', results, summary };
   const why = exit.timedOut
     ? `the driver did not finish within ${options.timeoutMs} ms${current ? ` (in the ${current} phase)` : ''}`

@@ -29,7 +29,8 @@ export interface CellContext {
 
 /** The environment every server and the driver get: enough to run, nothing inherited by accident. */
 export function baseEnv(extra: Record<string, string>): Record<string, string> {
-  const keep = ['PATH', 'HOME', 'TMPDIR', 'LANG', 'LC_ALL', 'USER', 'SHELL', 'TERM', 'SystemRoot'];
+  // MCP_MATRIX_RUN: the run's cookie, which every process the run starts carries (see process/cookie.ts).
+  const keep = ['PATH', 'HOME', 'TMPDIR', 'LANG', 'LC_ALL', 'USER', 'SHELL', 'TERM', 'SystemRoot', 'MCP_MATRIX_RUN'];
   const env: Record<string, string> = {};
   for (const k of keep) if (process.env[k] !== undefined) env[k] = process.env[k]!;
   return { ...env, ...extra };

@@ -1,12 +1,44 @@
 // A fresh directory per cell, outside the repository, so nothing resolves from the harness's node_modules.
+// Each run directory records its owner (owner.json: the run's cookie, which names the owner's pid), so
+// a later run can tell a dead run's debris from a live run's work.
+import { readFileSync, writeFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 
 export const RUN_DIR_PREFIX = 'mcp-matrix-';
+export const OWNER_FILE = 'owner.json';
 
-export async function createRunDir(): Promise<string> {
-  return mkdtemp(path.join(os.tmpdir(), RUN_DIR_PREFIX));
+export interface RunDirOwner {
+  pid: number;
+  cookie: string;
+  startedAt: string;
+  /** Kept on purpose (--keep): never swept. */
+  kept?: boolean;
+}
+
+export async function createRunDir(cookie?: string): Promise<string> {
+  const dir = await mkdtemp(path.join(os.tmpdir(), RUN_DIR_PREFIX));
+  if (cookie) {
+    const owner: RunDirOwner = { pid: process.pid, cookie, startedAt: new Date().toISOString() };
+    await writeFile(path.join(dir, OWNER_FILE), `${JSON.stringify(owner)}\n`);
+  }
+  return dir;
+}
+
+export function readOwner(runDir: string): RunDirOwner | undefined {
+  try {
+    const owner = JSON.parse(readFileSync(path.join(runDir, OWNER_FILE), 'utf8')) as Partial<RunDirOwner>;
+    return typeof owner.pid === 'number' && typeof owner.cookie === 'string' ? (owner as RunDirOwner) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** --keep: the directory outlives its run on purpose, so no later run may sweep it. */
+export function markKept(runDir: string): void {
+  const owner = readOwner(runDir);
+  if (owner) writeFileSync(path.join(runDir, OWNER_FILE), `${JSON.stringify({ ...owner, kept: true })}\n`);
 }
 
 export async function createCellDir(

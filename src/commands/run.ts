@@ -7,8 +7,12 @@ import { invocation } from '../orchestrator/invocation.js';
 import { runMatrix } from '../orchestrator/run-matrix.js';
 import type { ProgressMode } from '../orchestrator/progress.js';
 import { publishInto } from '../reports/publish.js';
-import { checkOutDir, writeReports } from '../reports/write.js';
+import { checkOutDir, writeReports, writeReportsSync } from '../reports/write.js';
 import type { ResolvedConfig } from '../config/resolve.js';
+import { decideRun } from '../reports/verdict.js';
+import { describeSwept, sweepStale } from '../process/sweep.js';
+import { onHardExit } from '../process/tracker.js';
+import type { RunResult } from '../results/types.js';
 import { renderPublished, renderTable } from '../reports/markdown.js';
 import { publishToGithub } from './github.js';
 import type { Failure } from '../util/result.js';
@@ -27,6 +31,22 @@ export interface RunCommandOptions extends PrepareOptions {
 }
 
 export async function runCommand(options: RunCommandOptions, log: Logger): Promise<number | Failure> {
+  // What a dead run (kill -9, a lost CI runner) left behind goes first; its directories go while this run works.
+  const swept = sweepStale();
+  const sweptLine = describeSwept(swept);
+  if (sweptLine) log.warn(sweptLine);
+  try {
+    return await runAndReport(options, log);
+  } finally {
+    await swept.removed;
+  }
+}
+
+async function runAndReport(options: RunCommandOptions, log: Logger): Promise<number | Failure> {
+  const interruptedEarly = (what: string): number => {
+    log.error(`mcp-matrix: interrupted ${what}: no cell ran, no results written`);
+    return 130;
+  };
   // Bad input fails at once, before any look-up or install: the results must have somewhere to go.
   const outDir = path.resolve(options.cwd, options.out ?? DEFAULT_OUT);
   const badOut = await checkOutDir(outDir);
@@ -36,6 +56,7 @@ export async function runCommand(options: RunCommandOptions, log: Logger): Promi
     if (badPublish) return { kind: 'usage', message: `--publish: ${badPublish}` };
   }
   const prepared = await prepareConfig(options);
+  if (options.signal.aborted) return interruptedEarly('while loading the config and looking up the registry');
   if (!prepared.ok) return prepared.error;
   const { config, registry } = prepared.value;
   const badSource = await checkSource(config.source);
@@ -43,6 +64,7 @@ export async function runCommand(options: RunCommandOptions, log: Logger): Promi
     registry.cancel();
     return { kind: 'usage', message: badSource };
   }
+  let dropHardExit = (): void => {};
   const result = await runMatrix(config, registry, {
     cwd: options.cwd,
     cells: options.cells,
@@ -56,10 +78,28 @@ export async function runCommand(options: RunCommandOptions, log: Logger): Promi
       for (const f of plan.lockstep)
         (f.level === 'error' ? log.error : log.warn)(`${f.level === 'error' ? 'lockstep error: ' : 'lockstep: '}${f.message}`);
     },
+    // A forced exit still leaves a results.json: the cells finished so far, marked interrupted.
+    onCellsStart: (snapshot) => {
+      dropHardExit = onHardExit(() => void writeReportsSync(snapshot(), outDir, { junit: options.junit }));
+    },
   });
-  if (!result.ok) return result.error;
-  const run = result.value;
-  const written = await writeReports(run, outDir, { junit: options.junit });
+  if (!result.ok) {
+    dropHardExit();
+    return options.signal.aborted ? interruptedEarly('before the cells started (plan, pack)') : result.error;
+  }
+  let run = result.value;
+  // Already interrupted: write as is. Otherwise an interrupt stops the write in progress.
+  const signal = run.interrupted ? {} : { signal: options.signal };
+  let written = await writeReports(run, outDir, { junit: options.junit, ...signal }).catch((error: unknown) => {
+    if (!options.signal.aborted) throw error;
+    return [];
+  });
+  // An interrupt that came while the reports were written: they must not say PASSED.
+  if (options.signal.aborted && !run.interrupted) {
+    run = markInterrupted(run);
+    written = await writeReports(run, outDir, { junit: options.junit });
+  }
+  dropHardExit();
   log.info('');
   log.info(renderTable(run));
   log.info('');
@@ -89,6 +129,11 @@ export async function runCommand(options: RunCommandOptions, log: Logger): Promi
     `${run.verdict.toUpperCase()} · ${run.cells.length} cell(s) in ${(run.durationMs / 1000).toFixed(1)} s · ${written.map((f) => path.relative(options.cwd, f)).join(', ')}`,
   );
   return run.exitCode;
+}
+
+function markInterrupted(run: RunResult): RunResult {
+  const decision = decideRun(run.cells, true);
+  return { ...run, interrupted: true, verdict: decision.verdict, exitCode: decision.exitCode };
 }
 
 /** The package source exists: a tarball file, or a directory with a package.json. */

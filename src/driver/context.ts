@@ -6,6 +6,8 @@ import { join } from 'node:path';
 import type { PhaseName, PhaseResult } from '../results/types.js';
 import { DEFAULT_CLIENT, loadAdapter, type SdkAdapter, type SeenRequest } from './adapter.js';
 import type { DriverMessage, DriverSpec, ServerCommand } from './protocol.js';
+import { makeCookie, RUN_COOKIE_VAR, SERVER_TAG_VAR } from './cookie.js';
+import { startTime } from './proc.js';
 import type { Redactor } from './redact.js';
 import { SDK_PACKAGES_ENV } from './sdk-load.js';
 import { ServerProcess } from './server-process.js';
@@ -16,6 +18,8 @@ export type ServerRole = 'stdio' | 'http' | 'bind';
 export interface ServerRecord {
   role: ServerRole;
   proc: ServerProcess;
+  /** Its MCP_MATRIX_SERVER value: what its descendants carry, escaped or not. */
+  tag: string;
 }
 
 export class DriverContext {
@@ -32,6 +36,10 @@ export class DriverContext {
   readonly answered = new WeakSet<ServerProcess>();
   /** Resolves once every message sent so far has left the process. */
   flush: () => Promise<void> = async () => {};
+  /** The run's cookie (a driver started by hand makes its own), given to every server. */
+  readonly cookie: string;
+  /** Every server tag of this cell starts with this: parallel cells share the run's cookie. */
+  readonly tagPrefix: string;
   private adapterPromise: Promise<SdkAdapter> | undefined;
   private counter = 0;
 
@@ -39,6 +47,8 @@ export class DriverContext {
     this.spec = spec;
     this.redactor = redactor;
     this.send = send;
+    this.cookie = process.env[RUN_COOKIE_VAR] || makeCookie(process.pid, startTime(process.pid));
+    this.tagPrefix = `${spec.baseEnv.MCP_MATRIX_CELL ?? 'cell'}:`;
   }
 
   adapter(): Promise<SdkAdapter> {
@@ -67,12 +77,19 @@ export class DriverContext {
     mkdirSync(dir, { recursive: true });
     // Only servers that answer are asked what they load (module hooks cost start-up time).
     const watchSdk = role !== 'bind' && this.spec.sdkPackages?.length;
+    const tag = `${this.tagPrefix}${role}#${++this.counter}`;
     const proc = new ServerProcess({
       bin: command.bin,
       args: command.args,
-      env: watchSdk ? { ...env, [SDK_PACKAGES_ENV]: JSON.stringify(this.spec.sdkPackages) } : env,
+      // The cookie and tag last, so no config env can drop them.
+      env: {
+        ...env,
+        ...(watchSdk ? { [SDK_PACKAGES_ENV]: JSON.stringify(this.spec.sdkPackages) } : {}),
+        [RUN_COOKIE_VAR]: this.cookie,
+        [SERVER_TAG_VAR]: tag,
+      },
       probe: this.spec.probe,
-      probeFile: join(dir, `${role}-${++this.counter}.jsonl`),
+      probeFile: join(dir, `${role}-${this.counter}.jsonl`),
       packageDir: this.spec.packageDir,
       cellDir: this.spec.cellDir,
       protocolStdout: role === 'stdio',
@@ -80,7 +97,7 @@ export class DriverContext {
       onReaped: (pid) => this.send({ type: 'reaped', pid }),
       clip: (text, max, cut) => this.redactor.clip(text, max, cut),
     });
-    this.servers.push({ role, proc });
+    this.servers.push({ role, proc, tag });
     return proc;
   }
 }

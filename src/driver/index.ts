@@ -14,6 +14,7 @@ import { leaksPhase, settle } from './phases/leaks.js';
 import { cellPlaceholders, makeScratchDir } from './placeholders.js';
 import { stdioPhase } from './phases/stdio.js';
 import type { DriverMessage, DriverSpec } from './protocol.js';
+import { killTaggedNow, sweepTagged } from './escaped.js';
 import { killGroup } from './proc.js';
 import { Redactor } from './redact.js';
 import { withSdkRuntime } from './sdk-runtime.js';
@@ -58,6 +59,8 @@ function send(message: DriverMessage): Promise<void> {
 
 function killAll(): void {
   for (const { proc } of context?.servers ?? []) if (proc.pid !== undefined) killGroup(proc.pid, 'SIGKILL');
+  // Descendants that left their server's group still carry its tag.
+  if (context) killTaggedNow(context.cookie, context.tagPrefix);
 }
 
 async function exit(code: number): Promise<never> {
@@ -132,7 +135,13 @@ async function main(): Promise<void> {
   await phase('http', http ? () => httpPhase(ctx, http) : null, why.http);
   await phase('bind', bind ? () => bindPhase(ctx, bind) : null, why.bind);
   await phase('leaks', leaks ? () => leaksPhase(ctx, leaks.graceMs, baseline) : null, why.leaks);
-  if (!leaks) await Promise.all(ctx.servers.map((s) => settle(s, UNJUDGED_GRACE_MS)));
+  if (!leaks) {
+    await Promise.all(ctx.servers.map((s) => settle(s, UNJUDGED_GRACE_MS)));
+    // Not judged (leaks is off), but never left running.
+    const escaped = await sweepTagged(ctx.cookie, ctx.tagPrefix);
+    for (const e of escaped ?? [])
+      process.stderr.write(redactor.text(`mcp-matrix driver: killed pid ${e.pid} (${e.cmdline}), started by ${e.tag}\n`));
+  }
   ctx.summary.driverPeakRssMb = Math.round(process.resourceUsage().maxRSS / 1024);
   await send({ type: 'done', summary: ctx.summary });
 }

@@ -1,5 +1,7 @@
-// Linux /proc readers: who is in a process group, and which of them listens on which TCP port.
-// Every function returns null when /proc cannot answer, so callers can record "unverified".
+// Linux /proc readers: who is in a process group, who carries the run's cookie in its environment,
+// and which of them listens on which TCP port. Every function returns null when /proc cannot answer,
+// so callers can record "unverified". The orchestrator uses the cookie readers too (the driver's
+// folder must stay self-contained: it is copied into every cell).
 
 import { existsSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { basename } from 'node:path';
@@ -164,4 +166,69 @@ export function groupListeners(pgid: number): (Listener & { pid: number })[] | n
     }
   }
   return out;
+}
+
+/** The environment a process was started with (its exec-time environ), or null when unreadable. */
+export function environOf(pid: number): Map<string, string> | null {
+  let raw: string;
+  try {
+    raw = readFileSync(`/proc/${pid}/environ`, 'utf8');
+  } catch {
+    return null;
+  }
+  const env = new Map<string, string>();
+  for (const entry of raw.split('\0')) {
+    const eq = entry.indexOf('=');
+    if (eq > 0) env.set(entry.slice(0, eq), entry.slice(eq + 1));
+  }
+  return env;
+}
+
+export interface Carrier extends ProcInfo {
+  pgrp: number;
+  /** The values of the variables asked for, as the process's environment holds them. */
+  vars: Record<string, string>;
+}
+
+/**
+ * Live processes whose environment holds `name` (with `value`, when given), whatever their process
+ * group or session: a child started with `detached: true` keeps the environment it inherited. Returns
+ * null without /proc. `also` names further variables to read back (attribution).
+ */
+export function carriers(name: string, value?: string, also: string[] = []): Carrier[] | null {
+  if (!procAvailable()) return null;
+  let entries: string[];
+  try {
+    entries = readdirSync('/proc');
+  } catch {
+    return null;
+  }
+  const out: Carrier[] = [];
+  for (const entry of entries) {
+    if (!/^\d+$/.test(entry)) continue;
+    const pid = Number(entry);
+    if (pid === process.pid) continue;
+    const env = environOf(pid);
+    const found = env?.get(name);
+    if (found === undefined || (value !== undefined && found !== value)) continue;
+    const stat = readStat(pid);
+    if (!stat || stat.state === 'Z' || stat.state === 'X') continue;
+    const vars: Record<string, string> = { [name]: found };
+    for (const key of also) {
+      const v = env!.get(key);
+      if (v !== undefined) vars[key] = v;
+    }
+    out.push({ pid, state: stat.state, pgrp: stat.pgrp, cmdline: readCmdline(pid), vars });
+  }
+  return out;
+}
+
+/** Start time of a process in clock ticks since boot (field 22 of /proc/<pid>/stat): a pid plus this names one process. */
+export function startTime(pid: number): string | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19] ?? null;
+  } catch {
+    return null;
+  }
 }

@@ -8,10 +8,12 @@ import type { Result } from '../util/result.js';
 export interface PrepareOptions extends Overrides {
   cwd: string;
   config?: string;
+  /** The run's abort: registry look-ups stop with it. */
+  signal?: AbortSignal;
 }
 
 export async function prepareConfig(options: PrepareOptions): Promise<Result<{ config: ResolvedConfig; registry: Registry }>> {
-  const registry = createRegistry();
+  const registry = createRegistry(undefined, options.signal ? { signal: options.signal } : {});
   // The default SDK packages are looked up while the config loads; a config with other majors asks for its own.
   for (const name of lookupNames(DEFAULT_MAJORS)) void registry.meta(name);
   const loaded = await loadConfig(options.cwd, options.config);

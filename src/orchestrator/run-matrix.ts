@@ -1,4 +1,5 @@
 // The run: plan (while packing once) → cells in parallel → RunResult. Interrupts end in a partial, marked result.
+import { rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fingerprint, packDirectory, type Tarball } from '../pack/pack.js';
@@ -7,9 +8,10 @@ import { buildPlan, selectCells, type Plan, type PlannedCell } from '../plan/pla
 import type { Registry } from '../plan/registry.js';
 import type { ResolvedConfig } from '../config/resolve.js';
 import { runCell } from '../cells/run-cell.js';
-import { createRunDir, removeDir } from '../cells/workspace.js';
+import { createRunDir, markKept, removeDir } from '../cells/workspace.js';
+import { currentCookie, killCarriers } from '../process/cookie.js';
 import { run as exec } from '../process/exec.js';
-import { killAll } from '../process/tracker.js';
+import { killAll, onHardExit } from '../process/tracker.js';
 import { RESULTS_SCHEMA_VERSION, type CellResult, type RunResult } from '../results/types.js';
 import { decideRun } from '../reports/verdict.js';
 import { HARNESS_VERSION } from '../version.js';
@@ -30,11 +32,16 @@ export interface RunOptions {
   invocation?: string;
   /** Called once the plan is resolved, before any cell starts. */
   onPlan?(plan: Plan): void;
+  /** Called once cells start: `snapshot()` is the run so far (finished cells only), marked interrupted, for a forced exit. */
+  onCellsStart?(snapshot: () => RunResult): void;
 }
 
 export async function runMatrix(config: ResolvedConfig, registry: Registry, options: RunOptions): Promise<Result<RunResult>> {
   const startedAt = new Date();
-  const runDir = await createRunDir();
+  const cookie = currentCookie();
+  const runDir = await createRunDir(cookie);
+  // A forced exit removes the run directory synchronously (a graceful end removes it below).
+  const dropHardExit = onHardExit(() => (options.keep ? markKept(runDir) : rmSync(runDir, { recursive: true, force: true })));
   const disposals: Promise<void>[] = [];
   // Packing needs only the source: it runs while the registry answers the plan's look-ups.
   const packAbort = new AbortController();
@@ -44,7 +51,7 @@ export async function runMatrix(config: ResolvedConfig, registry: Registry, opti
   try {
     const [planned, npmVersion, commit] = await Promise.all([
       buildPlan(config, registry),
-      npmVersionOf(),
+      npmVersionOf(options.signal),
       sourceCommit(config.source.kind === 'directory' ? config.source.dir : options.cwd),
     ]);
     if (!planned.ok) {
@@ -68,6 +75,8 @@ export async function runMatrix(config: ResolvedConfig, registry: Registry, opti
         config.source.kind === 'tarball' ? portablePath(tarball.value.file, options.cwd) : undefined,
         options.invocation,
       );
+    const finished: CellResult[] = [];
+    options.onCellsStart?.(() => assemble(plan, tarball.value, [...finished], selected.value, startedAt, npmVersion, true, commit));
     const cells = await runWithProgress(selected.value, concurrency, options.progress, (cell, hooks) =>
       runCell(
         cell,
@@ -83,15 +92,19 @@ export async function runMatrix(config: ResolvedConfig, registry: Registry, opti
           repro,
         },
         hooks,
-      ),
+      ).then((r) => (finished.push(r), r)),
     );
     return ok(assemble(plan, tarball.value, cells, selected.value, startedAt, npmVersion, options.signal.aborted, commit));
   } finally {
     await packing;
     options.signal.removeEventListener('abort', stopPacking);
     killAll();
+    // Whatever escaped a process group but still carries the run's cookie.
+    if (cookie) killCarriers(cookie);
     await Promise.all(disposals);
-    if (!options.keep) await removeDir(runDir).catch(() => undefined);
+    if (options.keep) markKept(runDir);
+    else await removeDir(runDir).catch(() => undefined);
+    dropHardExit();
   }
 }
 
@@ -99,8 +112,8 @@ async function obtainTarball(source: ResolvedConfig['source'], runDir: string, s
   return source.kind === 'tarball' ? fingerprint(source.file) : packDirectory(source.dir, runDir, signal);
 }
 
-async function npmVersionOf(): Promise<string> {
-  const out = await exec('npm', ['--version'], { timeoutMs: 15_000 });
+async function npmVersionOf(signal: AbortSignal): Promise<string> {
+  const out = await exec('npm', ['--version'], { timeoutMs: 15_000, signal });
   return out.ok ? out.stdout.trim() : 'unknown';
 }
 

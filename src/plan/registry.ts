@@ -27,13 +27,14 @@ export async function registryUrl(): Promise<string> {
   return out.ok && /^https?:\/\//.test(url) ? url : 'https://registry.npmjs.org/';
 }
 
-/** `url` is asked only when a message needs it: a good run never spawns `npm config get`. */
+/** `url` is asked only when a message needs it: a good run never spawns `npm config get`. `signal`: the run's abort. */
 export function createRegistry(
   url: () => Promise<string> = registryUrl,
-  options: { attempts?: number; timeoutMs?: number } = {},
+  options: { attempts?: number; timeoutMs?: number; signal?: AbortSignal } = {},
 ): Registry {
   const cache = new Map<string, Promise<Result<PackageMeta>>>();
   const stop = new AbortController();
+  const signal = options.signal ? AbortSignal.any([stop.signal, options.signal]) : stop.signal;
   let lookups = 0;
   let resolved: Promise<string> | undefined;
   const base = (): Promise<string> => (resolved ??= url().then((u) => (u.endsWith('/') ? u : `${u}/`)));
@@ -47,7 +48,7 @@ export function createRegistry(
       let pending = cache.get(name);
       if (!pending) {
         lookups++;
-        pending = fetchMeta(base, name, options.attempts ?? 3, options.timeoutMs ?? 30_000, stop.signal);
+        pending = fetchMeta(base, name, options.attempts ?? 3, options.timeoutMs ?? 30_000, signal);
         cache.set(name, pending);
       }
       return pending;
@@ -90,12 +91,28 @@ async function fetchMeta(
       last = `${c.code}: ${c.message}`;
       if (!c.network) return fail('infrastructure', `npm view ${name} failed against ${base}: ${last}`);
     }
-    if (attempt < attempts) await new Promise((r) => setTimeout(r, 500 * 2 ** (attempt - 1)));
+    if (attempt < attempts && !(await pause(500 * 2 ** (attempt - 1), signal)))
+      return fail('infrastructure', `the look-up of ${name} was cancelled`);
   }
   return fail(
     'infrastructure',
     `could not read ${name} from the registry ${await registry()} after ${attempts} attempts (${last}). Check the network or npm's "registry" setting, then run again.`,
   );
+}
+
+/** Waits `ms` unless aborted first; false when aborted. */
+function pause(ms: number, signal: AbortSignal): Promise<boolean> {
+  if (signal.aborted) return Promise.resolve(false);
+  return new Promise((resolve) => {
+    const done = (ok: boolean) => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', onAbort);
+      resolve(ok);
+    };
+    const onAbort = () => done(false);
+    const timer = setTimeout(() => done(true), ms);
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
 }
 
 interface RawVersion {

@@ -38,3 +38,26 @@ export function groupAlive(pid: number): boolean {
 export function killAll(signal: NodeJS.Signals = 'SIGKILL'): void {
   for (const pid of groups) killGroup(pid, signal);
 }
+
+// A forced exit (a second signal, or the first one not done in time) cannot await anything: these
+// synchronous steps (write partial results, remove the run directory) run before the process exits.
+const hardExitSteps = new Set<() => void>();
+
+/** Registers a step for a forced exit; returns its removal. */
+export function onHardExit(step: () => void): () => void {
+  hardExitSteps.add(step);
+  return () => void hardExitSteps.delete(step);
+}
+
+/** Kill every tracked group, then run every registered step (each one's failure is its own). */
+export function hardExit(): void {
+  killAll();
+  for (const step of [...hardExitSteps]) {
+    try {
+      step();
+    } catch {
+      // remove what we can
+    }
+  }
+  hardExitSteps.clear();
+}

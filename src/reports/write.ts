@@ -1,6 +1,7 @@
 // The only file in reports that touches the disk: mkdir -p, then each report written atomically
 // (temporary file + rename), so an interrupted write never leaves a half results.json behind.
 
+import { mkdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { mkdir, open, rename, rm, stat, statfs, writeFile } from 'node:fs/promises';
 import path, { join } from 'node:path';
 import type { RunResult } from '../results/types.js';
@@ -11,6 +12,8 @@ import { renderMarkdown } from './markdown.js';
 export interface WriteOptions {
   /** Also write junit.xml (default true). */
   junit?: boolean;
+  /** The run's abort: a write in progress stops (its temporary file is removed). */
+  signal?: AbortSignal;
 }
 
 export const RESULTS_FILE = 'results.json';
@@ -22,6 +25,46 @@ export async function writeReports(run: RunResult, outDir: string, options: Writ
   const checked = await checkOutDir(outDir);
   if (checked) throw new Error(checked);
   await makeDirs(outDir);
+  const written: string[] = [];
+  for (const [name, content] of render(run, options)) {
+    const path = join(outDir, name);
+    await writeAtomic(path, content, options.signal);
+    written.push(path);
+  }
+  return written;
+}
+
+/** The same files, synchronously: for a forced exit, which cannot await (`outDir` was checked when the run began). */
+export function writeReportsSync(run: RunResult, outDir: string, options: WriteOptions = {}): string[] {
+  const missing: string[] = [];
+  for (let d = path.resolve(outDir); !isDir(d); d = path.dirname(d)) {
+    missing.unshift(d);
+    if (path.dirname(d) === d) break;
+  }
+  for (const d of missing) mkdirSync(d);
+  return render(run, options).map(([name, content]) => {
+    const file = join(outDir, name);
+    const temp = `${file}.${process.pid}.tmp`;
+    try {
+      writeFileSync(temp, content, 'utf8');
+      renameSync(temp, file);
+    } catch (error) {
+      rmSync(temp, { force: true });
+      throw error;
+    }
+    return file;
+  });
+}
+
+function isDir(d: string): boolean {
+  try {
+    return statSync(d).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+function render(run: RunResult, options: WriteOptions): [string, string][] {
   const json = renderJson(run);
   // Render from the stored form, so `report results.json` later gives byte-identical files.
   const stored = JSON.parse(json) as RunResult;
@@ -30,19 +73,13 @@ export async function writeReports(run: RunResult, outDir: string, options: Writ
     [MARKDOWN_FILE, renderMarkdown(stored)],
   ];
   if (options.junit !== false) files.push([JUNIT_FILE, renderJunit(stored)]);
-  const written: string[] = [];
-  for (const [name, content] of files) {
-    const path = join(outDir, name);
-    await writeAtomic(path, content);
-    written.push(path);
-  }
-  return written;
+  return files;
 }
 
-async function writeAtomic(path: string, content: string): Promise<void> {
+async function writeAtomic(path: string, content: string, signal?: AbortSignal): Promise<void> {
   const temp = `${path}.${process.pid}.tmp`;
   try {
-    await writeFile(temp, content, 'utf8');
+    await writeFile(temp, content, { encoding: 'utf8', ...(signal ? { signal } : {}) });
     await rename(temp, path);
   } catch (error) {
     await rm(temp, { force: true });

@@ -1,10 +1,12 @@
 // leaks phase: every server must exit by itself (stdio: after stdin EOF; http: after SIGTERM) within
 // graceMs and leave nothing of its process group behind; the driver must hold no new handle.
-// A server that does not exit is asked (SIGUSR2) which handles keep it alive, then killed.
+// A server that does not exit is asked (SIGUSR2) which handles keep it alive, then killed. Once all
+// are gone, any process still carrying a server's tag in its environment escaped its process group.
 
 import type { LeakedHandle, PhaseResult } from '../../results/types.js';
 import { result, sleep, type DriverContext, type ServerRecord } from '../context.js';
 import { driverLeaks } from '../driver-handles.js';
+import { NO_PROC, sweepTagged, type EscapedProcess } from '../escaped.js';
 import type { ProbeHandle } from '../probe.js';
 import { isNodeProcess, type ProcInfo } from '../proc.js';
 import { isNodeScript } from '../server-process.js';
@@ -110,24 +112,52 @@ export function toLeakedHandles(settled: Settled[]): LeakedHandle[] {
   return out;
 }
 
+/** One problem per server whose descendants escaped: pid and command line of each, and who started them. */
+export function describeEscaped(escaped: EscapedProcess[], servers: ServerRecord[]): string[] {
+  const byTag = new Map<string, EscapedProcess[]>();
+  for (const e of escaped) byTag.set(e.tag, [...(byTag.get(e.tag) ?? []), e]);
+  return [...byTag].map(([tag, list]) => {
+    const server = servers.find((s) => s.tag === tag);
+    const who = server ? `${server.role} server (pid ${server.proc.pid ?? '?'}, ${server.role} phase)` : `server ${tag}`;
+    const procs = list.map((e) => `pid ${e.pid} ${e.cmdline}`).join(', ');
+    return `${list.length} process(es) started by the ${who} escaped its process group and outlived it: ${procs} (found by the run's cookie in their environment; killed)`;
+  });
+}
+
 export async function leaksPhase(ctx: DriverContext, graceMs: number, baseline: string[]): Promise<PhaseResult> {
   const startedAt = Date.now();
   // Settle concurrently: each server's bound runs from its own stop request.
   const settled = await Promise.all(ctx.servers.map((s) => settle(s, graceMs)));
+  // Every server and its group is gone now: whatever still carries a server's tag escaped.
+  const escaped = await sweepTagged(ctx.cookie, ctx.tagPrefix);
   await ctx.flush();
   const driver = await driverLeaks(baseline);
-  const leaked = [...toLeakedHandles(settled), ...driver.map((h) => ({ owner: 'driver', ...h }))];
+  const roleOf = (tag: string): string => ctx.servers.find((s) => s.tag === tag)?.role ?? tag;
+  const leaked = [
+    ...toLeakedHandles(settled),
+    ...(escaped ?? []).map((e) => ({
+      owner: `server:${roleOf(e.tag)}`,
+      type: 'process',
+      location: `pid ${e.pid}: ${e.cmdline} (escaped its process group)`,
+    })),
+    ...driver.map((h) => ({ owner: 'driver', ...h })),
+  ];
   ctx.summary.leakedHandles = leaked;
   const problems = settled.flatMap((s) => (s.problem ? [s.problem] : []));
+  const escapedProblems = describeEscaped(escaped ?? [], ctx.servers);
+  problems.push(...escapedProblems);
   if (driver.length) problems.push(`the driver's own client left ${driver.length} active handle(s): ${describeAll(driver)}`);
-  const details = { servers: settled, driverHandles: driver, graceMs };
+  const details = {
+    servers: settled,
+    escaped: escaped ?? [],
+    ...(escaped ? {} : { escapedCheck: NO_PROC }),
+    driverHandles: driver,
+    graceMs,
+  };
   if (problems.length === 0) return result('leaks', startedAt, { verdict: 'passed', details });
   const first = settled.find((s) => s.problem);
-  const proc = ctx.servers.find((r) => r.proc.pid === first?.pid)?.proc;
-  return result(
-    'leaks',
-    startedAt,
-    { verdict: 'failed', step: first ? `${first.role} shutdown` : 'driver handles', message: problems.join('; '), details },
-    proc,
-  );
+  const firstEscaped = escaped?.[0] && ctx.servers.find((s) => s.tag === escaped[0]!.tag);
+  const proc = ctx.servers.find((r) => r.proc.pid === first?.pid)?.proc ?? firstEscaped?.proc;
+  const step = first ? `${first.role} shutdown` : escapedProblems.length ? 'escaped processes' : 'driver handles';
+  return result('leaks', startedAt, { verdict: 'failed', step, message: problems.join('; '), details }, proc);
 }

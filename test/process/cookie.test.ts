@@ -1,0 +1,157 @@
+// The run's cookie, read back from /proc: real processes, a real detached child, a real dead owner.
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { carriers, procAvailable, startTime } from '../../src/driver/proc.js';
+import { cookieOwner, makeCookie, RUN_COOKIE_VAR, SERVER_TAG_VAR } from '../../src/driver/cookie.js';
+import { killCarriers, orphanedCarriers, ownerAlive } from '../../src/process/cookie.js';
+import { describeSwept, shortCommand, sweepStale } from '../../src/process/sweep.js';
+import { createRunDir, markKept, OWNER_FILE, readOwner } from '../../src/cells/workspace.js';
+
+const temps: string[] = [];
+afterAll(() => temps.forEach((d) => rmSync(d, { recursive: true, force: true })));
+
+/** A cookie whose owner is provably dead: a real process that has exited. */
+function deadCookie(): string {
+  const child = spawnSync(process.execPath, [
+    '-e',
+    'const fs=require("fs");process.stdout.write(fs.readFileSync("/proc/self/stat","utf8"))',
+  ]);
+  const stat = child.stdout.toString();
+  const pid = Number(stat.split(' ')[0]);
+  const start = stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]!;
+  return makeCookie(pid, start);
+}
+
+const sleeper = (env: Record<string, string>, detached = false) =>
+  spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60_000)', 'mm-cookie-test-sleeper'], {
+    env: { ...process.env, ...env },
+    detached,
+    stdio: 'ignore',
+  });
+
+const waitGone = async (pid: number): Promise<boolean> => {
+  for (let i = 0; i < 200; i++) {
+    const state = (() => {
+      try {
+        const s = readFileSync(`/proc/${pid}/stat`, 'utf8');
+        return s.slice(s.lastIndexOf(')') + 2).split(' ')[0];
+      } catch {
+        return 'gone';
+      }
+    })();
+    if (state === 'gone' || state === 'Z') return true;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  return false;
+};
+
+describe('cookie format', () => {
+  it('names its owner: pid and start time', () => {
+    const cookie = makeCookie(1234, '5678');
+    expect(cookieOwner(cookie)).toEqual({ pid: 1234, start: '5678' });
+    expect(cookieOwner('not a cookie')).toBeNull();
+  });
+
+  it.runIf(procAvailable())('this process is alive; a pid with another start time (a reused pid) is not the owner', () => {
+    expect(ownerAlive(makeCookie(process.pid, startTime(process.pid)))).toBe(true);
+    expect(ownerAlive(makeCookie(process.pid, '1'))).toBe(false);
+    expect(ownerAlive(deadCookie())).toBe(false);
+  });
+});
+
+describe.runIf(procAvailable())('carriers: found by environment, whatever the group or session', () => {
+  it('finds a detached child by its cookie and tag, and killCarriers takes it down', async () => {
+    const cookie = makeCookie(process.pid, startTime(process.pid));
+    const child = sleeper({ [RUN_COOKIE_VAR]: cookie, [SERVER_TAG_VAR]: 'cell-a:stdio#1' }, true);
+    const other = sleeper({ [RUN_COOKIE_VAR]: cookie, [SERVER_TAG_VAR]: 'cell-b:stdio#1' }, true);
+    try {
+      await new Promise((r) => setTimeout(r, 300));
+      const found = carriers(RUN_COOKIE_VAR, cookie, [SERVER_TAG_VAR])!;
+      expect(found.map((c) => c.pid).sort()).toEqual([child.pid, other.pid].sort());
+      const mine = found.find((c) => c.pid === child.pid)!;
+      expect(mine.pgrp).toBe(child.pid); // its own group: the group check cannot see it
+      expect(mine.cmdline).toContain('mm-cookie-test-sleeper');
+      expect(mine.vars[SERVER_TAG_VAR]).toBe('cell-a:stdio#1');
+      // One cell's tag prefix kills that cell's carrier only.
+      expect(killCarriers(cookie, 'cell-a:')!.map((c) => c.pid)).toEqual([child.pid]);
+      expect(await waitGone(child.pid!)).toBe(true);
+      expect(carriers(RUN_COOKIE_VAR, cookie)!.map((c) => c.pid)).toEqual([other.pid]);
+    } finally {
+      child.kill('SIGKILL');
+      other.kill('SIGKILL');
+    }
+  });
+
+  it('a carrier of a dead run is orphaned; one of a live run is not', async () => {
+    const dead = deadCookie();
+    const live = makeCookie(process.pid, startTime(process.pid));
+    const orphan = sleeper({ [RUN_COOKIE_VAR]: dead }, true);
+    const owned = sleeper({ [RUN_COOKIE_VAR]: live }, true);
+    try {
+      await new Promise((r) => setTimeout(r, 300));
+      const orphans = orphanedCarriers()!.map((c) => c.pid);
+      expect(orphans).toContain(orphan.pid);
+      expect(orphans).not.toContain(owned.pid);
+    } finally {
+      orphan.kill('SIGKILL');
+      owned.kill('SIGKILL');
+    }
+  });
+});
+
+describe.runIf(procAvailable())('sweep at start', () => {
+  it('removes run dirs of dead owners, kills their processes, leaves live, kept and unowned dirs alone', async () => {
+    const tmp = mkdtempSync(path.join(os.tmpdir(), 'mm-sweep-'));
+    temps.push(tmp);
+    const dead = deadCookie();
+    const mk = (name: string, owner?: object) => {
+      const dir = path.join(tmp, `mcp-matrix-${name}`);
+      mkdirSync(path.join(dir, 'cell-x'), { recursive: true });
+      if (owner) writeFileSync(path.join(dir, OWNER_FILE), JSON.stringify(owner));
+      return dir;
+    };
+    const stale = mk('stale', { pid: cookieOwner(dead)!.pid, cookie: dead, startedAt: '' });
+    const live = mk('live', { pid: process.pid, cookie: makeCookie(process.pid, startTime(process.pid)), startedAt: '' });
+    const kept = mk('kept', { pid: cookieOwner(dead)!.pid, cookie: dead, startedAt: '', kept: true });
+    const unowned = mk('unowned');
+    const orphan = sleeper({ [RUN_COOKIE_VAR]: dead }, true);
+    try {
+      await new Promise((r) => setTimeout(r, 300));
+      const swept = sweepStale(tmp);
+      await swept.removed;
+      expect(swept.dirs).toEqual([{ dir: stale, ownerPid: cookieOwner(dead)!.pid }]);
+      expect(swept.processes).toContainEqual({ pid: orphan.pid, what: 'node' });
+      expect(await waitGone(orphan.pid!)).toBe(true);
+      expect([stale, live, kept, unowned].map(existsSync)).toEqual([false, true, true, true]);
+      const line = describeSwept(swept)!;
+      expect(line).toMatch(
+        new RegExp(
+          `^swept what a dead run left behind: 1 run dir\\(s\\) \\(${stale}, owner pid \\d+ gone\\); killed \\d+ orphaned process\\(es\\) \\(.*pid ${orphan.pid} node`,
+        ),
+      );
+    } finally {
+      orphan.kill('SIGKILL');
+    }
+  });
+
+  it('nothing to sweep: no line', () => {
+    expect(describeSwept({ dirs: [], processes: [] })).toBeUndefined();
+  });
+
+  it('never prints a whole command line (it may hold a dead run’s token)', () => {
+    expect(shortCommand('/usr/bin/node /tmp/x/node_modules/.bin/server --token s3cr3t')).toBe('node server');
+    expect(shortCommand('npm install --no-audit')).toBe('npm install');
+  });
+
+  it('a run dir records its owner; --keep marks it kept', async () => {
+    const cookie = makeCookie(process.pid, startTime(process.pid));
+    const dir = await createRunDir(cookie);
+    temps.push(dir);
+    expect(readOwner(dir)).toMatchObject({ pid: process.pid, cookie });
+    markKept(dir);
+    expect(readOwner(dir)).toMatchObject({ kept: true, cookie });
+  });
+});
