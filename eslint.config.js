@@ -45,5 +45,5 @@ export default tseslint.config(
       ],
     },
   },
-  { files: ['test/**', 'fixtures/**', 'bench/**', 'src/logger.ts'], rules: { 'no-console': 'off' } },
+  { files: ['test/**', 'fixtures/**', 'bench/**', 'examples/**', 'src/logger.ts'], rules: { 'no-console': 'off' } },
 );
