@@ -13,6 +13,9 @@ import { defineConfig } from '../../src/index.js';
 export default defineConfig({
   tarball: './notionhq-notion-mcp-server-2.5.2.tgz',
   cells: [{ pin: 'latest@1', role: 'latest 1.x' }],
+  // The bind start below writes a token file to the temp dir and never removes it: {tmp} is a fresh
+  // scratch directory per cell, removed with the cell, so nothing is left in the machine's /tmp.
+  env: { TMPDIR: '{tmp}' },
   stdio: {
     expect: {
       tools: 24,
@@ -31,7 +34,7 @@ export default defineConfig({
   },
   // The same start on 0.0.0.0 without AUTH_TOKEN (dropped because its value holds {token}): the server
   // does not refuse, it generates a token of its own, writes it to $TMPDIR/.notion-mcp-auth-token-<pid>
-  // (left behind after SIGTERM) and listens on 0.0.0.0 with that token required.
+  // (left behind after SIGTERM, hence TMPDIR above) and listens on 0.0.0.0 with that token required.
   bind: { args: ['--transport', 'http', '--host', '0.0.0.0', '--port', '{port}'] },
   // stdio: exits on stdin EOF (~0.4 s). HTTP: no SIGTERM handler, the default action ends it.
   leaks: { graceMs: 10_000 },

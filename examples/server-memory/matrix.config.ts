@@ -44,12 +44,16 @@ export default defineConfig({
       },
       { tool: 'search_nodes', arguments: { query: 'mcp-matrix' }, expect: { text: 'tested by mcp-matrix' } },
       { resource: 'memory://knowledge-graph', expect: { text: 'tested by mcp-matrix' } },
-      // read_graph takes no arguments, so the step sends none. The spec allows omitting `arguments`, and
-      // SDK 1.32 accepts it, but SDK 1.30.0–1.31.x reject it ("expected object, received undefined"):
-      // this step is what tells the floor@1 cell from the latest@1 one (see GROUND-TRUTH.md).
+      // read_graph takes no arguments and this step gives none: with `client.noArguments: 'omit'` below the
+      // request carries no `arguments` field at all. The spec allows that and SDK 1.32 accepts it, but SDK
+      // 1.30.0–1.31.x reject it ("expected object, received undefined"): this step is what tells the
+      // floor@1 cell from the latest@1 one (see GROUND-TRUTH.md).
       { tool: 'read_graph', expect: { text: 'tested by mcp-matrix', isError: false } },
     ],
   },
+  // The default, 'empty', sends `arguments: {}` (what most hosts send) and would pass on both cells;
+  // 'omit' tests what the spec allows, and so finds the floor's SDK defect.
+  client: { noArguments: 'omit' },
   // stdio-only: no HTTP transport, hence nothing to bind either. `false` shows as n/a, never as passed.
   http: false,
   bind: false,

@@ -54,6 +54,7 @@ const CASES: Published[] = [
     exit: 1,
     cells: {
       // SDK 1.30.0 rejects a tools/call without `arguments` (the spec allows omitting it); 1.32 accepts it.
+      // The config omits them on purpose (client.noArguments: 'omit'); the message must say so.
       'floor-1': {
         phases: {
           environment: PASSED,
@@ -61,7 +62,7 @@ const CASES: Published[] = [
             verdict: 'failed',
             step: 'tools/call read_graph',
             message:
-              /^tools\/call read_graph: .*MCP error -32602: Input validation error: Invalid arguments for tool read_graph: Invalid input: expected object, received undefined/,
+              /^tools\/call read_graph: .*MCP error -32602: Input validation error: Invalid arguments for tool read_graph: Invalid input: expected object, received undefined.* · sent tools\/call \{"name":"read_graph"\} \(arguments omitted\)/,
           },
           http: SKIPPED,
           bind: SKIPPED,
@@ -76,6 +77,12 @@ const CASES: Published[] = [
     },
     extra: (r) => {
       expect(r.cells.map((c) => c.version)).toEqual(['1.30.0', expect.stringMatching(/^1\.\d+\.\d+$/)]);
+      // Which way each tool step sent its arguments is recorded: the same request on both cells.
+      for (const cell of r.cells) {
+        const steps = cell.phases.find((p) => p.phase === 'stdio')!.details!.steps as { step: string; arguments?: string }[];
+        expect(steps.find((s) => s.step === 'tools/call read_graph')).toMatchObject({ arguments: 'omitted' });
+        expect(steps.find((s) => s.step === 'tools/call create_entities')).toMatchObject({ arguments: 'configured' });
+      }
     },
   },
   {
@@ -324,6 +331,4 @@ describe('published servers: what the harness cannot say yet (each names the mis
   it.todo("server-everything, server-basic-vanillajs: with http.auth 'none' the round trip passes and the 401 checks show as no auth");
   // bind (issue 9 item 2): say what was observed.
   it.todo('notion-mcp-server: the bind message does not say "without a token" (the server generated and requires its own)');
-  // client (issue 9 item 5): steps say what was sent.
-  it.todo('server-memory floor@1: the read_graph failure says the arguments were omitted; noArguments is set explicitly');
 });
