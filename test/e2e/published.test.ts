@@ -82,6 +82,8 @@ const CASES: Published[] = [
         const steps = cell.phases.find((p) => p.phase === 'stdio')!.details!.steps as { step: string; arguments?: string }[];
         expect(steps.find((s) => s.step === 'tools/call read_graph')).toMatchObject({ arguments: 'omitted' });
         expect(steps.find((s) => s.step === 'tools/call create_entities')).toMatchObject({ arguments: 'configured' });
+        // Not bundled: the running server loaded the cell's own SDK copy, at the pinned version.
+        expectLoaded(cell, [{ name: '@modelcontextprotocol/sdk', path: 'node_modules/@modelcontextprotocol/sdk', version: cell.version }]);
       }
     },
   },
@@ -91,6 +93,10 @@ const CASES: Published[] = [
     integrity: 'sha512-5U3OZh8Xq0Li4nA26l6uNvV9/1suMDuWSn+NjLZIhzinhMY6N3A4DCrxVecBGPf2PsNFKTEv5krxGPRwzxc7jQ==',
     kind: 'HTTP without auth',
     exit: 1,
+    extra: (r) => {
+      const cell = r.cells[0]!;
+      expectLoaded(cell, [{ name: '@modelcontextprotocol/sdk', path: 'node_modules/@modelcontextprotocol/sdk', version: cell.version }]);
+    },
     cells: {
       'latest-1': {
         phases: {
@@ -121,11 +127,17 @@ const CASES: Published[] = [
     integrity: 'sha512-5nPSwHMnugSGAhSJS5vVIlMao+iTJO9HoWGpCnT8lJNrPy3rZMqs1V/CPiN4MuxF+5EBgRE/f/Tirl6Wfi75Mg==',
     kind: 'HTTP with a bearer token (and a bundled bin)',
     exit: 1,
+    extra: (r) => expectLoaded(r.cells[0]!, []),
     cells: {
       'latest-1': {
         phases: {
-          // Passes today, but vacuously: bin/cli.mjs carries its own SDK (see the todo below).
-          environment: PASSED,
+          // Truth: bin/cli.mjs carries its own SDK (it answers with node_modules/@modelcontextprotocol/sdk
+          // deleted), and package.json's "main": "index.js" is not in the tarball (import fails).
+          environment: {
+            verdict: 'failed',
+            message:
+              /main index\.js is missing from the tarball.*the stdio server answered without loading node_modules\/@modelcontextprotocol\/sdk \(1\.\d+\.\d+\): its bin carries its own copy of the SDK/,
+          },
           stdio: PASSED,
           // Truth (curl): no token → 401 with no WWW-Authenticate header.
           http: { verdict: 'failed', message: /401 without (a )?WWW-Authenticate/ },
@@ -155,8 +167,12 @@ const CASES: Published[] = [
     cells: {
       '2.0.0': {
         phases: {
-          // Passes today, but vacuously: dist/index.js and dist/server.js carry their own SDK (todo below).
-          environment: PASSED,
+          // Truth: dist/index.js and dist/server.js carry their own SDK (they answer with the 2.x packages deleted).
+          environment: {
+            verdict: 'failed',
+            message:
+              /^the stdio server answered without loading node_modules\/@modelcontextprotocol\/server \(2\.0\.0\): its bin carries its own copy of the SDK/,
+          },
           stdio: PASSED,
           http: { verdict: 'failed', message: /without a token.*\b200\b/ },
           bind: { verdict: 'failed', message: /\[::\]:\d+/ },
@@ -175,14 +191,12 @@ const CASES: Published[] = [
       },
     },
     extra: (r) => {
-      // The cell holds the 2.x packages the package pins, each once, at 2.0.0.
-      const sdk = r.cells[0]!.environment!.sdkPackages;
-      for (const name of ['server', 'client', 'core', 'node']) {
-        expect(sdk.filter((p) => p.name === `@modelcontextprotocol/${name}`)).toEqual([
-          { name: `@modelcontextprotocol/${name}`, version: '2.0.0', path: `node_modules/@modelcontextprotocol/${name}` },
-        ]);
-      }
-      expect(sdk.some((p) => p.name === '@modelcontextprotocol/sdk')).toBe(false);
+      // The cell holds the 2.x packages it pins, each once, at 2.0.0; the SDK list names SDK packages only
+      // (not the server package itself, nor @modelcontextprotocol/ext-apps, which share the scope).
+      expect(r.cells[0]!.environment!.sdkPackages.map((p) => `${p.path}@${p.version}`).sort()).toEqual(
+        ['client', 'node', 'server'].map((n) => `node_modules/@modelcontextprotocol/${n}@2.0.0`),
+      );
+      expectLoaded(r.cells[0]!, []);
     },
   },
   {
@@ -194,8 +208,12 @@ const CASES: Published[] = [
     cells: {
       '2.3.1': {
         phases: {
-          // True: the package declares no SDK dependency, so it claims no SDK major at all.
-          environment: { verdict: 'failed', message: /chrome-devtools-mcp declares no range on @modelcontextprotocol\/server/ },
+          // Truth: it declares no SDK dependency, and its build carries @modelcontextprotocol/server 2.3.1 itself.
+          environment: {
+            verdict: 'failed',
+            message:
+              /chrome-devtools-mcp declares no range on @modelcontextprotocol\/server: it does not claim this SDK major; the stdio server answered without loading node_modules\/@modelcontextprotocol\/server \(2\.3\.1\): its bin carries its own copy of the SDK/,
+          },
           stdio: PASSED,
           http: SKIPPED,
           bind: SKIPPED,
@@ -213,7 +231,10 @@ const CASES: Published[] = [
         },
       },
     },
-    extra: (r) => expect(r.cells[0]!.environment!.declaredRanges).toEqual({}),
+    extra: (r) => {
+      expect(r.cells[0]!.environment!.declaredRanges).toEqual({});
+      expectLoaded(r.cells[0]!, []);
+    },
   },
 ];
 
@@ -272,6 +293,11 @@ function table(r: RunResult): string {
     .join('\n');
 }
 
+/** The SDK copies the stdio server actually loaded (recorded by the probe inside it). */
+function expectLoaded(cell: CellResult, copies: { name: string; path: string; version: string }[]): void {
+  expect(cell.environment!.loadedSdk?.find((l) => l.server === 'stdio')).toMatchObject({ answered: true, copies });
+}
+
 function cellOf(r: RunResult, id: string): CellResult {
   const cell = r.cells.find((c) => c.id === id);
   expect(cell, `cell ${id} in ${r.cells.map((c) => c.id).join(', ')}`).toBeDefined();
@@ -318,14 +344,6 @@ function run(c: Published): Run {
 }
 
 describe('published servers: what the harness cannot say yet (each names the missing feature)', () => {
-  // identity (issue 9 item 1): runtime SDK identity via the probe.
-  it.todo('notion-mcp-server: environment fails, the bundled bin/cli.mjs answered without loading node_modules/@modelcontextprotocol/sdk');
-  it.todo(
-    'server-basic-vanillajs: environment fails, the bundled dist/index.js answered without loading node_modules/@modelcontextprotocol/server',
-  );
-  it.todo('chrome-devtools-mcp: the environment message also says the server answered without loading the cell SDK');
-  // identity (issue 9 item 8): the SDK list holds SDK packages only.
-  it.todo('server-basic-vanillajs: environment.sdkPackages lists neither the server package itself nor @modelcontextprotocol/ext-apps');
   // http (issue 9 item 4): independent sub-checks and http.auth: 'none'.
   it.todo('notion-mcp-server: the http message also reports wrong token → 403 (want 401) and the round trip');
   it.todo("server-everything, server-basic-vanillajs: with http.auth 'none' the round trip passes and the 401 checks show as no auth");
