@@ -183,7 +183,12 @@ async function runPhases(
         readyTimeoutMs: cfg.http.readyTimeoutMs,
         timeoutMs: cfg.http.timeoutMs,
       },
-      bind: cfg.bind && { command: command(cfg.bind.args, cfg.bind.env), dropEnv: cfg.bind.dropEnv, timeoutMs: cfg.bind.timeoutMs },
+      bind: cfg.bind && {
+        command: command(cfg.bind.args, cfg.bind.env),
+        dropEnv: cfg.bind.dropEnv,
+        timeoutMs: cfg.bind.timeoutMs,
+        ...(cfg.bind.path ? { path: cfg.bind.path } : {}),
+      },
       leaks: cfg.leaks,
     },
   };

@@ -27,7 +27,7 @@ export interface ResolvedConfig {
   env: Record<string, string>;
   stdio: false | { args: string[]; env: Record<string, string>; timeoutMs: number; expect: SurfaceExpectation; steps: Step[] };
   http: false | { args: string[]; env: Record<string, string>; timeoutMs: number; path: string; host: string; readyTimeoutMs: number };
-  bind: false | { args: string[]; env: Record<string, string>; timeoutMs: number; dropEnv: string[] };
+  bind: false | { args: string[]; env: Record<string, string>; timeoutMs: number; dropEnv: string[]; path?: string };
   leaks: false | { graceMs: number };
   /** Why each `false` phase is skipped: left out of the config, or set to `false`. */
   skipped: Partial<Record<ConfigPhase, SkipReason>>;
@@ -84,10 +84,12 @@ export function resolveConfig(loaded: LoadedConfig, overrides: Overrides = {}, c
     bind: !c.bind
       ? false
       : {
-          args: c.bind.args ?? DEFAULT_BIND_ARGS,
-          env: c.bind.env ?? {},
+          // Unless given its own, bind starts the server as http does, with the host swapped to a non-loopback one.
+          args: c.bind.args ?? (http ? http.args.map((a) => swapLoopbackHost(a, http.host)) : DEFAULT_BIND_ARGS),
+          env: c.bind.env ?? (http ? mapValues(http.env, (v) => swapLoopbackHost(v, http.host)) : {}),
           timeoutMs: c.bind.timeoutMs ?? 10_000,
           dropEnv: c.bind.dropEnv ?? tokenEnvKeys(http ? http.env : DEFAULT_HTTP_ENV),
+          ...(http ? { path: http.path } : {}),
         },
     leaks: !c.leaks ? false : { graceMs: c.leaks.graceMs ?? 10_000 },
     skipped,
@@ -113,6 +115,23 @@ function resolveHttp(h: NonNullable<Exclude<MatrixConfig['http'], false>>): Excl
     host: h.host ?? '127.0.0.1',
     readyTimeoutMs: h.readyTimeoutMs ?? 15_000,
   };
+}
+
+const LOOPBACK_HOST = /^(127\.\d+\.\d+\.\d+|::1|\[::1\]|localhost)$/;
+
+/**
+ * An http arg or env value that names the loopback host (`127.0.0.1`, `--host=localhost`) becomes
+ * `{host}`, which the bind phase fills with a non-loopback host; `{host}` itself already is.
+ */
+export function swapLoopbackHost(value: string, httpHost: string): string {
+  const eq = value.indexOf('=');
+  const head = eq >= 0 ? value.slice(0, eq + 1) : '';
+  const tail = eq >= 0 ? value.slice(eq + 1) : value;
+  return tail === httpHost || LOOPBACK_HOST.test(tail) ? `${head}{host}` : value;
+}
+
+function mapValues(record: Record<string, string>, f: (v: string) => string): Record<string, string> {
+  return Object.fromEntries(Object.entries(record).map(([k, v]) => [k, f(v)]));
 }
 
 /** The variables that carry the token: a bind check must run without them. */

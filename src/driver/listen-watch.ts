@@ -1,6 +1,7 @@
 // Who listens where: a free port for the http phase, "the port answers and it is ours", and the
 // bind phase's watch for any listen (from the probe's synchronous reports and from /proc).
 
+import http from 'node:http';
 import net from 'node:net';
 import { watch, type FSWatcher } from 'node:fs';
 import { waitAtMost } from './context.js';
@@ -11,6 +12,50 @@ export interface SeenListen {
   address: string;
   port: number;
   source: 'probe' | 'proc';
+}
+
+/** Who can reach a listen: only this host (`loopback`), every interface (`wildcard`), or the networks of one address (`routable`). */
+export type ListenScope = 'loopback' | 'wildcard' | 'routable';
+
+export interface ClassifiedListen extends SeenListen {
+  scope: ListenScope;
+}
+
+/** 127.0.0.0/8, ::1 and their IPv4-mapped forms are loopback; 0.0.0.0 and :: are wildcards; anything else is routable. */
+export function listenScope(address: string): ListenScope {
+  let a = address.trim().toLowerCase();
+  if (a.startsWith('[') && a.endsWith(']')) a = a.slice(1, -1);
+  a = a.replace(/%.*$/, '');
+  if (a.startsWith('::ffff:') && a.includes('.')) a = a.slice('::ffff:'.length);
+  if (a === '0.0.0.0' || a === '::' || /^(0+:){7}0+$/.test(a)) return 'wildcard';
+  if (/^127\.\d+\.\d+\.\d+$/.test(a) || a === '::1' || /^(0+:){7}0*1$/.test(a)) return 'loopback';
+  return 'routable';
+}
+
+/** `0.0.0.0:80`, `[::]:80`. */
+export function listenAddress(l: Pick<SeenListen, 'address' | 'port'>): string {
+  return `${l.address.includes(':') ? `[${l.address}]` : l.address}:${l.port}`;
+}
+
+/** What a listen exposes, for messages: `[::]:80 (IPv6 wildcard: every interface)`. */
+export function describeListen(l: ClassifiedListen): string {
+  const what =
+    l.scope === 'wildcard'
+      ? `${l.address.includes(':') ? 'IPv6' : 'IPv4'} wildcard: every interface`
+      : l.scope === 'routable'
+        ? 'a non-loopback address'
+        : 'loopback';
+  return `${listenAddress(l)} (${what})`;
+}
+
+/** Every distinct listen (address + port) seen so far, classified; the probe's record wins over /proc's. */
+export function classifiedListens(proc: ServerProcess): ClassifiedListen[] {
+  const out = new Map<string, ClassifiedListen>();
+  for (const l of listensOf(proc)) {
+    const key = `${l.address}|${l.port}`;
+    if (!out.has(key)) out.set(key, { ...l, scope: listenScope(l.address) });
+  }
+  return [...out.values()];
 }
 
 export function freePort(host: string): Promise<number> {
@@ -112,4 +157,58 @@ function ownerOf(proc: ServerProcess, port: number): Identity | 'foreign' {
     if (listeners) return listeners.some((l) => l.port === port) ? 'verified' : 'foreign';
   }
   return listensOf(proc).some((l) => l.port === port) ? 'probe' : 'unverified';
+}
+
+export type Unauthenticated = { status: number; challenge: string | null } | { error: string };
+
+/** Where to connect to reach a listen from this host: a wildcard is reached on its loopback. */
+function reachVia(l: ClassifiedListen): string {
+  if (l.scope !== 'wildcard') return l.address;
+  return l.address.includes(':') ? '::1' : '127.0.0.1';
+}
+
+/**
+ * What an exposed listen does with a request that carries no token: the observation a bind message
+ * states (a 401 means the server guards it with a token of its own; a 200 means anyone may use it).
+ */
+export function askWithoutToken(l: ClassifiedListen, path: string, timeoutMs = 1500): Promise<Unauthenticated> {
+  const body = JSON.stringify({
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'initialize',
+    params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'mcp-matrix-bind', version: '0' } },
+  });
+  return new Promise((resolve) => {
+    let settled = false;
+    const done = (value: Unauthenticated): void => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      req.destroy();
+      resolve(value);
+    };
+    const req = http.request(
+      {
+        host: reachVia(l),
+        port: l.port,
+        path,
+        method: 'POST',
+        agent: false,
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'content-length': Buffer.byteLength(body),
+          connection: 'close',
+        },
+      },
+      (res) => {
+        const header = res.headers['www-authenticate'];
+        res.resume();
+        done({ status: res.statusCode ?? 0, challenge: Array.isArray(header) ? header.join(', ') : (header ?? null) });
+      },
+    );
+    const timer = setTimeout(() => done({ error: `no answer within ${timeoutMs} ms` }), timeoutMs);
+    req.once('error', (e: NodeJS.ErrnoException) => done({ error: e.code ?? e.message }));
+    req.end(body);
+  });
 }

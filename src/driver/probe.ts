@@ -210,6 +210,19 @@ function watchSdkLoads(file: string): void {
   }
 }
 
+/** The probe's record of an uncaught error: what the bind phase needs to tell a crash from a refusal. */
+export function crashRecord(error: unknown, origin: string): Record<string, unknown> {
+  const e = (typeof error === 'object' && error !== null ? error : {}) as { name?: unknown; code?: unknown; message?: unknown };
+  const message = typeof e.message === 'string' ? e.message : String(error);
+  return {
+    type: 'crash',
+    origin,
+    name: typeof e.name === 'string' ? e.name : typeof error,
+    ...(typeof e.code === 'string' ? { code: e.code } : {}),
+    message: (message.split('\n')[0] ?? '').slice(0, 500),
+  };
+}
+
 function install(): void {
   const g = globalThis as { __mcpMatrixProbeInstalled?: boolean };
   if (g.__mcpMatrixProbeInstalled) return;
@@ -225,6 +238,14 @@ function install(): void {
     } catch {
       // Without it the environment check says it could not observe; the server runs on.
     }
+    // A monitor only observes: the crash (a module that cannot load, a syntax error) still ends the process as before.
+    process.on('uncaughtExceptionMonitor', (error, origin) => {
+      try {
+        write(crashRecord(error, origin));
+      } catch {
+        // The probe must never disturb the server.
+      }
+    });
   }
   createHook({
     init,

@@ -89,6 +89,8 @@ export interface DriverSpec {
           /** Env keys removed for this phase (the token variables). */
           dropEnv: string[];
           timeoutMs: number;
+          /** Where a non-loopback listen is asked, without a token, what it serves (http's path). @default '/mcp' */
+          path?: string;
         };
     leaks: false | { graceMs: number };
   };

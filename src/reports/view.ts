@@ -49,7 +49,8 @@ export function phaseOf(cell: CellResult, phase: PhaseName): PhaseResult {
 export function phaseLabel(cell: CellResult, phase: PhaseResult): string {
   switch (phase.verdict) {
     case 'passed':
-      return 'ok';
+      // Exposed nothing but refused nothing either: never shown as a plain `ok` refusal.
+      return phase.phase === 'bind' && phase.details?.outcome === 'loopback-only' ? 'loopback only' : 'ok';
     case 'failed':
       return cell.allowedToFail ? 'FAIL (allowed)' : 'FAIL';
     case 'skipped':

@@ -1,17 +1,60 @@
-// bind phase: a non-loopback bind without a token must be refused before any socket opens. Watched
-// while it runs (probe reports + /proc), not only afterwards; a listen, even brief, is a failure.
+// bind phase: started on a non-loopback host with no token, the server must refuse (exit non-zero by
+// itself) before any socket opens. Watched while it runs (probe records + /proc), not only afterwards.
+// Every listen is classified: a non-loopback one (wildcard or routable) fails and is the one named;
+// loopback ones are context. A server that only ever listens on loopback exposed nothing: "loopback
+// only", a pass of its own name (docs/phases.md gives the rule). A crash while loading is "could not
+// start", never a refusal.
 
-import type { PhaseResult } from '../../results/types.js';
-import { commandFor, result, waitAtMost, type DriverContext } from '../context.js';
-import { freePort, listensOf, type SeenListen } from '../listen-watch.js';
+import type { PhaseResult, Verdict } from '../../results/types.js';
+import { commandFor, result, sleep, waitAtMost, type DriverContext } from '../context.js';
+import {
+  askWithoutToken,
+  classifiedListens,
+  describeListen,
+  freePort,
+  listenAddress,
+  type ClassifiedListen,
+  type Unauthenticated,
+} from '../listen-watch.js';
 import type { DriverSpec } from '../protocol.js';
+import { isNodeScript, type ServerProcess } from '../server-process.js';
+import { spawnFailure, startFailure } from '../start-failure.js';
 
 type BindSpec = Exclude<DriverSpec['phases']['bind'], false>;
 
-const POLL_MS = 20;
+/** How the phase ended, recorded as `details.outcome` (additive; the table reads `loopback-only`). */
+export type BindOutcome =
+  | 'refused'
+  | 'loopback-only'
+  | 'listened'
+  | 'could-not-start'
+  | 'crashed'
+  | 'exited-0'
+  | 'killed-by-signal'
+  | 'never-listened'
+  | 'cannot-spawn';
 
-function where(l: SeenListen): string {
-  return `${l.address.includes(':') ? `[${l.address}]` : l.address}:${l.port}`;
+const POLL_MS = 20;
+const HOST = '0.0.0.0';
+
+/** Cell paths in an error are noise: `node_modules/pkg/dist/x.js` reads better than `/tmp/…/cell-x/node_modules/…`. */
+function relative(text: string, dirs: string[]): string {
+  let out = text;
+  for (const dir of dirs) out = out.split(`file://${dir}/`).join('').split(`${dir}/`).join('');
+  return out;
+}
+
+function observed(u: Unauthenticated | undefined): string {
+  if (!u) return '';
+  if ('error' in u) return `; a request without a token got no HTTP answer (${u.error})`;
+  if (u.status === 401 || u.status === 403) {
+    return `; a request without a token got HTTP ${u.status}, so it guards the socket with a token of its own`;
+  }
+  return `; a request without a token got HTTP ${u.status}: anyone who can reach it can use it`;
+}
+
+function context(loopback: ClassifiedListen[]): string {
+  return loopback.length ? `. Also on loopback (context, not a finding): ${loopback.map(listenAddress).join(', ')}` : '';
 }
 
 export async function bindPhase(ctx: DriverContext, spec: BindSpec): Promise<PhaseResult> {
@@ -19,30 +62,60 @@ export async function bindPhase(ctx: DriverContext, spec: BindSpec): Promise<Pha
   // The harness itself never listens outside loopback; a port free there is free for the wildcard too.
   const port = await freePort('127.0.0.1');
   // No token: `{token}` becomes empty and the token variables are dropped.
-  const { command, env } = commandFor(spec.command, ctx.spec.baseEnv, { host: '0.0.0.0', port: String(port), token: '' }, spec.dropEnv);
+  const { command, env } = commandFor(spec.command, ctx.spec.baseEnv, { host: HOST, port: String(port), token: '' }, spec.dropEnv);
+  const hostGiven = [...spec.command.args, ...Object.values(spec.command.env)].some((v) => v.includes('{host}') || v.includes(HOST));
+  const asked = hostGiven ? `asked to bind ${HOST} with no token` : 'started with no token (its bind invocation names no host)';
   const proc = ctx.startServer('bind', command, env);
-  const details: Record<string, unknown> = { port, pid: proc.pid };
-  const fail = (step: string, message: string): PhaseResult =>
-    result('bind', startedAt, { verdict: 'failed', step, message, details }, proc);
+  const details: Record<string, unknown> = { port, pid: proc.pid, host: HOST, hostGiven };
+  const seen = new Map<string, ClassifiedListen>();
+  const look = (): void => {
+    for (const l of classifiedListens(proc)) if (!seen.has(`${l.address}|${l.port}`)) seen.set(`${l.address}|${l.port}`, l);
+  };
+  const listens = (): ClassifiedListen[] => [...seen.values()];
+  const exposed = (): ClassifiedListen | undefined => listens().find((l) => l.scope !== 'loopback');
+  const loopback = (): ClassifiedListen[] => listens().filter((l) => l.scope === 'loopback');
+  const finish = (outcome: BindOutcome, verdict: Verdict, step?: string, message?: string): PhaseResult => {
+    details.outcome = outcome;
+    if (seen.size) details.listens = listens();
+    return result('bind', startedAt, { verdict, ...(step ? { step } : {}), ...(message ? { message } : {}), details }, proc);
+  };
 
   const deadline = startedAt + spec.timeoutMs;
-  let spawnError: Error | undefined;
+  let spawnError: NodeJS.ErrnoException | undefined;
   void proc.spawnError.then((e) => (spawnError = e));
   while (proc.running && Date.now() < deadline) {
-    const seen = listensOf(proc)[0];
-    if (seen) {
-      await proc.kill();
-      details.listened = seen;
-      return fail('watch', `is listening on ${where(seen)} without a token: a non-loopback bind must be refused (killed it)`);
-    }
+    look();
+    const open = exposed();
+    if (open) return exposedWhileRunning(proc, open);
     await waitAtMost(proc.exited, POLL_MS);
   }
-  if (spawnError) return fail('spawn', `could not start ${command.bin}: ${spawnError.message}`);
+  // A failed spawn has no pid and is not running: wait for its error event rather than read it as an exit.
+  if (proc.pid === undefined) spawnError ??= await Promise.race([proc.spawnError, sleep(1000).then(() => undefined)]);
+  if (spawnError) {
+    const shown = relative(command.bin, [ctx.spec.cellDir]);
+    const failure = spawnFailure(spawnError, command.bin, shown);
+    return finish('cannot-spawn', failure.verdict, 'spawn', `could not start ${shown}: ${failure.cause}`);
+  }
   if (proc.running) {
+    look();
+    const open = exposed();
+    if (open) return exposedWhileRunning(proc, open);
     await proc.kill();
-    return fail(
+    if (seen.size) {
+      // Exposed nothing, refused nothing: its own outcome, never described as a non-loopback listen.
+      const where = loopback().map(listenAddress).join(', ');
+      return finish(
+        'loopback-only',
+        'passed',
+        undefined,
+        `loopback only: ${asked}, it did not refuse, but for the whole ${spec.timeoutMs} ms it only ever listened on loopback (${where}), so it exposed nothing; killed it at the bound`,
+      );
+    }
+    return finish(
+      'never-listened',
+      'failed',
       'wait for exit',
-      `still running after ${spec.timeoutMs} ms: a non-loopback bind without a token must exit non-zero (killed it)`,
+      `still running after ${spec.timeoutMs} ms without ever listening: ${asked}, it must exit non-zero by itself (killed it)`,
     );
   }
   // Let its last stderr arrive; a grandchild holding the pipes must not hold us too.
@@ -51,12 +124,51 @@ export async function bindPhase(ctx: DriverContext, spec: BindSpec): Promise<Pha
   const stderrLine = proc.stderr.tail(1);
   Object.assign(details, { exitCode: exit.code, signal: exit.signal, exitMs: exit.at - proc.startedAt, stderrLine });
   // The probe appends synchronously, so a listen just before exit is in the file by now.
-  const seen = listensOf(proc)[0];
-  if (seen) {
-    details.listened = seen;
-    return fail('watch', `listened on ${where(seen)} before refusing (exit code ${exit.code})`);
+  look();
+  const open = exposed();
+  if (open) {
+    details.listened = { ...open };
+    return finish(
+      'listened',
+      'failed',
+      'watch',
+      `listened on ${describeListen(open)} before exiting (exit code ${exit.code ?? exit.signal}): ${asked}, it must refuse before any non-loopback socket opens${context(loopback())}`,
+    );
   }
-  if (exit.code === 0) return fail('exit code', 'exited 0: a refusal must exit non-zero');
-  if (exit.code === null) return fail('exit code', `was killed by ${exit.signal ?? 'a signal'}: a refusal must exit non-zero by itself`);
-  return result('bind', startedAt, { verdict: 'passed', details }, proc);
+  const viaNode = isNodeScript(command.bin);
+  const crash = startFailure(proc.probeRecords(), proc.stderr.tail(), exit.code, viaNode);
+  if (crash) {
+    details.startFailure = crash;
+    const cause = relative(crash.cause, [ctx.spec.cellDir, ctx.spec.packageDir]);
+    const how = exit.code !== null ? `exit code ${exit.code}` : `signal ${exit.signal}`;
+    return crash.kind === 'could-not-start'
+      ? finish('could-not-start', 'failed', 'start', `could not start: ${cause} (${how}); a crash before its own code ran is not a refusal`)
+      : finish('crashed', 'failed', 'start', `crashed: ${cause} (${how}); an uncaught ${cause.split(/[\s:[]/)[0]} is not a refusal`);
+  }
+  if (exit.code === 0) return finish('exited-0', 'failed', 'exit code', 'exited 0: a refusal must exit non-zero');
+  if (exit.code === null) {
+    return finish(
+      'killed-by-signal',
+      'failed',
+      'exit code',
+      `was killed by ${exit.signal ?? 'a signal'}: a refusal must exit non-zero by itself`,
+    );
+  }
+  return finish('refused', 'passed');
+
+  async function exposedWhileRunning(p: ServerProcess, l: ClassifiedListen): Promise<PhaseResult> {
+    // Observe before killing: whether it answers without a token is what the message may claim.
+    const answer = await askWithoutToken(l, spec.path ?? '/mcp');
+    look();
+    await p.kill();
+    // A copy: the same object twice would read as a cycle to the redactor.
+    details.listened = { ...l };
+    details.unauthenticated = answer;
+    return finish(
+      'listened',
+      'failed',
+      'watch',
+      `is listening on ${describeListen(l)}: ${asked}${observed(answer)}; a non-loopback bind must be refused (killed it)${context(loopback())}`,
+    );
+  }
 }
