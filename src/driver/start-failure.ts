@@ -54,8 +54,14 @@ export function startFailure(
     if ((code && LOAD_CODES.has(code)) || name === 'SyntaxError') return { kind: 'could-not-start', cause, source: 'probe' };
     if (CRASH_NAMES.has(name)) return { kind: 'crashed', cause, source: 'probe' };
   }
-  const line = STDERR_LOAD.exec(stderr)?.[0]?.trim();
-  if (line) return { kind: 'could-not-start', cause: line, source: 'stderr' };
+  const load = STDERR_LOAD.exec(stderr);
+  if (load) {
+    // Node prints the code on its own line after a CommonJS `Error: Cannot find module …`: quote the error line.
+    const errorLine = /^\w*Error(?: \[\w+\])?: .+$/m.exec(stderr)?.[0]?.trim() ?? load[0].trim();
+    const code = load[1];
+    const cause = code && !errorLine.includes(code) ? `${errorLine} (${code})` : errorLine;
+    return { kind: 'could-not-start', cause, source: 'stderr' };
+  }
   if (!viaNode && (exitCode === 126 || exitCode === 127)) {
     const last = stderr.trim().split('\n').pop()?.trim();
     const meaning = exitCode === 127 ? 'a command it runs was not found' : 'a command it runs is not executable';

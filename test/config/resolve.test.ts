@@ -27,3 +27,40 @@ describe('resolveConfig: phases', () => {
     expect(cfg.skipped.http).toBeUndefined();
   });
 });
+
+describe('resolveConfig: bind inherits http', () => {
+  const cells = [{ pin: 'latest@1' }];
+
+  it("takes http's args and env, with a loopback host swapped for {host} (filled with a non-loopback host)", () => {
+    const cfg = resolve({
+      cells,
+      http: {
+        args: ['serve', '--host', '127.0.0.1', '--listen=localhost', '--port', '{port}'],
+        env: { PORT: '{port}', BIND: '::1', TOKEN: '{token}' },
+        path: '/rpc',
+      },
+      bind: {},
+    });
+    expect(cfg.bind).toEqual({
+      args: ['serve', '--host', '{host}', '--listen={host}', '--port', '{port}'],
+      env: { PORT: '{port}', BIND: '{host}', TOKEN: '{token}' },
+      timeoutMs: 10_000,
+      dropEnv: ['TOKEN'],
+      path: '/rpc',
+    });
+  });
+
+  it('keeps {host} as it is, and its own args or env when it is given them', () => {
+    const http = { args: ['--transport', 'http', '--host', '{host}'], env: { MCP_SERVER_TOKEN: '{token}', MODE: 'x' } };
+    expect(resolve({ cells, http, bind: {} }).bind).toMatchObject({ args: http.args, env: http.env, dropEnv: ['MCP_SERVER_TOKEN'] });
+    expect(resolve({ cells, http, bind: { args: ['--bind-all'] } }).bind).toMatchObject({ args: ['--bind-all'], env: http.env });
+    expect(resolve({ cells, http, bind: { env: { A: '1' } } }).bind).toMatchObject({ args: http.args, env: { A: '1' } });
+  });
+
+  it('without http, bind uses its documented default args', () => {
+    expect(resolve({ cells, http: false, bind: {} }).bind).toMatchObject({
+      args: ['--transport', 'streamable-http', '--host', '0.0.0.0', '--port', '{port}'],
+      env: {},
+    });
+  });
+});

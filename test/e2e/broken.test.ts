@@ -69,14 +69,15 @@ const CASES: Case[] = [
     fixture: 'bind-no-token',
     phase: 'bind',
     step: 'watch',
-    message: /^is listening on 0\.0\.0\.0:\d+ without a token: a non-loopback bind must be refused/,
+    message:
+      /^is listening on 0\.0\.0\.0:\d+ \(IPv4 wildcard: every interface\): asked to bind 0\.0\.0\.0 with no token; a request without a token got HTTP 200: anyone who can reach it can use it; a non-loopback bind must be refused \(killed it\)$/,
   },
   {
     // It exits 2 right after 'listening': caught either while it runs or from the probe's record afterwards.
     fixture: 'bind-listen-then-refuse',
     phase: 'bind',
     step: 'watch',
-    message: /^(is listening|listened) on 0\.0\.0\.0:\d+ (without a token|before refusing)/,
+    message: /^(is listening|listened) on 0\.0\.0\.0:\d+ \(IPv4 wildcard: every interface\)(: asked| before exiting \(exit code 2\))/,
   },
   {
     fixture: 'stdin-eof-timer',

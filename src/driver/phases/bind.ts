@@ -115,7 +115,7 @@ export async function bindPhase(ctx: DriverContext, spec: BindSpec): Promise<Pha
       'never-listened',
       'failed',
       'wait for exit',
-      `still running after ${spec.timeoutMs} ms without ever listening: ${asked}, it must exit non-zero by itself (killed it)`,
+      `still running after ${spec.timeoutMs} ms without ever listening: ${asked}, it must exit non-zero by itself (killed it); a server without an HTTP transport should set \`bind: false\``,
     );
   }
   // Let its last stderr arrive; a grandchild holding the pipes must not hold us too.

@@ -1,0 +1,39 @@
+// One broken fixture through the real CLI, and what it left behind (processes, run directories).
+import type { RunResult } from '../../../src/results/types.js';
+import { cli, readResults, tempDir, type CliOutcome } from './cli.js';
+import { processesMentioning, runDirsHolding } from './procs.js';
+
+export interface FixtureRun {
+  out: CliOutcome;
+  results?: RunResult;
+  outDir: string;
+  ms: number;
+  leftoverDirs: string[];
+  leftoverProcs: string[];
+}
+
+export async function runFixture(fixture: string): Promise<FixtureRun> {
+  const outDir = await tempDir(`mm-broken-${fixture}-`);
+  const started = Date.now();
+  const out = await cli(['run', '--config', `fixtures/broken/${fixture}/matrix.config.ts`, '--out', outDir, '--progress', 'silent'], {
+    timeoutMs: 240_000,
+  });
+  const ms = Date.now() - started;
+  const results = await readResults(outDir).catch(() => undefined);
+  const pkg = `broken-${fixture}`;
+  return {
+    out,
+    ...(results ? { results } : {}),
+    outDir,
+    ms,
+    leftoverDirs: runDirsHolding(pkg),
+    leftoverProcs: processesMentioning(`node_modules/${pkg}/`).map((p) => `${p.pid} ${p.cmdline}`),
+  };
+}
+
+/** `phase: verdict [step] message` per phase: what a failing assertion should show. */
+export function phaseTable(r: RunResult): string {
+  return r.cells
+    .flatMap((c) => c.phases.map((p) => `${p.phase}: ${p.verdict}${p.step ? ` [${p.step}]` : ''}${p.message ? ` ${p.message}` : ''}`))
+    .join('\n');
+}
