@@ -53,9 +53,11 @@ export const CONFIG_REFERENCE: Record<string, string> = {
   'http.path': 'The MCP endpoint path. Default: `/mcp`.',
   'http.host': 'The loopback host the server is told to bind (`127.0.0.1`, `::1` or `localhost`). Default: `127.0.0.1`.',
   'http.readyTimeoutMs': 'How long the server may take to listen, in ms. Default: `15000`.',
-  bind: 'The bind phase: started on a non-loopback host without a token, the server must exit non-zero without ever listening. Absent: `skipped (not configured)`; `false`: `skipped (disabled)`.',
-  'bind.args': 'Arguments for the refused start. Default: `--transport streamable-http --host 0.0.0.0 --port {port}`.',
-  'bind.env': 'Extra environment for the server in this phase.',
+  bind: 'The bind phase: started on a non-loopback host without a token, the server must exit non-zero by itself without ever listening outside loopback; one that only ever listens on loopback passes as `loopback only`. Absent: `skipped (not configured)`; `false`: `skipped (disabled)`.',
+  'bind.args':
+    'Arguments for the refused start (`{host}` becomes `0.0.0.0`). Default: `http.args` with a loopback host swapped for `{host}`; without `http`, `--transport streamable-http --host 0.0.0.0 --port {port}`.',
+  'bind.env':
+    'Extra environment for the server in this phase. Default: `http.env` with a loopback host swapped for `{host}` (the token variables are dropped, see `dropEnv`).',
   'bind.timeoutMs': 'How long the server may take to refuse (exit), in ms. Default: `10000`.',
   'bind.dropEnv': 'Environment variables removed for this phase. Default: the `http.env` keys whose value holds `{token}`.',
   leaks:
