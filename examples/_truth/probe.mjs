@@ -2,11 +2,14 @@
 //   node examples/_truth/probe.mjs stdio <command> [args…]     (env passes through)
 //   node examples/_truth/probe.mjs http <url> [bearer-token]
 // TRUTH_CALL='{"name":"t","arguments":{}}' also calls that tool and prints the result.
+// TRUTH_ROOTS='file:///a file:///b' declares the roots capability, answers roots/list with them and
+// prints the server→client requests it saw.
 // Prints one JSON object: server info, negotiated protocol, capabilities, names of every
 // tool / prompt / resource / resource template (every page, only advertised capabilities), ping.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ListRootsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 
 const [mode, target, ...rest] = process.argv.slice(2);
 const transport =
@@ -19,7 +22,10 @@ const transport =
 let negotiated;
 const setVersion = transport.setProtocolVersion?.bind(transport);
 transport.setProtocolVersion = (v) => ((negotiated = v), setVersion?.(v));
-const client = new Client({ name: 'ground-truth', version: '1.0.0' });
+const roots = process.env.TRUTH_ROOTS?.split(' ').map((uri) => ({ uri }));
+const client = new Client({ name: 'ground-truth', version: '1.0.0' }, roots ? { capabilities: { roots: {} } } : {});
+const serverRequests = [];
+if (roots) client.setRequestHandler(ListRootsRequestSchema, () => (serverRequests.push('roots/list'), { roots }));
 await client.connect(transport);
 const caps = client.getServerCapabilities() ?? {};
 async function all(list, key) {
@@ -41,6 +47,7 @@ const truth = {
   resources: caps.resources ? await all((p) => client.listResources(p), 'resources') : null,
   resourceTemplates: caps.resources ? await all((p) => client.listResourceTemplates(p), 'resourceTemplates') : null,
   call: process.env.TRUTH_CALL ? await client.callTool(JSON.parse(process.env.TRUTH_CALL)).catch((e) => String(e)) : undefined,
+  serverRequests: roots ? serverRequests : undefined,
   ping: await client.ping().then(
     () => 'ok',
     (e) => String(e),

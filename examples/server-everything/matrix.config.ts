@@ -11,8 +11,8 @@ export default defineConfig({
   // One cell keeps the project's own test group short; a release job would add floor@1.
   cells: [{ pin: 'latest@1', role: 'latest 1.x' }],
   stdio: {
-    // What a client without capabilities sees. The tool list depends on the client: get-roots-list and the
-    // sampling / elicitation tools appear only for clients that declare those capabilities.
+    // The tool list depends on the client: get-roots-list appears only for a client that declares `roots`
+    // (see `client` below), the sampling / elicitation tools only for clients that declare those.
     expect: {
       tools: [
         'echo',
@@ -27,6 +27,7 @@ export default defineConfig({
         'toggle-simulated-logging',
         'toggle-subscriber-updates',
         'trigger-long-running-operation',
+        'get-roots-list',
         'simulate-research-query',
       ],
       prompts: ['simple-prompt', 'args-prompt', 'completable-prompt', 'resource-prompt'],
@@ -37,10 +38,15 @@ export default defineConfig({
       // The first tool step is also the HTTP phase's round-trip call.
       { tool: 'echo', arguments: { message: 'hello matrix' }, expect: { text: 'Echo: hello matrix', isError: false } },
       { tool: 'get-sum', arguments: { a: 2, b: 3 }, expect: { text: 'The sum of 2 and 3 is 5.' } },
+      // Answers with what the client gave in roots/list: the cell's own scratch directory.
+      { tool: 'get-roots-list', arguments: {}, expect: { text: 'Current MCP Roots (1 total)' } },
       { resource: 'demo://resource/static/document/features.md', expect: { text: '# Everything Server - Features' } },
       { prompt: 'args-prompt', arguments: { city: 'Paris' }, expect: { messages: 1, text: "What's weather in Paris?" } },
     ],
   },
+  // The driver's client declares `roots` and answers the server's roots/list request (sent right after
+  // initialization) with one root: a scratch directory of its own per cell.
+  client: { roots: [{ uri: 'file://{tmp}' }] },
   http: {
     // The transport is a positional argument; the port comes from PORT. There is no host option: it
     // listens on every interface (`*:PORT`), and there is no token to give it.

@@ -96,6 +96,8 @@ const CASES: Published[] = [
     extra: (r) => {
       const cell = r.cells[0]!;
       expectLoaded(cell, [{ name: '@modelcontextprotocol/sdk', path: 'node_modules/@modelcontextprotocol/sdk', version: cell.version }]);
+      // Truth: to a client with `roots` it sends roots/list right after initialization (and shows get-roots-list).
+      expect(cell.phases.find((p) => p.phase === 'stdio')!.details!.serverRequests).toEqual([{ method: 'roots/list', answer: 'result' }]);
     },
     cells: {
       'latest-1': {
@@ -112,7 +114,7 @@ const CASES: Published[] = [
           serverName: 'mcp-servers/everything',
           serverVersion: '2.0.0',
           protocolVersion: '2025-11-25',
-          tools: 13,
+          tools: 14,
           prompts: 4,
           resources: 7,
           resourceTemplates: 2,
