@@ -8,11 +8,10 @@ import { runMatrix } from '../orchestrator/run-matrix.js';
 import type { ProgressMode } from '../orchestrator/progress.js';
 import { publishInto } from '../reports/publish.js';
 import { checkOutDir, writeReports, writeReportsSync } from '../reports/write.js';
+import { asInterrupted } from '../reports/verdict.js';
 import type { ResolvedConfig } from '../config/resolve.js';
-import { decideRun } from '../reports/verdict.js';
 import { describeSwept, sweepStale } from '../process/sweep.js';
 import { onHardExit } from '../process/tracker.js';
-import type { RunResult } from '../results/types.js';
 import { renderPublished, renderTable } from '../reports/markdown.js';
 import { publishToGithub } from './github.js';
 import type { Failure } from '../util/result.js';
@@ -65,6 +64,7 @@ async function runAndReport(options: RunCommandOptions, log: Logger): Promise<nu
     return { kind: 'usage', message: badSource };
   }
   let dropHardExit = (): void => {};
+  const shown = new Set<string>();
   const result = await runMatrix(config, registry, {
     cwd: options.cwd,
     cells: options.cells,
@@ -75,6 +75,7 @@ async function runAndReport(options: RunCommandOptions, log: Logger): Promise<nu
     ...(options.config ? { configFlag: options.config } : {}),
     invocation: invocation(),
     onPlan: (plan) => {
+      for (const f of plan.lockstep) shown.add(`lockstep: ${f.message}`);
       for (const f of plan.lockstep)
         (f.level === 'error' ? log.error : log.warn)(`${f.level === 'error' ? 'lockstep error: ' : 'lockstep: '}${f.message}`);
     },
@@ -96,7 +97,7 @@ async function runAndReport(options: RunCommandOptions, log: Logger): Promise<nu
   });
   // An interrupt that came while the reports were written: they must not say PASSED.
   if (options.signal.aborted && !run.interrupted) {
-    run = markInterrupted(run);
+    run = asInterrupted(run);
     written = await writeReports(run, outDir, { junit: options.junit });
   }
   dropHardExit();
@@ -119,7 +120,8 @@ async function runAndReport(options: RunCommandOptions, log: Logger): Promise<nu
         `kept ${cell.id}: cd ${cell.cellDir}  (log: .mcp-matrix/driver.log; re-run its phases: node .mcp-matrix/driver/index.js .mcp-matrix/spec.json)`,
       );
   }
-  for (const w of run.warnings) log.warn(w);
+  // Lockstep findings were printed once, when the plan resolved.
+  for (const w of run.warnings) if (!shown.has(w)) log.warn(w);
   if (options.publish) {
     const published = await publishToDoc(options.publish, run, options.cwd);
     if (published) log.error(published);
@@ -129,11 +131,6 @@ async function runAndReport(options: RunCommandOptions, log: Logger): Promise<nu
     `${run.verdict.toUpperCase()} · ${run.cells.length} cell(s) in ${(run.durationMs / 1000).toFixed(1)} s · ${written.map((f) => path.relative(options.cwd, f)).join(', ')}`,
   );
   return run.exitCode;
-}
-
-function markInterrupted(run: RunResult): RunResult {
-  const decision = decideRun(run.cells, true);
-  return { ...run, interrupted: true, verdict: decision.verdict, exitCode: decision.exitCode };
 }
 
 /** The package source exists: a tarball file, or a directory with a package.json. */

@@ -67,10 +67,13 @@ async function fetchMeta(
 ): Promise<Result<PackageMeta>> {
   let last = '';
   for (let attempt = 1; attempt <= attempts; attempt++) {
-    const out = await run('npm', ['view', `${name}@>=0.0.0-0`, 'name', 'version', 'peerDependencies', '--json', '--loglevel=error'], {
-      timeoutMs,
-      signal,
-    });
+    // --fetch-retries=0: the harness retries itself. npm's own retries wait 10 s then 60 s after a
+    // refused connection, so each attempt ran into our timeout and said ETIMEDOUT after 92 s.
+    const out = await run(
+      'npm',
+      ['view', `${name}@>=0.0.0-0`, 'name', 'version', 'peerDependencies', '--json', '--fetch-retries=0', '--loglevel=error'],
+      { timeoutMs, signal },
+    );
     if (out.cancelled) return fail('infrastructure', `the look-up of ${name} was cancelled`);
     if (out.ok) {
       let meta: PackageMeta | undefined;

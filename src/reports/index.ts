@@ -11,7 +11,7 @@ export { publishInto, BEGIN_MARKER, END_MARKER } from './publish.js';
 export type { PublishResult } from './publish.js';
 export { mergeResults } from './merge.js';
 export type { MergePiece, MergeResult } from './merge.js';
-export { auditRun, cellOutcome, decideCell, decideCellResult, decideRun, storedFacts } from './verdict.js';
+export { asInterrupted, auditRun, cellOutcome, decideCell, decideCellResult, decideRun, storedFacts } from './verdict.js';
 export type { RunDecision, RunFacts } from './verdict.js';
 export { writeReports, RESULTS_FILE, MARKDOWN_FILE, JUNIT_FILE } from './write.js';
 export type { WriteOptions } from './write.js';

@@ -75,6 +75,11 @@ export function decideRun(
   return { verdict: 'passed', exitCode: 0 };
 }
 
+/** The run as an interrupted one: a signal arrived after its cells (while its reports were written). */
+export function asInterrupted(run: RunResult): RunResult {
+  return run.interrupted ? run : { ...run, interrupted: true, ...decideRun(run.cells, true) };
+}
+
 /** The facts a stored run carries: the cells it was asked for and its lockstep errors. */
 export function storedFacts(run: Pick<RunResult, 'plan' | 'lockstepErrors'>): RunFacts {
   return {

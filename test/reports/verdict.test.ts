@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import type { Verdict } from '../../src/results/types.js';
-import { auditRun, cellOutcome, decideCell, decideRun } from '../../src/reports/index.js';
+import { asInterrupted, auditRun, cellOutcome, decideCell, decideRun } from '../../src/reports/index.js';
 import { FOUR_CELLS, makeRun } from './helpers/make-run.js';
 
 const cell = (verdict: Verdict, allowedToFail = false) => ({ verdict, allowedToFail });
@@ -82,5 +82,13 @@ describe('auditRun', () => {
     expect(auditRun({ ...run, cells: [{ ...cell, phases: cell.phases.filter((p) => p.phase !== 'http') }] })).toEqual([
       'cell v1-floor: records phases [environment, stdio, bind, leaks], but every cell records [environment, stdio, http, bind, leaks] once each, in order',
     ]);
+  });
+});
+
+describe('asInterrupted', () => {
+  test('a passed run interrupted while its reports were written says interrupted, exit 130, and stays consistent', () => {
+    const run = asInterrupted(makeRun());
+    expect(run).toMatchObject({ interrupted: true, verdict: 'interrupted', exitCode: 130 });
+    expect(auditRun(run)).toEqual([]);
   });
 });
