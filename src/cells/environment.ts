@@ -133,6 +133,7 @@ export interface RuntimeSdkCheck {
  */
 export function judgeRuntimeSdk(input: RuntimeSdkInput): RuntimeSdkCheck {
   const observed = input.phases.flatMap((p) => (p.phase === 'stdio' || p.phase === 'http' ? sdkRuntimeOf(p) : []));
+  const bin = input.binFile.replace(/^\.\//, '');
   const failures = new Grouped();
   const reasons = new Grouped();
   let cellCopyLoaded = false;
@@ -143,8 +144,8 @@ export function judgeRuntimeSdk(input: RuntimeSdkInput): RuntimeSdkCheck {
       reasons.add(
         o.server,
         o.nodeBin
-          ? `ran without the probe (its bin ${input.binFile} did not load it)`
-          : `ran without the probe: its bin ${input.binFile} is not a Node program`,
+          ? `ran without the probe (its bin ${bin} did not load it)`
+          : `ran without the probe: its bin ${bin} is not a Node program`,
       );
       continue;
     }

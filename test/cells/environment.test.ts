@@ -190,7 +190,7 @@ describe('runtime SDK identity', () => {
   const base = {
     installSet: { '@modelcontextprotocol/sdk': '1.32.2' },
     primary: '@modelcontextprotocol/sdk',
-    binFile: 'bin/server.js',
+    binFile: './bin/server.js',
     enabled: { stdio: true, http: true },
   };
   const seen = (server: 'stdio' | 'http', o: Partial<SdkRuntime>): SdkRuntime => ({

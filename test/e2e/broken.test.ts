@@ -125,6 +125,11 @@ const CASES: Case[] = [
     step: 'verify',
     message:
       /^@modelcontextprotocol\/sdk: the package loads 1\.25\.0 from node_modules\/broken-sdk-own-copy\/node_modules\/@modelcontextprotocol\/sdk \(its own dependency "1\.25\.0"\), not the pinned 1\.\d+\.\d+; @modelcontextprotocol\/sdk is installed 2 times/,
+    // The running servers confirm it: they loaded the nested copy, not the cell's.
+    extra: (r) =>
+      expect(r.cells[0]!.phases[0]!.message).toMatch(
+        /; the stdio and http servers loaded @modelcontextprotocol\/sdk 1\.25\.0 from node_modules\/broken-sdk-own-copy\/node_modules\/@modelcontextprotocol\/sdk, not the cell's 1\.\d+\.\d+ at node_modules\/@modelcontextprotocol\/sdk$/,
+      ),
   },
 ];
 
