@@ -144,7 +144,12 @@ const CASES: Published[] = [
           // Truth (curl): no token → 401 with no WWW-Authenticate header.
           http: { verdict: 'failed', message: /401 without (a )?WWW-Authenticate/ },
           // Truth (ss): with --host 0.0.0.0 and no AUTH_TOKEN it listens on 0.0.0.0 (with a token it generated).
-          bind: { verdict: 'failed', message: /0\.0\.0\.0:\d+/ },
+          // The message says what was observed (issue 9 item 2), never "without a token".
+          bind: {
+            verdict: 'failed',
+            message:
+              /^is listening on 0\.0\.0\.0:\d+ \(IPv4 wildcard: every interface\): asked to bind 0\.0\.0\.0 with no token; a request without a token got HTTP 401, so it guards the socket with a token of its own; a non-loopback bind must be refused \(killed it\)$/,
+          },
           leaks: PASSED,
         },
         summary: {
@@ -349,6 +354,4 @@ describe('published servers: what the harness cannot say yet (each names the mis
   // http (issue 9 item 4): independent sub-checks and http.auth: 'none'.
   it.todo('notion-mcp-server: the http message also reports wrong token → 403 (want 401) and the round trip');
   it.todo("server-everything, server-basic-vanillajs: with http.auth 'none' the round trip passes and the 401 checks show as no auth");
-  // bind (issue 9 item 2): say what was observed.
-  it.todo('notion-mcp-server: the bind message does not say "without a token" (the server generated and requires its own)');
 });
