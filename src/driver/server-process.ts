@@ -84,10 +84,11 @@ export class ServerProcess {
     };
     let command = process.execPath;
     let args = ['--import', probeUrl, options.bin, ...options.args];
+    // Node children (a launcher, a wrapper script) load the probe too: what they load is the server's.
+    env.NODE_OPTIONS = [env.NODE_OPTIONS, `--import=${probeUrl}`].filter(Boolean).join(' ');
     if (!isNodeScript(options.bin)) {
       command = options.bin;
       args = options.args;
-      env.NODE_OPTIONS = [env.NODE_OPTIONS, `--import=${probeUrl}`].filter(Boolean).join(' ');
     }
     closeSync(openSync(options.probeFile, 'w'));
     this.child = spawn(command, args, { detached: true, stdio: ['pipe', 'pipe', 'pipe'], env, cwd: options.cellDir });

@@ -79,6 +79,9 @@ const environment = obj({
   installMs: num,
   installAttempts: num,
   declaredRanges: recordOf(str),
+  loadedSdk: optional(
+    arrayOf(obj({ server: str, probe: bool, nodeBin: bool, answered: bool, copies: arrayOf(obj({ name: str, version: str, path: str })) })),
+  ),
 });
 
 const leakedHandles: Check = (v, path, p) => {

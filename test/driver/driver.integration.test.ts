@@ -241,6 +241,34 @@ describe('negatives on SDK major 1', () => {
     );
     expect(leaks.message).not.toContain('stdio server');
     expect(run.done!.summary.leakedHandles).toContainEqual(expect.objectContaining({ owner: 'server:http', type: 'process' }));
+    // The wrapper's Node child carried the probe (NODE_OPTIONS): what it loaded is what the server loaded.
+    const copies = [{ name: '@modelcontextprotocol/sdk', version: '1.32.2', path: 'node_modules/@modelcontextprotocol/sdk' }];
+    expect(run.results.get('stdio')!.details!.sdkRuntime).toEqual([
+      { server: 'stdio', probe: true, nodeBin: false, answered: true, copies },
+    ]);
+  });
+
+  it("counts what a Node launcher's child loads: a launcher is not a bundle", async () => {
+    const c = cell(1);
+    const launcher = join(c.dir, 'pkg/launcher.mjs');
+    writeFileSync(
+      launcher,
+      [
+        "import { spawn } from 'node:child_process';",
+        "const child = spawn(process.execPath, [new URL('./server.mjs', import.meta.url).pathname, ...process.argv.slice(2)], { stdio: 'inherit' });",
+        "process.on('SIGTERM', () => child.kill('SIGTERM'));",
+        "child.on('exit', (code) => process.exit(code ?? 1));",
+        '',
+      ].join('\n'),
+    );
+    const phases = testServerPhases(c);
+    const stdio = phases.stdio && { ...phases.stdio, command: { ...phases.stdio.command, bin: launcher } };
+    const run = await runDriver(c, baseSpec(c, join(c.dir, 'pkg'), { ...phases, stdio, http: false, bind: false }));
+    expect(verdicts(run), explain(run)).toMatchObject({ stdio: 'passed' });
+    const copies = [{ name: '@modelcontextprotocol/sdk', version: '1.32.2', path: 'node_modules/@modelcontextprotocol/sdk' }];
+    expect(run.results.get('stdio')!.details!.sdkRuntime).toEqual([
+      { server: 'stdio', probe: true, nodeBin: true, answered: true, copies },
+    ]);
   });
 
   it('fails stdio with a bounded, named timeout for a server that never answers; skipped phases are skipped', async () => {
