@@ -74,24 +74,6 @@ function expectLines(d: Detected): string[] {
   return lines;
 }
 
-/** The bind phase for the user's HTTP invocation: the same args and env on a non-loopback host. */
-function bindLines(http: HttpConfig): string[] {
-  const args = http.args ?? [];
-  if (!args.some((a) => a.includes('{host}'))) {
-    return [
-      '  // bind: the http args name no {host}, so the harness cannot start the server on a non-loopback host. If the',
-      '  // server takes its host from elsewhere, give bind its own args/env that bind 0.0.0.0 without a token:',
-      '  bind: false,',
-    ];
-  }
-  // The token variables are left out: the refusal is about a non-loopback host without a token.
-  const env = Object.fromEntries(Object.entries(http.env ?? {}).filter(([, v]) => !v.includes('{token}')));
-  return [
-    '  // Started on a non-loopback host without a token: the server must refuse (exit non-zero) without ever listening.',
-    `  bind: { args: ${list(args.map((a) => a.replace(/\{host\}/g, '0.0.0.0')))}${Object.keys(env).length ? `, env: ${record(env)}` : ''} },`,
-  ];
-}
-
 /** The matrix.config.ts init writes: what the real server showed, valid as written, examples commented. */
 export function renderConfig(plan: InitPlan, cells: InitCell[], d: Detected): string {
   const declared = Object.entries(plan.ranges)
@@ -107,14 +89,16 @@ export function renderConfig(plan: InitPlan, cells: InitCell[], d: Detected): st
         '  // Streamable HTTP behind a bearer token: without a token and with a wrong one → 401 with WWW-Authenticate: Bearer;',
         '  // with it → a full round trip. {host}, {port} and {token} are filled in by the harness.',
         `  http: { args: ${list(d.http.args ?? [])}, env: ${record(d.http.env ?? {})}, path: '/mcp' },`,
-        ...bindLines(d.http),
+        '  // Started as http is (its args and env, the host swapped to a non-loopback one) and without the token: the',
+        '  // server must refuse without ever listening outside loopback.',
+        '  bind: {},',
       ]
     : [
         '  // No HTTP transport was given to init: the http and bind phases are off. For a Streamable HTTP server, run',
         '  //   mcp-matrix init --force --http "--transport http --port {port}" --http-env MCP_TOKEN={token}',
         '  // with its own flags and token variable, or write them here, e.g.:',
         "  //   http: { args: ['--transport', 'http', '--host', '{host}', '--port', '{port}'], env: { MCP_TOKEN: '{token}' } },",
-        "  //   bind: { args: ['--transport', 'http', '--host', '0.0.0.0', '--port', '{port}'] },",
+        '  //   bind: {},  // started as http is, on a non-loopback host and without the token: it must refuse',
         '  http: false,',
         '  bind: false,',
       ];

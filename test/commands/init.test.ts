@@ -213,7 +213,7 @@ describe('mcp-matrix init', () => {
     expect(written).toContain('Declared SDK ranges: @modelcontextprotocol/sdk ">=1.23.0 <2" · @modelcontextprotocol/server "^2.0.0"');
   });
 
-  test('with the HTTP invocation: http as given, bind with the same args on 0.0.0.0 and without the token', async () => {
+  test('with the HTTP invocation: http as given, bind inheriting it without the token', async () => {
     await writeManifest(SERVER);
     probes.length = 0;
     const http = '--transport http --host {host} --port {port}';
@@ -229,8 +229,9 @@ describe('mcp-matrix init', () => {
     const config = await loadWritten();
     expect(config.http && config.http.args).toEqual(['--transport', 'http', '--host', '{host}', '--port', '{port}']);
     expect(config.http && config.http.env).toEqual({ MCP_TOKEN: '{token}', MODE: 'test' });
-    expect(config.bind && config.bind.args).toEqual(['--transport', 'http', '--host', '0.0.0.0', '--port', '{port}']);
-    expect(config.bind && config.bind.env).toEqual({ MODE: 'test' });
+    // bind inherits http's invocation; the token variable is dropped for it.
+    expect(await readFile(path.join(dir, CONFIG_FILE), 'utf8')).toContain('\n  bind: {},\n');
+    expect(config.bind && config.bind.args).toEqual(config.http && config.http.args);
     expect(config.bind && config.bind.dropEnv).toEqual(['MCP_TOKEN']);
   });
 
