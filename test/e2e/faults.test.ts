@@ -1,0 +1,266 @@
+// Faults never lie (issue 10): each fault through the real CLI, asserting the verdict, the exit code
+// and that nothing is left behind. Every run gets a private TMPDIR, so "nothing left" means that
+// directory is empty afterwards and no live process names it.
+import { execFileSync } from 'node:child_process';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RunResult } from '../../src/results/types.js';
+import { cli, readResults, ROOT, writeConfig, type CliOutcome } from './helpers/cli.js';
+import { processes, processesMentioning, sleep } from './helpers/procs.js';
+
+const BASE = 'fixtures/broken/_base/matrix.config.ts';
+let scratch: string;
+const mounts: string[] = [];
+
+beforeAll(async () => {
+  scratch = await mkdtemp(path.join(os.tmpdir(), 'mm-faults-'));
+});
+afterAll(async () => {
+  for (const m of mounts) {
+    execFileSync('umount', [m]);
+    await rm(m, { recursive: true, force: true });
+  }
+  await rm(scratch, { recursive: true, force: true });
+});
+
+/** A fresh directory under this file's scratch dir. */
+async function dir(name: string): Promise<string> {
+  return mkdtemp(path.join(scratch, `${name}-`));
+}
+
+/** What a run left in its private TMPDIR, and the live processes that name it. */
+async function leftovers(tmp: string): Promise<{ files: string[]; procs: string[] }> {
+  return {
+    files: await readdir(tmp),
+    procs: processesMentioning(tmp).map((p) => `${p.pid} ${p.cmdline}`),
+  };
+}
+
+const NOTHING = { files: [], procs: [] };
+
+function phases(run: RunResult): string[] {
+  return run.cells[0]!.phases.map((p) => `${p.phase}: ${p.verdict}`);
+}
+
+/** Can this machine give the test a 3 MB disk? Root and a tmpfs mount are needed. */
+function smallDisk(): { mount?: string; skip?: string } {
+  if (process.platform !== 'linux') return { skip: 'tmpfs mounts are Linux only' };
+  if (process.getuid?.() !== 0) return { skip: 'mounting a tmpfs needs root' };
+  const mount = execFileSync('mktemp', ['-d', path.join(os.tmpdir(), 'mm-faults-enospc-XXXXXX')], { encoding: 'utf8' }).trim();
+  try {
+    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=3m', 'tmpfs', mount], { stdio: 'ignore' });
+  } catch (error) {
+    execFileSync('rmdir', [mount]);
+    return { skip: `mount -t tmpfs failed here (${(error as Error).message.split('\n')[0]})` };
+  }
+  mounts.push(mount);
+  return { mount };
+}
+const disk = smallDisk();
+
+describe('infrastructure is not-measured, by cause, exit 3', () => {
+  it.skipIf(disk.skip !== undefined)(
+    `a full disk (TMPDIR on a 3 MB tmpfs) is not-measured naming ENOSPC, not a broken package${disk.skip ? ` — skipped: ${disk.skip}` : ''}`,
+    async () => {
+      const tmp = disk.mount!;
+      const out = path.join(await dir('enospc-out'), 'out');
+      const r = await cli(['run', '--config', BASE, '--out', out, '--progress', 'silent'], { env: { TMPDIR: tmp }, timeoutMs: 240_000 });
+      const run = await readResults(out);
+      expect(r.code, r.stderr).toBe(3);
+      expect(run).toMatchObject({ verdict: 'not-measured', exitCode: 3 });
+      const env = run.cells[0]!.phases[0]!;
+      expect(env.verdict).toBe('not-measured');
+      expect(env.message).toMatch(/^the disk is full \(ENOSPC/);
+      expect(phases(run)).toEqual([
+        'environment: not-measured',
+        'stdio: not-measured',
+        'http: not-measured',
+        'bind: not-measured',
+        'leaks: not-measured',
+      ]);
+      // Not framed as the package's failure.
+      expect(r.stdout + r.stderr).not.toMatch(/reproduce:|FAIL/);
+      expect(await leftovers(tmp)).toEqual(NOTHING);
+    },
+  );
+
+  it('kill -9 of the in-cell driver during http: http not-measured (the driver, not the server), exit 3', async () => {
+    const tmp = await dir('kill-tmp');
+    const out = path.join(await dir('kill-out'), 'out');
+    const running = cli(['run', '--config', BASE, '--out', out, '--progress', 'silent'], { env: { TMPDIR: tmp }, timeoutMs: 240_000 });
+    let killed: string | undefined;
+    let finished: CliOutcome | undefined;
+    void running.then((r) => (finished = r));
+    // Wait for this run's http server (loopback host), then kill its driver.
+    while (!killed && !finished) {
+      const mine = processes().filter((p) => p.cmdline.includes(tmp));
+      const httpServer = mine.find((p) => p.cmdline.includes('streamable-http') && p.cmdline.includes('127.0.0.1'));
+      const driver = mine.find((p) => p.cmdline.includes('.mcp-matrix/driver/index.js'));
+      if (httpServer && driver) {
+        process.kill(driver.pid, 'SIGKILL');
+        killed = driver.cmdline;
+      }
+      await sleep(20);
+    }
+    const r = await running;
+    expect(killed, `the driver was never seen during http; the run ended with ${r.code}: ${r.stderr}`).toBeDefined();
+    const run = await readResults(out);
+    expect(r.code, r.stderr).toBe(3);
+    expect(run).toMatchObject({ verdict: 'not-measured', exitCode: 3 });
+    expect(phases(run)).toEqual([
+      'environment: passed',
+      'stdio: passed',
+      'http: not-measured',
+      'bind: not-measured',
+      'leaks: not-measured',
+    ]);
+    const http = run.cells[0]!.phases.find((p) => p.phase === 'http')!;
+    expect(http.message).toMatch(
+      /^the driver exited \(SIGKILL\) before reporting \(in the http phase\): .*; the harness could not measure this phase \(not a verdict on the server\)$/,
+    );
+    expect(r.stdout + r.stderr).not.toMatch(/reproduce:|FAIL/);
+    expect(await leftovers(tmp)).toEqual(NOTHING);
+    await writeFile(path.join(scratch, 'killed-run.json'), JSON.stringify(run));
+  });
+});
+
+describe('bad input fails at once, exit 2', () => {
+  it.each([
+    ['an existing file', 'exists and is not a directory'],
+    ['/proc/x (a pseudo-filesystem that made mkdir -p loop forever)', "on the kernel's proc pseudo-filesystem"],
+    ['/sys/x', "on the kernel's sysfs pseudo-filesystem"],
+  ])('--out %s', async (name, message) => {
+    let out = name.split(' ')[0]!;
+    if (name === 'an existing file') {
+      out = path.join(await dir('file'), 'results.json');
+      await writeFile(out, '{}');
+    }
+    const tmp = await dir('out-tmp');
+    const started = Date.now();
+    const r = await cli(['run', '--config', BASE, '--out', out, '--progress', 'silent'], { env: { TMPDIR: tmp }, timeoutMs: 60_000 });
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr).toContain(`mcp-matrix: --out: ${out}`);
+    expect(r.stderr).toContain(message);
+    // "At once": before any look-up, pack or install (a generous bound for a loaded machine).
+    expect(Date.now() - started).toBeLessThan(30_000);
+    expect(await leftovers(tmp)).toEqual(NOTHING);
+  });
+
+  it('a config whose default export never settles ends with a message and exit 2 (was: exit 13, silent)', async () => {
+    const tmp = await dir('never-tmp');
+    const config = path.join(await dir('never'), 'matrix.config.ts');
+    await writeFile(config, 'export default new Promise(() => {});\n');
+    const r = await cli(['run', '--config', config, '--out', path.join(tmp, '..', 'never-out'), '--progress', 'silent'], {
+      env: { TMPDIR: tmp, MCP_MATRIX_CONFIG_TIMEOUT_MS: '2000' },
+      timeoutMs: 60_000,
+    });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/could not load .*matrix\.config\.ts: it did not finish loading within 2 s .*never settles/);
+    expect(await leftovers(tmp)).toEqual(NOTHING);
+  });
+
+  it('a missing bin with stdio and http disabled does not pass: environment names the file, exit 1', async () => {
+    const tmp = await dir('bin-tmp');
+    const out = path.join(await dir('bin-out'), 'out');
+    // The bin-not-built fixture, with only bind and leaks on (as in issue 10).
+    const config = await writeConfig(
+      await dir('bin-config'),
+      `{ package: ${JSON.stringify(path.join(ROOT, 'fixtures/broken/bin-not-built'))}, cells: [{ pin: 'latest@1' }], stdio: false, http: false,
+         bind: { args: ['--transport', 'streamable-http', '--host', '{host}', '--port', '{port}'], timeoutMs: 5000 }, leaks: { graceMs: 3000 }, lockstep: 'off' }`,
+    );
+    const r = await cli(['run', '--config', config, '--out', out, '--progress', 'silent'], {
+      env: { TMPDIR: tmp },
+      timeoutMs: 240_000,
+    });
+    const run = await readResults(out);
+    expect(r.code, r.stderr).toBe(1);
+    expect(run.verdict).toBe('failed');
+    const env = run.cells[0]!.phases[0]!;
+    expect(env).toMatchObject({ phase: 'environment', verdict: 'failed' });
+    expect(env.message).toMatch(/^bin dist\/server\.js, .* missing from the tarball: run the build before npm pack/);
+    expect(await leftovers(tmp)).toEqual(NOTHING);
+  });
+});
+
+describe('merge and report never trust a stored verdict, exit 2', () => {
+  /** A real piece (the killed-driver run above), edited as someone might by hand. */
+  async function edited(edit: (run: RunResult) => void): Promise<string> {
+    const run = JSON.parse(await readFile(path.join(scratch, 'killed-run.json'), 'utf8')) as RunResult;
+    edit(run);
+    const file = path.join(await dir('piece'), 'results.json');
+    await writeFile(file, JSON.stringify(run, null, 2));
+    return file;
+  }
+  const failHttp = (run: RunResult): void => {
+    for (const p of run.cells[0]!.phases) {
+      p.verdict = p.phase === 'http' ? 'failed' : 'passed';
+      if (p.phase === 'http') p.message = 'without a token: expected HTTP 401, got 200';
+      else delete p.message;
+    }
+  };
+
+  /** Every file under `dir` that says the run passed. */
+  async function passedClaims(out: string): Promise<string[]> {
+    const names = await readdir(out).catch(() => [] as string[]);
+    const claims: string[] = [];
+    for (const n of names) if (/PASSED|"verdict": "passed"/.test(await readFile(path.join(out, n), 'utf8'))) claims.push(n);
+    return claims;
+  }
+
+  it('a piece whose http phase failed but whose cell says passed: merge refuses, naming the file and the cell', async () => {
+    const file = await edited((run) => {
+      failHttp(run);
+      Object.assign(run.cells[0]!, { verdict: 'passed', outcome: 'passed' });
+      Object.assign(run, { verdict: 'passed', exitCode: 0 });
+    });
+    const out = await dir('merge-out');
+    const r = await cli(['merge', file, '--out', out]);
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr).toContain(`${file}: cell latest-1: stored verdict "passed", but its phases say "failed" (http failed)`);
+    expect(await passedClaims(out)).toEqual([]);
+  });
+
+  it('a piece whose allowedToFail was flipped against the plan: merge and report refuse, and no file says PASSED', async () => {
+    const file = await edited((run) => {
+      failHttp(run);
+      Object.assign(run.cells[0]!, { verdict: 'failed', allowedToFail: true, outcome: 'allowed-failure' });
+      Object.assign(run, { verdict: 'passed', exitCode: 0 });
+    });
+    const out = await dir('flip-out');
+    const merged = await cli(['merge', file, '--out', out]);
+    expect(merged.code, merged.stderr).toBe(2);
+    expect(merged.stderr).toContain(`${file}: cell latest-1: allowedToFail is true, but the plan says false`);
+    const reported = await cli(['report', file, '--out', out]);
+    expect(reported.code, reported.stderr).toBe(2);
+    expect(reported.stderr).toContain(`${file} contradicts itself; refusing to render it`);
+    expect(reported.stderr).toContain('cell latest-1: allowedToFail is true, but the plan says false');
+    expect(await passedClaims(out)).toEqual([]);
+    expect(await readdir(out)).toEqual([]);
+  });
+});
+
+describe('a refused registry connection', () => {
+  it("is named ECONNREFUSED within seconds under npm's default retries (was: ETIMEDOUT after 92 s), exit 3", async () => {
+    const s = createServer();
+    await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
+    const port = (s.address() as AddressInfo).port;
+    await new Promise((r) => s.close(r));
+    const tmp = await dir('refused-tmp');
+    const cache = await dir('refused-cache');
+    const started = Date.now();
+    const r = await cli(['plan', '--config', BASE], {
+      env: { TMPDIR: tmp, npm_config_registry: `http://127.0.0.1:${port}/`, npm_config_cache: cache },
+      timeoutMs: 120_000,
+    });
+    expect(r.code, r.stderr).toBe(3);
+    expect(r.stderr).toMatch(/after 3 attempts \(ECONNREFUSED/);
+    expect(r.stderr).not.toMatch(/ETIMEDOUT/);
+    // Three attempts without npm's 10 s + 60 s waits; generous for a loaded machine.
+    expect(Date.now() - started).toBeLessThan(60_000);
+    expect(await leftovers(tmp)).toEqual(NOTHING);
+  });
+});
