@@ -102,3 +102,17 @@ export function spawnFailure(error: NodeJS.ErrnoException, bin: string, shown: s
   if (code === 'ENOEXEC') return { verdict: 'failed', cause: `${shown} is not an executable format and has no #! line (spawn ENOEXEC)` };
   return { verdict: 'not-measured', cause: `the machine could not start a process (spawn ${code}: ${error.message})` };
 }
+
+/**
+ * EADDRINUSE on `port`, from the probe's crash record or stderr: the harness picked a free port, yet
+ * another process held it by the time the server listened (a race, not the server's behaviour).
+ */
+export function portInUse(records: Record<string, unknown>[], stderr: string, port: number): string | undefined {
+  const mentions = (text: string): boolean => text.includes('EADDRINUSE') && new RegExp(`:${port}\\b`).test(text);
+  for (const r of records) {
+    if (r.type === 'crash' && typeof r.message === 'string' && mentions(r.message)) {
+      return r.message;
+    }
+  }
+  return stderr.split('\n').find(mentions)?.trim();
+}

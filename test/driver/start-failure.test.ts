@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { crashRecord } from '../../src/driver/probe.js';
-import { spawnFailure, startFailure } from '../../src/driver/start-failure.js';
+import { portInUse, spawnFailure, startFailure } from '../../src/driver/start-failure.js';
 
 const crash = (name: string, message: string, code?: string): Record<string, unknown> =>
   crashRecord(
@@ -89,5 +89,20 @@ describe('spawnFailure: the package is to blame, or the machine', () => {
       verdict: 'not-measured',
       cause: expect.stringContaining('EAGAIN'),
     });
+  });
+});
+
+describe('portInUse: EADDRINUSE on the harness port is a race, not a verdict', () => {
+  const record = crashRecord(
+    Object.assign(new Error('listen EADDRINUSE: address already in use 0.0.0.0:4123'), { code: 'EADDRINUSE' }),
+    'uncaughtException',
+  );
+  it('from the probe or stderr, on that port only', () => {
+    expect(portInUse([record], '', 4123)).toBe('listen EADDRINUSE: address already in use 0.0.0.0:4123');
+    expect(portInUse([record], '', 41234)).toBeUndefined();
+    expect(portInUse([], 'server: Error: listen EADDRINUSE: address already in use :::4123\n    at x\n', 4123)).toBe(
+      'server: Error: listen EADDRINUSE: address already in use :::4123',
+    );
+    expect(portInUse([], 'refusing to bind 0.0.0.0:4123 without a token\n', 4123)).toBeUndefined();
   });
 });

@@ -18,7 +18,7 @@ import {
 } from '../listen-watch.js';
 import type { DriverSpec } from '../protocol.js';
 import { isNodeScript, type ServerProcess } from '../server-process.js';
-import { spawnFailure, startFailure } from '../start-failure.js';
+import { portInUse, spawnFailure, startFailure } from '../start-failure.js';
 
 type BindSpec = Exclude<DriverSpec['phases']['bind'], false>;
 
@@ -32,7 +32,8 @@ export type BindOutcome =
   | 'exited-0'
   | 'killed-by-signal'
   | 'never-listened'
-  | 'cannot-spawn';
+  | 'cannot-spawn'
+  | 'port-race';
 
 const POLL_MS = 20;
 const HOST = '0.0.0.0';
@@ -57,8 +58,32 @@ function context(loopback: ClassifiedListen[]): string {
   return loopback.length ? `. Also on loopback (context, not a finding): ${loopback.map(listenAddress).join(', ')}` : '';
 }
 
+/** EADDRINUSE on the port the harness picked: another process took it in between; says nothing of the server. */
+interface PortRace {
+  port: number;
+  cause: string;
+}
+
 export async function bindPhase(ctx: DriverContext, spec: BindSpec): Promise<PhaseResult> {
   const startedAt = Date.now();
+  const races: PortRace[] = [];
+  // A port race is retried once on a new port; twice in a row, the refusal could not be measured.
+  for (let attempts = 0; attempts < 2; attempts++) {
+    const outcome = await attempt(ctx, spec, startedAt, races);
+    if (!('cause' in outcome)) return outcome;
+    races.push(outcome);
+  }
+  return {
+    phase: 'bind',
+    verdict: 'not-measured',
+    durationMs: Date.now() - startedAt,
+    step: 'port',
+    message: `not measured: the port the harness picked was taken by another process on both attempts (${races.map((r) => `${r.port}: ${r.cause}`).join('; ')})`,
+    details: { outcome: 'port-race', portRaces: races },
+  };
+}
+
+async function attempt(ctx: DriverContext, spec: BindSpec, startedAt: number, races: PortRace[]): Promise<PhaseResult | PortRace> {
   // The harness itself never listens outside loopback; a port free there is free for the wildcard too.
   const port = await freePort('127.0.0.1');
   // No token: `{token}` becomes empty and the token variables are dropped.
@@ -66,7 +91,13 @@ export async function bindPhase(ctx: DriverContext, spec: BindSpec): Promise<Pha
   const hostGiven = [...spec.command.args, ...Object.values(spec.command.env)].some((v) => v.includes('{host}') || v.includes(HOST));
   const asked = hostGiven ? `asked to bind ${HOST} with no token` : 'started with no token (its bind invocation names no host)';
   const proc = ctx.startServer('bind', command, env);
-  const details: Record<string, unknown> = { port, pid: proc.pid, host: HOST, hostGiven };
+  const details: Record<string, unknown> = {
+    port,
+    pid: proc.pid,
+    host: HOST,
+    hostGiven,
+    ...(races.length ? { portRaces: [...races] } : {}),
+  };
   const seen = new Map<string, ClassifiedListen>();
   const look = (): void => {
     for (const l of classifiedListens(proc)) if (!seen.has(`${l.address}|${l.port}`)) seen.set(`${l.address}|${l.port}`, l);
@@ -135,6 +166,8 @@ export async function bindPhase(ctx: DriverContext, spec: BindSpec): Promise<Pha
       `listened on ${describeListen(open)} before exiting (exit code ${exit.code ?? exit.signal}): ${asked}, it must refuse before any non-loopback socket opens${context(loopback())}`,
     );
   }
+  const race = portInUse(proc.probeRecords(), proc.stderr.tail(), port);
+  if (race) return { port, cause: relative(race, [ctx.spec.cellDir, ctx.spec.packageDir]) };
   const viaNode = isNodeScript(command.bin);
   const crash = startFailure(proc.probeRecords(), proc.stderr.tail(), exit.code, viaNode);
   if (crash) {
