@@ -181,7 +181,7 @@ export function judgeRuntimeSdk(input: RuntimeSdkInput): RuntimeSdkCheck {
   if (cellCopyLoaded) return { verdict: 'passed', messages: [], observed };
   const unseen = 'so which SDK copy the server runs was not observed';
   if (!input.enabled.stdio && !input.enabled.http)
-    return { verdict: 'not-measured', messages: [`no server answered (stdio and http are disabled), ${unseen}`], observed };
+    return { verdict: 'not-measured', messages: [`no server answered (stdio and http are skipped), ${unseen}`], observed };
   if (observed.length === 0)
     return { verdict: 'not-measured', messages: [`no stdio or http server was observed (the driver stopped first), ${unseen}`], observed };
   return { verdict: 'not-measured', messages: reasons.lines().map((r) => `${r}, ${unseen}`), observed };

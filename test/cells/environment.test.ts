@@ -256,7 +256,7 @@ describe('runtime SDK identity', () => {
       'the stdio server neither answered nor loaded an SDK copy, so which SDK copy the server runs was not observed',
     ]);
     expect(judgeRuntimeSdk({ ...base, enabled: { stdio: false, http: false }, phases: [] }).messages).toEqual([
-      'no server answered (stdio and http are disabled), so which SDK copy the server runs was not observed',
+      'no server answered (stdio and http are skipped), so which SDK copy the server runs was not observed',
     ]);
     // A server that loaded the cell copy is evidence even when it never answered.
     expect(judge(phase('stdio', seen('stdio', { answered: false }))).verdict).toBe('passed');
