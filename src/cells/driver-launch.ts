@@ -128,7 +128,8 @@ export async function runDriver(
 /** Test-only switches read by the driver alone (never by a server): see src/driver/README.md. */
 function driverTestHooks(): Record<string, string> {
   const hooks: Record<string, string> = {};
-  for (const key of ['MCP_MATRIX_TEST_LEAK_HANDLE']) if (process.env[key] !== undefined) hooks[key] = process.env[key]!;
+  for (const key of ['MCP_MATRIX_TEST_LEAK_HANDLE', 'MCP_MATRIX_TEST_HTTP_PORTS'])
+    if (process.env[key] !== undefined) hooks[key] = process.env[key]!;
   return hooks;
 }
 

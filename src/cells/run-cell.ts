@@ -182,6 +182,7 @@ async function runPhases(
         steps: cfg.stdio ? cfg.stdio.steps : [],
         readyTimeoutMs: cfg.http.readyTimeoutMs,
         timeoutMs: cfg.http.timeoutMs,
+        auth: cfg.http.auth,
       },
       bind: cfg.bind && {
         command: command(cfg.bind.args, cfg.bind.env),
@@ -223,7 +224,8 @@ function driverBound(plan: Plan): number {
   const c = plan.config;
   const grace = c.leaks ? c.leaks.graceMs : 10_000;
   const stdio = c.stdio ? c.stdio.timeoutMs * (6 + c.stdio.steps.length) + grace : 0;
-  const http = c.http ? c.http.readyTimeoutMs + c.http.timeoutMs * 8 + grace : 0;
+  // Twice: a port taken by another process is retried once on a new port.
+  const http = c.http ? 2 * c.http.readyTimeoutMs + c.http.timeoutMs * 8 + grace : 0;
   const bind = c.bind ? c.bind.timeoutMs : 0;
   return stdio + http + bind + 30_000;
 }

@@ -44,6 +44,11 @@ export interface HttpConfig extends ServerPhaseConfig {
   host?: string;
   /** How long the port may take to answer, in ms. @default 15000 */
   readyTimeoutMs?: number;
+  /**
+   * `'bearer'`: no token and a wrong token must get 401 with `WWW-Authenticate: Bearer`. `'none'`: the server
+   * has no auth by design (loopback only); those checks are skipped and shown as "no auth". @default 'bearer'
+   */
+  auth?: 'bearer' | 'none';
 }
 
 export interface BindConfig extends ServerPhaseConfig {

@@ -53,6 +53,8 @@ export const CONFIG_REFERENCE: Record<string, string> = {
   'http.path': 'The MCP endpoint path. Default: `/mcp`.',
   'http.host': 'The loopback host the server is told to bind (`127.0.0.1`, `::1` or `localhost`). Default: `127.0.0.1`.',
   'http.readyTimeoutMs': 'How long the server may take to listen, in ms. Default: `15000`.',
+  'http.auth':
+    "`'bearer'`: no token and a wrong token must get 401 with `WWW-Authenticate: Bearer`. `'none'`: no auth by design (loopback only); those checks are skipped and shown as `no auth`, never as ok, and the round trip still runs. Default: `'bearer'`.",
   bind: 'The bind phase: started on a non-loopback host without a token, the server must exit non-zero by itself without ever listening outside loopback; one that only ever listens on loopback passes as `loopback only`. Absent: `skipped (not configured)`; `false`: `skipped (disabled)`.',
   'bind.args':
     'Arguments for the refused start (`{host}` becomes `0.0.0.0`). Default: `http.args` with a loopback host swapped for `{host}`; without `http`, `--transport streamable-http --host 0.0.0.0 --port {port}`.',

@@ -26,7 +26,17 @@ export interface ResolvedConfig {
   majors: Record<string, MajorRecipe>;
   env: Record<string, string>;
   stdio: false | { args: string[]; env: Record<string, string>; timeoutMs: number; expect: SurfaceExpectation; steps: Step[] };
-  http: false | { args: string[]; env: Record<string, string>; timeoutMs: number; path: string; host: string; readyTimeoutMs: number };
+  http:
+    | false
+    | {
+        args: string[];
+        env: Record<string, string>;
+        timeoutMs: number;
+        path: string;
+        host: string;
+        readyTimeoutMs: number;
+        auth: 'bearer' | 'none';
+      };
   bind: false | { args: string[]; env: Record<string, string>; timeoutMs: number; dropEnv: string[]; path?: string };
   leaks: false | { graceMs: number };
   /** Why each `false` phase is skipped: left out of the config, or set to `false`. */
@@ -114,6 +124,7 @@ function resolveHttp(h: NonNullable<Exclude<MatrixConfig['http'], false>>): Excl
     path: h.path ?? '/mcp',
     host: h.host ?? '127.0.0.1',
     readyTimeoutMs: h.readyTimeoutMs ?? 15_000,
+    auth: h.auth ?? 'bearer',
   };
 }
 

@@ -110,6 +110,7 @@ export const configSchema = z
             })
             .optional(),
           readyTimeoutMs: z.number().int().positive().optional(),
+          auth: z.enum(['bearer', 'none']).optional(),
         }),
       ])
       .optional(),

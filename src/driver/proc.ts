@@ -232,3 +232,25 @@ export function startTime(pid: number): string | null {
     return null;
   }
 }
+
+/** The process that holds a TCP listener on `port` (any address), or null when /proc cannot tell. */
+export function portHolder(port: number): ProcInfo | null {
+  const sockets = listeningSockets();
+  if (!sockets) return null;
+  const inodes = new Set([...sockets.values()].filter((l) => l.port === port).map((l) => l.inode));
+  if (inodes.size === 0) return null;
+  let entries: string[];
+  try {
+    entries = readdirSync('/proc');
+  } catch {
+    return null;
+  }
+  for (const name of entries) {
+    if (!/^\d+$/.test(name)) continue;
+    const pid = Number(name);
+    if (socketInodes(pid).some((inode) => inodes.has(inode))) {
+      return { pid, state: readStat(pid)?.state ?? '?', cmdline: readCmdline(pid) };
+    }
+  }
+  return null;
+}

@@ -81,6 +81,8 @@ export interface DriverSpec {
           steps: Step[];
           readyTimeoutMs: number;
           timeoutMs: number;
+          /** `none`: the server has no auth by design; the 401 checks are skipped (shown as "no auth"). Default `bearer`. */
+          auth?: 'bearer' | 'none';
         };
     bind:
       | false

@@ -6,7 +6,7 @@ import { renderEnvironment } from './environment.js';
 import { renderFailures } from './failures.js';
 import { codeSpan, mdInline, seconds, shortHash } from './format.js';
 import { cellOutcome } from './verdict.js';
-import { allowanceNote, displayCells, leaksLabel, phaseLabel, phaseOf, pinLabel, runVerdictLabel } from './view.js';
+import { allowanceNote, displayCells, httpLabel, leaksLabel, phaseLabel, phaseOf, pinLabel, runVerdictLabel } from './view.js';
 
 export const TABLE_HEADER = [
   'Pin (role)',
@@ -92,7 +92,7 @@ function tableRow(run: RunResult, cell: CellResult): string[] {
     s.protocolVersion ?? '—',
     leaksLabel(cell, phaseOf(cell, 'leaks')),
     phaseLabel(cell, phaseOf(cell, 'stdio')),
-    phaseLabel(cell, phaseOf(cell, 'http')),
+    httpLabel(cell, phaseOf(cell, 'http')),
     phaseLabel(cell, phaseOf(cell, 'bind')),
     cell.phases.length === 0 ? '—' : seconds(cell.durationMs),
   ];

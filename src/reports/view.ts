@@ -65,6 +65,28 @@ export function skippedLabel(phase: Pick<PhaseResult, 'message'>): string {
   return phase.message ? `skipped (${phase.message})` : 'n/a';
 }
 
+interface SubCheckView {
+  outcome: string;
+  short: string;
+}
+
+/**
+ * The HTTP column: `ok` only when every sub-check passed; otherwise what each sub-check found, e.g.
+ * `FAIL · no token 401, no challenge · wrong token 403 (want 401) · round trip ok`, or
+ * `no auth · round trip ok` for `http.auth: 'none'` (the 401 checks are never shown as ok there).
+ */
+export function httpLabel(cell: CellResult, http: PhaseResult): string {
+  const label = phaseLabel(cell, http);
+  const checks = http.details?.checks as Record<'noToken' | 'wwwAuthenticate' | 'wrongToken' | 'roundTrip', SubCheckView> | undefined;
+  if (!checks || http.verdict === 'skipped' || http.verdict === 'not-measured') return label;
+  const all = [checks.noToken, checks.wwwAuthenticate, checks.wrongToken, checks.roundTrip];
+  if (all.every((c) => c.outcome === 'ok')) return label;
+  const roundTrip = `round trip ${checks.roundTrip.short}`;
+  if (checks.noToken.outcome === 'no auth') return [...(http.verdict === 'passed' ? [] : [label]), 'no auth', roundTrip].join(' · ');
+  const noToken = [checks.noToken.short, ...(checks.wwwAuthenticate.outcome === 'failed' ? [checks.wwwAuthenticate.short] : [])];
+  return [label, `no token ${noToken.join(', ')}`, `wrong token ${checks.wrongToken.short}`, roundTrip].join(' · ');
+}
+
 /** The leaked-handles column: `none`, a count, `n/a`, `not measured`, prefixed by `FAIL` when the phase failed. */
 export function leaksLabel(cell: CellResult, leaks: PhaseResult): string {
   if (leaks.verdict === 'skipped') return skippedLabel(leaks);

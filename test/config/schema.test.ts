@@ -96,3 +96,16 @@ describe('config schema', () => {
     expect(problems({ cells: [{ pin: 'latest@3' }], majors: { '3': { pinned: ['@x/sdk'] } } })).toEqual([]);
   });
 });
+
+describe('http.auth', () => {
+  it("accepts 'bearer' and 'none'", () => {
+    expect(problems({ ...valid, http: { auth: 'bearer' } })).toEqual([]);
+    expect(problems({ ...valid, http: { auth: 'none' } })).toEqual([]);
+  });
+
+  it('rejects any other scheme, naming the key', () => {
+    const out = problems({ ...valid, http: { auth: 'basic' } });
+    expect(out.length).toBeGreaterThan(0);
+    expect(out.every((l) => l.startsWith('http'))).toBe(true);
+  });
+});

@@ -102,6 +102,7 @@ describe.each([1, 2] as const)('SDK major %i', (major) => {
     });
     const http = run.results.get('http')!;
     expect(http.details).toMatchObject({ unauthenticated: { status: 401 }, wrongToken: { status: 401 }, roundTrip: true });
+    expect(http.message).toBe('no token → 401 with a Bearer challenge; wrong token → 401; round trip ok');
     // With /proc the port's owner is read from the kernel; without it, from the probe's listen record.
     expect(http.details!.identity).toBe(procAvailable() ? 'verified' : 'probe');
     expect(run.results.get('bind')!.details).toMatchObject({ exitCode: 2, stderrLine: expect.stringContaining('refusing') });
@@ -206,7 +207,7 @@ describe('negatives on SDK major 1', () => {
     const http = run.results.get('http')!;
     expect(http.verdict).toBe('failed');
     expect(http.step).toBe('request without a token');
-    expect(http.message).toContain('expected HTTP 401, got 200');
+    expect(http.message).toContain('no token → 200 (want 401: the endpoint does not require the bearer token)');
     expect(http.stderrTail).toContain('token=***');
     expect(run.results.get('leaks')!.verdict).toBe('passed');
   });

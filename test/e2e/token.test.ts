@@ -86,7 +86,10 @@ describe('the HTTP token appears in no output', () => {
     const http = o.results.cells[0]!.phases.find((p) => p.phase === 'http')!;
     expect(http.verdict).toBe('failed');
     // The token reached the harness on every channel, and was masked on each.
-    expect(http.message).toMatch(/^tools\/call echo: text does not contain "hello": "token is \*\*\*"( · |$)/);
+    expect(http.message).toMatch(
+      /^no token → 401 with a Bearer challenge; wrong token → 401; round trip failed: tools\/call echo: text does not contain "hello": "token is \*\*\*"( · |$)/,
+    );
+    expect(http.step).toBe('tools/call echo');
     expect(http.stderrTail).toMatch(/starting with MCP_SERVER_TOKEN=\*\*\*/);
     expect(http.stdoutNoise).toContain('token ***');
     // Masked before the 300-character cut: the token across the cut leaves no piece.

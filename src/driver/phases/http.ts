@@ -1,16 +1,34 @@
-// http phase: free loopback port and a random token; the server must answer 401 (with a Bearer
-// challenge) without the token and with a wrong one, and a full SDK round trip with it; then SIGTERM.
+// http phase: a free loopback port and a random token, then four independent sub-checks: no token
+// → 401, that 401's `WWW-Authenticate: Bearer` challenge, a wrong token → 401, and a full SDK round
+// trip with the right token. Every sub-check runs and is reported, so one finding never hides
+// another. A port taken by another process is the machine's race, not the server's fault: the phase
+// is retried once on a new port, and is not-measured if that happens again.
 
 import { randomBytes } from 'node:crypto';
 import type { PhaseResult } from '../../results/types.js';
-import { isUnauthorized, type McpSession } from '../adapter.js';
+import { isUnauthorized, type McpSession, type SdkAdapter } from '../adapter.js';
 import { commandFor, errorText, result, StepTimeout, withTimeout, type DriverContext } from '../context.js';
 import { stepLabel } from '../expectations.js';
-import { freePort, waitUntilListening } from '../listen-watch.js';
+import { freePort, listensOf, waitUntilListening } from '../listen-watch.js';
+import { portHolder } from '../proc.js';
 import type { DriverSpec } from '../protocol.js';
+import type { ServerProcess } from '../server-process.js';
 import { runStep } from '../steps.js';
 
 type HttpSpec = Exclude<DriverSpec['phases']['http'], false>;
+
+/**
+ * Test-only hook: comma-separated ports handed out (in order) instead of free ones, so a test can make
+ * the server's port be held by another process. Unset in every real run.
+ */
+export const TEST_PORTS_ENV = 'MCP_MATRIX_TEST_HTTP_PORTS';
+const testPorts = (process.env[TEST_PORTS_ENV] ?? '')
+  .split(',')
+  .map(Number)
+  .filter((p) => Number.isInteger(p) && p > 0);
+
+/** How long a server that never listened gets to show it is a stdio server (exit on stdin EOF). */
+const STDIN_EOF_WAIT_MS = 2000;
 
 const INITIALIZE = {
   jsonrpc: '2.0',
@@ -22,6 +40,23 @@ const INITIALIZE = {
 interface Probe {
   status: number;
   wwwAuthenticate: string | null;
+}
+
+/** One sub-check: `text` goes into the message, `short` into the table cell. */
+export interface SubCheck {
+  /** `n/a`: the challenge is judged only on a refusal (a 4xx). */
+  outcome: 'ok' | 'failed' | 'no auth' | 'n/a';
+  text: string;
+  short: string;
+  /** The step to name when this sub-check is the first that failed. */
+  step?: string;
+}
+
+export interface HttpChecks {
+  noToken: SubCheck;
+  wwwAuthenticate: SubCheck;
+  wrongToken: SubCheck;
+  roundTrip: SubCheck;
 }
 
 async function postInitialize(url: string, authorization: string | undefined, timeoutMs: number): Promise<Probe> {
@@ -39,91 +74,232 @@ async function postInitialize(url: string, authorization: string | undefined, ti
   }
 }
 
-function refusal(probe: Probe, what: string): string | null {
-  if (probe.status !== 401) return `${what}: expected HTTP 401, got ${probe.status} (the endpoint does not require the bearer token)`;
-  if (!/^bearer\b/i.test(probe.wwwAuthenticate ?? '')) {
-    return `${what}: HTTP 401 without a WWW-Authenticate: Bearer challenge (got ${JSON.stringify(probe.wwwAuthenticate)})`;
+const ok = (text: string, short = 'ok'): SubCheck => ({ outcome: 'ok', text, short });
+const failed = (text: string, short: string, step: string): SubCheck => ({ outcome: 'failed', text, short, step });
+const NO_AUTH: SubCheck = { outcome: 'no auth', text: 'no auth (not checked)', short: 'no auth' };
+const NOT_JUDGED: SubCheck = { outcome: 'n/a', text: '', short: 'n/a' };
+
+/** The status sub-checks: exactly 401, never "any 4xx" (403 means authenticated but forbidden). */
+export function statusCheck(probe: Probe | Error, who: 'no token' | 'wrong token'): SubCheck {
+  const step = who === 'no token' ? 'request without a token' : 'request with a wrong token';
+  if (probe instanceof Error) return failed(`no answer (${errorText(probe)})`, 'no answer', step);
+  if (probe.status === 401) return ok('401', '401');
+  const short = `${probe.status} (want 401)`;
+  if (probe.status >= 200 && probe.status < 300) {
+    const why = who === 'no token' ? 'the endpoint does not require the bearer token' : 'a wrong token is accepted';
+    return failed(`${probe.status} (want 401: ${why})`, short, step);
   }
-  return null;
+  return failed(short, short, step);
+}
+
+/** The challenge sub-check on the no-token refusal; not judged when there was no refusal at all. */
+export function challengeCheck(probe: Probe | Error): SubCheck | null {
+  if (probe instanceof Error || probe.status < 400 || probe.status >= 500) return null;
+  const header = probe.wwwAuthenticate;
+  if (/^bearer\b/i.test(header ?? '')) return ok('with a Bearer challenge', 'Bearer challenge');
+  const step = 'request without a token';
+  if (header === null) return failed('without WWW-Authenticate', 'no challenge', step);
+  return failed(`with WWW-Authenticate ${JSON.stringify(header)} (want Bearer)`, 'not a Bearer challenge', step);
+}
+
+/** `no token → 401 without WWW-Authenticate; wrong token → 403 (want 401); round trip ok` */
+export function checksMessage(c: HttpChecks): string {
+  const noToken = c.noToken.outcome === 'no auth' ? c.noToken.text : `${c.noToken.text} ${c.wwwAuthenticate.text}`.trim();
+  return `no token → ${noToken}; wrong token → ${c.wrongToken.text}; round trip ${c.roundTrip.text}`;
+}
+
+/** The server's port was taken by someone else: retried, never judged. */
+interface PortRace {
+  port: number;
+  cause: string;
+}
+
+type Attempt = { kind: 'result'; result: PhaseResult } | { kind: 'port-race'; race: PortRace };
+
+function pickPort(host: string): Promise<number> {
+  const forced = testPorts.shift();
+  return forced === undefined ? freePort(host) : Promise.resolve(forced);
 }
 
 export async function httpPhase(ctx: DriverContext, spec: HttpSpec): Promise<PhaseResult> {
   const startedAt = Date.now();
-  const details: Record<string, unknown> = {};
-  let step = 'load the SDK client';
   const adapter = await ctx.adapter().catch((e: unknown) => e as Error);
   if (adapter instanceof Error) {
-    return result('http', startedAt, { verdict: 'failed', step, message: `could not load the cell's SDK client: ${errorText(adapter)}` });
+    return result('http', startedAt, {
+      verdict: 'failed',
+      step: 'load the SDK client',
+      message: `could not load the cell's SDK client: ${errorText(adapter)}`,
+    });
   }
-  step = 'pick a port';
-  const port = await freePort(spec.host);
   const token = randomBytes(24).toString('hex');
   ctx.redactor.add(token);
+  const first = await attempt(ctx, spec, adapter, token, startedAt);
+  if (first.kind === 'result') return first.result;
+  const second = await attempt(ctx, spec, adapter, token, startedAt, first.race);
+  if (second.kind === 'result') return second.result;
+  return result('http', startedAt, {
+    verdict: 'not-measured',
+    step: 'port identity',
+    message: `the port was held by another process twice, so the server could not be measured: ${first.race.cause}; retried on a new port: ${second.race.cause}`,
+    details: { portRaces: [first.race, second.race] },
+  });
+}
+
+async function attempt(
+  ctx: DriverContext,
+  spec: HttpSpec,
+  adapter: SdkAdapter,
+  token: string,
+  startedAt: number,
+  retriedAfter?: PortRace,
+): Promise<Attempt> {
+  const port = await pickPort(spec.host);
   const { command, env } = commandFor(spec.command, ctx.spec.baseEnv, { host: spec.host, port: String(port), token });
   const hostInUrl = spec.host.includes(':') ? `[${spec.host}]` : spec.host;
   const url = `http://${hostInUrl}:${port}${spec.path.startsWith('/') ? spec.path : `/${spec.path}`}`;
-  Object.assign(details, { port, url });
+  const details: Record<string, unknown> = { port, url, auth: spec.auth ?? 'bearer' };
+  if (retriedAfter) details.retriedAfter = retriedAfter;
 
-  step = 'spawn';
   const proc = ctx.startServer('http', command, env);
   details.pid = proc.pid;
-  let session: McpSession | undefined;
-  const fail = (message: string): PhaseResult => result('http', startedAt, { verdict: 'failed', step, message, details }, proc);
+  const done = (fields: Omit<PhaseResult, 'phase' | 'durationMs' | 'details'>): Attempt => ({
+    kind: 'result',
+    result: result('http', startedAt, { ...fields, details }, proc),
+  });
   try {
     const ready = await waitUntilListening(proc, spec.host, port, spec.readyTimeoutMs);
     if (!ready.ok) {
-      step = ready.step;
-      return fail(ready.reason);
+      const race = portRace(proc, port, ready.step, ready.reason);
+      if (race) return { kind: 'port-race', race };
+      return done({ verdict: 'failed', step: ready.step, message: await neverListened(proc, spec, port, ready.reason) });
     }
     Object.assign(details, { identity: ready.identity, readyMs: ready.ms });
 
-    // The two refusals are independent requests: send them together.
-    step = 'requests without a token and with a wrong one';
+    const checks = await subChecks(spec, adapter, url, token, details, () => ctx.answered.add(proc));
+    details.checks = checks;
+    const message = checksMessage(checks);
+    const firstFailure = [checks.noToken, checks.wwwAuthenticate, checks.wrongToken, checks.roundTrip].find((c) => c.outcome === 'failed');
+    if (firstFailure) return done({ verdict: 'failed', step: firstFailure.step ?? 'round trip', message });
+    return done({ verdict: 'passed', message });
+  } finally {
+    proc.terminate();
+  }
+}
+
+/** The three refusal checks and the round trip, each run whatever the others found. */
+async function subChecks(
+  spec: HttpSpec,
+  adapter: SdkAdapter,
+  url: string,
+  token: string,
+  details: Record<string, unknown>,
+  onAnswered: () => void,
+): Promise<HttpChecks> {
+  // Copies: the redactor reads a shared object as a cycle.
+  let noToken = { ...NO_AUTH };
+  let wwwAuthenticate = { ...NO_AUTH };
+  let wrongToken = { ...NO_AUTH };
+  if (spec.auth !== 'none') {
+    // Independent requests: send them together.
+    const settle = (p: Promise<Probe>): Promise<Probe | Error> => p.catch((e: unknown) => (e instanceof Error ? e : new Error(String(e))));
     const [anonymous, wrong] = await Promise.all([
-      postInitialize(url, undefined, spec.timeoutMs),
-      postInitialize(url, `Bearer ${randomBytes(24).toString('hex')}`, spec.timeoutMs),
+      settle(postInitialize(url, undefined, spec.timeoutMs)),
+      settle(postInitialize(url, `Bearer ${randomBytes(24).toString('hex')}`, spec.timeoutMs)),
     ]);
-    step = 'request without a token';
-    details.unauthenticated = anonymous;
-    const noToken = refusal(anonymous, 'without a token');
-    if (noToken) return fail(noToken);
+    if (!(anonymous instanceof Error)) details.unauthenticated = anonymous;
+    if (!(wrong instanceof Error)) details.wrongToken = wrong;
+    noToken = statusCheck(anonymous, 'no token');
+    wwwAuthenticate = challengeCheck(anonymous) ?? { ...NOT_JUDGED };
+    wrongToken = statusCheck(wrong, 'wrong token');
+  }
+  const roundTrip = await roundTripCheck(spec, adapter, url, spec.auth !== 'none' ? { Authorization: `Bearer ${token}` } : {}, onAnswered);
+  details.roundTrip = roundTrip.outcome === 'ok';
+  if (roundTrip.outcome === 'ok') Object.assign(details, roundTrip.evidence);
+  return { noToken, wwwAuthenticate, wrongToken, roundTrip: roundTrip.check };
+}
 
-    step = 'request with a wrong token';
-    details.wrongToken = wrong;
-    if (wrong.status !== 401) return fail(`with a wrong token: expected HTTP 401, got ${wrong.status}`);
-
-    session = adapter.session(spec.timeoutMs + 1000);
-    const s = session;
-    const bounded = <T>(p: Promise<T>, what: string): Promise<T> => withTimeout(p, spec.timeoutMs, what);
-    step = 'initialize';
+/** initialize, list tools, the first configured tool step, ping, session DELETE. */
+async function roundTripCheck(
+  spec: HttpSpec,
+  adapter: SdkAdapter,
+  url: string,
+  headers: Record<string, string>,
+  onAnswered: () => void,
+): Promise<{ outcome: 'ok' | 'failed'; check: SubCheck; evidence: Record<string, unknown> }> {
+  const evidence: Record<string, unknown> = {};
+  const session: McpSession = adapter.session(spec.timeoutMs + 1000);
+  const bounded = <T>(p: Promise<T>, what: string): Promise<T> => withTimeout(p, spec.timeoutMs, what);
+  let step = 'initialize';
+  const fail = (problem: string) => ({
+    outcome: 'failed' as const,
+    check: failed(`failed: ${problem}`, `failed at ${step}`, step),
+    evidence,
+  });
+  try {
     try {
-      await bounded(s.connect(adapter.httpTransport(url, { Authorization: `Bearer ${token}` })), 'initialize');
-      ctx.answered.add(proc);
+      await bounded(session.connect(adapter.httpTransport(url, headers)), 'initialize');
+      onAnswered();
     } catch (error) {
-      if (isUnauthorized(error)) return fail(`initialize: the right token was refused with 401: ${errorText(error)}`);
+      if (isUnauthorized(error) && spec.auth !== 'none')
+        return fail(`initialize: the right token was refused with 401: ${errorText(error)}`);
       throw error;
     }
-    details.protocolVersion = s.protocolVersion();
+    evidence.protocolVersion = session.protocolVersion();
     step = 'list tools';
-    const tools = await bounded(s.list('tools'), 'tools/list');
-    details.tools = tools?.length ?? 0;
+    const tools = await bounded(session.list('tools'), 'tools/list');
+    evidence.tools = tools?.length ?? 0;
     const call = spec.steps.find((x) => 'tool' in x);
     if (call) {
       step = stepLabel(call);
-      const outcome = await runStep(s, call, bounded);
+      const outcome = await runStep(session, call, bounded);
       if (outcome.problem) return fail(`${step}: ${outcome.problem}`);
-      details.call = { step: outcome.step, ms: outcome.ms };
+      evidence.call = { step: outcome.step, ms: outcome.ms };
     }
     step = 'ping';
-    await bounded(s.ping(), 'ping');
+    await bounded(session.ping(), 'ping');
     step = 'terminate session';
-    await bounded(s.terminateSession(), 'session DELETE');
-    details.roundTrip = true;
-    return result('http', startedAt, { verdict: 'passed', details }, proc);
+    await bounded(session.terminateSession(), 'session DELETE');
+    return { outcome: 'ok', check: ok('ok'), evidence };
   } catch (error) {
     return fail(`${error instanceof StepTimeout ? '' : `${step}: `}${errorText(error)}`);
   } finally {
-    if (session) await withTimeout(session.close(), 2000, 'client close').catch(() => {});
-    proc.terminate();
+    await withTimeout(session.close(), 2000, 'client close').catch(() => {});
   }
+}
+
+/** Another process holds the port: its listener answered, or the server said EADDRINUSE. */
+function portRace(proc: ServerProcess, port: number, step: string, reason: string): PortRace | null {
+  if (step === 'port identity') {
+    const holder = portHolder(port);
+    const who = holder ? ` (held by pid ${holder.pid}: ${holder.cmdline.slice(0, 120)})` : '';
+    return { port, cause: `${reason}${who}` };
+  }
+  if (/\bEADDRINUSE\b/.test(proc.stderr.tail())) {
+    return { port, cause: `port ${port} is already in use (EADDRINUSE in the server's stderr)` };
+  }
+  return null;
+}
+
+/**
+ * A server that never listened: say so, say where it did listen if anywhere, and when it looks
+ * stdio-only (listens nowhere, exits on stdin EOF, or writes JSON-RPC to stdout) suggest `http: false`.
+ */
+async function neverListened(proc: ServerProcess, spec: HttpSpec, port: number, reason: string): Promise<string> {
+  const where = `${spec.host}:${port}`;
+  if (!proc.running) return `${reason} (see its stderr)`;
+  const elsewhere = listensOf(proc).filter((l) => l.port !== port);
+  if (elsewhere.length) {
+    const list = [...new Set(elsewhere.map((l) => `${l.address}:${l.port}`))].join(', ');
+    return `never listened on ${where} within ${spec.readyTimeoutMs} ms; it listens on ${list} instead: check that http.args pass {port} and {host}`;
+  }
+  const signs: string[] = [];
+  if (proc.noise.lines.some((l) => /^\s*\{.*"jsonrpc"\s*:\s*"2\.0"/.test(l))) signs.push('it wrote JSON-RPC to stdout');
+  // A stdio server ends when its stdin does; the stop request proper (SIGTERM) stays the leaks phase's.
+  proc.child.stdin?.end();
+  if (await proc.waitExit(STDIN_EOF_WAIT_MS)) signs.push('it exited when its stdin closed');
+  const head = `never listened on ${where} within ${spec.readyTimeoutMs} ms, nor on any other TCP port`;
+  if (signs.length) {
+    return `${head}; it looks stdio-only (${signs.join(', ')}): it ignored http.args. If the server has no HTTP transport, set \`http: false\``;
+  }
+  return `${head}: check that http.args start its HTTP transport, or set \`http: false\` if it is stdio-only`;
 }
