@@ -113,9 +113,8 @@ beforeAll(async () => {
     ],
     [
       'stdio only',
-      // The control server without `--transport`: it starts over stdio and ignores --host and --port.
-      () =>
-        run({ body: config(fixture('_base'), `{ args: ['--host', '{host}', '--port', '{port}'], readyTimeoutMs: 3000 }`, 'bind: false,') }),
+      // The stdio-only fixture: it ignores --transport (the default http args) and serves stdio.
+      () => run({ body: config(fixture('bind-never-listens'), '{ readyTimeoutMs: 3000 }', 'bind: false,') }),
     ],
   ];
   // Two at a time on a 2-core machine: most of a run is npm install and waiting on servers.
