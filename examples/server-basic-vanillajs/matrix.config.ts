@@ -25,6 +25,9 @@ export default defineConfig({
     args: [],
     env: { PORT: '{port}' },
     path: '/mcp',
+    // No auth by design: the 401 sub-checks are skipped (shown as "no auth", never as ok); the round trip
+    // (initialize, list, the first tool step, ping, session DELETE) still runs.
+    auth: 'none',
   },
   // The same start: it listens on the wildcard address again, which the bind phase reports.
   bind: { args: [], env: { PORT: '{port}' } },
