@@ -1,0 +1,188 @@
+// Interrupts and hard kills leave nothing that the next run does not sweep:
+// - Ctrl-C while the registry never answers (a stub on 127.0.0.1 that accepts and stays silent) ends
+//   promptly with 130 and leaves no npm behind;
+// - SIGINT then SIGTERM (as CI runners do) ends at once, still writes results.json marked interrupted
+//   and removes the run directory;
+// - kill -9 of the CLI during npm install leaves an orphaned npm and a run directory; the next run
+//   sweeps both and says so in one line.
+// Every run gets a private TMPDIR (so only its own run dirs are seen) and a marker in its environment,
+// which every process the harness starts inherits: "nothing left" = no live process carries the marker.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer, type Server, type Socket } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { BIN, readResults, ROOT, tempDir } from './helpers/cli.js';
+import { processes, sleep } from './helpers/procs.js';
+
+const dirs: string[] = [];
+const servers: Server[] = [];
+const sockets: Socket[] = [];
+afterAll(async () => {
+  sockets.forEach((s) => s.destroy());
+  await Promise.all(servers.map((s) => new Promise((r) => s.close(r))));
+  await Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true })));
+});
+
+const CONFIG = 'fixtures/broken/_base/matrix.config.ts';
+const MARKER = 'MM_HARD_KILL_TEST';
+
+/** Live processes whose environment holds MARKER=value, with their command lines. */
+function marked(value: string): { pid: number; cmdline: string }[] {
+  return processes().filter((p) => {
+    try {
+      return readFileSync(`/proc/${p.pid}/environ`, 'utf8').split('\0').includes(`${MARKER}=${value}`);
+    } catch {
+      return false;
+    }
+  });
+}
+
+async function privateTmp(): Promise<string> {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'mm-hardkill-tmp-'));
+  dirs.push(dir);
+  return dir;
+}
+
+const runDirsIn = (tmp: string): string[] => readdirSync(tmp).filter((n) => n.startsWith('mcp-matrix-'));
+
+interface Started {
+  child: ChildProcess;
+  marker: string;
+  output: () => string;
+  exited: Promise<number | null>;
+}
+
+function start(args: string[], env: Record<string, string>): Started {
+  const marker = randomBytes(6).toString('hex');
+  const child = spawn(process.execPath, [BIN, ...args], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', NO_COLOR: '1', CI: 'true', [MARKER]: marker, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout!.on('data', (c: Buffer) => (out += c.toString()));
+  child.stderr!.on('data', (c: Buffer) => (out += c.toString()));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  return { child, marker, output: () => out, exited };
+}
+
+async function until(what: string, ok: () => boolean, ms: number, s: Started): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!ok()) {
+    if (Date.now() > deadline || s.child.exitCode !== null) throw new Error(`never saw ${what}; output:\n${s.output()}`);
+    await sleep(50);
+  }
+}
+
+async function stopped(s: Started): Promise<{ code: number | null; ms: number }> {
+  const sentAt = Date.now();
+  const timer = setTimeout(() => s.child.kill('SIGKILL'), 60_000);
+  const code = await s.exited;
+  clearTimeout(timer);
+  return { code, ms: Date.now() - sentAt };
+}
+
+describe('interrupts and hard kills', () => {
+  it('Ctrl-C while the registry never answers: exit 130 within 10 s, no npm left', async () => {
+    let connections = 0;
+    const stub = createServer((socket) => {
+      connections++;
+      sockets.push(socket); // accept, never answer
+    });
+    servers.push(stub);
+    await new Promise<void>((r) => stub.listen(0, '127.0.0.1', r));
+    const registry = `http://127.0.0.1:${(stub.address() as { port: number }).port}/`;
+    const tmp = await privateTmp();
+    const cache = await tempDir('mm-hardkill-cache-');
+    dirs.push(cache);
+    const out = await tempDir('mm-hardkill-out-');
+    dirs.push(out);
+    const s = start(['run', '--config', CONFIG, '--out', out, '--progress', 'silent'], {
+      TMPDIR: tmp,
+      npm_config_registry: registry,
+      npm_config_cache: cache,
+      npm_config_fetch_retries: '0',
+    });
+    // npm view is connected to the stub and waiting for an answer that never comes.
+    await until('npm view connected to the stub', () => connections > 0 && marked(s.marker).some((p) => /npm/.test(p.cmdline)), 60_000, s);
+    await sleep(500);
+    s.child.kill('SIGINT');
+    const { code, ms } = await stopped(s);
+    expect(code, s.output()).toBe(130);
+    expect(ms, 'Ctrl-C ends promptly').toBeLessThan(10_000);
+    console.log(`Ctrl-C during registry look-ups: exit after ${ms} ms`);
+    expect(s.output()).toMatch(/SIGINT: stopping every cell/);
+    expect(s.output()).toMatch(
+      /mcp-matrix: interrupted (while loading the config and looking up the registry|before the cells started \(plan, pack\)): no cell ran, no results written/,
+    );
+    await sleep(200);
+    expect(marked(s.marker)).toEqual([]);
+    expect(runDirsIn(tmp)).toEqual([]);
+    expect(existsSync(path.join(out, 'results.json'))).toBe(false);
+  }, 120_000);
+
+  it('SIGINT then SIGTERM: ends at once, results.json says interrupted, no run dir, no process', async () => {
+    const tmp = await privateTmp();
+    const out = await tempDir('mm-hardkill-out-');
+    dirs.push(out);
+    const s = start(['run', '--config', CONFIG, '--out', out, '--progress', 'silent'], { TMPDIR: tmp });
+    await until('npm install running', () => marked(s.marker).some((p) => /npm install/.test(p.cmdline)), 120_000, s);
+    s.child.kill('SIGINT');
+    await sleep(20);
+    s.child.kill('SIGTERM');
+    const { code, ms } = await stopped(s);
+    expect(code, s.output()).toBe(130);
+    expect(ms).toBeLessThan(10_000);
+    console.log(`SIGINT + SIGTERM during npm install: exit after ${ms} ms`);
+    expect(s.output()).toMatch(/SIGINT: stopping every cell/);
+    expect(s.output()).toMatch(/mcp-matrix: second signal \(SIGTERM\): stopping now/);
+    const results = await readResults(out);
+    expect(results.interrupted).toBe(true);
+    expect(results.verdict).toBe('interrupted');
+    expect(results.exitCode).toBe(130);
+    expect(results.cells).toEqual([]); // none had finished
+    await sleep(200);
+    expect(marked(s.marker)).toEqual([]);
+    expect(runDirsIn(tmp)).toEqual([]);
+  }, 180_000);
+
+  it('kill -9 of the CLI during npm install: the next run sweeps the orphaned npm and the run dir, in one line', async () => {
+    const tmp = await privateTmp();
+    const cache = await tempDir('mm-hardkill-cache-');
+    dirs.push(cache);
+    const out = await tempDir('mm-hardkill-out-');
+    dirs.push(out);
+    // A fresh npm cache: the install downloads, so it is still running when the CLI dies.
+    const first = start(['run', '--config', CONFIG, '--out', out, '--progress', 'silent'], { TMPDIR: tmp, npm_config_cache: cache });
+    await until('npm install running', () => marked(first.marker).some((p) => /npm install/.test(p.cmdline)), 120_000, first);
+    await sleep(300);
+    first.child.kill('SIGKILL');
+    await first.exited;
+    const stale = runDirsIn(tmp);
+    expect(stale).toHaveLength(1);
+    const orphans = marked(first.marker).filter((p) => /npm/.test(p.cmdline));
+    expect(orphans.length, 'kill -9 of the CLI orphans its npm install (the scenario)').toBeGreaterThan(0);
+
+    const second = start(['run', '--config', CONFIG, '--out', out, '--progress', 'silent'], { TMPDIR: tmp });
+    const code = await second.exited;
+    expect(code, second.output()).toBe(0);
+    const lines = second
+      .output()
+      .split('\n')
+      .filter((l) => l.includes('swept'));
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(
+      new RegExp(
+        `^warning: swept what a dead run left behind: 1 run dir\\(s\\) \\(${path.join(tmp, stale[0]!)}, owner pid ${first.child.pid} gone\\); killed \\d+ orphaned process\\(es\\) \\(pid \\d+ `,
+      ),
+    );
+    for (const o of orphans.filter((p) => existsSync(`/proc/${p.pid}`))) expect(lines[0]).toContain(`pid ${o.pid} `);
+    expect(marked(first.marker)).toEqual([]);
+    expect(marked(second.marker)).toEqual([]);
+    expect(runDirsIn(tmp)).toEqual([]);
+  }, 300_000);
+});
