@@ -2,7 +2,7 @@
 import { cac } from 'cac';
 import { createLogger, type Logger } from './logger.js';
 import { currentCookie, killCarriers, startRunCookie } from './process/cookie.js';
-import { hardExit, killAll } from './process/tracker.js';
+import { deferredCleanups, hardExit, killAll } from './process/tracker.js';
 import type { Failure } from './util/result.js';
 import { HARNESS_VERSION } from './version.js';
 import type { ProgressMode } from './orchestrator/progress.js';
@@ -29,34 +29,42 @@ function exitFor(outcome: number | Failure, log: Logger): number {
   return outcome.kind === 'infrastructure' ? 3 : 2;
 }
 
-/** After the first signal, whatever still waits is cut short: the run ends within this (the forced path). */
-const STOP_BOUND_MS = 1_500;
+/** After the first signal, whatever still waits is cut short: the forced path starts after this. */
+const STOP_BOUND_MS = 1_000;
+/** The forced path waits this long at most for the run directory's removal; the next run sweeps what is left. */
+const FORCED_CLEANUP_MS = 900;
 
 export async function main(argv: string[], log: Logger = createLogger()): Promise<number> {
   const cli = cac('mcp-matrix');
   const controller = new AbortController();
   let interrupted = false;
   // A second signal (CI runners send SIGINT, then SIGTERM a second later), or a first one whose graceful
-  // stop overran: kill everything of the run, write partial results and remove the run dir, synchronously.
+  // stop overran: kill everything of the run, write partial results, remove the run dir within a bound.
+  let forcing = false;
   const forceStop = (why: string) => {
+    forcing = true;
     log.error(`mcp-matrix: ${why}: stopping now (killing what the run started, writing partial results, removing the run directory)`);
     const cookie = currentCookie();
     if (cookie) killCarriers(cookie);
-    hardExit();
-    process.exit(130);
+    void hardExit().then(() => process.exit(130));
+    setTimeout(() => process.exit(130), FORCED_CLEANUP_MS);
   };
   // Tools run in their own process groups, so a terminal's Ctrl-C no longer reaches them: the CLI kills them.
   const onOtherSignal = () => {
     killAll();
     process.exit(130);
   };
+  let signals = 0;
   const onSignal = (signal: NodeJS.Signals) => {
-    if (interrupted) forceStop(`second signal (${signal})`);
+    signals++;
+    if (signals > 2) process.exit(130); // a third: no more waiting at all
+    if (forcing) return; // already on the forced path (bounded)
+    if (interrupted) return forceStop(`second signal (${signal})`);
     interrupted = true;
     log.error(`\nmcp-matrix: ${signal}: stopping every cell, cleaning up and writing partial results (again to force)`);
     killAll();
     controller.abort();
-    setTimeout(() => forceStop(`still stopping ${STOP_BOUND_MS} ms after ${signal}`), STOP_BOUND_MS).unref();
+    setTimeout(() => forcing || forceStop(`still stopping ${STOP_BOUND_MS} ms after ${signal}`), STOP_BOUND_MS).unref();
   };
   let command: Promise<number | Failure> | undefined;
   const cwd = process.cwd();
@@ -212,6 +220,7 @@ export async function main(argv: string[], log: Logger = createLogger()): Promis
     }
     const outcome = await (command ?? Promise.resolve(0));
     const code = exitFor(outcome, log);
+    await deferredCleanups();
     return interrupted ? 130 : code;
   } catch (error) {
     log.error(`mcp-matrix: ${error instanceof Error ? error.message : String(error)} (see --help)`);

@@ -2,7 +2,7 @@
 // Each run directory records its owner (owner.json: the run's cookie, which names the owner's pid), so
 // a later run can tell a dead run's debris from a live run's work.
 import { readFileSync, writeFileSync } from 'node:fs';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 
@@ -62,6 +62,29 @@ export async function createCellDir(
   return dir;
 }
 
-export async function removeDir(dir: string): Promise<void> {
-  await rm(dir, { recursive: true, force: true, maxRetries: 3 });
+const removing = new Map<string, Promise<void>>();
+
+/** One removal per directory at a time: a forced exit joins a removal in progress instead of racing it. */
+export function removeDir(dir: string): Promise<void> {
+  let pending = removing.get(dir);
+  if (!pending) {
+    pending = rm(dir, { recursive: true, force: true, maxRetries: 3 }).finally(() => removing.delete(dir));
+    removing.set(dir, pending);
+  }
+  return pending;
+}
+
+/** The owner record goes last: a removal cut short (a forced exit, kill -9) still leaves a directory the next run can sweep. */
+export function removeRunDir(runDir: string): Promise<void> {
+  const key = `${runDir}${path.sep}`;
+  let pending = removing.get(key);
+  if (!pending) {
+    pending = (async () => {
+      const entries = await readdir(runDir).catch(() => [] as string[]);
+      await Promise.all(entries.filter((e) => e !== OWNER_FILE).map((e) => removeDir(path.join(runDir, e)).catch(() => undefined)));
+      await removeDir(runDir);
+    })().finally(() => removing.delete(key));
+    removing.set(key, pending);
+  }
+  return pending;
 }

@@ -1,5 +1,4 @@
 // The run: plan (while packing once) → cells in parallel → RunResult. Interrupts end in a partial, marked result.
-import { rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fingerprint, packDirectory, type Tarball } from '../pack/pack.js';
@@ -8,10 +7,10 @@ import { buildPlan, selectCells, type Plan, type PlannedCell } from '../plan/pla
 import type { Registry } from '../plan/registry.js';
 import type { ResolvedConfig } from '../config/resolve.js';
 import { runCell } from '../cells/run-cell.js';
-import { createRunDir, markKept, removeDir } from '../cells/workspace.js';
+import { createRunDir, markKept, removeDir, removeRunDir } from '../cells/workspace.js';
 import { currentCookie, killCarriers } from '../process/cookie.js';
 import { run as exec } from '../process/exec.js';
-import { killAll, onHardExit } from '../process/tracker.js';
+import { deferCleanup, killAll, onHardExit } from '../process/tracker.js';
 import { RESULTS_SCHEMA_VERSION, type CellResult, type RunResult } from '../results/types.js';
 import { decideRun } from '../reports/verdict.js';
 import { HARNESS_VERSION } from '../version.js';
@@ -40,8 +39,8 @@ export async function runMatrix(config: ResolvedConfig, registry: Registry, opti
   const startedAt = new Date();
   const cookie = currentCookie();
   const runDir = await createRunDir(cookie);
-  // A forced exit removes the run directory synchronously (a graceful end removes it below).
-  const dropHardExit = onHardExit(() => (options.keep ? markKept(runDir) : rmSync(runDir, { recursive: true, force: true })));
+  // A forced exit removes the run directory as far as its bound allows (the next run sweeps the rest).
+  const dropHardExit = onHardExit(() => (options.keep ? markKept(runDir) : removeRunDir(runDir)));
   const disposals: Promise<void>[] = [];
   // Packing needs only the source: it runs while the registry answers the plan's look-ups.
   const packAbort = new AbortController();
@@ -101,10 +100,15 @@ export async function runMatrix(config: ResolvedConfig, registry: Registry, opti
     killAll();
     // Whatever escaped a process group but still carries the run's cookie.
     if (cookie) killCarriers(cookie);
-    await Promise.all(disposals);
-    if (options.keep) markKept(runDir);
-    else await removeDir(runDir).catch(() => undefined);
-    dropHardExit();
+    const cleanup = (async () => {
+      await Promise.all(disposals);
+      if (options.keep) markKept(runDir);
+      else await removeRunDir(runDir).catch(() => undefined);
+      dropHardExit();
+    })();
+    // Interrupted: the partial results go out first; the CLI waits for this before it exits.
+    if (options.signal.aborted) deferCleanup(cleanup);
+    else await cleanup;
   }
 }
 

@@ -6,7 +6,7 @@ import { readdirSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { killCarrier, orphanedCarriers, ownerAlive } from './cookie.js';
-import { readOwner, removeDir, RUN_DIR_PREFIX } from '../cells/workspace.js';
+import { readOwner, removeRunDir, RUN_DIR_PREFIX } from '../cells/workspace.js';
 
 export interface Swept {
   processes: { pid: number; what: string }[];
@@ -39,7 +39,7 @@ export function sweepStale(tmp: string = os.tmpdir()): Swept {
     const owner = readOwner(dir);
     if (owner && !owner.kept && !ownerAlive(owner.cookie)) dirs.push({ dir, ownerPid: owner.pid });
   }
-  const removed = Promise.all(dirs.map((d) => removeDir(d.dir).catch(() => undefined))).then(() => undefined);
+  const removed = Promise.all(dirs.map((d) => removeRunDir(d.dir).catch(() => undefined))).then(() => undefined);
   return { processes, dirs, removed };
 }
 
