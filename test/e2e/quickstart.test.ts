@@ -93,6 +93,8 @@ describe("the README's quick start", () => {
       ]),
     );
     expect(`${first.stdout}${first.stderr}`).not.toMatch(/timed out|still running/);
+    // Printed commands start mcp-matrix the way the user did.
+    expect(results.cells.map((c) => c.repro)).toEqual(['npx mcp-matrix run --cell floor-1', 'npx mcp-matrix run --cell latest-1']);
     // A second init refuses to overwrite.
     const again = await sh(init!, pkg);
     expect(again.code).toBe(2);
@@ -119,5 +121,21 @@ describe("the README's quick start", () => {
       'latest-1 bind: passed',
       'latest-1 leaks: passed',
     ]);
+  });
+
+  test('installs from a git URL: the prepare script builds it there, and npx mcp-matrix runs it', { timeout: 900_000 }, async () => {
+    // A bare clone of this repository's committed HEAD stands in for github:<owner>/mcp-matrix (same npm path: clone,
+    // install its dependencies including devDependencies, run prepare, pack, install the packed result).
+    const repo = path.join(work, 'mcp-matrix.git');
+    expect((await sh(`git clone -q --bare ${JSON.stringify(ROOT)} ${JSON.stringify(repo)}`, work)).code).toBe(0);
+    const app = await writeScratchServer(path.join(work, 'git'));
+    const installed = await sh(`npm install --save-dev --no-audit --no-fund git+file://${repo}`, app);
+    expect(installed.code, installed.stderr).toBe(0);
+    const version = await sh('npx mcp-matrix --version', app);
+    expect(version.code, version.stderr).toBe(0);
+    expect(version.stdout).toMatch(/^mcp-matrix\/\d+\.\d+\.\d+/);
+    const help = await sh('npx mcp-matrix help init', app);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain('--http <args>');
   });
 });
