@@ -280,7 +280,7 @@ interface Run {
   results?: RunResult;
   ms: number;
   /** What the run left in its private TMPDIR (the harness's run dirs live there). */
-  leftoverRunDirs: string[];
+  leftovers: string[];
   leftoverProcs: string[];
 }
 
@@ -303,9 +303,11 @@ async function runExample(c: Published): Promise<Run> {
   });
   const ms = Date.now() - started;
   const results = await readResults(outDir).catch(() => undefined);
-  const leftoverRunDirs = (await readdir(tmp)).filter((n) => n.startsWith('mcp-matrix-'));
+  // Anything but the reports: the harness's run dirs, or a server's own files (notion's token file is
+  // written to TMPDIR='{tmp}', which goes with its cell).
+  const leftovers = (await readdir(tmp)).filter((n) => n !== 'out');
   const leftoverProcs = processesMentioning(tmp).map((p) => `${p.pid} ${p.cmdline}`);
-  return { out, ...(results ? { results } : {}), ms, leftoverRunDirs, leftoverProcs };
+  return { out, ...(results ? { results } : {}), ms, leftovers, leftoverProcs };
 }
 
 beforeAll(async () => {
@@ -355,7 +357,7 @@ describe.each(CASES.map((c) => [`${c.spec} (${c.kind})`, c] as const))('publishe
     expect(r.interrupted).toBe(false);
     expect(r.plan.tarball.sha512).toBe(c.integrity);
     expect(r.cells.map((cell) => cell.id)).toEqual(Object.keys(c.cells));
-    expect(run.leftoverRunDirs).toEqual([]);
+    expect(run.leftovers).toEqual([]);
     expect(run.leftoverProcs).toEqual([]);
   });
 
