@@ -5,6 +5,7 @@
 // only", a pass of its own name (docs/phases.md gives the rule). A crash while loading is "could not
 // start", never a refusal.
 
+import { realpathSync } from 'node:fs';
 import type { PhaseResult, Verdict } from '../../results/types.js';
 import { commandFor, result, sleep, waitAtMost, type DriverContext } from '../context.js';
 import {
@@ -39,10 +40,23 @@ const POLL_MS = 20;
 const HOST = '0.0.0.0';
 
 /** Cell paths in an error are noise: `node_modules/pkg/dist/x.js` reads better than `/tmp/…/cell-x/node_modules/…`. */
-function relative(text: string, dirs: string[]): string {
+export function relative(text: string, dirs: string[]): string {
   let out = text;
-  for (const dir of dirs) out = out.split(`file://${dir}/`).join('').split(`${dir}/`).join('');
+  for (const dir of dirs) {
+    const d = dir.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    // A path inside it loses the prefix; the directory itself (`imported from /tmp/…/cell/`) reads `.`.
+    out = out.replace(new RegExp(`(file://)?${d}/(?=[^\\s'"])`, 'g'), '').replace(new RegExp(`(file://)?${d}/?`, 'g'), '.');
+  }
   return out;
+}
+
+/** The cell directory as given and as the runtime names it (a symlinked temp dir resolves). */
+function cellDirs(ctx: DriverContext): string[] {
+  try {
+    return [...new Set([ctx.spec.cellDir, realpathSync(ctx.spec.cellDir)])];
+  } catch {
+    return [ctx.spec.cellDir];
+  }
 }
 
 function observed(u: Unauthenticated | undefined): string {
@@ -123,7 +137,7 @@ async function attempt(ctx: DriverContext, spec: BindSpec, startedAt: number, ra
   // A failed spawn has no pid and is not running: wait for its error event rather than read it as an exit.
   if (proc.pid === undefined) spawnError ??= await Promise.race([proc.spawnError, sleep(1000).then(() => undefined)]);
   if (spawnError) {
-    const shown = relative(command.bin, [ctx.spec.cellDir]);
+    const shown = relative(command.bin, cellDirs(ctx));
     const failure = spawnFailure(spawnError, command.bin, shown);
     return finish('cannot-spawn', failure.verdict, 'spawn', `could not start ${shown}: ${failure.cause}`);
   }
@@ -167,12 +181,12 @@ async function attempt(ctx: DriverContext, spec: BindSpec, startedAt: number, ra
     );
   }
   const race = portInUse(proc.probeRecords(), proc.stderr.tail(), port);
-  if (race) return { port, cause: relative(race, [ctx.spec.cellDir, ctx.spec.packageDir]) };
+  if (race) return { port, cause: relative(race, cellDirs(ctx)) };
   const viaNode = isNodeScript(command.bin);
   const crash = startFailure(proc.probeRecords(), proc.stderr.tail(), exit.code, viaNode);
   if (crash) {
     details.startFailure = crash;
-    const cause = relative(crash.cause, [ctx.spec.cellDir, ctx.spec.packageDir]);
+    const cause = relative(crash.cause, cellDirs(ctx));
     const how = exit.code !== null ? `exit code ${exit.code}` : `signal ${exit.signal}`;
     return crash.kind === 'could-not-start'
       ? finish('could-not-start', 'failed', 'start', `could not start: ${cause} (${how}); a crash before its own code ran is not a refusal`)
