@@ -27,12 +27,13 @@ export function missingFromTarball(packageDir: string, manifest: Manifest): stri
   return `${list} ${missing.length === 1 ? 'is' : 'are'} missing from the tarball: run the build before npm pack (e.g. a "prepack" script)`;
 }
 
-/** Every concrete file `exports` points at, with its subpath; patterns (`*`) and `null` are not files. */
+/** Every concrete file `exports` points at, with its subpath; patterns (`*`), folders (`./lib/`) and `null` are not files. */
 export function exportTargets(exports: unknown): [string, string][] {
   const out: [string, string][] = [];
   const walk = (value: unknown, subpath: string): void => {
     if (typeof value === 'string') {
-      if (value.startsWith('./') && !value.includes('*')) out.push([subpath, value]);
+      // Patterns and (legacy) folder mappings name no single file.
+      if (value.startsWith('./') && !value.includes('*') && !value.endsWith('/')) out.push([subpath, value]);
     } else if (Array.isArray(value)) {
       for (const v of value) walk(v, subpath);
     } else if (value && typeof value === 'object') {

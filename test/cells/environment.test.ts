@@ -176,7 +176,7 @@ describe('files the package promises are in the tarball', () => {
         manifest: {
           bin: { srv: 'bin/srv.js' },
           main: 'dist/index',
-          exports: { '.': './dist/index.js', './package.json': './package.json' },
+          exports: { '.': './dist/index.js', './package.json': './package.json', './lib/': './lib/', './internal/*': null },
         },
         files: ['bin/srv.js', 'dist/index.js'],
       }),
