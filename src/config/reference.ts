@@ -60,7 +60,8 @@ export const CONFIG_REFERENCE: Record<string, string> = {
     'Arguments for the refused start (`{host}` becomes `0.0.0.0`). Default: `http.args` with a loopback host swapped for `{host}`; without `http`, `--transport streamable-http --host 0.0.0.0 --port {port}`.',
   'bind.env':
     'Extra environment for the server in this phase. Default: `http.env` with a loopback host swapped for `{host}` (the token variables are dropped, see `dropEnv`).',
-  'bind.timeoutMs': 'How long the server may take to refuse (exit), in ms. Default: `10000`.',
+  'bind.timeoutMs':
+    'How long the server may take to refuse (exit), in ms; one still running is watched this long (passing as `loopback only` if it only ever listened on loopback). Default: `10000`.',
   'bind.dropEnv': 'Environment variables removed for this phase. Default: the `http.env` keys whose value holds `{token}`.',
   leaks:
     'The leaks phase: every server exits by itself (stdio: after stdin EOF; http: after SIGTERM), leaves no process behind, and the driver’s own client leaves no handle. Absent: `skipped (not configured)`; `false`: `skipped (disabled)`.',
