@@ -137,7 +137,7 @@ describe('mcp-matrix on the reference server', () => {
 
     const stale = await writeConfig(
       await scratch(),
-      `{ package: ${JSON.stringify(REF)}, cells: [{ pin: 'latest@2', allowedToFail: true }], lockstep: 'off' }`,
+      `{ package: ${JSON.stringify(REF)}, cells: [{ pin: 'latest@2', allowedToFail: true }], stdio: {}, lockstep: 'off' }`,
     );
     const out2 = await scratch();
     const r2 = await cli(['run', '--config', stale, '--out', out2, '--progress', 'silent']);
