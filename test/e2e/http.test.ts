@@ -111,6 +111,7 @@ beforeAll(async () => {
       'port race twice',
       () => run({ body: config(fixture('_base'), '{}', 'bind: false,') }, { MCP_MATRIX_TEST_HTTP_PORTS: `${portB},${portC}` }),
     ],
+    ['detached listener', () => run(path.join(fixture('http-detached-listener'), 'matrix.config.ts'))],
     [
       'stdio only',
       // The stdio-only fixture: it ignores --transport (the default http args) and serves stdio.
@@ -228,6 +229,25 @@ describe('http: a port held by another process is retried, then not measured', (
       ['leaks', 'passed'],
     ]);
     expect(httpCell(markdown)).toBe('not measured');
+    expect(leftovers).toEqual([]);
+  });
+});
+
+describe("http: a listener outside the group that is the server's own descendant", () => {
+  it('is judged as the server (identity "descendant"), not as a port race; leaks names the escaped child', () => {
+    const { out, results, leftovers } = runs.get('detached listener')!;
+    expect(out.code, table(results)).toBe(1);
+    const http = phase(results, 'http');
+    expect(http.verdict, table(results)).toBe('passed');
+    expect(http.message).toBe('no token → 401 with a Bearer challenge; wrong token → 401; round trip ok');
+    expect(http.details).not.toHaveProperty('retriedAfter');
+    expect(http.details).toMatchObject({
+      identity: 'descendant',
+      listener: { pid: expect.any(Number), cmdline: expect.stringContaining('node_modules/broken-http-detached-listener/bin/server.js') },
+    });
+    const leaks = phase(results, 'leaks');
+    expect(leaks.verdict).toBe('failed');
+    expect(leaks.message).toContain(`pid ${(http.details!.listener as { pid: number }).pid} `);
     expect(leftovers).toEqual([]);
   });
 });

@@ -7,10 +7,11 @@
 import { randomBytes } from 'node:crypto';
 import type { PhaseResult } from '../../results/types.js';
 import { isUnauthorized, type McpSession, type SdkAdapter } from '../adapter.js';
+import { SERVER_TAG_VAR } from '../cookie.js';
 import { commandFor, errorText, result, StepTimeout, withTimeout, type DriverContext } from '../context.js';
 import { stepLabel } from '../expectations.js';
 import { freePort, listensOf, waitUntilListening } from '../listen-watch.js';
-import { portHolder } from '../proc.js';
+import { environOf, portHolder } from '../proc.js';
 import type { DriverSpec } from '../protocol.js';
 import type { ServerProcess } from '../server-process.js';
 import { runStep } from '../steps.js';
@@ -168,12 +169,14 @@ async function attempt(
   });
   try {
     const ready = await waitUntilListening(proc, spec.host, port, spec.readyTimeoutMs);
-    if (!ready.ok) {
+    // A listener outside the server's group may still be its own: a descendant that left the group.
+    const descendant = !ready.ok && ready.step === 'port identity' ? ownDescendant(ctx, proc, port) : null;
+    if (descendant) Object.assign(details, { identity: 'descendant', listener: descendant, readyMs: Date.now() - proc.startedAt });
+    else if (!ready.ok) {
       const race = portRace(proc, port, ready.step, ready.reason);
       if (race) return { kind: 'port-race', race };
       return done({ verdict: 'failed', step: ready.step, message: await neverListened(proc, spec, port, ready.reason) });
-    }
-    Object.assign(details, { identity: ready.identity, readyMs: ready.ms });
+    } else Object.assign(details, { identity: ready.identity, readyMs: ready.ms });
 
     const checks = await subChecks(spec, adapter, url, token, details, () => ctx.answered.add(proc));
     details.checks = checks;
@@ -265,6 +268,14 @@ async function roundTripCheck(
   } finally {
     await withTimeout(session.close(), 2000, 'client close').catch(() => {});
   }
+}
+
+/** The port's holder when it carries this server's tag (inherited whatever its group or session). */
+function ownDescendant(ctx: DriverContext, proc: ServerProcess, port: number): { pid: number; cmdline: string } | null {
+  const tag = ctx.servers.find((s) => s.proc === proc)?.tag;
+  const holder = portHolder(port);
+  if (!tag || !holder || environOf(holder.pid)?.get(SERVER_TAG_VAR) !== tag) return null;
+  return { pid: holder.pid, cmdline: holder.cmdline.slice(0, 200) };
 }
 
 /** Another process holds the port: its listener answered, or the server said EADDRINUSE. */
