@@ -5,6 +5,7 @@ import { currentCookie, killCarriers, startRunCookie } from './process/cookie.js
 import { deferredCleanups, hardExit, killAll } from './process/tracker.js';
 import type { Failure } from './util/result.js';
 import { HARNESS_VERSION } from './version.js';
+import { describeInfraError } from './util/infra.js';
 import type { ProgressMode } from './orchestrator/progress.js';
 import { didYouMean } from './util/did-you-mean.js';
 
@@ -223,8 +224,13 @@ export async function main(argv: string[], log: Logger = createLogger()): Promis
     await deferredCleanups();
     return interrupted ? 130 : code;
   } catch (error) {
-    log.error(`mcp-matrix: ${error instanceof Error ? error.message : String(error)} (see --help)`);
-    return 2;
+    // cac's parse errors are usage; anything else escaped the harness itself: not measured, with its cause.
+    if (!(error instanceof Error) || error.name === 'CACError') {
+      log.error(`mcp-matrix: ${error instanceof Error ? error.message : String(error)} (see --help)`);
+      return 2;
+    }
+    log.error(`mcp-matrix: harness error: ${describeInfraError(error) ?? error.message}`);
+    return 3;
   } finally {
     for (const handler of [onSignal, onOtherSignal]) {
       process.off('SIGINT', handler);

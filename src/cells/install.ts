@@ -4,7 +4,9 @@
 import { open, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { run } from '../process/exec.js';
-import { freeBytes, infraCause, LOW_SPACE_BYTES, machineCodeIn, megabytes } from '../util/infra.js';
+import { freeBytes, infraCause, LOW_SPACE_BYTES, machineCodeIn, megabytes, npmJsonError } from '../util/infra.js';
+
+export { npmJsonError };
 
 export type InstallOutcome =
   | { kind: 'installed'; attempts: number; durationMs: number }
@@ -18,23 +20,6 @@ export type InstallOutcome =
 
 const NETWORK_CODES =
   /^(ETIMEDOUT|ECONNRESET|ECONNREFUSED|EAI_AGAIN|ENOTFOUND|EPIPE|ESOCKETTIMEDOUT|ENETUNREACH|EHOSTUNREACH|ECONNABORTED|E5\d\d|E429|E408|FETCH_ERROR)$/;
-
-/** npm's structured error (`--json` prints `{ "error": { code, summary, detail } }` on stdout). */
-export function npmJsonError(stdout: string): { code?: string; summary?: string } | undefined {
-  const start = stdout.indexOf('{');
-  if (start < 0) return undefined;
-  try {
-    const parsed = JSON.parse(stdout.slice(start)) as { error?: { code?: unknown; summary?: unknown } };
-    const e = parsed.error;
-    if (!e || typeof e !== 'object') return undefined;
-    return {
-      ...(typeof e.code === 'string' ? { code: e.code } : {}),
-      ...(typeof e.summary === 'string' ? { summary: e.summary } : {}),
-    };
-  } catch {
-    return undefined;
-  }
-}
 
 export function classifyNpmError(stderr: string, stdout = ''): { code: string; network: boolean; message: string } {
   const code =

@@ -21,7 +21,11 @@ export async function createRunDir(cookie?: string): Promise<string> {
   const dir = await mkdtemp(path.join(os.tmpdir(), RUN_DIR_PREFIX));
   if (cookie) {
     const owner: RunDirOwner = { pid: process.pid, cookie, startedAt: new Date().toISOString() };
-    await writeFile(path.join(dir, OWNER_FILE), `${JSON.stringify(owner)}\n`);
+    // A full disk may refuse the owner file: the empty directory must not stay behind.
+    await writeFile(path.join(dir, OWNER_FILE), `${JSON.stringify(owner)}\n`).catch(async (error: unknown) => {
+      await rm(dir, { recursive: true, force: true });
+      throw error;
+    });
   }
   return dir;
 }

@@ -14,7 +14,8 @@ import { deferCleanup, killAll, onHardExit } from '../process/tracker.js';
 import { RESULTS_SCHEMA_VERSION, type CellResult, type RunResult } from '../results/types.js';
 import { decideRun } from '../reports/verdict.js';
 import { HARNESS_VERSION } from '../version.js';
-import { ok, type Result } from '../util/result.js';
+import { errorMessage, fail, ok, type Result } from '../util/result.js';
+import { describeInfraError } from '../util/infra.js';
 import { portablePath } from './invocation.js';
 import { runWithProgress, type ProgressMode } from './progress.js';
 
@@ -38,7 +39,17 @@ export interface RunOptions {
 export async function runMatrix(config: ResolvedConfig, registry: Registry, options: RunOptions): Promise<Result<RunResult>> {
   const startedAt = new Date();
   const cookie = currentCookie();
-  const runDir = await createRunDir(cookie);
+  const created = await createRunDir(cookie).then(
+    (dir) => ({ dir }),
+    (error: unknown) => ({ error }),
+  );
+  // No room for the run directory (a full disk, no permission on TMPDIR): the machine's, not measured.
+  if ('error' in created)
+    return fail(
+      'infrastructure',
+      `cannot create the run directory in ${os.tmpdir()}: ${describeInfraError(created.error) ?? errorMessage(created.error)}`,
+    );
+  const runDir = created.dir;
   // A forced exit removes the run directory as far as its bound allows (the next run sweeps the rest).
   const dropHardExit = onHardExit(() => (options.keep ? markKept(runDir) : removeRunDir(runDir)));
   const disposals: Promise<void>[] = [];

@@ -5,6 +5,7 @@ import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { run } from '../process/exec.js';
 import { errorMessage, fail, ok, type Result } from '../util/result.js';
+import { infraCause, MACHINE_CODES, machineCodeIn, npmJsonError } from '../util/infra.js';
 
 export interface Tarball {
   file: string;
@@ -20,6 +21,14 @@ export async function packDirectory(dir: string, destination: string, signal?: A
     ...(signal ? { signal } : {}),
   });
   if (!out.ok) {
+    // A full disk or no file descriptors is the machine's, not the package's: not measured (exit 3).
+    const code = npmJsonError(out.stdout)?.code;
+    const machine = code && (MACHINE_CODES as readonly string[]).includes(code) ? code : machineCodeIn(`${out.stderr}\n${out.stdout}`);
+    if (machine)
+      return fail(
+        'infrastructure',
+        `npm pack could not write the tarball to ${destination}: ${infraCause(machine)} (${machine}). Free the space (or raise the limit) and run again.`,
+      );
     return fail(
       'usage',
       `npm pack failed in ${dir} (exit ${out.exitCode ?? '?'}): ${lastLines(out.stderr || out.stdout || out.error || '')}`,

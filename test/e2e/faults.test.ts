@@ -88,6 +88,32 @@ describe('infrastructure is not-measured, by cause, exit 3', () => {
     },
   );
 
+  it.skipIf(disk.skip !== undefined)(
+    `a TMPDIR with no room for the run directory or the packed tarball: exit 3 naming ENOSPC, nothing written${disk.skip ? ` — skipped: ${disk.skip}` : ''}`,
+    async () => {
+      const tmp = disk.mount!;
+      const out = path.join(await dir('full-out'), 'out');
+      const fill = path.join(tmp, 'fill');
+      const run = async (kb: number): Promise<CliOutcome> => {
+        execFileSync('dd', ['if=/dev/zero', `of=${fill}`, 'bs=1k', `count=${kb}`], { stdio: 'ignore' });
+        const r = await cli(['run', '--config', BASE, '--out', out, '--progress', 'silent'], { env: { TMPDIR: tmp }, timeoutMs: 120_000 });
+        await rm(fill);
+        expect(r.code, r.stderr).toBe(3);
+        expect(await leftovers(tmp)).toEqual(NOTHING);
+        return r;
+      };
+      // The 3 MB disk full: no room for the run directory; one 4 KB page left: room for its owner file only.
+      expect((await run(3072)).stderr).toMatch(/^mcp-matrix: cannot create the run directory in .*: the disk is full \(ENOSPC\)/m);
+      expect((await run(3068)).stderr).toMatch(/^mcp-matrix: npm pack could not write the tarball to .*: the disk is full \(ENOSPC\)/m);
+      expect(await readdir(path.dirname(out))).toEqual([]);
+      // Room for the tarball, not for the cell: the harness's own write or npm fails, the cell is not measured.
+      await run(3056);
+      const results = await readResults(out);
+      expect(results.verdict).toBe('not-measured');
+      expect(results.cells[0]!.phases[0]!.message).toMatch(/^(harness error: )?the disk is full \(ENOSPC/);
+    },
+  );
+
   it('kill -9 of the in-cell driver during http: http not-measured (the driver, not the server), exit 3', async () => {
     const tmp = await dir('kill-tmp');
     const out = path.join(await dir('kill-out'), 'out');
