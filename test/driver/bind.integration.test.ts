@@ -34,7 +34,7 @@ function bindOnly(bin: string): DriverSpec {
   return baseSpec(cell, join(cell.dir, 'pkg'), {
     stdio: false,
     http: false,
-    bind: { command: { bin, args: ['--host', '{host}', '--port', '{port}'], env: {} }, dropEnv: [], timeoutMs: 5000 },
+    bind: { command: { bin, args: ['--host', '{host}', '--port', '{port}'], env: {} }, dropEnv: [], timeoutMs: 15_000 },
     leaks: false,
   });
 }

@@ -38,7 +38,7 @@ const CASES: Case[] = [
     verdict: 'passed',
     outcome: 'loopback-only',
     message:
-      /^loopback only: asked to bind 0\.0\.0\.0 with no token, it did not refuse, but for the whole 3000 ms it only ever listened on loopback \(127\.0\.0\.1:\d+\), so it exposed nothing; killed it at the bound$/,
+      /^loopback only: asked to bind 0\.0\.0\.0 with no token, it did not refuse, but for the whole 8000 ms it only ever listened on loopback \(127\.0\.0\.1:\d+\), so it exposed nothing; killed it at the bound$/,
     extra: async (bind, r, run) => {
       expect(bind.message).not.toMatch(/non-loopback|without a token/);
       expect(bind.details!.listens).toEqual([expect.objectContaining({ address: '127.0.0.1', scope: 'loopback' })]);
