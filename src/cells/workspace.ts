@@ -1,7 +1,8 @@
 // A fresh directory per cell, outside the repository, so nothing resolves from the harness's node_modules.
 // Each run directory records its owner (owner.json: the run's cookie, which names the owner's pid), so
 // a later run can tell a dead run's debris from a live run's work.
-import { readFileSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -91,4 +92,25 @@ export function removeRunDir(runDir: string): Promise<void> {
     removing.set(key, pending);
   }
   return pending;
+}
+
+/**
+ * Removes the run dir within `ms`; what is left then is renamed (`<run dir>.removing`, so nothing
+ * resolves into it) and handed to a detached remover that exits when done: an interrupted run ends
+ * without waiting for a slow disk (unlinking a cell's node_modules can take seconds). The owner
+ * record goes last, so if the remover dies the next run sweeps the rest.
+ */
+export async function removeRunDirWithin(runDir: string, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([removeRunDir(runDir).catch(() => undefined), new Promise((r) => (timer = setTimeout(r, ms)))]);
+  clearTimeout(timer);
+  if (!existsSync(runDir)) return;
+  const trash = `${runDir}.removing`;
+  try {
+    renameSync(runDir, trash);
+  } catch {
+    return; // the next run sweeps it
+  }
+  const script = `const fs=require('fs'),p=require('path'),d=process.argv[1];for(const e of fs.readdirSync(d))if(e!==${JSON.stringify(OWNER_FILE)})fs.rmSync(p.join(d,e),{recursive:true,force:true,maxRetries:3});fs.rmSync(d,{recursive:true,force:true,maxRetries:3})`;
+  spawn(process.execPath, ['-e', script, trash], { detached: true, stdio: 'ignore', env: { PATH: process.env.PATH ?? '' } }).unref();
 }

@@ -7,7 +7,7 @@ import { buildPlan, selectCells, type Plan, type PlannedCell } from '../plan/pla
 import type { Registry } from '../plan/registry.js';
 import type { ResolvedConfig } from '../config/resolve.js';
 import { runCell } from '../cells/run-cell.js';
-import { createRunDir, markKept, removeDir, removeRunDir } from '../cells/workspace.js';
+import { createRunDir, markKept, removeDir, removeRunDir, removeRunDirWithin } from '../cells/workspace.js';
 import { currentCookie, killCarriers } from '../process/cookie.js';
 import { run as exec } from '../process/exec.js';
 import { deferCleanup, killAll, onHardExit } from '../process/tracker.js';
@@ -18,6 +18,9 @@ import { errorMessage, fail, ok, type Result } from '../util/result.js';
 import { describeInfraError } from '../util/infra.js';
 import { portablePath } from './invocation.js';
 import { runWithProgress, type ProgressMode } from './progress.js';
+
+/** How long a forced exit waits for the run dir's removal before handing it off (the CLI's own bound is above it). */
+const FORCED_REMOVAL_MS = 500;
 
 export interface RunOptions {
   cwd: string;
@@ -50,8 +53,8 @@ export async function runMatrix(config: ResolvedConfig, registry: Registry, opti
       `cannot create the run directory in ${os.tmpdir()}: ${describeInfraError(created.error) ?? errorMessage(created.error)}`,
     );
   const runDir = created.dir;
-  // A forced exit removes the run directory as far as its bound allows (the next run sweeps the rest).
-  const dropHardExit = onHardExit(() => (options.keep ? markKept(runDir) : removeRunDir(runDir)));
+  // A forced exit removes the run directory within its bound, then hands the rest to a detached remover.
+  const dropHardExit = onHardExit(() => (options.keep ? markKept(runDir) : removeRunDirWithin(runDir, FORCED_REMOVAL_MS)));
   const disposals: Promise<void>[] = [];
   // Packing needs only the source: it runs while the registry answers the plan's look-ups.
   const packAbort = new AbortController();
