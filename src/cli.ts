@@ -121,8 +121,12 @@ export async function main(argv: string[], log: Logger = createLogger()): Promis
     )
     .option('--http-env <KEY=VALUE>', 'Environment for the HTTP server, e.g. MCP_TOKEN={token}; repeatable')
     .action(async (flags: Flags) => {
+      // init runs a scratch cell: interrupts, cleanup and leftovers are handled as in `run`.
+      process.off('SIGINT', onOtherSignal);
+      process.off('SIGTERM', onOtherSignal);
       process.on('SIGINT', onSignal);
       process.on('SIGTERM', onSignal);
+      startRunCookie();
       const { initCommand } = await import('./commands/init.js');
       command = initCommand(
         {
