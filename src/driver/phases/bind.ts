@@ -125,7 +125,8 @@ async function attempt(ctx: DriverContext, spec: BindSpec, startedAt: number, ra
     return result('bind', startedAt, { verdict, ...(step ? { step } : {}), ...(message ? { message } : {}), details }, proc);
   };
 
-  const deadline = startedAt + spec.timeoutMs;
+  // Each attempt gets the whole bound (a retried one starts afresh).
+  const deadline = Date.now() + spec.timeoutMs;
   let spawnError: NodeJS.ErrnoException | undefined;
   void proc.spawnError.then((e) => (spawnError = e));
   while (proc.running && Date.now() < deadline) {
