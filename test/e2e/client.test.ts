@@ -2,7 +2,7 @@
 // `arguments` were omitted (and the server's answer), a tool shown only to clients with `roots`, the
 // per-cell `{tmp}`/`{cellDir}` placeholders on two cells side by side, and the driver's own leaked handle.
 import { existsSync } from 'node:fs';
-import { readdir, readFile, rm } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PhaseResult, RunResult } from '../../src/results/types.js';
@@ -34,16 +34,19 @@ async function run(
 ): Promise<Run> {
   const out = await tempDir('mm-client-');
   dirs.push(out);
+  // A private TMPDIR: two runs of one fixture go side by side, and neither may see the other's run dir.
+  const tmp = path.join(out, 'tmp');
+  await mkdir(tmp);
   const file = 'file' in config ? config.file : await writeConfig(out, config.body);
   const res = await cli(['run', '--config', file, '--out', path.join(out, 'results'), '--progress', 'silent', ...extra], {
     timeoutMs: 300_000,
-    ...(env ? { env } : {}),
+    env: { ...env, TMPDIR: tmp },
   });
   const results = await readResults(path.join(out, 'results')).catch(() => undefined);
   return {
     out: res,
     ...(results ? { results } : {}),
-    leftoverDirs: runDirsHolding(pkg),
+    leftoverDirs: runDirsHolding(pkg, tmp),
     leftoverProcs: processesMentioning(`node_modules/${pkg}/`).map((p) => `${p.pid} ${p.cmdline}`),
   };
 }
@@ -152,13 +155,13 @@ describe('a step says what was sent', () => {
   it('with `noArguments: omit` on SDK 1.31.0 the step fails, saying arguments were omitted and quoting the answer', () => {
     const { r, phase } = cellOf('omitted-arguments', 1);
     expect(verdicts(r)).toEqual({ environment: 'passed', stdio: 'failed', http: 'failed', bind: 'passed', leaks: 'passed' });
-    for (const p of ['stdio', 'http']) {
-      expect(phase(p).step).toBe('tools/call status');
-      expect(phase(p).message).toBe(
-        `tools/call status: returned isError: ${JSON.stringify(ANSWER)} · sent tools/call {"name":"status"} (arguments omitted) · answer ` +
-          JSON.stringify({ content: [{ type: 'text', text: ANSWER }], isError: true }),
-      );
-    }
+    const stepMessage =
+      `tools/call status: returned isError: ${JSON.stringify(ANSWER)} · sent tools/call {"name":"status"} (arguments omitted) · answer ` +
+      JSON.stringify({ content: [{ type: 'text', text: ANSWER }], isError: true });
+    for (const p of ['stdio', 'http']) expect(phase(p).step).toBe('tools/call status');
+    expect(phase('stdio').message).toBe(stepMessage);
+    // http reports every sub-check in one message: the auth checks held, the round trip failed on the step.
+    expect(phase('http').message).toBe(`no token → 401 with a Bearer challenge; wrong token → 401; round trip failed: ${stepMessage}`);
     expect(phase('stdio').details!.steps).toEqual([{ step: 'tools/call status', ms: expect.any(Number), arguments: 'omitted' }]);
   });
 

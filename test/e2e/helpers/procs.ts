@@ -35,9 +35,8 @@ export function processesMentioning(...needles: string[]): ProcEntry[] {
   return processes().filter((p) => p.pid !== process.pid && needles.some((n) => n && p.cmdline.includes(n)));
 }
 
-/** `mcp-matrix-*` directories directly under the OS temp dir (the harness's run dirs). */
-export function runDirs(): string[] {
-  const tmp = os.tmpdir();
+/** `mcp-matrix-*` directories directly under `tmp` (default: the OS temp dir): the harness's run dirs. */
+export function runDirs(tmp: string = os.tmpdir()): string[] {
   try {
     return readdirSync(tmp)
       .filter((n) => n.startsWith('mcp-matrix-'))
@@ -48,8 +47,8 @@ export function runDirs(): string[] {
 }
 
 /** Run dirs that still hold something of `pkg` (its packed tarball or a cell that installed it). */
-export function runDirsHolding(pkg: string): string[] {
-  return runDirs().filter((dir) => {
+export function runDirsHolding(pkg: string, tmp?: string): string[] {
+  return runDirs(tmp).filter((dir) => {
     let entries: string[];
     try {
       entries = readdirSync(dir);
