@@ -32,6 +32,22 @@ const sleeper = (env: Record<string, string>, detached = false) =>
     stdio: 'ignore',
   });
 
+/** Until the child has exec'd (its /proc environ carries the cookie): a fixed sleep loses on a loaded machine. */
+const waitCarrying = async (...children: { pid?: number | undefined }[]): Promise<void> => {
+  for (let i = 0; i < 400; i++) {
+    const ready = children.every((c) => {
+      try {
+        return readFileSync(`/proc/${c.pid}/environ`, 'utf8').includes(`${RUN_COOKIE_VAR}=`);
+      } catch {
+        return false;
+      }
+    });
+    if (ready) return;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  throw new Error('the sleeper never carried the cookie');
+};
+
 const waitGone = async (pid: number): Promise<boolean> => {
   for (let i = 0; i < 200; i++) {
     const state = (() => {
@@ -68,7 +84,7 @@ describe.runIf(procAvailable())('carriers: found by environment, whatever the gr
     const child = sleeper({ [RUN_COOKIE_VAR]: cookie, [SERVER_TAG_VAR]: 'cell-a:stdio#1' }, true);
     const other = sleeper({ [RUN_COOKIE_VAR]: cookie, [SERVER_TAG_VAR]: 'cell-b:stdio#1' }, true);
     try {
-      await new Promise((r) => setTimeout(r, 300));
+      await waitCarrying(child, other);
       const found = carriers(RUN_COOKIE_VAR, cookie, [SERVER_TAG_VAR])!;
       expect(found.map((c) => c.pid).sort()).toEqual([child.pid, other.pid].sort());
       const mine = found.find((c) => c.pid === child.pid)!;
@@ -91,7 +107,7 @@ describe.runIf(procAvailable())('carriers: found by environment, whatever the gr
     const orphan = sleeper({ [RUN_COOKIE_VAR]: dead }, true);
     const owned = sleeper({ [RUN_COOKIE_VAR]: live }, true);
     try {
-      await new Promise((r) => setTimeout(r, 300));
+      await waitCarrying(orphan, owned);
       const orphans = orphanedCarriers()!.map((c) => c.pid);
       expect(orphans).toContain(orphan.pid);
       expect(orphans).not.toContain(owned.pid);
@@ -119,7 +135,7 @@ describe.runIf(procAvailable())('sweep at start', () => {
     const unowned = mk('unowned');
     const orphan = sleeper({ [RUN_COOKIE_VAR]: dead }, true);
     try {
-      await new Promise((r) => setTimeout(r, 300));
+      await waitCarrying(orphan);
       const swept = sweepStale(tmp);
       await swept.removed;
       expect(swept.dirs).toEqual([{ dir: stale, ownerPid: cookieOwner(dead)!.pid }]);
