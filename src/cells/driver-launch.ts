@@ -31,6 +31,9 @@ export async function installDriver(cellDir: string): Promise<DriverLayout> {
 export interface DriverHooks {
   onPhaseStart?(phase: PhaseName): void;
   onPhaseResult?(result: PhaseResult): void;
+  /** npm install of the cell started / ended (for progress: install is its own step). */
+  onInstallStart?(): void;
+  onInstallEnd?(outcome: { ok: boolean; durationMs: number; attempts: number }): void;
 }
 
 export type DriverOutcome =

@@ -50,12 +50,14 @@ export async function runCell(cell: PlannedCell, ctx: CellContext, hooks: Driver
     if (ctx.signal.aborted) throw new Error('interrupted');
     hooks.onPhaseStart?.('environment');
     cellDir = await createCellDir(ctx.runDir, cell.id, ctx.plan.package.name, ctx.tarball.file, cell.installSet);
+    hooks.onInstallStart?.();
     const install = await installCell(cellDir, {
       attempts: ctx.plan.config.install.attempts,
       timeoutMs: ctx.plan.config.install.timeoutMs,
       env: { ...process.env, npm_config_update_notifier: 'false' },
       signal: ctx.signal,
     });
+    hooks.onInstallEnd?.({ ok: install.kind === 'installed', durationMs: install.durationMs, attempts: install.attempts });
     if (install.kind !== 'installed') {
       const what = install.kind === 'failed' ? 'failed' : 'not-measured';
       // npm usually refuses a pin outside a declared peer range (ERESOLVE): say the plain cause first.

@@ -14,6 +14,7 @@ import { describeSwept, sweepStale } from '../process/sweep.js';
 import { onHardExit } from '../process/tracker.js';
 import { renderPublished, renderTable } from '../reports/markdown.js';
 import { publishToGithub } from './github.js';
+import { renderTerminalFailures } from '../reports/terminal.js';
 import type { Failure } from '../util/result.js';
 
 export const DEFAULT_OUT = 'matrix-results';
@@ -71,6 +72,7 @@ async function runAndReport(options: RunCommandOptions, log: Logger): Promise<nu
     ...(options.concurrency ? { concurrency: options.concurrency } : {}),
     keep: options.keep,
     progress: options.progress,
+    progressLine: log.info,
     signal: options.signal,
     ...(options.config ? { configFlag: options.config } : {}),
     invocation: invocation(),
@@ -109,12 +111,8 @@ async function runAndReport(options: RunCommandOptions, log: Logger): Promise<nu
     log.info(
       `skipped (not configured): ${unconfigured.join(', ')}; add ${unconfigured.length > 1 ? 'them' : 'it'} to the config to test ${unconfigured.length > 1 ? 'them' : 'it'} (docs/config.md)`,
     );
+  for (const line of renderTerminalFailures(run)) log.error(line);
   for (const cell of run.cells) {
-    for (const p of cell.phases) {
-      if (p.verdict === 'failed' || p.verdict === 'not-measured')
-        log.error(`${cell.id} · ${p.phase}: ${p.verdict === 'failed' ? 'FAIL' : 'not measured'}: ${p.message ?? ''}`);
-    }
-    if (cell.verdict === 'failed') log.error(`  reproduce: ${cell.repro}`);
     if (cell.cellDir)
       log.info(
         `kept ${cell.id}: cd ${cell.cellDir}  (log: .mcp-matrix/driver.log; re-run its phases: node .mcp-matrix/driver/index.js .mcp-matrix/spec.json)`,

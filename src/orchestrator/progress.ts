@@ -1,23 +1,100 @@
-// Progress display (listr2): a task per cell, its phases as subtasks. Display only; results come from runCell.
+// Progress display: what each cell is doing and, once known, the mark its result earns. Display only;
+// results come from runCell. A TTY gets listr2's live tree; `simple` (and CI, and any non-TTY) gets one
+// line per event, prefixed with the cell when cells run concurrently. Marks follow the result: ✔ passed,
+// ✖ failed (allowed failures and stale allowances too: they need reading), ⊘ not measured, ↓ skipped.
 import { Listr, type ListrTask } from 'listr2';
 import type { PlannedCell } from '../plan/plan.js';
-import { PHASES, type CellResult, type PhaseName, type PhaseResult } from '../results/types.js';
+import { PHASES, type CellOutcome, type CellResult, type PhaseName, type PhaseResult, type Verdict } from '../results/types.js';
 import type { DriverHooks } from '../cells/driver-launch.js';
+import { seconds } from '../reports/format.js';
 
 type CellRunner = (cell: PlannedCell, hooks: DriverHooks) => Promise<CellResult>;
 
-interface Deferred {
-  promise: Promise<PhaseResult>;
-  resolve(r: PhaseResult): void;
+export type ProgressMode = 'default' | 'simple' | 'silent';
+
+export interface InstallOutcome {
+  ok: boolean;
+  durationMs: number;
+  attempts: number;
 }
 
-function deferred(): Deferred {
-  let resolve!: (r: PhaseResult) => void;
-  const promise = new Promise<PhaseResult>((r) => (resolve = r));
+const VERDICT_MARK: Record<Verdict, string> = { passed: '✔', failed: '✖', 'not-measured': '⊘', skipped: '↓' };
+
+const OUTCOME_MARK: Record<CellOutcome, string> = {
+  passed: '✔',
+  failed: '✖',
+  'allowed-failure': '✖',
+  'stale-allowance': '✖',
+  'not-measured': '⊘',
+};
+
+const OUTCOME_TEXT: Record<CellOutcome, string> = {
+  passed: 'passed',
+  failed: 'FAILED',
+  'allowed-failure': 'failed (allowed to fail)',
+  'stale-allowance': 'stale allowance: passed but marked allowedToFail',
+  'not-measured': 'not measured',
+};
+
+export function cellTitle(cell: Pick<PlannedCell, 'id' | 'version' | 'role'>): string {
+  return `${cell.id}  ${cell.version}${cell.role ? ` (${cell.role})` : ''}`;
+}
+
+/** `✔ npm install (6.5 s)` / `✖ npm install (2 attempts, 30.0 s)`. */
+export function installLine(outcome: InstallOutcome): string {
+  const tries = outcome.attempts > 1 ? `${outcome.attempts} attempts, ` : '';
+  return `${outcome.ok ? '✔' : '✖'} npm install (${tries}${seconds(outcome.durationMs)})`;
+}
+
+/** One phase's line: its mark, its name, its time or its reason. */
+export function phaseLine(r: PhaseResult): string {
+  const mark = VERDICT_MARK[r.verdict];
+  switch (r.verdict) {
+    case 'passed':
+      return `${mark} ${r.phase} (${r.durationMs} ms)`;
+    case 'skipped':
+      return `${mark} ${r.phase}: skipped (${r.message ?? 'disabled'})`;
+    case 'not-measured':
+      return `${mark} ${r.phase}: not measured: ${r.message ?? ''}`;
+    case 'failed':
+      return `${mark} ${r.phase}: ${r.message ?? 'failed'}`;
+  }
+}
+
+/** The cell's closing line: its mark from its outcome, and which phases did not pass. */
+export function cellLine(result: CellResult): string {
+  const problems = result.phases.filter((p) => p.verdict === 'failed' || p.verdict === 'not-measured');
+  const which = problems.length ? ` (${problems.map((p) => `${p.phase} ${p.verdict}`).join(', ')})` : '';
+  return `${OUTCOME_MARK[result.outcome]} ${result.id}: ${OUTCOME_TEXT[result.outcome]}${which} in ${seconds(result.durationMs)}`;
+}
+
+/** Lines for a log (simple/CI): every line names its cell when more than one cell runs at once. */
+export function lineProgress(write: (line: string) => void, concurrent: boolean) {
+  return (cell: PlannedCell) => {
+    const prefix = concurrent ? `[${cell.id}] ` : '  ';
+    const hooks: DriverHooks = {
+      onInstallStart: () => write(`${prefix}… npm install`),
+      onInstallEnd: (o) => write(`${prefix}${installLine(o)}`),
+      onPhaseResult: (r) => write(`${prefix}${phaseLine(r)}`),
+    };
+    return {
+      start: () => write(`${concurrent ? prefix : ''}▶ ${cellTitle(cell)}`),
+      hooks,
+      end: (result: CellResult) => write(`${concurrent ? prefix : ''}${cellLine(result)}`),
+    };
+  };
+}
+
+interface Deferred<T> {
+  promise: Promise<T>;
+  resolve(r: T): void;
+}
+
+function deferred<T>(): Deferred<T> {
+  let resolve!: (r: T) => void;
+  const promise = new Promise<T>((r) => (resolve = r));
   return { promise, resolve };
 }
-
-export type ProgressMode = 'default' | 'simple' | 'silent';
 
 /** Run every cell with at most `concurrency` at once; keeps going after failures. */
 export async function runWithProgress(
@@ -25,45 +102,101 @@ export async function runWithProgress(
   concurrency: number,
   mode: ProgressMode,
   runOne: CellRunner,
+  write: (line: string) => void = () => undefined,
 ): Promise<CellResult[]> {
+  const lines = mode === 'simple' || (mode === 'default' && (!process.stdout.isTTY || Boolean(process.env.CI)));
+  const run = mode === 'silent' ? runQuiet : lines ? runLines : runTree;
+  return run(cells, Math.max(1, concurrency), runOne, write);
+}
+
+async function runQuiet(cells: PlannedCell[], concurrency: number, runOne: CellRunner): Promise<CellResult[]> {
+  return pool(cells, concurrency, (cell) => runOne(cell, {}));
+}
+
+async function runLines(
+  cells: PlannedCell[],
+  concurrency: number,
+  runOne: CellRunner,
+  write: (line: string) => void,
+): Promise<CellResult[]> {
+  const display = lineProgress(write, concurrency > 1 && cells.length > 1);
+  return pool(cells, concurrency, async (cell) => {
+    const shown = display(cell);
+    shown.start();
+    const result = await runOne(cell, shown.hooks);
+    shown.end(result);
+    return result;
+  });
+}
+
+/** At most `concurrency` at once, results in the cells' order. */
+async function pool(cells: PlannedCell[], concurrency: number, one: (cell: PlannedCell) => Promise<CellResult>): Promise<CellResult[]> {
+  const results: CellResult[] = [];
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < cells.length) {
+      const i = next++;
+      results[i] = await one(cells[i]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, cells.length) }, worker));
+  return results;
+}
+
+async function runTree(cells: PlannedCell[], concurrency: number, runOne: CellRunner): Promise<CellResult[]> {
   const results = new Map<string, CellResult>();
   const tasks: ListrTask[] = cells.map((cell) => ({
-    title: `${cell.id}  ${cell.version}${cell.role ? ` (${cell.role})` : ''}`,
-    task: (_ctx, task) => {
-      const phases = new Map<PhaseName, Deferred>(PHASES.map((p) => [p, deferred()]));
-      const finished = runOne(cell, { onPhaseResult: (r) => phases.get(r.phase)?.resolve(r) }).then((result) => {
+    title: cellTitle(cell),
+    task: async (_ctx, task) => {
+      const phases = new Map<PhaseName, Deferred<PhaseResult>>(PHASES.map((p) => [p, deferred<PhaseResult>()]));
+      const install = deferred<InstallOutcome | undefined>();
+      const finished = runOne(cell, {
+        onInstallEnd: (o) => install.resolve(o),
+        onPhaseResult: (r) => phases.get(r.phase)?.resolve(r),
+      }).then((result) => {
         results.set(cell.id, result);
+        install.resolve(undefined);
         for (const p of result.phases) phases.get(p.phase)?.resolve(p);
         return result;
       });
-      return task.newListr(
+      const sub = task.newListr(
         [
+          {
+            title: 'npm install',
+            task: async (_c, t) => {
+              const o = await install.promise;
+              if (!o) return t.skip('npm install: not run');
+              t.title = installLine(o).slice(2);
+              if (!o.ok) throw new Error(t.title);
+            },
+          },
           ...PHASES.map<ListrTask>((phase) => ({
             title: phase,
-            task: async (_c, sub) => {
+            task: async (_c, t) => {
               const r = await phases.get(phase)!.promise;
-              if (r.verdict === 'skipped') sub.skip(`${phase}: skipped (${r.message ?? 'disabled'})`);
-              else if (r.verdict === 'not-measured') sub.skip(`${phase}: not measured: ${r.message ?? ''}`);
-              else if (r.verdict === 'failed') throw new Error(`${phase}: ${r.message ?? 'failed'}`);
-              else sub.title = `${phase} (${r.durationMs} ms)`;
+              if (r.verdict === 'skipped' || r.verdict === 'not-measured') t.skip(phaseLine(r));
+              else if (r.verdict === 'failed') throw new Error(phaseLine(r).slice(2));
+              else t.title = phaseLine(r).slice(2);
             },
           })),
-          { title: 'done', task: async () => void (await finished) },
         ],
         { concurrent: false, exitOnError: false },
       );
+      await sub.run().catch(() => undefined);
+      const result = await finished;
+      // The cell's own mark follows its outcome: a failed phase never leaves the cell ✔ or ⚠.
+      task.title = cellLine(result).slice(2);
+      if (result.outcome === 'not-measured') task.skip(cellLine(result));
+      else if (result.outcome !== 'passed') throw new Error(cellLine(result).slice(2));
     },
   }));
   const list = new Listr(tasks, {
-    concurrent: Math.max(1, concurrency),
+    concurrent: concurrency,
     exitOnError: false,
     collectErrors: 'minimal',
     registerSignalListeners: false,
-    renderer: mode === 'silent' ? 'silent' : mode === 'simple' ? 'simple' : 'default',
-    fallbackRenderer: 'simple',
-    // 'silent' must stay silent: the fallback applies to 'simple' and to 'default' off a TTY.
-    fallbackRendererCondition: () => mode === 'simple' || (mode === 'default' && (!process.stdout.isTTY || Boolean(process.env.CI))),
-    rendererOptions: { collapseSubtasks: false },
+    renderer: 'default',
+    rendererOptions: { collapseSubtasks: false, collapseSkips: false },
   });
   await list.run().catch(() => undefined);
   return cells.map((c) => results.get(c.id)).filter((r): r is CellResult => r !== undefined);

@@ -28,6 +28,8 @@ export interface RunOptions {
   concurrency?: number;
   keep: boolean;
   progress: ProgressMode;
+  /** Where line progress (simple/CI) goes: the logger. */
+  progressLine?(line: string): void;
   signal: AbortSignal;
   /** The config flag as the user gave it, for repro commands. */
   configFlag?: string;
@@ -106,6 +108,7 @@ export async function runMatrix(config: ResolvedConfig, registry: Registry, opti
         },
         hooks,
       ).then((r) => (finished.push(r), r)),
+      options.progressLine,
     );
     return ok(assemble(plan, tarball.value, cells, selected.value, startedAt, npmVersion, options.signal.aborted, commit));
   } finally {

@@ -1,0 +1,44 @@
+// What the terminal shows after a run: each phase that failed or was not measured, with its step and
+// the server's last stderr lines (already masked by the driver; cleaned of control codes and bounded
+// here), then how to reproduce the cell. Lines only; the CLI hands them to the logger.
+
+import type { CellResult, PhaseResult, RunResult } from '../results/types.js';
+import { cleanText } from './format.js';
+
+/** At most this many stderr lines per phase, each cut to this many characters. */
+export const STDERR_LINES = 12;
+export const STDERR_LINE_CHARS = 300;
+
+export function renderTerminalFailures(run: Pick<RunResult, 'cells'>): string[] {
+  return run.cells.flatMap(cellLines);
+}
+
+function cellLines(cell: CellResult): string[] {
+  const out = cell.phases.filter((p) => p.verdict === 'failed' || p.verdict === 'not-measured').flatMap((p) => phaseLines(cell, p));
+  if (out.length > 0 && cell.verdict === 'failed') out.push(`  reproduce: ${cell.repro}`);
+  return out;
+}
+
+function phaseLines(cell: CellResult, p: PhaseResult): string[] {
+  const what = p.verdict === 'failed' ? (cell.allowedToFail ? 'FAIL (allowed)' : 'FAIL') : 'not measured';
+  const out = [`${cell.id} · ${p.phase}: ${what}: ${oneLine(p.message ?? '')}`];
+  if (p.step) out.push(`  step: ${oneLine(p.step)}`);
+  const tail = stderrTail(p.stderrTail);
+  if (tail.length > 0)
+    out.push(`  server stderr (last ${tail.length} line${tail.length === 1 ? '' : 's'}):`, ...tail.map((l) => `  │ ${l}`));
+  return out;
+}
+
+function oneLine(text: string): string {
+  return cleanText(text).replace(/\s*\n\s*/g, ' ');
+}
+
+/** The last STDERR_LINES non-empty lines, each cut to STDERR_LINE_CHARS. */
+export function stderrTail(text: string | undefined): string[] {
+  if (!text) return [];
+  const lines = cleanText(text)
+    .split('\n')
+    .map((l) => l.replace(/\s+$/, ''))
+    .filter((l) => l.trim() !== '');
+  return lines.slice(-STDERR_LINES).map((l) => (l.length > STDERR_LINE_CHARS ? `${l.slice(0, STDERR_LINE_CHARS)}…` : l));
+}
