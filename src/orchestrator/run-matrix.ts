@@ -92,22 +92,26 @@ export async function runMatrix(config: ResolvedConfig, registry: Registry, opti
       );
     const finished: CellResult[] = [];
     options.onCellsStart?.(() => assemble(plan, tarball.value, [...finished], selected.value, startedAt, npmVersion, true, commit));
-    const cells = await runWithProgress(selected.value, concurrency, options.progress, (cell, hooks) =>
-      runCell(
-        cell,
-        {
-          plan,
-          tarball: tarball.value,
-          runDir,
-          harnessVersion: HARNESS_VERSION,
-          npmVersion,
-          keep: options.keep,
-          dispose: (dir) => void disposals.push(removeDir(dir).catch(() => undefined)),
-          signal: options.signal,
-          repro,
-        },
-        hooks,
-      ).then((r) => (finished.push(r), r)),
+    const cells = await runWithProgress(
+      selected.value,
+      concurrency,
+      options.progress,
+      (cell, hooks) =>
+        runCell(
+          cell,
+          {
+            plan,
+            tarball: tarball.value,
+            runDir,
+            harnessVersion: HARNESS_VERSION,
+            npmVersion,
+            keep: options.keep,
+            dispose: (dir) => void disposals.push(removeDir(dir).catch(() => undefined)),
+            signal: options.signal,
+            repro,
+          },
+          hooks,
+        ).then((r) => (finished.push(r), r)),
       options.progressLine,
     );
     return ok(assemble(plan, tarball.value, cells, selected.value, startedAt, npmVersion, options.signal.aborted, commit));
