@@ -12,6 +12,8 @@ export default tseslint.config(
       'matrix-results/**',
       'bench/results/**',
       '**/node_modules/**',
+      '.stryker-tmp/**',
+      'reports/mutation/**',
     ],
   },
   js.configs.recommended,
