@@ -8,7 +8,7 @@ import { carriers, procAvailable, startTime } from '../../src/driver/proc.js';
 import { cookieOwner, makeCookie, RUN_COOKIE_VAR, SERVER_TAG_VAR } from '../../src/driver/cookie.js';
 import { killCarriers, orphanedCarriers, ownerAlive } from '../../src/process/cookie.js';
 import { describeSwept, shortCommand, sweepStale } from '../../src/process/sweep.js';
-import { createRunDir, markKept, OWNER_FILE, readOwner } from '../../src/cells/workspace.js';
+import { createRunDir, markKept, OWNER_FILE, readOwner, removeRunDirWithin } from '../../src/cells/workspace.js';
 
 const temps: string[] = [];
 afterAll(() => temps.forEach((d) => rmSync(d, { recursive: true, force: true })));
@@ -169,5 +169,17 @@ describe.runIf(procAvailable())('sweep at start', () => {
     expect(readOwner(dir)).toMatchObject({ pid: process.pid, cookie });
     markKept(dir);
     expect(readOwner(dir)).toMatchObject({ kept: true, cookie });
+  });
+
+  it('a removal that overruns its bound is handed to a detached remover: the run dir is gone at once, its rest soon after', async () => {
+    const tmp = mkdtempSync(path.join(os.tmpdir(), 'mm-handoff-'));
+    temps.push(tmp);
+    const dir = path.join(tmp, 'mcp-matrix-handoff');
+    for (let i = 0; i < 200; i++) mkdirSync(path.join(dir, `cell-${i % 4}`, 'node_modules', `p${i}`), { recursive: true });
+    writeFileSync(path.join(dir, OWNER_FILE), '{}');
+    await removeRunDirWithin(dir, 0);
+    expect(existsSync(dir)).toBe(false);
+    for (let i = 0; i < 200 && existsSync(`${dir}.removing`); i++) await new Promise((r) => setTimeout(r, 50));
+    expect(existsSync(`${dir}.removing`)).toBe(false);
   });
 });
