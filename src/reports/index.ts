@@ -1,6 +1,6 @@
 // Pure renderers from results.json (plus one writer). Nothing here prints: the CLI does.
 
-export { renderMarkdown, renderTable, renderTitle, renderWarnings, TABLE_HEADER } from './markdown.js';
+export { renderMarkdown, renderTable, renderTitle, renderWarnings, renderConstants } from './markdown.js';
 export { renderFailures } from './failures.js';
 export { renderEnvironment } from './environment.js';
 export { renderJson, parseResults } from './json.js';

@@ -5,23 +5,60 @@ import type { CellResult, RunResult } from '../results/types.js';
 import { renderEnvironment } from './environment.js';
 import { renderFailures } from './failures.js';
 import { codeSpan, mdInline, seconds, shortHash } from './format.js';
-import { cellOutcome } from './verdict.js';
+import { cellOutcome, runReasons, storedFacts } from './verdict.js';
 import { allowanceNote, displayCells, httpLabel, leaksLabel, phaseLabel, phaseOf, pinLabel, runVerdictLabel } from './view.js';
 
-export const TABLE_HEADER = [
-  'Pin (role)',
-  'Node',
-  'package version',
-  'Tools',
-  'Resource templates',
-  'Prompts',
-  'protocol',
-  'leaked handles',
-  'stdio',
-  'HTTP (401 + round trip)',
-  'bind refusal',
-  'time',
-] as const;
+interface Column {
+  header: string;
+  align: '---' | '---:';
+  value(run: RunResult, cell: CellResult): string;
+  /** A column whose value is the same on every row moves to the header (e.g. one Node.js for all cells). */
+  constant?: string;
+}
+
+const count = (n: number | undefined): string => (n === undefined ? '—' : String(n));
+
+const COLUMNS: Column[] = [
+  { header: 'Pin (role)', align: '---', value: (_run, cell) => pinNotes(cell) },
+  { header: 'Node.js', align: '---', value: (_run, cell) => cell.environment?.node ?? '—', constant: 'Node.js' },
+  {
+    header: 'package version',
+    align: '---',
+    value: (run, cell) => cell.environment?.package.version ?? run.plan.package.version,
+    constant: 'package version',
+  },
+  { header: 'Tools', align: '---:', value: (_run, cell) => count(cell.summary.tools) },
+  { header: 'Resources', align: '---:', value: (_run, cell) => count(cell.summary.resources) },
+  { header: 'Resource templates', align: '---:', value: (_run, cell) => count(cell.summary.resourceTemplates) },
+  { header: 'Prompts', align: '---:', value: (_run, cell) => count(cell.summary.prompts) },
+  { header: 'protocol', align: '---', value: (_run, cell) => cell.summary.protocolVersion ?? '—' },
+  { header: 'leaked handles', align: '---', value: (_run, cell) => leaksLabel(cell, phaseOf(cell, 'leaks')) },
+  { header: 'stdio', align: '---', value: (_run, cell) => phaseLabel(cell, phaseOf(cell, 'stdio')) },
+  { header: 'HTTP (401 + round trip)', align: '---', value: (_run, cell) => httpLabel(cell, phaseOf(cell, 'http')) },
+  { header: 'bind refusal', align: '---', value: (_run, cell) => phaseLabel(cell, phaseOf(cell, 'bind')) },
+  { header: 'time', align: '---', value: (_run, cell) => (cell.phases.length === 0 ? '—' : seconds(cell.durationMs)) },
+];
+
+/** Columns with one value on every row (two rows or more, cells without a result aside): name → value. */
+export function constantColumns(run: RunResult): Map<string, string> {
+  const cells = displayCells(run);
+  const out = new Map<string, string>();
+  if (cells.length < 2) return out;
+  for (const column of COLUMNS) {
+    if (!column.constant) continue;
+    const values = new Set(cells.filter((c) => c.phases.length > 0).map((c) => column.value(run, c)));
+    const [only] = values;
+    if (values.size === 1 && only !== undefined && only !== '—') out.set(column.header, only);
+  }
+  return out;
+}
+
+/** `Node.js v22.11.0 · package version 0.3.0 (every cell)`; empty when no column is constant. */
+export function renderConstants(run: RunResult): string {
+  const constants = constantColumns(run);
+  if (constants.size === 0) return '';
+  return `${[...constants].map(([name, value]) => `${name} ${mdInline(value)}`).join(' · ')} (every cell)`;
+}
 
 /** The whole report: title, table, failures, environment, warnings. */
 export function renderMarkdown(run: RunResult): string {
@@ -41,6 +78,10 @@ export function renderTitle(run: RunResult): string {
     ...(run.plan.package.commit ? [`commit ${codeSpan(run.plan.package.commit)}`] : []),
   ].join(' · ');
   const lines = [title, '', `${countLine(displayCells(run))} · exit code ${run.exitCode}`];
+  const reasons = runReasons(displayCells(run), run.interrupted, storedFacts(run));
+  if (reasons.length > 0) lines.push('', `**Why ${runVerdictLabel(run.verdict)}:** ${reasons.map(mdInline).join('; ')}`);
+  const constants = renderConstants(run);
+  if (constants) lines.push('', constants);
   if (run.interrupted) {
     lines.push('', 'The run was interrupted: cells and phases without a result are shown as not measured.');
   }
@@ -68,35 +109,20 @@ function countLine(cells: CellResult[]): string {
 
 /** The table alone, one row per planned cell (what `publishInto` puts between the markers). */
 export function renderTable(run: RunResult): string {
-  const rows = displayCells(run).map((cell) => tableRow(run, cell));
-  const align = TABLE_HEADER.map((_, i) => (i >= 3 && i <= 5 ? '---:' : '---'));
-  return [TABLE_HEADER, align, ...rows].map((cols) => `| ${cols.join(' | ')} |`).join('\n');
+  const constants = constantColumns(run);
+  const columns = COLUMNS.filter((c) => !constants.has(c.header));
+  const rows = displayCells(run).map((cell) => columns.map((c) => mdInline(c.value(run, cell)) || ' '));
+  return [columns.map((c) => c.header), columns.map((c) => c.align), ...rows].map((cols) => `| ${cols.join(' | ')} |`).join('\n');
 }
 
-function tableRow(run: RunResult, cell: CellResult): string[] {
-  const s = cell.summary;
-  const count = (n: number | undefined): string => (n === undefined ? '—' : String(n));
+function pinNotes(cell: CellResult): string {
   const environment = phaseOf(cell, 'environment');
   const notes = [pinLabel(cell)];
   if (cell.phases.length === 0) notes.push('no result');
   else if (environment.verdict !== 'passed') notes.push(`environment: ${phaseLabel(cell, environment)}`);
   const allowance = allowanceNote(cell);
   if (allowance) notes.push(allowance);
-  const text = [
-    notes.join(' — '),
-    cell.environment?.node ?? '—',
-    cell.environment?.package.version ?? run.plan.package.version,
-    count(s.tools),
-    count(s.resourceTemplates),
-    count(s.prompts),
-    s.protocolVersion ?? '—',
-    leaksLabel(cell, phaseOf(cell, 'leaks')),
-    phaseLabel(cell, phaseOf(cell, 'stdio')),
-    httpLabel(cell, phaseOf(cell, 'http')),
-    phaseLabel(cell, phaseOf(cell, 'bind')),
-    cell.phases.length === 0 ? '—' : seconds(cell.durationMs),
-  ];
-  return text.map((t) => mdInline(t) || ' ');
+  return notes.join(' — ');
 }
 
 /** `## Warnings` with one escaped item per warning; empty when there are none. */
@@ -109,5 +135,6 @@ export function renderWarnings(run: RunResult): string {
 export function renderPublished(run: RunResult): string {
   const from = run.plan.package.commit ? ` from commit ${codeSpan(run.plan.package.commit)}` : '';
   const line = `${runVerdictLabel(run.verdict)} · ${mdInline(run.startedAt.slice(0, 16).replace('T', ' '))} UTC${from} · mcp-matrix ${mdInline(run.tool.version)} · ${codeSpan(`${run.plan.package.name}@${run.plan.package.version}`)}`;
-  return `${line}\n\n${renderTable(run)}`;
+  const constants = renderConstants(run);
+  return `${line}${constants ? `\n\n${constants}` : ''}\n\n${renderTable(run)}`;
 }

@@ -75,6 +75,38 @@ export function decideRun(
   return { verdict: 'passed', exitCode: 0 };
 }
 
+/**
+ * Why the run did not pass, one reason per kind, in the order a reader acts on them: lockstep errors,
+ * stale allowances, cells without a result, failed phases, then (when nothing failed) phases not
+ * measured. Empty when the run passed. `cells` are the cells to show: a planned cell without a
+ * result appears with no phases.
+ */
+export function runReasons(
+  cells: readonly Pick<CellResult, 'id' | 'phases' | 'allowedToFail'>[],
+  interrupted: boolean,
+  facts: RunFacts = {},
+): string[] {
+  const measured = cells.filter((c) => c.phases.length > 0);
+  const decision = decideRun(measured, interrupted, { ...facts, expected: Math.min(facts.expected ?? 0, measured.length) });
+  const missing = cells.filter((c) => c.phases.length === 0).map((c) => c.id);
+  if (decision.verdict === 'passed' && missing.length === 0) return [];
+  const reasons: string[] = [];
+  if (interrupted) reasons.push('interrupted');
+  for (const e of facts.lockstepErrors ?? []) reasons.push(e.startsWith('lockstep') ? e : `lockstep: ${e}`);
+  const stale = measured.filter((c) => cellOutcome(decideCell(c.phases), c.allowedToFail) === 'stale-allowance').map((c) => c.id);
+  if (stale.length) reasons.push(`stale allowance: ${stale.join(', ')} passed but ${stale.length > 1 ? 'are' : 'is'} marked allowedToFail`);
+  if (missing.length) reasons.push(`missing cell${missing.length > 1 ? 's' : ''}: ${missing.join(', ')} (no result)`);
+  const failed = measured
+    .filter((c) => !c.allowedToFail)
+    .flatMap((c) => c.phases.filter((p) => p.verdict === 'failed').map((p) => `${c.id} · ${p.phase}`));
+  if (failed.length) reasons.push(`phases failed: ${failed.join(', ')}`);
+  if (reasons.length === 0) {
+    const unmeasured = measured.flatMap((c) => c.phases.filter((p) => p.verdict === 'not-measured').map((p) => `${c.id} · ${p.phase}`));
+    if (unmeasured.length) reasons.push(`not measured: ${unmeasured.join(', ')}`);
+  }
+  return reasons;
+}
+
 /** The run as an interrupted one: a signal arrived after its cells (while its reports were written). */
 export function asInterrupted(run: RunResult): RunResult {
   return run.interrupted ? run : { ...run, interrupted: true, ...decideRun(run.cells, true) };

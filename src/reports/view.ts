@@ -103,12 +103,12 @@ export function runVerdictLabel(verdict: RunResult['verdict']): string {
   return verdict.replace('-', ' ').toUpperCase();
 }
 
-/** The Pin (role) column: `latest@1 → 1.32.2 (latest supported 1.x)`, plus the node adapter on major 2. */
+/** The Pin (role) column: `latest@1 → 1.32.2 (latest supported 1.x)`, plus the Node adapter package on major 2. */
 export function pinLabel(cell: Pick<CellResult, 'pin' | 'version' | 'role' | 'major' | 'installSet'>): string {
   let text = cell.pin === cell.version || cell.version === '' ? cell.pin : `${cell.pin} → ${cell.version}`;
   if (cell.role) text += ` (${cell.role})`;
   const node = cell.installSet['@modelcontextprotocol/node'];
-  if (cell.major >= 2 && node) text += ` · node ${node}`;
+  if (cell.major >= 2 && node) text += ` · adapter @modelcontextprotocol/node ${node}`;
   return text;
 }
 

@@ -3,18 +3,18 @@ import { renderMarkdown, renderTable } from '../../src/reports/index.js';
 import { FOUR_CELLS, makeRun } from './helpers/make-run.js';
 
 const HEADER =
-  '| Pin (role) | Node | package version | Tools | Resource templates | Prompts | protocol | leaked handles | stdio | HTTP (401 + round trip) | bind refusal | time |';
+  '| Pin (role) | Tools | Resources | Resource templates | Prompts | protocol | leaked handles | stdio | HTTP (401 + round trip) | bind refusal | time |';
 
 describe('renderTable', () => {
   test('a passing 4-cell run renders the ADR table', () => {
     expect(renderTable(makeRun())).toBe(
       [
         HEADER,
-        '| --- | --- | --- | ---: | ---: | ---: | --- | --- | --- | --- | --- | --- |',
-        '| 1.24.0 (lower supported boundary) | v22.11.0 | 0.3.0 | 5 | 2 | 2 | 2025-06-18 | none | ok | ok | ok | 5.0 s |',
-        '| latest@1 → 1.32.2 (latest supported 1.x) | v22.11.0 | 0.3.0 | 5 | 2 | 2 | 2025-06-18 | none | ok | ok | ok | 5.0 s |',
-        '| 2.0.0 (representative 2.x) · node 2.0.0 | v22.11.0 | 0.3.0 | 5 | 2 | 2 | 2025-06-18 | none | ok | ok | ok | 5.0 s |',
-        '| latest@2 → 2.1.0 (latest supported 2.x) · node 2.1.0 | v22.11.0 | 0.3.0 | 5 | 2 | 2 | 2025-06-18 | none | ok | ok | ok | 5.0 s |',
+        '| --- | ---: | ---: | ---: | ---: | --- | --- | --- | --- | --- | --- |',
+        '| 1.24.0 (lower supported boundary) | 5 | — | 2 | 2 | 2025-06-18 | none | ok | ok | ok | 5.0 s |',
+        '| latest@1 → 1.32.2 (latest supported 1.x) | 5 | — | 2 | 2 | 2025-06-18 | none | ok | ok | ok | 5.0 s |',
+        '| 2.0.0 (representative 2.x) · adapter @modelcontextprotocol/node 2.0.0 | 5 | — | 2 | 2 | 2025-06-18 | none | ok | ok | ok | 5.0 s |',
+        '| latest@2 → 2.1.0 (latest supported 2.x) · adapter @modelcontextprotocol/node 2.1.0 | 5 | — | 2 | 2 | 2025-06-18 | none | ok | ok | ok | 5.0 s |',
       ].join('\n'),
     );
   });
@@ -23,7 +23,8 @@ describe('renderTable', () => {
     const [floor] = FOUR_CELLS;
     const run = makeRun([{ ...floor!, phases: { bind: { verdict: 'skipped' }, leaks: { verdict: 'skipped' } } }]);
     const row = renderTable(run).split('\n')[2];
-    expect(row).toBe('| 1.24.0 (lower supported boundary) | v22.11.0 | 0.3.0 | 5 | 2 | 2 | 2025-06-18 | n/a | ok | ok | n/a | 5.0 s |');
+    // One row: nothing is constant across rows, Node.js and the package version stay in the table.
+    expect(row).toBe('| 1.24.0 (lower supported boundary) | v22.11.0 | 0.3.0 | 5 | — | 2 | 2 | 2025-06-18 | n/a | ok | ok | n/a | 5.0 s |');
     expect(run.verdict).toBe('passed');
   });
 
@@ -47,7 +48,7 @@ describe('renderTable', () => {
       { ...latest!, allowedToFail: true },
     ]);
     const [, , allowed, stale] = renderTable(run).split('\n');
-    expect(allowed).toContain('| 2.0.0 (representative 2.x) · node 2.0.0 — allowed to fail |');
+    expect(allowed).toContain('| 2.0.0 (representative 2.x) · adapter @modelcontextprotocol/node 2.0.0 — allowed to fail |');
     expect(allowed).toContain('| ok | FAIL (allowed) | ok |');
     expect(stale).toContain('— STALE ALLOWANCE: passed while allowedToFail |');
     expect(run.exitCode).toBe(1);
@@ -63,7 +64,7 @@ describe('renderTable', () => {
     const [, , measured, missing] = renderTable(run).split('\n');
     expect(measured).toContain('| none | ok | not measured | ok |');
     expect(missing).toBe(
-      '| latest@1 → 1.32.2 (latest supported 1.x) — no result | — | 0.3.0 | — | — | — | — | not measured | not measured | not measured | not measured | — |',
+      '| latest@1 → 1.32.2 (latest supported 1.x) — no result | — | — | — | — | — | not measured | not measured | not measured | not measured | — |',
     );
   });
 
@@ -73,7 +74,7 @@ describe('renderTable', () => {
     run.cells = [];
     const rows = renderTable(run).split('\n').slice(2);
     expect(rows).toHaveLength(1);
-    expect(rows[0]).toMatch(/^\| 2\.0\.0 \(representative 2\.x\) · node 2\.0\.0 — no result \|/);
+    expect(rows[0]).toMatch(/^\| 2\.0\.0 \(representative 2\.x\) · adapter @modelcontextprotocol\/node 2\.0\.0 — no result \|/);
   });
 
   test('leaked handles: a count, and FAIL when the phase failed', () => {
@@ -150,5 +151,63 @@ describe('renderMarkdown', () => {
 
   test('is deterministic', () => {
     expect(renderMarkdown(makeRun())).toBe(renderMarkdown(makeRun()));
+  });
+});
+
+describe('the headline says why the run failed', () => {
+  const [floor, v1, rep, latest] = FOUR_CELLS;
+  const reasonLine = (md: string) => md.split('\n').find((l) => l.startsWith('**Why'));
+
+  test('lockstep, in the lines under the headline (not only in Warnings)', () => {
+    const lockstep = 'lockstep: the package declares @modelcontextprotocol/sdk ^1.30.0 but no cell pins 1.30.0';
+    const run = makeRun([floor!, v1!], { lockstepErrors: [lockstep], warnings: [lockstep] });
+    Object.assign(run, { verdict: 'failed', exitCode: 1 });
+    const md = renderMarkdown(run);
+    expect(md.split('\n').slice(0, 5).join('\n')).toContain(`**Why FAILED:** ${lockstep.replace(/\^/g, '^')}`);
+  });
+
+  test('stale allowance, missing cell and failed phases, each named', () => {
+    const run = makeRun([
+      { ...floor!, phases: { stdio: { verdict: 'failed', message: 'x' } } },
+      { ...v1!, allowedToFail: true },
+      rep!,
+      latest!,
+    ]);
+    run.cells.pop();
+    expect(reasonLine(renderMarkdown(run))).toBe(
+      '**Why FAILED:** stale allowance: v1-latest passed but is marked allowedToFail; missing cell: v2-latest (no result); phases failed: v1-floor · stdio',
+    );
+  });
+
+  test('not measured names the phases; a passing run has no reason line', () => {
+    const run = makeRun([{ ...floor!, phases: { http: { verdict: 'not-measured', message: 'port' } } }, v1!]);
+    expect(reasonLine(renderMarkdown(run))).toBe('**Why NOT MEASURED:** not measured: v1-floor · http');
+    expect(reasonLine(renderMarkdown(makeRun()))).toBeUndefined();
+  });
+});
+
+describe('constant values move to the header; the adapter and resources are columns of their own', () => {
+  test('one Node.js and one package version on every row: said once under the headline, not in the table', () => {
+    const md = renderMarkdown(makeRun());
+    expect(md).toContain('\n\nNode.js v22.11.0 · package version 0.3.0 (every cell)\n');
+    expect(renderTable(makeRun())).not.toContain('v22.11.0');
+  });
+
+  test('a value that differs between rows stays a column', () => {
+    const run = makeRun();
+    run.cells[1]!.environment!.node = 'v20.19.0';
+    const table = renderTable(run);
+    expect(table.split('\n')[0]).toContain('| Node.js | Tools |');
+    expect(renderMarkdown(run)).toContain('\n\npackage version 0.3.0 (every cell)\n');
+  });
+
+  test('Resources is its own column, and the Node adapter is labelled as the adapter', () => {
+    const [, , rep] = FOUR_CELLS;
+    const run = makeRun([{ ...rep!, summary: { resources: 3 } }]);
+    const [header, , row] = renderTable(run).split('\n');
+    expect(header).toContain('| Tools | Resources | Resource templates |');
+    expect(row).toContain('| 5 | 3 | 2 |');
+    expect(row).toContain('2.0.0 (representative 2.x) · adapter @modelcontextprotocol/node 2.0.0 |');
+    expect(row).not.toMatch(/· node /);
   });
 });
