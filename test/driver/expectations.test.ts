@@ -87,3 +87,85 @@ describe('step checks', () => {
     expect(checkPromptResult({ prompt: 'p', expect: { messages: 2 } }, prompt)).toBe('expected 2 messages, got 1');
   });
 });
+
+describe('checkSurface: every name listed, each kind of item named', () => {
+  it('lists every missing and every extra name, comma-separated', () => {
+    expect(checkSurface('tools', ['a', 'y', 'z'], tools)).toBe('tools: missing y, z; unexpected b, c');
+    expect(checkSurface('tools', ['a', 'b', 'c', 'z'], tools)).toBe('tools: missing z');
+  });
+
+  it('names an item by its first string key, or by its JSON (cut at 60 characters) when it has none', () => {
+    expect(checkSurface('resources', [], [{ name: 7, uri: 'x://1' }])).toBe('resources: unexpected x://1');
+    expect(checkSurface('prompts', [], [{ description: 'x'.repeat(100) }])).toBe(`prompts: unexpected {"description":"${'x'.repeat(44)}`);
+  });
+});
+
+describe('subsetMismatch: shapes', () => {
+  it('a primitive against an object, an object against a primitive, an array against a non-array', () => {
+    expect(subsetMismatch(1, { a: 1 })).toBe('$: expected 1, got {"a":1}');
+    expect(subsetMismatch({ a: 1 }, 5)).toBe('$: expected an object, got 5');
+    expect(subsetMismatch([1], null)).toBe('$: expected an array, got null');
+    expect(subsetMismatch([1], { 0: 1 })).toBe('$: expected an array');
+  });
+
+  it('looks past the first matching item and key', () => {
+    expect(subsetMismatch({ a: [1, 2] }, { a: [1, 3] })).toBe('$.a[1]: expected 2, got 3');
+    expect(subsetMismatch({ a: 1, b: 2 }, { a: 1, b: 3 })).toBe('$.b: expected 2, got 3');
+  });
+});
+
+describe('step checks: content blocks and quoting', () => {
+  const mixed = {
+    content: [
+      null,
+      { type: 'image', data: 'AAAA' },
+      { type: 'resource', resource: { uri: 'r://1', text: 'R' } },
+      { type: 'text', text: 'T' },
+    ],
+  };
+
+  it('reads text and embedded resource text, skips other blocks, joins them by line', () => {
+    expect(checkToolResult({ tool: 't', expect: { text: 'R\nT' } }, mixed)).toBeNull();
+    expect(checkToolResult({ tool: 't', expect: { text: 'nope' } }, mixed)).toBe('text does not contain "nope": "R T"');
+  });
+
+  it('content that is not an array reads as no text', () => {
+    expect(checkToolResult({ tool: 't', expect: { text: 'x' } }, { content: 'x' })).toBe('text does not contain "x": ""');
+  });
+
+  it('quotes the text with whitespace collapsed and trimmed, cut at 200 characters', () => {
+    expect(checkToolResult({ tool: 't', expect: { text: 'z' } }, { content: [{ type: 'text', text: '  a \n\n b  ' }] })).toBe(
+      'text does not contain "z": "a b"',
+    );
+    const long = 'x'.repeat(250);
+    expect(checkToolResult({ tool: 't', expect: { text: 'z' } }, { content: [{ type: 'text', text: long }] })).toBe(
+      `text does not contain "z": "${'x'.repeat(200)}…"`,
+    );
+    const exact = 'y'.repeat(200);
+    expect(checkToolResult({ tool: 't', expect: { text: 'z' } }, { content: [{ type: 'text', text: exact }] })).toBe(
+      `text does not contain "z": "${exact}"`,
+    );
+  });
+
+  it('a step without expect, or expecting only text, passes a successful result', () => {
+    const ok = { content: [{ type: 'text', text: 'done' }], structuredContent: { n: 1 } };
+    expect(checkToolResult({ tool: 't' }, ok)).toBeNull();
+    expect(checkToolResult({ tool: 't', expect: { text: 'done' } }, ok)).toBeNull();
+  });
+
+  it('resources: contents that are not an array are no contents; text is checked only when expected', () => {
+    const res = { contents: [{ uri: 'x', text: 'Welcome here' }] };
+    expect(checkResourceResult({ resource: 'x' }, { contents: 'nope' })).toBe('returned no contents');
+    expect(checkResourceResult({ resource: 'x' }, res)).toBeNull();
+    expect(checkResourceResult({ resource: 'x', expect: { text: 'Bye' } }, res)).toBe('text does not contain "Bye": "Welcome here"');
+  });
+
+  it('prompts: messages that are not an array count 0; text is checked only when expected', () => {
+    const prompt = { messages: [{ role: 'user', content: { type: 'text', text: 'Draft about release evidence' } }] };
+    expect(checkPromptResult({ prompt: 'p', expect: { messages: 0 } }, { messages: 'x' })).toBeNull();
+    expect(checkPromptResult({ prompt: 'p' }, prompt)).toBeNull();
+    expect(checkPromptResult({ prompt: 'p', expect: { text: 'nope' } }, prompt)).toBe(
+      'text does not contain "nope": "Draft about release evidence"',
+    );
+  });
+});

@@ -92,3 +92,34 @@ describe('asInterrupted', () => {
     expect(auditRun(run)).toEqual([]);
   });
 });
+
+describe('auditRun: each disagreement named exactly', () => {
+  test('a run exit code that disagrees while its verdict agrees, and the reverse', () => {
+    const run = makeRun();
+    expect(auditRun({ ...run, exitCode: 3 })).toEqual(['run: stored verdict "passed" (exit 3), but its cells say "passed" (exit 0)']);
+    expect(auditRun({ ...run, verdict: 'failed' })).toEqual(['run: stored verdict "failed" (exit 0), but its cells say "passed" (exit 0)']);
+  });
+
+  test('a cell that is not in the plan names the planned cells', () => {
+    const run = makeRun();
+    const cells = run.cells.map((c, i) => (i === 0 ? { ...c, id: 'v9-extra' } : c));
+    expect(auditRun({ ...run, cells })).toEqual([
+      'cell v9-extra (pin 1.24.0) is not in the plan (planned: v1-floor, v1-latest, v2-rep, v2-latest)',
+    ]);
+  });
+
+  test('a stored cell verdict over failed phases names the phases that did not pass; none named when all passed', () => {
+    const failing = makeRun([
+      { ...FOUR_CELLS[0]!, phases: { stdio: { verdict: 'failed' }, http: { verdict: 'skipped' }, leaks: { verdict: 'not-measured' } } },
+    ]);
+    const c = failing.cells[0]!;
+    expect(auditRun({ ...failing, cells: [{ ...c, verdict: 'passed' }] })).toEqual([
+      'cell v1-floor: stored verdict "passed", but its phases say "failed" (stdio failed, leaks not-measured)',
+    ]);
+    const passing = makeRun([FOUR_CELLS[0]!]);
+    const p = passing.cells[0]!;
+    expect(auditRun({ ...passing, cells: [{ ...p, verdict: 'failed' }] })).toEqual([
+      'cell v1-floor: stored verdict "failed", but its phases say "passed"',
+    ]);
+  });
+});
