@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MASK, PIECE, Redactor, type Cut } from '../../src/driver/redact.js';
+import { MASK, PIECE, Redactor, secretForms, type Cut } from '../../src/driver/redact.js';
 import { NoiseLog, TailBuffer } from '../../src/driver/output.js';
 
 describe('Redactor', () => {
@@ -87,5 +87,70 @@ describe('Redactor', () => {
     const long = new TailBuffer(40, clip);
     long.push(`start ${hex}\nnext line\n`);
     expect(long.tail()).toBe('***\nnext line');
+  });
+});
+
+describe('secretForms', () => {
+  it('the secret, its URL encoding, and the stable base64/base64url/URL-encoded middle at each byte alignment', () => {
+    expect(secretForms('abcdefghijklmnop')).toEqual([
+      'abcdefghijklmnop',
+      'YWJjZGVmZ2hpamtsbW5vc',
+      'FiY2RlZmdoaWprbG1ub3',
+      'hYmNkZWZnaGlqa2xtbm9w',
+    ]);
+    expect(secretForms('a?b/c>d~e?f/g>h~')).toEqual([
+      'a?b/c>d~e?f/g>h~',
+      'a%3Fb%2Fc%3Ed~e%3Ff%2Fg%3Eh~',
+      'YT9iL2M+ZH5lP2YvZz5of',
+      'YT9iL2M-ZH5lP2YvZz5of',
+      'YT9iL2M%2BZH5lP2YvZz5of',
+      'E/Yi9jPmR+ZT9mL2c+aH',
+      'E_Yi9jPmR-ZT9mL2c-aH',
+      'E%2FYi9jPmR%2BZT9mL2c%2BaH',
+      'hP2IvYz5kfmU/Zi9nPmh+',
+      'hP2IvYz5kfmU_Zi9nPmh-',
+      'hP2IvYz5kfmU%2FZi9nPmh%2B',
+    ]);
+  });
+
+  it('each base64 form appears in the encoding of any text holding the secret at its alignment', () => {
+    const secret = 'a?b/c>d~e?f/g>h~';
+    const forms = secretForms(secret);
+    for (const prefix of ['', 'x', 'xy', 'Bearer ', 'token=']) {
+      const b64 = Buffer.from(`${prefix}${secret}!`).toString('base64');
+      const url = Buffer.from(`${prefix}${secret}!`).toString('base64url');
+      expect(forms.some((f) => b64.includes(f))).toBe(true);
+      expect(forms.some((f) => url.includes(f))).toBe(true);
+    }
+  });
+
+  it('a secret whose base64 middle is shorter than a piece has no base64 forms', () => {
+    expect(secretForms('12345678')).toEqual(['12345678']);
+  });
+});
+
+describe('Redactor: short secrets, edges, and no secrets', () => {
+  it('a secret of 8 to 11 characters is masked whole, in any case, regex characters taken literally', () => {
+    const r = new Redactor();
+    r.add('pa$$w0rd');
+    r.add('s3cret.x1');
+    expect(r.text('user pa$$w0rd, PA$$W0RD and S3CRET.X1')).toBe('user ***, *** and ***');
+    expect(r.text('s3cretAx1 is not it, nor pa$$w0r')).toBe('s3cretAx1 is not it, nor pa$$w0r');
+    expect(r.text('Stryker was here')).toBe('Stryker was here');
+  });
+
+  it('a piece of the token at the very end of a text is masked', () => {
+    const token = 'f'.repeat(8) + '0123456789abcdef0123456789abcdef0123456789';
+    const r = new Redactor();
+    r.add(token);
+    expect(r.text(`tail ${token.slice(-PIECE)}`)).toBe(`tail ${MASK}`);
+    expect(r.text(token.slice(-PIECE))).toBe(MASK);
+  });
+
+  it('without secrets, clip only cuts: no edge is dropped', () => {
+    const r = new Redactor();
+    expect(r.clip('abcdefghijklmnopqrstuvwxyz', 100, { before: true, after: true })).toBe('abcdefghijklmnopqrstuvwxyz');
+    expect(r.clip('abcdef', 3)).toBe('abc…');
+    expect(r.clip('abc', 3)).toBe('abc');
   });
 });
