@@ -1,0 +1,35 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { exportTargets, missingFromTarball } from '../../src/cells/tarball-files.js';
+
+const dir = mkdtempSync(path.join(tmpdir(), 'mm-tarball-files-'));
+mkdirSync(path.join(dir, 'dist'));
+writeFileSync(path.join(dir, 'dist/index.js'), '');
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('missingFromTarball', () => {
+  it('a bin given as a string is checked', () => {
+    expect(missingFromTarball(dir, { bin: './bin/cli.js' })).toBe(
+      'bin bin/cli.js is missing from the tarball: run the build before npm pack (e.g. a "prepack" script)',
+    );
+    expect(missingFromTarball(dir, { bin: './dist/index.js' })).toBeUndefined();
+  });
+
+  it('three missing files are listed as "a, b and c are missing"', () => {
+    expect(missingFromTarball(dir, { bin: { x: 'bin/x.js' }, main: 'lib/main.js', exports: { '.': './lib/esm.js' } })).toBe(
+      'bin bin/x.js, main lib/main.js and exports "." → lib/esm.js are missing from the tarball: run the build before npm pack (e.g. a "prepack" script)',
+    );
+  });
+});
+
+describe('exportTargets', () => {
+  it('follows arrays of targets, skips null targets and targets that do not start with ./', () => {
+    expect(exportTargets({ '.': ['./a.js', './b.js'] })).toEqual([
+      ['.', './a.js'],
+      ['.', './b.js'],
+    ]);
+    expect(exportTargets({ '.': null, './x': 'lib/x.js' })).toEqual([]);
+  });
+});
