@@ -73,3 +73,50 @@ describe('checksMessage', () => {
     expect(message).toBe('no token → no auth (not checked); wrong token → no auth (not checked); round trip ok');
   });
 });
+
+describe('sub-checks, exactly', () => {
+  it('a 3xx is not a 2xx: no reason given; no answer names the step', () => {
+    expect(statusCheck(probe(300), 'no token')).toEqual({
+      outcome: 'failed',
+      text: '300 (want 401)',
+      short: '300 (want 401)',
+      step: 'request without a token',
+    });
+    expect(statusCheck(probe(500), 'wrong token').text).toBe('500 (want 401)');
+    expect(statusCheck(new Error('reset'), 'no token')).toEqual({
+      outcome: 'failed',
+      text: 'no answer (reset)',
+      short: 'no answer',
+      step: 'request without a token',
+    });
+  });
+
+  it('the challenge: 400 is a refusal; the scheme must come first; each result in full', () => {
+    expect(challengeCheck(probe(400, 'Bearer'))).toEqual({ outcome: 'ok', text: 'with a Bearer challenge', short: 'Bearer challenge' });
+    expect(challengeCheck(probe(399, 'Bearer'))).toBeNull();
+    expect(challengeCheck(probe(401, 'Basic, Bearer'))).toEqual({
+      outcome: 'failed',
+      text: 'with WWW-Authenticate "Basic, Bearer" (want Bearer)',
+      short: 'not a Bearer challenge',
+      step: 'request without a token',
+    });
+    expect(challengeCheck(probe(401))).toEqual({
+      outcome: 'failed',
+      text: 'without WWW-Authenticate',
+      short: 'no challenge',
+      step: 'request without a token',
+    });
+  });
+
+  it('the message has no stray space when the challenge was not judged', () => {
+    const notJudged: SubCheck = { outcome: 'n/a', text: '', short: 'n/a' };
+    const ok: SubCheck = { outcome: 'ok', text: 'ok', short: 'ok' };
+    const message = checksMessage({
+      noToken: statusCheck(probe(200), 'no token'),
+      wwwAuthenticate: notJudged,
+      wrongToken: ok,
+      roundTrip: ok,
+    });
+    expect(message).toBe('no token → 200 (want 401: the endpoint does not require the bearer token); wrong token → ok; round trip ok');
+  });
+});
