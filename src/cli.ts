@@ -1,4 +1,4 @@
-// Argument parsing, the one error boundary, and exit codes: 0 pass · 1 verdict failed · 2 usage/config · 3 not measured · 130 interrupted.
+// Argument parsing, the one error boundary, and exit codes: 0 pass · 1 failed (unlisted failure, stale allowance or baseline entry, lockstep error) · 2 usage/config · 3 not measured · 130 interrupted.
 import { cac } from 'cac';
 import { createLogger, type Logger } from './logger.js';
 import { currentCookie, killCarriers, startRunCookie } from './process/cookie.js';
@@ -79,7 +79,12 @@ export async function main(argv: string[], log: Logger = createLogger()): Promis
       .option('--tarball <file>', 'Use this packed tarball instead of packing (CI fan-out)')
       .option('--keep', 'Keep the cell directories and print how to enter them')
       .option('--publish <file>', 'Replace the table between <!-- mcp-matrix:begin/end --> markers in a Markdown file')
-      .option('--progress <mode>', 'default | simple | silent (default: default on a TTY, simple otherwise)');
+      .option('--progress <mode>', 'default | simple | silent (default: default on a TTY, simple otherwise)')
+      .option(
+        '--baseline <file>',
+        'Known failures, cell × phase (default: ./mcp-matrix.baseline.json when it exists): a listed failure is "expected" and does not fail the run; an unlisted one fails (exit 1); a listed one that now passes fails as stale (exit 1, naming the line to delete)',
+      )
+      .option('--update-baseline', "Write the baseline file from this run's failures (keeps the reasons of entries that still match)");
   runFlags(cli.command('run', 'Run the matrix: pack once, a fresh cell per SDK pin, every phase')).action((flags: Flags) => {
     command = startRun(flags);
   });
@@ -144,7 +149,13 @@ export async function main(argv: string[], log: Logger = createLogger()): Promis
     ...sections,
     {
       title: 'Exit codes',
-      body: '  0 every required cell passed · 1 a verdict failed (or a stale allowance) · 2 usage or config error\n  3 not measured (infrastructure) with no verdict failure · 130 interrupted',
+      body: [
+        '  0  every required cell passed (allowed failures and failures listed in the baseline, shown as "expected", included)',
+        '  1  a failure not listed in the baseline, a stale allowance, a stale baseline entry (a listed failure that now',
+        "     passes: delete the named line), or a lockstep error with lockstep: 'error' (plan and run)",
+        '  2  usage or config error (also a bad baseline file)',
+        '  3  not measured (infrastructure) with no failure · 130 interrupted',
+      ].join('\n'),
     },
   ]);
   cli.version(HARNESS_VERSION);
@@ -177,6 +188,8 @@ export async function main(argv: string[], log: Logger = createLogger()): Promis
           signal: controller.signal,
           junit: true,
           ...opt('publish', str(flags.publish)),
+          ...opt('baseline', str(flags.baseline)),
+          ...(flags.updateBaseline ? { updateBaseline: true } : {}),
         },
         log,
       ),

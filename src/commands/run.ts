@@ -8,7 +8,9 @@ import { runMatrix } from '../orchestrator/run-matrix.js';
 import type { ProgressMode } from '../orchestrator/progress.js';
 import { publishInto } from '../reports/publish.js';
 import { checkOutDir, writeReports, writeReportsSync } from '../reports/write.js';
-import { asInterrupted } from '../reports/verdict.js';
+import { asInterrupted, decideRun, storedFacts } from '../reports/verdict.js';
+import { baselineFromRun, DEFAULT_BASELINE, parseBaseline, readBaseline, renderBaseline } from '../reports/baseline.js';
+import type { BaselineEntry } from '../results/types.js';
 import type { ResolvedConfig } from '../config/resolve.js';
 import { describeSwept, sweepStale } from '../process/sweep.js';
 import { onHardExit } from '../process/tracker.js';
@@ -28,6 +30,10 @@ export interface RunCommandOptions extends PrepareOptions {
   signal: AbortSignal;
   junit: boolean;
   publish?: string;
+  /** Known failures (default: mcp-matrix.baseline.json in the working directory, when it exists). */
+  baseline?: string;
+  /** Write the baseline file from this run's failures. */
+  updateBaseline?: boolean;
 }
 
 export async function runCommand(options: RunCommandOptions, log: Logger): Promise<number | Failure> {
@@ -55,6 +61,16 @@ async function runAndReport(options: RunCommandOptions, log: Logger): Promise<nu
     const badPublish = await checkPublishTarget(path.resolve(options.cwd, options.publish));
     if (badPublish) return { kind: 'usage', message: `--publish: ${badPublish}` };
   }
+  const baselineFile = path.resolve(options.cwd, options.baseline ?? DEFAULT_BASELINE);
+  const baselineShown = path.relative(options.cwd, baselineFile) || baselineFile;
+  let baseline: { file: string; entries: BaselineEntry[] } | undefined;
+  if (options.baseline !== undefined || (await stat(baselineFile).catch(() => undefined))) {
+    const read = await readBaseline(baselineFile, baselineShown);
+    if (!read.ok) {
+      // --update-baseline rewrites a missing file; anything else is bad input.
+      if (!(options.updateBaseline && !(await stat(baselineFile).catch(() => undefined)))) return read.error;
+    } else baseline = { file: baselineShown, entries: read.value };
+  }
   const prepared = await prepareConfig(options);
   if (options.signal.aborted) return interruptedEarly('while loading the config and looking up the registry');
   if (!prepared.ok) return prepared.error;
@@ -76,6 +92,7 @@ async function runAndReport(options: RunCommandOptions, log: Logger): Promise<nu
     signal: options.signal,
     ...(options.config ? { configFlag: options.config } : {}),
     invocation: invocation(),
+    ...(baseline ? { baseline } : {}),
     onPlan: (plan) => {
       for (const f of plan.lockstep) shown.add(`lockstep: ${f.message}`);
       for (const f of plan.lockstep)
@@ -91,6 +108,16 @@ async function runAndReport(options: RunCommandOptions, log: Logger): Promise<nu
     return options.signal.aborted ? interruptedEarly('before the cells started (plan, pack)') : result.error;
   }
   let run = result.value;
+  if (options.updateBaseline && !run.interrupted) {
+    const text = renderBaseline(baselineFromRun(run, baseline?.entries ?? []));
+    await writeFile(baselineFile, text);
+    const entries = parseBaseline(text, baselineShown);
+    if (entries.ok) {
+      const judged = { ...run, baseline: { file: baselineShown, entries: entries.value } };
+      run = { ...judged, ...decideRun(run.cells, run.interrupted, storedFacts(judged)) };
+      log.info(`--update-baseline: wrote ${entries.value.length} known failure(s) to ${baselineShown}`);
+    }
+  }
   // Already interrupted: write as is. Otherwise an interrupt stops the write in progress.
   const signal = run.interrupted ? {} : { signal: options.signal };
   let written = await writeReports(run, outDir, { junit: options.junit, ...signal }).catch((error: unknown) => {

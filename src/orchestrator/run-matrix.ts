@@ -11,7 +11,7 @@ import { createRunDir, markKept, removeDir, removeRunDir, removeRunDirWithin } f
 import { currentCookie, killCarriers } from '../process/cookie.js';
 import { run as exec } from '../process/exec.js';
 import { deferCleanup, killAll, onHardExit } from '../process/tracker.js';
-import { RESULTS_SCHEMA_VERSION, type CellResult, type RunResult } from '../results/types.js';
+import { RESULTS_SCHEMA_VERSION, type BaselineEntry, type CellResult, type RunResult } from '../results/types.js';
 import { decideRun } from '../reports/verdict.js';
 import { HARNESS_VERSION } from '../version.js';
 import { errorMessage, fail, ok, type Result } from '../util/result.js';
@@ -35,6 +35,8 @@ export interface RunOptions {
   configFlag?: string;
   /** How the user started mcp-matrix (`npx mcp-matrix`, `node bin/mcp-matrix.js`), for repro commands. */
   invocation?: string;
+  /** Known failures the run is judged with (file as shown to the user). */
+  baseline?: { file: string; entries: BaselineEntry[] };
   /** Called once the plan is resolved, before any cell starts. */
   onPlan?(plan: Plan): void;
   /** Called once cells start: `snapshot()` is the run so far (finished cells only), marked interrupted, for a forced exit. */
@@ -91,7 +93,9 @@ export async function runMatrix(config: ResolvedConfig, registry: Registry, opti
         options.invocation,
       );
     const finished: CellResult[] = [];
-    options.onCellsStart?.(() => assemble(plan, tarball.value, [...finished], selected.value, startedAt, npmVersion, true, commit));
+    options.onCellsStart?.(() =>
+      assemble(plan, tarball.value, [...finished], selected.value, startedAt, npmVersion, true, commit, options.baseline),
+    );
     const cells = await runWithProgress(
       selected.value,
       concurrency,
@@ -114,7 +118,9 @@ export async function runMatrix(config: ResolvedConfig, registry: Registry, opti
         ).then((r) => (finished.push(r), r)),
       options.progressLine,
     );
-    return ok(assemble(plan, tarball.value, cells, selected.value, startedAt, npmVersion, options.signal.aborted, commit));
+    return ok(
+      assemble(plan, tarball.value, cells, selected.value, startedAt, npmVersion, options.signal.aborted, commit, options.baseline),
+    );
   } finally {
     await packing;
     options.signal.removeEventListener('abort', stopPacking);
@@ -158,13 +164,18 @@ function assemble(
   npmVersion: string,
   interrupted: boolean,
   commit: string | undefined,
+  baseline: RunOptions['baseline'],
 ): RunResult {
   const finishedAt = new Date();
   const lockstepErrors = plan.lockstep.filter((f) => f.level === 'error').map((f) => `lockstep: ${f.message}`);
   const warnings = plan.lockstep.filter((f) => f.level === 'warning').map((f) => `lockstep: ${f.message}`);
   // A claim that the cells do not cover fails the run when lockstep is 'error'.
   const failing = plan.config.lockstep === 'error' ? lockstepErrors : [];
-  const decision = decideRun(ran, interrupted, { expected: selected.length, lockstepErrors: failing });
+  const decision = decideRun(ran, interrupted, {
+    expected: selected.length,
+    lockstepErrors: failing,
+    ...(baseline ? { baseline: baseline.entries } : {}),
+  });
   return {
     schemaVersion: RESULTS_SCHEMA_VERSION,
     tool: { name: 'mcp-matrix', version: HARNESS_VERSION },
@@ -199,5 +210,6 @@ function assemble(
     exitCode: decision.exitCode,
     warnings: [...lockstepErrors, ...warnings],
     ...(failing.length > 0 ? { lockstepErrors: failing } : {}),
+    ...(baseline ? { baseline } : {}),
   };
 }

@@ -1,12 +1,12 @@
 // GitHub Actions surfaces: the step summary, one annotation per failure, folded log groups.
 // Everything here returns strings/lines; the CLI prints them or appends to $GITHUB_STEP_SUMMARY.
 
-import type { CellResult, PhaseResult, RunResult } from '../results/types.js';
+import type { BaselineEntry, CellResult, PhaseResult, RunResult } from '../results/types.js';
 import { PHASES } from '../results/types.js';
 import { cleanText } from './format.js';
 import { renderFailures } from './failures.js';
 import { renderTable, renderTitle, renderWarnings } from './markdown.js';
-import { cellOutcome } from './verdict.js';
+import { baselineMatches, cellOutcome, judgeBaseline } from './verdict.js';
 import { displayCells, pinLabel, problemPhases } from './view.js';
 
 /** The table and the failure sections (no environment: that stays in matrix.md). */
@@ -41,7 +41,14 @@ export function renderAnnotations(run: RunResult): string[] {
       out.push(command('warning', `mcp-matrix ${cell.id}: not measured`, message));
       continue;
     }
-    for (const phase of problemPhases(cell, PHASES)) out.push(phaseAnnotation(cell, phase));
+    for (const phase of problemPhases(cell, PHASES))
+      out.push(
+        phaseAnnotation(
+          cell,
+          phase,
+          (run.baseline?.entries ?? []).find((e) => baselineMatches(e, cell.id, phase)),
+        ),
+      );
     if (cellOutcome(cell.verdict, cell.allowedToFail) === 'stale-allowance') {
       out.push(
         command(
@@ -52,12 +59,28 @@ export function renderAnnotations(run: RunResult): string[] {
       );
     }
   }
+  for (const e of judgeBaseline(run.cells, run.baseline?.entries ?? []).stale)
+    out.push(
+      command(
+        'error',
+        `mcp-matrix ${e.cell}: stale baseline entry`,
+        `${e.cell} · ${e.phase} no longer fails as listed: delete line ${e.line} of ${run.baseline?.file ?? 'the baseline'}`,
+      ),
+    );
   return out;
 }
 
-function phaseAnnotation(cell: CellResult, phase: PhaseResult): string {
-  const allowed = phase.verdict === 'failed' && cell.allowedToFail;
-  const what = phase.verdict === 'failed' ? (allowed ? 'failed (allowed)' : 'failed') : 'not measured';
+function phaseAnnotation(cell: CellResult, phase: PhaseResult, listed?: BaselineEntry): string {
+  // A failure the baseline lists is expected: a warning, like an allowed failure.
+  const allowed = phase.verdict === 'failed' && (cell.allowedToFail || listed !== undefined);
+  const what =
+    phase.verdict === 'failed'
+      ? listed
+        ? `failed (expected, baseline line ${listed.line})`
+        : allowed
+          ? 'failed (allowed)'
+          : 'failed'
+      : 'not measured';
   const kind = phase.verdict === 'failed' && !allowed ? 'error' : 'warning';
   const lines = [`${pinLabel(cell)}: ${phase.message ?? what}`];
   if (phase.step) lines.push(`step: ${phase.step}`);

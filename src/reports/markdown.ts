@@ -5,7 +5,7 @@ import type { CellResult, RunResult } from '../results/types.js';
 import { renderEnvironment } from './environment.js';
 import { renderFailures } from './failures.js';
 import { codeSpan, mdInline, seconds, shortHash } from './format.js';
-import { cellOutcome, runReasons, storedFacts } from './verdict.js';
+import { cellOutcome, judgeBaseline, runReasons, storedFacts } from './verdict.js';
 import { allowanceNote, displayCells, httpLabel, leaksLabel, phaseLabel, phaseOf, pinLabel, runVerdictLabel } from './view.js';
 
 interface Column {
@@ -80,6 +80,12 @@ export function renderTitle(run: RunResult): string {
   const lines = [title, '', `${countLine(displayCells(run))} · exit code ${run.exitCode}`];
   const reasons = runReasons(displayCells(run), run.interrupted, storedFacts(run));
   if (reasons.length > 0) lines.push('', `**Why ${runVerdictLabel(run.verdict)}:** ${reasons.map(mdInline).join('; ')}`);
+  const expected = judgeBaseline(displayCells(run), run.baseline?.entries ?? []).expected;
+  if (expected.length > 0)
+    lines.push(
+      '',
+      `Expected failures (${mdInline(run.baseline?.file ?? 'baseline')}): ${expected.map((x) => mdInline(`${x.cell} · ${x.phase} (line ${x.entry.line}: ${x.entry.reason})`)).join('; ')}`,
+    );
   const constants = renderConstants(run);
   if (constants) lines.push('', constants);
   if (run.interrupted) {

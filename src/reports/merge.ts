@@ -79,6 +79,8 @@ export function mergeResults(input: readonly MergePiece[]): MergeResult {
   const finishedAt = runs.map((r) => r.finishedAt).reduce((a, b) => (Date.parse(b) > Date.parse(a) ? b : a));
   const interrupted = runs.some((r) => r.interrupted);
   const lockstepErrors = [...new Set(runs.flatMap((r) => r.lockstepErrors ?? []))];
+  // Every piece of one fan-out is judged with the same baseline file: the first piece's carries over.
+  const baseline = runs.find((r) => r.baseline)?.baseline;
   const span = Date.parse(finishedAt) - Date.parse(startedAt);
   const versions = [...new Set(runs.map((r) => r.tool.version))];
   const mixed = versions.length > 1 ? [`pieces were produced by different mcp-matrix versions: ${versions.join(', ')}`] : [];
@@ -95,9 +97,14 @@ export function mergeResults(input: readonly MergePiece[]): MergeResult {
       plan,
       host: first.run.host,
       cells,
-      ...decideRun(cells, interrupted, { expected: plan.cells.length, lockstepErrors }),
+      ...decideRun(cells, interrupted, {
+        expected: plan.cells.length,
+        lockstepErrors,
+        ...(baseline ? { baseline: baseline.entries } : {}),
+      }),
       warnings,
       ...(lockstepErrors.length > 0 ? { lockstepErrors } : {}),
+      ...(baseline ? { baseline } : {}),
     },
   };
 }

@@ -2,24 +2,41 @@
 // the server's last stderr lines (already masked by the driver; cleaned of control codes and bounded
 // here), then how to reproduce the cell. Lines only; the CLI hands them to the logger.
 
-import type { CellResult, PhaseResult, RunResult } from '../results/types.js';
+import type { BaselineEntry, CellResult, PhaseResult, RunResult } from '../results/types.js';
+import { baselineMatches, judgeBaseline } from './verdict.js';
 import { cleanText } from './format.js';
 
 /** At most this many stderr lines per phase, each cut to this many characters. */
 export const STDERR_LINES = 12;
 export const STDERR_LINE_CHARS = 300;
 
-export function renderTerminalFailures(run: Pick<RunResult, 'cells'>): string[] {
-  return run.cells.flatMap(cellLines);
+export function renderTerminalFailures(run: Pick<RunResult, 'cells' | 'baseline'>): string[] {
+  const entries = run.baseline?.entries ?? [];
+  const judged = judgeBaseline(run.cells, entries);
+  const stale = judged.stale.map(
+    (e) =>
+      `${e.cell} · ${e.phase}: STALE baseline entry: it no longer fails as listed; delete line ${e.line} of ${run.baseline?.file ?? 'the baseline'} (reason was: ${oneLine(e.reason)})`,
+  );
+  return [...run.cells.flatMap((cell) => cellLines(cell, entries)), ...stale];
 }
 
-function cellLines(cell: CellResult): string[] {
-  const out = cell.phases.filter((p) => p.verdict === 'failed' || p.verdict === 'not-measured').flatMap((p) => phaseLines(cell, p));
-  if (out.length > 0 && cell.verdict === 'failed') out.push(`  reproduce: ${cell.repro}`);
+function cellLines(cell: CellResult, entries: readonly BaselineEntry[]): string[] {
+  const problems = cell.phases.filter((p) => p.verdict === 'failed' || p.verdict === 'not-measured');
+  const out = problems.flatMap((p) =>
+    phaseLines(
+      cell,
+      p,
+      entries.find((e) => baselineMatches(e, cell.id, p)),
+    ),
+  );
+  const unlisted = problems.some((p) => p.verdict === 'failed' && !entries.some((e) => baselineMatches(e, cell.id, p)));
+  if (unlisted && cell.verdict === 'failed') out.push(`  reproduce: ${cell.repro}`);
   return out;
 }
 
-function phaseLines(cell: CellResult, p: PhaseResult): string[] {
+function phaseLines(cell: CellResult, p: PhaseResult, listed: BaselineEntry | undefined): string[] {
+  if (listed)
+    return [`${cell.id} · ${p.phase}: expected (baseline line ${listed.line}: ${oneLine(listed.reason)}): ${oneLine(p.message ?? '')}`];
   const what = p.verdict === 'failed' ? (cell.allowedToFail ? 'FAIL (allowed)' : 'FAIL') : 'not measured';
   const out = [`${cell.id} · ${p.phase}: ${what}: ${oneLine(p.message ?? '')}`];
   if (p.step) out.push(`  step: ${oneLine(p.step)}`);

@@ -136,6 +136,12 @@ const run = obj({
   exitCode: oneOf([0, 1, 2, 3, 130]),
   warnings: arrayOf(str),
   lockstepErrors: optional(arrayOf(str)),
+  baseline: optional(
+    obj({
+      file: str,
+      entries: arrayOf(obj({ cell: str, phase: oneOf(PHASES), message: optional(str), reason: str, line: num })),
+    }),
+  ),
 });
 
 /** Every shape problem of a parsed results.json, empty when it can be rendered. */

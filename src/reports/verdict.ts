@@ -3,7 +3,16 @@
 // these functions, and `merge`/`report` use `auditRun` to refuse a file whose stored verdicts
 // disagree with what its phases and its plan say: a file's stored verdict is never trusted.
 
-import { PHASES, type CellOutcome, type CellResult, type PhaseResult, type RunResult, type Verdict } from '../results/types.js';
+import {
+  PHASES,
+  type BaselineEntry,
+  type CellOutcome,
+  type PhaseName,
+  type CellResult,
+  type PhaseResult,
+  type RunResult,
+  type Verdict,
+} from '../results/types.js';
 
 export interface RunDecision {
   verdict: RunResult['verdict'];
@@ -16,6 +25,44 @@ export interface RunFacts {
   expected?: number;
   /** Lockstep errors that fail the run (`lockstep: 'error'`). */
   lockstepErrors?: readonly string[];
+  /** Known failures: a listed failure does not fail the run; a listed one that no longer fails does (stale). */
+  baseline?: readonly BaselineEntry[];
+}
+
+type JudgedCell = Pick<CellResult, 'id' | 'phases' | 'allowedToFail'>;
+
+/** Does `entry` list this failed phase of this cell? */
+export function baselineMatches(entry: BaselineEntry, cellId: string, phase: Pick<PhaseResult, 'phase' | 'verdict' | 'message'>): boolean {
+  if (entry.cell !== cellId || entry.phase !== phase.phase || phase.verdict !== 'failed') return false;
+  return entry.message === undefined || new RegExp(entry.message).test(phase.message ?? '');
+}
+
+export interface BaselineJudgement {
+  /** Failed phases the baseline lists: shown as expected, not failing the run. */
+  expected: { cell: string; phase: PhaseName; entry: BaselineEntry }[];
+  /** Entries for a cell that ran whose phase did not fail as listed: the run fails until the line is deleted. */
+  stale: BaselineEntry[];
+}
+
+/** The baseline against the cells that ran (entries for cells that did not run are neither used nor stale). */
+export function judgeBaseline(cells: readonly JudgedCell[], entries: readonly BaselineEntry[]): BaselineJudgement {
+  const expected: BaselineJudgement['expected'] = [];
+  const used = new Set<BaselineEntry>();
+  for (const cell of cells)
+    for (const phase of cell.phases) {
+      const entry = entries.find((e) => baselineMatches(e, cell.id, phase));
+      if (entry) {
+        expected.push({ cell: cell.id, phase: phase.phase, entry });
+        used.add(entry);
+      }
+    }
+  const ran = new Set(cells.filter((c) => c.phases.length > 0).map((c) => c.id));
+  return { expected, stale: entries.filter((e) => !used.has(e) && ran.has(e.cell)) };
+}
+
+/** The cell as the run judges it: a failure the baseline lists counts as passed. */
+function unlisted(cell: JudgedCell, entries: readonly BaselineEntry[]): Pick<PhaseResult, 'verdict'>[] {
+  return cell.phases.map((p) => (entries.some((e) => baselineMatches(e, cell.id, p)) ? { verdict: 'passed' } : p));
 }
 
 /**
@@ -68,8 +115,13 @@ export function decideRun(
   facts: RunFacts = {},
 ): RunDecision {
   if (interrupted || (facts.expected !== undefined && cells.length < facts.expected)) return { verdict: 'interrupted', exitCode: 130 };
-  const outcomes = cells.map((c) => cellOutcome('phases' in c ? decideCell(c.phases) : c.verdict, c.allowedToFail));
-  if (outcomes.some((o) => o === 'failed' || o === 'stale-allowance') || (facts.lockstepErrors?.length ?? 0) > 0)
+  const baseline = facts.baseline ?? [];
+  const judged = cells.filter((c): c is JudgedCell => 'phases' in c && 'id' in c);
+  const outcomes = cells.map((c) =>
+    cellOutcome('phases' in c ? decideCell('id' in c ? unlisted(c as JudgedCell, baseline) : c.phases) : c.verdict, c.allowedToFail),
+  );
+  const stale = baseline.length > 0 ? judgeBaseline(judged, baseline).stale : [];
+  if (outcomes.some((o) => o === 'failed' || o === 'stale-allowance') || (facts.lockstepErrors?.length ?? 0) > 0 || stale.length > 0)
     return { verdict: 'failed', exitCode: 1 };
   if (outcomes.length === 0 || outcomes.includes('not-measured')) return { verdict: 'not-measured', exitCode: 3 };
   return { verdict: 'passed', exitCode: 0 };
@@ -96,9 +148,16 @@ export function runReasons(
   const stale = measured.filter((c) => cellOutcome(decideCell(c.phases), c.allowedToFail) === 'stale-allowance').map((c) => c.id);
   if (stale.length) reasons.push(`stale allowance: ${stale.join(', ')} passed but ${stale.length > 1 ? 'are' : 'is'} marked allowedToFail`);
   if (missing.length) reasons.push(`missing cell${missing.length > 1 ? 's' : ''}: ${missing.join(', ')} (no result)`);
+  const baseline = facts.baseline ?? [];
+  for (const e of judgeBaseline(measured, baseline).stale)
+    reasons.push(`stale baseline entry (line ${e.line}): ${e.cell} · ${e.phase} no longer fails as listed; delete line ${e.line}`);
   const failed = measured
     .filter((c) => !c.allowedToFail)
-    .flatMap((c) => c.phases.filter((p) => p.verdict === 'failed').map((p) => `${c.id} · ${p.phase}`));
+    .flatMap((c) =>
+      c.phases
+        .filter((p) => p.verdict === 'failed' && !baseline.some((e) => baselineMatches(e, c.id, p)))
+        .map((p) => `${c.id} · ${p.phase}`),
+    );
   if (failed.length) reasons.push(`phases failed: ${failed.join(', ')}`);
   if (reasons.length === 0) {
     const unmeasured = measured.flatMap((c) => c.phases.filter((p) => p.verdict === 'not-measured').map((p) => `${c.id} · ${p.phase}`));
@@ -113,10 +172,11 @@ export function asInterrupted(run: RunResult): RunResult {
 }
 
 /** The facts a stored run carries: the cells it was asked for and its lockstep errors. */
-export function storedFacts(run: Pick<RunResult, 'plan' | 'lockstepErrors'>): RunFacts {
+export function storedFacts(run: Pick<RunResult, 'plan' | 'lockstepErrors' | 'baseline'>): RunFacts {
   return {
     expected: run.plan.selected?.length ?? run.plan.cells.length,
     ...(run.lockstepErrors ? { lockstepErrors: run.lockstepErrors } : {}),
+    ...(run.baseline ? { baseline: run.baseline.entries } : {}),
   };
 }
 

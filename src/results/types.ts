@@ -149,4 +149,16 @@ export interface RunResult {
   warnings: string[];
   /** Lockstep errors that failed the run (`lockstep: 'error'`); also listed in `warnings`. */
   lockstepErrors?: string[];
+  /** The baseline of known failures the run was judged with (`--baseline`, default mcp-matrix.baseline.json). */
+  baseline?: { file: string; entries: BaselineEntry[] };
+}
+
+/** A known failure: cell × phase, optionally only when the message matches `message` (a regular expression). */
+export interface BaselineEntry {
+  cell: string;
+  phase: PhaseName;
+  message?: string;
+  reason: string;
+  /** The line of the baseline file the entry starts on (to name the line to delete). */
+  line: number;
 }
