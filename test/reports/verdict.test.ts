@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import type { Verdict } from '../../src/results/types.js';
 import { asInterrupted, auditRun, cellOutcome, decideCell, decideRun } from '../../src/reports/index.js';
+import { runReasons } from '../../src/reports/verdict.js';
 import { FOUR_CELLS, makeRun } from './helpers/make-run.js';
 
 const cell = (verdict: Verdict, allowedToFail = false) => ({ verdict, allowedToFail });
@@ -121,5 +122,51 @@ describe('auditRun: each disagreement named exactly', () => {
     expect(auditRun({ ...passing, cells: [{ ...p, verdict: 'failed' }] })).toEqual([
       'cell v1-floor: stored verdict "failed", but its phases say "passed"',
     ]);
+  });
+});
+
+describe('runReasons', () => {
+  type Phase = 'stdio' | 'http' | 'leaks';
+  const c = (id: string, phases: [Phase, Verdict][], allowedToFail = false) => ({
+    id,
+    allowedToFail,
+    phases: phases.map(([phase, verdict]) => ({ phase, verdict, durationMs: 1 })),
+  });
+  const ok = (id: string, allowedToFail = false) => c(id, [['stdio', 'passed']], allowedToFail);
+
+  test('a passing run has no reason; an allowed failure is no reason', () => {
+    expect(runReasons([ok('a'), ok('b')], false)).toEqual([]);
+    expect(runReasons([ok('a'), c('b', [['stdio', 'failed']], true)], false)).toEqual([]);
+  });
+
+  test('interrupted, and every lockstep error prefixed once', () => {
+    expect(runReasons([ok('a')], true)).toEqual(['interrupted']);
+    expect(runReasons([ok('a')], false, { lockstepErrors: ['lockstep: x differs', 'y differs'] })).toEqual([
+      'lockstep: x differs',
+      'lockstep: y differs',
+    ]);
+  });
+
+  test('stale allowances and missing cells, singular and plural', () => {
+    expect(runReasons([ok('a', true)], false)).toEqual(['stale allowance: a passed but is marked allowedToFail']);
+    expect(runReasons([ok('a', true), ok('b', true)], false)).toEqual(['stale allowance: a, b passed but are marked allowedToFail']);
+    expect(runReasons([ok('a'), c('b', [])], false)).toEqual(['missing cell: b (no result)']);
+    expect(runReasons([ok('a'), c('b', []), c('c', [])], false)).toEqual(['missing cells: b, c (no result)']);
+  });
+
+  test('failed phases are named by cell; not-measured phases only when nothing failed', () => {
+    expect(
+      runReasons(
+        [
+          c('a', [
+            ['stdio', 'failed'],
+            ['http', 'failed'],
+          ]),
+          c('b', [['leaks', 'not-measured']]),
+        ],
+        false,
+      ),
+    ).toEqual(['phases failed: a · stdio, a · http']);
+    expect(runReasons([ok('a'), c('b', [['leaks', 'not-measured']])], false)).toEqual(['not measured: b · leaks']);
   });
 });
