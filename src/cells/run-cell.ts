@@ -1,4 +1,5 @@
 // One cell end to end: fresh dir → install → environment → driver phases → CellResult. Never throws.
+import { checkToolSchemas } from './schema-check.js';
 import path from 'node:path';
 import semver from 'semver';
 import type { DriverSpec } from '../driver/protocol.js';
@@ -39,7 +40,8 @@ export function baseEnv(extra: Record<string, string>): Record<string, string> {
 export async function runCell(cell: PlannedCell, ctx: CellContext, hooks: DriverHooks = {}): Promise<CellResult> {
   const started = performance.now();
   const results = new Map<PhaseName, PhaseResult>();
-  const record = (r: PhaseResult) => {
+  const record = (recorded: PhaseResult) => {
+    const r = checkToolSchemas(recorded);
     results.set(r.phase, r);
     hooks.onPhaseResult?.(r);
   };

@@ -48,6 +48,13 @@ const CASES: Case[] = [
   },
   { fixture: 'tool-count', phase: 'stdio', step: 'compare with expect', message: /^tools: expected 3, found 2$/ },
   {
+    fixture: 'tool-schema-invalid',
+    phase: 'stdio',
+    step: 'validate tool schemas',
+    message:
+      /^tool add: inputSchema is not valid JSON Schema: schema is invalid: data\/properties\/b\/type must be equal to one of the allowed values/,
+  },
+  {
     fixture: 'http-no-auth',
     phase: 'http',
     step: 'request without a token',

@@ -8,7 +8,7 @@ import { checkSurface, stepLabel, type SurfaceKind } from '../expectations.js';
 import type { DriverSpec, Step } from '../protocol.js';
 import { describeRequest, runStep, type StepOutcome } from '../steps.js';
 import { PipeTransport } from '../stdio-transport.js';
-import { itemShapes, type ItemShape } from '../surface.js';
+import { itemShapes, parityItems, type ItemShape } from '../surface.js';
 
 type StdioSpec = Exclude<DriverSpec['phases']['stdio'], false>;
 const KINDS: SurfaceKind[] = ['tools', 'resources', 'resourceTemplates', 'prompts'];
@@ -70,17 +70,21 @@ export async function stdioPhase(ctx: DriverContext, spec: StdioSpec): Promise<P
     const problems: string[] = [];
     const surface: Record<string, string[] | null> = {};
     const shapes: Record<string, ItemShape[]> = {};
+    const parity: Record<string, unknown> = {};
     for (const kind of KINDS) {
       step = `list ${kind}`;
       const items = await bounded(session.list(kind), step);
       surface[kind] = items?.map((i) => String(i.name ?? i.uri ?? i.uriTemplate)) ?? null;
       if (items) shapes[kind] = itemShapes(kind, items);
+      if (items) parityItems(kind, items, parity);
       ctx.summary[kind] = items?.length ?? 0;
       const problem = checkSurface(kind, spec.expect[kind], items);
       if (problem) problems.push(problem);
     }
     details.surface = surface;
     details.shapes = shapes;
+    // What run-level surface parity and the surface snapshot compare (src/reports/surface.ts).
+    details.parity = parity;
     if (problems.length) {
       step = 'compare with expect';
       return result('stdio', startedAt, { verdict: 'failed', step, message: problems.join('; '), details }, proc);

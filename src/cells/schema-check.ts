@@ -1,0 +1,46 @@
+// Every tool's input and output schema must be valid JSON Schema: a client validates arguments and
+// results with them. The driver recorded them (normalised, `$schema` dropped) in the stdio details;
+// a schema that neither draft-07 nor draft 2020-12 accepts fails the stdio phase, naming the tool.
+import { Ajv } from 'ajv';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import type { PhaseResult } from '../results/types.js';
+
+const SCHEMA_FIELDS = ['inputSchema', 'outputSchema'] as const;
+
+/** The stdio result, failed when a recorded tool schema is not valid JSON Schema; any other result as is. */
+export function checkToolSchemas(result: PhaseResult): PhaseResult {
+  const parity = result.details?.parity;
+  if (result.phase !== 'stdio' || result.verdict !== 'passed' || !isRecord(parity)) return result;
+  const problems: string[] = [];
+  for (const [item, entry] of Object.entries(parity)) {
+    if (!item.startsWith('tool ') || !isRecord(entry)) continue;
+    for (const field of SCHEMA_FIELDS) {
+      const schema = entry[field];
+      // A field too large to keep was replaced by its hash: nothing to compile.
+      if (schema === undefined || (isRecord(schema) && '$truncated' in schema)) continue;
+      const problem = schemaProblem(schema);
+      if (problem) problems.push(`${item}: ${field} is not valid JSON Schema: ${problem}`);
+    }
+  }
+  if (problems.length === 0) return result;
+  return { ...result, verdict: 'failed', step: 'validate tool schemas', message: problems.join('; ') };
+}
+
+function schemaProblem(schema: unknown): string | undefined {
+  if (typeof schema !== 'boolean' && !isRecord(schema)) return `expected an object, got ${JSON.stringify(schema)}`;
+  const errors: string[] = [];
+  for (const ajv of [
+    new Ajv({ strict: false, validateFormats: false, logger: false }),
+    new Ajv2020({ strict: false, validateFormats: false, logger: false }),
+  ]) {
+    try {
+      ajv.compile(schema);
+      return undefined;
+    } catch (error) {
+      errors.push(error instanceof Error ? error.message : String(error));
+    }
+  }
+  return errors[0];
+}
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
