@@ -39,4 +39,12 @@ export default defineConfig({
   },
   bind: { args: ['--transport', 'streamable-http', '--host', '0.0.0.0', '--port', '{port}'] },
   leaks: { graceMs: 10_000 },
+  // The 1.x floor (1.23.0) lists prompt arguments without the zod 4 `.describe()` text that later 1.x
+  // and 2.x carry: a measured SDK difference, not the server's. Every other surface field must match.
+  surface: {
+    allow: [
+      { item: 'prompt draft_note', path: 'arguments[0].description' },
+      { item: 'prompt summarize_note', path: 'arguments[0].description' },
+    ],
+  },
 });

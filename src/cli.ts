@@ -78,6 +78,7 @@ export async function main(argv: string[], log: Logger = createLogger()): Promis
       .option('--concurrency <n>', 'Cells at once (default: CPU count, capped by the cell count)')
       .option('--tarball <file>', 'Use this packed tarball instead of packing (CI fan-out)')
       .option('--keep', 'Keep the cell directories and print how to enter them')
+      .option('--update-surface', 'Write mcp-surface.json (next to the config) from this run instead of comparing with it')
       .option('--publish <file>', 'Replace the table between <!-- mcp-matrix:begin/end --> markers in a Markdown file')
       .option('--progress <mode>', 'default | simple | silent (default: default on a TTY, simple otherwise)')
       .option(
@@ -184,6 +185,7 @@ export async function main(argv: string[], log: Logger = createLogger()): Promis
           ...(concurrency ? { concurrency: Number(concurrency) } : {}),
           cells: list(flags.cell),
           keep: Boolean(flags.keep),
+          updateSurface: Boolean(flags.updateSurface),
           progress: progress as ProgressMode,
           signal: controller.signal,
           junit: true,

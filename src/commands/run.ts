@@ -18,6 +18,7 @@ import { renderPublished, renderTable } from '../reports/markdown.js';
 import { publishToGithub } from './github.js';
 import { renderTerminalFailures } from '../reports/terminal.js';
 import type { Failure } from '../util/result.js';
+import { parseSnapshot, renderSnapshot, snapshotOf, SNAPSHOT_FILE, type SurfaceItems } from '../reports/surface.js';
 
 export const DEFAULT_OUT = 'matrix-results';
 
@@ -34,6 +35,8 @@ export interface RunCommandOptions extends PrepareOptions {
   baseline?: string;
   /** Write the baseline file from this run's failures. */
   updateBaseline?: boolean;
+  /** Write mcp-surface.json (next to the config) from this run's surface instead of comparing with it. */
+  updateSurface?: boolean;
 }
 
 export async function runCommand(options: RunCommandOptions, log: Logger): Promise<number | Failure> {
@@ -80,6 +83,23 @@ async function runAndReport(options: RunCommandOptions, log: Logger): Promise<nu
     registry.cancel();
     return { kind: 'usage', message: badSource };
   }
+  const snapshotFile = path.join(config.dir, SNAPSHOT_FILE);
+  let surfaceSnapshot: SurfaceItems | undefined;
+  if (config.surface === false && options.updateSurface) {
+    registry.cancel();
+    return { kind: 'usage', message: '--update-surface: the config turns the surface check off (`surface: false`)' };
+  }
+  if (config.surface !== false && !options.updateSurface) {
+    const text = await readFile(snapshotFile, 'utf8').catch(() => undefined);
+    if (text !== undefined) {
+      const parsed = parseSnapshot(text);
+      if (!parsed.ok) {
+        registry.cancel();
+        return { kind: 'usage', message: `${snapshotFile}: ${parsed.error}` };
+      }
+      surfaceSnapshot = parsed.items;
+    }
+  }
   let dropHardExit = (): void => {};
   const shown = new Set<string>();
   const result = await runMatrix(config, registry, {
@@ -93,6 +113,7 @@ async function runAndReport(options: RunCommandOptions, log: Logger): Promise<nu
     ...(options.config ? { configFlag: options.config } : {}),
     invocation: invocation(),
     ...(baseline ? { baseline } : {}),
+    ...(surfaceSnapshot ? { surfaceSnapshot } : {}),
     onPlan: (plan) => {
       for (const f of plan.lockstep) shown.add(`lockstep: ${f.message}`);
       for (const f of plan.lockstep)
@@ -144,6 +165,16 @@ async function runAndReport(options: RunCommandOptions, log: Logger): Promise<nu
       log.info(
         `kept ${cell.id}: cd ${cell.cellDir}  (log: .mcp-matrix/driver.log; re-run its phases: node .mcp-matrix/driver/index.js .mcp-matrix/spec.json)`,
       );
+  }
+  for (const f of run.surface?.findings ?? []) log.error(`surface differs: ${f}`);
+  for (const d of run.surface?.drift ?? [])
+    log.error(`surface changed since ${SNAPSHOT_FILE}: ${d}  (commit the change with --update-surface)`);
+  if (options.updateSurface && !run.interrupted) {
+    const items = snapshotOf(run.cells);
+    if (items) {
+      await writeFile(snapshotFile, renderSnapshot(run.plan.package.name, items));
+      log.info(`wrote ${path.relative(options.cwd, snapshotFile) || SNAPSHOT_FILE} (${Object.keys(items).length} items): commit it`);
+    } else log.error(`--update-surface: no stdio run listed a surface; ${SNAPSHOT_FILE} not written`);
   }
   // Lockstep findings were printed once, when the plan resolved.
   for (const w of run.warnings) if (!shown.has(w)) log.warn(w);

@@ -83,6 +83,14 @@ export interface ClientConfig {
   noArguments?: 'empty' | 'omit';
 }
 
+export interface SurfaceConfig {
+  /**
+   * Surface differences that do not fail the run: an item as reports name it (`tool add`, `prompt draft`,
+   * `resource template note`) and optionally a JSON path in it (`inputSchema.required`; its sub-paths match too).
+   */
+  allow?: { item: string; path?: string }[];
+}
+
 export interface MatrixConfig {
   /** Directory to `npm pack`, relative to the config file. @default '.' */
   package?: string;
@@ -104,6 +112,8 @@ export interface MatrixConfig {
   lockstep?: 'error' | 'warn' | 'off';
   /** The driver's MCP client: declared capabilities, roots, how a tool step without arguments is sent. */
   client?: ClientConfig;
+  /** Surface parity across cells and the `mcp-surface.json` snapshot; `false` turns both off. @default {} */
+  surface?: SurfaceConfig | false;
 }
 
 export type ConfigExport = MatrixConfig | Promise<MatrixConfig> | (() => MatrixConfig | Promise<MatrixConfig>);

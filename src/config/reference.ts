@@ -79,4 +79,10 @@ export const CONFIG_REFERENCE: Record<string, string> = {
   'client.roots[].name': 'A name shown to the server.',
   'client.noArguments':
     'A tool step without `arguments`: `empty` sends `arguments: {}` (what hosts such as the Inspector send), `omit` leaves the field out (the spec allows it; SDK 1.30.0–1.31.0 servers reject it). Default: `empty`.',
+  surface:
+    'Surface parity: the tools (title, description, input and output schemas, annotations), resource templates and prompts (with their arguments) every stdio run listed must be identical on every cell, and identical to `mcp-surface.json` next to the config when that file exists (`run --update-surface` writes it). Any difference fails the run. `false` turns both checks off. Default: on.',
+  'surface.allow': 'Differences that do not fail the run (still shown in matrix.md).',
+  'surface.allow[].item': 'The item as reports name it: `tool add`, `resource template note`, `prompt draft`.',
+  'surface.allow[].path':
+    'A JSON path in the item, e.g. `inputSchema.required`; its sub-paths match too. Left out, any difference of the item is allowed.',
 };

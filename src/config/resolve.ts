@@ -44,6 +44,8 @@ export interface ResolvedConfig {
   install: { attempts: number; timeoutMs: number };
   lockstep: 'error' | 'warn' | 'off';
   client: ClientSpec;
+  /** Surface parity and the snapshot (mcp-surface.json next to the config); `false` turns both off. */
+  surface: false | { allow: { item: string; path?: string }[] };
 }
 
 export type ConfigPhase = 'stdio' | 'http' | 'bind' | 'leaks';
@@ -106,6 +108,7 @@ export function resolveConfig(loaded: LoadedConfig, overrides: Overrides = {}, c
     install: { attempts: c.install?.attempts ?? 3, timeoutMs: c.install?.timeoutMs ?? 300_000 },
     lockstep: c.lockstep ?? 'error',
     client: resolveClient(c.client ?? {}),
+    surface: c.surface === false ? false : { allow: c.surface?.allow ?? [] },
   };
 }
 

@@ -124,6 +124,14 @@ export const configSchema = z
       .optional(),
     lockstep: z.enum(['error', 'warn', 'off']).optional(),
     client: client.optional(),
+    surface: z
+      .union([
+        z.literal(false),
+        z.strictObject({
+          allow: z.array(z.strictObject({ item: z.string().min(1), path: z.string().min(1).optional() })).optional(),
+        }),
+      ])
+      .optional(),
   })
   .superRefine(
     (cfg, ctx) => {

@@ -13,6 +13,7 @@ import { run as exec } from '../process/exec.js';
 import { deferCleanup, killAll, onHardExit } from '../process/tracker.js';
 import { RESULTS_SCHEMA_VERSION, type BaselineEntry, type CellResult, type RunResult } from '../results/types.js';
 import { decideRun } from '../reports/verdict.js';
+import { compareSnapshot, surfaceCheck, surfaceFailures, type SurfaceItems } from '../reports/surface.js';
 import { HARNESS_VERSION } from '../version.js';
 import { errorMessage, fail, ok, type Result } from '../util/result.js';
 import { describeInfraError } from '../util/infra.js';
@@ -37,6 +38,8 @@ export interface RunOptions {
   invocation?: string;
   /** Known failures the run is judged with (file as shown to the user). */
   baseline?: { file: string; entries: BaselineEntry[] };
+  /** The committed surface snapshot (mcp-surface.json) the cells must match; absent when there is none. */
+  surfaceSnapshot?: SurfaceItems;
   /** Called once the plan is resolved, before any cell starts. */
   onPlan?(plan: Plan): void;
   /** Called once cells start: `snapshot()` is the run so far (finished cells only), marked interrupted, for a forced exit. */
@@ -94,7 +97,18 @@ export async function runMatrix(config: ResolvedConfig, registry: Registry, opti
       );
     const finished: CellResult[] = [];
     options.onCellsStart?.(() =>
-      assemble(plan, tarball.value, [...finished], selected.value, startedAt, npmVersion, true, commit, options.baseline),
+      assemble(
+        plan,
+        tarball.value,
+        [...finished],
+        selected.value,
+        startedAt,
+        npmVersion,
+        true,
+        commit,
+        options.baseline,
+        options.surfaceSnapshot,
+      ),
     );
     const cells = await runWithProgress(
       selected.value,
@@ -119,7 +133,18 @@ export async function runMatrix(config: ResolvedConfig, registry: Registry, opti
       options.progressLine,
     );
     return ok(
-      assemble(plan, tarball.value, cells, selected.value, startedAt, npmVersion, options.signal.aborted, commit, options.baseline),
+      assemble(
+        plan,
+        tarball.value,
+        cells,
+        selected.value,
+        startedAt,
+        npmVersion,
+        options.signal.aborted,
+        commit,
+        options.baseline,
+        options.surfaceSnapshot,
+      ),
     );
   } finally {
     await packing;
@@ -165,16 +190,20 @@ function assemble(
   interrupted: boolean,
   commit: string | undefined,
   baseline: RunOptions['baseline'],
+  snapshot: SurfaceItems | undefined,
 ): RunResult {
   const finishedAt = new Date();
   const lockstepErrors = plan.lockstep.filter((f) => f.level === 'error').map((f) => `lockstep: ${f.message}`);
   const warnings = plan.lockstep.filter((f) => f.level === 'warning').map((f) => `lockstep: ${f.message}`);
   // A claim that the cells do not cover fails the run when lockstep is 'error'.
   const failing = plan.config.lockstep === 'error' ? lockstepErrors : [];
+  const allow = plan.config.surface === false ? undefined : plan.config.surface.allow;
+  const surface = allow && surfaceCheck(ran, allow, snapshot && compareSnapshot(snapshot, ran, allow));
   const decision = decideRun(ran, interrupted, {
     expected: selected.length,
     lockstepErrors: failing,
     ...(baseline ? { baseline: baseline.entries } : {}),
+    surfaceFailures: surfaceFailures(surface),
   });
   return {
     schemaVersion: RESULTS_SCHEMA_VERSION,
@@ -211,5 +240,6 @@ function assemble(
     warnings: [...lockstepErrors, ...warnings],
     ...(failing.length > 0 ? { lockstepErrors: failing } : {}),
     ...(baseline ? { baseline } : {}),
+    ...(surface ? { surface } : {}),
   };
 }

@@ -77,7 +77,7 @@ export function renderTitle(run: RunResult): string {
     `config ${codeSpan(shortHash(run.plan.configHash))}`,
     ...(run.plan.package.commit ? [`commit ${codeSpan(run.plan.package.commit)}`] : []),
   ].join(' · ');
-  const lines = [title, '', `${countLine(displayCells(run))} · exit code ${run.exitCode}`];
+  const lines = [title, '', `${countLine(displayCells(run))} · exit code ${run.exitCode}`, ...surfaceLines(run)];
   const reasons = runReasons(displayCells(run), run.interrupted, storedFacts(run));
   if (reasons.length > 0) lines.push('', `**Why ${runVerdictLabel(run.verdict)}:** ${reasons.map(mdInline).join('; ')}`);
   const expected = judgeBaseline(displayCells(run), run.baseline?.entries ?? []).expected;
@@ -92,6 +92,28 @@ export function renderTitle(run: RunResult): string {
     lines.push('', 'The run was interrupted: cells and phases without a result are shown as not measured.');
   }
   return lines.join('\n');
+}
+
+/** The surface-parity line (and its findings, allowed differences and snapshot drift) under the headline. */
+export function surfaceLines(run: RunResult): string[] {
+  const s = run.surface;
+  if (!s) return [];
+  const n = s.cells.length;
+  const failing = s.findings.length + (s.drift?.length ?? 0);
+  const snapshot = s.drift === undefined ? '' : s.drift.length === 0 ? ' · snapshot: matches mcp-surface.json' : '';
+  const head =
+    n === 0
+      ? 'surface: not compared (no stdio run listed a surface)'
+      : failing === 0
+        ? `surface: identical on ${n} cell${n === 1 ? '' : 's'}${s.allowed.length ? ` but for ${s.allowed.length} allowed difference${s.allowed.length === 1 ? '' : 's'}` : ''}${snapshot}`
+        : `surface: ${failing} difference${failing === 1 ? '' : 's'} on ${n} cell${n === 1 ? '' : 's'}`;
+  return [
+    '',
+    head,
+    ...s.findings.map((f) => `- differs: ${mdInline(f)}`),
+    ...(s.drift ?? []).map((d) => `- changed since mcp-surface.json: ${mdInline(d)}`),
+    ...s.allowed.map((a) => `- allowed: ${mdInline(a)}`),
+  ];
 }
 
 function countLine(cells: CellResult[]): string {

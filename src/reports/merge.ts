@@ -4,6 +4,7 @@
 
 import { isDeepStrictEqual } from 'node:util';
 import type { CellResult, RunResult } from '../results/types.js';
+import { surfaceCheck, surfaceFailures } from './surface.js';
 import { auditRun, decideRun } from './verdict.js';
 
 export interface MergePiece {
@@ -81,6 +82,11 @@ export function mergeResults(input: readonly MergePiece[]): MergeResult {
   const lockstepErrors = [...new Set(runs.flatMap((r) => r.lockstepErrors ?? []))];
   // Every piece of one fan-out is judged with the same baseline file: the first piece's carries over.
   const baseline = runs.find((r) => r.baseline)?.baseline;
+  // Parity is a claim across cells: recomputed over the merged cells; snapshot drift is per cell.
+  const surfaced = runs.find((r) => r.surface)?.surface;
+  const drift = [...new Set(runs.flatMap((r) => r.surface?.drift ?? []))];
+  const hasSnapshot = runs.some((r) => r.surface?.drift);
+  const surface = surfaced && surfaceCheck(cells, surfaced.allow, hasSnapshot ? drift : undefined);
   const span = Date.parse(finishedAt) - Date.parse(startedAt);
   const versions = [...new Set(runs.map((r) => r.tool.version))];
   const mixed = versions.length > 1 ? [`pieces were produced by different mcp-matrix versions: ${versions.join(', ')}`] : [];
@@ -101,10 +107,12 @@ export function mergeResults(input: readonly MergePiece[]): MergeResult {
         expected: plan.cells.length,
         lockstepErrors,
         ...(baseline ? { baseline: baseline.entries } : {}),
+        surfaceFailures: surfaceFailures(surface),
       }),
       warnings,
       ...(lockstepErrors.length > 0 ? { lockstepErrors } : {}),
       ...(baseline ? { baseline } : {}),
+      ...(surface ? { surface } : {}),
     },
   };
 }

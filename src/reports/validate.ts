@@ -142,6 +142,15 @@ const run = obj({
       entries: arrayOf(obj({ cell: str, phase: oneOf(PHASES), message: optional(str), reason: str, line: num })),
     }),
   ),
+  surface: optional(
+    obj({
+      cells: arrayOf(str),
+      findings: arrayOf(str),
+      allowed: arrayOf(str),
+      allow: arrayOf(obj({ item: str, path: optional(str) })),
+      drift: optional(arrayOf(str)),
+    }),
+  ),
 });
 
 /** Every shape problem of a parsed results.json, empty when it can be rendered. */

@@ -13,6 +13,7 @@ import {
   type RunResult,
   type Verdict,
 } from '../results/types.js';
+import { compareCells, surfaceFailures } from './surface.js';
 
 export interface RunDecision {
   verdict: RunResult['verdict'];
@@ -27,6 +28,8 @@ export interface RunFacts {
   lockstepErrors?: readonly string[];
   /** Known failures: a listed failure does not fail the run; a listed one that no longer fails does (stale). */
   baseline?: readonly BaselineEntry[];
+  /** Surface parity findings and snapshot drift (see surface.ts `surfaceFailures`): each fails the run. */
+  surfaceFailures?: readonly string[];
 }
 
 type JudgedCell = Pick<CellResult, 'id' | 'phases' | 'allowedToFail'>;
@@ -105,7 +108,7 @@ export function decideCellResult(
 
 /**
  * The run's verdict and exit code: 130 when interrupted (or fewer cells finished than were asked
- * for); 1 when any cell failed (not allowed), an allowance is stale, or lockstep errors fail the run;
+ * for); 1 when any cell failed (not allowed), an allowance is stale, lockstep errors fail the run, or the surface differs (cells or snapshot);
  * 3 when a cell was not measured and none failed (or there were no cells); 0 when every required
  * cell passed (allowed failures included).
  */
@@ -121,7 +124,12 @@ export function decideRun(
     cellOutcome('phases' in c ? decideCell('id' in c ? unlisted(c as JudgedCell, baseline) : c.phases) : c.verdict, c.allowedToFail),
   );
   const stale = baseline.length > 0 ? judgeBaseline(judged, baseline).stale : [];
-  if (outcomes.some((o) => o === 'failed' || o === 'stale-allowance') || (facts.lockstepErrors?.length ?? 0) > 0 || stale.length > 0)
+  if (
+    outcomes.some((o) => o === 'failed' || o === 'stale-allowance') ||
+    (facts.lockstepErrors?.length ?? 0) > 0 ||
+    stale.length > 0 ||
+    (facts.surfaceFailures?.length ?? 0) > 0
+  )
     return { verdict: 'failed', exitCode: 1 };
   if (outcomes.length === 0 || outcomes.includes('not-measured')) return { verdict: 'not-measured', exitCode: 3 };
   return { verdict: 'passed', exitCode: 0 };
@@ -145,6 +153,9 @@ export function runReasons(
   const reasons: string[] = [];
   if (interrupted) reasons.push('interrupted');
   for (const e of facts.lockstepErrors ?? []) reasons.push(e.startsWith('lockstep') ? e : `lockstep: ${e}`);
+  const surface = facts.surfaceFailures?.length ?? 0;
+  if (surface)
+    reasons.push(`surface: ${surface} difference${surface > 1 ? 's' : ''} between cells or from mcp-surface.json (listed above)`);
   const stale = measured.filter((c) => cellOutcome(decideCell(c.phases), c.allowedToFail) === 'stale-allowance').map((c) => c.id);
   if (stale.length) reasons.push(`stale allowance: ${stale.join(', ')} passed but ${stale.length > 1 ? 'are' : 'is'} marked allowedToFail`);
   if (missing.length) reasons.push(`missing cell${missing.length > 1 ? 's' : ''}: ${missing.join(', ')} (no result)`);
@@ -171,12 +182,14 @@ export function asInterrupted(run: RunResult): RunResult {
   return run.interrupted ? run : { ...run, interrupted: true, ...decideRun(run.cells, true) };
 }
 
-/** The facts a stored run carries: the cells it was asked for and its lockstep errors. */
-export function storedFacts(run: Pick<RunResult, 'plan' | 'lockstepErrors' | 'baseline'>): RunFacts {
+/** The facts a stored run carries: the cells it was asked for, its lockstep errors, baseline and surface differences. */
+export function storedFacts(run: Pick<RunResult, 'plan' | 'lockstepErrors' | 'baseline' | 'surface'>): RunFacts {
+  const surface = surfaceFailures(run.surface);
   return {
     expected: run.plan.selected?.length ?? run.plan.cells.length,
     ...(run.lockstepErrors ? { lockstepErrors: run.lockstepErrors } : {}),
     ...(run.baseline ? { baseline: run.baseline.entries } : {}),
+    ...(surface.length > 0 ? { surfaceFailures: surface } : {}),
   };
 }
 
@@ -207,6 +220,13 @@ export function auditRun(run: RunResult): string[] {
     if (cell.outcome !== decided.outcome)
       problems.push(
         `${where}: stored outcome "${cell.outcome}", but its phases and the plan's allowedToFail (${ref.allowedToFail}) say "${decided.outcome}"`,
+      );
+  }
+  if (run.surface) {
+    const parity = compareCells(run.cells, run.surface.allow);
+    if (JSON.stringify(parity.findings) !== JSON.stringify(run.surface.findings))
+      problems.push(
+        `run: stored surface findings [${run.surface.findings.join('; ')}], but its cells' surfaces say [${parity.findings.join('; ')}]`,
       );
   }
   const decision = decideRun(run.cells, run.interrupted, storedFacts(run));

@@ -151,6 +151,8 @@ export interface RunResult {
   lockstepErrors?: string[];
   /** The baseline of known failures the run was judged with (`--baseline`, default mcp-matrix.baseline.json). */
   baseline?: { file: string; entries: BaselineEntry[] };
+  /** Surface parity across the cells and drift from the snapshot; absent with `surface: false`. */
+  surface?: SurfaceCheck;
 }
 
 /** A known failure: cell × phase, optionally only when the message matches `message` (a regular expression). */
@@ -161,4 +163,23 @@ export interface BaselineEntry {
   reason: string;
   /** The line of the baseline file the entry starts on (to name the line to delete). */
   line: number;
+}
+
+/** A surface difference the config allows: an item (`tool add`) and, optionally, a JSON path in it. */
+export interface SurfaceAllowance {
+  item: string;
+  path?: string;
+}
+
+export interface SurfaceCheck {
+  /** Ids of the cells whose stdio run recorded a surface (the ones compared). */
+  cells: string[];
+  /** Differences between cells the config does not allow: each fails the run. */
+  findings: string[];
+  /** Differences the config allows: shown, never failing. */
+  allowed: string[];
+  /** The config's allowances, so that merge recomputes parity across pieces the same way. */
+  allow: SurfaceAllowance[];
+  /** Differences from the committed mcp-surface.json (absent when there is none): each fails the run. */
+  drift?: string[];
 }

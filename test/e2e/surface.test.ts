@@ -1,0 +1,98 @@
+// Surface parity and the surface snapshot through the real CLI: a server whose add tool loses `b` from
+// its required list on 2.x fails the run naming the field; the snapshot round-trips, and a changed
+// schema fails with a diff.
+import { cp, readFile, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { cli, readResults, ROOT, tempDir, writeConfig } from './helpers/cli.js';
+
+const dirs: string[] = [];
+afterAll(async () => {
+  await Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true })));
+});
+
+async function run(config: string, extra: string[] = []) {
+  const outDir = await tempDir('mm-surface-out-');
+  dirs.push(outDir);
+  const out = await cli(['run', '--config', config, '--out', outDir, '--progress', 'silent', ...extra], { timeoutMs: 300_000 });
+  const results = await readResults(outDir).catch(() => undefined);
+  const md = await readFile(path.join(outDir, 'matrix.md'), 'utf8').catch(() => '');
+  return { out, results, md };
+}
+
+const PARITY_FINDING = /^tool add: inputSchema\.required \['a','b'\] on latest-1 \(1\.\d+\.\d+\); \['a'\] on latest-2 \(2\.\d+\.\d+\)$/;
+
+describe('surface parity (fixtures/broken/surface-parity: 1.x and 2.x)', () => {
+  it('fails the run with exit 1 naming the item, the JSON path and the cells, while every cell passes', async () => {
+    const { out, results, md } = await run('fixtures/broken/surface-parity/matrix.config.ts');
+    expect(results, out.stderr).toBeDefined();
+    expect(results!.cells.map((c) => [c.id, c.verdict])).toEqual([
+      ['latest-1', 'passed'],
+      ['latest-2', 'passed'],
+    ]);
+    expect(results!.surface!.findings).toHaveLength(1);
+    expect(results!.surface!.findings[0]).toMatch(PARITY_FINDING);
+    expect(results!).toMatchObject({ verdict: 'failed', exitCode: 1 });
+    expect(out.code).toBe(1);
+    expect(md).toMatch(/\n\nsurface: 1 difference on 2 cells\n- differs: tool add: inputSchema\.required/);
+    expect(out.stdout + out.stderr).toMatch(/surface differs: tool add: inputSchema\.required \['a','b'\] on latest-1/);
+  }, 400_000);
+
+  it('passes when the config allows exactly that path, and shows it as allowed', async () => {
+    const dir = await tempDir('mm-surface-allow-');
+    dirs.push(dir);
+    const config = await writeConfig(
+      dir,
+      `{ package: ${JSON.stringify(path.join(ROOT, 'fixtures/broken/surface-parity'))},
+         cells: [{ pin: 'latest@1' }, { pin: 'latest@2' }],
+         stdio: { expect: { tools: ['echo', 'add'] } }, http: false, bind: false, leaks: { graceMs: 3000 }, lockstep: 'off',
+         surface: { allow: [{ item: 'tool add', path: 'inputSchema.required' }] } }`,
+    );
+    const { out, results, md } = await run(config);
+    expect(results, out.stderr).toBeDefined();
+    expect(results!.surface).toMatchObject({ findings: [], allowed: [expect.stringMatching(PARITY_FINDING)] });
+    expect(out.code).toBe(0);
+    expect(md).toMatch(/surface: identical on 2 cells but for 1 allowed difference\n- allowed: tool add/);
+  }, 400_000);
+});
+
+describe('surface snapshot (a copy of fixtures/broken/_base)', () => {
+  it('round-trips: --update-surface writes mcp-surface.json, a clean run passes, a changed schema fails with a diff', async () => {
+    const dir = await tempDir('mm-surface-snap-');
+    dirs.push(dir);
+    const pkg = path.join(dir, 'pkg');
+    await cp(path.join(ROOT, 'fixtures/broken/_base/bin'), path.join(pkg, 'bin'), { recursive: true });
+    await cp(path.join(ROOT, 'fixtures/broken/_base/package.json'), path.join(pkg, 'package.json'));
+    const config = await writeConfig(
+      dir,
+      `{ package: './pkg', cells: [{ pin: 'latest@1' }], stdio: { expect: { tools: ['echo', 'add'] } },
+         http: false, bind: false, leaks: { graceMs: 3000 }, lockstep: 'off' }`,
+    );
+    const snapshotFile = path.join(dir, 'mcp-surface.json');
+
+    const update = await run(config, ['--update-surface']);
+    expect(update.out.code, update.out.stderr).toBe(0);
+    const snapshot = JSON.parse(await readFile(snapshotFile, 'utf8'));
+    expect(snapshot.items['tool add'].inputSchema.required).toEqual(['a', 'b']);
+    expect(update.out.stdout + update.out.stderr).toMatch(/wrote .*mcp-surface\.json \(2 items\): commit it/);
+
+    const clean = await run(config);
+    expect(clean.out.code, clean.out.stderr).toBe(0);
+    expect(clean.results!.surface!.drift).toEqual([]);
+    expect(clean.md).toContain('surface: identical on 1 cell · snapshot: matches mcp-surface.json');
+
+    // The next release makes b optional: its schema loses b from `required`.
+    const server = path.join(pkg, 'bin/server.js');
+    const source = await readFile(server, 'utf8');
+    expect(source).toContain('b: z.number() }');
+    await writeFile(server, source.replace('b: z.number() }', 'b: z.number().optional() }'));
+    const changed = await run(config);
+    expect(changed.out.code, changed.out.stderr).toBe(1);
+    expect(changed.results!.cells[0]!.verdict).toBe('passed');
+    expect(changed.results!.surface!.drift).toEqual(["tool add: inputSchema.required ['a','b'] → ['a'] (latest-1)"]);
+    expect(changed.md).toContain("- changed since mcp-surface.json: tool add: inputSchema.required \\['a','b'\\] → \\['a'\\] (latest-1)");
+    expect(changed.out.stdout + changed.out.stderr).toContain(
+      "surface changed since mcp-surface.json: tool add: inputSchema.required ['a','b'] → ['a'] (latest-1)",
+    );
+  }, 600_000);
+});
