@@ -1,4 +1,5 @@
 // Under GitHub Actions: the table goes to the step summary, failures become annotations, cells are folded groups.
+// MCP_MATRIX_PIECE=1 (the fan-out's cell jobs) keeps only the groups.
 import { appendFile } from 'node:fs/promises';
 import type { Logger } from '../logger.js';
 import type { RunResult } from '../results/types.js';
@@ -10,6 +11,9 @@ export async function publishToGithub(run: RunResult, log: Logger, env: NodeJS.P
     const lines = cell.phases.map((p) => `${p.phase}: ${p.verdict}${p.message ? ` · ${p.message}` : ''}`);
     for (const line of groupLines(`mcp-matrix ${cell.id} (${cell.version}): ${cell.outcome}`, lines)) log.info(line);
   }
+  // A cell job of the fan-out writes only its piece (and its log groups): `merge` alone annotates and
+  // writes the step summary, once for the whole matrix.
+  if (env.MCP_MATRIX_PIECE === '1') return;
   for (const line of renderAnnotations(run)) log.info(line);
   if (env.GITHUB_STEP_SUMMARY) await appendFile(env.GITHUB_STEP_SUMMARY, `${renderStepSummary(run)}\n`);
 }

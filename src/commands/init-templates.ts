@@ -154,17 +154,25 @@ on:
 permissions:
   contents: read
 
+# One run per ref at a time: a new push cancels the older run of the same branch or pull request.
+concurrency:
+  group: mcp-matrix-\${{ github.workflow }}-\${{ github.ref }}
+  cancel-in-progress: true
+
 env:
   CONFIG: matrix.config.ts
+  # Extra environment for the servers: set it here (secrets as \${{ secrets.NAME }}) and give it to them in
+  # the config, e.g. env: { API_KEY: process.env.API_KEY ?? '' }.
 
 jobs:
   plan:
     runs-on: ubuntu-latest
+    timeout-minutes: 15
     outputs:
       matrix: \${{ steps.plan.outputs.matrix }}
     steps:
-      - uses: actions/checkout@v4
-      - uses: actions/setup-node@v4
+      - uses: actions/checkout@v6
+      - uses: actions/setup-node@v6
         with:
           node-version: 20
           cache: npm
@@ -176,17 +184,20 @@ jobs:
 
   pack:
     runs-on: ubuntu-latest
+    timeout-minutes: 15
     steps:
-      - uses: actions/checkout@v4
-      - uses: actions/setup-node@v4
+      - uses: actions/checkout@v6
+      - uses: actions/setup-node@v6
         with:
           node-version: 20
           cache: npm
       - run: npm ci
+      # A TypeScript server's tarball must contain its build (dist/): build before packing.
+      - run: npm run build --if-present
       - run: |
           mkdir -p package-tarball
           npm pack --pack-destination package-tarball
-      - uses: actions/upload-artifact@v4
+      - uses: actions/upload-artifact@v7
         with:
           name: package-tarball
           path: package-tarball/*.tgz
@@ -196,25 +207,28 @@ jobs:
     name: cell \${{ matrix.id }} (\${{ matrix.version }})
     needs: [plan, pack]
     runs-on: ubuntu-latest
+    timeout-minutes: 30
     strategy:
       fail-fast: false
       matrix: \${{ fromJSON(needs.plan.outputs.matrix) }}
     steps:
-      - uses: actions/checkout@v4
-      - uses: actions/setup-node@v4
+      - uses: actions/checkout@v6
+      - uses: actions/setup-node@v6
         with:
           node-version: 20
           cache: npm
       - run: npm ci
-      - uses: actions/download-artifact@v4
+      - uses: actions/download-artifact@v8
         with:
           name: package-tarball
           path: package-tarball
       - env:
           CELL: \${{ matrix.id }}
+          # A piece of the fan-out: merge alone writes the annotations and the step summary.
+          MCP_MATRIX_PIECE: '1'
         run: npx --no-install mcp-matrix run --config "$CONFIG" --cell "$CELL" --tarball "$(ls package-tarball/*.tgz)" --out "cell-results/$CELL" --progress simple
       - if: always()
-        uses: actions/upload-artifact@v4
+        uses: actions/upload-artifact@v7
         with:
           name: mcp-matrix-cell-\${{ matrix.id }}
           path: cell-results/\${{ matrix.id }}
@@ -224,21 +238,22 @@ jobs:
     needs: [plan, cell]
     if: always()
     runs-on: ubuntu-latest
+    timeout-minutes: 15
     steps:
-      - uses: actions/checkout@v4
-      - uses: actions/setup-node@v4
+      - uses: actions/checkout@v6
+      - uses: actions/setup-node@v6
         with:
           node-version: 20
           cache: npm
       - run: npm ci
-      - uses: actions/download-artifact@v4
+      - uses: actions/download-artifact@v8
         with:
           pattern: mcp-matrix-cell-*
           path: cell-results
       # The gate: a planned cell without results (or one from another plan) fails here.
       - run: npx --no-install mcp-matrix merge cell-results/*/results.json --out matrix-results
       - if: always()
-        uses: actions/upload-artifact@v4
+        uses: actions/upload-artifact@v7
         with:
           name: mcp-matrix-results
           path: matrix-results

