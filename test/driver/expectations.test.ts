@@ -106,6 +106,8 @@ describe('subsetMismatch: shapes', () => {
     expect(subsetMismatch({ a: 1 }, 5)).toBe('$: expected an object, got 5');
     expect(subsetMismatch([1], null)).toBe('$: expected an array, got null');
     expect(subsetMismatch([1], { 0: 1 })).toBe('$: expected an array');
+    expect(subsetMismatch({ a: null }, { a: null })).toBeNull();
+    expect(subsetMismatch({ a: null }, { a: 1 })).toBe('$.a: expected null, got 1');
   });
 
   it('looks past the first matching item and key', () => {
