@@ -7,6 +7,10 @@ import { exportTargets, missingFromTarball } from '../../src/cells/tarball-files
 const dir = mkdtempSync(path.join(tmpdir(), 'mm-tarball-files-'));
 mkdirSync(path.join(dir, 'dist'));
 writeFileSync(path.join(dir, 'dist/index.js'), '');
+for (const f of ['data.json', 'native.node', 'j/index.json', 'n/index.node']) {
+  mkdirSync(path.dirname(path.join(dir, f)), { recursive: true });
+  writeFileSync(path.join(dir, f), '');
+}
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('missingFromTarball', () => {
@@ -24,7 +28,28 @@ describe('missingFromTarball', () => {
   });
 });
 
+describe('missingFromTarball: main resolves as CommonJS does', () => {
+  it.each(['dist/index', 'dist', 'data', 'native', 'j', 'n', './dist/index.js'])('main %s is found', (main) => {
+    expect(missingFromTarball(dir, { main })).toBeUndefined();
+  });
+
+  it('a Windows-style path is named with forward slashes', () => {
+    expect(missingFromTarball(dir, { bin: { x: '.\\bin\\x.js' } })).toBe(
+      'bin bin/x.js is missing from the tarball: run the build before npm pack (e.g. a "prepack" script)',
+    );
+  });
+});
+
 describe('exportTargets', () => {
+  it('a string is the root export; conditions keep their subpath', () => {
+    expect(exportTargets('./x.js')).toEqual([['.', './x.js']]);
+    expect(exportTargets({ '.': { import: './a.mjs', require: './a.cjs' }, './sub': './s.js' })).toEqual([
+      ['.', './a.mjs'],
+      ['.', './a.cjs'],
+      ['./sub', './s.js'],
+    ]);
+  });
+
   it('follows arrays of targets, skips null targets and targets that do not start with ./', () => {
     expect(exportTargets({ '.': ['./a.js', './b.js'] })).toEqual([
       ['.', './a.js'],
