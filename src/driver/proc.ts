@@ -41,19 +41,24 @@ function readCmdline(pid: number): string {
   }
 }
 
-/** Live (non-zombie) members of a process group; zombies may never be reaped inside a container. */
-export function groupMembers(pgid: number): ProcInfo[] | null {
+/** Every pid /proc lists, or null when /proc cannot answer. */
+function allPids(): number[] | null {
   if (!procAvailable()) return null;
-  let entries: string[];
   try {
-    entries = readdirSync('/proc');
+    return readdirSync('/proc')
+      .filter((name) => /^\d+$/.test(name))
+      .map(Number);
   } catch {
     return null;
   }
+}
+
+/** Live (non-zombie) members of a process group; zombies may never be reaped inside a container. */
+export function groupMembers(pgid: number): ProcInfo[] | null {
+  const pids = allPids();
+  if (!pids) return null;
   const out: ProcInfo[] = [];
-  for (const name of entries) {
-    if (!/^\d+$/.test(name)) continue;
-    const pid = Number(name);
+  for (const pid of pids) {
     const stat = readStat(pid);
     if (!stat || stat.pgrp !== pgid || stat.state === 'Z' || stat.state === 'X') continue;
     out.push({ pid, state: stat.state, cmdline: readCmdline(pid) });
@@ -196,17 +201,10 @@ export interface Carrier extends ProcInfo {
  * null without /proc. `also` names further variables to read back (attribution).
  */
 export function carriers(name: string, value?: string, also: string[] = []): Carrier[] | null {
-  if (!procAvailable()) return null;
-  let entries: string[];
-  try {
-    entries = readdirSync('/proc');
-  } catch {
-    return null;
-  }
+  const pids = allPids();
+  if (!pids) return null;
   const out: Carrier[] = [];
-  for (const entry of entries) {
-    if (!/^\d+$/.test(entry)) continue;
-    const pid = Number(entry);
+  for (const pid of pids) {
     if (pid === process.pid) continue;
     const env = environOf(pid);
     const found = env?.get(name);

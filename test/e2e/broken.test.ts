@@ -3,8 +3,9 @@
 import { rm } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PhaseName, RunResult } from '../../src/results/types.js';
-import { cli, readResults, tempDir, type CliOutcome } from './helpers/cli.js';
-import { processesMentioning, runDirsHolding } from './helpers/procs.js';
+import type { CliOutcome } from './helpers/cli.js';
+import { runFixture, type FixtureRun } from './helpers/fixture-run.js';
+import { processesMentioning } from './helpers/procs.js';
 
 interface Case {
   fixture: string;
@@ -141,41 +142,18 @@ const CASES: Case[] = [
   },
 ];
 
-interface Run {
-  out: CliOutcome;
-  results?: RunResult;
-  ms: number;
-  leftoverDirs: string[];
-  leftoverProcs: string[];
-}
-
-const runs = new Map<string, Run>();
+const runs = new Map<string, FixtureRun>();
 const dirs: string[] = [];
-
-async function runFixture(fixture: string): Promise<Run> {
-  const outDir = await tempDir(`mm-broken-${fixture}-`);
-  dirs.push(outDir);
-  const started = Date.now();
-  const out = await cli(['run', '--config', `fixtures/broken/${fixture}/matrix.config.ts`, '--out', outDir, '--progress', 'silent'], {
-    timeoutMs: 240_000,
-  });
-  const ms = Date.now() - started;
-  const results = await readResults(outDir).catch(() => undefined);
-  const pkg = `broken-${fixture}`;
-  return {
-    out,
-    ...(results ? { results } : {}),
-    ms,
-    leftoverDirs: runDirsHolding(pkg),
-    leftoverProcs: processesMentioning(`node_modules/${pkg}/`).map((p) => `${p.pid} ${p.cmdline}`),
-  };
-}
 
 beforeAll(async () => {
   // Two at a time on a 2-core machine: most of a run is npm install and waiting on servers.
   const queue = ['_base', ...CASES.map((c) => c.fixture)];
   const worker = async (): Promise<void> => {
-    for (let f = queue.shift(); f !== undefined; f = queue.shift()) runs.set(f, await runFixture(f));
+    for (let f = queue.shift(); f !== undefined; f = queue.shift()) {
+      const run = await runFixture(f);
+      dirs.push(run.outDir);
+      runs.set(f, run);
+    }
   };
   await Promise.all([worker(), worker()]);
 }, 900_000);

@@ -4,8 +4,7 @@
 import { rm } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PhaseResult, RunResult, SdkRuntime } from '../../src/results/types.js';
-import { cli, readResults, tempDir, type CliOutcome } from './helpers/cli.js';
-import { processesMentioning, runDirsHolding } from './helpers/procs.js';
+import { runFixture, type FixtureRun } from './helpers/fixture-run.js';
 
 interface Case {
   fixture: string;
@@ -95,36 +94,17 @@ const CASES: Case[] = [
   },
 ];
 
-interface Run {
-  out: CliOutcome;
-  results?: RunResult;
-  leftoverDirs: string[];
-  leftoverProcs: string[];
-}
-
-const runs = new Map<string, Run>();
+const runs = new Map<string, FixtureRun>();
 const dirs: string[] = [];
-
-async function runFixture(fixture: string): Promise<Run> {
-  const outDir = await tempDir(`mm-identity-${fixture}-`);
-  dirs.push(outDir);
-  const out = await cli(['run', '--config', `fixtures/broken/${fixture}/matrix.config.ts`, '--out', outDir, '--progress', 'silent'], {
-    timeoutMs: 240_000,
-  });
-  const results = await readResults(outDir).catch(() => undefined);
-  const pkg = `broken-${fixture}`;
-  return {
-    out,
-    ...(results ? { results } : {}),
-    leftoverDirs: runDirsHolding(pkg),
-    leftoverProcs: processesMentioning(`node_modules/${pkg}/`).map((p) => `${p.pid} ${p.cmdline}`),
-  };
-}
 
 beforeAll(async () => {
   const queue = CASES.map((c) => c.fixture);
   const worker = async (): Promise<void> => {
-    for (let f = queue.shift(); f !== undefined; f = queue.shift()) runs.set(f, await runFixture(f));
+    for (let f = queue.shift(); f !== undefined; f = queue.shift()) {
+      const run = await runFixture(f, 'mm-identity');
+      dirs.push(run.outDir);
+      runs.set(f, run);
+    }
   };
   await Promise.all([worker(), worker()]);
 }, 900_000);

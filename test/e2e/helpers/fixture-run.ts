@@ -12,8 +12,8 @@ export interface FixtureRun {
   leftoverProcs: string[];
 }
 
-export async function runFixture(fixture: string): Promise<FixtureRun> {
-  const outDir = await tempDir(`mm-broken-${fixture}-`);
+export async function runFixture(fixture: string, prefix = 'mm-broken'): Promise<FixtureRun> {
+  const outDir = await tempDir(`${prefix}-${fixture}-`);
   const started = Date.now();
   const out = await cli(['run', '--config', `fixtures/broken/${fixture}/matrix.config.ts`, '--out', outDir, '--progress', 'silent'], {
     timeoutMs: 240_000,
