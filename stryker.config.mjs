@@ -8,7 +8,7 @@ export default {
   mutate: [
     'src/driver/phases/*.ts',
     'src/driver/expectations.ts',
-    'src/reports/verdict.ts',
+    'src/results/verdict.ts',
     'src/cells/environment.ts',
     'src/cells/sdk-tree.ts',
     'src/cells/tarball-files.ts',

@@ -8,7 +8,7 @@ import semver from 'semver';
 import { SDK_RUNTIME_DETAIL } from '../driver/sdk-load.js';
 import type { Tarball } from '../pack/pack.js';
 import type { EnvironmentEvidence, PhaseResult, SdkRuntime } from '../results/types.js';
-import { decideCell } from '../reports/verdict.js';
+import { decideCell } from '../results/verdict.js';
 import { findSdkCopies, readVersion, resolveFrom } from './sdk-tree.js';
 import { missingFromTarball, type Manifest } from './tarball-files.js';
 

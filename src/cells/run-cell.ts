@@ -6,7 +6,7 @@ import type { DriverSpec } from '../driver/protocol.js';
 import type { Plan, PlannedCell } from '../plan/plan.js';
 import type { Tarball } from '../pack/pack.js';
 import { PHASES, type CellResult, type PhaseName, type PhaseResult } from '../results/types.js';
-import { decideCellResult } from '../reports/verdict.js';
+import { decideCellResult } from '../results/verdict.js';
 import { installDriver, runDriver, type DriverHooks } from './driver-launch.js';
 import { judgeRuntimeSdk, verifyEnvironment, withRuntimeSdk } from './environment.js';
 import { installCell } from './install.js';

@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { Logger } from '../logger.js';
 import { parseResults } from '../reports/json.js';
 import { renderTable } from '../reports/markdown.js';
-import { auditRun } from '../reports/verdict.js';
+import { auditRun } from '../results/verdict.js';
 import { checkOutDir, writeReports } from '../reports/write.js';
 import type { Failure } from '../util/result.js';
 

@@ -8,7 +8,7 @@ import { runMatrix } from '../orchestrator/run-matrix.js';
 import type { ProgressMode } from '../orchestrator/progress.js';
 import { publishInto } from '../reports/publish.js';
 import { checkOutDir, writeReports, writeReportsSync } from '../reports/write.js';
-import { asInterrupted, decideRun, storedFacts } from '../reports/verdict.js';
+import { asInterrupted, decideRun, storedFacts } from '../results/verdict.js';
 import { baselineFromRun, DEFAULT_BASELINE, parseBaseline, readBaseline, renderBaseline } from '../reports/baseline.js';
 import type { BaselineEntry } from '../results/types.js';
 import type { ResolvedConfig } from '../config/resolve.js';
@@ -18,7 +18,7 @@ import { renderPublished, renderTable } from '../reports/markdown.js';
 import { publishToGithub } from './github.js';
 import { renderTerminalFailures } from '../reports/terminal.js';
 import type { Failure } from '../util/result.js';
-import { parseSnapshot, renderSnapshot, snapshotOf, SNAPSHOT_FILE, type SurfaceItems } from '../reports/surface.js';
+import { parseSnapshot, renderSnapshot, snapshotOf, SNAPSHOT_FILE, type SurfaceItems } from '../results/surface.js';
 
 export const DEFAULT_OUT = 'matrix-results';
 

@@ -1,5 +1,5 @@
 // The user-facing config types. `defineConfig` is an identity function: it exists for autocompletion.
-import type { Step, SurfaceExpectation } from '../driver/protocol.js';
+import type { Step, SurfaceExpectation } from './types.js';
 
 export type { Step, SurfaceExpectation };
 

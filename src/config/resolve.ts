@@ -1,7 +1,7 @@
 // Apply defaults once; nothing downstream reads the raw config.
 import { createHash } from 'node:crypto';
 import path from 'node:path';
-import type { ClientSpec } from '../driver/protocol.js';
+import type { ClientSpec } from './types.js';
 import type { CellConfig, MajorRecipe, MatrixConfig, Step, SurfaceExpectation } from './define.js';
 import { cellIdFromPin } from './schema.js';
 import { DEFAULT_MAJORS } from './majors.js';

@@ -5,7 +5,8 @@ import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { run } from '../process/exec.js';
 import { errorMessage, fail, ok, type Result } from '../util/result.js';
-import { infraCause, MACHINE_CODES, machineCodeIn, npmJsonError } from '../util/infra.js';
+import { infraCause, MACHINE_CODES, machineCodeIn } from '../util/infra.js';
+import { npmJsonError } from '../npm/errors.js';
 
 export interface Tarball {
   file: string;

@@ -1,6 +1,6 @@
 // Registry metadata, fetched once per package per run: every version and its peer ranges.
 import { run } from '../process/exec.js';
-import { classifyNpmError } from '../cells/install.js';
+import { classifyNpmError } from '../npm/errors.js';
 import { errorMessage, fail, ok, type Result } from '../util/result.js';
 
 export interface PackageMeta {

@@ -4,7 +4,7 @@
 import type { CellResult, PhaseResult, RunResult } from '../results/types.js';
 import { PHASES } from '../results/types.js';
 import { cleanText, fenced, mdInline, seconds } from './format.js';
-import { cellOutcome } from './verdict.js';
+import { cellOutcome } from '../results/verdict.js';
 import { displayCells, handleText, phaseLabel, pinLabel, problemPhases } from './view.js';
 
 /** Every failure section, under `## Failures`; empty when nothing failed. */

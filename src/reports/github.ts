@@ -6,7 +6,7 @@ import { PHASES } from '../results/types.js';
 import { cleanText } from './format.js';
 import { renderFailures } from './failures.js';
 import { renderTable, renderTitle, renderWarnings } from './markdown.js';
-import { baselineMatches, cellOutcome, judgeBaseline } from './verdict.js';
+import { baselineMatches, cellOutcome, judgeBaseline } from '../results/verdict.js';
 import { displayCells, pinLabel, problemPhases } from './view.js';
 
 /** The table and the failure sections (no environment: that stays in matrix.md). */

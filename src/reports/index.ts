@@ -11,8 +11,6 @@ export { publishInto, BEGIN_MARKER, END_MARKER } from './publish.js';
 export type { PublishResult } from './publish.js';
 export { mergeResults } from './merge.js';
 export type { MergePiece, MergeResult } from './merge.js';
-export { asInterrupted, auditRun, cellOutcome, decideCell, decideCellResult, decideRun, storedFacts } from './verdict.js';
-export type { RunDecision, RunFacts } from './verdict.js';
 export { writeReports, RESULTS_FILE, MARKDOWN_FILE, JUNIT_FILE } from './write.js';
 export type { WriteOptions } from './write.js';
 export { validateRun } from './validate.js';

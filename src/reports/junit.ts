@@ -4,7 +4,7 @@
 import type { CellResult, PhaseResult, RunResult } from '../results/types.js';
 import { PHASES } from '../results/types.js';
 import { xmlAttr, xmlText } from './format.js';
-import { cellOutcome } from './verdict.js';
+import { cellOutcome } from '../results/verdict.js';
 import { displayCells, handleText, phaseOf, pinLabel } from './view.js';
 
 const secs = (ms: number): string => (Math.max(0, ms) / 1000).toFixed(3);

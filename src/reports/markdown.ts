@@ -5,7 +5,7 @@ import type { CellResult, RunResult } from '../results/types.js';
 import { renderEnvironment } from './environment.js';
 import { renderFailures } from './failures.js';
 import { codeSpan, mdInline, seconds, shortHash } from './format.js';
-import { cellOutcome, judgeBaseline, runReasons, storedFacts } from './verdict.js';
+import { cellOutcome, judgeBaseline, runReasons, storedFacts } from '../results/verdict.js';
 import { allowanceNote, displayCells, httpLabel, leaksLabel, phaseLabel, phaseOf, pinLabel, runVerdictLabel } from './view.js';
 
 interface Column {

@@ -4,8 +4,8 @@
 
 import { isDeepStrictEqual } from 'node:util';
 import type { CellResult, RunResult } from '../results/types.js';
-import { surfaceCheck, surfaceFailures } from './surface.js';
-import { auditRun, decideRun } from './verdict.js';
+import { surfaceCheck, surfaceFailures } from '../results/surface.js';
+import { auditRun, decideRun } from '../results/verdict.js';
 
 export interface MergePiece {
   /** Where the piece came from (named in errors). */

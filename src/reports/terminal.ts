@@ -3,7 +3,7 @@
 // here), then how to reproduce the cell. Lines only; the CLI hands them to the logger.
 
 import type { BaselineEntry, CellResult, PhaseResult, RunResult } from '../results/types.js';
-import { baselineMatches, judgeBaseline } from './verdict.js';
+import { baselineMatches, judgeBaseline } from '../results/verdict.js';
 import { cleanText } from './format.js';
 
 /** At most this many stderr lines per phase, each cut to this many characters. */

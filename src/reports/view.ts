@@ -2,7 +2,7 @@
 // JUnit file and the annotations never disagree about a cell.
 
 import type { CellResult, LeakedHandle, PhaseName, PhaseResult, PlannedCellRef, RunResult } from '../results/types.js';
-import { cellOutcome } from './verdict.js';
+import { cellOutcome } from '../results/verdict.js';
 
 /**
  * The cells to show, in plan order. A planned cell with no result (interrupted run, lost piece) is

@@ -49,20 +49,3 @@ export async function freeBytes(dir: string): Promise<number | undefined> {
 export function megabytes(bytes: number): string {
   return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 }
-
-/** npm's structured error (`--json` prints `{ "error": { code, summary, detail } }` on stdout). */
-export function npmJsonError(stdout: string): { code?: string; summary?: string } | undefined {
-  const start = stdout.indexOf('{');
-  if (start < 0) return undefined;
-  try {
-    const parsed = JSON.parse(stdout.slice(start)) as { error?: { code?: unknown; summary?: unknown } };
-    const e = parsed.error;
-    if (!e || typeof e !== 'object') return undefined;
-    return {
-      ...(typeof e.code === 'string' ? { code: e.code } : {}),
-      ...(typeof e.summary === 'string' ? { summary: e.summary } : {}),
-    };
-  } catch {
-    return undefined;
-  }
-}

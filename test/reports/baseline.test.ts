@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import { baselineFromRun, parseBaseline, renderBaseline } from '../../src/reports/baseline.js';
-import { auditRun, decideRun, judgeBaseline, runReasons } from '../../src/reports/verdict.js';
+import { auditRun, decideRun, judgeBaseline, runReasons } from '../../src/results/verdict.js';
 import { FOUR_CELLS, makeRun } from './helpers/make-run.js';
 
 const [floor, v1] = FOUR_CELLS;

@@ -1,8 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import type { Verdict } from '../../src/results/types.js';
-import { asInterrupted, auditRun, cellOutcome, decideCell, decideRun } from '../../src/reports/index.js';
-import { runReasons } from '../../src/reports/verdict.js';
-import { FOUR_CELLS, makeRun } from './helpers/make-run.js';
+import { asInterrupted, auditRun, cellOutcome, decideCell, decideRun, runReasons } from '../../src/results/verdict.js';
+import { FOUR_CELLS, makeRun } from '../reports/helpers/make-run.js';
 
 const cell = (verdict: Verdict, allowedToFail = false) => ({ verdict, allowedToFail });
 

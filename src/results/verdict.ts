@@ -12,7 +12,7 @@ import {
   type PhaseResult,
   type RunResult,
   type Verdict,
-} from '../results/types.js';
+} from './types.js';
 import { compareCells, surfaceFailures } from './surface.js';
 
 export interface RunDecision {

@@ -2,7 +2,7 @@
 // prompts; normalised by the driver) must be the same on every cell, and the same as the committed
 // mcp-surface.json when there is one. Each difference names the item, the JSON path and the cells.
 
-import type { CellResult, SurfaceAllowance, SurfaceCheck } from '../results/types.js';
+import type { CellResult, SurfaceAllowance, SurfaceCheck } from './types.js';
 
 export type SurfaceItems = Record<string, unknown>;
 

@@ -2,7 +2,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { classifyNpmError, machineCause, npmJsonError } from '../../src/cells/install.js';
+import { classifyNpmError, machineCause, npmJsonError } from '../../src/npm/errors.js';
 
 describe('classifyNpmError', () => {
   it.each([

@@ -1,9 +1,9 @@
 import { describe, expect, test } from 'vitest';
 import type { RunResult } from '../../src/results/types.js';
 import { mergeResults, renderMarkdown } from '../../src/reports/index.js';
-import { compareCells, compareSnapshot, isAllowed, parseSnapshot, surfaceCheck, surfaceFailures } from '../../src/reports/surface.js';
-import { auditRun, decideRun, storedFacts } from '../../src/reports/verdict.js';
-import { makeRun, pieceOf, type CellSpec } from './helpers/make-run.js';
+import { compareCells, compareSnapshot, isAllowed, parseSnapshot, surfaceCheck, surfaceFailures } from '../../src/results/surface.js';
+import { auditRun, decideRun, storedFacts } from '../../src/results/verdict.js';
+import { makeRun, pieceOf, type CellSpec } from '../reports/helpers/make-run.js';
 
 const add = (required?: string[]) => ({
   description: 'Add two numbers',

@@ -1,0 +1,36 @@
+// The public shapes a config author writes (steps, expectations, the client), shared by the config,
+// the plan and the driver's protocol. Type-only: nothing here exists at run time.
+
+/** One scripted interaction run in the stdio phase (and the first tool step in the http phase). */
+export type Step =
+  | {
+      tool: string;
+      arguments?: Record<string, unknown>;
+      expect?: {
+        /** Expect the result's `isError` flag to be exactly this (default false). */
+        isError?: boolean;
+        /** Substring that must appear in the joined text content. */
+        text?: string;
+        /** Subset that `structuredContent` must contain (deep partial match). */
+        structuredContent?: Record<string, unknown>;
+      };
+    }
+  | { resource: string; expect?: { text?: string } }
+  | { prompt: string; arguments?: Record<string, string>; expect?: { messages?: number; text?: string } };
+
+export interface SurfaceExpectation {
+  tools?: number | string[];
+  resources?: number | string[];
+  resourceTemplates?: number | string[];
+  prompts?: number | string[];
+}
+
+/** The driver's MCP client, as configured (`client` in the config), defaults applied. */
+export interface ClientSpec {
+  /** Declared in `initialize`; holds `roots` whenever roots are configured. */
+  capabilities: Record<string, Record<string, unknown>>;
+  /** The answer to `roots/list` (only answered when `capabilities.roots` is declared). */
+  roots: { uri: string; name?: string }[];
+  /** A tool step without `arguments`: send `{}` or leave the field out. */
+  noArguments: 'empty' | 'omit';
+}
