@@ -119,6 +119,7 @@ export async function runCell(cell: PlannedCell, ctx: CellContext, hooks: Driver
   const { verdict, outcome } = decideCellResult(phases, cell.allowedToFail);
   return {
     id: cell.id,
+    cell: cell.id,
     pin: cell.pin,
     ...(cell.role ? { role: cell.role } : {}),
     major: cell.major,

@@ -219,6 +219,7 @@ function assemble(
       tarball: { file: path.basename(tarball.file), size: tarball.size, sha512: tarball.sha512 },
       cells: plan.cells.map((c) => ({
         id: c.id,
+        variants: [{ id: c.id }],
         pin: c.pin,
         ...(c.role ? { role: c.role } : {}),
         version: c.version,

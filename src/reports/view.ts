@@ -19,8 +19,10 @@ export function displayCells(run: RunResult): CellResult[] {
 
 function missingCell(run: RunResult, ref: PlannedCellRef): CellResult {
   const config = run.plan.configFile ? ` --config ${run.plan.configFile}` : '';
+  const { variants: _variants, ...cell } = ref;
   return {
-    ...ref,
+    ...cell,
+    cell: ref.id,
     verdict: 'not-measured',
     outcome: 'not-measured',
     phases: [],

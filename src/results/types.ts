@@ -91,8 +91,41 @@ export interface CellSummary {
   driverPeakRssMb?: number;
 }
 
-export interface CellResult {
+/** The client a variant drives the server with, when it is not the cell's own SDK (the `clients` axis). */
+export interface ClientRef {
+  /** As configured: `1.0.0`, `latest@2`, `floor@1` … */
+  pin: string;
+  major: number;
+  /** The exact version installed. */
+  version: string;
+  /** `@modelcontextprotocol/sdk` (1.x) or `@modelcontextprotocol/client` (2.x). */
+  package: string;
+}
+
+/** The Node runtime a variant runs the driver and the servers on (the `node` axis). */
+export interface NodeRef {
+  /** As configured: `22` or `22.11.0`. */
+  spec: string;
+  /** The exact release, e.g. `22.11.0`. */
+  version: string;
+}
+
+/** One variant of a cell: cell × client × Node. Absent axes mean the cell's own client and the host's Node. */
+export interface VariantRef {
+  /** `<cell id>[~client-<pin>][~node-<spec>]`, e.g. `latest-2~client-1.0.0~node-22`; the cell id alone without axes. */
   id: string;
+  client?: ClientRef;
+  node?: NodeRef;
+}
+
+/** One row of results: a variant of a cell (without axes, the cell itself: `id === cell`). */
+export interface CellResult {
+  /** The variant id (see VariantRef). */
+  id: string;
+  /** The id of the cell (the server install) this variant ran in. */
+  cell: string;
+  client?: ClientRef;
+  node?: NodeRef;
   pin: string;
   role?: string;
   major: number;
@@ -115,6 +148,8 @@ export interface CellResult {
 
 export interface PlannedCellRef {
   id: string;
+  /** Every variant the plan expands this cell into (one, with the cell's id, when there are no axes). */
+  variants: VariantRef[];
   pin: string;
   role?: string;
   version: string;

@@ -52,6 +52,7 @@ function probedCell(version: string, stdio: Partial<CellResult['phases'][number]
   });
   return {
     id: 'init',
+    cell: 'init',
     pin: version,
     major: Number(version.split('.')[0]),
     version,

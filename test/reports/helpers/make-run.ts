@@ -41,6 +41,7 @@ export function makeCell(spec: CellSpec): CellResult {
   const set = installSet(spec.major, spec.version);
   return {
     id: spec.id,
+    cell: spec.id,
     pin: spec.pin,
     ...(spec.role ? { role: spec.role } : {}),
     major: spec.major,
@@ -80,7 +81,7 @@ export function makeCell(spec: CellSpec): CellResult {
 
 export function planRef(cell: CellResult): PlannedCellRef {
   const { id, pin, role, version, major, allowedToFail, installSet: set } = cell;
-  return { id, pin, ...(role ? { role } : {}), version, major, allowedToFail, installSet: set };
+  return { id, variants: [{ id }], pin, ...(role ? { role } : {}), version, major, allowedToFail, installSet: set };
 }
 
 export function makeRun(specs: CellSpec[] = FOUR_CELLS, overrides: Partial<RunResult> = {}): RunResult {
