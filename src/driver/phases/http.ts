@@ -14,6 +14,7 @@ import { freePort, listensOf, waitUntilListening } from '../listen-watch.js';
 import { environOf, portHolder } from '../proc.js';
 import type { DriverSpec } from '../protocol.js';
 import type { ServerProcess } from '../server-process.js';
+import { portInUse } from '../start-failure.js';
 import { runStep } from '../steps.js';
 
 type HttpSpec = Exclude<DriverSpec['phases']['http'], false>;
@@ -23,10 +24,19 @@ type HttpSpec = Exclude<DriverSpec['phases']['http'], false>;
  * the server's port be held by another process. Unset in every real run.
  */
 export const TEST_PORTS_ENV = 'MCP_MATRIX_TEST_HTTP_PORTS';
-const testPorts = (process.env[TEST_PORTS_ENV] ?? '')
-  .split(',')
-  .map(Number)
-  .filter((p) => Number.isInteger(p) && p > 0);
+
+/** Takes the next forced port from the hook: the variable is the queue, read at each pick (a test in the driver's process can set it). */
+export function takeTestPort(env: NodeJS.ProcessEnv = process.env): number | undefined {
+  const ports = (env[TEST_PORTS_ENV] ?? '')
+    .split(',')
+    .map(Number)
+    .filter((p) => Number.isInteger(p) && p > 0);
+  if (ports.length === 0) return undefined;
+  const [first, ...rest] = ports;
+  if (rest.length) env[TEST_PORTS_ENV] = rest.join(',');
+  else delete env[TEST_PORTS_ENV];
+  return first;
+}
 
 /** How long a server that never listened gets to show it is a stdio server (exit on stdin EOF). */
 const STDIN_EOF_WAIT_MS = 2000;
@@ -118,8 +128,19 @@ interface PortRace {
 type Attempt = { kind: 'result'; result: PhaseResult } | { kind: 'port-race'; race: PortRace };
 
 function pickPort(host: string): Promise<number> {
-  const forced = testPorts.shift();
+  const forced = takeTestPort();
   return forced === undefined ? freePort(host) : Promise.resolve(forced);
+}
+
+/** `http://[::1]:4000/mcp`: an IPv6 host in brackets, the path with its leading slash. */
+export function endpointUrl(host: string, port: number, path: string): string {
+  const hostInUrl = host.includes(':') ? `[${host}]` : host;
+  return `http://${hostInUrl}:${port}${path.startsWith('/') ? path : `/${path}`}`;
+}
+
+/** The sub-check that decides the verdict: the first that failed, in the order the message reads. */
+export function firstFailure(checks: HttpChecks): SubCheck | undefined {
+  return [checks.noToken, checks.wwwAuthenticate, checks.wrongToken, checks.roundTrip].find((c) => c.outcome === 'failed');
 }
 
 export async function httpPhase(ctx: DriverContext, spec: HttpSpec): Promise<PhaseResult> {
@@ -156,8 +177,7 @@ async function attempt(
 ): Promise<Attempt> {
   const port = await pickPort(spec.host);
   const { command, env } = commandFor(spec.command, ctx.spec.baseEnv, { host: spec.host, port: String(port), token });
-  const hostInUrl = spec.host.includes(':') ? `[${spec.host}]` : spec.host;
-  const url = `http://${hostInUrl}:${port}${spec.path.startsWith('/') ? spec.path : `/${spec.path}`}`;
+  const url = endpointUrl(spec.host, port, spec.path);
   const details: Record<string, unknown> = { port, url, auth: spec.auth ?? 'bearer' };
   if (retriedAfter) details.retriedAfter = retriedAfter;
 
@@ -173,7 +193,7 @@ async function attempt(
     const descendant = !ready.ok && ready.step === 'port identity' ? ownDescendant(ctx, proc, port) : null;
     if (descendant) Object.assign(details, { identity: 'descendant', listener: descendant, readyMs: Date.now() - proc.startedAt });
     else if (!ready.ok) {
-      const race = portRace(proc, port, ready.step, ready.reason);
+      const race = portRace(proc.stderr.tail(), port, ready);
       if (race) return { kind: 'port-race', race };
       return done({ verdict: 'failed', step: ready.step, message: await neverListened(proc, spec, port, ready.reason) });
     } else Object.assign(details, { identity: ready.identity, readyMs: ready.ms });
@@ -181,8 +201,8 @@ async function attempt(
     const checks = await subChecks(spec, adapter, url, token, details, () => ctx.answered.add(proc));
     details.checks = checks;
     const message = checksMessage(checks);
-    const firstFailure = [checks.noToken, checks.wwwAuthenticate, checks.wrongToken, checks.roundTrip].find((c) => c.outcome === 'failed');
-    if (firstFailure) return done({ verdict: 'failed', step: firstFailure.step ?? 'round trip', message });
+    const failure = firstFailure(checks);
+    if (failure) return done({ verdict: 'failed', step: failure.step ?? 'round trip', message });
     return done({ verdict: 'passed', message });
   } finally {
     proc.terminate();
@@ -278,14 +298,22 @@ function ownDescendant(ctx: DriverContext, proc: ServerProcess, port: number): {
   return { pid: holder.pid, cmdline: holder.cmdline.slice(0, 200) };
 }
 
-/** Another process holds the port: its listener answered, or the server said EADDRINUSE. */
-function portRace(proc: ServerProcess, port: number, step: string, reason: string): PortRace | null {
-  if (step === 'port identity') {
-    const holder = portHolder(port);
+/**
+ * Another process holds the port: its listener answered (named with its holder when /proc tells),
+ * or the server's stderr says EADDRINUSE on that port (the same evidence rule as the bind phase's).
+ */
+export function portRace(
+  stderr: string,
+  port: number,
+  ready: { step: string; reason: string },
+  holderOf: (port: number) => { pid: number; cmdline: string } | null = portHolder,
+): PortRace | null {
+  if (ready.step === 'port identity') {
+    const holder = holderOf(port);
     const who = holder ? ` (held by pid ${holder.pid}: ${holder.cmdline.slice(0, 120)})` : '';
-    return { port, cause: `${reason}${who}` };
+    return { port, cause: `${ready.reason}${who}` };
   }
-  if (/\bEADDRINUSE\b/.test(proc.stderr.tail())) {
+  if (portInUse([], stderr, port)) {
     return { port, cause: `port ${port} is already in use (EADDRINUSE in the server's stderr)` };
   }
   return null;

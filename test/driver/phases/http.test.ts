@@ -1,7 +1,18 @@
 // The http phase's judgements, one sub-check at a time: exactly 401 (never any 4xx), a Bearer
 // challenge on the refusal, and one message that reports every sub-check.
 import { describe, expect, it } from 'vitest';
-import { challengeCheck, checksMessage, statusCheck, type HttpChecks, type SubCheck } from '../../../src/driver/phases/http.js';
+import {
+  challengeCheck,
+  checksMessage,
+  endpointUrl,
+  firstFailure,
+  portRace,
+  statusCheck,
+  takeTestPort,
+  TEST_PORTS_ENV,
+  type HttpChecks,
+  type SubCheck,
+} from '../../../src/driver/phases/http.js';
 
 const probe = (status: number, wwwAuthenticate: string | null = null) => ({ status, wwwAuthenticate });
 
@@ -118,5 +129,66 @@ describe('sub-checks, exactly', () => {
       roundTrip: ok,
     });
     expect(message).toBe('no token → 200 (want 401: the endpoint does not require the bearer token); wrong token → ok; round trip ok');
+  });
+});
+
+describe('firstFailure: the sub-check that names the step', () => {
+  const ok: SubCheck = { outcome: 'ok', text: 'ok', short: 'ok' };
+  const fail = (step: string): SubCheck => ({ outcome: 'failed', text: step, short: step, step });
+  const noAuth: SubCheck = { outcome: 'no auth', text: 'no auth (not checked)', short: 'no auth' };
+  it('is the first failed one in message order, and none when nothing failed', () => {
+    expect(firstFailure({ noToken: ok, wwwAuthenticate: ok, wrongToken: ok, roundTrip: ok })).toBeUndefined();
+    expect(firstFailure({ noToken: noAuth, wwwAuthenticate: noAuth, wrongToken: noAuth, roundTrip: ok })).toBeUndefined();
+    expect(firstFailure({ noToken: ok, wwwAuthenticate: fail('b'), wrongToken: fail('c'), roundTrip: fail('d') })?.step).toBe('b');
+    expect(firstFailure({ noToken: fail('a'), wwwAuthenticate: fail('b'), wrongToken: ok, roundTrip: ok })?.step).toBe('a');
+    expect(firstFailure({ noToken: ok, wwwAuthenticate: ok, wrongToken: fail('c'), roundTrip: fail('d') })?.step).toBe('c');
+    expect(firstFailure({ noToken: ok, wwwAuthenticate: ok, wrongToken: ok, roundTrip: fail('d') })?.step).toBe('d');
+  });
+});
+
+describe('endpointUrl', () => {
+  it('brackets an IPv6 host and gives the path its leading slash', () => {
+    expect(endpointUrl('127.0.0.1', 4000, '/mcp')).toBe('http://127.0.0.1:4000/mcp');
+    expect(endpointUrl('127.0.0.1', 4000, 'mcp')).toBe('http://127.0.0.1:4000/mcp');
+    expect(endpointUrl('::1', 4000, '/')).toBe('http://[::1]:4000/');
+  });
+});
+
+describe('takeTestPort: the test hook is a queue in the environment', () => {
+  it('hands out the valid ports in order, then nothing, and removes the variable once empty', () => {
+    const env: NodeJS.ProcessEnv = { [TEST_PORTS_ENV]: '4100, x,0,-3,1.5,4101' };
+    expect(takeTestPort(env)).toBe(4100);
+    expect(env[TEST_PORTS_ENV]).toBe('4101');
+    expect(takeTestPort(env)).toBe(4101);
+    expect(env).not.toHaveProperty(TEST_PORTS_ENV);
+    expect(takeTestPort(env)).toBeUndefined();
+    expect(takeTestPort({})).toBeUndefined();
+    expect(takeTestPort({ [TEST_PORTS_ENV]: '' })).toBeUndefined();
+  });
+});
+
+describe('portRace: another process holds the port', () => {
+  const identity = { step: 'port identity', reason: "127.0.0.1:4123 answers, but no process of the started server's group holds it" };
+  const exited = { step: 'wait for listen', reason: 'server exited (code 1) before listening on 127.0.0.1:4123' };
+  const EADDRINUSE = 'Error: listen EADDRINUSE: address already in use 127.0.0.1:4123\n    at Server.setupListenHandle\n';
+  it('a foreign listener is a race, named with its holder when /proc tells (its command line cut at 120)', () => {
+    const cmdline = `python3 ${'x'.repeat(200)}`;
+    expect(portRace('', 4123, identity, () => ({ pid: 77, cmdline }))).toEqual({
+      port: 4123,
+      cause: `${identity.reason} (held by pid 77: ${cmdline.slice(0, 120)})`,
+    });
+    expect(portRace('', 4123, identity, () => null)).toEqual({ port: 4123, cause: identity.reason });
+  });
+
+  it("EADDRINUSE on the harness's port in the server's stderr is a race; on another port, or none, it is not", () => {
+    const holderOf = (): never => {
+      throw new Error('only a foreign listener is looked up');
+    };
+    expect(portRace(EADDRINUSE, 4123, exited, holderOf)).toEqual({
+      port: 4123,
+      cause: "port 4123 is already in use (EADDRINUSE in the server's stderr)",
+    });
+    expect(portRace(EADDRINUSE.replace('4123', '9090'), 4123, exited, holderOf)).toBeNull();
+    expect(portRace('refusing to start\n', 4123, exited, holderOf)).toBeNull();
   });
 });
