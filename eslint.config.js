@@ -1,6 +1,8 @@
-// Lint: typescript-eslint's recommended rules; only the logger and reporters may print.
+// Lint: typescript-eslint's recommended rules; only the logger and reporters may print; the in-cell
+// driver and the harness import each other only across the boundary in scripts/lint/driver-boundary.js.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import boundary from './scripts/lint/driver-boundary.js';
 
 export default tseslint.config(
   {
@@ -47,5 +49,6 @@ export default tseslint.config(
       ],
     },
   },
+  { files: ['src/**/*.ts'], plugins: { 'mcp-matrix': boundary }, rules: { 'mcp-matrix/driver-boundary': 'error' } },
   { files: ['test/**', 'fixtures/**', 'bench/**', 'examples/**', 'src/logger.ts'], rules: { 'no-console': 'off' } },
 );

@@ -1,32 +1,15 @@
-// Start the driver inside a cell and follow its messages; the harness owns the driver and every server it starts.
+// Run a shipped driver (driver-ship.ts) and follow its messages; the harness owns the driver and every server it starts.
 import { fork } from 'node:child_process';
 import { openSync, closeSync } from 'node:fs';
-import { cp, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { DriverMessage, DriverSpec } from '../driver/protocol.js';
 import type { PhaseName, PhaseResult } from '../results/types.js';
 import { currentCookie, killCarriers } from '../process/cookie.js';
 import { killGroup, track, untrack } from '../process/tracker.js';
+import type { DriverLayout } from './driver-ship.js';
 
-const DRIVER_SOURCE = fileURLToPath(new URL('../driver/', import.meta.url));
-
-export interface DriverLayout {
-  dir: string;
-  entry: string;
-  probe: string;
-  log: string;
-}
-
-/** Copy the compiled driver into the cell so its bare imports resolve to the cell's SDK. */
-export async function installDriver(cellDir: string): Promise<DriverLayout> {
-  const dir = path.join(cellDir, '.mcp-matrix');
-  const driverDir = path.join(dir, 'driver');
-  await mkdir(driverDir, { recursive: true });
-  await cp(DRIVER_SOURCE, driverDir, { recursive: true, filter: (src) => !src.endsWith('.d.ts') });
-  await writeFile(path.join(driverDir, 'package.json'), '{ "type": "module" }\n');
-  return { dir, entry: path.join(driverDir, 'index.js'), probe: path.join(driverDir, 'probe.js'), log: path.join(dir, 'driver.log') };
-}
+export { installDriver, type DriverLayout } from './driver-ship.js';
 
 export interface DriverHooks {
   onPhaseStart?(phase: PhaseName): void;

@@ -5,7 +5,7 @@ import { readFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import semver from 'semver';
-import { SDK_RUNTIME_DETAIL } from '../driver/sdk-load.js';
+import type { SdkRuntimeDetail } from '../driver/protocol.js';
 import type { Tarball } from '../pack/pack.js';
 import type { EnvironmentEvidence, PhaseResult, SdkRuntime } from '../results/types.js';
 import { decideCell } from '../results/verdict.js';
@@ -211,6 +211,9 @@ export function withRuntimeSdk(
   };
   return { result, evidence };
 }
+
+/** The driver's detail key; the type keeps the two programs in agreement without sharing run-time code. */
+const SDK_RUNTIME_DETAIL: SdkRuntimeDetail = 'sdkRuntime';
 
 function sdkRuntimeOf(phase: PhaseResult): SdkRuntime[] {
   const value = phase.details?.[SDK_RUNTIME_DETAIL];

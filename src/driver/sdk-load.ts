@@ -6,6 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { dirname, isAbsolute, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { SdkRuntimeDetail } from './protocol.js';
 
 export interface SdkLoadRecord {
   type: 'sdk';
@@ -16,7 +17,7 @@ export interface SdkLoadRecord {
 }
 
 /** The `details` key of a stdio/http phase result that carries what its servers loaded (SdkRuntime[]). */
-export const SDK_RUNTIME_DETAIL = 'sdkRuntime';
+export const SDK_RUNTIME_DETAIL: SdkRuntimeDetail = 'sdkRuntime';
 
 /** The env variable that carries the SDK package names (a JSON array) into the server. */
 export const SDK_PACKAGES_ENV = 'MCP_MATRIX_SDK_PACKAGES';

@@ -24,10 +24,10 @@ export function tempDir(prefix: string): string {
   return mkdtempSync(join(tmpdir(), prefix));
 }
 
-/** Compiles src/driver alone (other modules may be mid-edit) into `out`; returns `<out>/driver`. */
+/** Compiles src/driver alone (its own project; other modules may be mid-edit) into `out`; returns `<out>/driver`. */
 export async function buildDriver(out: string): Promise<string> {
   const tsc = join(ROOT, 'node_modules/typescript/bin/tsc');
-  await run(process.execPath, [tsc, '-p', join(ROOT, 'test/driver/tsconfig.driver.json'), '--outDir', out], { cwd: ROOT });
+  await run(process.execPath, [tsc, '-p', join(ROOT, 'src/driver/tsconfig.json'), '--outDir', out], { cwd: ROOT });
   return join(out, 'driver');
 }
 
@@ -52,8 +52,8 @@ export async function makeCell(major: number, driverBuild: string, extra: string
   });
   const driver = join(dir, '.mcp-matrix/driver');
   cpSync(driverBuild, driver, { recursive: true });
-  // The cell's package.json has no "type": the compiled ESM needs its own scope.
-  writeFileSync(join(driver, 'package.json'), '{ "type": "module" }\n');
+  // The driver's own manifest ("type": "module"), as the harness ships it: the cell's package.json has no "type".
+  cpSync(join(ROOT, 'src/driver/package.json'), join(driver, 'package.json'));
   mkdirSync(join(dir, 'pkg'), { recursive: true });
   cpSync(TEST_SERVER, join(dir, 'pkg/server.mjs'));
   return { dir, major, driver };

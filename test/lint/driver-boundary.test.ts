@@ -1,0 +1,83 @@
+// The import boundary between the in-cell driver and the harness, through the repository's own eslint
+// config: each kind of crossing is reported with its reason, and what the boundary allows is not.
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ESLint } from 'eslint';
+import { describe, expect, it } from 'vitest';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const eslint = new ESLint({ cwd: ROOT });
+
+/** The boundary rule's messages for `code` placed at `file` (relative to the repository). */
+async function crossings(file: string, code: string): Promise<string[]> {
+  const [result] = await eslint.lintText(code, { filePath: path.join(ROOT, file) });
+  return result!.messages.filter((m) => m.ruleId === 'mcp-matrix/driver-boundary').map((m) => m.message);
+}
+
+describe('driver boundary (eslint)', () => {
+  it('the driver: node:* builtins and its own files pass', async () => {
+    const code = `import { readFileSync } from 'node:fs';\nimport { runStep } from './steps.js';\nimport { x } from '../context.js';\nexport { readFileSync, runStep, x };\n`;
+    expect(await crossings('src/driver/phases/new-phase.ts', code)).toEqual([]);
+  });
+
+  it('the driver: a bare package import is refused (the cell has only its SDK)', async () => {
+    expect(await crossings('src/driver/new.ts', `import semver from 'semver';\nexport { semver };\n`)).toEqual([
+      "The driver runs inside a cell: it imports only node:* builtins and its own files, not 'semver' (the cell's SDK is loaded by adapter.ts).",
+    ]);
+  });
+
+  it('the driver: harness code is refused, from any depth', async () => {
+    expect(await crossings('src/driver/new.ts', `import { decideCell } from '../results/verdict.js';\nexport { decideCell };\n`)).toEqual([
+      'The driver is its own program: it may not import src/results/verdict.js (only node:*, src/driver/**, and type-only src/results/types.ts, src/config/types.ts).',
+    ]);
+    expect(await crossings('src/driver/phases/new.ts', `export { run } from '../../process/exec.js';\n`)).toEqual([
+      'The driver is its own program: it may not import src/process/exec.js (only node:*, src/driver/**, and type-only src/results/types.ts, src/config/types.ts).',
+    ]);
+  });
+
+  it('the driver: results and config types only with `import type`', async () => {
+    expect(
+      await crossings('src/driver/new.ts', `import type { PhaseResult } from '../results/types.js';\nexport type R = PhaseResult;\n`),
+    ).toEqual([]);
+    expect(await crossings('src/driver/phases/new.ts', `export type { Step } from '../../config/types.js';\n`)).toEqual([]);
+    // An inline `type` keeps the import statement (verbatimModuleSyntax): the module would load in the cell.
+    expect(await crossings('src/driver/new.ts', `import { PHASES } from '../results/types.js';\nexport { PHASES };\n`)).toEqual([
+      'The driver may import src/results/types.js only with `import type` (nothing of it exists in a cell).',
+    ]);
+  });
+
+  it('the driver: only adapter.ts loads a module by a computed name', async () => {
+    const code = `export const load = (s: string) => import(s);\n`;
+    expect(await crossings('src/driver/adapter.ts', code)).toEqual([]);
+    expect(await crossings('src/driver/steps.ts', code)).toEqual([
+      'Only src/driver/adapter.ts loads modules by a computed name (the cell’s SDK).',
+    ]);
+  });
+
+  it('the harness: driver types pass, driver run-time code is refused', async () => {
+    expect(
+      await crossings('src/cells/new.ts', `import type { DriverSpec } from '../driver/protocol.js';\nexport type S = DriverSpec;\n`),
+    ).toEqual([]);
+    expect(await crossings('src/cells/new.ts', `import { Redactor } from '../driver/redact.js';\nexport { Redactor };\n`)).toEqual([
+      'The harness ships the driver, it does not run its code: import src/driver/redact.js with `import type` (or run it in the driver).',
+    ]);
+    expect(await crossings('src/reports/new.ts', `export * from '../driver/surface.js';\n`)).toHaveLength(1);
+  });
+
+  it("the harness: process ownership shares the driver's cookie format and /proc readers, and only those", async () => {
+    const code = `import { carriers } from '../driver/proc.js';\nimport { makeCookie } from '../driver/cookie.js';\nexport { carriers, makeCookie };\n`;
+    expect(await crossings('src/process/cookie.ts', code)).toEqual([]);
+    expect(await crossings('src/process/sweep.ts', code)).toHaveLength(2);
+    expect(
+      await crossings('src/process/cookie.ts', `import { Redactor } from '../driver/redact.js';\nexport { Redactor };\n`),
+    ).toHaveLength(1);
+  });
+
+  it('the repository as it stands has no crossing', async () => {
+    const results = await eslint.lintFiles(['src/**/*.ts']);
+    const found = results.flatMap((r) =>
+      r.messages.filter((m) => m.ruleId === 'mcp-matrix/driver-boundary').map((m) => `${path.relative(ROOT, r.filePath)}: ${m.message}`),
+    );
+    expect(found).toEqual([]);
+  });
+});
