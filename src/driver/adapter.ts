@@ -1,7 +1,11 @@
-// The only module that knows which SDK major the cell has. It loads the cell's client (bare specifiers
-// resolve from <cell>/.mcp-matrix/driver, i.e. the cell's node_modules, never the harness's) and
-// smooths over every client-side difference the phases would otherwise branch on.
+// The only module that knows which client the driver runs: its SDK major and exact version. It loads that
+// client (bare specifiers resolve from the driver's own directory: the cell's node_modules, or a client
+// install of its own, never the harness's) and smooths over every client-side difference the phases would
+// otherwise branch on, from @modelcontextprotocol/sdk 1.0.0 to @modelcontextprotocol/client 2.x.
 
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { ClientSpec } from './protocol.js';
 
 const RECONNECT = { initialReconnectionDelay: 20, maxReconnectionDelay: 100, reconnectionDelayGrowFactor: 1.5, maxRetries: 2 };
@@ -42,8 +46,37 @@ export interface McpSession {
 
 export interface SdkAdapter {
   major: number;
+  /** `package@version` of the loaded client: what a failure caused by the client names. */
+  client: string;
+  /** Why this client cannot run the http phase (it has no Streamable HTTP transport), or null. */
+  noHttp: string | null;
   session(timeoutMs: number): McpSession;
   httpTransport(url: string, headers: Record<string, string>): unknown;
+}
+
+/** Which client to load: the major, and the exact version when the spec knows it. */
+export interface ClientTarget {
+  major: number;
+  version?: string;
+}
+
+/** The client package of each major (what a client pin installs). */
+export function clientPackage(major: number): string {
+  return major >= 2 ? '@modelcontextprotocol/client' : '@modelcontextprotocol/sdk';
+}
+
+/** `StreamableHTTPClientTransport` first shipped in @modelcontextprotocol/sdk 1.10.0. */
+export const STREAMABLE_HTTP_SINCE = '1.10.0';
+
+/** A client's answer it could not parse: the message names the client, the protocol and what it could not read. */
+export class ClientCannotRead extends Error {
+  /** The result as it came over the wire (the client never returned it). */
+  readonly answer: unknown;
+  constructor(message: string, answer: unknown) {
+    super(message);
+    this.name = 'ClientCannotRead';
+    this.answer = answer;
+  }
 }
 
 type AnyFn = (...args: unknown[]) => Promise<unknown>;
@@ -66,28 +99,49 @@ const MAX_PAGES = 1000;
 // A variable specifier keeps TypeScript (and the harness's own SDK) out of the resolution.
 const load = (specifier: string): Promise<Record<string, unknown>> => import(specifier) as Promise<Record<string, unknown>>;
 
-export async function loadAdapter(major: number, client: ClientOptions = DEFAULT_CLIENT): Promise<SdkAdapter> {
+export async function loadAdapter(target: number | ClientTarget, client: ClientOptions = DEFAULT_CLIENT): Promise<SdkAdapter> {
+  const { major, version: given } = typeof target === 'number' ? { major: target, version: undefined } : target;
+  const pkg = clientPackage(major);
+  const entry = major >= 2 ? pkg : `${pkg}/client/index.js`;
+  const version = given ?? installedVersion(pkg, entry);
+  const label = `${pkg}@${version ?? '(version unknown)'}`;
   let Client: Ctor;
-  let HttpTransport: Ctor;
+  let HttpTransport: Ctor | undefined;
+  let httpLoadError: unknown;
+  let noHttp: string | null = null;
+  const lacksHttp = `the client ${label} has no Streamable HTTP transport (added in ${STREAMABLE_HTTP_SINCE})`;
   // v2 keys request handlers by method name, v1 by its zod schema.
   let rootsKey: unknown = 'roots/list';
   if (major >= 2) {
-    const mod = await load('@modelcontextprotocol/client');
+    const mod = await load(entry);
     Client = mod.Client as Ctor;
     HttpTransport = mod.StreamableHTTPClientTransport as Ctor;
   } else {
-    Client = (await load('@modelcontextprotocol/sdk/client/index.js')).Client as Ctor;
-    // Absent before 1.10: only the http phase needs it, and it says so.
-    const http = await load('@modelcontextprotocol/sdk/client/streamableHttp.js').catch(() => ({}) as Record<string, unknown>);
-    HttpTransport = http.StreamableHTTPClientTransport as Ctor;
-    if (client.capabilities.roots) rootsKey = (await load('@modelcontextprotocol/sdk/types.js')).ListRootsRequestSchema;
+    Client = (await load(entry)).Client as Ctor;
+    if (version && olderThan(version, STREAMABLE_HTTP_SINCE)) noHttp = lacksHttp;
+    else {
+      try {
+        HttpTransport = (await load(`${pkg}/client/streamableHttp.js`)).StreamableHTTPClientTransport as Ctor;
+      } catch (error) {
+        // A version we could not read that lacks the module is one of the clients before 1.10.
+        if (!version && /MODULE_NOT_FOUND|PACKAGE_PATH_NOT_EXPORTED/.test(String((error as { code?: unknown }).code))) noHttp = lacksHttp;
+        else httpLoadError = error;
+      }
+    }
+    if (client.capabilities.roots) rootsKey = (await load(`${pkg}/types.js`)).ListRootsRequestSchema;
   }
-  if (typeof Client !== 'function') throw new Error(`the cell's SDK (major ${major}) exports no Client`);
+  if (typeof Client !== 'function') throw new Error(`the client ${label} exports no Client`);
   return {
     major,
-    session: (timeoutMs) => createSession(Client, major, timeoutMs, client, rootsKey),
+    client: label,
+    noHttp,
+    session: (timeoutMs) => createSession(Client, major, timeoutMs, client, rootsKey, label),
     httpTransport(url, headers) {
-      if (typeof HttpTransport !== 'function') throw new Error(`the cell's SDK (major ${major}) has no StreamableHTTPClientTransport`);
+      if (noHttp) throw new Error(noHttp);
+      if (typeof HttpTransport !== 'function') {
+        const why = httpLoadError ? `: ${httpLoadError instanceof Error ? httpLoadError.message : String(httpLoadError)}` : '';
+        throw new Error(`the client ${label} has no StreamableHTTPClientTransport${why}`);
+      }
       // Short reconnection delays: some 1.x clients (1.23) schedule an SSE reconnect timer when the session
       // ends that close() does not clear; it must drain quickly so the driver's own-handle check stays exact.
       return new HttpTransport(new URL(url), { requestInit: { headers }, reconnectionOptions: RECONNECT });
@@ -106,6 +160,7 @@ export function createSession(
   timeoutMs: number,
   options: ClientOptions = DEFAULT_CLIENT,
   rootsKey: unknown = 'roots/list',
+  label = clientPackage(major),
 ): McpSession {
   // 1.0.0 crashes without the options argument.
   const client = new Client({ name: 'mcp-matrix-driver', version: '0.1.0' }, { capabilities: options.capabilities });
@@ -113,11 +168,28 @@ export function createSession(
     const roots = options.roots.map((r) => ({ ...r }));
     (client.setRequestHandler as (key: unknown, handler: () => unknown) => void).call(client, rootsKey, () => ({ roots }));
   }
-  const call = (method: string, ...args: unknown[]): Promise<unknown> => (client[method] as AnyFn).apply(client, args);
-  const opts = { timeout: timeoutMs };
   let transport: Record<string, unknown> | undefined;
   let negotiated: string | undefined;
   let info: { name?: string; version?: string } | undefined;
+  /** The last result that came over the wire: what a client that cannot parse it still shows. */
+  let lastResult: unknown;
+  const call = async (method: string, ...args: unknown[]): Promise<unknown> => {
+    try {
+      return await (client[method] as AnyFn).apply(client, args);
+    } catch (error) {
+      const unread = unreadable(error, major, lastResult);
+      if (!unread) throw error;
+      const protocol = session.protocolVersion() ?? 'unknown';
+      throw new ClientCannotRead(
+        `the client ${label} could not read the server's answer under the negotiated protocol ${protocol}: ${unread.what}` +
+          (unread.type
+            ? ` (the server sent content protocol ${protocol} does not have)`
+            : ` (the answer does not match protocol ${protocol})`),
+        lastResult,
+      );
+    }
+  };
+  const opts = { timeout: timeoutMs };
 
   const session: McpSession = {
     noArguments: options.noArguments,
@@ -129,6 +201,7 @@ export function createSession(
           if (result.serverInfo && typeof result.serverInfo === 'object') info = result.serverInfo as typeof info;
         },
         onServerRequest: (seen) => options.onServerRequest?.(seen),
+        onResult: (result) => (lastResult = result),
       });
       await call('connect', t, opts);
     },
@@ -190,7 +263,11 @@ type Message = { id?: unknown; method?: unknown; result?: Record<string, unknown
  */
 function observe(
   transport: Record<string, unknown>,
-  on: { onInitialize(result: Record<string, unknown>): void; onServerRequest(seen: SeenRequest): void },
+  on: {
+    onInitialize(result: Record<string, unknown>): void;
+    onServerRequest(seen: SeenRequest): void;
+    onResult(result: unknown): void;
+  },
 ): void {
   const pending = new Map<unknown, SeenRequest>();
   const start = transport.start as (() => Promise<void>) | undefined;
@@ -201,6 +278,7 @@ function observe(
         transport.onmessage = (message: unknown, extra?: unknown) => {
           const m = message as Message;
           const result = m?.result;
+          if (result !== undefined) on.onResult(result);
           if (result && typeof result.protocolVersion === 'string' && result.capabilities) on.onInitialize(result);
           if (typeof m?.method === 'string' && m.id !== undefined && m.id !== null) {
             const seen: SeenRequest = { method: m.method, answer: 'unanswered' };
@@ -224,6 +302,96 @@ function observe(
     }
     return send.call(transport, message, ...rest);
   };
+}
+
+interface Issue {
+  code?: string;
+  path?: (string | number)[];
+  message?: string;
+  /** zod 3: each union member's issues, with full paths. */
+  unionErrors?: { issues?: Issue[] }[];
+  /** zod 4: each union member's issues, with paths relative to the union. */
+  errors?: Issue[][];
+}
+
+/**
+ * A client that rejected a result it received: the SDK's own zod validation (zod 3 `ZodError` up to
+ * 1.22, zod 4 `$ZodError` after; v2 wraps it in an `SdkError` INVALID_RESULT whose message carries the
+ * issues as JSON). Returns what it could not read, or null for any other error.
+ */
+export function unreadable(error: unknown, major: number, answer: unknown): { what: string; type?: string } | null {
+  const e = error as { issues?: unknown; code?: unknown; message?: unknown } | null;
+  let issues: unknown = e?.issues;
+  if (!Array.isArray(issues) && major >= 2 && e?.code === 'INVALID_RESULT' && typeof e.message === 'string') {
+    try {
+      issues = JSON.parse(e.message.slice(e.message.indexOf('[')));
+    } catch {
+      issues = undefined;
+    }
+  }
+  if (!Array.isArray(issues) || issues.length === 0) return null;
+  const issue = issues[0] as Issue;
+  const path = issue.path ?? [];
+  const branches = (issue.unionErrors?.map((u) => u.issues ?? []) ?? issue.errors ?? []).map((b) => b.map((i) => relativeTo(path, i)));
+  if (issue.code === 'invalid_union' && branches.length) {
+    const type = (at(answer, path) as { type?: unknown } | undefined)?.type;
+    const refusesType = (b: Issue[]): boolean =>
+      b.some((i) => i.path?.length === 1 && i.path[0] === 'type' && /^invalid_(literal|value)$/.test(i.code ?? ''));
+    if (typeof type === 'string' && branches.every(refusesType)) {
+      return { what: `${fieldPath(path)} has type ${JSON.stringify(type)}, which this client does not know`, type };
+    }
+    const fitting = branches.find((b) => b.length && !refusesType(b));
+    const inner = fitting?.[0];
+    if (inner) return { what: `${fieldPath([...path, ...(inner.path ?? [])])}: ${inner.message ?? inner.code}` };
+  }
+  return { what: `${fieldPath(path)}: ${issue.message ?? issue.code}` };
+}
+
+function relativeTo(prefix: (string | number)[], issue: Issue): Issue {
+  const p = issue.path ?? [];
+  const under = p.length >= prefix.length && prefix.every((k, i) => p[i] === k);
+  return under ? { ...issue, path: p.slice(prefix.length) } : issue;
+}
+
+function at(value: unknown, path: (string | number)[]): unknown {
+  return path.reduce<unknown>((v, k) => (v && typeof v === 'object' ? (v as Record<string | number, unknown>)[k] : undefined), value);
+}
+
+/** `content[0].type`; the whole result when the path is empty. */
+function fieldPath(path: (string | number)[]): string {
+  const text = path.map((k, i) => (typeof k === 'number' ? `[${k}]` : i === 0 ? k : `.${k}`)).join('');
+  return text || 'the result';
+}
+
+/** The installed version of `pkg`, read from the package.json above the file `entry` resolves to. */
+function installedVersion(pkg: string, entry: string): string | undefined {
+  try {
+    let dir = dirname(fileURLToPath(import.meta.resolve(entry)));
+    for (;;) {
+      try {
+        const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { name?: string; version?: string };
+        if (manifest.name === pkg) return manifest.version;
+      } catch {
+        // no manifest here: keep walking up
+      }
+      if (dirname(dir) === dir) return undefined;
+      dir = dirname(dir);
+    }
+  } catch {
+    return undefined;
+  }
+}
+
+/** `a < b` on the release part of two versions (`1.9.0` < `1.10.0`). */
+export function olderThan(a: string, b: string): boolean {
+  const parts = (v: string): number[] =>
+    v
+      .split(/[-+]/)[0]!
+      .split('.')
+      .map((n) => Number(n) || 0);
+  const [x, y] = [parts(a), parts(b)];
+  for (let i = 0; i < 3; i++) if ((x[i] ?? 0) !== (y[i] ?? 0)) return (x[i] ?? 0) < (y[i] ?? 0);
+  return false;
 }
 
 let leakedForTest = false;

@@ -52,10 +52,13 @@ export class DriverContext {
   }
 
   adapter(): Promise<SdkAdapter> {
-    this.adapterPromise ??= loadAdapter(this.spec.major, {
-      ...(this.spec.client ?? DEFAULT_CLIENT),
-      onServerRequest: (seen) => this.requestsOfPhase()?.push(seen),
-    }).then((adapter) => ({
+    this.adapterPromise ??= loadAdapter(
+      { major: this.spec.major, version: this.spec.clientVersion },
+      {
+        ...(this.spec.client ?? DEFAULT_CLIENT),
+        onServerRequest: (seen) => this.requestsOfPhase()?.push(seen),
+      },
+    ).then((adapter) => ({
       ...adapter,
       session: (timeoutMs: number) => {
         this.requestsOfPhase();

@@ -22,8 +22,10 @@ export interface DriverSpec {
   cellDir: string;
   /** Absolute path of the installed package directory (`<cell>/node_modules/<name>`), for leak attribution. */
   packageDir: string;
-  /** The SDK major of this cell: the adapter picks its imports from it. */
+  /** The major of the client the driver runs (the cell's own SDK, or a client variant's): the adapter picks its imports from it. */
   major: number;
+  /** The client's exact version (a client variant's resolved pin); absent: the adapter reads the installed one. */
+  clientVersion?: string;
   /** Absolute path of the probe preloaded into every server process (`--import`). */
   probe: string;
   /** Base environment for every server process (already minimal; config env is merged on top). */

@@ -1,7 +1,7 @@
 // Runs one configured Step through the adapter and checks it: shared by the stdio and http phases.
 // A failed step says what was sent (for a tool: the arguments, `{}` or "arguments omitted") and what came back.
 
-import type { McpSession } from './adapter.js';
+import { ClientCannotRead, type McpSession } from './adapter.js';
 import { checkPromptResult, checkResourceResult, checkToolResult, stepLabel } from './expectations.js';
 import type { ClientSpec, Step } from './protocol.js';
 
@@ -74,11 +74,17 @@ export async function runStep(session: McpSession, step: Step, bound: Bound): Pr
       problem = checkPromptResult(step, answer);
     }
   } catch (error) {
-    const code = rpcErrorCode(error);
-    if (code === undefined) throw error;
-    // The server answered with a JSON-RPC error: that is its answer to this request.
-    answer = { error: { code, message: (error as Error).message } };
-    problem = `answered with error ${code}: ${(error as Error).message}`;
+    if (error instanceof ClientCannotRead) {
+      // The server answered, but with what the client (and the protocol it negotiated) cannot read.
+      answer = error.answer as Record<string, unknown>;
+      problem = error.message;
+    } else {
+      const code = rpcErrorCode(error);
+      if (code === undefined) throw error;
+      // The server answered with a JSON-RPC error: that is its answer to this request.
+      answer = { error: { code, message: (error as Error).message } };
+      problem = `answered with error ${code}: ${(error as Error).message}`;
+    }
   }
   outcome.ms = Date.now() - started;
   if (problem) {

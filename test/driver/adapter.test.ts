@@ -1,5 +1,22 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { createSession, DEFAULT_CLIENT, isUnauthorized, type Ctor, type SeenRequest } from '../../src/driver/adapter.js';
+import {
+  ClientCannotRead,
+  clientPackage,
+  createSession,
+  DEFAULT_CLIENT,
+  isUnauthorized,
+  olderThan,
+  unreadable,
+  type Ctor,
+  type SeenRequest,
+} from '../../src/driver/adapter.js';
+
+/** What real clients threw for an unknown content type (`video`) and a text item without `text`. */
+const RECORDED = JSON.parse(readFileSync(new URL('./fixtures/client-read-errors.json', import.meta.url), 'utf8')) as Record<
+  string,
+  { major: number; video: unknown; field: unknown }
+> & { answers: { video: unknown; field: unknown } };
 
 const PAGES: Record<string, { tools: { name: string }[]; nextCursor?: string }> = {
   start: { tools: [{ name: 'a' }], nextCursor: 'p2' },
@@ -189,5 +206,101 @@ describe('isUnauthorized', () => {
     expect(isUnauthorized(new Error('HTTP 404'))).toBe(false);
     expect(isUnauthorized(null)).toBe(false);
     expect(isUnauthorized('401')).toBe(false);
+  });
+});
+
+describe('unreadable: what a client could not read, from its own validation error', () => {
+  const FIELD: Record<string, string> = {
+    '@modelcontextprotocol/sdk@1.0.0': 'content[0].text: Required',
+    '@modelcontextprotocol/sdk@1.32.2': 'content[0].text: Invalid input: expected string, received undefined',
+    '@modelcontextprotocol/client@2.4.0': 'content[0].text: Invalid input: expected string, received undefined',
+  };
+  it.each(Object.keys(FIELD))('%s: an unknown content type names the type; a missing field names its path', (client) => {
+    const recorded = RECORDED[client]!;
+    expect(unreadable(recorded.video, recorded.major, RECORDED.answers.video)).toEqual({
+      what: 'content[0] has type "video", which this client does not know',
+      type: 'video',
+    });
+    expect(unreadable(recorded.field, recorded.major, RECORDED.answers.field)).toEqual({ what: FIELD[client] });
+  });
+
+  it('names a field outside any union, or the whole result', () => {
+    const missing = { name: 'ZodError', issues: [{ code: 'invalid_type', path: ['content'], message: 'Required' }] };
+    expect(unreadable(missing, 1, {})).toEqual({ what: 'content: Required' });
+    const notObject = { name: '$ZodError', issues: [{ code: 'invalid_type', path: [], message: 'Invalid input: expected object' }] };
+    expect(unreadable(notObject, 1, 7)).toEqual({ what: 'the result: Invalid input: expected object' });
+  });
+
+  it('is null for every other failure: an error answer, a timeout, a lost connection, a v1 error with an INVALID_RESULT code', () => {
+    expect(unreadable(Object.assign(new Error('MCP error -32602: Invalid tools/call result: []'), { code: -32602 }), 1, {})).toBeNull();
+    expect(unreadable(Object.assign(new Error('Request timed out'), { code: 'REQUEST_TIMEOUT' }), 2, {})).toBeNull();
+    expect(unreadable(new Error('Connection closed'), 1, {})).toBeNull();
+    expect(
+      unreadable(Object.assign(new Error('Invalid result for tools/call: [{"path":[]}]'), { code: 'INVALID_RESULT' }), 1, {}),
+    ).toBeNull();
+    expect(unreadable(Object.assign(new Error('Invalid result for tools/call: not json'), { code: 'INVALID_RESULT' }), 2, {})).toBeNull();
+    expect(unreadable({ issues: [] }, 1, {})).toBeNull();
+    expect(unreadable(null, 1, {})).toBeNull();
+  });
+});
+
+describe('a session whose client cannot read an answer', () => {
+  it('throws ClientCannotRead naming the client, the negotiated protocol and the content type, with the answer as sent', async () => {
+    const recorded = RECORDED['@modelcontextprotocol/sdk@1.0.0']!;
+    class OldClient {
+      transport: Record<string, unknown> | undefined;
+      async connect(t: Record<string, unknown>) {
+        this.transport = t;
+        t.onmessage = () => {};
+        await (t.start as () => Promise<void>)();
+      }
+      async callTool() {
+        // The answer arrives over the transport; the client's own validation then rejects it.
+        const deliver = this.transport!.onmessage as (m: unknown) => void;
+        deliver({ jsonrpc: '2.0', id: 1, result: RECORDED.answers.video });
+        throw recorded.video;
+      }
+    }
+    const s = createSession(OldClient as unknown as Ctor, 1, 1000, DEFAULT_CLIENT, 'roots/list', '@modelcontextprotocol/sdk@1.0.0');
+    const { t, deliver } = fakeTransport();
+    await s.connect(t);
+    deliver({
+      jsonrpc: '2.0',
+      id: 0,
+      result: { protocolVersion: '2024-11-05', capabilities: {}, serverInfo: { name: 'x', version: '1' } },
+    });
+    const error = await s.callTool('find_doc', {}).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ClientCannotRead);
+    expect((error as ClientCannotRead).message).toBe(
+      "the client @modelcontextprotocol/sdk@1.0.0 could not read the server's answer under the negotiated protocol 2024-11-05: " +
+        'content[0] has type "video", which this client does not know (the server sent content protocol 2024-11-05 does not have)',
+    );
+    expect((error as ClientCannotRead).answer).toEqual(RECORDED.answers.video);
+  });
+
+  it('passes any other error through untouched', async () => {
+    const boom = Object.assign(new Error('MCP error -32602: nope'), { code: -32602 });
+    class Client {
+      async callTool() {
+        throw boom;
+      }
+    }
+    await expect(createSession(Client as unknown as Ctor, 1, 1000).callTool('t', {})).rejects.toBe(boom);
+  });
+});
+
+describe('client versions', () => {
+  it('orders release versions numerically (1.9.0 is before 1.10.0, where Streamable HTTP arrived)', () => {
+    expect(olderThan('1.9.0', '1.10.0')).toBe(true);
+    expect(olderThan('1.0.0', '1.10.0')).toBe(true);
+    expect(olderThan('1.10.0', '1.10.0')).toBe(false);
+    expect(olderThan('1.10.2', '1.10.0')).toBe(false);
+    expect(olderThan('1.32.2', '1.10.0')).toBe(false);
+    expect(olderThan('2.0.0-beta.1', '1.10.0')).toBe(false);
+  });
+
+  it('names the client package of each major', () => {
+    expect(clientPackage(1)).toBe('@modelcontextprotocol/sdk');
+    expect(clientPackage(2)).toBe('@modelcontextprotocol/client');
   });
 });

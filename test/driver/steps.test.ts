@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { McpSession } from '../../src/driver/adapter.js';
+import { ClientCannotRead, type McpSession } from '../../src/driver/adapter.js';
 import type { ClientSpec } from '../../src/driver/protocol.js';
 import { describeRequest, runStep, toolArguments } from '../../src/driver/steps.js';
 
@@ -100,5 +100,15 @@ describe('runStep', () => {
     const answer = out.problem!.split(' · answer ')[1]!;
     expect(answer.length).toBe(401);
     expect(answer.endsWith('…')).toBe(true);
+  });
+});
+
+describe('a client that cannot read the answer', () => {
+  it('fails the step with what it could not read, the request as sent and the answer as it came over the wire', async () => {
+    const why = "the client @modelcontextprotocol/sdk@1.0.0 could not read the server's answer under the negotiated protocol 2024-11-05: x";
+    const answer = { content: [{ type: 'resource_link', uri: 'docs://a', name: 'a' }] };
+    const { s } = session('empty', new ClientCannotRead(why, answer));
+    const out = await runStep(s, { tool: 'find_doc', arguments: { topic: 'a' } }, bound);
+    expect(out.problem).toBe(`${why} · sent tools/call {"name":"find_doc","arguments":{"topic":"a"}} · answer ${JSON.stringify(answer)}`);
   });
 });

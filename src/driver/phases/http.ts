@@ -153,6 +153,8 @@ export async function httpPhase(ctx: DriverContext, spec: HttpSpec): Promise<Pha
       message: `could not load the cell's SDK client: ${errorText(adapter)}`,
     });
   }
+  // Not judged: a client without the transport cannot measure the server over HTTP (never passed).
+  if (adapter.noHttp) return result('http', startedAt, { verdict: 'skipped', message: adapter.noHttp });
   const token = randomBytes(24).toString('hex');
   ctx.redactor.add(token);
   const first = await attempt(ctx, spec, adapter, token, startedAt);

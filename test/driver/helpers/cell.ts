@@ -59,6 +59,24 @@ export async function makeCell(major: number, driverBuild: string, extra: string
   return { dir, major, driver };
 }
 
+/**
+ * A client install of its own, as a client variant has: only `clientPackage` installed, and the driver copied
+ * in, so that the driver's bare imports resolve to THAT client. Run it with `runDriver(client, spec)`, the
+ * spec pointing at a server cell.
+ */
+export async function makeClient(major: number, clientPackage: string, driverBuild: string): Promise<Cell> {
+  const dir = tempDir('mcp-matrix-driver-client-');
+  writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'client', private: true }));
+  await run('npm', ['install', '--prefix', dir, '--no-audit', '--no-fund', '--prefer-offline', clientPackage], {
+    cwd: dir,
+    timeout: 240_000,
+  });
+  const driver = join(dir, '.mcp-matrix/driver');
+  cpSync(driverBuild, driver, { recursive: true });
+  writeFileSync(join(driver, 'package.json'), '{ "type": "module" }\n');
+  return { dir, major, driver };
+}
+
 export function removeDir(dir: string | undefined): void {
   if (dir && existsSync(dir)) rmSync(dir, { recursive: true, force: true });
 }
