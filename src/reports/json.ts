@@ -45,15 +45,16 @@ export function parseResults(text: string): ParseResult {
       error: 'no `schemaVersion`: this is not a results.json written by mcp-matrix. Pass the results.json from the run output directory.',
     };
   }
-  if (version !== RESULTS_SCHEMA_VERSION) {
+  if (version !== RESULTS_SCHEMA_VERSION && version !== 1) {
     const newer = typeof version === 'number' && version > RESULTS_SCHEMA_VERSION;
     return {
       ok: false,
       error: newer
-        ? `schemaVersion ${version} is newer than this mcp-matrix understands (${RESULTS_SCHEMA_VERSION}): upgrade mcp-matrix to read it.`
-        : `schemaVersion ${JSON.stringify(version)} is not supported (this mcp-matrix reads ${RESULTS_SCHEMA_VERSION}): re-run the matrix with this version to produce a compatible results.json.`,
+        ? `schemaVersion ${version} is newer than this mcp-matrix understands (it reads 1 and ${RESULTS_SCHEMA_VERSION}): upgrade mcp-matrix to read it.`
+        : `schemaVersion ${JSON.stringify(version)} is not supported (this mcp-matrix reads 1 and ${RESULTS_SCHEMA_VERSION}): re-run the matrix with this version to produce a compatible results.json.`,
     };
   }
+  if (version === 1) upgradeV1(data as Record<string, unknown>);
   const problems = validateRun(data);
   if (problems.length > 0) {
     const shown = problems.slice(0, 10).map((p) => `  - ${p}`);
@@ -65,3 +66,19 @@ export function parseResults(text: string): ParseResult {
   }
   return { ok: true, run: data as RunResult };
 }
+
+/**
+ * Schema 1 (before the client and Node axes) read as schema 2: each row is the only variant of its
+ * cell (`cell = id`, `variants = [{ id }]`), so stored evidence stays readable. Shape errors are left
+ * for the validation to name.
+ */
+function upgradeV1(data: Record<string, unknown>): void {
+  data.schemaVersion = RESULTS_SCHEMA_VERSION;
+  for (const row of Array.isArray(data.cells) ? data.cells : [])
+    if (isObject(row) && row.cell === undefined && typeof row.id === 'string') row.cell = row.id;
+  const plan = data.plan;
+  for (const ref of isObject(plan) && Array.isArray(plan.cells) ? plan.cells : [])
+    if (isObject(ref) && ref.variants === undefined && typeof ref.id === 'string') ref.variants = [{ id: ref.id }];
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);

@@ -1,11 +1,12 @@
-// Fan-in: the single-cell runs of ONE plan (CI fan-out, `run --cell …`) merged into one run,
+// Fan-in: the single-variant runs of ONE plan (CI fan-out, `run --cell …`) merged into one run,
 // rendered exactly as if the whole matrix had run in one process. Refuses anything that would make
-// the evidence lie: pieces of another plan or tarball, missing cells, cells twice, unplanned cells.
+// the evidence lie: pieces of another plan or tarball, missing variants, variants twice, unplanned ones.
 
 import { isDeepStrictEqual } from 'node:util';
 import type { CellResult, RunResult } from '../results/types.js';
 import { surfaceCheck, surfaceFailures } from '../results/surface.js';
 import { auditRun, decideRun } from '../results/verdict.js';
+import { plannedVariants } from '../results/variants.js';
 
 export interface MergePiece {
   /** Where the piece came from (named in errors). */
@@ -49,32 +50,38 @@ export function mergeResults(input: readonly MergePiece[]): MergeResult {
     }
   }
 
-  const planned = new Map(plan.cells.map((ref) => [ref.id, ref]));
+  // Pieces are variants (a fan-out job runs one variant); without axes a variant is its cell.
+  const rows = plannedVariants(plan);
+  const planned = new Map(rows.map((row) => [row.variant.id, row]));
   const found = new Map<string, { file: string; cell: CellResult }>();
   for (const piece of pieces) {
     for (const cell of piece.run.cells) {
       if (!planned.has(cell.id)) {
-        errors.push(`${piece.file}: cell ${cell.id} (pin ${cell.pin}) is not in the plan (planned: ${[...planned.keys()].join(', ')}).`);
+        errors.push(
+          `${piece.file}: ${rowName(cell.id, cell.cell)} (pin ${cell.pin}) is not in the plan (planned: ${[...planned.keys()].join(', ')}).`,
+        );
         continue;
       }
       const seen = found.get(cell.id);
       if (seen) {
-        errors.push(`cell ${cell.id} appears twice: in ${seen.file} and in ${piece.file}; pass one result per cell.`);
+        errors.push(
+          `${rowName(cell.id, cell.cell)} appears twice: in ${seen.file} and in ${piece.file}; pass one result per ${unit(cell.id, cell.cell)}.`,
+        );
         continue;
       }
       found.set(cell.id, { file: piece.file, cell });
     }
   }
-  for (const ref of plan.cells) {
-    if (!found.has(ref.id)) {
+  for (const { cell: ref, variant } of rows) {
+    if (!found.has(variant.id)) {
       errors.push(
-        `cell ${ref.id} (pin ${ref.pin}) has no evidence: no piece contains it. The \`mcp-matrix run --cell ${ref.id}\` run produced no results.json (or it was not passed to merge); re-run that cell.`,
+        `${rowName(variant.id, ref.id)} (pin ${ref.pin}) has no evidence: no piece contains it. The \`mcp-matrix run --cell ${variant.id}\` run produced no results.json (or it was not passed to merge); re-run that ${unit(variant.id, ref.id)}.`,
       );
     }
   }
   if (errors.length > 0) return { ok: false, errors, exitCode: 1 };
 
-  const cells = plan.cells.map((ref) => (found.get(ref.id) as { cell: CellResult }).cell);
+  const cells = rows.map(({ variant }) => (found.get(variant.id) as { cell: CellResult }).cell);
   const runs = pieces.map((p) => p.run);
   const startedAt = runs.map((r) => r.startedAt).reduce((a, b) => (Date.parse(b) < Date.parse(a) ? b : a));
   const finishedAt = runs.map((r) => r.finishedAt).reduce((a, b) => (Date.parse(b) > Date.parse(a) ? b : a));
@@ -104,7 +111,7 @@ export function mergeResults(input: readonly MergePiece[]): MergeResult {
       host: first.run.host,
       cells,
       ...decideRun(cells, interrupted, {
-        expected: plan.cells.length,
+        expected: rows.length,
         lockstepErrors,
         ...(baseline ? { baseline: baseline.entries } : {}),
         surfaceFailures: surfaceFailures(surface),
@@ -123,9 +130,18 @@ export function mergeResults(input: readonly MergePiece[]): MergeResult {
  */
 function inPlanOrder(pieces: readonly MergePiece[]): MergePiece[] {
   const position = (piece: MergePiece): number => {
-    const ids = piece.run.plan.cells.map((c) => c.id);
+    const ids = plannedVariants(piece.run.plan).map((row) => row.variant.id);
     const indexes = piece.run.cells.map((c) => ids.indexOf(c.id)).filter((i) => i >= 0);
     return indexes.length > 0 ? Math.min(...indexes) : Number.MAX_SAFE_INTEGER;
   };
   return [...pieces].sort((a, b) => position(a) - position(b) || (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
+}
+
+/** `cell v1-latest` without axes (the variant is the cell); `variant latest-2~client-1.0.0 of cell latest-2` with them. */
+function rowName(id: string, cell: string): string {
+  return id === cell ? `cell ${id}` : `variant ${id} of cell ${cell}`;
+}
+
+function unit(id: string, cell: string): string {
+  return id === cell ? 'cell' : 'variant';
 }

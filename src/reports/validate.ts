@@ -88,6 +88,16 @@ const leakedHandles: Check = (v, path, p) => {
   if (v !== null) arrayOf(handle)(v, path, p);
 };
 
+const clientRef = obj({ pin: str, major: num, version: str, package: str });
+const nodeRef = obj({ spec: str, version: str });
+
+const nonEmpty =
+  (check: Check): Check =>
+  (v, path, p) => {
+    check(v, path, p);
+    if (Array.isArray(v) && v.length === 0) p.push(`${path}: expected at least one variant, got none`);
+  };
+
 const cellRef = {
   id: str,
   pin: str,
@@ -100,6 +110,9 @@ const cellRef = {
 
 const cell = obj({
   ...cellRef,
+  cell: str,
+  client: optional(clientRef),
+  node: optional(nodeRef),
   verdict: oneOf(VERDICTS),
   outcome: oneOf(['passed', 'failed', 'allowed-failure', 'stale-allowance', 'not-measured']),
   phases: arrayOf(phase),
@@ -127,7 +140,9 @@ const run = obj({
     configFile: optional(str),
     package: nameVersion,
     tarball,
-    cells: arrayOf(obj(cellRef)),
+    cells: arrayOf(
+      obj({ ...cellRef, variants: nonEmpty(arrayOf(obj({ id: str, client: optional(clientRef), node: optional(nodeRef) }))) }),
+    ),
     selected: optional(arrayOf(str)),
   }),
   host: obj({ node: str, npm: str, os: str, ci: optional(str) }),

@@ -1,34 +1,36 @@
 // How results are read for display, shared by every renderer so that the Markdown table, the
 // JUnit file and the annotations never disagree about a cell.
 
-import type { CellResult, LeakedHandle, PhaseName, PhaseResult, PlannedCellRef, RunResult } from '../results/types.js';
+import type { CellResult, LeakedHandle, PhaseName, PhaseResult, PlannedCellRef, RunResult, VariantRef } from '../results/types.js';
+import { plannedVariants, selectedVariants } from '../results/variants.js';
 import { cellOutcome } from '../results/verdict.js';
 
 /**
- * The cells to show, in plan order. A planned cell with no result (interrupted run, lost piece) is
- * shown as not measured with no phases, never silently dropped; cells outside the plan follow.
+ * The rows to show: one per variant, in plan order (so grouped by cell). A planned variant with no
+ * result (interrupted run, lost piece) is shown as not measured with no phases, never silently
+ * dropped; rows outside the plan follow.
  */
 export function displayCells(run: RunResult): CellResult[] {
   const byId = new Map(run.cells.map((c) => [c.id, c]));
-  // A `--cell` run shows its own cells; a full or merged run shows every planned one.
-  const wanted = run.plan.selected ? run.plan.cells.filter((ref) => run.plan.selected!.includes(ref.id)) : run.plan.cells;
-  const planned = wanted.map((ref) => byId.get(ref.id) ?? missingCell(run, ref));
-  const plannedIds = new Set(run.plan.cells.map((c) => c.id));
+  // A `--cell` run shows its own variants; a full or merged run shows every planned one.
+  const planned = selectedVariants(run.plan).map(({ cell, variant }) => byId.get(variant.id) ?? missingVariant(run, cell, variant));
+  const plannedIds = new Set(plannedVariants(run.plan).map((row) => row.variant.id));
   return [...planned, ...run.cells.filter((c) => !plannedIds.has(c.id))];
 }
 
-function missingCell(run: RunResult, ref: PlannedCellRef): CellResult {
+function missingVariant(run: RunResult, ref: PlannedCellRef, variant: VariantRef): CellResult {
   const config = run.plan.configFile ? ` --config ${run.plan.configFile}` : '';
   const { variants: _variants, ...cell } = ref;
   return {
     ...cell,
+    ...variant,
     cell: ref.id,
     verdict: 'not-measured',
     outcome: 'not-measured',
     phases: [],
     summary: { leakedHandles: null },
     durationMs: 0,
-    repro: `npx mcp-matrix run${config} --cell ${ref.id}`,
+    repro: `npx mcp-matrix run${config} --cell ${variant.id}`,
   };
 }
 

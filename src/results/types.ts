@@ -1,7 +1,7 @@
 // The shape of results.json: the source of truth every report is rendered from.
 // Bump RESULTS_SCHEMA_VERSION on any breaking change to these types.
 
-export const RESULTS_SCHEMA_VERSION = 1;
+export const RESULTS_SCHEMA_VERSION = 2;
 
 export type PhaseName = 'environment' | 'stdio' | 'http' | 'bind' | 'leaks';
 export const PHASES: readonly PhaseName[] = ['environment', 'stdio', 'http', 'bind', 'leaks'];

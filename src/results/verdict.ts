@@ -7,6 +7,9 @@ import {
   PHASES,
   type BaselineEntry,
   type CellOutcome,
+  type ClientRef,
+  type NodeRef,
+  type VariantRef,
   type PhaseName,
   type CellResult,
   type PhaseResult,
@@ -14,6 +17,7 @@ import {
   type Verdict,
 } from './types.js';
 import { compareCells, surfaceFailures } from './surface.js';
+import { plannedVariants, selectedVariants } from './variants.js';
 
 export interface RunDecision {
   verdict: RunResult['verdict'];
@@ -182,11 +186,11 @@ export function asInterrupted(run: RunResult): RunResult {
   return run.interrupted ? run : { ...run, interrupted: true, ...decideRun(run.cells, true) };
 }
 
-/** The facts a stored run carries: the cells it was asked for, its lockstep errors, baseline and surface differences. */
+/** The facts a stored run carries: the variants it was asked for, its lockstep errors, baseline and surface differences. */
 export function storedFacts(run: Pick<RunResult, 'plan' | 'lockstepErrors' | 'baseline' | 'surface'>): RunFacts {
   const surface = surfaceFailures(run.surface);
   return {
-    expected: run.plan.selected?.length ?? run.plan.cells.length,
+    expected: selectedVariants(run.plan).length,
     ...(run.lockstepErrors ? { lockstepErrors: run.lockstepErrors } : {}),
     ...(run.baseline ? { baseline: run.baseline.entries } : {}),
     ...(surface.length > 0 ? { surfaceFailures: surface } : {}),
@@ -201,17 +205,19 @@ export function storedFacts(run: Pick<RunResult, 'plan' | 'lockstepErrors' | 'ba
  */
 export function auditRun(run: RunResult): string[] {
   const problems: string[] = [];
-  const planned = new Map(run.plan.cells.map((ref) => [ref.id, ref]));
+  const planned = new Map(plannedVariants(run.plan).map((row) => [row.variant.id, row]));
   for (const cell of run.cells) {
     const where = `cell ${cell.id}`;
     const names = cell.phases.map((p) => p.phase);
     if (names.join() !== PHASES.join())
       problems.push(`${where}: records phases [${names.join(', ')}], but every cell records [${PHASES.join(', ')}] once each, in order`);
-    const ref = planned.get(cell.id);
-    if (!ref) {
+    const row = planned.get(cell.id);
+    if (!row) {
       problems.push(`${where} (pin ${cell.pin}) is not in the plan (planned: ${[...planned.keys()].join(', ')})`);
       continue;
     }
+    const ref = row.cell;
+    problems.push(...variantProblems(cell, row.cell.id, row.variant));
     if (cell.allowedToFail !== ref.allowedToFail)
       problems.push(`${where}: allowedToFail is ${cell.allowedToFail}, but the plan says ${ref.allowedToFail}`);
     const decided = decideCellResult(cell.phases, ref.allowedToFail);
@@ -235,6 +241,19 @@ export function auditRun(run: RunResult): string[] {
       `run: stored verdict "${run.verdict}" (exit ${run.exitCode}), but its cells say "${decision.verdict}" (exit ${decision.exitCode})`,
     );
   return problems;
+}
+
+/** A row must be the variant the plan names: the same cell, client and Node. */
+function variantProblems(cell: CellResult, planCell: string, variant: VariantRef): string[] {
+  const where = `cell ${cell.id}`;
+  const out: string[] = [];
+  if (cell.cell !== planCell) out.push(`${where}: recorded in cell ${cell.cell}, but the plan puts this variant in cell ${planCell}`);
+  const client = (c?: ClientRef): string => (c ? `${c.package}@${c.version} (pin ${c.pin})` : "the cell's own");
+  if (client(cell.client) !== client(variant.client))
+    out.push(`${where}: ran client ${client(cell.client)}, but the plan says ${client(variant.client)}`);
+  const node = (n?: NodeRef): string => (n ? `${n.version} (spec ${n.spec})` : "the host's");
+  if (node(cell.node) !== node(variant.node)) out.push(`${where}: ran Node ${node(cell.node)}, but the plan says ${node(variant.node)}`);
+  return out;
 }
 
 function culprits(phases: readonly PhaseResult[]): string {

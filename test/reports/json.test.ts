@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,7 +10,7 @@ describe('renderJson / parseResults', () => {
   test('round trip', () => {
     const run = makeRun();
     const text = renderJson(run);
-    expect(text.startsWith('{\n  "schemaVersion": 1,\n')).toBe(true);
+    expect(text.startsWith('{\n  "schemaVersion": 2,\n')).toBe(true);
     expect(text.endsWith('}\n')).toBe(true);
     expect(parseResults(text)).toEqual({ ok: true, run });
   });
@@ -30,8 +31,76 @@ describe('renderJson / parseResults', () => {
   test('not a results file / wrong schema version', () => {
     expect(parseResults('[]')).toMatchObject({ ok: false, error: expect.stringMatching(/expected a JSON object/) });
     expect(parseResults('{"a":1}')).toMatchObject({ ok: false, error: expect.stringMatching(/no `schemaVersion`/) });
-    expect(parseResults('{"schemaVersion":2}')).toMatchObject({ ok: false, error: expect.stringMatching(/newer .* upgrade mcp-matrix/) });
-    expect(parseResults('{"schemaVersion":0}')).toMatchObject({ ok: false, error: expect.stringMatching(/not supported/) });
+    const newer = parseResults('{"schemaVersion":3}');
+    expect(newer).toEqual({
+      ok: false,
+      error: 'schemaVersion 3 is newer than this mcp-matrix understands (it reads 1 and 2): upgrade mcp-matrix to read it.',
+    });
+    expect(parseResults('{"schemaVersion":0}')).toEqual({
+      ok: false,
+      error:
+        'schemaVersion 0 is not supported (this mcp-matrix reads 1 and 2): re-run the matrix with this version to produce a compatible results.json.',
+    });
+    expect(parseResults('{"schemaVersion":"2"}')).toMatchObject({
+      ok: false,
+      error: expect.stringMatching(/^schemaVersion "2" is not supported/),
+    });
+  });
+
+  test('a schema 2 row must name its cell, and a plan cell its variants', () => {
+    type Loose = { cells: Record<string, unknown>[]; plan: { cells: Record<string, unknown>[] } };
+    const run = JSON.parse(renderJson(makeRun())) as Loose;
+    delete run.cells[0]!.cell;
+    run.cells[1]!.client = { pin: '1.0.0', major: 1 };
+    run.cells[2]!.node = { spec: 22 };
+    delete run.plan.cells[1]!.variants;
+    run.plan.cells[2]!.variants = [];
+    const result = parseResults(JSON.stringify(run));
+    expect(result.ok).toBe(false);
+    if (!result.ok) {
+      expect(result.error).toContain('cells[0].cell: expected a string, got undefined');
+      expect(result.error).toContain('cells[1].client.version: expected a string, got undefined');
+      expect(result.error).toContain('cells[1].client.package: expected a string, got undefined');
+      expect(result.error).toContain('cells[2].node.spec: expected a string, got number');
+      expect(result.error).toContain('plan.cells[1].variants: expected an array, got undefined');
+      expect(result.error).toContain('plan.cells[2].variants: expected at least one variant, got none');
+    }
+  });
+
+  test('stored schema 1 evidence is read as schema 2 (each row the only variant of its cell) and renders as it did', () => {
+    const v1 = readFileSync(new URL('./fixtures/results-v1.json', import.meta.url), 'utf8');
+    expect(JSON.parse(v1)).toMatchObject({ schemaVersion: 1 });
+    const result = parseResults(v1);
+    if (!result.ok) throw new Error(result.error);
+    const { run } = result;
+    expect(run.schemaVersion).toBe(2);
+    expect(run.cells.map((c) => [c.id, c.cell])).toEqual([
+      ['floor-1', 'floor-1'],
+      ['latest-1', 'latest-1'],
+      ['2.0.0', '2.0.0'],
+      ['latest-2', 'latest-2'],
+    ]);
+    expect(run.plan.cells.map((c) => c.variants)).toEqual([
+      [{ id: 'floor-1' }],
+      [{ id: 'latest-1' }],
+      [{ id: '2.0.0' }],
+      [{ id: 'latest-2' }],
+    ]);
+    // The matrix.md written with that results.json (schema 1), byte for byte: without axes nothing changes.
+    expect(renderMarkdown(run)).toBe(readFileSync(new URL('./fixtures/matrix-v1.md', import.meta.url), 'utf8'));
+    // Re-rendered, it is a schema 2 file that reads back to the same run.
+    expect(parseResults(renderJson(run))).toEqual({ ok: true, run });
+  });
+
+  test('a schema 1 file with a broken shape still names the problem with its path', () => {
+    const v1 = JSON.parse(readFileSync(new URL('./fixtures/results-v1.json', import.meta.url), 'utf8')) as { cells: { id?: string }[] };
+    delete v1.cells[1]!.id;
+    const result = parseResults(JSON.stringify(v1));
+    expect(result.ok).toBe(false);
+    if (!result.ok) {
+      expect(result.error).toContain('cells[1].id: expected a string, got undefined');
+      expect(result.error).toContain('cells[1].cell: expected a string, got undefined');
+    }
   });
 
   test('shape problems are listed with their path', () => {

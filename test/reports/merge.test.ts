@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import type { RunResult } from '../../src/results/types.js';
 import { mergeResults, renderMarkdown, renderTable } from '../../src/reports/index.js';
-import { FOUR_CELLS, makeRun, pieceOf } from './helpers/make-run.js';
+import { FOUR_CELLS, makeRun, pieceOf, variantSpecs } from './helpers/make-run.js';
 
 function pieces(run: RunResult) {
   return run.cells.map((cell, i) => ({
@@ -179,6 +179,39 @@ describe('mergeResults', () => {
       run: { ...p.run, lockstepErrors: ['no floor cell'], verdict: 'failed' as const, exitCode: 1 as const },
     }));
     expect(merged(parts)).toMatchObject({ verdict: 'failed', exitCode: 1, lockstepErrors: ['no floor cell'] });
+  });
+
+  test('pieces are variants: one per fan-out job, merged into every variant of every cell', () => {
+    const run = makeRun(
+      variantSpecs({ 'v2-latest~client-1.0.0~node-22': { phases: { stdio: { verdict: 'failed', message: 'resource_link' } } } }),
+    );
+    const parts = pieces(run).map((p) => ({ ...p, run: { ...p.run, plan: { ...p.run.plan, selected: [p.run.cells[0]!.id] } } }));
+    const whole = merged([...parts].reverse());
+    expect(whole.cells.map((c) => c.id)).toEqual(run.cells.map((c) => c.id));
+    expect(whole).toMatchObject({ verdict: 'failed', exitCode: 1 });
+    expect(renderMarkdown(whole)).toBe(
+      renderMarkdown({ ...run, startedAt: whole.startedAt, finishedAt: whole.finishedAt, durationMs: whole.durationMs }),
+    );
+  });
+
+  test('a missing variant is named with its cell and its own --cell run; a variant twice names both files', () => {
+    const run = makeRun(variantSpecs());
+    const parts = pieces(run);
+    const result = mergeResults(parts.filter((p) => !p.file.includes('v1-latest~client-latest-2')));
+    expect(result).toEqual({
+      ok: false,
+      exitCode: 1,
+      errors: [
+        'variant v1-latest~client-latest-2~node-22 of cell v1-latest (pin latest@1) has no evidence: no piece contains it. The `mcp-matrix run --cell v1-latest~client-latest-2~node-22` run produced no results.json (or it was not passed to merge); re-run that variant.',
+      ],
+    });
+    const twice = mergeResults([...parts, { file: 'retry/results.json', run: parts[3]!.run }]);
+    expect(twice).toMatchObject({
+      ok: false,
+      errors: [
+        'variant v2-latest~client-latest-2~node-22 of cell v2-latest appears twice: in cell-v2-latest~client-latest-2~node-22/results.json and in retry/results.json; pass one result per variant.',
+      ],
+    });
   });
 
   test('nothing to merge', () => {

@@ -1,8 +1,8 @@
 // The table's phase cells: bind's "loopback only"; HTTP shows what each sub-check found (`ok` only when every one passed).
 import { describe, expect, it } from 'vitest';
 import type { PhaseResult } from '../../src/results/types.js';
-import { httpLabel, phaseLabel, phaseOf } from '../../src/reports/view.js';
-import { FOUR_CELLS, makeCell } from './helpers/make-run.js';
+import { displayCells, httpLabel, phaseLabel, phaseOf } from '../../src/reports/view.js';
+import { CLIENT_OLD, FOUR_CELLS, makeCell, makeRun, NODE_22, variantSpecs } from './helpers/make-run.js';
 
 describe('phaseLabel: bind', () => {
   const cell = (details: Record<string, unknown>) =>
@@ -63,5 +63,47 @@ describe('httpLabel', () => {
     expect(httpLabel(latestCell, http('passed'))).toBe('ok');
     expect(httpLabel(latestCell, http('not-measured'))).toBe('not measured');
     expect(httpLabel(latestCell, http('skipped'))).toBe('n/a');
+  });
+});
+
+describe('displayCells: one row per variant', () => {
+  const run = makeRun(variantSpecs());
+
+  it('rows follow the plan, grouped by cell', () => {
+    expect(displayCells(run).map((c) => [c.cell, c.id])).toEqual([
+      ['v1-latest', 'v1-latest~client-1.0.0~node-22'],
+      ['v1-latest', 'v1-latest~client-latest-2~node-22'],
+      ['v2-latest', 'v2-latest~client-1.0.0~node-22'],
+      ['v2-latest', 'v2-latest~client-latest-2~node-22'],
+    ]);
+  });
+
+  it('a planned variant without a result is shown as not measured, with its client, Node and its own repro', () => {
+    const lost = { ...run, cells: run.cells.filter((c) => c.id !== 'v2-latest~client-1.0.0~node-22') };
+    const rows = displayCells(lost);
+    expect(rows).toHaveLength(4);
+    const missing = rows[2]!;
+    expect(missing).toMatchObject({
+      id: 'v2-latest~client-1.0.0~node-22',
+      cell: 'v2-latest',
+      client: CLIENT_OLD,
+      node: NODE_22,
+      pin: 'latest@2',
+      verdict: 'not-measured',
+      outcome: 'not-measured',
+      phases: [],
+      repro: 'npx mcp-matrix run --config matrix.config.ts --cell v2-latest~client-1.0.0~node-22',
+    });
+    expect(missing).not.toHaveProperty('variants');
+  });
+
+  it('a --cell run shows the variants it was asked for: by variant id or by cell id', () => {
+    const one = { ...run, plan: { ...run.plan, selected: ['v2-latest~client-latest-2~node-22'] }, cells: [] };
+    expect(displayCells(one).map((c) => c.id)).toEqual(['v2-latest~client-latest-2~node-22']);
+    const cell = { ...run, plan: { ...run.plan, selected: ['v1-latest'] }, cells: run.cells.slice(0, 1) };
+    expect(displayCells(cell).map((c) => [c.id, c.verdict])).toEqual([
+      ['v1-latest~client-1.0.0~node-22', 'passed'],
+      ['v1-latest~client-latest-2~node-22', 'not-measured'],
+    ]);
   });
 });

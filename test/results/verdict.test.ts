@@ -1,7 +1,8 @@
 import { describe, expect, test } from 'vitest';
 import type { Verdict } from '../../src/results/types.js';
 import { asInterrupted, auditRun, cellOutcome, decideCell, decideRun, runReasons } from '../../src/results/verdict.js';
-import { FOUR_CELLS, makeRun } from '../reports/helpers/make-run.js';
+import { CLIENT_NEW, FOUR_CELLS, makeRun, NODE_20, variantSpecs } from '../reports/helpers/make-run.js';
+import { storedFacts } from '../../src/results/verdict.js';
 
 const cell = (verdict: Verdict, allowedToFail = false) => ({ verdict, allowedToFail });
 
@@ -121,6 +122,41 @@ describe('auditRun: each disagreement named exactly', () => {
     expect(auditRun({ ...passing, cells: [{ ...p, verdict: 'failed' }] })).toEqual([
       'cell v1-floor: stored verdict "failed", but its phases say "passed"',
     ]);
+  });
+});
+
+describe('auditRun and storedFacts: variants', () => {
+  const run = makeRun(variantSpecs({ 'v2-latest~client-1.0.0~node-22': { phases: { stdio: { verdict: 'failed', message: 'x' } } } }));
+
+  test('a run of variants as written is consistent, and expects every variant', () => {
+    expect(auditRun(run)).toEqual([]);
+    expect(storedFacts(run).expected).toBe(4);
+    expect(storedFacts({ ...run, plan: { ...run.plan, selected: ['v1-latest'] } }).expected).toBe(2);
+    expect(storedFacts({ ...run, plan: { ...run.plan, selected: ['v1-latest~client-1.0.0~node-22'] } }).expected).toBe(1);
+  });
+
+  test('a row whose cell, client or Node is not the planned variant is named', () => {
+    const rows = run.cells.map((c, i) =>
+      i === 0
+        ? { ...c, cell: 'v2-latest' }
+        : i === 1
+          ? { ...c, client: CLIENT_NEW, node: NODE_20 }
+          : i === 2
+            ? { ...c, client: undefined }
+            : c,
+    );
+    expect(auditRun({ ...run, cells: rows })).toEqual([
+      'cell v1-latest~client-1.0.0~node-22: recorded in cell v2-latest, but the plan puts this variant in cell v1-latest',
+      'cell v1-latest~client-latest-2~node-22: ran Node 20.19.5 (spec 20), but the plan says 22.11.0 (spec 22)',
+      "cell v2-latest~client-1.0.0~node-22: ran client the cell's own, but the plan says @modelcontextprotocol/sdk@1.0.0 (pin 1.0.0)",
+    ]);
+  });
+
+  test('a row the plan does not list names the planned variants', () => {
+    const rows = run.cells.map((c, i) => (i === 3 ? { ...c, id: 'v2-latest~client-0.9.0' } : c));
+    expect(auditRun({ ...run, cells: rows })[0]).toBe(
+      'cell v2-latest~client-0.9.0 (pin latest@2) is not in the plan (planned: v1-latest~client-1.0.0~node-22, v1-latest~client-latest-2~node-22, v2-latest~client-1.0.0~node-22, v2-latest~client-latest-2~node-22)',
+    );
   });
 });
 
