@@ -19,7 +19,7 @@ import {
 } from '../listen-watch.js';
 import type { DriverSpec } from '../protocol.js';
 import { isNodeScript, type ServerProcess } from '../server-process.js';
-import { portInUse, spawnFailure, startFailure } from '../start-failure.js';
+import { portInUse, spawnFailure, startFailure, type StartFailure } from '../start-failure.js';
 
 type BindSpec = Exclude<DriverSpec['phases']['bind'], false>;
 
@@ -76,6 +76,76 @@ function context(loopback: ClassifiedListen[]): string {
 interface PortRace {
   port: number;
   cause: string;
+}
+
+/** What is known once the server exited without a non-loopback listen seen while it ran. */
+export interface ExitFacts {
+  code: number | null;
+  signal: string | null;
+  /** A non-loopback listen the record shows after all (one just before exiting). */
+  exposed: ClassifiedListen | undefined;
+  loopback: ClassifiedListen[];
+  /** EADDRINUSE on the harness's port (`portInUse`). */
+  race: string | undefined;
+  /** The start failure its records or stderr show (`startFailure`). */
+  crash: StartFailure | undefined;
+  /** What it was asked, for messages. */
+  asked: string;
+  /** The cell directory's names, dropped from paths in messages. */
+  dirs: string[];
+}
+
+export interface ExitJudgement {
+  outcome: BindOutcome;
+  verdict: Verdict;
+  step?: string;
+  message?: string;
+  /** Added to the result's details. */
+  details?: Record<string, unknown>;
+}
+
+/** The outcome an exit earns: a listen, a race, a crash, exit 0 and a signal are not refusals; any other non-zero exit is. */
+export function judgeExit(f: ExitFacts): ExitJudgement | { race: string } {
+  if (f.exposed) {
+    return {
+      outcome: 'listened',
+      verdict: 'failed',
+      step: 'watch',
+      message: `listened on ${describeListen(f.exposed)} before exiting (exit code ${f.code ?? f.signal}): ${f.asked}, it must refuse before any non-loopback socket opens${context(f.loopback)}`,
+      details: { listened: { ...f.exposed } },
+    };
+  }
+  if (f.race) return { race: relative(f.race, f.dirs) };
+  if (f.crash) {
+    const cause = relative(f.crash.cause, f.dirs);
+    const how = f.code !== null ? `exit code ${f.code}` : `signal ${f.signal}`;
+    const details = { startFailure: f.crash };
+    return f.crash.kind === 'could-not-start'
+      ? {
+          outcome: 'could-not-start',
+          verdict: 'failed',
+          step: 'start',
+          message: `could not start: ${cause} (${how}); a crash before its own code ran is not a refusal`,
+          details,
+        }
+      : {
+          outcome: 'crashed',
+          verdict: 'failed',
+          step: 'start',
+          message: `crashed: ${cause} (${how}); an uncaught ${cause.split(/[\s:[]/)[0]} is not a refusal`,
+          details,
+        };
+  }
+  if (f.code === 0) return { outcome: 'exited-0', verdict: 'failed', step: 'exit code', message: 'exited 0: a refusal must exit non-zero' };
+  if (f.code === null) {
+    return {
+      outcome: 'killed-by-signal',
+      verdict: 'failed',
+      step: 'exit code',
+      message: `was killed by ${f.signal ?? 'a signal'}: a refusal must exit non-zero by itself`,
+    };
+  }
+  return { outcome: 'refused', verdict: 'passed' };
 }
 
 export async function bindPhase(ctx: DriverContext, spec: BindSpec): Promise<PhaseResult> {
@@ -171,38 +241,19 @@ async function attempt(ctx: DriverContext, spec: BindSpec, startedAt: number, ra
   Object.assign(details, { exitCode: exit.code, signal: exit.signal, exitMs: exit.at - proc.startedAt, stderrLine });
   // The probe appends synchronously, so a listen just before exit is in the file by now.
   look();
-  const open = exposed();
-  if (open) {
-    details.listened = { ...open };
-    return finish(
-      'listened',
-      'failed',
-      'watch',
-      `listened on ${describeListen(open)} before exiting (exit code ${exit.code ?? exit.signal}): ${asked}, it must refuse before any non-loopback socket opens${context(loopback())}`,
-    );
-  }
-  const race = portInUse(proc.probeRecords(), proc.stderr.tail(), port);
-  if (race) return { port, cause: relative(race, cellDirs(ctx)) };
-  const viaNode = isNodeScript(command.bin);
-  const crash = startFailure(proc.probeRecords(), proc.stderr.tail(), exit.code, viaNode);
-  if (crash) {
-    details.startFailure = crash;
-    const cause = relative(crash.cause, cellDirs(ctx));
-    const how = exit.code !== null ? `exit code ${exit.code}` : `signal ${exit.signal}`;
-    return crash.kind === 'could-not-start'
-      ? finish('could-not-start', 'failed', 'start', `could not start: ${cause} (${how}); a crash before its own code ran is not a refusal`)
-      : finish('crashed', 'failed', 'start', `crashed: ${cause} (${how}); an uncaught ${cause.split(/[\s:[]/)[0]} is not a refusal`);
-  }
-  if (exit.code === 0) return finish('exited-0', 'failed', 'exit code', 'exited 0: a refusal must exit non-zero');
-  if (exit.code === null) {
-    return finish(
-      'killed-by-signal',
-      'failed',
-      'exit code',
-      `was killed by ${exit.signal ?? 'a signal'}: a refusal must exit non-zero by itself`,
-    );
-  }
-  return finish('refused', 'passed');
+  const judged = judgeExit({
+    code: exit.code,
+    signal: exit.signal,
+    exposed: exposed(),
+    loopback: loopback(),
+    race: portInUse(proc.probeRecords(), proc.stderr.tail(), port),
+    crash: startFailure(proc.probeRecords(), proc.stderr.tail(), exit.code, isNodeScript(command.bin)),
+    asked,
+    dirs: cellDirs(ctx),
+  });
+  if ('race' in judged) return { port, cause: judged.race };
+  Object.assign(details, judged.details);
+  return finish(judged.outcome, judged.verdict, judged.step, judged.message);
 
   async function exposedWhileRunning(p: ServerProcess, l: ClassifiedListen): Promise<PhaseResult> {
     // Observe before killing: whether it answers without a token is what the message may claim.

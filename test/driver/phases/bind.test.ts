@@ -1,5 +1,13 @@
-import { describe, expect, it } from 'vitest';
-import { relative } from '../../../src/driver/phases/bind.js';
+// The bind phase from src against real processes: each outcome of docs/phases.md's bind table, with
+// its verdict, step, exact message and details. Servers are a few lines of Node (or a missing bin)
+// written into a temp cell; the probe is the real one, bundled from src.
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bindPhase, judgeExit, relative, type ExitFacts, type ExitJudgement } from '../../../src/driver/phases/bind.js';
+import type { ClassifiedListen } from '../../../src/driver/listen-watch.js';
+import type { DriverSpec } from '../../../src/driver/protocol.js';
+import { phaseBench, type PhaseBench } from '../helpers/phase-bench.js';
 
 describe('relative: cell paths in a start failure', () => {
   const cell = '/tmp/mcp-matrix-x/cell-latest-1';
@@ -12,5 +20,366 @@ describe('relative: cell paths in a start failure', () => {
     );
     expect(relative(`at file://${cell}/node_modules/p/x.js:1`, [cell])).toBe('at node_modules/p/x.js:1');
     expect(relative('/elsewhere/x.js', [cell])).toBe('/elsewhere/x.js');
+  });
+
+  it('reads regex characters in the cell path literally, and strips a file:// URL of the cell itself', () => {
+    const odd = '/tmp/a.b+c/cell(1)';
+    expect(relative(`at file://${odd}/x.js and ${odd}/y.js in ${odd}`, [odd])).toBe('at x.js and y.js in .');
+    // `.` and `+` taken as regex would match these look-alikes.
+    expect(relative('/tmp/aXbbc/cell(1)/x.js /tmp/a.bbc/cell1/x.js', [odd])).toBe('/tmp/aXbbc/cell(1)/x.js /tmp/a.bbc/cell1/x.js');
+    expect(relative(`imported from file://${odd}`, [odd])).toBe('imported from .');
+    expect(relative(`${odd}/a ${'/real/cell'}/b`, [odd, '/real/cell'])).toBe('a b');
+  });
+});
+
+describe('judgeExit: what an exit earns', () => {
+  const asked = 'asked to bind 0.0.0.0 with no token';
+  const facts = (over: Partial<ExitFacts>): ExitFacts => ({
+    code: 2,
+    signal: null,
+    exposed: undefined,
+    loopback: [],
+    race: undefined,
+    crash: undefined,
+    asked,
+    dirs: ['/cell'],
+    ...over,
+  });
+  const wild: ClassifiedListen = { address: '0.0.0.0', port: 4100, source: 'probe', scope: 'wildcard' };
+  const loop = (port: number): ClassifiedListen => ({ address: '127.0.0.1', port, source: 'proc', scope: 'loopback' });
+
+  it('a non-zero exit by itself is the refusal, and nothing else is said', () => {
+    expect(judgeExit(facts({ code: 2 }))).toEqual({ outcome: 'refused', verdict: 'passed' });
+    expect(judgeExit(facts({ code: 1 }))).toEqual({ outcome: 'refused', verdict: 'passed' });
+  });
+
+  it('exit 0 and a signal are not refusals', () => {
+    expect(judgeExit(facts({ code: 0 }))).toEqual({
+      outcome: 'exited-0',
+      verdict: 'failed',
+      step: 'exit code',
+      message: 'exited 0: a refusal must exit non-zero',
+    });
+    expect(judgeExit(facts({ code: null, signal: 'SIGTERM' }))).toEqual({
+      outcome: 'killed-by-signal',
+      verdict: 'failed',
+      step: 'exit code',
+      message: 'was killed by SIGTERM: a refusal must exit non-zero by itself',
+    });
+    expect(judgeExit(facts({ code: null, signal: null }))).toMatchObject({
+      message: 'was killed by a signal: a refusal must exit non-zero by itself',
+    });
+  });
+
+  it('a listen the record shows after the exit fails, whatever else happened; loopback listens are context', () => {
+    const listened = {
+      outcome: 'listened',
+      verdict: 'failed',
+      step: 'watch',
+      message: `listened on 0.0.0.0:4100 (IPv4 wildcard: every interface) before exiting (exit code 2): ${asked}, it must refuse before any non-loopback socket opens`,
+      details: { listened: wild },
+    };
+    expect(judgeExit(facts({ exposed: wild }))).toEqual(listened);
+    const crash = { kind: 'crashed' as const, cause: 'TypeError: x', source: 'probe' as const };
+    expect(judgeExit(facts({ exposed: wild, race: 'listen EADDRINUSE :4100', crash }))).toEqual(listened);
+    const judged = judgeExit(facts({ exposed: wild, code: null, signal: 'SIGKILL', loopback: [loop(4101), loop(4102)] }));
+    expect(judged).toMatchObject({
+      message: `listened on 0.0.0.0:4100 (IPv4 wildcard: every interface) before exiting (exit code SIGKILL): ${asked}, it must refuse before any non-loopback socket opens. Also on loopback (context, not a finding): 127.0.0.1:4101, 127.0.0.1:4102`,
+    });
+    // A copy: the listen object itself would read as a cycle to the redactor.
+    expect((judged as ExitJudgement).details!.listened).not.toBe(wild);
+    expect(judgeExit(facts({ exposed: wild, code: 0 }))).toMatchObject({ outcome: 'listened' });
+  });
+
+  it('a port race is handed back (cell paths dropped), before any crash or exit code', () => {
+    const crash = { kind: 'could-not-start' as const, cause: 'SyntaxError: x', source: 'stderr' as const };
+    expect(judgeExit(facts({ race: 'listen EADDRINUSE /cell/sock:4100', crash, code: 0 }))).toEqual({
+      race: 'listen EADDRINUSE sock:4100',
+    });
+  });
+
+  it('a start failure before the exit code: "could not start" or "crashed", with exit code or signal, cell paths dropped', () => {
+    const notFound = {
+      kind: 'could-not-start' as const,
+      cause: "Cannot find module '/cell/x.js' imported from /cell/",
+      source: 'probe' as const,
+    };
+    expect(judgeExit(facts({ crash: notFound, code: 1 }))).toEqual({
+      outcome: 'could-not-start',
+      verdict: 'failed',
+      step: 'start',
+      message: "could not start: Cannot find module 'x.js' imported from . (exit code 1); a crash before its own code ran is not a refusal",
+      details: { startFailure: notFound },
+    });
+    expect(judgeExit(facts({ crash: notFound, code: 0 }))).toMatchObject({ outcome: 'could-not-start' });
+    expect(judgeExit(facts({ crash: notFound, code: null, signal: 'SIGABRT' }))).toMatchObject({
+      message:
+        "could not start: Cannot find module 'x.js' imported from . (signal SIGABRT); a crash before its own code ran is not a refusal",
+    });
+    const typeError = { kind: 'crashed' as const, cause: 'TypeError [ERR_X]: bad /cell/a.js', source: 'stderr' as const };
+    expect(judgeExit(facts({ crash: typeError, code: 1 }))).toEqual({
+      outcome: 'crashed',
+      verdict: 'failed',
+      step: 'start',
+      message: 'crashed: TypeError [ERR_X]: bad a.js (exit code 1); an uncaught TypeError is not a refusal',
+      details: { startFailure: typeError },
+    });
+    for (const cause of ['ReferenceError: y', 'ReferenceError[y]', 'ReferenceError\ty']) {
+      expect(judgeExit(facts({ crash: { kind: 'crashed', cause, source: 'probe' }, code: null, signal: 'SIGKILL' }))).toMatchObject({
+        message: `crashed: ${cause} (signal SIGKILL); an uncaught ReferenceError is not a refusal`,
+      });
+    }
+  });
+});
+
+type BindSpec = Exclude<DriverSpec['phases']['bind'], false>;
+
+let bench: PhaseBench;
+beforeAll(async () => {
+  bench = await phaseBench('mcp-matrix-bind-phase-');
+});
+afterAll(() => bench?.dispose());
+
+const ARGS = "const port = Number(process.argv[process.argv.indexOf('--port') + 1]);\n";
+
+function spec(bin: string, over: Partial<BindSpec> = {}): BindSpec {
+  return {
+    command: { bin, args: ['--host', '{host}', '--port', '{port}'], env: { MCP_SERVER_TOKEN: '{token}' } },
+    dropEnv: ['MCP_SERVER_TOKEN'],
+    timeoutMs: 8000,
+    ...over,
+  };
+}
+
+const ASKED = 'asked to bind 0.0.0.0 with no token';
+
+async function bind(name: string, text: string, over: Partial<BindSpec> = {}) {
+  const ctx = bench.context();
+  const r = await bindPhase(ctx, spec(bench.server(name, text), over));
+  // Every server it started is gone by the time it answers.
+  for (const s of ctx.servers) expect(s.proc.running).toBe(false);
+  return r;
+}
+
+describe('bindPhase: every outcome, from src', () => {
+  it('a refusal (exit non-zero by itself) passes, with what it was asked and how it exited', async () => {
+    const r = await bind(
+      'refuse.mjs',
+      `${ARGS}if (process.env.MCP_SERVER_TOKEN !== undefined) process.exit(9);\nconsole.error('refusing ' + process.argv[3] + ':' + port);\nprocess.exit(2);\n`,
+    );
+    expect(r).toMatchObject({ phase: 'bind', verdict: 'passed' });
+    expect(r).not.toHaveProperty('message');
+    expect(r).not.toHaveProperty('step');
+    expect(r).not.toHaveProperty('stderrTail');
+    expect(r.details).toEqual({
+      port: expect.any(Number),
+      pid: expect.any(Number),
+      host: '0.0.0.0',
+      hostGiven: true,
+      outcome: 'refused',
+      exitCode: 2,
+      signal: null,
+      exitMs: expect.any(Number),
+      stderrLine: `refusing 0.0.0.0:${r.details!.port as number}`,
+    });
+    expect(r.details!.exitMs).toBeGreaterThanOrEqual(0);
+    expect(r.durationMs).toBeGreaterThanOrEqual(r.details!.exitMs as number);
+  });
+
+  it('exit 0 is not a refusal: failed at "exit code"', async () => {
+    const r = await bind('exit-zero.mjs', "console.error('nothing to do');\nprocess.exit(0);\n");
+    expect(r).toMatchObject({
+      verdict: 'failed',
+      step: 'exit code',
+      message: 'exited 0: a refusal must exit non-zero',
+      stderrTail: 'nothing to do',
+    });
+    expect(r.details).toMatchObject({ outcome: 'exited-0', exitCode: 0, signal: null, stderrLine: 'nothing to do' });
+    expect(r.details).not.toHaveProperty('listens');
+  });
+
+  it('killed by a signal is not a refusal', async () => {
+    const r = await bind('signal.mjs', "process.kill(process.pid, 'SIGKILL');\n");
+    expect(r).toMatchObject({
+      verdict: 'failed',
+      step: 'exit code',
+      message: 'was killed by SIGKILL: a refusal must exit non-zero by itself',
+    });
+    expect(r.details).toMatchObject({ outcome: 'killed-by-signal', exitCode: null, signal: 'SIGKILL' });
+  });
+
+  it('still running at the bound without ever listening: failed, killed, told to set `bind: false` if it has no HTTP transport', async () => {
+    const r = await bind('idle.mjs', 'setInterval(() => {}, 1000);\n', { timeoutMs: 1500 });
+    expect(r).toMatchObject({
+      verdict: 'failed',
+      step: 'wait for exit',
+      message: `still running after 1500 ms without ever listening: ${ASKED}, it must exit non-zero by itself (killed it); a server without an HTTP transport should set \`bind: false\``,
+    });
+    expect(r.details).toMatchObject({ outcome: 'never-listened' });
+    expect(r.details).not.toHaveProperty('exitCode');
+    expect(r.durationMs).toBeGreaterThanOrEqual(1500);
+  });
+
+  it('a bind invocation that names no host is described as such (host in neither args nor env)', async () => {
+    const r = await bind('idle-nohost.mjs', 'setInterval(() => {}, 1000);\n', {
+      timeoutMs: 1000,
+      command: { bin: join(bench.cell, 'pkg/idle-nohost.mjs'), args: ['--port', '{port}'], env: { OTHER: 'x' } },
+    });
+    expect(r.message).toBe(
+      'still running after 1000 ms without ever listening: started with no token (its bind invocation names no host), it must exit non-zero by itself (killed it); a server without an HTTP transport should set `bind: false`',
+    );
+    expect(r.details).toMatchObject({ hostGiven: false });
+  });
+
+  it('the host counts as given in an env value, as `{host}` or literally', async () => {
+    for (const env of [{ HOST: '{host}' }, { HOST: '0.0.0.0' }]) {
+      const r = await bind('refuse-env.mjs', 'process.exit(3);\n', {
+        command: { bin: join(bench.cell, 'pkg/refuse-env.mjs'), args: [], env },
+      });
+      expect(r.verdict).toBe('passed');
+      expect(r.details).toMatchObject({ hostGiven: true, exitCode: 3 });
+    }
+    const literal = await bind('refuse-arg.mjs', 'process.exit(3);\n', {
+      command: { bin: join(bench.cell, 'pkg/refuse-arg.mjs'), args: ['--host=0.0.0.0'], env: {} },
+    });
+    expect(literal.details).toMatchObject({ hostGiven: true });
+  });
+
+  it('loopback only for the whole bound: passed as "loopback only", never as a non-loopback listen', async () => {
+    const r = await bind('loopback.mjs', `import net from 'node:net';\n${ARGS}net.createServer().listen(port, '127.0.0.1');\n`, {
+      timeoutMs: 1500,
+    });
+    const port = r.details!.port as number;
+    expect(r).toMatchObject({
+      verdict: 'passed',
+      message: `loopback only: ${ASKED}, it did not refuse, but for the whole 1500 ms it only ever listened on loopback (127.0.0.1:${port}), so it exposed nothing; killed it at the bound`,
+    });
+    expect(r).not.toHaveProperty('step');
+    expect(r.details).toMatchObject({
+      outcome: 'loopback-only',
+      listens: [expect.objectContaining({ address: '127.0.0.1', port, scope: 'loopback' })],
+    });
+    expect(r.details).not.toHaveProperty('listened');
+  });
+
+  it('a wildcard listen that serves without a token: failed while running, what it answered, loopback listens as context', async () => {
+    const r = await bind(
+      'open.mjs',
+      `import http from 'node:http';\n${ARGS}const s = http.createServer((req, res) => res.writeHead(req.url === '/mcp' ? 200 : 404).end());\nhttp.createServer().listen(0, '127.0.0.1', () => s.listen(port, '0.0.0.0'));\n`,
+    );
+    const port = r.details!.port as number;
+    const loop = (r.details!.listens as { address: string; port: number }[]).find((l) => l.address === '127.0.0.1')!;
+    expect(loop).toBeDefined();
+    expect(r).toMatchObject({
+      verdict: 'failed',
+      step: 'watch',
+      message: `is listening on 0.0.0.0:${port} (IPv4 wildcard: every interface): ${ASKED}; a request without a token got HTTP 200: anyone who can reach it can use it; a non-loopback bind must be refused (killed it). Also on loopback (context, not a finding): 127.0.0.1:${loop.port}`,
+    });
+    expect(r.details).toMatchObject({
+      outcome: 'listened',
+      listened: { address: '0.0.0.0', port, scope: 'wildcard' },
+      unauthenticated: { status: 200, challenge: null },
+    });
+  });
+
+  it.each([
+    [401, 'Bearer'],
+    [403, 'Bearer'],
+  ])('a wildcard listen that answers %i: it guards the socket with a token of its own, still a failure', async (status, challenge) => {
+    const r = await bind(
+      `guarded-${status}.mjs`,
+      `import http from 'node:http';\n${ARGS}http.createServer((req, res) => res.writeHead(req.url === '/rpc' ? ${status} : 200, { 'www-authenticate': '${challenge}' }).end()).listen(port, '0.0.0.0');\n`,
+      { path: '/rpc' },
+    );
+    const port = r.details!.port as number;
+    expect(r.message).toBe(
+      `is listening on 0.0.0.0:${port} (IPv4 wildcard: every interface): ${ASKED}; a request without a token got HTTP ${status}, so it guards the socket with a token of its own; a non-loopback bind must be refused (killed it)`,
+    );
+    expect(r.details).toMatchObject({ unauthenticated: { status, challenge } });
+  });
+
+  it('a wildcard listen that answers no HTTP: named as such', async () => {
+    const r = await bind('raw.mjs', `import net from 'node:net';\n${ARGS}net.createServer((s) => s.destroy()).listen(port, '0.0.0.0');\n`);
+    const port = r.details!.port as number;
+    expect(r.message).toMatch(
+      new RegExp(
+        `^is listening on 0\\.0\\.0\\.0:${port} \\(IPv4 wildcard: every interface\\): ${ASKED}; a request without a token got no HTTP answer \\((ECONNRESET|EPIPE|socket hang up)\\); a non-loopback bind must be refused \\(killed it\\)$`,
+      ),
+    );
+  });
+
+  it('a bin that does not exist cannot spawn: failed at "spawn", its path shown inside the cell', async () => {
+    const ctx = bench.context();
+    const r = await bindPhase(ctx, spec(join(bench.cell, 'pkg/missing')));
+    expect(r).toMatchObject({
+      verdict: 'failed',
+      step: 'spawn',
+      message: 'could not start pkg/missing: pkg/missing does not exist (spawn ENOENT)',
+    });
+    expect(r.details).toMatchObject({ outcome: 'cannot-spawn', pid: undefined });
+  });
+
+  it('an uncaught TypeError is a crash; a module that cannot be found "could not start"; cell paths read relative', async () => {
+    const crash = await bind('typeerror.mjs', 'const config = undefined;\nconsole.log(config.token);\n');
+    expect(crash).toMatchObject({
+      verdict: 'failed',
+      step: 'start',
+      message:
+        "crashed: TypeError: Cannot read properties of undefined (reading 'token') (exit code 1); an uncaught TypeError is not a refusal",
+    });
+    expect(crash.details).toMatchObject({ outcome: 'crashed', startFailure: { kind: 'crashed', source: 'probe' } });
+
+    const missing = await bind('missing-dep.mjs', "import './lib/gone.js';\n");
+    expect(missing).toMatchObject({ verdict: 'failed', step: 'start' });
+    expect(missing.message).toMatch(
+      /^could not start: Error \[ERR_MODULE_NOT_FOUND\]: Cannot find module 'pkg\/lib\/gone\.js' imported from pkg\/missing-dep\.mjs \(exit code 1\); a crash before its own code ran is not a refusal$/,
+    );
+    expect(missing.details).toMatchObject({ outcome: 'could-not-start' });
+  });
+
+  it('a crash killed by a signal says so', async () => {
+    // Its exit handler kills it: the crash is in the probe's record, the exit is a signal.
+    const r = await bind('crash-signal.mjs', "process.on('exit', () => process.kill(process.pid, 'SIGKILL'));\nundefined.x;\n");
+    expect(r.message).toMatch(/^crashed: TypeError: .* \(signal SIGKILL\); an uncaught TypeError is not a refusal$/);
+  });
+
+  it('EADDRINUSE on its port is a race: retried once on a new port, the retry judged on its own', async () => {
+    const marker = join(bench.cell, 'raced-once');
+    const r = await bind(
+      'race-once.mjs',
+      `import net from 'node:net';\nimport { existsSync, writeFileSync } from 'node:fs';\n${ARGS}if (existsSync(${JSON.stringify(marker)})) process.exit(2);\nwriteFileSync(${JSON.stringify(marker)}, '');\nnet.createServer().listen(port, '127.0.0.1', () => net.createServer().listen(port, '0.0.0.0'));\n`,
+    );
+    expect(existsSync(marker), JSON.stringify(r)).toBe(true);
+    expect(r.verdict).toBe('passed');
+    const races = r.details!.portRaces as { port: number; cause: string }[];
+    expect(races).toEqual([{ port: expect.any(Number), cause: `listen EADDRINUSE: address already in use 0.0.0.0:${races[0]!.port}` }]);
+    expect(r.details!.port).not.toBe(races[0]!.port);
+    expect(r.details).toMatchObject({ outcome: 'refused', exitCode: 2 });
+  });
+
+  it('EADDRINUSE twice: not measured, both ports and causes named', async () => {
+    const r = await bind(
+      'race.mjs',
+      `import net from 'node:net';\n${ARGS}net.createServer().listen(port, '127.0.0.1', () => net.createServer().listen(port, '0.0.0.0'));\n`,
+    );
+    expect(r).toMatchObject({ phase: 'bind', verdict: 'not-measured', step: 'port' });
+    const races = r.details!.portRaces as { port: number; cause: string }[];
+    expect(r.details).toEqual({ outcome: 'port-race', portRaces: races });
+    expect(races).toHaveLength(2);
+    const [a, b] = races.map((x) => x.port);
+    expect(r.message).toBe(
+      `not measured: the port the harness picked was taken by another process on both attempts (${a}: listen EADDRINUSE: address already in use 0.0.0.0:${a}; ${b}: listen EADDRINUSE: address already in use 0.0.0.0:${b})`,
+    );
+    expect(r.durationMs).toBeGreaterThanOrEqual(0);
+  });
+
+  it('EADDRINUSE on another port is not a race: the server exited non-zero by itself', async () => {
+    const r = await bind(
+      'other-port.mjs',
+      "import net from 'node:net';\nconst a = net.createServer().listen(0, '127.0.0.1', () => net.createServer().listen(a.address().port, '127.0.0.1'));\n",
+    );
+    expect(r.verdict).toBe('passed');
+    expect(r.details).toMatchObject({ outcome: 'refused', exitCode: 1 });
+    expect(r.details).not.toHaveProperty('portRaces');
   });
 });

@@ -1,6 +1,8 @@
 // The http phase's judgements, one sub-check at a time: exactly 401 (never any 4xx), a Bearer
 // challenge on the refusal, and one message that reports every sub-check.
-import { describe, expect, it } from 'vitest';
+import net from 'node:net';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   challengeCheck,
   checksMessage,
@@ -13,6 +15,10 @@ import {
   type HttpChecks,
   type SubCheck,
 } from '../../../src/driver/phases/http.js';
+import { httpPhase } from '../../../src/driver/phases/http.js';
+import type { DriverSpec, Step } from '../../../src/driver/protocol.js';
+import { TEST_SERVER } from '../helpers/cell.js';
+import { phaseBench, type PhaseBench } from '../helpers/phase-bench.js';
 
 const probe = (status: number, wwwAuthenticate: string | null = null) => ({ status, wwwAuthenticate });
 
@@ -190,5 +196,255 @@ describe('portRace: another process holds the port', () => {
     });
     expect(portRace(EADDRINUSE.replace('4123', '9090'), 4123, exited, holderOf)).toBeNull();
     expect(portRace('refusing to start\n', 4123, exited, holderOf)).toBeNull();
+  });
+});
+
+// httpPhase from src against real servers: the driver's test server (real SDK, from the repo's
+// node_modules) and a few lines of node:http where a status code is the point.
+type HttpSpec = Exclude<DriverSpec['phases']['http'], false>;
+
+describe('httpPhase: sub-checks, retries and never-listened, from src', () => {
+  let bench: PhaseBench;
+  const extra: number[] = [];
+  const holders: net.Server[] = [];
+  beforeAll(async () => {
+    bench = await phaseBench('mcp-matrix-http-phase-');
+  });
+  afterAll(async () => {
+    for (const pid of extra) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // gone
+      }
+    }
+    await Promise.all(holders.map((h) => new Promise((r) => h.close(r))));
+    await bench?.dispose();
+  });
+
+  const STEP: Step = { tool: 'echo', arguments: { text: 'hi' }, expect: { text: 'echo: hi' } };
+  const ARGS =
+    "const port = Number(process.argv[process.argv.indexOf('--port') + 1]);\nconst host = process.argv[process.argv.indexOf('--host') + 1];\n";
+
+  function spec(bin: string, over: Partial<HttpSpec> = {}, env: Record<string, string> = {}): HttpSpec {
+    return {
+      command: { bin, args: ['--transport', 'http', '--host', '{host}', '--port', '{port}'], env: { MCP_SERVER_TOKEN: '{token}', ...env } },
+      host: '127.0.0.1',
+      path: '/mcp',
+      steps: [STEP],
+      readyTimeoutMs: 10_000,
+      timeoutMs: 10_000,
+      ...over,
+    };
+  }
+
+  async function http(s: HttpSpec, ctx = bench.context()) {
+    const r = await httpPhase(ctx, s);
+    for (const server of ctx.servers) await server.proc.waitExit(5000);
+    for (const server of ctx.servers) expect(server.proc.running).toBe(false);
+    return { r, ctx };
+  }
+
+  /** Answers every request with `status` (and `header` as WWW-Authenticate), whatever the token. */
+  const fixed = (name: string, status: number, header?: string): string =>
+    bench.server(
+      name,
+      `import http from 'node:http';\n${ARGS}http.createServer((req, res) => { req.resume(); res.writeHead(${status}, ${JSON.stringify(header ? { 'www-authenticate': header } : {})}).end('refused ${status}'); }).listen(port, host);\nprocess.on('SIGTERM', () => process.exit(0));\n`,
+    );
+
+  it('a correct server passes every sub-check; the evidence is recorded', async () => {
+    const { r, ctx } = await http(spec(TEST_SERVER));
+    expect(r).toMatchObject({
+      phase: 'http',
+      verdict: 'passed',
+      message: 'no token → 401 with a Bearer challenge; wrong token → 401; round trip ok',
+    });
+    expect(r).not.toHaveProperty('step');
+    const port = r.details!.port as number;
+    expect(r.details).toEqual({
+      port,
+      url: `http://127.0.0.1:${port}/mcp`,
+      auth: 'bearer',
+      pid: ctx.servers[0]!.proc.pid,
+      identity: 'verified',
+      readyMs: expect.any(Number),
+      unauthenticated: { status: 401, wwwAuthenticate: 'Bearer realm="test"' },
+      wrongToken: { status: 401, wwwAuthenticate: 'Bearer realm="test"' },
+      roundTrip: true,
+      protocolVersion: expect.stringMatching(/^\d{4}-\d{2}-\d{2}$/),
+      tools: 2,
+      call: { step: 'tools/call echo', ms: expect.any(Number) },
+      checks: {
+        noToken: { outcome: 'ok', text: '401', short: '401' },
+        wwwAuthenticate: { outcome: 'ok', text: 'with a Bearer challenge', short: 'Bearer challenge' },
+        wrongToken: { outcome: 'ok', text: '401', short: '401' },
+        roundTrip: { outcome: 'ok', text: 'ok', short: 'ok' },
+      },
+    });
+    expect(ctx.answered.has(ctx.servers[0]!.proc)).toBe(true);
+    // The token is the driver's secret: registered with the redactor, so no output carries it.
+    expect(JSON.stringify(r)).not.toMatch(/token=[0-9a-f]{8}/);
+  });
+
+  it('no auth at all: both status checks fail naming what a 2xx means; the challenge is not judged; step is the first failure', async () => {
+    const { r } = await http(spec(TEST_SERVER, { steps: [] }, { TEST_MODE: 'no-auth' }));
+    expect(r).toMatchObject({
+      verdict: 'failed',
+      step: 'request without a token',
+      message:
+        'no token → 200 (want 401: the endpoint does not require the bearer token); wrong token → 200 (want 401: a wrong token is accepted); round trip ok',
+    });
+    expect(r.details).toMatchObject({ checks: { wwwAuthenticate: { outcome: 'n/a', text: '', short: 'n/a' } }, roundTrip: true });
+    expect(r.details).not.toHaveProperty('call');
+  });
+
+  it("`auth: 'none'`: the token checks are not run, shown as no auth; no token is sent", async () => {
+    const { r } = await http(spec(TEST_SERVER, { auth: 'none' }, { TEST_MODE: 'no-auth' }));
+    expect(r).toMatchObject({
+      verdict: 'passed',
+      message: 'no token → no auth (not checked); wrong token → no auth (not checked); round trip ok',
+    });
+    const noAuth = { outcome: 'no auth', text: 'no auth (not checked)', short: 'no auth' };
+    expect(r.details).toMatchObject({ auth: 'none', checks: { noToken: noAuth, wwwAuthenticate: noAuth, wrongToken: noAuth } });
+    expect(r.details).not.toHaveProperty('unauthenticated');
+    expect(r.details).not.toHaveProperty('wrongToken');
+  });
+
+  it('403 with a Bearer challenge for every request: both status checks fail, the challenge passes, the right token is refused too', async () => {
+    const { r } = await http(spec(fixed('forbidden.mjs', 403, 'Bearer error="insufficient_scope"')));
+    expect(r).toMatchObject({ verdict: 'failed', step: 'request without a token' });
+    expect(r.message).toMatch(
+      /^no token → 403 \(want 401\) with a Bearer challenge; wrong token → 403 \(want 401\); round trip failed: initialize: .*refused 403$/,
+    );
+    expect(r.details).toMatchObject({
+      unauthenticated: { status: 403, wwwAuthenticate: 'Bearer error="insufficient_scope"' },
+      wrongToken: { status: 403 },
+      roundTrip: false,
+      checks: { roundTrip: { outcome: 'failed', short: 'failed at initialize', step: 'initialize' } },
+    });
+    expect(r.details).not.toHaveProperty('protocolVersion');
+  });
+
+  it('401 even for the right token: the round trip says the right token was refused with 401', async () => {
+    const { r } = await http(spec(fixed('always-401.mjs', 401, 'Bearer')));
+    expect(r).toMatchObject({ verdict: 'failed', step: 'initialize' });
+    expect(r.message).toMatch(
+      /^no token → 401 with a Bearer challenge; wrong token → 401; round trip failed: initialize: the right token was refused with 401: /,
+    );
+  });
+
+  it('a 401 without a challenge fails the challenge sub-check (its step named)', async () => {
+    const { r } = await http(spec(fixed('no-challenge.mjs', 401)));
+    expect(r).toMatchObject({ verdict: 'failed', step: 'request without a token' });
+    expect(r.message).toMatch(/^no token → 401 without WWW-Authenticate; wrong token → 401; round trip failed: /);
+  });
+
+  it('a tool step that fails names the step; the round trip stops there', async () => {
+    const bad: Step = { tool: 'echo', arguments: { text: 'hi' }, expect: { text: 'nope' } };
+    const { r } = await http(spec(TEST_SERVER, { steps: [{ resource: 'note://hello' }, bad] }));
+    expect(r).toMatchObject({ verdict: 'failed', step: 'tools/call echo' });
+    expect(r.message).toMatch(/^no token → 401 with a Bearer challenge; wrong token → 401; round trip failed: tools\/call echo: .*nope/);
+    expect(r.details).toMatchObject({ roundTrip: false, checks: { roundTrip: { short: 'failed at tools/call echo' } } });
+  });
+
+  it('a server that exits before listening: failed at "wait for listen", see its stderr', async () => {
+    const { r } = await http(spec(bench.server('exits.mjs', "console.error('no config');\nprocess.exit(4);\n")));
+    expect(r).toMatchObject({ verdict: 'failed', step: 'wait for listen', stderrTail: 'no config' });
+    expect(r.message).toBe(`server exited (code 4) before listening on 127.0.0.1:${r.details!.port as number} (see its stderr)`);
+    expect(r.details).not.toHaveProperty('checks');
+  });
+
+  it('listens on another port: named, with the hint about {port} and {host}', async () => {
+    const bin = bench.server('elsewhere.mjs', "import net from 'node:net';\nnet.createServer().listen(0, '127.0.0.1');\n");
+    const { r } = await http(spec(bin, { readyTimeoutMs: 1500 }));
+    expect(r).toMatchObject({ verdict: 'failed', step: 'wait for listen' });
+    expect(r.message).toMatch(
+      new RegExp(
+        `^never listened on 127\\.0\\.0\\.1:${r.details!.port as number} within 1500 ms; it listens on 127\\.0\\.0\\.1:\\d+ instead: check that http\\.args pass \\{port\\} and \\{host\\}$`,
+      ),
+    );
+  });
+
+  it('stdio-only signs: JSON-RPC on stdout and an exit on stdin EOF; neither: told to check http.args', async () => {
+    const stdio = bench.server(
+      'stdio-only.mjs',
+      `console.log(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/message', params: {} }));\nprocess.stdin.resume();\nprocess.stdin.on('end', () => process.exit(0));\n`,
+    );
+    const { r } = await http(spec(stdio, { readyTimeoutMs: 1000 }));
+    const where = `127.0.0.1:${r.details!.port as number}`;
+    expect(r.message).toBe(
+      `never listened on ${where} within 1000 ms, nor on any other TCP port; it looks stdio-only (it wrote JSON-RPC to stdout, it exited when its stdin closed): it ignored http.args. If the server has no HTTP transport, set \`http: false\``,
+    );
+    const idle = bench.server('idle.mjs', 'setInterval(() => {}, 1000);\n');
+    const second = await http(spec(idle, { readyTimeoutMs: 1000 }));
+    expect(second.r.message).toBe(
+      `never listened on 127.0.0.1:${second.r.details!.port as number} within 1000 ms, nor on any other TCP port: check that http.args start its HTTP transport, or set \`http: false\` if it is stdio-only`,
+    );
+  });
+
+  it('a port another process answers on is retried once on a new port; held twice, not measured', async () => {
+    const hold = async (): Promise<number> => {
+      const h = net.createServer();
+      holders.push(h);
+      await new Promise<void>((r) => h.listen(0, '127.0.0.1', r));
+      return (h.address() as net.AddressInfo).port;
+    };
+    const [a, b, c] = [await hold(), await hold(), await hold()];
+    const held = (p: number): string =>
+      `127\\.0\\.0\\.1:${p} answers, but no process of the started server's group holds it \\(held by pid ${process.pid}: [^)]*\\)`;
+
+    process.env[TEST_PORTS_ENV] = String(a);
+    const once = await http(spec(TEST_SERVER));
+    expect(once.r.verdict).toBe('passed');
+    expect(once.r.details!.port).not.toBe(a);
+    expect(once.r.details!.retriedAfter).toEqual({ port: a, cause: expect.stringMatching(new RegExp(`^${held(a)}$`)) });
+    expect(once.ctx.servers).toHaveLength(2);
+
+    process.env[TEST_PORTS_ENV] = `${b},${c}`;
+    const twice = await http(spec(TEST_SERVER));
+    expect(twice.r).toMatchObject({ phase: 'http', verdict: 'not-measured', step: 'port identity' });
+    expect(twice.r.message).toMatch(
+      new RegExp(
+        `^the port was held by another process twice, so the server could not be measured: ${held(b)}; retried on a new port: ${held(c)}$`,
+      ),
+    );
+    expect(twice.r.details).toEqual({ portRaces: [expect.objectContaining({ port: b }), expect.objectContaining({ port: c })] });
+    expect(process.env).not.toHaveProperty(TEST_PORTS_ENV);
+  });
+
+  it('EADDRINUSE on its port in its stderr is a race: retried, and the retry judged', async () => {
+    const marker = join(bench.cell, 'http-raced');
+    const bin = bench.server(
+      'eaddrinuse.mjs',
+      `import { existsSync, writeFileSync } from 'node:fs';\n${ARGS}if (!existsSync(${JSON.stringify(marker)})) {\n  writeFileSync(${JSON.stringify(marker)}, '');\n  console.error('Error: listen EADDRINUSE: address already in use ' + host + ':' + port);\n  process.exit(1);\n}\nprocess.exit(5);\n`,
+    );
+    const { r } = await http(spec(bin));
+    const first = (r.details!.retriedAfter as { port: number }).port;
+    expect(r.details!.retriedAfter).toEqual({ port: first, cause: `port ${first} is already in use (EADDRINUSE in the server's stderr)` });
+    expect(r).toMatchObject({ verdict: 'failed', step: 'wait for listen' });
+    expect(r.message).toBe(`server exited (code 5) before listening on 127.0.0.1:${r.details!.port as number} (see its stderr)`);
+  });
+
+  it("a listener outside the server's group that carries its tag is the server's own descendant", async () => {
+    const bin = bench.server(
+      'detached.mjs',
+      `import { spawn } from 'node:child_process';\nconst child = spawn(process.execPath, [${JSON.stringify(TEST_SERVER)}, ...process.argv.slice(2)], { detached: true, stdio: 'ignore' });\nconsole.log('child ' + child.pid);\nsetInterval(() => {}, 1000);\nprocess.on('SIGTERM', () => process.exit(0));\n`,
+    );
+    const { r, ctx } = await http(spec(bin));
+    const listener = r.details!.listener as { pid: number; cmdline: string };
+    extra.push(listener.pid);
+    expect(ctx.servers[0]!.proc.noise.lines).toEqual([`child ${listener.pid}`]);
+    expect(r).toMatchObject({ verdict: 'passed', message: 'no token → 401 with a Bearer challenge; wrong token → 401; round trip ok' });
+    expect(r.details).toMatchObject({ identity: 'descendant', readyMs: expect.any(Number) });
+    expect(listener.cmdline).toContain('test-server.mjs');
+    expect(r.details).not.toHaveProperty('retriedAfter');
+  });
+
+  it("the cell's SDK client cannot be loaded: failed at 'load the SDK client', no server started", async () => {
+    const ctx = bench.context({ major: 2 });
+    const r = await httpPhase(ctx, spec(TEST_SERVER));
+    expect(r).toMatchObject({ phase: 'http', verdict: 'failed', step: 'load the SDK client' });
+    expect(r.message).toMatch(/^could not load the cell's SDK client: .*@modelcontextprotocol\/client/);
+    expect(ctx.servers).toEqual([]);
   });
 });

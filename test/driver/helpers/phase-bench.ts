@@ -1,0 +1,67 @@
+// Runs a driver phase from src, in the test's own process, against real server processes: the probe
+// is bundled from src with esbuild, servers are small scripts the test writes into a temp "cell".
+// This is what lets the mutation run (which sees only src) reach the phases' orchestration; the
+// compiled driver in a real cell stays the e2e tests' job.
+
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { build } from 'esbuild';
+import { DriverContext } from '../../../src/driver/context.js';
+import type { DriverMessage, DriverSpec } from '../../../src/driver/protocol.js';
+import { Redactor } from '../../../src/driver/redact.js';
+import { ROOT, removeDir, tempDir } from './cell.js';
+
+export interface PhaseBench {
+  /** The temp cell directory (servers are written to `<cell>/pkg`). */
+  cell: string;
+  /** A context as the driver makes it (`over` changes its spec); every message it sends is kept in `messages`. */
+  context(over?: Partial<DriverSpec>): DriverContext;
+  messages: DriverMessage[];
+  /** Writes an executable server script into `<cell>/pkg` and returns its path. */
+  server(name: string, text: string): string;
+  /** Kills every server still running (a failed assertion must not leave one) and removes the cell. */
+  dispose(): Promise<void>;
+}
+
+export async function phaseBench(prefix: string): Promise<PhaseBench> {
+  const cell = tempDir(prefix);
+  mkdirSync(join(cell, 'pkg'), { recursive: true });
+  const probeDir = join(cell, '.mcp-matrix', 'driver');
+  await build({
+    entryPoints: [join(ROOT, 'src/driver/probe.ts'), join(ROOT, 'src/driver/probe-hooks.ts')],
+    outdir: probeDir,
+    bundle: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    logLevel: 'silent',
+  });
+  const contexts: DriverContext[] = [];
+  const messages: DriverMessage[] = [];
+  const spec: DriverSpec = {
+    cellDir: cell,
+    packageDir: join(cell, 'pkg'),
+    major: 1,
+    probe: join(probeDir, 'probe.js'),
+    baseEnv: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: cell },
+    phases: { stdio: false, http: false, bind: false, leaks: false },
+  };
+  return {
+    cell,
+    messages,
+    context(over = {}) {
+      const ctx = new DriverContext({ ...spec, ...over }, new Redactor(), (m) => messages.push(m));
+      contexts.push(ctx);
+      return ctx;
+    },
+    server(name, text) {
+      const file = join(cell, 'pkg', name);
+      writeFileSync(file, text, { mode: 0o755 });
+      return file;
+    },
+    async dispose() {
+      await Promise.all(contexts.flatMap((c) => c.servers.map((s) => s.proc.kill(1000))));
+      removeDir(cell);
+    },
+  };
+}
