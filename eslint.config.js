@@ -12,6 +12,7 @@ export default tseslint.config(
       'fixtures/broken/sdk-bundled/bin/**',
       'coverage/**',
       'matrix-results/**',
+      'cells/**',
       'bench/results/**',
       '**/node_modules/**',
       '.stryker-tmp/**',

@@ -77,7 +77,7 @@ export async function main(argv: string[], log: Logger = createLogger()): Promis
       .option('--out <dir>', 'Where results.json, matrix.md and junit.xml go (default: ./matrix-results)')
       .option('--concurrency <n>', 'Cells at once (default: CPU count, capped by the cell count)')
       .option('--tarball <file>', 'Use this packed tarball instead of packing (CI fan-out)')
-      .option('--keep', 'Keep the cell directories and print how to enter them')
+      .option('--keep', 'Keep the cell directories, linked at ./cells/<id>, and print how to re-run their driver')
       .option('--update-surface', 'Write mcp-surface.json (next to the config) from this run instead of comparing with it')
       .option('--publish <file>', 'Replace the table between <!-- mcp-matrix:begin/end --> markers in a Markdown file')
       .option('--progress <mode>', 'default | simple | silent (default: default on a TTY, simple otherwise)')

@@ -14,8 +14,10 @@ export interface RunDirOwner {
   pid: number;
   cookie: string;
   startedAt: string;
-  /** Kept on purpose (--keep): never swept. */
+  /** Kept on purpose (--keep): never swept while one of its `homes` still links into it (or it has none). */
   kept?: boolean;
+  /** The kept cells' homes (`<cwd>/cells/<id>`, links into this directory): see kept.ts. */
+  homes?: string[];
 }
 
 export async function createRunDir(cookie?: string): Promise<string> {
@@ -40,10 +42,16 @@ export function readOwner(runDir: string): RunDirOwner | undefined {
   }
 }
 
-/** --keep: the directory outlives its run on purpose, so no later run may sweep it. */
-export function markKept(runDir: string): void {
+/** --keep: the directory outlives its run on purpose, so no later run may sweep it while its homes link into it. */
+export function markKept(runDir: string, homes: string[] = []): void {
   const owner = readOwner(runDir);
-  if (owner) writeFileSync(path.join(runDir, OWNER_FILE), `${JSON.stringify({ ...owner, kept: true })}\n`);
+  if (owner)
+    writeFileSync(path.join(runDir, OWNER_FILE), `${JSON.stringify({ ...owner, kept: true, ...(homes.length ? { homes } : {}) })}\n`);
+}
+
+/** A cell's directory inside the run directory. */
+export function cellDirOf(runDir: string, cellId: string): string {
+  return path.join(runDir, `cell-${cellId}`);
 }
 
 export async function createCellDir(
@@ -53,7 +61,7 @@ export async function createCellDir(
   tarball: string,
   installSet: Record<string, string>,
 ): Promise<string> {
-  const dir = path.join(runDir, `cell-${cellId}`);
+  const dir = cellDirOf(runDir, cellId);
   await mkdir(dir, { recursive: true });
   const manifest = {
     name: 'mcp-matrix-cell',

@@ -160,12 +160,7 @@ async function runAndReport(options: RunCommandOptions, log: Logger): Promise<nu
       `skipped (not configured): ${unconfigured.join(', ')}; add ${unconfigured.length > 1 ? 'them' : 'it'} to the config to test ${unconfigured.length > 1 ? 'them' : 'it'} (docs/config.md)`,
     );
   for (const line of renderTerminalFailures(run)) log.error(line);
-  for (const cell of run.cells) {
-    if (cell.cellDir)
-      log.info(
-        `kept ${cell.id}: cd ${cell.cellDir}  (log: .mcp-matrix/driver.log; re-run its phases: node .mcp-matrix/driver/index.js .mcp-matrix/spec.json)`,
-      );
-  }
+  for (const line of keptLines(run, options.cwd)) log.info(line);
   for (const f of run.surface?.findings ?? []) log.error(`surface differs: ${f}`);
   for (const d of run.surface?.drift ?? [])
     log.error(`surface changed since ${SNAPSHOT_FILE}: ${d}  (commit the change with --update-surface)`);
@@ -187,6 +182,21 @@ async function runAndReport(options: RunCommandOptions, log: Logger): Promise<nu
     `${run.verdict.toUpperCase()} · ${run.cells.length} cell(s) in ${(run.durationMs / 1000).toFixed(1)} s · ${written.map((f) => path.relative(options.cwd, f)).join(', ')}`,
   );
   return run.exitCode;
+}
+
+/** --keep: where each kept cell is (its home `cells/<id>`, shown relative to the working directory) and how to re-run its driver. */
+function keptLines(run: Parameters<typeof renderTable>[0], cwd: string): string[] {
+  const dirs = [...new Set(run.cells.flatMap((c) => (c.cellDir ? [c.cellDir] : [])))];
+  if (dirs.length === 0) return [];
+  const shown = (dir: string) => {
+    const rel = path.relative(cwd, dir);
+    const text = rel && !rel.startsWith('..') && !path.isAbsolute(rel) ? rel : dir;
+    return /^[\w./@~+-]+$/.test(text) ? text : `'${text.replaceAll("'", `'\\''`)}'`;
+  };
+  return [
+    `kept ${dirs.length} cell director${dirs.length > 1 ? 'ies' : 'y'} (--keep); step into one and re-run its driver (its log: .mcp-matrix/driver.log):`,
+    ...dirs.map((dir) => `  cd ${shown(dir)} && node .mcp-matrix/driver/index.js .mcp-matrix/spec.json`),
+  ];
 }
 
 /** The package source exists: a tarball file, or a directory with a package.json. */

@@ -7,7 +7,8 @@ import { buildPlan, selectCells, type Plan, type PlannedCell } from '../plan/pla
 import type { Registry } from '../plan/registry.js';
 import type { ResolvedConfig } from '../config/resolve.js';
 import { runCell } from '../cells/run-cell.js';
-import { createRunDir, markKept, removeDir, removeRunDir, removeRunDirWithin } from '../cells/workspace.js';
+import { cellDirOf, createRunDir, markKept, removeDir, removeRunDir, removeRunDirWithin } from '../cells/workspace.js';
+import { linkKeptCells, pruneKeptHomes, type KeptHomes } from '../cells/kept.js';
 import { currentCookie, killCarriers } from '../process/cookie.js';
 import { run as exec } from '../process/exec.js';
 import { deferCleanup, killAll, onHardExit } from '../process/tracker.js';
@@ -60,8 +61,11 @@ export async function runMatrix(config: ResolvedConfig, registry: Registry, opti
       `cannot create the run directory in ${os.tmpdir()}: ${describeInfraError(created.error) ?? errorMessage(created.error)}`,
     );
   const runDir = created.dir;
+  // --keep: the selected cells' homes (`cells/<id>`), linked before they start, so an interrupted run keeps them too.
+  let homes: KeptHomes | undefined;
+  const keepRun = () => markKept(runDir, homes ? pruneKeptHomes(homes) : []);
   // A forced exit removes the run directory within its bound, then hands the rest to a detached remover.
-  const dropHardExit = onHardExit(() => (options.keep ? markKept(runDir) : removeRunDirWithin(runDir, FORCED_REMOVAL_MS)));
+  const dropHardExit = onHardExit(() => (options.keep ? keepRun() : removeRunDirWithin(runDir, FORCED_REMOVAL_MS)));
   const disposals: Promise<void>[] = [];
   // Packing needs only the source: it runs while the registry answers the plan's look-ups.
   const packAbort = new AbortController();
@@ -87,6 +91,15 @@ export async function runMatrix(config: ResolvedConfig, registry: Registry, opti
     }
     const tarball = await packing;
     if (!tarball.ok) return tarball;
+    if (options.keep)
+      homes = linkKeptCells(
+        options.cwd,
+        selected.value.map((c) => ({ id: c.id, dir: cellDirOf(runDir, c.id) })),
+      );
+    const shownKept = (r: CellResult): CellResult => {
+      const home = homes?.linked.get(r.cell);
+      return r.cellDir && home ? { ...r, cellDir: home } : r;
+    };
     const concurrency = Math.min(options.concurrency ?? os.availableParallelism(), selected.value.length);
     const repro = (cell: PlannedCell) =>
       reproCommand(
@@ -129,23 +142,27 @@ export async function runMatrix(config: ResolvedConfig, registry: Registry, opti
             repro,
           },
           hooks,
-        ).then((r) => (finished.push(r), r)),
+        ).then((r) => {
+          const shown = shownKept(r);
+          finished.push(shown);
+          return shown;
+        }),
       options.progressLine,
     );
-    return ok(
-      assemble(
-        plan,
-        tarball.value,
-        cells,
-        selected.value,
-        startedAt,
-        npmVersion,
-        options.signal.aborted,
-        commit,
-        options.baseline,
-        options.surfaceSnapshot,
-      ),
+    const run = assemble(
+      plan,
+      tarball.value,
+      cells,
+      selected.value,
+      startedAt,
+      npmVersion,
+      options.signal.aborted,
+      commit,
+      options.baseline,
+      options.surfaceSnapshot,
     );
+    const homeless = [...(homes?.refused.values() ?? [])].map((why) => `--keep: ${why}; the cell stays in its run directory`);
+    return ok(homeless.length ? { ...run, warnings: [...run.warnings, ...homeless] } : run);
   } finally {
     await packing;
     options.signal.removeEventListener('abort', stopPacking);
@@ -154,7 +171,7 @@ export async function runMatrix(config: ResolvedConfig, registry: Registry, opti
     if (cookie) killCarriers(cookie);
     const cleanup = (async () => {
       await Promise.all(disposals);
-      if (options.keep) markKept(runDir);
+      if (options.keep) keepRun();
       else await removeRunDir(runDir).catch(() => undefined);
       dropHardExit();
     })();

@@ -1,12 +1,14 @@
 // At the start of a run: what a dead run left behind (kill -9 of the CLI, a crashed CI runner) is
 // swept: processes carrying a cookie whose owner is dead are killed, and run directories whose
 // owner is dead are removed. Only what provably belongs to a dead run is touched: a directory
-// without an owner record (another tool's, or an older harness's) is left alone.
+// without an owner record (another tool's, or an older harness's) is left alone, and so is a kept one
+// (--keep) while a `cells/<id>` home still links into it.
 import { readdirSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { killCarrier, orphanedCarriers, ownerAlive } from './cookie.js';
-import { readOwner, removeRunDir, RUN_DIR_PREFIX } from '../cells/workspace.js';
+import { readOwner, removeRunDir, RUN_DIR_PREFIX, type RunDirOwner } from '../cells/workspace.js';
+import { homeLinksInto } from '../cells/kept.js';
 
 export interface Swept {
   processes: { pid: number; what: string }[];
@@ -37,10 +39,16 @@ export function sweepStale(tmp: string = os.tmpdir()): Swept {
   for (const name of names) {
     const dir = path.join(tmp, name);
     const owner = readOwner(dir);
-    if (owner && !owner.kept && !ownerAlive(owner.cookie)) dirs.push({ dir, ownerPid: owner.pid });
+    if (owner && !stillKept(owner, dir) && !ownerAlive(owner.cookie)) dirs.push({ dir, ownerPid: owner.pid });
   }
   const removed = Promise.all(dirs.map((d) => removeRunDir(d.dir).catch(() => undefined))).then(() => undefined);
   return { processes, dirs, removed };
+}
+
+/** A kept run dir stays while one of its homes (`cells/<id>`) still links into it; one kept without homes stays for good. */
+function stillKept(owner: RunDirOwner, dir: string): boolean {
+  if (!owner.kept) return false;
+  return !owner.homes?.length || owner.homes.some((home) => homeLinksInto(home, dir));
 }
 
 /** The one line a run prints about what it swept, or undefined when there was nothing. */

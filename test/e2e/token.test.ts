@@ -5,11 +5,11 @@
 // 300-character cut of a stdout line, upper-cased, base64/base64url/URL-encoded and in 12-character pieces.
 // The token is random per run; the test learns it from /proc/<pid>/environ of the servers while they
 // run, and for token-echo also from the side file the server appends it to.
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { cli, readResults, tempDir, type CliOutcome } from './helpers/cli.js';
+import { cli, readResults, ROOT, tempDir, type CliOutcome } from './helpers/cli.js';
 import { environValues, filesUnder, sleep } from './helpers/procs.js';
 import type { RunResult } from '../../src/results/types.js';
 
@@ -37,12 +37,20 @@ async function runWatching(args: string[], env: Record<string, string> = {}): Pr
       await sleep(25);
     }
   })();
-  const out = await cli(['run', ...args, '--out', outDir, '--progress', 'silent', '--keep'], { env, timeoutMs: 240_000 });
+  // Its own working directory: the kept cells' homes (cells/<id>) go there, not into the repository.
+  const cwd = await tempDir('mm-token-cwd-');
+  dirs.push(cwd);
+  const out = await cli(['run', ...args, '--out', outDir, '--progress', 'silent', '--keep'], { cwd, env, timeoutMs: 240_000 });
   running = false;
   await watcher;
   const results = await readResults(outDir);
-  for (const cell of results.cells) if (cell.cellDir) dirs.push(path.dirname(cell.cellDir));
+  for (const cell of results.cells) if (cell.cellDir) dirs.push(runDirOf(cell.cellDir));
   return { out, outDir, results, tokens };
+}
+
+/** The kept cell's run directory: its home (cells/<id>) is a link into it. */
+function runDirOf(cellDir: string): string {
+  return path.dirname(realpathSync(cellDir));
 }
 
 /** Every place a token could leak to: CLI output, the out dir, the kept run dir (minus node_modules). */
@@ -60,14 +68,14 @@ function leaks(o: Observed, token: string): string[] {
   };
   check('CLI stdout', o.out.stdout);
   check('CLI stderr', o.out.stderr);
-  const files = [...filesUnder(o.outDir), ...o.results.cells.flatMap((c) => (c.cellDir ? filesUnder(path.dirname(c.cellDir)) : []))];
+  const files = [...filesUnder(o.outDir), ...o.results.cells.flatMap((c) => (c.cellDir ? filesUnder(runDirOf(c.cellDir)) : []))];
   for (const file of files) check(file, readFileSync(file, 'latin1'));
   return found;
 }
 
 describe('the HTTP token appears in no output', () => {
   it('passing cell (reference server, latest@1, --keep)', async () => {
-    const o = await runWatching(['--config', 'matrix.config.ts', '--cell', 'latest-1']);
+    const o = await runWatching(['--config', path.join(ROOT, 'matrix.config.ts'), '--cell', 'latest-1']);
     expect(o.out.code, o.out.stderr).toBe(0);
     expect(o.results.cells[0]!.phases.find((p) => p.phase === 'http')!.verdict).toBe('passed');
     expect(o.results.cells[0]!.cellDir, 'the cell was kept').toBeTruthy();
@@ -78,7 +86,7 @@ describe('the HTTP token appears in no output', () => {
   it('failing cell whose server prints the token on stderr and stdout and returns it (token-echo, --keep)', async () => {
     const side = path.join(await tempDir('mm-token-side-'), 'tokens.txt');
     dirs.push(path.dirname(side));
-    const o = await runWatching(['--config', 'fixtures/broken/token-echo/matrix.config.ts'], { BROKEN_TOKEN_FILE: side });
+    const o = await runWatching(['--config', path.join(ROOT, 'fixtures/broken/token-echo/matrix.config.ts')], { BROKEN_TOKEN_FILE: side });
     for (const t of readFileSync(side, 'utf8').split('\n').filter(Boolean)) o.tokens.add(t);
     expect(o.tokens.size).toBeGreaterThan(0);
 

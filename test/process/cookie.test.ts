@@ -9,6 +9,7 @@ import { cookieOwner, makeCookie, RUN_COOKIE_VAR, SERVER_TAG_VAR } from '../../s
 import { killCarriers, orphanedCarriers, ownerAlive } from '../../src/process/cookie.js';
 import { describeSwept, shortCommand, sweepStale } from '../../src/process/sweep.js';
 import { createRunDir, markKept, OWNER_FILE, readOwner, removeRunDirWithin } from '../../src/cells/workspace.js';
+import { linkKeptCells } from '../../src/cells/kept.js';
 
 const temps: string[] = [];
 afterAll(() => temps.forEach((d) => rmSync(d, { recursive: true, force: true })));
@@ -153,6 +154,36 @@ describe.runIf(procAvailable())('sweep at start', () => {
     }
   });
 
+  it('a kept run dir stays while one of its homes (cells/<id>) links into it, and is swept once none does', async () => {
+    const tmp = mkdtempSync(path.join(os.tmpdir(), 'mm-sweep-kept-'));
+    temps.push(tmp);
+    const dead = deadCookie();
+    const cwd = path.join(tmp, 'work');
+    const mk = (name: string, homes: string[]) => {
+      const dir = path.join(tmp, `mcp-matrix-${name}`);
+      mkdirSync(path.join(dir, 'cell-x'), { recursive: true });
+      writeFileSync(
+        path.join(dir, OWNER_FILE),
+        JSON.stringify({ pid: cookieOwner(dead)!.pid, cookie: dead, startedAt: '', kept: true, homes }),
+      );
+      return dir;
+    };
+    const home = (id: string) => path.join(cwd, 'cells', id);
+    const linked = mk('linked', [home('a'), home('b')]);
+    const replaced = mk('replaced', [home('c')]);
+    const removed = mk('removed', [home('d')]);
+    const linkedHomes = linkKeptCells(cwd, [
+      { id: 'a', dir: path.join(linked, 'cell-x') },
+      // A later --keep run took over c: the home now links elsewhere.
+      { id: 'c', dir: path.join(linked, 'cell-x') },
+    ]);
+    expect([...linkedHomes.linked.keys()]).toEqual(['a', 'c']);
+    const swept = sweepStale(tmp);
+    await swept.removed;
+    expect(swept.dirs.map((d) => d.dir).sort()).toEqual([removed, replaced]);
+    expect([linked, replaced, removed].map(existsSync)).toEqual([true, false, false]);
+  });
+
   it('nothing to sweep: no line', () => {
     expect(describeSwept({ dirs: [], processes: [] })).toBeUndefined();
   });
@@ -169,6 +200,9 @@ describe.runIf(procAvailable())('sweep at start', () => {
     expect(readOwner(dir)).toMatchObject({ pid: process.pid, cookie });
     markKept(dir);
     expect(readOwner(dir)).toMatchObject({ kept: true, cookie });
+    expect(readOwner(dir)).not.toHaveProperty('homes');
+    markKept(dir, ['/work/cells/latest-1']);
+    expect(readOwner(dir)).toMatchObject({ kept: true, cookie, homes: ['/work/cells/latest-1'] });
   });
 
   it('a removal that overruns its bound is handed to a detached remover: the run dir is gone at once, its rest soon after', async () => {
