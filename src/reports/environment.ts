@@ -2,6 +2,7 @@
 
 import type { CellResult, EnvironmentEvidence, RunResult, SdkRuntime } from '../results/types.js';
 import { bytes, codeSpan, mdInline, seconds } from './format.js';
+import { axesFacts } from './failures.js';
 import { displayCells, pinLabel } from './view.js';
 
 export function renderEnvironment(run: RunResult): string {
@@ -27,11 +28,17 @@ function cellEnvironment(run: RunResult, cell: CellResult): string {
     .map(([name, version]) => codeSpan(`${name}@${version}`))
     .join(', ');
   const env = cell.environment;
+  const axes = axesFacts(cell);
   if (!env) {
-    const facts = [`- Install set: ${installSet || '—'}`, '- No environment evidence was recorded for this cell.'];
+    const facts = [
+      ...axes,
+      `- Install set: ${installSet || '—'}`,
+      `- No environment evidence was recorded for this ${cell.id === cell.cell ? 'cell' : 'variant'}.`,
+    ];
     return [head, facts.join('\n')].join('\n\n');
   }
   const facts = [
+    ...axes,
     `- Node ${mdInline(env.node)} · npm ${mdInline(env.npm)} · ${mdInline(env.os)} · harness ${mdInline(env.harnessVersion)}`,
     `- Install set: ${installSet || '—'}`,
     `- Installed in ${seconds(env.installMs)}, ${env.installAttempts} ${env.installAttempts === 1 ? 'attempt' : 'attempts'} · lockfile sha256 ${env.lockfileSha256 ? codeSpan(env.lockfileSha256) : 'none'}`,

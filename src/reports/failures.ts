@@ -5,7 +5,7 @@ import type { CellResult, PhaseResult, RunResult } from '../results/types.js';
 import { PHASES } from '../results/types.js';
 import { cleanText, fenced, mdInline, seconds } from './format.js';
 import { cellOutcome } from '../results/verdict.js';
-import { displayCells, handleText, phaseLabel, pinLabel, problemPhases } from './view.js';
+import { displayCells, handleText, nodeLabel, phaseLabel, pinLabel, problemPhases, variantLabel } from './view.js';
 
 /** Every failure section, under `## Failures`; empty when nothing failed. */
 export function renderFailures(run: RunResult): string {
@@ -30,7 +30,7 @@ function phaseSection(cell: CellResult, phase: PhaseResult): string {
   const label = phaseLabel(cell, phase);
   const out: string[] = [heading(cell, phase.phase)];
   out.push(`**${label}**${phase.message ? `: ${mdInline(phase.message)}` : ''}`);
-  const facts = [`- Cell: ${mdInline(pinLabel(cell))}`];
+  const facts = [`- Cell: ${mdInline(pinLabel(cell))}`, ...axesFacts(cell)];
   if (phase.step) facts.push(`- Step: ${mdInline(phase.step)}`);
   if (phase.durationMs > 0) facts.push(`- Duration: ${seconds(phase.durationMs)}`);
   out.push(facts.join('\n'));
@@ -49,10 +49,23 @@ function phaseSection(cell: CellResult, phase: PhaseResult): string {
   return out.join('\n\n');
 }
 
+/** The variant's client and Node, one fact each (none without axes). */
+export function axesFacts(cell: CellResult): string[] {
+  return [
+    ...(cell.client
+      ? [
+          `- Client: ${mdInline(`${cell.client.package}@${cell.client.version} (pin ${cell.client.pin}) · protocol ${cell.summary.protocolVersion ?? '—'}`)}`,
+        ]
+      : []),
+    ...(cell.node ? [`- Node: ${mdInline(nodeLabel(cell))}`] : []),
+  ];
+}
+
 function noResultSection(cell: CellResult): string {
+  const what = cell.id === cell.cell ? 'cell' : 'variant';
   return [
     heading(cell, 'no result'),
-    `**not measured**: no result was recorded for this cell (${mdInline(pinLabel(cell))}).`,
+    `**not measured**: no result was recorded for this ${what} (${mdInline(variantLabel(cell))}).`,
     ...repro(cell),
   ].join('\n\n');
 }

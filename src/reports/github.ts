@@ -7,7 +7,7 @@ import { cleanText } from './format.js';
 import { renderFailures } from './failures.js';
 import { renderTable, renderTitle, renderWarnings } from './markdown.js';
 import { baselineMatches, cellOutcome, judgeBaseline } from '../results/verdict.js';
-import { displayCells, pinLabel, problemPhases } from './view.js';
+import { displayCells, problemPhases, variantLabel } from './view.js';
 
 /** The table and the failure sections (no environment: that stays in matrix.md). */
 export function renderStepSummary(run: RunResult): string {
@@ -37,7 +37,7 @@ export function renderAnnotations(run: RunResult): string[] {
   const out: string[] = [];
   for (const cell of displayCells(run)) {
     if (cell.phases.length === 0) {
-      const message = `${pinLabel(cell)}: no result was recorded for this cell.\nrepro: ${cell.repro}`;
+      const message = `${variantLabel(cell)}: no result was recorded for this ${cell.id === cell.cell ? 'cell' : 'variant'}.\nrepro: ${cell.repro}`;
       out.push(command('warning', `mcp-matrix ${cell.id}: not measured`, message));
       continue;
     }
@@ -54,7 +54,7 @@ export function renderAnnotations(run: RunResult): string[] {
         command(
           'error',
           `mcp-matrix ${cell.id}: stale allowance`,
-          `${pinLabel(cell)} passed every phase but is marked allowedToFail: remove the allowance.\nrepro: ${cell.repro}`,
+          `${variantLabel(cell)} passed every phase but is marked allowedToFail: remove the allowance.\nrepro: ${cell.repro}`,
         ),
       );
     }
@@ -82,7 +82,7 @@ function phaseAnnotation(cell: CellResult, phase: PhaseResult, listed?: Baseline
           : 'failed'
       : 'not measured';
   const kind = phase.verdict === 'failed' && !allowed ? 'error' : 'warning';
-  const lines = [`${pinLabel(cell)}: ${phase.message ?? what}`];
+  const lines = [`${variantLabel(cell)}: ${phase.message ?? what}`];
   if (phase.step) lines.push(`step: ${phase.step}`);
   lines.push(`repro: ${cell.repro}`);
   return command(kind, `mcp-matrix ${cell.id} · ${phase.phase} ${what}`, lines.join('\n'));

@@ -1,11 +1,12 @@
-// junit.xml: a <testsuite> per cell, a <testcase> per phase. Written by hand (no dependency),
+// junit.xml: a <testsuite> per variant (per cell without axes; named by its id, grouped by cell), a
+// <testcase> per phase whose classname is the variant id. Written by hand (no dependency),
 // with every attribute and text escaped and characters illegal in XML 1.0 removed.
 
 import type { CellResult, PhaseResult, RunResult } from '../results/types.js';
 import { PHASES } from '../results/types.js';
 import { xmlAttr, xmlText } from './format.js';
 import { cellOutcome } from '../results/verdict.js';
-import { displayCells, handleText, phaseOf, pinLabel } from './view.js';
+import { displayCells, handleText, phaseOf, variantLabel } from './view.js';
 
 const secs = (ms: number): string => (Math.max(0, ms) / 1000).toFixed(3);
 
@@ -55,6 +56,16 @@ function suite(run: RunResult, cell: CellResult): string {
   const phases = PHASES.map((p) => phaseOf(cell, p));
   const stale = isStale(cell);
   const props = [
+    ...(cell.id !== cell.cell ? [property('cell', cell.cell)] : []),
+    ...(cell.client
+      ? [
+          property('client', cell.client.pin),
+          property('client:package', cell.client.package),
+          property('client:version', cell.client.version),
+        ]
+      : []),
+    ...(cell.node ? [property('node', cell.node.spec), property('node:version', cell.node.version)] : []),
+    ...(cell.summary.protocolVersion && (cell.client || cell.node) ? [property('protocol', cell.summary.protocolVersion)] : []),
     property('pin', cell.pin),
     property('version', cell.version),
     ...(cell.role ? [property('role', cell.role)] : []),
@@ -65,7 +76,7 @@ function suite(run: RunResult, cell: CellResult): string {
     property('repro', cell.repro),
   ];
   const open = `  <testsuite${attrs({
-    name: `${cell.id} (${pinLabel(cell)})`,
+    name: `${cell.id} (${variantLabel(cell)})`,
     ...count(phases, stale ? 1 : 0),
     time: secs(cell.durationMs),
     timestamp: run.startedAt,

@@ -6,7 +6,19 @@ import { renderEnvironment } from './environment.js';
 import { renderFailures } from './failures.js';
 import { codeSpan, mdInline, seconds, shortHash } from './format.js';
 import { cellOutcome, judgeBaseline, runReasons, storedFacts } from '../results/verdict.js';
-import { allowanceNote, displayCells, httpLabel, leaksLabel, phaseLabel, phaseOf, pinLabel, runVerdictLabel } from './view.js';
+import { hasAxes } from '../results/variants.js';
+import {
+  allowanceNote,
+  clientLabel,
+  displayCells,
+  httpLabel,
+  leaksLabel,
+  nodeLabel,
+  phaseLabel,
+  phaseOf,
+  pinLabel,
+  runVerdictLabel,
+} from './view.js';
 
 interface Column {
   header: string;
@@ -16,11 +28,15 @@ interface Column {
   constant?: string;
 }
 
+const CLIENT = 'Client (pin → version, protocol)';
+const PROTOCOL = 'protocol';
+
 const count = (n: number | undefined): string => (n === undefined ? '—' : String(n));
 
 const COLUMNS: Column[] = [
   { header: 'Pin (role)', align: '---', value: (_run, cell) => pinNotes(cell) },
-  { header: 'Node.js', align: '---', value: (_run, cell) => cell.environment?.node ?? '—', constant: 'Node.js' },
+  { header: CLIENT, align: '---', value: (_run, cell) => clientLabel(cell) },
+  { header: 'Node.js', align: '---', value: (_run, cell) => nodeLabel(cell), constant: 'Node.js' },
   {
     header: 'package version',
     align: '---',
@@ -31,7 +47,7 @@ const COLUMNS: Column[] = [
   { header: 'Resources', align: '---:', value: (_run, cell) => count(cell.summary.resources) },
   { header: 'Resource templates', align: '---:', value: (_run, cell) => count(cell.summary.resourceTemplates) },
   { header: 'Prompts', align: '---:', value: (_run, cell) => count(cell.summary.prompts) },
-  { header: 'protocol', align: '---', value: (_run, cell) => cell.summary.protocolVersion ?? '—' },
+  { header: PROTOCOL, align: '---', value: (_run, cell) => cell.summary.protocolVersion ?? '—' },
   { header: 'leaked handles', align: '---', value: (_run, cell) => leaksLabel(cell, phaseOf(cell, 'leaks')) },
   { header: 'stdio', align: '---', value: (_run, cell) => phaseLabel(cell, phaseOf(cell, 'stdio')) },
   { header: 'HTTP (401 + round trip)', align: '---', value: (_run, cell) => httpLabel(cell, phaseOf(cell, 'http')) },
@@ -39,12 +55,18 @@ const COLUMNS: Column[] = [
   { header: 'time', align: '---', value: (_run, cell) => (cell.phases.length === 0 ? '—' : seconds(cell.durationMs)) },
 ];
 
+/** With a client axis the Client column (pin → version, protocol) replaces the protocol column; without, the table is as it always was. */
+function columnsOf(run: RunResult): Column[] {
+  const clients = displayCells(run).some((c) => c.client !== undefined);
+  return COLUMNS.filter((c) => c.header !== (clients ? PROTOCOL : CLIENT));
+}
+
 /** Columns with one value on every row (two rows or more, cells without a result aside): name → value. */
 export function constantColumns(run: RunResult): Map<string, string> {
   const cells = displayCells(run);
   const out = new Map<string, string>();
   if (cells.length < 2) return out;
-  for (const column of COLUMNS) {
+  for (const column of columnsOf(run)) {
     if (!column.constant) continue;
     const values = new Set(cells.filter((c) => c.phases.length > 0).map((c) => column.value(run, c)));
     const [only] = values;
@@ -57,7 +79,7 @@ export function constantColumns(run: RunResult): Map<string, string> {
 export function renderConstants(run: RunResult): string {
   const constants = constantColumns(run);
   if (constants.size === 0) return '';
-  return `${[...constants].map(([name, value]) => `${name} ${mdInline(value)}`).join(' · ')} (every cell)`;
+  return `${[...constants].map(([name, value]) => `${name} ${mdInline(value)}`).join(' · ')} (every ${hasAxes(run.plan) ? 'variant' : 'cell'})`;
 }
 
 /** The whole report: title, table, failures, environment, warnings. */
@@ -77,7 +99,7 @@ export function renderTitle(run: RunResult): string {
     `config ${codeSpan(shortHash(run.plan.configHash))}`,
     ...(run.plan.package.commit ? [`commit ${codeSpan(run.plan.package.commit)}`] : []),
   ].join(' · ');
-  const lines = [title, '', `${countLine(displayCells(run))} · exit code ${run.exitCode}`, ...surfaceLines(run)];
+  const lines = [title, '', `${countLine(run)} · exit code ${run.exitCode}`, ...surfaceLines(run)];
   const reasons = runReasons(displayCells(run), run.interrupted, storedFacts(run));
   if (reasons.length > 0) lines.push('', `**Why ${runVerdictLabel(run.verdict)}:** ${reasons.map(mdInline).join('; ')}`);
   const expected = judgeBaseline(displayCells(run), run.baseline?.entries ?? []).expected;
@@ -99,14 +121,15 @@ export function surfaceLines(run: RunResult): string[] {
   const s = run.surface;
   if (!s) return [];
   const n = s.cells.length;
+  const unit = (k: number): string => `${hasAxes(run.plan) ? 'variant' : 'cell'}${k === 1 ? '' : 's'}`;
   const failing = s.findings.length + (s.drift?.length ?? 0);
   const snapshot = s.drift === undefined ? '' : s.drift.length === 0 ? ' · snapshot: matches mcp-surface.json' : '';
   const head =
     n === 0
       ? 'surface: not compared (no stdio run listed a surface)'
       : failing === 0
-        ? `surface: identical on ${n} cell${n === 1 ? '' : 's'}${s.allowed.length ? ` but for ${s.allowed.length} allowed difference${s.allowed.length === 1 ? '' : 's'}` : ''}${snapshot}`
-        : `surface: ${failing} difference${failing === 1 ? '' : 's'} on ${n} cell${n === 1 ? '' : 's'}`;
+        ? `surface: identical on ${n} ${unit(n)}${s.allowed.length ? ` but for ${s.allowed.length} allowed difference${s.allowed.length === 1 ? '' : 's'}` : ''}${snapshot}`
+        : `surface: ${failing} difference${failing === 1 ? '' : 's'} on ${n} ${unit(n)}`;
   return [
     '',
     head,
@@ -116,7 +139,9 @@ export function surfaceLines(run: RunResult): string[] {
   ];
 }
 
-function countLine(cells: CellResult[]): string {
+/** `4 cells: 3 passed, 1 failed`; with axes `8 variants of 4 cells: …`. */
+function countLine(run: RunResult): string {
+  const cells = displayCells(run);
   const labels = {
     passed: 'passed',
     failed: 'failed',
@@ -132,25 +157,39 @@ function countLine(cells: CellResult[]): string {
   const parts = Object.values(labels)
     .filter((label) => counts.has(label))
     .map((label) => `${counts.get(label)} ${label}`);
-  return `${cells.length} ${cells.length === 1 ? 'cell' : 'cells'}${parts.length ? `: ${parts.join(', ')}` : ''}`;
+  const counted = parts.length ? `: ${parts.join(', ')}` : '';
+  if (!hasAxes(run.plan)) return `${cells.length} ${cells.length === 1 ? 'cell' : 'cells'}${counted}`;
+  const groups = new Set(cells.map((c) => c.cell)).size;
+  return `${cells.length} ${cells.length === 1 ? 'variant' : 'variants'} of ${groups} ${groups === 1 ? 'cell' : 'cells'}${counted}`;
 }
 
-/** The table alone, one row per planned cell (what `publishInto` puts between the markers). */
+/** The table alone, one row per planned variant grouped by cell (what `publishInto` puts between the markers). */
 export function renderTable(run: RunResult): string {
   const constants = constantColumns(run);
-  const columns = COLUMNS.filter((c) => !constants.has(c.header));
-  const rows = displayCells(run).map((cell) => columns.map((c) => mdInline(c.value(run, cell)) || ' '));
+  const columns = columnsOf(run).filter((c) => !constants.has(c.header));
+  const cells = displayCells(run);
+  const rows = cells.map((cell, i) =>
+    columns.map((c) => {
+      // A cell's later variants repeat its pin as a ditto mark, so the rows read as one group.
+      const value = c.header === 'Pin (role)' && i > 0 && cells[i - 1]!.cell === cell.cell ? dittoNotes(cell) : c.value(run, cell);
+      return mdInline(value) || ' ';
+    }),
+  );
   return [columns.map((c) => c.header), columns.map((c) => c.align), ...rows].map((cols) => `| ${cols.join(' | ')} |`).join('\n');
 }
 
-function pinNotes(cell: CellResult): string {
+function pinNotes(cell: CellResult, pin = pinLabel(cell)): string {
   const environment = phaseOf(cell, 'environment');
-  const notes = [pinLabel(cell)];
+  const notes = [pin];
   if (cell.phases.length === 0) notes.push('no result');
   else if (environment.verdict !== 'passed') notes.push(`environment: ${phaseLabel(cell, environment)}`);
   const allowance = allowanceNote(cell);
   if (allowance) notes.push(allowance);
   return notes.join(' — ');
+}
+
+function dittoNotes(cell: CellResult): string {
+  return pinNotes(cell, '″');
 }
 
 /** `## Warnings` with one escaped item per warning; empty when there are none. */

@@ -116,6 +116,43 @@ export function pinLabel(cell: Pick<CellResult, 'pin' | 'version' | 'role' | 'ma
   return text;
 }
 
+/** The Client column: `1.0.0 · 2024-11-05`, `latest@2 → 2.1.0 · 2025-06-18`; `own 1.32.2 · …` for the cell's own SDK. */
+export function clientLabel(cell: Pick<CellResult, 'client' | 'version' | 'summary'>): string {
+  const protocol = cell.summary.protocolVersion ?? '—';
+  if (!cell.client) return `own ${cell.version || '—'} · ${protocol}`;
+  const { pin, version } = cell.client;
+  return `${pin === version ? pin : `${pin} → ${version}`} · ${protocol}`;
+}
+
+/**
+ * The Node the server ran on: what the environment recorded (the host's without a Node axis); with
+ * one, `22 → v22.11.0` from the plan, and what the server reported when that differs.
+ */
+export function nodeLabel(cell: Pick<CellResult, 'node' | 'environment'>): string {
+  const measured = cell.environment?.node;
+  if (!cell.node) return measured ?? '—';
+  const exact = `v${cell.node.version.replace(/^v/, '')}`;
+  const planned = cell.node.spec === cell.node.version ? exact : `${cell.node.spec} → ${exact}`;
+  return measured && measured !== exact ? `${planned} (the server reported ${measured})` : planned;
+}
+
+/** `client @modelcontextprotocol/sdk@1.0.0 (pin 1.0.0) · Node 22 → v22.11.0`; empty without axes. */
+export function axesLabel(cell: Pick<CellResult, 'client' | 'node' | 'environment'>): string {
+  const parts = [
+    ...(cell.client ? [`client ${cell.client.package}@${cell.client.version} (pin ${cell.client.pin})`] : []),
+    ...(cell.node ? [`Node ${nodeLabel(cell)}`] : []),
+  ];
+  return parts.join(' · ');
+}
+
+/** The pin label, then the variant's client and Node when it has any: what a row is, in one line. */
+export function variantLabel(
+  cell: Pick<CellResult, 'pin' | 'version' | 'role' | 'major' | 'installSet' | 'client' | 'node' | 'environment'>,
+): string {
+  const axes = axesLabel(cell);
+  return axes ? `${pinLabel(cell)} · ${axes}` : pinLabel(cell);
+}
+
 /** A note for the Pin column when the cell's allowance matters. */
 export function allowanceNote(cell: CellResult): string | undefined {
   const outcome = cellOutcome(cell.verdict, cell.allowedToFail);

@@ -146,13 +146,16 @@ export function decideRun(
  * result appears with no phases.
  */
 export function runReasons(
-  cells: readonly Pick<CellResult, 'id' | 'phases' | 'allowedToFail'>[],
+  cells: readonly (Pick<CellResult, 'id' | 'phases' | 'allowedToFail'> & Partial<Pick<CellResult, 'cell'>>)[],
   interrupted: boolean,
   facts: RunFacts = {},
 ): string[] {
   const measured = cells.filter((c) => c.phases.length > 0);
   const decision = decideRun(measured, interrupted, { ...facts, expected: Math.min(facts.expected ?? 0, measured.length) });
-  const missing = cells.filter((c) => c.phases.length === 0).map((c) => c.id);
+  const missingRows = cells.filter((c) => c.phases.length === 0);
+  const missing = missingRows.map((c) => c.id);
+  // A row that is one variant of a cell with axes is a variant; without axes a row is its cell.
+  const unit = missingRows.some((c) => 'cell' in c && c.cell !== c.id) ? 'variant' : 'cell';
   if (decision.verdict === 'passed' && missing.length === 0) return [];
   const reasons: string[] = [];
   if (interrupted) reasons.push('interrupted');
@@ -162,7 +165,7 @@ export function runReasons(
     reasons.push(`surface: ${surface} difference${surface > 1 ? 's' : ''} between cells or from mcp-surface.json (listed above)`);
   const stale = measured.filter((c) => cellOutcome(decideCell(c.phases), c.allowedToFail) === 'stale-allowance').map((c) => c.id);
   if (stale.length) reasons.push(`stale allowance: ${stale.join(', ')} passed but ${stale.length > 1 ? 'are' : 'is'} marked allowedToFail`);
-  if (missing.length) reasons.push(`missing cell${missing.length > 1 ? 's' : ''}: ${missing.join(', ')} (no result)`);
+  if (missing.length) reasons.push(`missing ${unit}${missing.length > 1 ? 's' : ''}: ${missing.join(', ')} (no result)`);
   const baseline = facts.baseline ?? [];
   for (const e of judgeBaseline(measured, baseline).stale)
     reasons.push(`stale baseline entry (line ${e.line}): ${e.cell} · ${e.phase} no longer fails as listed; delete line ${e.line}`);

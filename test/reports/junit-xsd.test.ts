@@ -4,7 +4,7 @@ import { readFile } from 'node:fs/promises';
 import { describe, expect, test } from 'vitest';
 import { validateXML } from 'xmllint-wasm';
 import { renderJunit } from '../../src/reports/index.js';
-import { FOUR_CELLS, makeRun } from './helpers/make-run.js';
+import { CLIENT_NEW, CLIENT_OLD, FOUR_CELLS, makeRun, NODE_20, NODE_22, variantSpecs } from './helpers/make-run.js';
 
 const XSD = new URL('./fixtures/junit-10.xsd', import.meta.url);
 
@@ -35,6 +35,26 @@ describe('junit.xml is valid against junit-10.xsd', () => {
     expect(xml).toContain('type="stale-allowance"');
     expect(xml).toContain('type="allowed-failure"');
     expect(xml).toContain('<skipped');
+    expect(await validate(xml)).toEqual({ valid: true, errors: [] });
+  });
+
+  test('a run of variants (client and Node axes, a failed, an allowed-to-fail and a lost variant) is valid too', async () => {
+    const run = makeRun(
+      variantSpecs(
+        {
+          'v2-latest~client-1.0.0~node-20': { phases: { stdio: { verdict: 'failed', message: 'could not read <resource_link> & more' } } },
+          'v1-latest~client-latest-2~node-22': { phases: { http: { verdict: 'skipped', message: 'client 1.9.0 has no Streamable HTTP' } } },
+        },
+        [FOUR_CELLS[1]!, { ...FOUR_CELLS[3]!, allowedToFail: true }],
+        [CLIENT_OLD, CLIENT_NEW],
+        [NODE_20, NODE_22],
+      ),
+    );
+    run.cells = run.cells.filter((c) => c.id !== 'v1-latest~client-1.0.0~node-20');
+    const xml = renderJunit(run);
+    expect(xml.match(/<testsuite /g)).toHaveLength(8);
+    expect(xml).toContain('<property name="node:version" value="20.19.5"/>');
+    expect(xml).toContain('type="allowed-failure"');
     expect(await validate(xml)).toEqual({ valid: true, errors: [] });
   });
 

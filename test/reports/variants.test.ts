@@ -1,0 +1,140 @@
+// Reports of a run with axes: one row per variant grouped by cell, Client and Node columns, the
+// variant id in JUnit, the annotations and the terminal; a run without axes is unchanged.
+import { describe, expect, test } from 'vitest';
+import { renderAnnotations, renderJunit, renderMarkdown, renderTable, renderTitle } from '../../src/reports/index.js';
+import { renderTerminalFailures } from '../../src/reports/terminal.js';
+import { CLIENT_NEW, CLIENT_OLD, FOUR_CELLS, makeRun, NODE_20, NODE_22, variantSpecs } from './helpers/make-run.js';
+
+const OLD_CLIENT_FAILS = 'v2-latest~client-1.0.0~node-22';
+const message =
+  'tools/call add-note: client @modelcontextprotocol/sdk@1.0.0 (protocol 2024-11-05) could not read content type resource_link';
+
+/** 2 cells × 2 clients × 2 Node = 8 variants; the old client fails on v2-latest with Node 22; one variant lost. */
+function axesRun() {
+  const run = makeRun(
+    variantSpecs(
+      {
+        [OLD_CLIENT_FAILS]: {
+          phases: { stdio: { verdict: 'failed', message, step: 'tools/call add-note' } },
+          summary: { protocolVersion: '2024-11-05' },
+        },
+      },
+      undefined,
+      [CLIENT_OLD, CLIENT_NEW],
+      [NODE_20, NODE_22],
+    ),
+  );
+  const cells = run.cells.filter((c) => c.id !== 'v1-latest~client-latest-2~node-20');
+  return { ...run, cells };
+}
+
+describe('the table with axes', () => {
+  test('one row per variant grouped by cell (later rows ditto the pin), Client (pin → version, protocol) and Node columns', () => {
+    expect(renderTable(axesRun()).split('\n')).toEqual([
+      '| Pin (role) | Client (pin → version, protocol) | Node.js | Tools | Resources | Resource templates | Prompts | leaked handles | stdio | HTTP (401 + round trip) | bind refusal | time |',
+      '| --- | --- | --- | ---: | ---: | ---: | ---: | --- | --- | --- | --- | --- |',
+      '| latest@1 → 1.32.2 (latest supported 1.x) | 1.0.0 · 2025-06-18 | 20 → v20.19.5 | 5 | — | 2 | 2 | none | ok | ok | ok | 5.0 s |',
+      '| ″ | 1.0.0 · 2025-06-18 | 22 → v22.11.0 | 5 | — | 2 | 2 | none | ok | ok | ok | 5.0 s |',
+      '| ″ — no result | latest@2 → 2.1.0 · — | 20 → v20.19.5 | — | — | — | — | not measured | not measured | not measured | not measured | — |',
+      '| ″ | latest@2 → 2.1.0 · 2025-06-18 | 22 → v22.11.0 | 5 | — | 2 | 2 | none | ok | ok | ok | 5.0 s |',
+      '| latest@2 → 2.1.0 (latest supported 2.x) · adapter @modelcontextprotocol/node 2.1.0 | 1.0.0 · 2025-06-18 | 20 → v20.19.5 | 5 | — | 2 | 2 | none | ok | ok | ok | 5.0 s |',
+      '| ″ | 1.0.0 · 2024-11-05 | 22 → v22.11.0 | 5 | — | 2 | 2 | none | FAIL | ok | ok | 5.0 s |',
+      '| ″ | latest@2 → 2.1.0 · 2025-06-18 | 20 → v20.19.5 | 5 | — | 2 | 2 | none | ok | ok | ok | 5.0 s |',
+      '| ″ | latest@2 → 2.1.0 · 2025-06-18 | 22 → v22.11.0 | 5 | — | 2 | 2 | none | ok | ok | ok | 5.0 s |',
+    ]);
+  });
+
+  test('the headline counts variants of cells; a constant column goes to the header line "(every variant)"', () => {
+    const title = renderTitle(axesRun());
+    expect(title).toContain('\n\n8 variants of 2 cells: 6 passed, 1 failed, 1 not measured · exit code 1\n');
+    expect(title).toContain(
+      `**Why FAILED:** missing variant: v1-latest\\~client-latest-2\\~node-20 (no result); phases failed: v2-latest\\~client-1.0.0\\~node-22 · stdio`,
+    );
+    expect(title).toContain('\n\npackage version 0.3.0 (every variant)');
+    // One Node for every variant: the Node column moves to the header line, as without axes.
+    const oneNode = makeRun(variantSpecs());
+    expect(renderTitle(oneNode)).toContain('\n\nNode.js 22 → v22.11.0 · package version 0.3.0 (every variant)');
+    expect(renderTable(oneNode).split('\n')[0]).toBe(
+      '| Pin (role) | Client (pin → version, protocol) | Tools | Resources | Resource templates | Prompts | leaked handles | stdio | HTTP (401 + round trip) | bind refusal | time |',
+    );
+  });
+
+  test("a cell without a client axis shows its own client; a Node axis alone keeps the protocol column; a server's other Node is named", () => {
+    const mixed = makeRun([FOUR_CELLS[0]!, ...variantSpecs({}, [FOUR_CELLS[3]!], [CLIENT_OLD], [])]);
+    const rows = renderTable(mixed).split('\n');
+    expect(rows[2]).toMatch(/^\| 1\.24\.0 \(lower supported boundary\) \| own 1\.24\.0 · 2025-06-18 \|/);
+    expect(rows[3]).toMatch(/\| 1\.0\.0 · 2025-06-18 \|/);
+    const nodeOnly = makeRun(variantSpecs({ 'v1-latest~node-20': { environment: undefined } }, [FOUR_CELLS[1]!], [], [NODE_20, NODE_22]));
+    nodeOnly.cells[1]!.environment!.node = 'v22.12.0';
+    const table = renderTable(nodeOnly).split('\n');
+    expect(table[0]).toContain('| Node.js |');
+    expect(table[0]).toContain('| protocol |');
+    expect(table[0]).not.toContain('Client');
+    expect(table[2]).toContain('| 20 → v20.19.5 |');
+    expect(table[3]).toContain('| 22 → v22.11.0 (the server reported v22.12.0) |');
+  });
+
+  test('the failure section names the variant, its client and Node; a lost variant its own --cell run', () => {
+    const md = renderMarkdown(axesRun());
+    expect(md).toContain(
+      [
+        `### v2-latest\\~client-1.0.0\\~node-22 · stdio`,
+        '',
+        `**FAIL**: tools/call add-note: client @modelcontextprotocol/sdk@1.0.0 (protocol 2024-11-05) could not read content type resource_link`,
+        '',
+        '- Cell: latest@2 → 2.1.0 (latest supported 2.x) · adapter @modelcontextprotocol/node 2.1.0',
+        '- Client: @modelcontextprotocol/sdk@1.0.0 (pin 1.0.0) · protocol 2024-11-05',
+        '- Node: 22 → v22.11.0',
+        '- Step: tools/call add-note',
+      ].join('\n'),
+    );
+    expect(md).toContain(
+      '**not measured**: no result was recorded for this variant (latest@1 → 1.32.2 (latest supported 1.x) · client @modelcontextprotocol/client@2.1.0 (pin latest@2) · Node 20 → v20.19.5).',
+    );
+    expect(md).toContain('npx mcp-matrix run --config matrix.config.ts --cell v1-latest~client-latest-2~node-20\n');
+    // The environment section of each variant starts with its client and Node.
+    expect(md).toContain(
+      '### v1-latest\\~client-1.0.0\\~node-20: latest@1 → 1.32.2 (latest supported 1.x)\n\n- Client: @modelcontextprotocol/sdk@1.0.0 (pin 1.0.0) · protocol 2025-06-18\n- Node: 20 → v20.19.5\n- Node v20.19.5 · npm',
+    );
+  });
+});
+
+describe('JUnit, annotations and the terminal with axes', () => {
+  test('a testsuite per variant named by its id, its testcases classed by the variant id, its axes as properties', () => {
+    const xml = renderJunit(axesRun());
+    expect(xml.match(/<testsuite /g)).toHaveLength(8);
+    expect(xml).toContain(
+      '<testsuite name="v2-latest~client-1.0.0~node-22 (latest@2 → 2.1.0 (latest supported 2.x) · adapter @modelcontextprotocol/node 2.1.0 · client @modelcontextprotocol/sdk@1.0.0 (pin 1.0.0) · Node 22 → v22.11.0)" tests="5" failures="1" errors="0" skipped="0"',
+    );
+    for (const prop of [
+      '<property name="cell" value="v2-latest"/>',
+      '<property name="client" value="1.0.0"/>',
+      '<property name="client:package" value="@modelcontextprotocol/sdk"/>',
+      '<property name="client:version" value="1.0.0"/>',
+      '<property name="node" value="22"/>',
+      '<property name="node:version" value="22.11.0"/>',
+      '<property name="protocol" value="2024-11-05"/>',
+    ])
+      expect(xml).toContain(prop);
+    expect(xml).toContain(
+      `<testcase classname="${OLD_CLIENT_FAILS}" name="stdio" time="1.000">\n      <failure message="${message}" type="failure">`,
+    );
+    // The lost variant: five not-measured testcases under its own id.
+    expect(xml.match(/classname="v1-latest~client-latest-2~node-20"[^>]*>\s*<error /g)).toHaveLength(5);
+    // Without axes nothing is added.
+    expect(renderJunit(makeRun())).not.toMatch(/name="(cell|client|node|protocol)"/);
+  });
+
+  test('annotations and terminal lines name the variant id, the cell, the client and the Node', () => {
+    const lines = renderAnnotations(axesRun());
+    expect(lines).toEqual([
+      '::warning title=mcp-matrix v1-latest~client-latest-2~node-20%3A not measured::latest@1 → 1.32.2 (latest supported 1.x) · client @modelcontextprotocol/client@2.1.0 (pin latest@2) · Node 20 → v20.19.5: no result was recorded for this variant.%0Arepro: npx mcp-matrix run --config matrix.config.ts --cell v1-latest~client-latest-2~node-20',
+      `::error title=mcp-matrix ${OLD_CLIENT_FAILS} · stdio failed::latest@2 → 2.1.0 (latest supported 2.x) · adapter @modelcontextprotocol/node 2.1.0 · client @modelcontextprotocol/sdk@1.0.0 (pin 1.0.0) · Node 22 → v22.11.0: ${message}%0Astep: tools/call add-note%0Arepro: npx mcp-matrix run --cell ${OLD_CLIENT_FAILS}`,
+    ]);
+    expect(renderTerminalFailures(axesRun())).toEqual([
+      `${OLD_CLIENT_FAILS} · stdio: FAIL: ${message}`,
+      '  step: tools/call add-note',
+      `  reproduce: npx mcp-matrix run --cell ${OLD_CLIENT_FAILS}`,
+    ]);
+  });
+});
