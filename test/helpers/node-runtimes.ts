@@ -1,0 +1,5 @@
+import os from 'node:os';
+import path from 'node:path';
+
+/** One Node runtime cache for every test run on this machine: each release is downloaded at most once. */
+export const TEST_NODE_CACHE = path.join(os.tmpdir(), 'mm-node-runtimes');
