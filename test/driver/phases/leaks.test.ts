@@ -1,0 +1,306 @@
+// The leaks phase run from src against real server processes (test/driver/fixtures/phase-server.mjs and
+// a shell loop), in the test's own process: a clean exit, a server that ignores its stop request (named
+// through the probe's handle dump, or "did not answer" for a non-Node server), children left in its
+// group, a detached child that escaped it, a handle the driver itself left open, several at once.
+
+import { readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { DriverContext, ServerRole } from '../../../src/driver/context.js';
+import { activeResources } from '../../../src/driver/driver-handles.js';
+import { describeAll, describeEscaped, leaksPhase, toLeakedHandles } from '../../../src/driver/phases/leaks.js';
+import type { ServerCommand } from '../../../src/driver/protocol.js';
+import { ROOT } from '../helpers/cell.js';
+import { phaseBench, type PhaseBench } from '../helpers/phase-bench.js';
+
+const SERVER = join(ROOT, 'test/driver/fixtures/phase-server.mjs');
+const lineOf = (text: string): number =>
+  readFileSync(SERVER, 'utf8')
+    .split('\n')
+    .findIndex((l) => l.startsWith(text)) + 1;
+const TIMER = `Timeout (setInterval) at ${SERVER}:${lineOf('  setInterval(() => {}, 1000);')}`;
+const STDIN = `PIPEWRAP (process.getStdin [as stdin]) at ${SERVER}:${lineOf('const lines = createInterface(')}`;
+const LINGERER = `${process.execPath} -e setInterval(() => {}, 1000)`;
+const GRACE = 400;
+const num = expect.any(Number) as number;
+
+let bench: PhaseBench;
+beforeAll(async () => {
+  bench = await phaseBench('mcp-matrix-leaks-phase-');
+});
+afterAll(() => bench.dispose());
+
+function start(ctx: DriverContext, role: ServerRole, mode: string, command: Partial<ServerCommand> = {}) {
+  return ctx.startServer(role, { bin: SERVER, args: [], env: {}, ...command }, { MODE: mode });
+}
+
+/** Killed: no such process, or a zombie its new parent has not reaped yet. */
+function gone(pid: number): boolean {
+  try {
+    return /\) Z /.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return true;
+  }
+}
+
+/** Lets a server boot (and load the probe) before the phase asks it to stop. */
+const booted = (): Promise<void> => new Promise((r) => setTimeout(r, 300));
+
+describe('leaksPhase', () => {
+  it('passes when every server exits by itself: exit time and code recorded, nothing leaked', async () => {
+    const baseline = activeResources();
+    const ctx = bench.context();
+    const proc = start(ctx, 'stdio', '');
+    // A server that never started has nothing to settle.
+    start(ctx, 'http', '', { bin: '/nonexistent/server' });
+    await booted();
+    const r = await leaksPhase(ctx, GRACE, baseline);
+    expect(r).toStrictEqual({
+      phase: 'leaks',
+      durationMs: num,
+      verdict: 'passed',
+      details: {
+        servers: [
+          { role: 'stdio', pid: proc.pid, exitMs: num, code: 0, signal: null, handles: [], leftovers: [] },
+          { role: 'http', pid: undefined, exitMs: null, handles: [], leftovers: [] },
+        ],
+        escaped: [],
+        driverHandles: [],
+        graceMs: GRACE,
+      },
+    });
+    const exitMs = (r.details!.servers as { exitMs: number }[])[0]!.exitMs;
+    expect(exitMs).toBeGreaterThanOrEqual(0);
+    expect(exitMs).toBeLessThan(GRACE);
+    expect(ctx.summary.leakedHandles).toStrictEqual([]);
+    expect(proc.stopKind).toBe('stdin EOF');
+  });
+
+  it('a stdio server still running after stdin EOF fails "stdio shutdown", naming the handle that keeps it alive; it is killed', async () => {
+    const baseline = activeResources();
+    const ctx = bench.context();
+    const proc = start(ctx, 'stdio', 'linger');
+    await booted();
+    const r = await leaksPhase(ctx, GRACE, baseline);
+    const problem = `stdio server still running ${GRACE} ms after stdin EOF: ${TIMER}`;
+    const timer = { type: 'Timeout', location: TIMER.split(' at ')[1], createdBy: 'setInterval' };
+    expect(r).toStrictEqual({
+      phase: 'leaks',
+      durationMs: num,
+      verdict: 'failed',
+      step: 'stdio shutdown',
+      message: problem,
+      details: {
+        servers: [{ role: 'stdio', pid: proc.pid, exitMs: null, handles: [timer], leftovers: [], problem }],
+        escaped: [],
+        driverHandles: [],
+        graceMs: GRACE,
+      },
+      stderrTail: 'phase-server: lingering',
+    });
+    expect(ctx.summary.leakedHandles).toStrictEqual([{ owner: 'server:stdio', ...timer }]);
+    expect(proc.running).toBe(false);
+    expect(proc.exitInfo?.signal).toBe('SIGKILL');
+  });
+
+  it('an http server that ignores SIGTERM: every handle named (stdin too), counted once each', async () => {
+    const baseline = activeResources();
+    const ctx = bench.context();
+    start(ctx, 'http', 'linger');
+    await booted();
+    const r = await leaksPhase(ctx, GRACE, baseline);
+    expect(r.step).toBe('http shutdown');
+    expect(r.message).toBe(`http server still running ${GRACE} ms after SIGTERM: ${TIMER}, ${STDIN}`);
+    expect(ctx.summary.leakedHandles).toStrictEqual([
+      { owner: 'server:http', type: 'Timeout', location: TIMER.split(' at ')[1], createdBy: 'setInterval' },
+      { owner: 'server:http', type: 'PIPEWRAP', location: STDIN.split(' at ')[1], createdBy: 'process.getStdin [as stdin]' },
+    ]);
+  });
+
+  it('a bind server still running is measured from its refusal', async () => {
+    const baseline = activeResources();
+    const ctx = bench.context();
+    start(ctx, 'bind', 'stdin-only');
+    await booted();
+    const r = await leaksPhase(ctx, GRACE, baseline);
+    expect(r.step).toBe('bind shutdown');
+    expect(r.message).toBe(`bind server still running ${GRACE} ms after its refusal: ${STDIN}`);
+  });
+
+  it('a server that is not Node cannot be asked for its handles: "the probe did not answer"', async () => {
+    const baseline = activeResources();
+    const ctx = bench.context();
+    start(ctx, 'http', '', { bin: '/bin/sh', args: ['-c', 'trap "" TERM; while :; do sleep 1; done'] });
+    await booted();
+    const r = await leaksPhase(ctx, GRACE, baseline);
+    expect(r.message).toBe(`http server still running ${GRACE} ms after SIGTERM: the probe did not answer with a handle dump`);
+    expect(r.details!.servers).toStrictEqual([
+      { role: 'http', pid: ctx.servers[0]!.proc.pid, exitMs: null, handles: [], leftovers: [], problem: r.message },
+    ]);
+    expect(ctx.summary.leakedHandles).toStrictEqual([]);
+  });
+
+  it('a server that exits but leaves a child in its group fails, naming the child; the child is killed', async () => {
+    const baseline = activeResources();
+    const ctx = bench.context();
+    const proc = start(ctx, 'stdio', 'child');
+    await booted();
+    const r = await leaksPhase(ctx, GRACE, baseline);
+    const servers = r.details!.servers as { leftovers: { pid: number }[] }[];
+    const child = servers[0]!.leftovers[0]!.pid;
+    const problem = `stdio server exited, but left 1 process(es) of its group running ${GRACE} ms after stdin EOF: pid ${child} ${LINGERER}`;
+    expect(r).toStrictEqual({
+      phase: 'leaks',
+      durationMs: num,
+      verdict: 'failed',
+      step: 'stdio shutdown',
+      message: problem,
+      details: {
+        servers: [
+          {
+            role: 'stdio',
+            pid: proc.pid,
+            exitMs: num,
+            code: 0,
+            signal: null,
+            handles: [],
+            leftovers: [{ pid: child, state: expect.any(String), cmdline: LINGERER }],
+            problem,
+          },
+        ],
+        escaped: [],
+        driverHandles: [],
+        graceMs: GRACE,
+      },
+    });
+    expect(ctx.summary.leakedHandles).toStrictEqual([{ owner: 'server:stdio', type: 'process', location: `pid ${child}: ${LINGERER}` }]);
+    expect(gone(child)).toBe(true);
+  });
+
+  it('a detached child that escaped the group is found by the cookie, named with its server and killed', async () => {
+    const baseline = activeResources();
+    const ctx = bench.context();
+    const proc = start(ctx, 'stdio', 'escape');
+    await booted();
+    const r = await leaksPhase(ctx, GRACE, baseline);
+    const escaped = r.details!.escaped as { pid: number }[];
+    const pid = escaped[0]?.pid;
+    expect(r).toStrictEqual({
+      phase: 'leaks',
+      durationMs: num,
+      verdict: 'failed',
+      step: 'escaped processes',
+      message: `1 process(es) started by the stdio server (pid ${proc.pid}, stdio phase) escaped its process group and outlived it: pid ${pid} ${LINGERER} (found by the run's cookie in their environment; killed)`,
+      details: {
+        servers: [{ role: 'stdio', pid: proc.pid, exitMs: num, code: 0, signal: null, handles: [], leftovers: [] }],
+        escaped: [{ pid, cmdline: LINGERER, tag: 'cell:stdio#1' }],
+        driverHandles: [],
+        graceMs: GRACE,
+      },
+    });
+    expect(ctx.summary.leakedHandles).toStrictEqual([
+      { owner: 'server:stdio', type: 'process', location: `pid ${pid}: ${LINGERER} (escaped its process group)` },
+    ]);
+    expect(gone(pid!)).toBe(true);
+  });
+
+  it('a handle the driver\'s own client left open fails "driver handles", owned by the driver', async () => {
+    const baseline = activeResources();
+    const ctx = bench.context();
+    start(ctx, 'stdio', '');
+    await booted();
+    const left = createServer().listen(0, '127.0.0.1');
+    try {
+      const r = await leaksPhase(ctx, GRACE, baseline);
+      expect(r.step).toBe('driver handles');
+      expect(r.message).toMatch(/^the driver's own client left 1 active handle\(s\): TCPSERVERWRAP/);
+      expect(r.details!.driverHandles).toEqual([expect.objectContaining({ type: 'TCPSERVERWRAP' })]);
+      expect(ctx.summary.leakedHandles).toEqual([expect.objectContaining({ owner: 'driver', type: 'TCPSERVERWRAP' })]);
+      expect(r.stderrTail).toBeUndefined();
+    } finally {
+      left.close();
+    }
+  });
+
+  it('every problem is named, the first server with a problem gives the step and the stderr tail', async () => {
+    const baseline = activeResources();
+    const ctx = bench.context();
+    start(ctx, 'stdio', '');
+    const child = start(ctx, 'http', 'child');
+    start(ctx, 'bind', 'linger');
+    await booted();
+    const r = await leaksPhase(ctx, GRACE, baseline);
+    expect(r.step).toBe('http shutdown');
+    const problems = r.message!.split('; ');
+    expect(problems).toHaveLength(2);
+    expect(problems[0]).toMatch(
+      new RegExp(`^http server exited, but left 1 process\\(es\\) of its group running ${GRACE} ms after SIGTERM: pid \\d+ `),
+    );
+    expect(problems[1]).toMatch(/^bind server still running 400 ms after its refusal: Timeout \(setInterval\)/);
+    expect(child.stopKind).toBe('SIGTERM');
+    expect(r.stderrTail).toBeUndefined();
+    expect((ctx.summary.leakedHandles ?? []).map((h) => `${h.owner} ${h.type}`)).toEqual([
+      'server:http process',
+      'server:bind Timeout',
+      'server:bind PIPEWRAP',
+    ]);
+  });
+});
+
+describe('naming what leaked', () => {
+  it('describeAll: type, creator and place; the same text counted, not repeated', () => {
+    expect(
+      describeAll([
+        { type: 'TCPWRAP', createdBy: 'Server.listen', location: 'bin/s.js:4' },
+        { type: 'Timeout' },
+        { type: 'TCPWRAP', createdBy: 'Server.listen', location: 'bin/s.js:4' },
+        { type: 'Timeout', location: 'x.js:1' },
+        { type: 'Timeout', createdBy: 'setInterval' },
+        { type: 'TCPWRAP', createdBy: 'Server.listen', location: 'bin/s.js:4' },
+      ]),
+    ).toBe('TCPWRAP (Server.listen) at bin/s.js:4 ×3, Timeout, Timeout at x.js:1, Timeout (setInterval)');
+    expect(describeAll([])).toBe('');
+  });
+
+  it('toLeakedHandles: handles then leftover processes, owned by their server, optional fields only when known', () => {
+    const settled = [
+      {
+        role: 'http',
+        pid: 1,
+        exitMs: null,
+        handles: [{ type: 'Timeout' }, { type: 'TCPWRAP', location: 'a.js:1', createdBy: 'listen' }],
+        leftovers: [{ pid: 7, state: 'S', cmdline: 'node x' }],
+      },
+      { role: 'stdio', pid: 2, exitMs: 3, handles: [], leftovers: [] },
+    ];
+    expect(toLeakedHandles(settled)).toStrictEqual([
+      { owner: 'server:http', type: 'Timeout' },
+      { owner: 'server:http', type: 'TCPWRAP', location: 'a.js:1', createdBy: 'listen' },
+      { owner: 'server:http', type: 'process', location: 'pid 7: node x' },
+    ]);
+  });
+
+  it('describeEscaped: one problem per server, its processes listed; an unknown tag is named as is', async () => {
+    const ctx = bench.context();
+    const proc = start(ctx, 'stdio', '');
+    const tag = ctx.servers[0]!.tag;
+    const escaped = [
+      { pid: 11, cmdline: 'node a', tag },
+      { pid: 12, cmdline: 'node b', tag: 'cell:gone#9' },
+      { pid: 13, cmdline: 'node c', tag },
+    ];
+    expect(describeEscaped(escaped, ctx.servers)).toStrictEqual([
+      `2 process(es) started by the stdio server (pid ${proc.pid}, stdio phase) escaped its process group and outlived it: pid 11 node a, pid 13 node c (found by the run's cookie in their environment; killed)`,
+      "1 process(es) started by the server cell:gone#9 escaped its process group and outlived it: pid 12 node b (found by the run's cookie in their environment; killed)",
+    ]);
+    const nobody = bench.context();
+    start(nobody, 'http', '', { bin: '/nonexistent/server' });
+    expect(describeEscaped([{ pid: 5, cmdline: 'x', tag: nobody.servers[0]!.tag }], nobody.servers)[0]).toMatch(
+      /^1 process\(es\) started by the http server \(pid \?, http phase\)/,
+    );
+    expect(describeEscaped([], ctx.servers)).toStrictEqual([]);
+    proc.endStdin();
+    await proc.waitExit(5000);
+  });
+});

@@ -1,0 +1,263 @@
+// The stdio phase run from src against a real server process (test/driver/fixtures/phase-server.mjs, a
+// raw JSON-RPC server that misbehaves on demand) with the project's own SDK 1.x client. The e2e
+// fixtures prove the same outcomes through the built CLI; these let the mutation run reach the phase.
+
+import { join } from 'node:path';
+import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { DriverContext } from '../../../src/driver/context.js';
+import { stdioPhase } from '../../../src/driver/phases/stdio.js';
+import type { DriverSpec, Step } from '../../../src/driver/protocol.js';
+import { ROOT } from '../helpers/cell.js';
+import { phaseBench, type PhaseBench } from '../helpers/phase-bench.js';
+
+const SERVER = join(ROOT, 'test/driver/fixtures/phase-server.mjs');
+type StdioSpec = Exclude<DriverSpec['phases']['stdio'], false>;
+
+const STEPS: Step[] = [{ tool: 'echo' }, { resource: 'mem://a' }, { prompt: 'greet' }];
+const SENT_ECHO = 'sent tools/call {"name":"echo","arguments":{}} (no arguments configured: sent {})';
+
+let bench: PhaseBench;
+beforeAll(async () => {
+  bench = await phaseBench('mcp-matrix-stdio-phase-');
+});
+afterAll(() => bench.dispose());
+
+function spec(mode: string, over: Partial<StdioSpec> = {}, env: Record<string, string> = {}): StdioSpec {
+  return { command: { bin: SERVER, args: [], env: { MODE: mode, ...env } }, expect: {}, steps: STEPS, timeoutMs: 10_000, ...over };
+}
+
+/** What the server said in initialize and lists: every details key but pid and steps. */
+function listed(prompts = true): Record<string, unknown> {
+  return {
+    serverInfo: { name: 'phase-server', version: '1.2.3' },
+    protocolVersion: LATEST_PROTOCOL_VERSION,
+    capabilities: prompts ? { tools: {}, resources: {}, prompts: {} } : { tools: {}, resources: {} },
+    surface: { tools: ['echo'], resources: ['a'], resourceTemplates: ['t'], prompts: prompts ? ['greet'] : null },
+    shapes: {
+      tools: [{ name: 'echo', arguments: {} }],
+      resources: [{ name: 'a', uri: 'mem://a' }],
+      resourceTemplates: [{ name: 't', uri: 'mem://{x}' }],
+      ...(prompts ? { prompts: [{ name: 'greet', arguments: {} }] } : {}),
+    },
+    parity: {
+      'tool echo': { inputSchema: { properties: {}, type: 'object' } },
+      'resource template t': { uriTemplate: 'mem://{x}' },
+      ...(prompts ? { 'prompt greet': {} } : {}),
+    },
+  };
+}
+
+const ms = expect.any(Number) as number;
+const ALL_STEPS = [
+  { step: 'tools/call echo', ms, arguments: 'empty' },
+  { step: 'resources/read mem://a', ms },
+  { step: 'prompts/get greet', ms },
+];
+const SUMMARY = {
+  leakedHandles: null,
+  serverName: 'phase-server',
+  serverVersion: '1.2.3',
+  protocolVersion: LATEST_PROTOCOL_VERSION,
+  tools: 1,
+  resources: 1,
+  resourceTemplates: 1,
+  prompts: 1,
+};
+
+function server(ctx: DriverContext) {
+  expect(ctx.servers).toHaveLength(1);
+  return ctx.servers[0]!;
+}
+
+describe('stdioPhase: a server that answers', () => {
+  it('passes: initialize, the whole surface, every step and ping; the summary names the server; stdin is ended', async () => {
+    const ctx = bench.context();
+    const r = await stdioPhase(ctx, spec(''));
+    const { proc, role } = server(ctx);
+    expect(r).toStrictEqual({
+      phase: 'stdio',
+      durationMs: ms,
+      verdict: 'passed',
+      details: { pid: proc.pid, ...listed(), steps: ALL_STEPS },
+    });
+    expect(proc.pid).toEqual(expect.any(Number));
+    expect(role).toBe('stdio');
+    expect(ctx.summary).toStrictEqual(SUMMARY);
+    expect(ctx.answered.has(proc)).toBe(true);
+    expect(proc.stopKind).toBe('stdin EOF');
+    expect(await proc.waitExit(5000)).toMatchObject({ code: 0, signal: null });
+  });
+
+  it('an unadvertised capability is listed as null and counted 0, with no shapes or parity for it', async () => {
+    const ctx = bench.context();
+    const r = await stdioPhase(ctx, spec('no-prompts', { steps: [] }));
+    expect(r).toStrictEqual({
+      phase: 'stdio',
+      durationMs: ms,
+      verdict: 'passed',
+      details: { pid: server(ctx).proc.pid, ...listed(false), steps: [] },
+    });
+    expect(ctx.summary).toStrictEqual({ ...SUMMARY, prompts: 0 });
+  });
+
+  it('a surface unlike `expect` fails "compare with expect", every difference named, before any step runs', async () => {
+    const ctx = bench.context();
+    const r = await stdioPhase(ctx, spec('', { expect: { tools: 2, resources: ['a'], prompts: ['greet', 'other'] } }));
+    expect(r).toStrictEqual({
+      phase: 'stdio',
+      durationMs: ms,
+      verdict: 'failed',
+      step: 'compare with expect',
+      message: 'tools: expected 2, found 1; prompts: missing other',
+      details: { pid: server(ctx).proc.pid, ...listed() },
+    });
+    expect(ctx.summary).toStrictEqual(SUMMARY);
+  });
+
+  it('a surface that matches `expect` in full passes', async () => {
+    const ctx = bench.context();
+    const expected = { tools: ['echo'], resources: 1, resourceTemplates: ['t'], prompts: 1 };
+    const r = await stdioPhase(ctx, spec('', { expect: expected, steps: [] }));
+    expect(r.verdict).toBe('passed');
+    expect(r.message).toBeUndefined();
+  });
+});
+
+describe('stdioPhase: stdout noise', () => {
+  it('fails "stdout" after every step passed, quoting the first line; every line is kept as stdoutNoise', async () => {
+    const ctx = bench.context();
+    const r = await stdioPhase(ctx, spec('junk'));
+    expect(r).toStrictEqual({
+      phase: 'stdio',
+      durationMs: ms,
+      verdict: 'failed',
+      step: 'stdout',
+      message: 'wrote non-JSON-RPC output to stdout (the protocol channel): "starting phase-server"',
+      details: { pid: server(ctx).proc.pid, ...listed(), steps: ALL_STEPS },
+      stdoutNoise: ['starting phase-server', 'second line'],
+    });
+  });
+
+  it('quotes at most 200 characters of the line, with secrets masked', async () => {
+    const ctx = bench.context();
+    const secret = 'sk-live-0123456789abcdef';
+    ctx.redactor.add(secret);
+    const line = `token ${secret} ${'x'.repeat(300)}`;
+    const r = await stdioPhase(ctx, spec('', { steps: [] }, { JUNK: line }));
+    const quoted = `token *** ${'x'.repeat(300)}`.slice(0, 200);
+    expect(r.message).toBe(`wrote non-JSON-RPC output to stdout (the protocol channel): ${JSON.stringify(quoted)}`);
+    expect(r.step).toBe('stdout');
+  });
+
+  it('a crash after noise names both: the crash first, the noise after', async () => {
+    const ctx = bench.context();
+    const r = await stdioPhase(ctx, spec('junk,crash-tool'));
+    expect(r.step).toBe('tools/call echo');
+    expect(r.message).toBe(
+      `tools/call echo: MCP error -32000: Connection closed (the server exited with code 4; see its stderr) · ${SENT_ECHO} (stdout also carried non-JSON-RPC output: "starting phase-server")`,
+    );
+    expect(r.stdoutNoise).toEqual(['starting phase-server', 'second line']);
+  });
+});
+
+describe('stdioPhase: a server that dies or does not answer', () => {
+  it('exiting on initialize fails "initialize" with the exit code', async () => {
+    const ctx = bench.context();
+    const r = await stdioPhase(ctx, spec('crash-init'));
+    const { proc } = server(ctx);
+    expect(r).toStrictEqual({
+      phase: 'stdio',
+      durationMs: ms,
+      verdict: 'failed',
+      step: 'initialize',
+      message: 'initialize: MCP error -32000: Connection closed (the server exited with code 3; see its stderr)',
+      details: { pid: proc.pid },
+    });
+    expect(ctx.summary).toStrictEqual({ leakedHandles: null });
+    expect(ctx.answered.has(proc)).toBe(false);
+  });
+
+  it('killed by a signal on initialize: the signal is named', async () => {
+    const ctx = bench.context();
+    const r = await stdioPhase(ctx, spec('kill-init'));
+    expect(r.message).toBe('initialize: MCP error -32000: Connection closed (the server exited with signal SIGKILL; see its stderr)');
+  });
+
+  it('a bin that cannot start fails "initialize" naming the bin and the spawn error', async () => {
+    const ctx = bench.context();
+    const r = await stdioPhase(ctx, { ...spec(''), command: { bin: '/nonexistent/server', args: [], env: {} } });
+    expect(r).toStrictEqual({
+      phase: 'stdio',
+      durationMs: ms,
+      verdict: 'failed',
+      step: 'initialize',
+      message:
+        'initialize: could not start /nonexistent/server: spawn /nonexistent/server ENOENT (the server exited with code null; see its stderr)',
+      details: { pid: undefined },
+    });
+  });
+
+  it('exiting during a step names the step, the exit and the request as sent; steps so far are kept', async () => {
+    const ctx = bench.context();
+    const r = await stdioPhase(ctx, spec('crash-tool'));
+    expect(r).toStrictEqual({
+      phase: 'stdio',
+      durationMs: ms,
+      verdict: 'failed',
+      step: 'tools/call echo',
+      message: `tools/call echo: MCP error -32000: Connection closed (the server exited with code 4; see its stderr) · ${SENT_ECHO}`,
+      details: { pid: server(ctx).proc.pid, ...listed(), steps: [] },
+    });
+  });
+
+  it('a step without an answer times out: the message is the timeout and the request, without the step prefix', async () => {
+    const ctx = bench.context();
+    const r = await stdioPhase(ctx, spec('hang-tool', { timeoutMs: 1500 }));
+    expect(r.step).toBe('tools/call echo');
+    expect(r.message).toBe(`timed out after 1500 ms waiting for tools/call echo · ${SENT_ECHO}`);
+    expect(server(ctx).proc.running).toBe(true);
+  });
+
+  it('a JSON-RPC error answer fails that step, names it and stops: later steps do not run', async () => {
+    const ctx = bench.context();
+    const r = await stdioPhase(ctx, spec('error-tool'));
+    const answer = '{"error":{"code":-32603,"message":"MCP error -32603: boom"}}';
+    expect(r).toStrictEqual({
+      phase: 'stdio',
+      durationMs: ms,
+      verdict: 'failed',
+      step: 'tools/call echo',
+      message: `tools/call echo: answered with error -32603: MCP error -32603: boom · ${SENT_ECHO} · answer ${answer}`,
+      details: { pid: server(ctx).proc.pid, ...listed(), steps: [{ step: 'tools/call echo', ms, arguments: 'empty' }] },
+    });
+  });
+
+  it('a server that does not answer ping fails "ping" after every step passed', async () => {
+    const ctx = bench.context();
+    const r = await stdioPhase(ctx, spec('hang-ping', { timeoutMs: 1500 }));
+    expect(r).toStrictEqual({
+      phase: 'stdio',
+      durationMs: ms,
+      verdict: 'failed',
+      step: 'ping',
+      message: 'timed out after 1500 ms waiting for ping',
+      details: { pid: server(ctx).proc.pid, ...listed(), steps: ALL_STEPS },
+    });
+  });
+});
+
+describe('stdioPhase: the client', () => {
+  it('a client that cannot load fails "load the SDK client" with the import error, and the server gets stdin EOF', async () => {
+    const ctx = bench.context({ major: 2 });
+    const r = await stdioPhase(ctx, spec(''));
+    expect(Object.keys(r).sort()).toEqual(['durationMs', 'message', 'phase', 'step', 'verdict']);
+    expect(r).toMatchObject({ phase: 'stdio', verdict: 'failed', step: 'load the SDK client' });
+    expect(r.message).toMatch(
+      /^could not load the cell's SDK client: Cannot find package '@modelcontextprotocol\/client' imported from \/.*adapter\.ts$/,
+    );
+    const { proc } = server(ctx);
+    expect(proc.stopKind).toBe('stdin EOF');
+    expect(await proc.waitExit(5000)).toMatchObject({ code: 0 });
+  });
+});
