@@ -12,6 +12,10 @@ export interface CellConfig {
   id?: string;
   /** A failure is shown as allowed; a pass makes the run fail (the allowance is stale). @default false */
   allowedToFail?: boolean;
+  /** This cell's client axis; replaces the top-level `clients` (`[]`: none, the cell's own client). */
+  clients?: string[];
+  /** This cell's Node axis; replaces the top-level `node` (`[]`: none, the host's Node). */
+  node?: (number | string)[];
 }
 
 export interface MajorRecipe {
@@ -99,6 +103,14 @@ export interface MatrixConfig {
   /** Which bin of the package to start. @default its only bin */
   bin?: string;
   cells: CellConfig[];
+  /**
+   * The client axis, crossing every cell: client pins (`1.0.0`, `latest@N`, `floor`, `floor@N`); each variant
+   * drives the cell's server with that client (major 1: `@modelcontextprotocol/sdk`, 2: `@modelcontextprotocol/client`).
+   * @default none: each cell is driven by its own SDK's client
+   */
+  clients?: string[];
+  /** The Node axis, crossing every cell: majors (`22`, newest release) or exact releases (`22.11.0`). @default none: the host's Node */
+  node?: (number | string)[];
   /** Pin → install set recipe per SDK major. @default the major 1 and major 2 recipes of design.md */
   majors?: Record<string, MajorRecipe>;
   /** Environment given to every server process (on top of PATH, HOME and the like); `{cellDir}` and `{tmp}` are substituted. */

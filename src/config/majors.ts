@@ -10,6 +10,12 @@ export const DEFAULT_MAJORS: Record<string, MajorRecipe> = {
   },
 };
 
+/** The client package of each major: what a `clients` pin installs (the driver's adapter loads it). */
+export const CLIENT_PACKAGES: Record<string, string> = {
+  '1': '@modelcontextprotocol/sdk',
+  '2': '@modelcontextprotocol/client',
+};
+
 const ROLE = /^(?:latest|floor)@(\d+)$/;
 const EXACT = /^(\d+)\.\d+\.\d+/;
 

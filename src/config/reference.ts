@@ -12,6 +12,12 @@ export const CONFIG_REFERENCE: Record<string, string> = {
   'cells[].id': 'The id `--cell` takes and reports show (letters, digits, `.`, `-`, `_`). Default: the pin with `@` turned into `-`.',
   'cells[].allowedToFail':
     'A failure is shown as allowed and does not fail the run; a pass fails it (the allowance is stale). Default: `false`.',
+  'cells[].clients':
+    'This cell’s client axis; replaces the top-level `clients` (`[]`: no client axis for this cell). Same forms as `clients`.',
+  'cells[].node': 'This cell’s Node axis; replaces the top-level `node` (`[]`: the host’s Node for this cell). Same forms as `node`.',
+  clients:
+    'The client axis, crossing every cell: client pins in the forms of a cell pin (`1.0.0`, `latest@N`, `floor`, `floor@N`; `floor` is the lowest version the package’s declared range of that major admits). Major 1 installs `@modelcontextprotocol/sdk`, major 2 `@modelcontextprotocol/client`, each once per run, apart from the server. Each cell becomes one variant per client (`latest-2~client-1.0.0`), the server running from the cell’s install and the driver from the client’s. Default: none (each cell is driven by its own SDK’s client).',
+  node: 'The Node axis, crossing every cell: majors (`22`: the newest release) or exact releases (`22.11.0`), resolved at plan time from the registry’s Node binary packages. The driver and the servers of each variant run on that Node (`latest-2~node-22`), installed once into a per-user cache. Default: none (the host’s Node).',
   majors:
     'Install recipes per SDK major, merged over the defaults: `1` pins `@modelcontextprotocol/sdk`; `2` pins `@modelcontextprotocol/server` and `/client`, with `@modelcontextprotocol/node` as a companion.',
   'majors.<major>.pinned': 'Packages installed at exactly the pinned version; the first is the one the package declares its range on.',

@@ -13,8 +13,12 @@ export const DEFAULT_HTTP_ARGS = ['--transport', 'streamable-http', '--host', '{
 export const DEFAULT_HTTP_ENV = { MCP_SERVER_TOKEN: '{token}' };
 export const DEFAULT_BIND_ARGS = ['--transport', 'streamable-http', '--host', '0.0.0.0', '--port', '{port}'];
 
-export interface ResolvedCell extends Required<Omit<CellConfig, 'role'>> {
+export interface ResolvedCell extends Required<Omit<CellConfig, 'role' | 'clients' | 'node'>> {
   role?: string;
+  /** The cell's client axis (its own list, else the top-level one); absent when there is none. */
+  clients?: string[];
+  /** The cell's Node axis as specs (`22`, `22.11.0`); absent when there is none. */
+  node?: string[];
 }
 
 export interface ResolvedConfig {
@@ -75,12 +79,19 @@ export function resolveConfig(loaded: LoadedConfig, overrides: Overrides = {}, c
     dir,
     source,
     ...(c.bin ? { bin: c.bin } : {}),
-    cells: c.cells.map((cell) => ({
-      pin: cell.pin,
-      ...(cell.role ? { role: cell.role } : {}),
-      id: cell.id ?? cellIdFromPin(cell.pin),
-      allowedToFail: cell.allowedToFail ?? false,
-    })),
+    cells: c.cells.map((cell) => {
+      // Only a non-empty axis is recorded, so that a config without axes hashes as it always did.
+      const clients = cell.clients ?? c.clients ?? [];
+      const node = (cell.node ?? c.node ?? []).map(String);
+      return {
+        pin: cell.pin,
+        ...(cell.role ? { role: cell.role } : {}),
+        id: cell.id ?? cellIdFromPin(cell.pin),
+        allowedToFail: cell.allowedToFail ?? false,
+        ...(clients.length > 0 ? { clients } : {}),
+        ...(node.length > 0 ? { node } : {}),
+      };
+    }),
     majors: { ...DEFAULT_MAJORS, ...(c.majors ?? {}) },
     env: c.env ?? {},
     stdio: !c.stdio

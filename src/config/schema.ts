@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import semver from 'semver';
 import { formatIssues as formatLeafIssues } from './issues.js';
-import { DEFAULT_MAJORS, pinMajor } from './majors.js';
+import { CLIENT_PACKAGES, DEFAULT_MAJORS, pinMajor } from './majors.js';
 
 const stringRecord = z.record(z.string(), z.string());
 const expectation = z.union([z.number().int().nonnegative(), z.array(z.string())]);
@@ -52,6 +52,14 @@ const pin = z.string().refine((p) => (PIN_ROLE.test(p) && p !== 'latest') || sem
   message: 'must be an exact version (1.24.0), latest@N, floor or floor@N',
 });
 
+// The axes: a list replaces the one above it (a cell's own list replaces the top-level one); empty = no axis.
+const clients = z.array(pin);
+const nodeSpec = z.union([
+  z.number().int().positive(),
+  z.string().regex(/^\d+(\.\d+\.\d+)?$/, 'a Node major (22) or an exact release (22.11.0)'),
+]);
+const nodeAxis = z.array(nodeSpec);
+
 export const configSchema = z
   .strictObject({
     package: z.string().min(1).optional(),
@@ -67,9 +75,13 @@ export const configSchema = z
             .regex(/^[A-Za-z0-9._-]+$/, 'use letters, digits, dot, dash and underscore')
             .optional(),
           allowedToFail: z.boolean().optional(),
+          clients: clients.optional(),
+          node: nodeAxis.optional(),
         }),
       )
       .min(1, 'declare at least one cell'),
+    clients: clients.optional(),
+    node: nodeAxis.optional(),
     majors: z
       .record(
         z.string().regex(/^\d+$/, 'a major number'),
@@ -136,9 +148,10 @@ export const configSchema = z
   .superRefine(
     (cfg, ctx) => {
       // Runs even when other keys are wrong, so that a pin of an unknown major is reported with them.
-      const raw = cfg as unknown as { cells?: unknown; majors?: unknown };
+      const raw = cfg as unknown as { cells?: unknown; majors?: unknown; clients?: unknown; node?: unknown };
       const majors = Object.keys({ ...DEFAULT_MAJORS, ...(isRecord(raw.majors) ? raw.majors : {}) });
-      (Array.isArray(raw.cells) ? raw.cells : []).forEach((cell: unknown, i) => {
+      const cells = Array.isArray(raw.cells) ? raw.cells : [];
+      cells.forEach((cell: unknown, i) => {
         const pin = isRecord(cell) && typeof cell.pin === 'string' ? cell.pin : undefined;
         const major = pin === undefined ? undefined : pinMajor(pin);
         if (major !== undefined && !majors.includes(major)) {
@@ -149,6 +162,44 @@ export const configSchema = z
           });
         }
       });
+      const axisLists: [unknown, (string | number)[]][] = [
+        [raw.clients, ['clients']],
+        [raw.node, ['node']],
+        ...cells.flatMap((cell: unknown, i): [unknown, (string | number)[]][] =>
+          isRecord(cell)
+            ? [
+                [cell.clients, ['cells', i, 'clients']],
+                [cell.node, ['cells', i, 'node']],
+              ]
+            : [],
+        ),
+      ];
+      for (const [list, at] of axisLists) {
+        if (!Array.isArray(list)) continue;
+        const isClients = at.at(-1) === 'clients';
+        const seen = new Map<string, number>();
+        list.forEach((entry: unknown, j) => {
+          if (typeof entry !== 'string' && typeof entry !== 'number') return;
+          const key = String(entry);
+          const first = seen.get(key);
+          if (first !== undefined)
+            ctx.addIssue({
+              code: 'custom',
+              path: [...at, j],
+              message: `"${key}" is listed twice (also [${first}]): each variant needs a distinct id`,
+            });
+          else seen.set(key, j);
+          const major = isClients && typeof entry === 'string' ? pinMajor(entry) : undefined;
+          if (major !== undefined && CLIENT_PACKAGES[major] === undefined)
+            ctx.addIssue({
+              code: 'custom',
+              path: [...at, j],
+              message: `no client package for SDK major ${major} (known: ${Object.entries(CLIENT_PACKAGES)
+                .map(([m, p]) => `${m} → ${p}`)
+                .join(', ')})`,
+            });
+        });
+      }
     },
     { when: () => true },
   )

@@ -64,3 +64,26 @@ describe('resolveConfig: bind inherits http', () => {
     });
   });
 });
+
+describe('resolveConfig: the axes', () => {
+  it('a config without axes resolves its cells exactly as before (no axis keys, so the config hash is unchanged)', () => {
+    const cfg = resolve({ cells: [{ pin: 'latest@1' }, { pin: '2.0.0', role: 'r' }] });
+    expect(cfg.cells).toEqual([
+      { pin: 'latest@1', id: 'latest-1', allowedToFail: false },
+      { pin: '2.0.0', role: 'r', id: '2.0.0', allowedToFail: false },
+    ]);
+  });
+
+  it('top-level axes cross every cell; a cell’s own list replaces them; [] turns an axis off for that cell', () => {
+    const cfg = resolve({
+      cells: [{ pin: 'latest@1' }, { pin: 'latest@2', clients: ['latest@2'] }, { pin: '2.0.0', clients: [], node: [] }],
+      clients: ['1.0.0', 'latest@2'],
+      node: [22, '24.1.0'],
+    });
+    expect(cfg.cells.map((c) => [c.id, c.clients, c.node])).toEqual([
+      ['latest-1', ['1.0.0', 'latest@2'], ['22', '24.1.0']],
+      ['latest-2', ['latest@2'], ['22', '24.1.0']],
+      ['2.0.0', undefined, undefined],
+    ]);
+  });
+});

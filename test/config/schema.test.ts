@@ -109,3 +109,39 @@ describe('http.auth', () => {
     expect(out.every((l) => l.startsWith('http'))).toBe(true);
   });
 });
+
+describe('config schema: the client and Node axes', () => {
+  it('accepts client pins and Node specs at top level and per cell, empty lists included', () => {
+    expect(
+      problems({
+        cells: [
+          { pin: 'latest@2', clients: ['1.0.0'], node: [22, '24.1.0'] },
+          { pin: 'latest@1', clients: [], node: [] },
+        ],
+        clients: ['1.0.0', 'latest@1', 'floor', 'floor@2', '2.4.0'],
+        node: [20, '22', '22.11.0'],
+      }),
+    ).toEqual([]);
+  });
+
+  it('rejects a client pin or a Node spec of the wrong form, naming where', () => {
+    const out = problems({ cells: [{ pin: 'latest@2', node: ['lts'] }], clients: ['latest', 'banana'], node: [22.5, 'v22'] });
+    expect(out.some((l) => l.startsWith('clients[0]: must be an exact version'))).toBe(true);
+    expect(out.some((l) => l.startsWith('clients[1]: must be an exact version'))).toBe(true);
+    expect(out.some((l) => l.startsWith('node[0]:'))).toBe(true);
+    expect(out.some((l) => l.startsWith('node[1]:') && l.includes('a Node major (22) or an exact release (22.11.0)'))).toBe(true);
+    expect(out.some((l) => l.startsWith('cells[0].node[0]:') && l.includes('a Node major'))).toBe(true);
+  });
+
+  it('rejects an entry listed twice (two variants with one id), a number and a string of one spec included', () => {
+    const out = problems({ cells: [{ pin: 'latest@2', clients: ['1.0.0', '1.0.0'] }], node: [22, '22'] });
+    expect(out).toContain('cells[0].clients[1]: "1.0.0" is listed twice (also [0]): each variant needs a distinct id');
+    expect(out).toContain('node[1]: "22" is listed twice (also [0]): each variant needs a distinct id');
+  });
+
+  it('rejects a client pin of a major that has no client package', () => {
+    expect(problems({ cells: [{ pin: 'latest@2' }], clients: ['latest@3'] })).toEqual([
+      'clients[0]: no client package for SDK major 3 (known: 1 → @modelcontextprotocol/sdk, 2 → @modelcontextprotocol/client)',
+    ]);
+  });
+});
