@@ -64,7 +64,9 @@ describe('the table with axes', () => {
     const rows = renderTable(mixed).split('\n');
     expect(rows[2]).toMatch(/^\| 1\.24\.0 \(lower supported boundary\) \| own 1\.24\.0 · 2025-06-18 \|/);
     expect(rows[3]).toMatch(/\| 1\.0\.0 · 2025-06-18 \|/);
-    const nodeOnly = makeRun(variantSpecs({ 'v1-latest~node-20': { environment: undefined } }, [FOUR_CELLS[1]!], [], [NODE_20, NODE_22]));
+    const nodeOnly = makeRun(variantSpecs({}, [FOUR_CELLS[1]!], [], [NODE_20, NODE_22]));
+    // No environment evidence: the planned Node; evidence that disagrees with the plan: both.
+    delete nodeOnly.cells[0]!.environment;
     nodeOnly.cells[1]!.environment!.node = 'v22.12.0';
     const table = renderTable(nodeOnly).split('\n');
     expect(table[0]).toContain('| Node.js |');
