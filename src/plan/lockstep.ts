@@ -71,3 +71,62 @@ export function checkLockstep(
   }
   return findings;
 }
+
+/** One entry of the Node axis, as the engines check sees it. */
+export interface LockstepNode {
+  id: string;
+  version: string;
+}
+
+/**
+ * Pure: the package's `engines.node` against the Node axis, with the SDK check's levels. The floor
+ * release must run, every admitted even major (the lines that become LTS; odd majors end within
+ * months) needs a variant, and no variant may run outside the claim. Without a Node axis the host's
+ * Node is all the run measures, and nothing is claimed.
+ */
+export function checkEnginesLockstep(
+  nodeRange: string | undefined,
+  nodes: readonly LockstepNode[],
+  releases: Iterable<string>,
+): LockstepFinding[] {
+  if (nodes.length === 0) return [];
+  const axis = nodes.map((n) => n.version).sort(semver.compare);
+  if (!nodeRange)
+    return [
+      {
+        level: 'error',
+        message: `the Node axis runs ${axis.join(', ')}, but the package declares no engines.node; declare the Node releases it supports`,
+      },
+    ];
+  if (!semver.validRange(nodeRange)) return [{ level: 'error', message: `engines.node "${nodeRange}" is not a valid semver range` }];
+  const findings: LockstepFinding[] = [];
+  for (const n of nodes)
+    if (!semver.satisfies(n.version, nodeRange))
+      findings.push({
+        level: 'error',
+        message: `variant ${n.id} runs Node ${n.version}, outside the declared engines.node "${nodeRange}"`,
+      });
+  const admitted = stableVersions(releases).filter((v) => semver.satisfies(v, nodeRange));
+  if (admitted.length === 0) return findings;
+  const floor = admitted[0]!;
+  if (!axis.includes(floor))
+    findings.push({
+      level: 'error',
+      message: `engines.node "${nodeRange}" admits Node ${floor}, but no variant runs it (lowest: ${axis[0]}); add node '${floor}' or raise engines.node`,
+    });
+  const covered = new Set(axis.map((v) => semver.major(v)));
+  const uncovered = [...new Set(admitted.map((v) => semver.major(v)))].filter((m) => m % 2 === 0 && !covered.has(m));
+  if (uncovered.length > 0)
+    findings.push({
+      level: 'error',
+      message: `engines.node "${nodeRange}" admits Node ${uncovered.join(', ')}, but no variant runs ${uncovered.length === 1 ? 'it' : 'them'}; add ${uncovered.join(', ')} to "node"`,
+    });
+  const newest = admitted.at(-1)!;
+  const newestRun = axis.at(-1)!;
+  if (covered.has(semver.major(newest)) && semver.gt(newest, newestRun))
+    findings.push({
+      level: 'warning',
+      message: `Node ${newest} is inside engines.node "${nodeRange}" but newer than any variant (newest: ${newestRun}); add node ${semver.major(newest)}`,
+    });
+  return findings;
+}

@@ -10,6 +10,8 @@ export interface PackageInfo {
   bins: Record<string, string>;
   /** Declared ranges by dependency name, peerDependencies first, then dependencies. */
   ranges: Record<string, string>;
+  /** `engines.node`, when declared. */
+  nodeRange?: string;
 }
 
 export interface RawManifest {
@@ -18,12 +20,20 @@ export interface RawManifest {
   bin?: string | Record<string, string>;
   dependencies?: Record<string, string>;
   peerDependencies?: Record<string, string>;
+  engines?: { node?: unknown };
 }
 
 export function manifestInfo(raw: RawManifest): PackageInfo {
   const name = raw.name ?? '';
   const bins = typeof raw.bin === 'string' ? { [name.replace(/^@[^/]+\//, '')]: raw.bin } : (raw.bin ?? {});
-  return { name, version: raw.version ?? '0.0.0', bins, ranges: { ...raw.dependencies, ...raw.peerDependencies } };
+  const nodeRange = typeof raw.engines?.node === 'string' ? raw.engines.node : undefined;
+  return {
+    name,
+    version: raw.version ?? '0.0.0',
+    bins,
+    ranges: { ...raw.dependencies, ...raw.peerDependencies },
+    ...(nodeRange ? { nodeRange } : {}),
+  };
 }
 
 export async function readPackageDir(dir: string): Promise<Result<PackageInfo>> {

@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, test } from 'vitest';
 import { loadConfig } from '../../src/config/load.js';
 import { DEFAULT_MAJORS, resolveConfig } from '../../src/config/resolve.js';
-import { checkLockstep, type LockstepCell } from '../../src/plan/lockstep.js';
+import { checkEnginesLockstep, checkLockstep, type LockstepCell } from '../../src/plan/lockstep.js';
 import { manifestInfo, type RawManifest } from '../../src/plan/package-info.js';
 import { resolvePin } from '../../src/plan/pins.js';
 import type { PackageMeta } from '../../src/plan/registry.js';
@@ -92,5 +92,87 @@ describe('checkLockstep', () => {
     }
     expect(cells.map((c) => `${c.id}=${c.version}`)).toEqual(['floor-1=1.23.0', 'latest-1=1.32.2', '2.0.0=2.0.0', 'latest-2=2.4.0']);
     expect(checkLockstep(ranges, config.majors, metas(), cells)).toEqual([]);
+  });
+});
+
+describe('checkEnginesLockstep (engines.node against the Node axis)', () => {
+  const RELEASES = [
+    '18.20.8',
+    '20.0.0',
+    '20.19.0',
+    '20.20.2',
+    '21.7.3',
+    '22.0.0',
+    '22.23.5',
+    '23.11.1',
+    '24.0.0',
+    '24.22.3',
+    '26.0.0-rc.1',
+  ];
+  const node = (spec: string, version: string) => ({ id: `node-${spec}`, version });
+
+  test('no Node axis: the host runs, nothing is claimed', () => {
+    expect(checkEnginesLockstep('>=20', [], RELEASES)).toEqual([]);
+    expect(checkEnginesLockstep(undefined, [], RELEASES)).toEqual([]);
+  });
+
+  test('the floor release and every admitted even major covered: no finding', () => {
+    const axis = [node('20.19.0', '20.19.0'), node('22', '22.23.5'), node('24', '24.22.3')];
+    expect(checkEnginesLockstep('>=20.19', axis, RELEASES)).toEqual([]);
+  });
+
+  test('the floor not run, an LTS major uncovered: both errors, naming the floor and the majors', () => {
+    expect(checkEnginesLockstep('>=20', [node('20', '20.20.2'), node('22', '22.23.5')], RELEASES)).toEqual([
+      {
+        level: 'error',
+        message: `engines.node ">=20" admits Node 20.0.0, but no variant runs it (lowest: 20.20.2); add node '20.0.0' or raise engines.node`,
+      },
+      { level: 'error', message: 'engines.node ">=20" admits Node 24, but no variant runs it; add 24 to "node"' },
+    ]);
+  });
+
+  test('several uncovered majors are named together; odd majors are not required', () => {
+    const findings = checkEnginesLockstep('>=18.20.8', [node('18.20.8', '18.20.8')], RELEASES);
+    expect(findings).toEqual([
+      { level: 'error', message: 'engines.node ">=18.20.8" admits Node 20, 22, 24, but no variant runs them; add 20, 22, 24 to "node"' },
+    ]);
+  });
+
+  test('a variant outside the claim is an error naming the variant', () => {
+    const findings = checkEnginesLockstep(
+      '^20.19 || >=22',
+      [node('18', '18.20.8'), node('20.19.0', '20.19.0'), node('22', '22.23.5'), node('24', '24.22.3')],
+      RELEASES,
+    );
+    expect(findings).toEqual([
+      { level: 'error', message: 'variant node-18 runs Node 18.20.8, outside the declared engines.node "^20.19 || >=22"' },
+    ]);
+  });
+
+  test('an older release of the newest major: a warning, as for the SDK', () => {
+    const axis = [node('20.19.0', '20.19.0'), node('22', '22.23.5'), node('24.0.0', '24.0.0')];
+    expect(checkEnginesLockstep('>=20.19', axis, RELEASES)).toEqual([
+      {
+        level: 'warning',
+        message: 'Node 24.22.3 is inside engines.node ">=20.19" but newer than any variant (newest: 24.0.0); add node 24',
+      },
+    ]);
+  });
+
+  test('no engines.node, or not a range: an error', () => {
+    expect(checkEnginesLockstep(undefined, [node('22', '22.23.5'), node('20', '20.20.2')], RELEASES)).toEqual([
+      {
+        level: 'error',
+        message: 'the Node axis runs 20.20.2, 22.23.5, but the package declares no engines.node; declare the Node releases it supports',
+      },
+    ]);
+    expect(checkEnginesLockstep('twenty', [node('22', '22.23.5')], RELEASES)).toEqual([
+      { level: 'error', message: 'engines.node "twenty" is not a valid semver range' },
+    ]);
+  });
+
+  test('manifestInfo reads engines.node', () => {
+    expect(manifestInfo({ name: 'p', engines: { node: '>=20' } }).nodeRange).toBe('>=20');
+    expect(manifestInfo({ name: 'p', engines: {} })).not.toHaveProperty('nodeRange');
   });
 });
