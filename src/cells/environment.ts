@@ -192,7 +192,12 @@ export function withRuntimeSdk(
   env: { result: PhaseResult; evidence: EnvironmentEvidence },
   check: RuntimeSdkCheck,
 ): { result: PhaseResult; evidence: EnvironmentEvidence } {
-  const evidence: EnvironmentEvidence = { ...env.evidence, ...(check.observed.length ? { loadedSdk: check.observed } : {}) };
+  const node = serverNode(check.observed);
+  const evidence: EnvironmentEvidence = {
+    ...env.evidence,
+    ...(node ? { node } : {}),
+    ...(check.observed.length ? { loadedSdk: check.observed } : {}),
+  };
   const verdict = decideCell([env.result, { verdict: check.verdict }]) as PhaseResult['verdict'];
   const listed = env.result.details?.problems;
   const staticProblems =
@@ -210,6 +215,12 @@ export function withRuntimeSdk(
     details: { ...details, problems },
   };
   return { result, evidence };
+}
+
+/** The Node version the observed servers reported (both, joined, in the odd case they differ). */
+export function serverNode(observed: readonly SdkRuntime[]): string | undefined {
+  const versions = [...new Set(observed.flatMap((o) => (o.node ? [o.node] : [])))];
+  return versions.length ? versions.join(' / ') : undefined;
 }
 
 /** The driver's detail key; the type keeps the two programs in agreement without sharing run-time code. */

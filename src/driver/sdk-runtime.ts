@@ -18,9 +18,11 @@ export function observeSdk(ctx: DriverContext, server: SdkRuntime['server'], pro
     const where = inCell ? relative(cell, r.path) : r.path;
     copies.set(where, { name: r.name, version: typeof r.version === 'string' ? r.version : '?', path: where });
   }
+  const probe = records.find((r) => r.type === 'probe');
   return {
     server,
-    probe: records.some((r) => r.type === 'probe'),
+    probe: probe !== undefined,
+    ...(typeof probe?.node === 'string' ? { node: probe.node } : {}),
     nodeBin: isNodeScript(proc.options.bin),
     answered: ctx.answered.has(proc),
     copies: [...copies.values()].sort((a, b) => a.path.localeCompare(b.path)),

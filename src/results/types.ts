@@ -57,10 +57,13 @@ export interface SdkRuntime {
   answered: boolean;
   /** Every SDK package copy it loaded a file of: real path (relative to the cell when inside it), name and version. */
   copies: InstalledPackage[];
+  /** The Node version the server process reported (`process.version` inside it), when the probe loaded. */
+  node?: string;
 }
 
 export interface EnvironmentEvidence {
   harnessVersion: string;
+  /** The Node version the servers reported (the host's when no server was observed). */
   node: string;
   npm: string;
   os: string;

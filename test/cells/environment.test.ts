@@ -3,7 +3,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { judgeRuntimeSdk, verifyEnvironment, withRuntimeSdk, type EnvironmentInput } from '../../src/cells/environment.js';
+import { judgeRuntimeSdk, serverNode, verifyEnvironment, withRuntimeSdk, type EnvironmentInput } from '../../src/cells/environment.js';
 import { findSdkCopies, resolveFrom, sdkPackageNames } from '../../src/cells/sdk-tree.js';
 import { DEFAULT_MAJORS } from '../../src/config/resolve.js';
 import type { PhaseResult, SdkRuntime } from '../../src/results/types.js';
@@ -290,5 +290,16 @@ describe('runtime SDK identity', () => {
       message: `a; b; ${bundle.messages[0]}`,
     });
     expect(withRuntimeSdk({ result: failed, evidence }, notNode).result).toMatchObject({ verdict: 'failed', message: 'a; b' });
+  });
+
+  it('records the Node the servers reported, not the host’s', () => {
+    const evidence = { node: 'v20.20.2' } as Parameters<typeof withRuntimeSdk>[0]['evidence'];
+    const passed: PhaseResult = { phase: 'environment', verdict: 'passed', durationMs: 1 };
+    const on22 = judge(phase('stdio', seen('stdio', { node: 'v22.23.5' })), phase('http', seen('http', { node: 'v22.23.5' })));
+    expect(withRuntimeSdk({ result: passed, evidence }, on22).evidence.node).toBe('v22.23.5');
+    // Nothing observed (no probe): the host's stays, since the harness cannot know better.
+    const unseen = judge(phase('stdio', seen('stdio', { probe: false, nodeBin: false, copies: [] })));
+    expect(withRuntimeSdk({ result: passed, evidence }, unseen).evidence.node).toBe('v20.20.2');
+    expect(serverNode([seen('stdio', { node: 'v22.1.0' }), seen('http', { node: 'v20.1.0' })])).toBe('v22.1.0 / v20.1.0');
   });
 });

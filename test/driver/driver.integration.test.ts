@@ -115,7 +115,9 @@ describe.each([1, 2] as const)('SDK major %i', (major) => {
             { name: '@modelcontextprotocol/server', version: '2.4.0', path: 'node_modules/@modelcontextprotocol/server' },
           ];
     for (const server of ['stdio', 'http'] as const) {
-      expect(run.results.get(server)!.details!.sdkRuntime).toEqual([{ server, probe: true, nodeBin: true, answered: true, copies }]);
+      expect(run.results.get(server)!.details!.sdkRuntime).toEqual([
+        { server, probe: true, nodeBin: true, answered: true, copies, node: process.version },
+      ]);
     }
     expect(run.results.get('bind')!.details!.sdkRuntime).toBeUndefined();
     // The token never leaves the driver (the test server logs it on stderr).
@@ -245,7 +247,7 @@ describe('negatives on SDK major 1', () => {
     // The wrapper's Node child carried the probe (NODE_OPTIONS): what it loaded is what the server loaded.
     const copies = [{ name: '@modelcontextprotocol/sdk', version: '1.32.2', path: 'node_modules/@modelcontextprotocol/sdk' }];
     expect(run.results.get('stdio')!.details!.sdkRuntime).toEqual([
-      { server: 'stdio', probe: true, nodeBin: false, answered: true, copies },
+      { server: 'stdio', probe: true, nodeBin: false, answered: true, copies, node: process.version },
     ]);
   });
 
@@ -268,7 +270,7 @@ describe('negatives on SDK major 1', () => {
     expect(verdicts(run), explain(run)).toMatchObject({ stdio: 'passed' });
     const copies = [{ name: '@modelcontextprotocol/sdk', version: '1.32.2', path: 'node_modules/@modelcontextprotocol/sdk' }];
     expect(run.results.get('stdio')!.details!.sdkRuntime).toEqual([
-      { server: 'stdio', probe: true, nodeBin: true, answered: true, copies },
+      { server: 'stdio', probe: true, nodeBin: true, answered: true, copies, node: process.version },
     ]);
   });
 

@@ -32,8 +32,8 @@ const CASES: Case[] = [
     othersPass: true,
     extra: (r) => {
       expect(loaded(r)).toEqual([
-        { server: 'stdio', probe: true, nodeBin: true, answered: true, copies: [] },
-        { server: 'http', probe: true, nodeBin: true, answered: true, copies: [] },
+        { server: 'stdio', probe: true, nodeBin: true, answered: true, copies: [], node: process.version },
+        { server: 'http', probe: true, nodeBin: true, answered: true, copies: [], node: process.version },
       ]);
       // The static half cannot see it: the cell holds exactly the pin.
       expect(r.cells[0]!.environment!.sdkPackages.map((p) => p.path)).toEqual([`node_modules/${SDK}`]);

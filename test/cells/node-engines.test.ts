@@ -1,0 +1,82 @@
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, test } from 'vitest';
+import { sdkEnginesProblems, withNodeEngines } from '../../src/cells/node-engines.js';
+import type { EnvironmentEvidence, PhaseResult } from '../../src/results/types.js';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+// The repository's own installed 1.x SDK (engines.node ">=18"): a real copy, read in place.
+const sdkVersion = (createRequire(import.meta.url)('@modelcontextprotocol/sdk/package.json') as { version: string }).version;
+const SDK1 = { name: '@modelcontextprotocol/sdk', version: sdkVersion, path: 'node_modules/@modelcontextprotocol/sdk' };
+const dirs: string[] = [];
+afterAll(async () => {
+  for (const d of dirs) await rm(d, { recursive: true, force: true });
+});
+
+describe('sdkEnginesProblems', () => {
+  test('an installed SDK whose engines exclude the variant’s Node is named with both', async () => {
+    expect(await sdkEnginesProblems(ROOT, [SDK1], 'v16.20.2')).toEqual([
+      `@modelcontextprotocol/sdk@${sdkVersion} requires node >=18; this variant runs 16.20.2`,
+    ]);
+    expect(await sdkEnginesProblems(ROOT, [SDK1], '18.0.0')).toEqual([]);
+  });
+
+  test('each copy is read from its own path; copies without engines, or without a manifest, pass', async () => {
+    const cell = await mkdtemp(path.join(os.tmpdir(), 'mm-node-engines-'));
+    dirs.push(cell);
+    const write = async (rel: string, manifest: object) => {
+      await mkdir(path.join(cell, rel), { recursive: true });
+      await writeFile(path.join(cell, rel, 'package.json'), JSON.stringify(manifest));
+    };
+    await write('node_modules/@modelcontextprotocol/server', {
+      name: '@modelcontextprotocol/server',
+      version: '2.4.0',
+      engines: { node: '>=20' },
+    });
+    await write('node_modules/@modelcontextprotocol/node', { name: '@modelcontextprotocol/node', version: '2.1.2' });
+    const copies = [
+      { name: '@modelcontextprotocol/server', version: '2.4.0', path: 'node_modules/@modelcontextprotocol/server' },
+      { name: '@modelcontextprotocol/node', version: '2.1.2', path: 'node_modules/@modelcontextprotocol/node' },
+      { name: '@modelcontextprotocol/core', version: '2.4.0', path: 'node_modules/@modelcontextprotocol/core' },
+    ];
+    expect(await sdkEnginesProblems(cell, copies, '18.20.8')).toEqual([
+      '@modelcontextprotocol/server@2.4.0 requires node >=20; this variant runs 18.20.8',
+    ]);
+    expect(await sdkEnginesProblems(cell, copies, '20.0.0')).toEqual([]);
+  });
+});
+
+describe('withNodeEngines', () => {
+  const evidence = {} as EnvironmentEvidence;
+  const passed: PhaseResult = { phase: 'environment', verdict: 'passed', durationMs: 1, details: { sdk: ['x'] } };
+  test('no problem: unchanged', () => {
+    expect(withNodeEngines({ result: passed, evidence }, [])).toEqual({ result: passed, evidence });
+  });
+  test('a problem fails a passed environment, step node engines', () => {
+    expect(withNodeEngines({ result: passed, evidence }, ['p']).result).toEqual({
+      phase: 'environment',
+      verdict: 'failed',
+      durationMs: 1,
+      message: 'p',
+      step: 'node engines',
+      details: { sdk: ['x'], problems: ['p'] },
+    });
+  });
+  test('added after earlier problems; a not-measured environment becomes failed', () => {
+    const failed: PhaseResult = { ...passed, verdict: 'failed', step: 'verify', message: 'a', details: { problems: ['a'] } };
+    expect(withNodeEngines({ result: failed, evidence }, ['p']).result).toMatchObject({
+      verdict: 'failed',
+      step: 'verify',
+      message: 'a; p',
+    });
+    const unmeasured: PhaseResult = { ...passed, verdict: 'not-measured', message: 'no probe' };
+    expect(withNodeEngines({ result: unmeasured, evidence }, ['p']).result).toMatchObject({
+      verdict: 'failed',
+      message: 'p',
+      step: 'node engines',
+    });
+  });
+});
