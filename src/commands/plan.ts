@@ -2,7 +2,7 @@
 import path from 'node:path';
 import type { Logger } from '../logger.js';
 import { preparePlan, type PrepareOptions } from '../orchestrator/prepare.js';
-import type { Plan } from '../plan/plan.js';
+import { hasAxes, type Plan, type PlannedVariant } from '../plan/plan.js';
 import type { Failure } from '../util/result.js';
 
 export async function planCommand(options: PrepareOptions & { json: boolean }, log: Logger): Promise<number | Failure> {
@@ -12,8 +12,10 @@ export async function planCommand(options: PrepareOptions & { json: boolean }, l
   if (options.json) {
     log.info(JSON.stringify({ ...planJson(plan), source: sourceJson(plan, options.cwd) }));
   } else {
+    const axes = plan.cells.some(hasAxes);
+    const variants = plan.cells.reduce((n, c) => n + c.variants.length, 0);
     log.info(
-      `${plan.package.name}@${plan.package.version} · bin ${plan.bin.name} · ${plan.cells.length} cell(s) · registry ${await registry.url()} (${registry.lookups} look-ups)`,
+      `${plan.package.name}@${plan.package.version} · bin ${plan.bin.name} · ${plan.cells.length} cell(s)${axes ? ` · ${variants} variant(s)` : ''} · registry ${await registry.url()} (${registry.lookups} look-ups)`,
     );
     for (const c of plan.cells) {
       log.info(
@@ -24,11 +26,39 @@ export async function planCommand(options: PrepareOptions & { json: boolean }, l
           .map(([n, v]) => `${n}@${v}`)
           .join(' ')}`,
       );
+      if (hasAxes(c)) {
+        log.info(`  ${''.padEnd(12)} ${c.variants.length} variant(s):`);
+        for (const v of c.variants) log.info(`  ${''.padEnd(14)} ${v.id}  ${describeVariant(v)}`);
+      }
     }
+    if (axes) log.info(describeExpansion(plan));
   }
   for (const f of plan.lockstep)
     (f.level === 'error' ? log.error : log.warn)(`${f.level === 'error' ? 'lockstep error: ' : 'lockstep: '}${f.message}`);
   return plan.lockstep.some((f) => f.level === 'error') && plan.config.lockstep === 'error' ? 1 : 0;
+}
+
+/** `client @modelcontextprotocol/sdk@1.0.0 (1.0.0) · node 22.11.0 (22)`: what a variant runs with. */
+export function describeVariant(v: PlannedVariant): string {
+  const client = v.client
+    ? `client ${v.client.package}@${v.client.version}${v.client.pin !== v.client.version ? ` (${v.client.pin})` : ''}`
+    : "the cell's own client";
+  const node = v.node ? `node ${v.node.version}${v.node.spec !== v.node.version ? ` (${v.node.spec})` : ''}` : "the host's node";
+  return `${client} · ${node}`;
+}
+
+/** `16 variant(s) = 4 cell(s) × 2 client(s) × 2 node(s); installs: 4 cell(s), 2 client(s), 2 node runtime(s)`. */
+export function describeExpansion(plan: Pick<Plan, 'cells'>): string {
+  const variants = plan.cells.flatMap((c) => c.variants);
+  const clients = new Set(variants.flatMap((v) => (v.client ? [v.client.id] : [])));
+  const nodes = new Set(variants.flatMap((v) => (v.node ? [v.node.version] : [])));
+  const uniform = plan.cells.every((c) => c.variants.length === plan.cells[0]!.variants.length);
+  const factors = [
+    `${plan.cells.length} cell(s)`,
+    ...(clients.size ? [`${clients.size} client(s)`] : []),
+    ...(nodes.size ? [`${nodes.size} node(s)`] : []),
+  ];
+  return `${variants.length} variant(s)${uniform ? ` = ${factors.join(' × ')}` : ''}; installs: ${plan.cells.length} server install(s), ${clients.size} client install(s), ${nodes.size} node runtime(s); a variant adds driver runs, never installs`;
 }
 
 /** What the CI's pack job packs (a directory) or passes on (a tarball), relative to the working directory. */
@@ -42,16 +72,25 @@ export function planJson(plan: Plan) {
   return {
     configHash: plan.hash,
     package: { name: plan.package.name, version: plan.package.version },
-    include: plan.cells.map((c) => ({
-      id: c.id,
-      pin: c.pin,
-      version: c.version,
-      major: c.major,
-      role: c.role ?? '',
-      allowedToFail: c.allowedToFail,
-      installSet: Object.entries(c.installSet)
-        .map(([n, v]) => `${n}@${v}`)
-        .join(' '),
-    })),
+    // One job per variant; without axes a variant is its cell, and the entry is what it always was.
+    include: plan.cells.flatMap((c) =>
+      c.variants.map((v) => ({
+        id: v.id,
+        ...(hasAxes(c) ? { cell: c.id } : {}),
+        pin: c.pin,
+        version: c.version,
+        major: c.major,
+        role: c.role ?? '',
+        allowedToFail: c.allowedToFail,
+        installSet: Object.entries(c.installSet)
+          .map(([n, v]) => `${n}@${v}`)
+          .join(' '),
+        ...(v.client
+          ? { client: { id: v.client.id, pin: v.client.pin, major: v.client.major, version: v.client.version, package: v.client.package } }
+          : {}),
+        // The exact release: a fan-out job gives it to actions/setup-node, so the harness runs on the host's binary.
+        ...(v.node ? { node: v.node.version, nodeSpec: v.node.spec } : {}),
+      })),
+    ),
   };
 }

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fingerprint, packDirectory, type Tarball } from '../pack/pack.js';
 import { sourceCommit } from '../pack/commit.js';
-import { buildPlan, selectCells, type Plan, type PlannedCell } from '../plan/plan.js';
+import { buildPlan, selectCells, selectedIds, type Plan, type PlannedCell, type PlannedVariant } from '../plan/plan.js';
 import type { Registry } from '../plan/registry.js';
 import type { ResolvedConfig } from '../config/resolve.js';
 import { runCell } from '../cells/run-cell.js';
@@ -12,7 +12,7 @@ import { linkKeptCells, pruneKeptHomes, type KeptHomes } from '../cells/kept.js'
 import { currentCookie, killCarriers } from '../process/cookie.js';
 import { run as exec } from '../process/exec.js';
 import { deferCleanup, killAll, onHardExit } from '../process/tracker.js';
-import { RESULTS_SCHEMA_VERSION, type BaselineEntry, type CellResult, type RunResult } from '../results/types.js';
+import { RESULTS_SCHEMA_VERSION, type BaselineEntry, type CellResult, type RunResult, type VariantRef } from '../results/types.js';
 import { decideRun } from '../results/verdict.js';
 import { compareSnapshot, surfaceCheck, surfaceFailures, type SurfaceItems } from '../results/surface.js';
 import { HARNESS_VERSION } from '../version.js';
@@ -181,6 +181,15 @@ export async function runMatrix(config: ResolvedConfig, registry: Registry, opti
   }
 }
 
+/** What results.json records of a variant: the client and Node it ran with, without the plan's working fields. */
+export function variantRef(v: PlannedVariant): VariantRef {
+  return {
+    id: v.id,
+    ...(v.client ? { client: { pin: v.client.pin, major: v.client.major, version: v.client.version, package: v.client.package } } : {}),
+    ...(v.node ? { node: { spec: v.node.spec, version: v.node.version } } : {}),
+  };
+}
+
 async function obtainTarball(source: ResolvedConfig['source'], runDir: string, signal: AbortSignal): Promise<Result<Tarball>> {
   return source.kind === 'tarball' ? fingerprint(source.file) : packDirectory(source.dir, runDir, signal);
 }
@@ -217,7 +226,7 @@ function assemble(
   const allow = plan.config.surface === false ? undefined : plan.config.surface.allow;
   const surface = allow && surfaceCheck(ran, allow, snapshot && compareSnapshot(snapshot, ran, allow));
   const decision = decideRun(ran, interrupted, {
-    expected: selected.length,
+    expected: selected.reduce((n, c) => n + c.variants.length, 0),
     lockstepErrors: failing,
     ...(baseline ? { baseline: baseline.entries } : {}),
     surfaceFailures: surfaceFailures(surface),
@@ -236,7 +245,7 @@ function assemble(
       tarball: { file: path.basename(tarball.file), size: tarball.size, sha512: tarball.sha512 },
       cells: plan.cells.map((c) => ({
         id: c.id,
-        variants: [{ id: c.id }],
+        variants: c.variants.map(variantRef),
         pin: c.pin,
         ...(c.role ? { role: c.role } : {}),
         version: c.version,
@@ -244,7 +253,7 @@ function assemble(
         allowedToFail: c.allowedToFail,
         installSet: c.installSet,
       })),
-      ...(selected.length < plan.cells.length ? { selected: selected.map((c) => c.id) } : {}),
+      ...(selectedIds(plan.cells, selected) ? { selected: selectedIds(plan.cells, selected)! } : {}),
     },
     host: {
       node: process.version,

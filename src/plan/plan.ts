@@ -7,14 +7,28 @@ import { checkLockstep, type LockstepFinding } from './lockstep.js';
 import { installSetFor } from './install-set.js';
 import { pickBin, readPackageDir, readTarball, type PackageInfo } from './package-info.js';
 import { resolvePin } from './pins.js';
+import { resolveClient, type PlannedClient } from './clients.js';
+import { resolveNodeAxis, type PlannedNode } from './node-versions.js';
 import type { PackageMeta, Registry } from './registry.js';
 import { fail, ok, type Result } from '../util/result.js';
+
+export type { PlannedClient, PlannedNode };
+
+/** One variant of a cell: the cell's server driven by a client (absent: the cell's own) on a Node (absent: the host's). */
+export interface PlannedVariant {
+  /** `<cell id>[~client-<pin>][~node-<spec>]`; the cell id alone without axes. */
+  id: string;
+  client?: PlannedClient;
+  node?: PlannedNode;
+}
 
 export interface PlannedCell extends ResolvedCell {
   major: number;
   version: string;
   primary: string;
   installSet: Record<string, string>;
+  /** At least one; `[{ id: cell id }]` without axes. */
+  variants: PlannedVariant[];
 }
 
 export interface Plan {
@@ -36,8 +50,11 @@ export async function buildPlan(config: ResolvedConfig, registry: Registry): Pro
   const names = lookupNames(config.majors);
   await Promise.all([...names].map((n) => registry.meta(n)));
 
-  const resolved = await Promise.all(config.cells.map((cell) => planCell(cell, config, registry, info.value)));
-  const problems = resolved.flatMap((r) => (r.ok ? [] : [r.error]));
+  const axes = await resolveAxes(config, registry, info.value);
+  const resolved = await Promise.all(
+    config.cells.map((cell) => (axes.ok ? planCell(cell, config, registry, info.value, axes.value) : Promise.resolve(axes))),
+  );
+  const problems = axes.ok ? resolved.flatMap((r) => (r.ok ? [] : [r.error])) : [axes.error];
   if (problems.length > 0) {
     const kind = problems.some((p) => p.kind === 'infrastructure') ? 'infrastructure' : 'usage';
     return problems.length === 1
@@ -57,31 +74,112 @@ export async function buildPlan(config: ResolvedConfig, registry: Registry): Pro
   const lockstep = config.lockstep === 'off' ? [] : checkLockstep(info.value.ranges, config.majors, metas, cells);
   const hash = createHash('sha256')
     .update(hashConfig(config))
-    .update(JSON.stringify(cells.map((c) => [c.id, c.installSet])))
+    // Without axes the identity is what it always was; a variant's client and Node are part of it.
+    .update(JSON.stringify(cells.map((c) => (hasAxes(c) ? [c.id, c.installSet, c.variants.map(variantIdentity)] : [c.id, c.installSet]))))
     .digest('hex');
   return ok({ config, package: info.value, bin: bin.value, cells, lockstep, hash });
 }
 
-async function planCell(cell: ResolvedCell, config: ResolvedConfig, registry: Registry, info: PackageInfo): Promise<Result<PlannedCell>> {
+/** Every distinct client pin and Node spec of the config, each resolved once for the whole plan. */
+interface Axes {
+  clients: Map<string, PlannedClient>;
+  node: Map<string, PlannedNode>;
+}
+
+async function resolveAxes(config: ResolvedConfig, registry: Registry, info: PackageInfo): Promise<Result<Axes>> {
+  const pins = [...new Set(config.cells.flatMap((c) => c.clients ?? []))];
+  const specs = [...new Set(config.cells.flatMap((c) => c.node ?? []))];
+  const [clients, node] = await Promise.all([
+    Promise.all(pins.map((pin) => resolveClient(pin, config.majors, registry, info.ranges))),
+    specs.length > 0 ? resolveNodeAxis(specs, registry) : Promise.resolve(ok<PlannedNode[]>([])),
+  ]);
+  const problems = [...clients, node].flatMap((r) => (r.ok ? [] : [r.error]));
+  if (problems.length === 1) return { ok: false, error: problems[0]! };
+  if (problems.length > 1)
+    return fail(
+      problems.some((p) => p.kind === 'infrastructure') ? 'infrastructure' : 'usage',
+      'the axes have problems:',
+      problems.map((p) => p.message),
+    );
+  return ok({
+    clients: new Map(clients.flatMap((r, i) => (r.ok ? [[pins[i]!, r.value] as const] : []))),
+    node: new Map((node.ok ? node.value : []).map((n) => [n.spec, n] as const)),
+  });
+}
+
+async function planCell(
+  cell: ResolvedCell,
+  config: ResolvedConfig,
+  registry: Registry,
+  info: PackageInfo,
+  axes: Axes,
+): Promise<Result<PlannedCell>> {
   const pin = await resolvePin(cell.pin, config.majors, registry, info.ranges);
   if (!pin.ok) return pin;
   const recipe = config.majors[String(pin.value.major)]!;
   const set = await installSetFor(pin.value.version, recipe, registry);
   if (!set.ok) return set;
-  return ok({ ...cell, ...pin.value, installSet: set.value });
+  return ok({ ...cell, ...pin.value, installSet: set.value, variants: expandVariants(cell, axes) });
 }
 
-/** Keep the cells a `--cell` filter names (by id, pin or resolved version). */
+/** cell × clients × Node, clients outer; an absent axis is one entry: the cell's own client, the host's Node. */
+function expandVariants(cell: ResolvedCell, axes: Axes): PlannedVariant[] {
+  const clients = cell.clients?.map((pin) => axes.clients.get(pin)!) ?? [undefined];
+  const nodes = cell.node?.map((spec) => axes.node.get(spec)!) ?? [undefined];
+  return clients.flatMap((client) =>
+    nodes.map((node) => ({
+      id: variantId(cell.id, client?.id, node?.id),
+      ...(client ? { client } : {}),
+      ...(node ? { node } : {}),
+    })),
+  );
+}
+
+/** `latest-2~client-1.0.0~node-22`; the cell id alone without axes. */
+export function variantId(cellId: string, clientId?: string, nodeId?: string): string {
+  return [cellId, clientId, nodeId].filter((part) => part !== undefined).join('~');
+}
+
+export function hasAxes(cell: Pick<PlannedCell, 'variants'>): boolean {
+  return cell.variants.some((v) => v.client !== undefined || v.node !== undefined);
+}
+
+function variantIdentity(v: PlannedVariant): unknown[] {
+  return [v.id, v.client?.installSet ?? null, v.node?.version ?? null];
+}
+
+/**
+ * Keep what a `--cell` filter names: a cell (by id, pin or resolved version: every variant of it) or
+ * one variant (by its id). Cells keep plan order and only their selected variants.
+ */
 export function selectCells(cells: PlannedCell[], wanted: string[]): Result<PlannedCell[]> {
   if (wanted.length === 0) return ok(cells);
-  const unknown = wanted.filter((w) => !cells.some((c) => c.id === w || c.pin === w || c.version === w));
+  const namesCell = (c: PlannedCell, w: string) => c.id === w || c.pin === w || c.version === w;
+  const unknown = wanted.filter((w) => !cells.some((c) => namesCell(c, w) || c.variants.some((v) => v.id === w)));
   if (unknown.length > 0) {
+    const variants = cells.flatMap((c) => c.variants.filter((v) => v.id !== c.id).map((v) => v.id));
     return fail(
       'usage',
-      `--cell ${unknown.join(', ')} matches no cell; the plan has: ${cells.map((c) => `${c.id}${c.version !== c.pin ? ` (${c.version})` : ''}`).join(', ')}`,
+      `--cell ${unknown.join(', ')} matches no cell${variants.length > 0 ? ' or variant' : ''}; the plan has: ${cells.map((c) => `${c.id}${c.version !== c.pin ? ` (${c.version})` : ''}`).join(', ')}${variants.length > 0 ? `; variants: ${variants.join(', ')}` : ''}`,
     );
   }
-  return ok(cells.filter((c) => wanted.some((w) => c.id === w || c.pin === w || c.version === w)));
+  return ok(
+    cells.flatMap((c) => {
+      if (wanted.some((w) => namesCell(c, w))) return [c];
+      const variants = c.variants.filter((v) => wanted.includes(v.id));
+      return variants.length > 0 ? [{ ...c, variants }] : [];
+    }),
+  );
+}
+
+/** The ids a run records as `plan.selected`: a whole cell by its id, else each chosen variant; undefined when all ran. */
+export function selectedIds(all: PlannedCell[], selected: PlannedCell[]): string[] | undefined {
+  const count = (cells: PlannedCell[]) => cells.reduce((n, c) => n + c.variants.length, 0);
+  if (count(selected) === count(all)) return undefined;
+  return selected.flatMap((c) => {
+    const whole = all.find((a) => a.id === c.id)?.variants.length === c.variants.length;
+    return whole ? [c.id] : c.variants.map((v) => v.id);
+  });
 }
 
 /** The packages a plan reads from the registry: each major's primary and its companions. */

@@ -5,8 +5,8 @@ import { errorMessage, fail, ok, type Result } from '../util/result.js';
 
 export interface PackageMeta {
   name: string;
-  /** version → peerDependencies */
-  versions: Map<string, { peerDependencies: Record<string, string> }>;
+  /** version → peerDependencies (and which of them peerDependenciesMeta marks optional) */
+  versions: Map<string, { peerDependencies: Record<string, string>; optionalPeers?: string[] }>;
 }
 
 export interface Registry {
@@ -71,7 +71,17 @@ async function fetchMeta(
     // refused connection, so each attempt ran into our timeout and said ETIMEDOUT after 92 s.
     const out = await run(
       'npm',
-      ['view', `${name}@>=0.0.0-0`, 'name', 'version', 'peerDependencies', '--json', '--fetch-retries=0', '--loglevel=error'],
+      [
+        'view',
+        `${name}@>=0.0.0-0`,
+        'name',
+        'version',
+        'peerDependencies',
+        'peerDependenciesMeta',
+        '--json',
+        '--fetch-retries=0',
+        '--loglevel=error',
+      ],
       { timeoutMs, signal },
     );
     if (out.cancelled) return fail('infrastructure', `the look-up of ${name} was cancelled`);
@@ -121,10 +131,15 @@ function pause(ms: number, signal: AbortSignal): Promise<boolean> {
 interface RawVersion {
   version?: string;
   peerDependencies?: Record<string, string>;
+  peerDependenciesMeta?: Record<string, { optional?: boolean }>;
 }
 
 function parseMeta(name: string, raw: RawVersion[] | RawVersion): PackageMeta {
-  const versions = new Map<string, { peerDependencies: Record<string, string> }>();
-  for (const v of Array.isArray(raw) ? raw : [raw]) if (v.version) versions.set(v.version, { peerDependencies: v.peerDependencies ?? {} });
+  const versions: PackageMeta['versions'] = new Map();
+  for (const v of Array.isArray(raw) ? raw : [raw]) {
+    if (!v.version) continue;
+    const optional = Object.entries(v.peerDependenciesMeta ?? {}).flatMap(([peer, m]) => (m?.optional ? [peer] : []));
+    versions.set(v.version, { peerDependencies: v.peerDependencies ?? {}, ...(optional.length > 0 ? { optionalPeers: optional } : {}) });
+  }
   return { name, versions };
 }
