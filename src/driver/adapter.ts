@@ -105,6 +105,21 @@ export async function loadAdapter(target: number | ClientTarget, client: ClientO
   const entry = major >= 2 ? pkg : `${pkg}/client/index.js`;
   const version = given ?? installedVersion(pkg, entry);
   const label = `${pkg}@${version ?? '(version unknown)'}`;
+  try {
+    return await adapterFor(major, version, label, entry, client);
+  } catch (error) {
+    throw new Error(`could not load the client ${label}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+  }
+}
+
+async function adapterFor(
+  major: number,
+  version: string | undefined,
+  label: string,
+  entry: string,
+  client: ClientOptions,
+): Promise<SdkAdapter> {
+  const pkg = clientPackage(major);
   let Client: Ctor;
   let HttpTransport: Ctor | undefined;
   let httpLoadError: unknown;

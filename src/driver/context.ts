@@ -105,6 +105,19 @@ export class DriverContext {
   }
 }
 
+/**
+ * The phase result when the client could not be loaded. The cell's own SDK is the server's install (failed);
+ * a client variant's client is an install of the harness's own, not the server's doing (not-measured).
+ */
+export function clientLoadFailure(ctx: DriverContext, error: Error): Pick<PhaseResult, 'verdict' | 'step' | 'message'> {
+  const own = ctx.spec.clientVersion === undefined;
+  return {
+    verdict: own ? 'failed' : 'not-measured',
+    step: 'load the client',
+    message: own ? `${errorText(error)} (the cell's own SDK)` : errorText(error),
+  };
+}
+
 export class StepTimeout extends Error {
   constructor(ms: number, what: string) {
     super(`timed out after ${ms} ms waiting for ${what}`);

@@ -3,6 +3,7 @@
 // orchestrator runs a variant. A client without Streamable HTTP skips the http phase with the reason; a client that
 // cannot read a `resource_link` answer fails the step, naming the client, the negotiated protocol and the content type.
 
+import { cpSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DriverSpec, Step } from '../../src/driver/protocol.js';
@@ -25,12 +26,13 @@ const FIND_DOC: Step = { tool: 'find_doc', arguments: { topic: 'intro' } };
 const ECHO: Step = { tool: 'echo', arguments: { text: 'hello' }, expect: { text: 'hello' } };
 
 let work: string;
+let build: string;
 let server: Cell;
 const clients: Record<string, Cell> = {};
 
 beforeAll(async () => {
   work = tempDir('mcp-matrix-old-client-test-');
-  const build = await buildDriver(join(work, 'build'));
+  build = await buildDriver(join(work, 'build'));
   const tarball = await npmPack(join(ROOT, 'fixtures/broken/resource-link-only'), work);
   const [cell, ...made] = await Promise.all([
     makeCell(1, build, [tarball]),
@@ -140,5 +142,23 @@ describe('a client variant (the driver loads its client from its own install)', 
     const run = await runDriver(clients['2.4.0']!, variantSpec(clients['2.4.0']!, '2.4.0', [FIND_DOC, ECHO]));
     expect(verdicts(run), explain(run)).toEqual({ stdio: 'passed', http: 'passed', bind: 'passed', leaks: 'passed' });
     expect(run.done!.summary.protocolVersion).toBe('2025-11-25');
+  }, 180_000);
+
+  it("a client install without its client: stdio and http are not-measured, naming the client (not the server's doing)", async () => {
+    const dir = join(work, 'empty-client');
+    const driver = join(dir, '.mcp-matrix/driver');
+    mkdirSync(driver, { recursive: true });
+    cpSync(build, driver, { recursive: true });
+    writeFileSync(join(driver, 'package.json'), '{ "type": "module" }\n');
+    const empty: Cell = { dir, major: 1, driver };
+    const run = await runDriver(empty, variantSpec(empty, '1.0.0', [ECHO]));
+    expect(verdicts(run), explain(run)).toEqual({ stdio: 'not-measured', http: 'not-measured', bind: 'passed', leaks: 'passed' });
+    for (const phase of ['stdio', 'http'] as const) {
+      const r = run.results.get(phase)!;
+      expect(r.step).toBe('load the client');
+      expect(r.message).toMatch(
+        /^could not load the client @modelcontextprotocol\/sdk@1\.0\.0: Cannot find (package|module) '@modelcontextprotocol\/sdk/,
+      );
+    }
   }, 180_000);
 });

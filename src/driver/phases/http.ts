@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import type { PhaseResult } from '../../results/types.js';
 import { isUnauthorized, type McpSession, type SdkAdapter } from '../adapter.js';
 import { SERVER_TAG_VAR } from '../cookie.js';
-import { commandFor, errorText, result, StepTimeout, withTimeout, type DriverContext } from '../context.js';
+import { clientLoadFailure, commandFor, errorText, result, StepTimeout, withTimeout, type DriverContext } from '../context.js';
 import { stepLabel } from '../expectations.js';
 import { freePort, listensOf, waitUntilListening } from '../listen-watch.js';
 import { environOf, portHolder } from '../proc.js';
@@ -147,11 +147,7 @@ export async function httpPhase(ctx: DriverContext, spec: HttpSpec): Promise<Pha
   const startedAt = Date.now();
   const adapter = await ctx.adapter().catch((e: unknown) => e as Error);
   if (adapter instanceof Error) {
-    return result('http', startedAt, {
-      verdict: 'failed',
-      step: 'load the SDK client',
-      message: `could not load the cell's SDK client: ${errorText(adapter)}`,
-    });
+    return result('http', startedAt, clientLoadFailure(ctx, adapter));
   }
   // Not judged: a client without the transport cannot measure the server over HTTP (never passed).
   if (adapter.noHttp) return result('http', startedAt, { verdict: 'skipped', message: adapter.noHttp });

@@ -3,7 +3,7 @@
 
 import type { PhaseResult } from '../../results/types.js';
 import type { McpSession } from '../adapter.js';
-import { commandFor, errorText, result, StepTimeout, withTimeout, type DriverContext } from '../context.js';
+import { clientLoadFailure, commandFor, errorText, result, StepTimeout, withTimeout, type DriverContext } from '../context.js';
 import { checkSurface, stepLabel, type SurfaceKind } from '../expectations.js';
 import type { DriverSpec, Step } from '../protocol.js';
 import { describeRequest, runStep, type StepOutcome } from '../steps.js';
@@ -21,19 +21,14 @@ export async function stdioPhase(ctx: DriverContext, spec: StdioSpec): Promise<P
   let session: McpSession | undefined;
   /** The configured step in flight: a timeout or a crash during it names the request as sent. */
   let current: Step | undefined;
-  // The server boots while the cell's SDK client loads: both take a few hundred ms.
+  // The server boots while the client loads: both take a few hundred ms.
   const loading = ctx.adapter().catch((e: unknown) => e as Error);
   step = 'spawn';
   const proc = ctx.startServer('stdio', command, env);
   const adapter = await loading;
   if (adapter instanceof Error) {
     proc.endStdin();
-    return result(
-      'stdio',
-      startedAt,
-      { verdict: 'failed', step: 'load the SDK client', message: `could not load the cell's SDK client: ${errorText(adapter)}` },
-      proc,
-    );
+    return result('stdio', startedAt, clientLoadFailure(ctx, adapter), proc);
   }
   details.pid = proc.pid;
   let firstNoise: string | undefined;
