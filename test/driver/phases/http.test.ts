@@ -440,11 +440,21 @@ describe('httpPhase: sub-checks, retries and never-listened, from src', () => {
     expect(r.details).not.toHaveProperty('retriedAfter');
   });
 
-  it("the cell's SDK client cannot be loaded: failed at 'load the SDK client', no server started", async () => {
+  it("the cell's SDK client cannot be loaded: failed at 'load the client', no server started", async () => {
     const ctx = bench.context({ major: 2 });
     const r = await httpPhase(ctx, spec(TEST_SERVER));
-    expect(r).toMatchObject({ phase: 'http', verdict: 'failed', step: 'load the SDK client' });
-    expect(r.message).toMatch(/^could not load the cell's SDK client: .*@modelcontextprotocol\/client/);
+    expect(r).toMatchObject({ phase: 'http', verdict: 'failed', step: 'load the client' });
+    expect(r.message).toMatch(
+      /^could not load the client @modelcontextprotocol\/client@\(version unknown\): .*@modelcontextprotocol\/client.* \(the cell's own SDK\)$/,
+    );
+    expect(ctx.servers).toEqual([]);
+  });
+
+  it("a client variant's client cannot be loaded: not-measured (the harness's install, not the server), naming package@version", async () => {
+    const ctx = bench.context({ major: 2, clientVersion: '2.4.0' });
+    const r = await httpPhase(ctx, spec(TEST_SERVER));
+    expect(r).toMatchObject({ phase: 'http', verdict: 'not-measured', step: 'load the client' });
+    expect(r.message).toMatch(/^could not load the client @modelcontextprotocol\/client@2\.4\.0: .*@modelcontextprotocol\/client/);
     expect(ctx.servers).toEqual([]);
   });
 });
