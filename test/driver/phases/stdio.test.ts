@@ -248,13 +248,13 @@ describe('stdioPhase: a server that dies or does not answer', () => {
 });
 
 describe('stdioPhase: the client', () => {
-  it('a client that cannot load fails "load the SDK client" with the import error, and the server gets stdin EOF', async () => {
+  it('a client that cannot load fails "load the client" with the import error, and the server gets stdin EOF', async () => {
     const ctx = bench.context({ major: 2 });
     const r = await stdioPhase(ctx, spec(''));
     expect(Object.keys(r).sort()).toEqual(['durationMs', 'message', 'phase', 'step', 'verdict']);
-    expect(r).toMatchObject({ phase: 'stdio', verdict: 'failed', step: 'load the SDK client' });
+    expect(r).toMatchObject({ phase: 'stdio', verdict: 'failed', step: 'load the client' });
     expect(r.message).toMatch(
-      /^could not load the cell's SDK client: Cannot find package '@modelcontextprotocol\/client' imported from \/.*adapter\.ts$/,
+      /^could not load the client @modelcontextprotocol\/client@\(version unknown\): Cannot find package '@modelcontextprotocol\/client' imported from \/.*adapter\.ts \(the cell's own SDK\)$/,
     );
     const { proc } = server(ctx);
     expect(proc.stopKind).toBe('stdin EOF');
