@@ -18,7 +18,12 @@ export function renderEnvironment(run: RunResult): string {
     `- Config: ${plan.configFile ? `${codeSpan(plan.configFile)} · ` : ''}hash ${codeSpan(plan.configHash)}`,
     `- Started ${mdInline(run.startedAt)} · finished ${mdInline(run.finishedAt)} · ${seconds(run.durationMs)}`,
   ];
-  const sections = displayCells(run).map((cell) => cellEnvironment(run, cell));
+  const cells = displayCells(run);
+  const sections = cells.map((cell, i) => {
+    // A cell's variants share its one server install: later variants name the first instead of repeating it.
+    const first = cells.slice(0, i).find((c) => c.cell === cell.cell && c.environment);
+    return first && sameInstall(first.environment!, cell.environment) ? sharedEnvironment(cell, first) : cellEnvironment(run, cell);
+  });
   return [lines.join('\n'), ...sections].join('\n\n');
 }
 
@@ -50,6 +55,24 @@ function cellEnvironment(run: RunResult, cell: CellResult): string {
   }
   if (cell.cellDir) facts.push(`- Kept cell directory: ${codeSpan(cell.cellDir)}`);
   return [head, facts.join('\n'), sdkTable(env), ...loadedTable(env)].join('\n\n');
+}
+
+/** The same server install: lockfile, tarball and every SDK copy found in the tree. */
+function sameInstall(a: EnvironmentEvidence, b: EnvironmentEvidence | undefined): boolean {
+  const install = (e: EnvironmentEvidence) =>
+    JSON.stringify([e.lockfileSha256, e.tarball.sha512, e.sdkPackages, e.declaredRanges, e.package, e.installMs, e.installAttempts]);
+  return b !== undefined && a.lockfileSha256 !== undefined && install(a) === install(b);
+}
+
+function sharedEnvironment(cell: CellResult, first: CellResult): string {
+  const env = cell.environment!;
+  const facts = [
+    ...axesFacts(cell),
+    `- Node ${mdInline(env.node)} · npm ${mdInline(env.npm)} · ${mdInline(env.os)} · harness ${mdInline(env.harnessVersion)}`,
+    `- Server install: the one of ${mdInline(first.id)} above (same lockfile sha256 ${codeSpan(env.lockfileSha256 ?? '')}, same SDK copies)`,
+  ];
+  if (cell.cellDir) facts.push(`- Kept cell directory: ${codeSpan(cell.cellDir)}`);
+  return [`### ${mdInline(cell.id)}: ${mdInline(pinLabel(cell))}`, facts.join('\n'), ...loadedTable(env)].join('\n\n');
 }
 
 function tarballNote(run: RunResult, env: EnvironmentEvidence): string {

@@ -101,6 +101,30 @@ describe('the table with axes', () => {
   });
 });
 
+describe('the environment with axes', () => {
+  test("a cell's later variants name its one server install instead of repeating it; a different install is shown in full", () => {
+    const run = axesRun();
+    const md = renderMarkdown(run);
+    expect(md).toContain(
+      [
+        '### v1-latest\\~client-1.0.0\\~node-22: latest@1 → 1.32.2 (latest supported 1.x)',
+        '',
+        '- Client: @modelcontextprotocol/sdk@1.0.0 (pin 1.0.0) · protocol 2025-06-18',
+        '- Node: 22 → v22.11.0',
+        '- Node v22.11.0 · npm 10.9.0 · linux x64 · harness 0.1.0',
+        `- Server install: the one of v1-latest\\~client-1.0.0\\~node-20 above (same lockfile sha256 \`${'ab'.repeat(32)}\`, same SDK copies)`,
+        '',
+        '### ',
+      ].join('\n'),
+    );
+    // Once per cell, plus the lost variant (no evidence: its planned install set).
+    expect(md.match(/- Install set: /g)).toHaveLength(3);
+    // A variant whose tree differs (another lockfile) gets its full evidence.
+    run.cells[1]!.environment!.lockfileSha256 = 'cd'.repeat(32);
+    expect(renderMarkdown(run).match(/- Install set: /g)).toHaveLength(4);
+  });
+});
+
 describe('JUnit, annotations and the terminal with axes', () => {
   test('a testsuite per variant named by its id, its testcases classed by the variant id, its axes as properties', () => {
     const xml = renderJunit(axesRun());
