@@ -26,7 +26,8 @@ export type DriverOutcome =
 export async function runDriver(
   layout: DriverLayout,
   spec: DriverSpec,
-  options: { timeoutMs: number; env: Record<string, string>; signal?: AbortSignal },
+  /** `execPath`: the Node the driver runs on (a variant's runtime; its servers that are Node scripts follow it). */
+  options: { timeoutMs: number; env: Record<string, string>; signal?: AbortSignal; execPath?: string },
   hooks: DriverHooks = {},
 ): Promise<DriverOutcome> {
   const specFile = path.join(layout.dir, 'spec.json');
@@ -37,6 +38,7 @@ export async function runDriver(
     detached: true,
     env: { ...options.env, ...driverTestHooks() },
     execArgv: [],
+    ...(options.execPath ? { execPath: options.execPath } : {}),
     stdio: ['ignore', logFd, logFd, 'ipc'],
     serialization: 'json',
   });

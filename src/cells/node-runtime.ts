@@ -50,6 +50,13 @@ export function nodeCacheDir(env: NodeJS.ProcessEnv = process.env, platform: Nod
   return path.join(base, 'mcp-matrix', 'node');
 }
 
+/** The env with the runtime's bin dir first on PATH: a server that runs `node` (a shell wrapper, npx) gets this one. */
+export function withRuntimePath<T extends Record<string, string | undefined>>(env: T, runtime: Pick<NodeRuntime, 'binDir'>): T {
+  const key = Object.keys(env).find((k) => k.toUpperCase() === 'PATH') ?? 'PATH';
+  const rest = env[key];
+  return { ...env, [key]: rest ? `${runtime.binDir}${path.delimiter}${rest}` : runtime.binDir };
+}
+
 // One install per release per process: the variants of a run that share a release share its download.
 const pending = new Map<string, Promise<Result<NodeRuntime>>>();
 
