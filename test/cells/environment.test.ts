@@ -303,3 +303,230 @@ describe('runtime SDK identity', () => {
     expect(serverNode([seen('stdio', { node: 'v22.1.0' }), seen('http', { node: 'v20.1.0' })])).toBe('v22.1.0 / v20.1.0');
   });
 });
+
+describe('verifyEnvironment: the whole result and evidence', () => {
+  const lockSha = (text: string): string => createHash('sha256').update(text).digest('hex');
+  const OS = `${os.platform()} ${os.release()} ${os.arch()}`;
+
+  it('a passing cell: the result names the SDK copies, the evidence records every input', async () => {
+    const input = await layout({ manifest: { dependencies: { '@modelcontextprotocol/node': '^2', left: '1' } } });
+    const lock = JSON.stringify({ packages: { 'node_modules/srv': { integrity: SHA } } });
+    const { result, evidence } = await verifyEnvironment({ ...input, install: { durationMs: 1234, attempts: 2 } });
+    expect(result).toStrictEqual({
+      phase: 'environment',
+      verdict: 'passed',
+      durationMs: expect.any(Number),
+      details: { sdk: ['@modelcontextprotocol/sdk@1.24.0'] },
+    });
+    expect(evidence).toStrictEqual({
+      harnessVersion: '0.0.0',
+      node: process.version,
+      npm: '11.0.0',
+      os: OS,
+      package: { name: 'srv', version: '1.0.0' },
+      tarball: { file: 'srv-1.0.0.tgz', size: 10, sha512: SHA },
+      sdkPackages: [{ name: '@modelcontextprotocol/sdk', version: '1.24.0', path: 'node_modules/@modelcontextprotocol/sdk' }],
+      lockfileSha256: lockSha(lock),
+      installMs: 1234,
+      installAttempts: 2,
+      // Ranges of SDK packages only, from dependencies and peerDependencies alike.
+      declaredRanges: { '@modelcontextprotocol/node': '^2', '@modelcontextprotocol/sdk': '>=1.23.0 <2' },
+    });
+  });
+
+  it('a failing cell: every problem in order, joined in the message and listed in details, at step "verify"', async () => {
+    const input = await layout({ topSdk: '1.25.0', nestedSdk: '1.26.0', integrity: 'sha512-somethingelse-entirely' });
+    await writeFile(
+      path.join(cell, 'node_modules/srv/package.json'),
+      JSON.stringify({ name: 'srv', version: '1.0.0', bin: 'bin/s.js', dependencies: { '@modelcontextprotocol/sdk': '^1.26.0' } }),
+    );
+    const { result } = await verifyEnvironment(input);
+    const problems = [
+      'bin bin/s.js is missing from the tarball: run the build before npm pack (e.g. a "prepack" script)',
+      '@modelcontextprotocol/sdk: installed 1.25.0 at node_modules/@modelcontextprotocol/sdk, pinned 1.24.0',
+      '@modelcontextprotocol/sdk: the package loads 1.26.0 from node_modules/srv/node_modules/@modelcontextprotocol/sdk (its own dependency "^1.26.0"), not the pinned 1.24.0',
+      '@modelcontextprotocol/sdk is installed 2 times: 1.25.0 at node_modules/@modelcontextprotocol/sdk, 1.26.0 at node_modules/srv/node_modules/@modelcontextprotocol/sdk',
+      'pin @modelcontextprotocol/sdk@1.24.0 is outside the range "^1.26.0" that srv declares',
+      `the installed srv is not the packed tarball: lockfile integrity sha512-somethingels… ≠ tarball ${SHA.slice(0, 19)}…`,
+    ];
+    expect(result).toStrictEqual({
+      phase: 'environment',
+      verdict: 'failed',
+      durationMs: expect.any(Number),
+      message: problems.join('; '),
+      step: 'verify',
+      details: { problems },
+    });
+  });
+
+  it('a package that is not installed, without a lockfile: every absence named, the evidence says "?"', async () => {
+    const input = await layout();
+    await rm(path.join(cell, 'node_modules/srv'), { recursive: true });
+    await rm(path.join(cell, 'node_modules/@modelcontextprotocol/sdk'), { recursive: true });
+    await rm(path.join(cell, 'package-lock.json'));
+    const { result, evidence } = await verifyEnvironment(input);
+    expect(result.details).toStrictEqual({
+      problems: [
+        '@modelcontextprotocol/sdk: installed nothing at node_modules/@modelcontextprotocol/sdk, pinned 1.24.0',
+        'srv declares no range on @modelcontextprotocol/sdk: it does not claim this SDK major',
+        'srv is not installed at node_modules/srv',
+        `the installed srv is not the packed tarball: lockfile integrity missing ≠ tarball ${SHA.slice(0, 19)}…`,
+      ],
+    });
+    expect(evidence.package).toStrictEqual({ name: 'srv', version: '?' });
+    expect(evidence.declaredRanges).toStrictEqual({});
+    expect(evidence.sdkPackages).toStrictEqual([]);
+    expect('lockfileSha256' in evidence).toBe(false);
+  });
+
+  it('a lockfile without packages, a nested copy without a version and not its own dependency', async () => {
+    const input = await layout({
+      manifest: { name: 'srv', version: '1.0.0', peerDependencies: { '@modelcontextprotocol/sdk': '^1.24.0' } },
+    });
+    await pkg(path.join(cell, 'node_modules/srv/node_modules/@modelcontextprotocol/sdk'), { name: '@modelcontextprotocol/sdk' });
+    await writeFile(path.join(cell, 'package-lock.json'), '{}');
+    const { result, evidence } = await verifyEnvironment(input);
+    expect(result.details).toStrictEqual({
+      problems: [
+        '@modelcontextprotocol/sdk: the package loads ? from node_modules/srv/node_modules/@modelcontextprotocol/sdk, not the pinned 1.24.0',
+        `the installed srv is not the packed tarball: lockfile integrity missing ≠ tarball ${SHA.slice(0, 19)}…`,
+      ],
+    });
+    expect(evidence.lockfileSha256).toBe(lockSha('{}'));
+    expect(evidence.package).toStrictEqual({ name: 'srv', version: '1.0.0' });
+  });
+
+  it('a manifest without name or version: the evidence falls back to the configured name and "?"', async () => {
+    const input = await layout({ manifest: { name: undefined, version: undefined } });
+    const { result, evidence } = await verifyEnvironment(input);
+    expect(result.verdict).toBe('passed');
+    expect(evidence.package).toStrictEqual({ name: 'srv', version: '?' });
+  });
+});
+
+describe('runtime SDK identity: every branch, exactly', () => {
+  const COPY = { name: '@modelcontextprotocol/sdk', version: '1.32.2', path: 'node_modules/@modelcontextprotocol/sdk' };
+  const base = {
+    installSet: { '@modelcontextprotocol/sdk': '1.32.2' },
+    primary: '@modelcontextprotocol/sdk',
+    binFile: './bin/server.js',
+    enabled: { stdio: true, http: true },
+  };
+  const seen = (server: 'stdio' | 'http', o: Partial<SdkRuntime> = {}): SdkRuntime => ({
+    server,
+    probe: true,
+    nodeBin: true,
+    answered: true,
+    copies: [COPY],
+    ...o,
+  });
+  const phase = (name: PhaseResult['phase'], sdkRuntime: unknown): PhaseResult => ({
+    phase: name,
+    verdict: 'passed',
+    durationMs: 1,
+    details: { sdkRuntime },
+  });
+  const unseen = 'so which SDK copy the server runs was not observed';
+
+  it('reads only stdio and http results, and only well-formed entries', () => {
+    const check = judgeRuntimeSdk({
+      ...base,
+      phases: [
+        phase('bind', [seen('stdio')]),
+        phase('stdio', [null, 'x', { probe: 'yes', copies: [] }, { probe: true, copies: 'no' }, { probe: true }, { copies: [] }]),
+        phase('http', { probe: true, copies: [] }),
+        { phase: 'stdio', verdict: 'passed', durationMs: 1 },
+      ],
+    });
+    expect(check).toStrictEqual({
+      verdict: 'not-measured',
+      messages: [`no stdio or http server was observed (the driver stopped first), ${unseen}`],
+      observed: [],
+    });
+    const ok = judgeRuntimeSdk({ ...base, phases: [phase('http', [seen('http')])] });
+    expect(ok).toStrictEqual({ verdict: 'passed', messages: [], observed: [seen('http')] });
+  });
+
+  it('a Node bin that did not load the probe; stdio off but http on is not "both skipped"', () => {
+    const check = judgeRuntimeSdk({
+      ...base,
+      enabled: { stdio: false, http: true },
+      phases: [phase('http', [seen('http', { probe: false, copies: [] })])],
+    });
+    expect(check.messages).toStrictEqual([`the http server ran without the probe (its bin bin/server.js did not load it), ${unseen}`]);
+    expect(judgeRuntimeSdk({ ...base, enabled: { stdio: true, http: false }, phases: [] }).messages).toStrictEqual([
+      `no stdio or http server was observed (the driver stopped first), ${unseen}`,
+    ]);
+    expect(
+      judgeRuntimeSdk({ ...base, binFile: 'x/./server.js', phases: [phase('stdio', [seen('stdio', { probe: false, nodeBin: false })])] })
+        .messages,
+    ).toStrictEqual([`the stdio server ran without the probe: its bin x/./server.js is not a Node program, ${unseen}`]);
+  });
+
+  it('a server that answered having loaded only SDK packages this cell does not pin names them', () => {
+    const other = { name: '@modelcontextprotocol/server', version: '2.0.0', path: 'node_modules/@modelcontextprotocol/server' };
+    const client = { name: '@modelcontextprotocol/client', version: '2.0.0', path: 'node_modules/x' };
+    const check = judgeRuntimeSdk({ ...base, phases: [phase('stdio', [seen('stdio', { copies: [other, client] })])] });
+    expect(check.messages).toStrictEqual([
+      'the stdio server answered without loading node_modules/@modelcontextprotocol/sdk (1.32.2): it loaded @modelcontextprotocol/server 2.0.0 from node_modules/@modelcontextprotocol/server, @modelcontextprotocol/client 2.0.0 from node_modules/x, which this cell does not pin',
+    ]);
+    // Not answering and loading only foreign packages: not measured, not failed.
+    const quiet = judgeRuntimeSdk({ ...base, phases: [phase('stdio', [seen('stdio', { answered: false, copies: [other] })])] });
+    expect(quiet).toMatchObject({
+      verdict: 'not-measured',
+      messages: [`the stdio server neither answered nor loaded an SDK copy, ${unseen}`],
+    });
+  });
+
+  it('a failure outweighs a server that loaded the cell copy; the same finding of one server reads once', () => {
+    const wrong = { ...COPY, version: '1.25.0' };
+    const check = judgeRuntimeSdk({
+      ...base,
+      phases: [
+        phase('stdio', [seen('stdio'), seen('stdio', { copies: [wrong] }), seen('stdio', { copies: [wrong] })]),
+        phase('http', [seen('http')]),
+      ],
+    });
+    expect(check.verdict).toBe('failed');
+    expect(check.messages).toStrictEqual([
+      'the stdio server loaded @modelcontextprotocol/sdk 1.25.0 from node_modules/@modelcontextprotocol/sdk, not the pinned 1.32.2',
+    ]);
+  });
+
+  it('withRuntimeSdk: the whole result and evidence, for each combination', () => {
+    const evidence = { npm: '11' } as unknown as Parameters<typeof withRuntimeSdk>[0]['evidence'];
+    const passed: PhaseResult = { phase: 'environment', verdict: 'passed', durationMs: 1, details: { sdk: ['x'] } };
+    const ok = judgeRuntimeSdk({ ...base, phases: [phase('stdio', [seen('stdio')])] });
+    expect(withRuntimeSdk({ result: passed, evidence }, ok)).toStrictEqual({
+      result: { ...passed, details: { sdk: ['x'], runtime: { verdict: 'passed' } } },
+      evidence: { npm: '11', loadedSdk: [seen('stdio')] },
+    });
+    const none = judgeRuntimeSdk({ ...base, enabled: { stdio: false, http: false }, phases: [] });
+    expect(withRuntimeSdk({ result: passed, evidence }, none)).toStrictEqual({
+      result: {
+        ...passed,
+        verdict: 'not-measured',
+        message: none.messages[0],
+        step: 'loaded SDK',
+        details: { sdk: ['x'], runtime: { verdict: 'not-measured', messages: none.messages }, problems: none.messages },
+      },
+      evidence: { npm: '11' },
+    });
+    // A failed result without a problems list or a step: its message is the static problem, the step "verify".
+    const failed: PhaseResult = { phase: 'environment', verdict: 'failed', durationMs: 1, message: 'broken' };
+    expect(withRuntimeSdk({ result: failed, evidence }, none).result).toStrictEqual({
+      ...failed,
+      step: 'verify',
+      message: 'broken',
+      details: { runtime: { verdict: 'not-measured', messages: none.messages }, problems: ['broken'] },
+    });
+    const bare: PhaseResult = { phase: 'environment', verdict: 'failed', durationMs: 1, details: { problems: 'not a list' } };
+    expect(withRuntimeSdk({ result: bare, evidence }, ok).result).toMatchObject({
+      message: 'failed',
+      step: 'verify',
+      details: { problems: ['failed'] },
+    });
+    const listed: PhaseResult = { ...bare, step: 'custom', details: { problems: ['a', 2] } };
+    expect(withRuntimeSdk({ result: listed, evidence }, ok).result).toMatchObject({ message: 'a; 2', step: 'custom' });
+  });
+});

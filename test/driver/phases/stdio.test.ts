@@ -5,6 +5,7 @@
 import { join } from 'node:path';
 import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { McpSession } from '../../../src/driver/adapter.js';
 import type { DriverContext } from '../../../src/driver/context.js';
 import { stdioPhase } from '../../../src/driver/phases/stdio.js';
 import type { DriverSpec, Step } from '../../../src/driver/protocol.js';
@@ -233,6 +234,36 @@ describe('stdioPhase: a server that dies or does not answer', () => {
     });
   });
 
+  it('a server that never answers initialize times out naming initialize', async () => {
+    const ctx = bench.context();
+    const r = await stdioPhase(ctx, spec('hang-init', { timeoutMs: 1500 }));
+    expect(r).toStrictEqual({
+      phase: 'stdio',
+      durationMs: ms,
+      verdict: 'failed',
+      step: 'initialize',
+      message: 'timed out after 1500 ms waiting for initialize',
+      details: { pid: server(ctx).proc.pid },
+    });
+  });
+
+  it('an error answer to a list names the list', async () => {
+    const ctx = bench.context();
+    const r = await stdioPhase(ctx, spec('error-list'));
+    expect(r.step).toBe('list resources');
+    expect(r.message).toBe('list resources: MCP error -32603: no list');
+  });
+
+  it('noise quoted after a crash is masked and cut at 200 characters too', async () => {
+    const ctx = bench.context();
+    ctx.redactor.add('sk-live-0123456789abcdef');
+    const r = await stdioPhase(ctx, spec('crash-tool', {}, { JUNK: `token sk-live-0123456789abcdef ${'y'.repeat(300)}` }));
+    const quoted = JSON.stringify(`token *** ${'y'.repeat(300)}`.slice(0, 200));
+    expect(r.message).toBe(
+      `tools/call echo: MCP error -32000: Connection closed (the server exited with code 4; see its stderr) · ${SENT_ECHO} (stdout also carried non-JSON-RPC output: ${quoted})`,
+    );
+  });
+
   it('a server that does not answer ping fails "ping" after every step passed', async () => {
     const ctx = bench.context();
     const r = await stdioPhase(ctx, spec('hang-ping', { timeoutMs: 1500 }));
@@ -259,5 +290,145 @@ describe('stdioPhase: the client', () => {
     const { proc } = server(ctx);
     expect(proc.stopKind).toBe('stdin EOF');
     expect(await proc.waitExit(5000)).toMatchObject({ code: 0 });
+  });
+});
+
+/**
+ * The client replaced by a session made here (the server process is still real): what the SDK clients
+ * never do — a lost connection they do not report, an initialize answer the transport did not see,
+ * a session that cannot be made — must still end in the right result.
+ */
+function withSession(ctx: DriverContext, make: (real: McpSession) => Partial<McpSession>): { closed: number } {
+  const loaded = ctx.adapter();
+  const seen = { closed: 0 };
+  ctx.adapter = async () => {
+    const adapter = await loaded;
+    return {
+      ...adapter,
+      session(timeoutMs: number) {
+        const real = adapter.session(timeoutMs);
+        const over = make(real);
+        return {
+          ...real,
+          noArguments: real.noArguments,
+          connect: (t: unknown) => real.connect(t),
+          capabilities: () => real.capabilities(),
+          serverInfo: () => real.serverInfo(),
+          protocolVersion: () => real.protocolVersion(),
+          list: (kind) => real.list(kind),
+          ping: () => real.ping(),
+          close: async () => {
+            seen.closed++;
+            await real.close();
+          },
+          ...over,
+        };
+      },
+    };
+  };
+  return seen;
+}
+
+describe('stdioPhase: what only a client other than the SDK 1.x one could do', () => {
+  it("a client that never reports the lost connection: the server's exit ends the step, with its code", async () => {
+    const ctx = bench.context();
+    withSession(ctx, (real) => ({ connect: (t) => new Promise<void>(() => void real.connect(t).catch(() => {})) }));
+    const r = await stdioPhase(ctx, spec('crash-init'));
+    expect(r.step).toBe('initialize');
+    expect(r.message).toBe('initialize: server exited (code 3)');
+  });
+
+  it('… and with its signal', async () => {
+    const ctx = bench.context();
+    withSession(ctx, (real) => ({ connect: (t) => new Promise<void>(() => void real.connect(t).catch(() => {})) }));
+    const r = await stdioPhase(ctx, spec('kill-init'));
+    expect(r.message).toBe('initialize: server exited (code null, signal SIGKILL)');
+  });
+
+  it("without an initialize result on the transport, the session's own answers are recorded; the session is closed", async () => {
+    const ctx = bench.context();
+    const seen = withSession(ctx, () => ({
+      connect: async () => {},
+      serverInfo: () => ({ name: 'from-session', version: '9.9.9' }),
+      protocolVersion: () => '2024-11-05',
+      capabilities: () => ({ tools: {} }),
+      list: async (kind) => (kind === 'tools' ? [{ name: 'only', inputSchema: { type: 'object' } }] : null),
+      ping: async () => {},
+    }));
+    const r = await stdioPhase(ctx, spec('', { steps: [] }));
+    expect(r.verdict).toBe('passed');
+    expect(r.details).toMatchObject({
+      serverInfo: { name: 'from-session', version: '9.9.9' },
+      protocolVersion: '2024-11-05',
+      capabilities: { tools: {} },
+      surface: { tools: ['only'], resources: null, resourceTemplates: null, prompts: null },
+    });
+    expect(ctx.summary).toStrictEqual({
+      leakedHandles: null,
+      serverName: 'from-session',
+      serverVersion: '9.9.9',
+      protocolVersion: '2024-11-05',
+      tools: 1,
+      resources: 0,
+      resourceTemplates: 0,
+      prompts: 0,
+    });
+    expect(seen.closed).toBe(1);
+  });
+
+  it("the initialize result on the transport wins over the session's getters", async () => {
+    const ctx = bench.context();
+    withSession(ctx, () => ({
+      serverInfo: () => ({ name: 'from-session', version: '9.9.9' }),
+      protocolVersion: () => '2024-11-05',
+      capabilities: () => ({ tools: {} }),
+    }));
+    const r = await stdioPhase(ctx, spec('', { steps: [] }));
+    expect(r.details).toMatchObject({ serverInfo: { name: 'phase-server', version: '1.2.3' }, protocolVersion: LATEST_PROTOCOL_VERSION });
+    expect(r.details!.capabilities).toStrictEqual({ tools: {}, resources: {}, prompts: {} });
+  });
+
+  it('a server that gives no name, version or protocol leaves them out of the summary', async () => {
+    const ctx = bench.context();
+    withSession(ctx, () => ({
+      connect: async () => {},
+      serverInfo: () => undefined,
+      protocolVersion: () => undefined,
+      capabilities: () => ({}),
+      list: async () => null,
+      ping: async () => {},
+    }));
+    const r = await stdioPhase(ctx, spec('', { steps: [] }));
+    expect(r.verdict).toBe('passed');
+    expect(ctx.summary).toStrictEqual({ leakedHandles: null, tools: 0, resources: 0, resourceTemplates: 0, prompts: 0 });
+    const named = bench.context();
+    withSession(named, () => ({
+      connect: async () => {},
+      serverInfo: () => ({}),
+      protocolVersion: () => undefined,
+      list: async () => null,
+    }));
+    await stdioPhase(named, spec('', { steps: [] }));
+    expect(named.summary).toStrictEqual({ leakedHandles: null, tools: 0, resources: 0, resourceTemplates: 0, prompts: 0 });
+  });
+
+  it('a session that cannot be made fails the step it was in ("spawn"), and nothing is closed', async () => {
+    const ctx = bench.context();
+    const loaded = ctx.adapter();
+    ctx.adapter = async () => ({
+      ...(await loaded),
+      session: () => {
+        throw new Error('no session');
+      },
+    });
+    const r = await stdioPhase(ctx, spec(''));
+    expect(r).toStrictEqual({
+      phase: 'stdio',
+      durationMs: ms,
+      verdict: 'failed',
+      step: 'spawn',
+      message: 'spawn: no session',
+      details: { pid: server(ctx).proc.pid },
+    });
   });
 });
