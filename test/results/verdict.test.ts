@@ -1,6 +1,15 @@
 import { describe, expect, test } from 'vitest';
 import type { Verdict } from '../../src/results/types.js';
-import { asInterrupted, auditRun, cellOutcome, decideCell, decideRun, runReasons } from '../../src/results/verdict.js';
+import {
+  asInterrupted,
+  auditRun,
+  baselineMatches,
+  cellOutcome,
+  decideCell,
+  decideRun,
+  judgeBaseline,
+  runReasons,
+} from '../../src/results/verdict.js';
 import { CLIENT_NEW, FOUR_CELLS, makeRun, NODE_20, variantSpecs } from '../reports/helpers/make-run.js';
 import { storedFacts } from '../../src/results/verdict.js';
 
@@ -203,5 +212,141 @@ describe('runReasons', () => {
       ),
     ).toEqual(['phases failed: a · stdio, a · http']);
     expect(runReasons([ok('a'), c('b', [['leaks', 'not-measured']])], false)).toEqual(['not measured: b · leaks']);
+  });
+});
+
+describe('the baseline, judged exactly', () => {
+  type Phase = 'stdio' | 'http' | 'leaks';
+  const row = (id: string, phases: [Phase, Verdict, string?][], allowedToFail = false) => ({
+    id,
+    allowedToFail,
+    phases: phases.map(([phase, verdict, message]) => ({ phase, verdict, durationMs: 1, ...(message ? { message } : {}) })),
+  });
+  const entry = (cell: string, phase: Phase, over: object = {}) => ({ cell, phase, reason: 'known', line: 7, ...over });
+
+  test('baselineMatches: the cell, the phase and a failure, all three; a message pattern when given', () => {
+    const failed = { phase: 'http' as const, verdict: 'failed' as const, message: 'wrong token → 200 (want 401)' };
+    expect(baselineMatches(entry('a', 'http'), 'a', failed)).toBe(true);
+    expect(baselineMatches(entry('b', 'http'), 'a', failed)).toBe(false);
+    expect(baselineMatches(entry('a', 'stdio'), 'a', failed)).toBe(false);
+    expect(baselineMatches(entry('a', 'http'), 'a', { ...failed, verdict: 'not-measured' })).toBe(false);
+    expect(baselineMatches(entry('a', 'http'), 'a', { ...failed, verdict: 'passed' })).toBe(false);
+    expect(baselineMatches(entry('a', 'http', { message: 'want 401\\)$' }), 'a', failed)).toBe(true);
+    expect(baselineMatches(entry('a', 'http', { message: '^want' }), 'a', failed)).toBe(false);
+    // A failure without a message is matched against the empty text.
+    expect(baselineMatches(entry('a', 'http', { message: '^$' }), 'a', { phase: 'http', verdict: 'failed' })).toBe(true);
+    expect(baselineMatches(entry('a', 'http', { message: 'x' }), 'a', { phase: 'http', verdict: 'failed' })).toBe(false);
+  });
+
+  test('judgeBaseline: each failed phase takes the first entry that lists it; unused entries of cells that ran are stale', () => {
+    const cells = [
+      row('a', [
+        ['stdio', 'failed', 'boom'],
+        ['http', 'failed'],
+        ['leaks', 'passed'],
+      ]),
+      row('b', [['stdio', 'failed']]),
+      row('c', []),
+    ];
+    const first = entry('a', 'stdio', { line: 1 });
+    const second = entry('a', 'stdio', { line: 2 });
+    const onPassed = entry('a', 'leaks', { line: 3 });
+    const wrongPhase = entry('b', 'http', { line: 4 });
+    const didNotRun = entry('c', 'stdio', { line: 5 });
+    const unknownCell = entry('z', 'stdio', { line: 6 });
+    const onB = entry('b', 'stdio', { line: 8 });
+    expect(judgeBaseline(cells, [first, second, onPassed, wrongPhase, didNotRun, unknownCell, onB])).toStrictEqual({
+      expected: [
+        { cell: 'a', phase: 'stdio', entry: first },
+        { cell: 'b', phase: 'stdio', entry: onB },
+      ],
+      stale: [second, onPassed, wrongPhase],
+    });
+    expect(judgeBaseline(cells, [])).toStrictEqual({ expected: [], stale: [] });
+  });
+
+  test('decideRun: a listed failure passes the run, an unlisted one (other cell, other phase) fails it, a stale entry fails it', () => {
+    const cells = [row('a', [['stdio', 'failed']]), row('b', [['stdio', 'passed']])];
+    expect(decideRun(cells, false, { baseline: [entry('a', 'stdio')] })).toStrictEqual({ verdict: 'passed', exitCode: 0 });
+    expect(decideRun(cells, false, { baseline: [entry('b', 'stdio')] })).toStrictEqual({ verdict: 'failed', exitCode: 1 });
+    expect(decideRun(cells, false, { baseline: [entry('a', 'http')] })).toStrictEqual({ verdict: 'failed', exitCode: 1 });
+    expect(decideRun(cells, false, { baseline: [entry('a', 'stdio'), entry('b', 'stdio')] })).toStrictEqual({
+      verdict: 'failed',
+      exitCode: 1,
+    });
+    // A listed failure beside a phase not measured: the run is not measured, not passed.
+    const unmeasured = [row('a', [['stdio', 'failed']]), row('b', [['stdio', 'not-measured']])];
+    expect(decideRun(unmeasured, false, { baseline: [entry('a', 'stdio')] })).toStrictEqual({ verdict: 'not-measured', exitCode: 3 });
+    // Cells without ids (stored verdicts only) are judged by their verdict: a baseline cannot list them.
+    expect(
+      decideRun([{ phases: [{ verdict: 'failed' }], allowedToFail: false }] as never, false, { baseline: [entry('a', 'stdio')] }),
+    ).toStrictEqual({
+      verdict: 'failed',
+      exitCode: 1,
+    });
+    // A failure of an allowed cell stays an allowed failure with or without a baseline.
+    expect(decideRun([row('a', [['stdio', 'failed']], true)], false, { baseline: [] })).toStrictEqual({ verdict: 'passed', exitCode: 0 });
+    expect(decideRun([row('a', [['stdio', 'passed']])], false, { expected: 1, baseline: [] })).toStrictEqual({
+      verdict: 'passed',
+      exitCode: 0,
+    });
+  });
+
+  test('decideRun: surface differences fail an otherwise passing run', () => {
+    const cells = [row('a', [['stdio', 'passed']])];
+    expect(decideRun(cells, false, { surfaceFailures: ['surface: tool x: added'] })).toStrictEqual({ verdict: 'failed', exitCode: 1 });
+    expect(decideRun(cells, false, { surfaceFailures: [] })).toStrictEqual({ verdict: 'passed', exitCode: 0 });
+    expect(decideRun(cells, false, { lockstepErrors: [] })).toStrictEqual({ verdict: 'passed', exitCode: 0 });
+  });
+
+  test('runReasons: a listed failure is no reason; a stale entry is, with its line; an unlisted failure is named', () => {
+    const cells = [
+      row('a', [
+        ['stdio', 'failed', 'boom'],
+        ['http', 'failed'],
+      ]),
+      row('b', [['stdio', 'passed']]),
+    ];
+    expect(runReasons(cells, false, { baseline: [entry('a', 'stdio'), entry('a', 'http')] })).toStrictEqual([]);
+    expect(
+      runReasons(cells, false, { baseline: [entry('a', 'stdio', { message: 'boom' }), entry('b', 'stdio', { line: 9 })] }),
+    ).toStrictEqual(['stale baseline entry (line 9): b · stdio no longer fails as listed; delete line 9', 'phases failed: a · http']);
+    // A listed failure beside a phase not measured: the unmeasured phase is the reason.
+    const unmeasured = [row('a', [['stdio', 'failed']]), row('b', [['leaks', 'not-measured']])];
+    expect(runReasons(unmeasured, false, { baseline: [entry('a', 'stdio')] })).toStrictEqual(['not measured: b · leaks']);
+  });
+
+  test('runReasons: surface differences, counted, singular and plural, after lockstep', () => {
+    const cells = [row('a', [['stdio', 'passed']])];
+    expect(runReasons(cells, false, { surfaceFailures: ['surface: x'] })).toStrictEqual([
+      'surface: 1 difference between cells or from mcp-surface.json (listed above)',
+    ]);
+    expect(runReasons(cells, false, { lockstepErrors: ['l'], surfaceFailures: ['surface: x', 'surface snapshot: y'] })).toStrictEqual([
+      'lockstep: l',
+      'surface: 2 differences between cells or from mcp-surface.json (listed above)',
+    ]);
+  });
+
+  test('runReasons: a missing row of a cell with axes is a missing variant; expected counts only rows measured', () => {
+    const rows = [
+      { ...row('v1~client-1.0.0', [['stdio', 'passed']]), cell: 'v1' },
+      { ...row('v1~client-latest-2', []), cell: 'v1' },
+    ];
+    expect(runReasons(rows, false, { expected: 2 })).toStrictEqual(['missing variant: v1~client-latest-2 (no result)']);
+    expect(runReasons([{ ...row('v1', []), cell: 'v1' }, row('v2', [])], false)).toStrictEqual(['missing cells: v1, v2 (no result)']);
+    expect(runReasons([row('a', [['stdio', 'passed']])], false, { expected: 3 })).toStrictEqual([]);
+  });
+});
+
+describe('auditRun: stored surface findings', () => {
+  test('findings that differ from what the cells say are named, both lists in full', () => {
+    const run = makeRun();
+    expect(auditRun({ ...run, surface: { cells: [], allowed: [], allow: [], findings: [] } })).toStrictEqual([]);
+    expect(
+      auditRun({ ...run, surface: { cells: [], allowed: [], allow: [], findings: ['tool x: added', 'tool y: removed'] } }),
+    ).toStrictEqual([
+      "run: stored surface findings [tool x: added; tool y: removed], but its cells' surfaces say []",
+      'run: stored verdict "passed" (exit 0), but its cells say "failed" (exit 1)',
+    ]);
   });
 });
