@@ -90,6 +90,13 @@ export async function resolveNodeSpec(
   return ok({ spec: s, version: anywhere.value, id: nodeVariantId(s) });
 }
 
+/** Every stable release the registry lists, as this platform's package has them (every release when it has none). */
+export async function nodeReleases(registry: Registry, platformPackage: string = nodeBinaryPackage()): Promise<string[]> {
+  const here = await registry.meta(platformPackage);
+  const meta = here.ok ? here : await registry.meta(NODE_RELEASES_PACKAGE);
+  return meta.ok ? stableVersions(meta.value.versions.keys()) : [];
+}
+
 /** Resolves every spec of an axis (duplicates by spec resolved once); all problems at once. */
 export async function resolveNodeAxis(specs: readonly (number | string)[], registry: Registry): Promise<Result<PlannedNode[]>> {
   const distinct = [...new Set(specs.map(nodeSpec))];

@@ -3,12 +3,12 @@ import { createHash } from 'node:crypto';
 import type { ResolvedConfig, ResolvedCell } from '../config/resolve.js';
 import type { MajorRecipe } from '../config/define.js';
 import { hashConfig } from '../config/resolve.js';
-import { checkLockstep, type LockstepFinding } from './lockstep.js';
+import { checkEnginesLockstep, checkLockstep, type LockstepFinding } from './lockstep.js';
 import { installSetFor } from './install-set.js';
 import { pickBin, readPackageDir, readTarball, type PackageInfo } from './package-info.js';
 import { resolvePin } from './pins.js';
 import { resolveClient, type PlannedClient } from './clients.js';
-import { resolveNodeAxis, type PlannedNode } from './node-versions.js';
+import { nodeReleases, resolveNodeAxis, type PlannedNode } from './node-versions.js';
 import type { PackageMeta, Registry } from './registry.js';
 import { fail, ok, type Result } from '../util/result.js';
 
@@ -72,6 +72,10 @@ export async function buildPlan(config: ResolvedConfig, registry: Registry): Pro
     if (m.ok) metas.set(n, m.value);
   }
   const lockstep = config.lockstep === 'off' ? [] : checkLockstep(info.value.ranges, config.majors, metas, cells);
+  // engines.node against the Node axis (every distinct release any variant runs).
+  const nodes = [...new Map(cells.flatMap((c) => c.variants.flatMap((v) => (v.node ? [[v.node.version, v.node] as const] : [])))).values()];
+  if (config.lockstep !== 'off' && nodes.length > 0)
+    lockstep.push(...checkEnginesLockstep(info.value.nodeRange, nodes, await nodeReleases(registry)));
   const hash = createHash('sha256')
     .update(hashConfig(config))
     // Without axes the identity is what it always was; a variant's client and Node are part of it.

@@ -27,12 +27,12 @@ afterAll(async () => {
   if (dir) await rm(dir, { recursive: true, force: true });
 });
 
-async function config(name: string, cells: string): Promise<string> {
+async function config(name: string, cells: string, extra = ''): Promise<string> {
   const file = path.join(dir, name);
   await writeFile(
     file,
     `import { defineConfig } from ${JSON.stringify(path.join(ROOT, 'src/index.ts'))};
-export default defineConfig({ package: ${JSON.stringify(path.join(ROOT, 'fixtures/reference-server'))}, cells: ${cells} });
+export default defineConfig({ package: ${JSON.stringify(path.join(ROOT, 'fixtures/reference-server'))}, cells: ${cells}${extra} });
 `,
   );
   return file;
@@ -62,5 +62,27 @@ describe('mcp-matrix plan: lockstep', () => {
     expect(r.code).toBe(0);
     expect(r.stderr).not.toContain('lockstep');
     expect(r.stdout).toContain('4 cell(s)');
+  });
+
+  const FOUR = `[{ pin: 'floor@1' }, { pin: 'latest@1' }, { pin: 'floor@2' }, { pin: 'latest@2' }]`;
+
+  test('engines.node against the Node axis: the floor release not run and uncovered majors named, exit 1', async () => {
+    // The reference server declares engines.node ">=20.19".
+    const file = await config('node.config.ts', FOUR, ', node: [20, 22]');
+    const r = await plan(['--config', file]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(
+      /lockstep error: engines\.node ">=20\.19" admits Node 20\.19\.0, but no variant runs it \(lowest: 20\.\d+\.\d+\); add node '20\.19\.0' or raise engines\.node/,
+    );
+    expect(r.stderr).toMatch(
+      /lockstep error: engines\.node ">=20\.19" admits Node 24, 26(, \d+)*, but no variant runs them; add 24, 26(, \d+)* to "node"/,
+    );
+  });
+
+  test('the floor release and every admitted even major: no engines finding', async () => {
+    const file = await config('node-full.config.ts', FOUR, ", node: ['20.19.0', 22, 24, 26]");
+    const r = await plan(['--config', file]);
+    expect(r.stderr).not.toContain('engines.node');
+    expect(r.code).toBe(0);
   });
 });
