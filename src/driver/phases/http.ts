@@ -198,6 +198,8 @@ async function attempt(
 
     const checks = await subChecks(spec, adapter, url, token, details, () => ctx.answered.add(proc));
     details.checks = checks;
+    // The variant's negotiated protocol, when stdio did not record it (stdio off, or it failed before initialize).
+    if (typeof details.protocolVersion === 'string') ctx.summary.protocolVersion ??= details.protocolVersion;
     const message = checksMessage(checks);
     const failure = firstFailure(checks);
     if (failure) return done({ verdict: 'failed', step: failure.step ?? 'round trip', message });

@@ -282,6 +282,8 @@ describe('httpPhase: sub-checks, retries and never-listened, from src', () => {
       },
     });
     expect(ctx.answered.has(ctx.servers[0]!.proc)).toBe(true);
+    // No stdio ran: the variant's negotiated protocol comes from the round trip.
+    expect(ctx.summary.protocolVersion).toBe(r.details!.protocolVersion);
     // The token is the driver's secret: registered with the redactor, so no output carries it.
     expect(JSON.stringify(r)).not.toMatch(/token=[0-9a-f]{8}/);
   });
