@@ -7,6 +7,8 @@ export default {
   coverageAnalysis: 'perTest',
   mutate: [
     'src/driver/phases/*.ts',
+    'src/driver/listen-watch.ts',
+    'src/driver/start-failure.ts',
     'src/driver/expectations.ts',
     'src/results/verdict.ts',
     'src/cells/environment.ts',

@@ -1,5 +1,20 @@
-import { describe, expect, it } from 'vitest';
-import { describeListen, listenAddress, listenScope, type ClassifiedListen } from '../../src/driver/listen-watch.js';
+import http from 'node:http';
+import net from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  askWithoutToken,
+  classifiedListens,
+  describeListen,
+  freePort,
+  listenAddress,
+  listensOf,
+  listenScope,
+  waitUntilListening,
+  type ClassifiedListen,
+} from '../../src/driver/listen-watch.js';
+import { procAvailable } from '../../src/driver/proc.js';
+import type { ServerProcess } from '../../src/driver/server-process.js';
+import { phaseBench, type PhaseBench } from './helpers/phase-bench.js';
 
 describe('listenScope: who can reach a listen', () => {
   it.each([
@@ -29,5 +44,164 @@ describe('describeListen', () => {
     expect(describeListen(l('0.0.0.0'))).toBe('0.0.0.0:80 (IPv4 wildcard: every interface)');
     expect(describeListen(l('10.1.2.3'))).toBe('10.1.2.3:80 (a non-loopback address)');
     expect(listenAddress(l('127.0.0.1'))).toBe('127.0.0.1:80');
+  });
+});
+
+describe('freePort', () => {
+  it('hands out a port nothing listens on, that can then be listened on', async () => {
+    const port = await freePort('127.0.0.1');
+    expect(port).toBeGreaterThan(0);
+    const s = net.createServer();
+    await new Promise<void>((resolve, reject) => s.once('error', reject).listen(port, '127.0.0.1', resolve));
+    await new Promise((r) => s.close(r));
+  });
+
+  it('rejects a host it cannot bind', async () => {
+    await expect(freePort('192.0.2.1')).rejects.toMatchObject({ code: 'EADDRNOTAVAIL' });
+  });
+});
+
+describe('askWithoutToken: what an exposed listen answers a request with no token', () => {
+  const servers: http.Server[] = [];
+  afterAll(async () => {
+    for (const s of servers) s.closeAllConnections();
+    await Promise.all(servers.map((s) => new Promise((r) => s.close(r))));
+  });
+  const seen: { method?: string; url?: string; headers: http.IncomingHttpHeaders; body: string }[] = [];
+
+  async function serve(host: string, handler: http.RequestListener): Promise<number> {
+    const s = http.createServer((req, res) => {
+      let body = '';
+      req.on('data', (d: Buffer) => (body += d.toString()));
+      req.on('end', () => {
+        seen.push({ method: req.method, url: req.url, headers: req.headers, body });
+        handler(req, res);
+      });
+    });
+    servers.push(s);
+    await new Promise<void>((r) => s.listen(0, host, r));
+    return (s.address() as net.AddressInfo).port;
+  }
+  const at = (address: string, port: number, scope: ClassifiedListen['scope']): ClassifiedListen => ({
+    address,
+    port,
+    scope,
+    source: 'proc',
+  });
+
+  it('POSTs an initialize to the path, and reads the status and the challenge', async () => {
+    const port = await serve('127.0.0.1', (req, res) =>
+      res.writeHead(req.url === '/rpc' ? 401 : 404, { 'www-authenticate': 'Bearer' }).end(),
+    );
+    expect(await askWithoutToken(at('127.0.0.1', port, 'loopback'), '/rpc')).toEqual({ status: 401, challenge: 'Bearer' });
+    const request = seen.at(-1)!;
+    expect(request).toMatchObject({
+      method: 'POST',
+      url: '/rpc',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', connection: 'close' },
+    });
+    expect(request.headers).not.toHaveProperty('authorization');
+    expect(Number(request.headers['content-length'])).toBe(Buffer.byteLength(request.body));
+    expect(JSON.parse(request.body)).toEqual({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'mcp-matrix-bind', version: '0' } },
+    });
+  });
+
+  it('no challenge is null; several are joined', async () => {
+    const none = await serve('127.0.0.1', (_req, res) => res.writeHead(200).end());
+    expect(await askWithoutToken(at('127.0.0.1', none, 'routable'), '/mcp')).toEqual({ status: 200, challenge: null });
+    const two = await serve('127.0.0.1', (_req, res) => {
+      res.setHeader('www-authenticate', ['Basic', 'Bearer']);
+      res.writeHead(401).end();
+    });
+    expect(await askWithoutToken(at('127.0.0.1', two, 'loopback'), '/mcp')).toEqual({ status: 401, challenge: 'Basic, Bearer' });
+  });
+
+  it('a wildcard is reached on its loopback (IPv4 and IPv6)', async () => {
+    const v4 = await serve('127.0.0.1', (_req, res) => res.writeHead(204).end());
+    expect(await askWithoutToken(at('0.0.0.0', v4, 'wildcard'), '/mcp')).toEqual({ status: 204, challenge: null });
+    const v6 = await serve('::1', (_req, res) => res.writeHead(202).end()).catch(() => undefined);
+    if (v6 !== undefined) expect(await askWithoutToken(at('::', v6, 'wildcard'), '/mcp')).toEqual({ status: 202, challenge: null });
+  });
+
+  it('no HTTP answer: the error code, or the bound', async () => {
+    const port = await freePort('127.0.0.1');
+    expect(await askWithoutToken(at('127.0.0.1', port, 'loopback'), '/mcp')).toEqual({ error: 'ECONNREFUSED' });
+    const silent = await serve('127.0.0.1', () => {});
+    expect(await askWithoutToken(at('127.0.0.1', silent, 'loopback'), '/mcp', 300)).toEqual({ error: 'no answer within 300 ms' });
+  });
+});
+
+describe('waitUntilListening and listensOf, against real processes', () => {
+  let bench: PhaseBench;
+  beforeAll(async () => {
+    bench = await phaseBench('mcp-matrix-listen-watch-');
+  });
+  afterAll(() => bench?.dispose());
+
+  const start = (name: string, text: string, port: number): ServerProcess =>
+    bench.context().startServer('http', { bin: bench.server(name, text), args: [String(port)], env: {} }, { PATH: process.env.PATH ?? '' });
+
+  it('ready once the port answers and its own group holds it ("verified"); its listens are seen, probe and /proc', async () => {
+    const port = await freePort('127.0.0.1');
+    const proc = start(
+      'listen.mjs',
+      "import net from 'node:net';\nnet.createServer().listen(Number(process.argv[2]), '127.0.0.1');\n",
+      port,
+    );
+    const ready = await waitUntilListening(proc, '127.0.0.1', port, 10_000);
+    expect(ready).toEqual({ ok: true, identity: procAvailable() ? 'verified' : 'probe', ms: expect.any(Number) });
+    const listens = listensOf(proc);
+    expect(listens).toContainEqual({ address: '127.0.0.1', port, source: 'probe' });
+    if (procAvailable()) expect(listens).toContainEqual({ address: '127.0.0.1', port, source: 'proc' });
+    expect(classifiedListens(proc)).toEqual([{ address: '127.0.0.1', port, source: 'probe', scope: 'loopback' }]);
+    await proc.kill();
+  });
+
+  it('an exit before listening names the code, or the signal', async () => {
+    const port = await freePort('127.0.0.1');
+    const coded = start('exit7.mjs', 'process.exit(7);\n', port);
+    expect(await waitUntilListening(coded, '127.0.0.1', port, 10_000)).toEqual({
+      ok: false,
+      step: 'wait for listen',
+      reason: `server exited (code 7) before listening on 127.0.0.1:${port}`,
+    });
+    const killed = start('killed.mjs', "process.kill(process.pid, 'SIGKILL');\n", port);
+    expect(await waitUntilListening(killed, '127.0.0.1', port, 10_000)).toEqual({
+      ok: false,
+      step: 'wait for listen',
+      reason: `server exited (code none, signal SIGKILL) before listening on 127.0.0.1:${port}`,
+    });
+  });
+
+  it('never listening: timed out at the bound', async () => {
+    const port = await freePort('127.0.0.1');
+    const idle = start('idle.mjs', 'setInterval(() => {}, 1000);\n', port);
+    expect(await waitUntilListening(idle, '127.0.0.1', port, 400)).toEqual({
+      ok: false,
+      step: 'wait for listen',
+      reason: `timed out after 400 ms waiting for the server to listen on 127.0.0.1:${port}`,
+    });
+    await idle.kill();
+  });
+
+  it("a port someone else answers on is not the server's: 'port identity'", async () => {
+    const holder = net.createServer();
+    await new Promise<void>((r) => holder.listen(0, '127.0.0.1', r));
+    const port = (holder.address() as net.AddressInfo).port;
+    const idle = start('idle2.mjs', 'setInterval(() => {}, 1000);\n', port);
+    try {
+      expect(await waitUntilListening(idle, '127.0.0.1', port, 10_000)).toEqual({
+        ok: false,
+        step: 'port identity',
+        reason: `127.0.0.1:${port} answers, but no process of the started server's group holds it`,
+      });
+    } finally {
+      await idle.kill();
+      await new Promise((r) => holder.close(r));
+    }
   });
 });

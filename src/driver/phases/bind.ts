@@ -59,8 +59,7 @@ function cellDirs(ctx: DriverContext): string[] {
   }
 }
 
-function observed(u: Unauthenticated | undefined): string {
-  if (!u) return '';
+function observed(u: Unauthenticated): string {
   if ('error' in u) return `; a request without a token got no HTTP answer (${u.error})`;
   if (u.status === 401 || u.status === 403) {
     return `; a request without a token got HTTP ${u.status}, so it guards the socket with a token of its own`;
@@ -197,8 +196,6 @@ async function attempt(ctx: DriverContext, spec: BindSpec, startedAt: number, ra
 
   // Each attempt gets the whole bound (a retried one starts afresh).
   const deadline = Date.now() + spec.timeoutMs;
-  let spawnError: NodeJS.ErrnoException | undefined;
-  void proc.spawnError.then((e) => (spawnError = e));
   while (proc.running && Date.now() < deadline) {
     look();
     const open = exposed();
@@ -206,7 +203,8 @@ async function attempt(ctx: DriverContext, spec: BindSpec, startedAt: number, ra
     await waitAtMost(proc.exited, POLL_MS);
   }
   // A failed spawn has no pid and is not running: wait for its error event rather than read it as an exit.
-  if (proc.pid === undefined) spawnError ??= await Promise.race([proc.spawnError, sleep(1000).then(() => undefined)]);
+  const spawnError: NodeJS.ErrnoException | undefined =
+    proc.pid === undefined ? await Promise.race([proc.spawnError, sleep(1000).then(() => undefined)]) : undefined;
   if (spawnError) {
     const shown = relative(command.bin, cellDirs(ctx));
     const failure = spawnFailure(spawnError, command.bin, shown);

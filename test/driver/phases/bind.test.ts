@@ -29,6 +29,7 @@ describe('relative: cell paths in a start failure', () => {
     expect(relative('/tmp/aXbbc/cell(1)/x.js /tmp/a.bbc/cell1/x.js', [odd])).toBe('/tmp/aXbbc/cell(1)/x.js /tmp/a.bbc/cell1/x.js');
     expect(relative(`imported from file://${odd}`, [odd])).toBe('imported from .');
     expect(relative(`${odd}/a ${'/real/cell'}/b`, [odd, '/real/cell'])).toBe('a b');
+    expect(relative(`from ${odd}/ and from ${odd}`, [odd])).toBe('from . and from .');
   });
 });
 
@@ -153,8 +154,8 @@ function spec(bin: string, over: Partial<BindSpec> = {}): BindSpec {
 
 const ASKED = 'asked to bind 0.0.0.0 with no token';
 
-async function bind(name: string, text: string, over: Partial<BindSpec> = {}) {
-  const ctx = bench.context();
+async function bind(name: string, text: string, over: Partial<BindSpec> = {}, specOver: Partial<DriverSpec> = {}) {
+  const ctx = bench.context(specOver);
   const r = await bindPhase(ctx, spec(bench.server(name, text), over));
   // Every server it started is gone by the time it answers.
   for (const s of ctx.servers) expect(s.proc.running).toBe(false);
@@ -165,8 +166,18 @@ describe('bindPhase: every outcome, from src', () => {
   it('a refusal (exit non-zero by itself) passes, with what it was asked and how it exited', async () => {
     const r = await bind(
       'refuse.mjs',
-      `${ARGS}if (process.env.MCP_SERVER_TOKEN !== undefined) process.exit(9);\nconsole.error('refusing ' + process.argv[3] + ':' + port);\nprocess.exit(2);\n`,
+      // No token at all: its variable dropped, `{token}` empty; and no SDK watch (a bind server never answers).
+      `${ARGS}if (process.env.MCP_SERVER_TOKEN !== undefined || !process.argv.includes('--token=')) process.exit(9);\nif (process.env.MCP_MATRIX_SDK_PACKAGES !== undefined) process.exit(8);\nconsole.error('refusing ' + process.argv[3] + ':' + port);\nprocess.exit(2);\n`,
+      {
+        command: {
+          bin: join(bench.cell, 'pkg/refuse.mjs'),
+          args: ['--host', '{host}', '--port', '{port}', '--token={token}'],
+          env: { MCP_SERVER_TOKEN: '{token}' },
+        },
+      },
+      { sdkPackages: ['@modelcontextprotocol/sdk'] },
     );
+    expect(bench.messages).toContainEqual({ type: 'spawned', pid: r.details!.pid, phase: 'bind' });
     expect(r).toMatchObject({ phase: 'bind', verdict: 'passed' });
     expect(r).not.toHaveProperty('message');
     expect(r).not.toHaveProperty('step');
@@ -246,18 +257,26 @@ describe('bindPhase: every outcome, from src', () => {
   });
 
   it('loopback only for the whole bound: passed as "loopback only", never as a non-loopback listen', async () => {
-    const r = await bind('loopback.mjs', `import net from 'node:net';\n${ARGS}net.createServer().listen(port, '127.0.0.1');\n`, {
-      timeoutMs: 1500,
-    });
+    const r = await bind(
+      'loopback.mjs',
+      `import net from 'node:net';\n${ARGS}net.createServer().listen(port, '127.0.0.1', () => net.createServer().listen(0, '127.0.0.1'));\n`,
+      {
+        timeoutMs: 1500,
+      },
+    );
     const port = r.details!.port as number;
+    const other = (r.details!.listens as { port: number }[]).find((l) => l.port !== port)!.port;
     expect(r).toMatchObject({
       verdict: 'passed',
-      message: `loopback only: ${ASKED}, it did not refuse, but for the whole 1500 ms it only ever listened on loopback (127.0.0.1:${port}), so it exposed nothing; killed it at the bound`,
+      message: `loopback only: ${ASKED}, it did not refuse, but for the whole 1500 ms it only ever listened on loopback (127.0.0.1:${port}, 127.0.0.1:${other}), so it exposed nothing; killed it at the bound`,
     });
     expect(r).not.toHaveProperty('step');
     expect(r.details).toMatchObject({
       outcome: 'loopback-only',
-      listens: [expect.objectContaining({ address: '127.0.0.1', port, scope: 'loopback' })],
+      listens: [
+        expect.objectContaining({ address: '127.0.0.1', port, scope: 'loopback' }),
+        expect.objectContaining({ address: '127.0.0.1', port: other, scope: 'loopback' }),
+      ],
     });
     expect(r.details).not.toHaveProperty('listened');
   });
@@ -280,6 +299,8 @@ describe('bindPhase: every outcome, from src', () => {
       listened: { address: '0.0.0.0', port, scope: 'wildcard' },
       unauthenticated: { status: 200, challenge: null },
     });
+    // Caught while it runs, not at the bound.
+    expect(r.durationMs).toBeLessThan(8000);
   });
 
   it.each([
@@ -371,6 +392,7 @@ describe('bindPhase: every outcome, from src', () => {
       `not measured: the port the harness picked was taken by another process on both attempts (${a}: listen EADDRINUSE: address already in use 0.0.0.0:${a}; ${b}: listen EADDRINUSE: address already in use 0.0.0.0:${b})`,
     );
     expect(r.durationMs).toBeGreaterThanOrEqual(0);
+    expect(r.durationMs).toBeLessThan(600_000);
   });
 
   it('EADDRINUSE on another port is not a race: the server exited non-zero by itself', async () => {
