@@ -4,6 +4,7 @@
 
 import { readFile, writeFile } from 'node:fs/promises';
 import { PHASES, type BaselineEntry, type PhaseName, type RunResult } from '../results/types.js';
+import { baselineMatches } from '../results/verdict.js';
 import { fail, ok, type Result } from '../util/result.js';
 
 export const DEFAULT_BASELINE = 'mcp-matrix.baseline.json';
@@ -67,15 +68,13 @@ export async function readBaseline(file: string, shown: string): Promise<Result<
  * entry that still matches keeps its message pattern and reason; a new one gets a reason to edit.
  */
 export function baselineFromRun(run: Pick<RunResult, 'cells'>, previous: readonly BaselineEntry[]): Omit<BaselineEntry, 'line'>[] {
-  return run.cells
+  const entries = run.cells
     .filter((c) => !c.allowedToFail)
     .flatMap((c) =>
       c.phases
         .filter((p) => p.verdict === 'failed')
         .map((p) => {
-          const kept = previous.find(
-            (e) => e.cell === c.id && e.phase === p.phase && (e.message === undefined || new RegExp(e.message).test(p.message ?? '')),
-          );
+          const kept = previous.find((e) => baselineMatches(e, c, p));
           return kept
             ? { cell: kept.cell, phase: kept.phase, ...(kept.message !== undefined ? { message: kept.message } : {}), reason: kept.reason }
             : {
@@ -85,6 +84,12 @@ export function baselineFromRun(run: Pick<RunResult, 'cells'>, previous: readonl
               };
         }),
     );
+  // An entry naming a cell covers each of its failing variants: kept once.
+  const seen = new Set<string>();
+  return entries.filter((e) => {
+    const key = JSON.stringify(e);
+    return seen.has(key) ? false : (seen.add(key), true);
+  });
 }
 
 /** The file's text: one entry per line. */

@@ -46,7 +46,7 @@ export function renderAnnotations(run: RunResult): string[] {
         phaseAnnotation(
           cell,
           phase,
-          (run.baseline?.entries ?? []).find((e) => baselineMatches(e, cell.id, phase)),
+          (run.baseline?.entries ?? []).find((e) => baselineMatches(e, cell, phase)),
         ),
       );
     if (cellOutcome(cell.verdict, cell.allowedToFail) === 'stale-allowance') {

@@ -26,10 +26,10 @@ function cellLines(cell: CellResult, entries: readonly BaselineEntry[]): string[
     phaseLines(
       cell,
       p,
-      entries.find((e) => baselineMatches(e, cell.id, p)),
+      entries.find((e) => baselineMatches(e, cell, p)),
     ),
   );
-  const unlisted = problems.some((p) => p.verdict === 'failed' && !entries.some((e) => baselineMatches(e, cell.id, p)));
+  const unlisted = problems.some((p) => p.verdict === 'failed' && !entries.some((e) => baselineMatches(e, cell, p)));
   if (unlisted && cell.verdict === 'failed') out.push(`  reproduce: ${cell.repro}`);
   return out;
 }

@@ -36,11 +36,15 @@ export interface RunFacts {
   surfaceFailures?: readonly string[];
 }
 
-type JudgedCell = Pick<CellResult, 'id' | 'phases' | 'allowedToFail'>;
+type JudgedCell = Pick<CellResult, 'id' | 'phases' | 'allowedToFail'> & Partial<Pick<CellResult, 'cell'>>;
 
-/** Does `entry` list this failed phase of this cell? */
-export function baselineMatches(entry: BaselineEntry, cellId: string, phase: Pick<PhaseResult, 'phase' | 'verdict' | 'message'>): boolean {
-  if (entry.cell !== cellId || entry.phase !== phase.phase || phase.verdict !== 'failed') return false;
+/** A row by its id (a variant id, or a cell id without axes), with the id of its cell when known. */
+export type RowKey = string | { id: string; cell?: string };
+
+/** Does `entry` list this failed phase of this row? An entry naming a cell covers every variant of it. */
+export function baselineMatches(entry: BaselineEntry, row: RowKey, phase: Pick<PhaseResult, 'phase' | 'verdict' | 'message'>): boolean {
+  const { id, cell } = typeof row === 'string' ? { id: row, cell: undefined } : row;
+  if ((entry.cell !== id && entry.cell !== cell) || entry.phase !== phase.phase || phase.verdict !== 'failed') return false;
   return entry.message === undefined || new RegExp(entry.message).test(phase.message ?? '');
 }
 
@@ -51,25 +55,25 @@ export interface BaselineJudgement {
   stale: BaselineEntry[];
 }
 
-/** The baseline against the cells that ran (entries for cells that did not run are neither used nor stale). */
+/** The baseline against the rows that ran (entries for cells or variants that did not run are neither used nor stale). */
 export function judgeBaseline(cells: readonly JudgedCell[], entries: readonly BaselineEntry[]): BaselineJudgement {
   const expected: BaselineJudgement['expected'] = [];
   const used = new Set<BaselineEntry>();
   for (const cell of cells)
     for (const phase of cell.phases) {
-      const entry = entries.find((e) => baselineMatches(e, cell.id, phase));
+      const entry = entries.find((e) => baselineMatches(e, cell, phase));
       if (entry) {
         expected.push({ cell: cell.id, phase: phase.phase, entry });
         used.add(entry);
       }
     }
-  const ran = new Set(cells.filter((c) => c.phases.length > 0).map((c) => c.id));
+  const ran = new Set(cells.filter((c) => c.phases.length > 0).flatMap((c) => [c.id, ...(c.cell ? [c.cell] : [])]));
   return { expected, stale: entries.filter((e) => !used.has(e) && ran.has(e.cell)) };
 }
 
 /** The cell as the run judges it: a failure the baseline lists counts as passed. */
 function unlisted(cell: JudgedCell, entries: readonly BaselineEntry[]): Pick<PhaseResult, 'verdict'>[] {
-  return cell.phases.map((p) => (entries.some((e) => baselineMatches(e, cell.id, p)) ? { verdict: 'passed' } : p));
+  return cell.phases.map((p) => (entries.some((e) => baselineMatches(e, cell, p)) ? { verdict: 'passed' } : p));
 }
 
 /**
@@ -172,9 +176,7 @@ export function runReasons(
   const failed = measured
     .filter((c) => !c.allowedToFail)
     .flatMap((c) =>
-      c.phases
-        .filter((p) => p.verdict === 'failed' && !baseline.some((e) => baselineMatches(e, c.id, p)))
-        .map((p) => `${c.id} · ${p.phase}`),
+      c.phases.filter((p) => p.verdict === 'failed' && !baseline.some((e) => baselineMatches(e, c, p))).map((p) => `${c.id} · ${p.phase}`),
     );
   if (failed.length) reasons.push(`phases failed: ${failed.join(', ')}`);
   if (reasons.length === 0) {

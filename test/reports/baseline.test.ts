@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import { baselineFromRun, parseBaseline, renderBaseline } from '../../src/reports/baseline.js';
 import { auditRun, decideRun, judgeBaseline, runReasons } from '../../src/results/verdict.js';
-import { FOUR_CELLS, makeRun } from './helpers/make-run.js';
+import { FOUR_CELLS, makeRun, variantSpecs } from './helpers/make-run.js';
 
 const [floor, v1] = FOUR_CELLS;
 const failing = () => makeRun([{ ...floor!, phases: { http: { verdict: 'failed', message: 'wrong token → 200 (want 401)' } } }, v1!]);
@@ -82,5 +82,45 @@ describe('the baseline file', () => {
       /^b\.json: expectedFailures\[0\]\.message: not a valid regular expression/,
     );
     expect(bad('{"expectedFailures":[{"cell":"a","phase":"http","reason":"r","why":1}]}')).toMatch(/unknown key "why"/);
+  });
+});
+
+describe('the baseline with axes: an entry names a variant, or a cell (every variant of it)', () => {
+  const OLD = 'v2-latest~client-1.0.0~node-22';
+  const NEW = 'v2-latest~client-latest-2~node-22';
+  const fails = (...ids: string[]) =>
+    makeRun(
+      variantSpecs(
+        Object.fromEntries(ids.map((id) => [id, { phases: { stdio: { verdict: 'failed' as const, message: 'resource_link' } } }])),
+      ),
+    );
+  const stdio = (cell: string) => ({ cell, phase: 'stdio' as const, reason: 'old hosts cannot read resource_link', line: 2 });
+
+  test('a variant entry lists that variant only; the same failure on another variant still fails the run', () => {
+    const run = fails(OLD, NEW);
+    expect(decideRun(run.cells, false, { baseline: [stdio(OLD)] })).toEqual({ verdict: 'failed', exitCode: 1 });
+    expect(runReasons(run.cells, false, { baseline: [stdio(OLD)] })).toEqual([`phases failed: ${NEW} · stdio`]);
+    expect(decideRun(fails(OLD).cells, false, { baseline: [stdio(OLD)] })).toEqual({ verdict: 'passed', exitCode: 0 });
+  });
+
+  test('a cell entry lists the phase on each of its variants; stale only when none of them fails it', () => {
+    const run = fails(OLD, NEW);
+    expect(decideRun(run.cells, false, { baseline: [stdio('v2-latest')] })).toEqual({ verdict: 'passed', exitCode: 0 });
+    expect(judgeBaseline(run.cells, [stdio('v2-latest')]).expected.map((x) => x.cell)).toEqual([OLD, NEW]);
+    expect(judgeBaseline(fails(OLD).cells, [stdio('v2-latest')]).stale).toEqual([]);
+    const passing = fails();
+    expect(judgeBaseline(passing.cells, [stdio('v2-latest')]).stale).toEqual([stdio('v2-latest')]);
+    expect(runReasons(passing.cells, false, { baseline: [stdio('v2-latest')] })).toEqual([
+      'stale baseline entry (line 2): v2-latest · stdio no longer fails as listed; delete line 2',
+    ]);
+    // A cell that did not run (another cell's --cell run) leaves its entry alone.
+    expect(judgeBaseline(passing.cells, [stdio('v2-rep')]).stale).toEqual([]);
+  });
+
+  test('--update-baseline writes new failures by variant id and keeps a cell entry once', () => {
+    expect(baselineFromRun(fails(OLD, NEW), []).map((e) => e.cell)).toEqual([OLD, NEW]);
+    expect(baselineFromRun(fails(OLD, NEW), [stdio('v2-latest')])).toEqual([
+      { cell: 'v2-latest', phase: 'stdio', reason: 'old hosts cannot read resource_link' },
+    ]);
   });
 });
