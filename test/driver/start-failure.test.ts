@@ -106,3 +106,187 @@ describe('portInUse: EADDRINUSE on the harness port is a race, not a verdict', (
     expect(portInUse([], 'refusing to bind 0.0.0.0:4123 without a token\n', 4123)).toBeUndefined();
   });
 });
+
+describe('startFailure: every load code, each evidence source, exactly', () => {
+  const LOAD = [
+    'ERR_MODULE_NOT_FOUND',
+    'MODULE_NOT_FOUND',
+    'ERR_UNSUPPORTED_DIR_IMPORT',
+    'ERR_UNKNOWN_FILE_EXTENSION',
+    'ERR_REQUIRE_ESM',
+    'ERR_PACKAGE_PATH_NOT_EXPORTED',
+    'ERR_PACKAGE_IMPORT_NOT_DEFINED',
+    'ERR_INVALID_PACKAGE_CONFIG',
+    'ERR_INVALID_PACKAGE_TARGET',
+    'ERR_UNSUPPORTED_ESM_URL_SCHEME',
+    'ERR_IMPORT_ATTRIBUTE_MISSING',
+    'ERR_IMPORT_ASSERTION_TYPE_MISSING',
+  ];
+
+  it.each(LOAD)('%s is "could not start", from the probe and from stderr', (code) => {
+    expect(startFailure([crash('Error', 'cannot load x', code)], '', 1, true)).toEqual({
+      kind: 'could-not-start',
+      cause: `Error [${code}]: cannot load x`,
+      source: 'probe',
+    });
+    expect(startFailure([], `Error [${code}]: cannot load x\n    at y\n`, 1, true)).toEqual({
+      kind: 'could-not-start',
+      cause: `Error [${code}]: cannot load x`,
+      source: 'stderr',
+    });
+    // A code inside a longer word is not that code.
+    expect(startFailure([], `Error: cannot load x (X${code})\n`, 1, true)).toBeUndefined();
+  });
+
+  it('a code unknown to Node, or on a deliberate error, is neither', () => {
+    expect(startFailure([crash('Error', 'no', 'ERR_SOMETHING_ELSE')], '', 1, true)).toBeUndefined();
+    expect(startFailure([crash('RangeError', 'bad')], '', 1, true)).toBeUndefined();
+  });
+
+  it('TypeError and ReferenceError are crashes, with or without a code', () => {
+    expect(startFailure([crash('TypeError', 'x is not a function')], '', 1, true)).toEqual({
+      kind: 'crashed',
+      cause: 'TypeError: x is not a function',
+      source: 'probe',
+    });
+    const ref = { type: 'crash', name: 'ReferenceError', message: 'y is not defined' };
+    expect(startFailure([ref], '', 1, true)).toEqual({ kind: 'crashed', cause: 'ReferenceError: y is not defined', source: 'probe' });
+  });
+
+  it('reads a malformed record with defaults, and skips records that are not crashes', () => {
+    expect(startFailure([{ type: 'crash', name: 5, code: 7, message: null }], '', 1, true)).toBeUndefined();
+    expect(startFailure([{ type: 'crash', code: 'ERR_REQUIRE_ESM' }], '', 1, true)).toEqual({
+      kind: 'could-not-start',
+      cause: 'Error [ERR_REQUIRE_ESM]: ',
+      source: 'probe',
+    });
+    expect(startFailure([{ type: 'crash', name: 'SyntaxError', code: 5 }], '', 1, true)).toEqual({
+      kind: 'could-not-start',
+      cause: 'SyntaxError: ',
+      source: 'probe',
+    });
+    expect(startFailure([{ type: 'listen', name: 'SyntaxError', message: 'x' }], '', 1, true)).toBeUndefined();
+    // The first crash that tells wins; a deliberate one before it is passed over.
+    expect(
+      startFailure([crash('Error', 'deliberate'), crash('TypeError', 'first'), crash('SyntaxError', 'second')], '', 1, true),
+    ).toMatchObject({ cause: 'TypeError: first' });
+  });
+
+  it('stderr: quotes the error line, adds the code only when the line lacks it, else the matching line itself', () => {
+    expect(startFailure([], '  Error [ERR_REQUIRE_ESM]: require() of ES Module\n', 1, true)).toEqual({
+      kind: 'could-not-start',
+      cause: 'Error [ERR_REQUIRE_ESM]: require() of ES Module',
+      source: 'stderr',
+    });
+    expect(startFailure([], "Error: Cannot find module 'x'\n  code: 'MODULE_NOT_FOUND'\n", 1, true)).toMatchObject({
+      cause: "Error: Cannot find module 'x' (MODULE_NOT_FOUND)",
+    });
+    expect(startFailure([], '  something MODULE_NOT_FOUND happened  \n', 1, true)).toMatchObject({
+      cause: 'something MODULE_NOT_FOUND happened',
+    });
+    expect(startFailure([], 'prefix\nSyntaxError: Unexpected end of input\nafter\n', 1, true)).toEqual({
+      kind: 'could-not-start',
+      cause: 'SyntaxError: Unexpected end of input',
+      source: 'stderr',
+    });
+    expect(startFailure([], 'a SyntaxError: not at the start\n', 1, true)).toBeUndefined();
+  });
+
+  it("126/127: the last stderr line, trimmed; none when stderr is empty; the probe's record comes first", () => {
+    expect(startFailure([], 'first\n  env: bun: No such file or directory  \n\n', 127, false)).toEqual({
+      kind: 'could-not-start',
+      cause: 'exit code 127 (a command it runs was not found): env: bun: No such file or directory',
+      source: 'exit code',
+    });
+    expect(startFailure([], '', 126, false)).toEqual({
+      kind: 'could-not-start',
+      cause: 'exit code 126 (a command it runs is not executable)',
+      source: 'exit code',
+    });
+    expect(startFailure([], '  \n', 127, false)).toMatchObject({ cause: 'exit code 127 (a command it runs was not found)' });
+    expect(startFailure([], '', 128, false)).toBeUndefined();
+    expect(startFailure([], '', 125, false)).toBeUndefined();
+    expect(startFailure([crash('TypeError', 'x')], '', 127, false)).toMatchObject({ source: 'probe' });
+  });
+});
+
+describe('spawnFailure, exactly', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'mm-spawn-exact-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const err = (code?: string): NodeJS.ErrnoException => Object.assign(new Error(`spawn x ${code ?? ''}`.trim()), code ? { code } : {});
+
+  it('ENOENT on a bin that exists: its interpreter (the program, not its arguments) or the bin itself', () => {
+    const env = join(dir, 'via-env');
+    writeFileSync(env, '#!/usr/bin/env node\n');
+    expect(spawnFailure(err('ENOENT'), env, 'bin/via-env')).toEqual({
+      verdict: 'failed',
+      cause: 'bin/via-env could not be executed (spawn ENOENT)',
+    });
+    const spaced = join(dir, 'spaced');
+    writeFileSync(spaced, `#!  ${join(dir, 'nope')}   -x\nrest\n`);
+    expect(spawnFailure(err('ENOENT'), spaced, 'bin/spaced')).toEqual({
+      verdict: 'failed',
+      cause: `the interpreter its #! line names, ${join(dir, 'nope')}, does not exist (spawn ENOENT)`,
+    });
+    const plain = join(dir, 'plain');
+    writeFileSync(plain, 'echo #!/nowhere\n');
+    expect(spawnFailure(err('ENOENT'), plain, 'bin/plain')).toEqual({
+      verdict: 'failed',
+      cause: 'bin/plain could not be executed (spawn ENOENT)',
+    });
+    // Only the first 256 characters are read: a #! line longer than that names a truncated program.
+    const long = join(dir, 'long');
+    writeFileSync(long, `#!/${'a'.repeat(300)}\n`);
+    expect(spawnFailure(err('ENOENT'), long, 'bin/long').cause).toBe(
+      `the interpreter its #! line names, /${'a'.repeat(253)}, does not exist (spawn ENOENT)`,
+    );
+    // A directory cannot be read as a file: no interpreter to blame.
+    expect(spawnFailure(err('ENOENT'), dir, 'bin')).toEqual({ verdict: 'failed', cause: 'bin could not be executed (spawn ENOENT)' });
+  });
+
+  it('EACCES and ENOEXEC name the bin; anything else is the machine, with the code and message', () => {
+    const bin = join(dir, 'x');
+    writeFileSync(bin, 'x');
+    expect(spawnFailure(err('EACCES'), bin, 'bin/x')).toEqual({
+      verdict: 'failed',
+      cause: 'bin/x (or its interpreter) is not executable (spawn EACCES)',
+    });
+    expect(spawnFailure(err('ENOEXEC'), bin, 'bin/x')).toEqual({
+      verdict: 'failed',
+      cause: 'bin/x is not an executable format and has no #! line (spawn ENOEXEC)',
+    });
+    expect(spawnFailure(err('EMFILE'), bin, 'bin/x')).toEqual({
+      verdict: 'not-measured',
+      cause: 'the machine could not start a process (spawn EMFILE: spawn x EMFILE)',
+    });
+    expect(spawnFailure(err(), bin, 'bin/x')).toEqual({
+      verdict: 'not-measured',
+      cause: 'the machine could not start a process (spawn error: spawn x)',
+    });
+  });
+});
+
+describe('portInUse, exactly', () => {
+  it('needs both EADDRINUSE and the port as a whole number after a colon', () => {
+    expect(portInUse([], 'listen EADDRINUSE 127.0.0.1 4123\n', 4123)).toBeUndefined();
+    expect(portInUse([], 'address already in use 127.0.0.1:4123\n', 4123)).toBeUndefined();
+    expect(portInUse([], 'x EADDRINUSE :41235\n', 4123)).toBeUndefined();
+    expect(portInUse([], 'first\n  x EADDRINUSE [::1]:4123  \nx EADDRINUSE :4123 second\n', 4123)).toBe('x EADDRINUSE [::1]:4123');
+  });
+
+  it("reads only crash records with a string message; the probe's record before stderr", () => {
+    const msg = 'listen EADDRINUSE: address already in use 0.0.0.0:4123';
+    expect(portInUse([{ type: 'listen', message: msg }], '', 4123)).toBeUndefined();
+    expect(portInUse([{ type: 'crash', message: 4123 }], '', 4123)).toBeUndefined();
+    expect(
+      portInUse(
+        [
+          { type: 'crash', message: 'other' },
+          { type: 'crash', message: msg },
+        ],
+        `Error: ${msg}\n`,
+        4123,
+      ),
+    ).toBe(msg);
+  });
+});
