@@ -32,6 +32,24 @@ describe('listenScope: who can reach a listen', () => {
     ['fe80::1%eth0', 'routable'],
     ['::ffff:10.0.0.1', 'routable'],
     ['128.0.0.1', 'routable'],
+    [' 127.0.0.1 ', 'loopback'],
+    ['::FFFF:127.0.0.1', 'loopback'],
+    ['[::1]', 'loopback'],
+    ['::1%lo', 'loopback'],
+    ['::%eth0', 'wildcard'],
+    ['0000:0000:0000:0000:0000:0000:0000:0001', 'loopback'],
+    ['::ffff:0.0.0.0', 'wildcard'],
+    ['::ffff:7f00:1', 'routable'],
+    ['x::ffff:127.0.0.1', 'routable'],
+    ['127.0.0.1.5', 'routable'],
+    ['1127.0.0.1', 'routable'],
+    ['1:0:0:0:0:0:0:0', 'routable'],
+    ['0:0:0:0:0:0:0:1:1', 'routable'],
+    ['1:0:0:0:0:0:0:0:0', 'routable'],
+    ['0:0:0:0:0:0:0:0:1', 'routable'],
+    ['0:0:0:0:0:0:0:2', 'routable'],
+    ['[0.0.0.0', 'routable'],
+    ['0.0.0.0]', 'routable'],
   ] as const)('%s is %s', (address, scope) => {
     expect(listenScope(address)).toBe(scope);
   });
@@ -44,6 +62,9 @@ describe('describeListen', () => {
     expect(describeListen(l('0.0.0.0'))).toBe('0.0.0.0:80 (IPv4 wildcard: every interface)');
     expect(describeListen(l('10.1.2.3'))).toBe('10.1.2.3:80 (a non-loopback address)');
     expect(listenAddress(l('127.0.0.1'))).toBe('127.0.0.1:80');
+    expect(describeListen(l('127.0.0.1'))).toBe('127.0.0.1:80 (loopback)');
+    expect(describeListen(l('fe80::1'))).toBe('[fe80::1]:80 (a non-loopback address)');
+    expect(listenAddress({ address: '::1', port: 5 })).toBe('[::1]:5');
   });
 });
 

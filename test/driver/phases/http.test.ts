@@ -298,6 +298,34 @@ describe('httpPhase: sub-checks, retries and never-listened, from src', () => {
     });
     expect(r.details).toMatchObject({ checks: { wwwAuthenticate: { outcome: 'n/a', text: '', short: 'n/a' } }, roundTrip: true });
     expect(r.details).not.toHaveProperty('call');
+    // The server logs its token: the stderr tail of the failure carries the line, never the token.
+    expect(r.stderrTail).toContain('starting with token=');
+    expect(r.stderrTail).not.toMatch(/token=[0-9a-f]{6}/);
+  });
+
+  it('a wrong token answered 403 (a token checked, but not with 401): the wrong-token check fails alone', async () => {
+    // 401 without a header; 403 with any 48-hex bearer token (the right one too, so the round trip fails).
+    const bin = bench.server(
+      'wrong-403.mjs',
+      `import http from 'node:http';\n${ARGS}http.createServer((req, res) => { req.resume(); const a = req.headers.authorization; res.writeHead(a === undefined ? 401 : /^Bearer [0-9a-f]{48}$/.test(a) ? 403 : 400, { 'www-authenticate': 'Bearer' }).end(); }).listen(port, host);\n`,
+    );
+    const { r } = await http(spec(bin));
+    expect(r).toMatchObject({ verdict: 'failed', step: 'request with a wrong token' });
+    expect(r.message).toMatch(/^no token → 401 with a Bearer challenge; wrong token → 403 \(want 401\); round trip failed: initialize: /);
+  });
+
+  it('no answer within the bound: each request says so, the round trip names the timeout without a step prefix', async () => {
+    const bin = bench.server('silent.mjs', `import http from 'node:http';\n${ARGS}http.createServer(() => {}).listen(port, host);\n`);
+    const { r } = await http(spec(bin, { timeoutMs: 700 }));
+    expect(r).toMatchObject({
+      verdict: 'failed',
+      step: 'request without a token',
+      message:
+        'no token → no answer (timed out after 700 ms waiting for an HTTP response); wrong token → no answer (timed out after 700 ms waiting for an HTTP response); round trip failed: timed out after 700 ms waiting for initialize',
+    });
+    expect(r.details).not.toHaveProperty('unauthenticated');
+    expect(r.details).not.toHaveProperty('wrongToken');
+    expect(r.details).toMatchObject({ checks: { wwwAuthenticate: { outcome: 'n/a' } } });
   });
 
   it("`auth: 'none'`: the token checks are not run, shown as no auth; no token is sent", async () => {

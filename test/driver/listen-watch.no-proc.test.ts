@@ -1,0 +1,47 @@
+// Without /proc (macOS, a locked-down container) the port's owner cannot be verified: the probe's own
+// record of the listen is the next best evidence ("probe"), else the answer is taken on trust
+// ("unverified"). /proc is switched off for this file only; the servers and sockets are real.
+import { spawnSync } from 'node:child_process';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { freePort, listensOf, waitUntilListening } from '../../src/driver/listen-watch.js';
+import { phaseBench, type PhaseBench } from './helpers/phase-bench.js';
+
+vi.mock('../../src/driver/proc.js', async (importOriginal) => ({
+  ...(await importOriginal<typeof import('../../src/driver/proc.js')>()),
+  procAvailable: () => false,
+  groupListeners: () => null,
+}));
+
+const python = spawnSync('python3', ['-c', 'print(1)']).status === 0;
+
+let bench: PhaseBench;
+beforeAll(async () => {
+  bench = await phaseBench('mcp-matrix-no-proc-');
+});
+afterAll(() => bench?.dispose());
+
+describe('waitUntilListening without /proc', () => {
+  it('a Node server the probe saw listen: "probe"', async () => {
+    const port = await freePort('127.0.0.1');
+    const bin = bench.server(
+      'listen.mjs',
+      "import net from 'node:net';\nnet.createServer().listen(Number(process.argv[2]), '127.0.0.1');\n",
+    );
+    const proc = bench.context().startServer('http', { bin, args: [String(port)], env: {} }, { PATH: process.env.PATH ?? '' });
+    expect(await waitUntilListening(proc, '127.0.0.1', port, 10_000)).toEqual({ ok: true, identity: 'probe', ms: expect.any(Number) });
+    expect(listensOf(proc)).toEqual([{ address: '127.0.0.1', port, source: 'probe' }]);
+    await proc.kill();
+  });
+
+  it.skipIf(!python)('a server the probe cannot see into: "unverified"', async () => {
+    const port = await freePort('127.0.0.1');
+    const bin = bench.server(
+      'listen.py',
+      '#!/usr/bin/env python3\nimport socket, sys, time\ns = socket.socket()\ns.bind(("127.0.0.1", int(sys.argv[1])))\ns.listen()\ntime.sleep(60)\n',
+    );
+    const proc = bench.context().startServer('http', { bin, args: [String(port)], env: {} }, { PATH: process.env.PATH ?? '' });
+    expect(await waitUntilListening(proc, '127.0.0.1', port, 10_000)).toEqual({ ok: true, identity: 'unverified', ms: expect.any(Number) });
+    expect(listensOf(proc)).toEqual([]);
+    await proc.kill();
+  });
+});
