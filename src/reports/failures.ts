@@ -73,7 +73,9 @@ function noResultSection(cell: CellResult): string {
 function staleSection(cell: CellResult): string {
   return [
     heading(cell, 'stale allowance'),
-    '**FAIL**: every phase passed, but the cell is marked `allowedToFail`. The allowance is stale and fails the run: remove `allowedToFail` from this cell in the config.',
+    cell.id === cell.cell
+      ? '**FAIL**: every phase passed, but the cell is marked `allowedToFail`. The allowance is stale and fails the run: remove `allowedToFail` from this cell in the config.'
+      : `**FAIL**: every phase of this variant passed, but its cell is marked \`allowedToFail\`. The allowance is stale for this variant and fails the run: remove \`allowedToFail\` from cell ${mdInline(cell.cell)} in the config and list its variants that still fail in the baseline (mcp-matrix.baseline.json).`,
     ...repro(cell),
   ].join('\n\n');
 }

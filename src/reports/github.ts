@@ -7,7 +7,7 @@ import { cleanText } from './format.js';
 import { renderFailures } from './failures.js';
 import { renderTable, renderTitle, renderWarnings } from './markdown.js';
 import { baselineMatches, cellOutcome, judgeBaseline } from '../results/verdict.js';
-import { displayCells, problemPhases, variantLabel } from './view.js';
+import { displayCells, problemPhases, staleAdvice, variantLabel } from './view.js';
 
 /** The table and the failure sections (no environment: that stays in matrix.md). */
 export function renderStepSummary(run: RunResult): string {
@@ -54,7 +54,7 @@ export function renderAnnotations(run: RunResult): string[] {
         command(
           'error',
           `mcp-matrix ${cell.id}: stale allowance`,
-          `${variantLabel(cell)} passed every phase but is marked allowedToFail: remove the allowance.\nrepro: ${cell.repro}`,
+          `${variantLabel(cell)} passed every phase but is marked allowedToFail: ${staleAdvice(cell)}.\nrepro: ${cell.repro}`,
         ),
       );
     }

@@ -6,7 +6,7 @@ import type { CellResult, PhaseResult, RunResult } from '../results/types.js';
 import { PHASES } from '../results/types.js';
 import { xmlAttr, xmlText } from './format.js';
 import { cellOutcome } from '../results/verdict.js';
-import { displayCells, handleText, phaseOf, variantLabel } from './view.js';
+import { displayCells, handleText, phaseOf, staleAdvice, variantLabel } from './view.js';
 
 const secs = (ms: number): string => (Math.max(0, ms) / 1000).toFixed(3);
 
@@ -93,7 +93,7 @@ function suite(run: RunResult, cell: CellResult): string {
 
 /** A passing cell marked allowedToFail fails the run: shown as its own failing test case. */
 function staleCase(cell: CellResult): string {
-  const message = 'stale allowance: every phase passed but the cell is marked allowedToFail; remove the allowance';
+  const message = `stale allowance: every phase passed but the cell is marked allowedToFail; ${staleAdvice(cell)}`;
   return `    <testcase${attrs({ classname: cell.id, name: 'allowance', time: '0.000' })}>\n      <failure${attrs({ message, type: 'stale-allowance' })}>${xmlText(`\n${message}\nrepro: ${cell.repro}\n      `)}</failure>\n    </testcase>`;
 }
 

@@ -153,6 +153,16 @@ export function variantLabel(
   return axes ? `${pinLabel(cell)} · ${axes}` : pinLabel(cell);
 }
 
+/**
+ * What to do about a stale allowance, one sentence. A variant inherits its cell's allowance: when it
+ * passes, the way out is the baseline, which can name just the variants that still fail.
+ */
+export function staleAdvice(cell: Pick<CellResult, 'id' | 'cell'>): string {
+  return cell.id === cell.cell
+    ? 'remove the allowance'
+    : `remove allowedToFail from cell ${cell.cell} and list its variants that still fail in the baseline (mcp-matrix.baseline.json)`;
+}
+
 /** A note for the Pin column when the cell's allowance matters. */
 export function allowanceNote(cell: CellResult): string | undefined {
   const outcome = cellOutcome(cell.verdict, cell.allowedToFail);

@@ -164,3 +164,27 @@ describe('JUnit, annotations and the terminal with axes', () => {
     ]);
   });
 });
+
+describe('an allowance on a cell with variants', () => {
+  test('a passing variant of an allowed-to-fail cell is a stale allowance whose advice is the baseline, everywhere', () => {
+    const run = makeRun(
+      variantSpecs(
+        { [OLD_CLIENT_FAILS]: { phases: { stdio: { verdict: 'failed', message } } } },
+        [{ ...FOUR_CELLS[3]!, allowedToFail: true }],
+        [CLIENT_OLD, CLIENT_NEW],
+        [NODE_22],
+      ),
+    );
+    const passing = 'v2-latest~client-latest-2~node-22';
+    expect(run).toMatchObject({ verdict: 'failed', exitCode: 1 });
+    expect(renderMarkdown(run)).toContain(
+      `### v2-latest\\~client-latest-2\\~node-22 · stale allowance\n\n**FAIL**: every phase of this variant passed, but its cell is marked \`allowedToFail\`. The allowance is stale for this variant and fails the run: remove \`allowedToFail\` from cell v2-latest in the config and list its variants that still fail in the baseline (mcp-matrix.baseline.json).`,
+    );
+    expect(renderAnnotations(run)).toContain(
+      `::error title=mcp-matrix ${passing}%3A stale allowance::latest@2 → 2.1.0 (latest supported 2.x) · adapter @modelcontextprotocol/node 2.1.0 · client @modelcontextprotocol/client@2.1.0 (pin latest@2) · Node 22 → v22.11.0 passed every phase but is marked allowedToFail: remove allowedToFail from cell v2-latest and list its variants that still fail in the baseline (mcp-matrix.baseline.json).%0Arepro: npx mcp-matrix run --cell ${passing}`,
+    );
+    expect(renderJunit(run)).toContain(
+      'message="stale allowance: every phase passed but the cell is marked allowedToFail; remove allowedToFail from cell v2-latest and list its variants that still fail in the baseline (mcp-matrix.baseline.json)"',
+    );
+  });
+});
