@@ -3,11 +3,13 @@
 // through the probe's handle dump, or "did not answer" for a non-Node server), children left in its
 // group, a detached child that escaped it, a handle the driver itself left open, several at once.
 
-import { readFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DriverContext, ServerRole } from '../../../src/driver/context.js';
+import { RUN_COOKIE_VAR, SERVER_TAG_VAR } from '../../../src/driver/cookie.js';
 import { activeResources } from '../../../src/driver/driver-handles.js';
 import { describeAll, describeEscaped, leaksPhase, toLeakedHandles } from '../../../src/driver/phases/leaks.js';
 import type { ServerCommand } from '../../../src/driver/protocol.js';
@@ -31,8 +33,12 @@ beforeAll(async () => {
 });
 afterAll(() => bench.dispose());
 
-function start(ctx: DriverContext, role: ServerRole, mode: string, command: Partial<ServerCommand> = {}) {
-  return ctx.startServer(role, { bin: SERVER, args: [], env: {}, ...command }, { MODE: mode });
+let started = 0;
+
+/** Starts a server with `env` and a READY_FILE it writes once its handlers are in place. */
+function start(ctx: DriverContext, role: ServerRole, mode: string, command: Partial<ServerCommand> = {}, env: Record<string, string> = {}) {
+  const ready = join(bench.cell, `ready-${++started}`);
+  return ctx.startServer(role, { bin: SERVER, args: [], env: {}, ...command }, { MODE: mode, READY_FILE: ready, ...env });
 }
 
 /** Killed: no such process, or a zombie its new parent has not reaped yet. */
@@ -44,8 +50,14 @@ function gone(pid: number): boolean {
   }
 }
 
-/** Lets a server boot (and load the probe) before the phase asks it to stop. */
-const booted = (): Promise<void> => new Promise((r) => setTimeout(r, 300));
+/** Waits (bounded) until every server of `ctx` has written its READY_FILE: a signal never races its handler. */
+async function booted(ctx: DriverContext): Promise<void> {
+  const files = ctx.servers.flatMap((s) =>
+    s.proc.pid !== undefined && s.proc.options.env.READY_FILE ? [s.proc.options.env.READY_FILE] : [],
+  );
+  const until = Date.now() + 20_000;
+  while (!files.every((f) => existsSync(f)) && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
+}
 
 describe('leaksPhase', () => {
   it('passes when every server exits by itself: exit time and code recorded, nothing leaked', async () => {
@@ -54,7 +66,7 @@ describe('leaksPhase', () => {
     const proc = start(ctx, 'stdio', '');
     // A server that never started has nothing to settle.
     start(ctx, 'http', '', { bin: '/nonexistent/server' });
-    await booted();
+    await booted(ctx);
     const r = await leaksPhase(ctx, GRACE, baseline);
     expect(r).toStrictEqual({
       phase: 'leaks',
@@ -81,7 +93,7 @@ describe('leaksPhase', () => {
     const baseline = activeResources();
     const ctx = bench.context();
     const proc = start(ctx, 'stdio', 'linger');
-    await booted();
+    await booted(ctx);
     const r = await leaksPhase(ctx, GRACE, baseline);
     const problem = `stdio server still running ${GRACE} ms after stdin EOF: ${TIMER}`;
     const timer = { type: 'Timeout', location: TIMER.split(' at ')[1], createdBy: 'setInterval' };
@@ -108,7 +120,7 @@ describe('leaksPhase', () => {
     const baseline = activeResources();
     const ctx = bench.context();
     start(ctx, 'http', 'linger');
-    await booted();
+    await booted(ctx);
     const r = await leaksPhase(ctx, GRACE, baseline);
     expect(r.step).toBe('http shutdown');
     expect(r.message).toBe(`http server still running ${GRACE} ms after SIGTERM: ${TIMER}, ${STDIN}`);
@@ -122,7 +134,7 @@ describe('leaksPhase', () => {
     const baseline = activeResources();
     const ctx = bench.context();
     start(ctx, 'bind', 'stdin-only');
-    await booted();
+    await booted(ctx);
     const r = await leaksPhase(ctx, GRACE, baseline);
     expect(r.step).toBe('bind shutdown');
     expect(r.message).toBe(`bind server still running ${GRACE} ms after its refusal: ${STDIN}`);
@@ -131,8 +143,8 @@ describe('leaksPhase', () => {
   it('a server that is not Node cannot be asked for its handles: "the probe did not answer"', async () => {
     const baseline = activeResources();
     const ctx = bench.context();
-    start(ctx, 'http', '', { bin: '/bin/sh', args: ['-c', 'trap "" TERM; while :; do sleep 1; done'] });
-    await booted();
+    start(ctx, 'http', '', { bin: '/bin/sh', args: ['-c', 'trap "" TERM; : > "$READY_FILE"; while :; do sleep 1; done'] });
+    await booted(ctx);
     const r = await leaksPhase(ctx, GRACE, baseline);
     expect(r.message).toBe(`http server still running ${GRACE} ms after SIGTERM: the probe did not answer with a handle dump`);
     expect(r.details!.servers).toStrictEqual([
@@ -145,7 +157,7 @@ describe('leaksPhase', () => {
     const baseline = activeResources();
     const ctx = bench.context();
     const proc = start(ctx, 'stdio', 'child');
-    await booted();
+    await booted(ctx);
     const r = await leaksPhase(ctx, GRACE, baseline);
     const servers = r.details!.servers as { leftovers: { pid: number }[] }[];
     const child = servers[0]!.leftovers[0]!.pid;
@@ -173,6 +185,7 @@ describe('leaksPhase', () => {
         driverHandles: [],
         graceMs: GRACE,
       },
+      stderrTail: 'phase-server: started 1 child(ren)',
     });
     expect(ctx.summary.leakedHandles).toStrictEqual([{ owner: 'server:stdio', type: 'process', location: `pid ${child}: ${LINGERER}` }]);
     expect(gone(child)).toBe(true);
@@ -182,7 +195,7 @@ describe('leaksPhase', () => {
     const baseline = activeResources();
     const ctx = bench.context();
     const proc = start(ctx, 'stdio', 'escape');
-    await booted();
+    await booted(ctx);
     const r = await leaksPhase(ctx, GRACE, baseline);
     const escaped = r.details!.escaped as { pid: number }[];
     const pid = escaped[0]?.pid;
@@ -198,6 +211,7 @@ describe('leaksPhase', () => {
         driverHandles: [],
         graceMs: GRACE,
       },
+      stderrTail: 'phase-server: escaping',
     });
     expect(ctx.summary.leakedHandles).toStrictEqual([
       { owner: 'server:stdio', type: 'process', location: `pid ${pid}: ${LINGERER} (escaped its process group)` },
@@ -209,7 +223,7 @@ describe('leaksPhase', () => {
     const baseline = activeResources();
     const ctx = bench.context();
     start(ctx, 'stdio', '');
-    await booted();
+    await booted(ctx);
     const left = createServer().listen(0, '127.0.0.1');
     try {
       const r = await leaksPhase(ctx, GRACE, baseline);
@@ -229,7 +243,7 @@ describe('leaksPhase', () => {
     start(ctx, 'stdio', '');
     const child = start(ctx, 'http', 'child');
     start(ctx, 'bind', 'linger');
-    await booted();
+    await booted(ctx);
     const r = await leaksPhase(ctx, GRACE, baseline);
     expect(r.step).toBe('http shutdown');
     const problems = r.message!.split('; ');
@@ -239,12 +253,122 @@ describe('leaksPhase', () => {
     );
     expect(problems[1]).toMatch(/^bind server still running 400 ms after its refusal: Timeout \(setInterval\)/);
     expect(child.stopKind).toBe('SIGTERM');
-    expect(r.stderrTail).toBeUndefined();
+    // The stderr tail is the first failing server's (the stdio server said nothing, the bind one lingers).
+    expect(r.stderrTail).toBe('phase-server: started 1 child(ren)');
     expect((ctx.summary.leakedHandles ?? []).map((h) => `${h.owner} ${h.type}`)).toEqual([
       'server:http process',
       'server:bind Timeout',
       'server:bind PIPEWRAP',
     ]);
+  });
+});
+
+describe('leaksPhase: what the stop request and the settle window decide', () => {
+  it('the exit time is measured from the stop request, not from the phase', async () => {
+    const baseline = activeResources();
+    const ctx = bench.context();
+    // This server exits 800 ms after its stdin ends; the stop request comes 600 ms before the phase.
+    const proc = start(ctx, 'stdio', '', {}, { EXIT_DELAY_MS: '800' });
+    await booted(ctx);
+    proc.endStdin();
+    await new Promise((r) => setTimeout(r, 600));
+    const r = await leaksPhase(ctx, 5000, baseline);
+    expect(r.verdict).toBe('passed');
+    const exitMs = (r.details!.servers as { exitMs: number }[])[0]!.exitMs;
+    expect(exitMs).toBeGreaterThanOrEqual(800);
+    expect(proc.stopKind).toBe('stdin EOF');
+  });
+
+  it('a server already asked to stop is not asked again (a second SIGTERM would have stopped this one)', async () => {
+    const baseline = activeResources();
+    const ctx = bench.context();
+    const proc = start(ctx, 'http', 'term-twice');
+    await booted(ctx);
+    proc.terminate();
+    const r = await leaksPhase(ctx, GRACE, baseline);
+    expect(r.step).toBe('http shutdown');
+    expect(r.message).toBe(`http server still running ${GRACE} ms after SIGTERM: ${STDIN}`);
+  });
+
+  it('children that follow their server out within the grace are not leftovers', async () => {
+    const baseline = activeResources();
+    const ctx = bench.context();
+    start(ctx, 'stdio', 'child-follows');
+    await booted(ctx);
+    const r = await leaksPhase(ctx, 5000, baseline);
+    expect(r.message).toBeUndefined();
+    expect(r.verdict).toBe('passed');
+    expect((r.details!.servers as { leftovers: unknown[] }[])[0]!.leftovers).toStrictEqual([]);
+  });
+
+  it('every leftover child is listed', async () => {
+    const baseline = activeResources();
+    const ctx = bench.context();
+    const proc = start(ctx, 'stdio', 'child', {}, { CHILDREN: '2' });
+    await booted(ctx);
+    const r = await leaksPhase(ctx, GRACE, baseline);
+    const pids = (r.details!.servers as { leftovers: { pid: number }[] }[])[0]!.leftovers.map((p) => p.pid);
+    expect(pids).toHaveLength(2);
+    expect(r.message).toBe(
+      `stdio server exited, but left 2 process(es) of its group running ${GRACE} ms after stdin EOF: ${pids.map((p) => `pid ${p} ${LINGERER}`).join(', ')}`,
+    );
+    expect(proc.running).toBe(false);
+  });
+
+  it('a server that cannot run its signal handler (blocked) does not answer; the wait for its dump is bounded', async () => {
+    const baseline = activeResources();
+    const ctx = bench.context();
+    start(ctx, 'stdio', 'block');
+    await booted(ctx);
+    const r = await leaksPhase(ctx, GRACE, baseline);
+    expect(r.message).toBe(`stdio server still running ${GRACE} ms after stdin EOF: the probe did not answer with a handle dump`);
+  });
+
+  it('a dump written before the phase asked is not this answer: each handle is named once', async () => {
+    const baseline = activeResources();
+    const ctx = bench.context();
+    const proc = start(ctx, 'stdio', 'linger');
+    await booted(ctx);
+    process.kill(proc.pid!, 'SIGUSR2');
+    const until = Date.now() + 10_000;
+    while (!proc.probeRecords().some((r) => r.type === 'handles') && Date.now() < until) await new Promise((r) => setTimeout(r, 25));
+    const r = await leaksPhase(ctx, GRACE, baseline);
+    expect(r.message).toBe(`stdio server still running ${GRACE} ms after stdin EOF: ${TIMER}`);
+  });
+
+  it("a process carrying the run's cookie under a tag of no server this run knows is named by that tag", async () => {
+    const baseline = activeResources();
+    const ctx = bench.context();
+    start(ctx, 'stdio', '');
+    const stray = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], {
+      detached: true,
+      stdio: 'ignore',
+      env: { ...process.env, [RUN_COOKIE_VAR]: ctx.cookie, [SERVER_TAG_VAR]: 'cell:http#9' },
+    });
+    stray.unref();
+    await booted(ctx);
+    const r = await leaksPhase(ctx, GRACE, baseline);
+    expect(r.step).toBe('escaped processes');
+    expect(r.message).toBe(
+      `1 process(es) started by the server cell:http#9 escaped its process group and outlived it: pid ${stray.pid} ${LINGERER} (found by the run's cookie in their environment; killed)`,
+    );
+    expect(ctx.summary.leakedHandles).toStrictEqual([
+      { owner: 'server:cell:http#9', type: 'process', location: `pid ${stray.pid}: ${LINGERER} (escaped its process group)` },
+    ]);
+    expect(r.stderrTail).toBeUndefined();
+  });
+
+  it("an escaped process is charged to its own server: the step, the owner and the stderr tail are that server's", async () => {
+    const baseline = activeResources();
+    const ctx = bench.context();
+    start(ctx, 'stdio', '');
+    const proc = start(ctx, 'http', 'escape');
+    await booted(ctx);
+    const r = await leaksPhase(ctx, GRACE, baseline);
+    expect(r.step).toBe('escaped processes');
+    expect(r.message).toMatch(new RegExp(`^1 process\\(es\\) started by the http server \\(pid ${proc.pid}, http phase\\)`));
+    expect(ctx.summary.leakedHandles).toEqual([expect.objectContaining({ owner: 'server:http', type: 'process' })]);
+    expect(r.stderrTail).toBe('phase-server: escaping');
   });
 });
 
