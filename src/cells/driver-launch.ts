@@ -16,12 +16,15 @@ export interface DriverHooks {
   onPhaseResult?(result: PhaseResult): void;
   /** npm install of the cell started / ended (for progress: install is its own step). */
   onInstallStart?(): void;
-  onInstallEnd?(outcome: { ok: boolean; durationMs: number; attempts: number }): void;
+  onInstallEnd?(outcome: { ok: boolean; durationMs: number; attempts: number; sharedBy?: number }): void;
 }
 
 export type DriverOutcome =
   | { kind: 'done'; results: PhaseResult[]; summary: Extract<DriverMessage, { type: 'done' }>['summary'] }
   | { kind: 'crashed'; results: PhaseResult[]; current?: PhaseName; message: string };
+
+/** How long an exited driver's IPC channel may take to deliver what it sent before exiting. */
+const CHANNEL_DRAIN_MS = 2000;
 
 export async function runDriver(
   layout: DriverLayout,
@@ -89,7 +92,14 @@ export async function runDriver(
     child.on('exit', (code, signal) => {
       clearTimeout(timer);
       options.signal?.removeEventListener('abort', abort);
-      resolve({ code, signal, timedOut });
+      // 'exit' can come before the last IPC messages (its 'done') are read: wait for the channel to close.
+      const settle = () => resolve({ code, signal, timedOut });
+      if (!child.connected) return void setImmediate(settle);
+      const bound = setTimeout(settle, CHANNEL_DRAIN_MS);
+      child.once('disconnect', () => {
+        clearTimeout(bound);
+        setImmediate(settle);
+      });
     });
   });
   // Whatever happened, nothing the driver started may outlive it.

@@ -1,18 +1,24 @@
-// One cell end to end: fresh dir → install → environment → driver phases → CellResult. Never throws.
+// One cell end to end: fresh dir → install (once) → environment → per variant: the driver phases on that
+// variant's client and Node → one CellResult per variant. Never throws.
 import { checkToolSchemas } from './schema-check.js';
+import { createHash } from 'node:crypto';
+import { mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import semver from 'semver';
 import type { DriverSpec } from '../driver/protocol.js';
-import type { Plan, PlannedCell } from '../plan/plan.js';
+import type { Plan, PlannedCell, PlannedClient, PlannedNode, PlannedVariant } from '../plan/plan.js';
 import type { Tarball } from '../pack/pack.js';
-import { PHASES, type CellResult, type PhaseName, type PhaseResult } from '../results/types.js';
+import { PHASES, type CellResult, type EnvironmentEvidence, type PhaseName, type PhaseResult } from '../results/types.js';
 import { decideCellResult } from '../results/verdict.js';
-import { installDriver, runDriver, type DriverHooks } from './driver-launch.js';
+import { installDriver, runDriver, type DriverHooks, type DriverLayout } from './driver-launch.js';
 import { judgeRuntimeSdk, verifyEnvironment, withRuntimeSdk } from './environment.js';
 import { installCell } from './install.js';
+import { sdkEnginesProblems, withNodeEngines } from './node-engines.js';
+import { withRuntimePath, type NodeRuntime } from './node-runtime.js';
+import type { ClientInstall } from './client-install.js';
 import { sdkPackageNames } from './sdk-tree.js';
 import { createCellDir } from './workspace.js';
-import { errorMessage } from '../util/result.js';
+import { errorMessage, type Result } from '../util/result.js';
 import { describeInfraError } from '../util/infra.js';
 
 export interface CellContext {
@@ -25,7 +31,11 @@ export interface CellContext {
   signal: AbortSignal;
   /** Takes a finished cell's directory away off the cell's critical path (the run awaits it before it ends). */
   dispose(dir: string): void;
-  repro(cell: PlannedCell): string;
+  repro(cell: PlannedCell, variant: PlannedVariant): string;
+  /** A client variant's client, installed once per run (shared by every variant that names it). */
+  clientInstall?(client: PlannedClient): Promise<Result<ClientInstall>>;
+  /** A Node variant's runtime, installed once per release (a per-user cache). */
+  nodeRuntime?(node: PlannedNode): Promise<Result<NodeRuntime>>;
 }
 
 /** The environment every server and the driver get: enough to run, nothing inherited by accident. */
@@ -37,20 +47,26 @@ export function baseEnv(extra: Record<string, string>): Record<string, string> {
   return { ...env, ...extra };
 }
 
-export async function runCell(cell: PlannedCell, ctx: CellContext, hooks: DriverHooks = {}): Promise<CellResult> {
+/** The cell's server install, shared by its variants: installed and verified once, or why not. */
+export type CellInstall =
+  | {
+      kind: 'installed';
+      cellDir: string;
+      installMs: number;
+      /** The static half of the environment check (the runtime half is each variant's). */
+      env: { result: PhaseResult; evidence: EnvironmentEvidence };
+      /** The driver shipped into the cell: the one a variant without a client axis runs. */
+      driver: DriverLayout;
+    }
+  | { kind: 'not-installed'; cellDir?: string; installMs: number; environment: PhaseResult };
+
+/** Installs the cell (never throws); the install hooks fire here, once per cell. */
+export async function installServer(cell: PlannedCell, ctx: CellContext, hooks: DriverHooks = {}): Promise<CellInstall> {
   const started = performance.now();
-  const results = new Map<PhaseName, PhaseResult>();
-  const record = (recorded: PhaseResult) => {
-    const r = checkToolSchemas(recorded);
-    results.set(r.phase, r);
-    hooks.onPhaseResult?.(r);
-  };
-  let environment: CellResult['environment'];
-  let summary: CellResult['summary'] = { leakedHandles: null };
   let cellDir: string | undefined;
+  const elapsed = () => Math.round(performance.now() - started);
   try {
     if (ctx.signal.aborted) throw new Error('interrupted');
-    hooks.onPhaseStart?.('environment');
     cellDir = await createCellDir(ctx.runDir, cell.id, ctx.plan.package.name, ctx.tarball.file, cell.installSet);
     hooks.onInstallStart?.();
     const install = await installCell(cellDir, {
@@ -69,57 +85,108 @@ export async function runCell(cell: PlannedCell, ctx: CellContext, hooks: Driver
           ? `pin ${cell.primary}@${cell.version} is outside the range "${range}" that ${ctx.plan.package.name} declares; `
           : '';
       const cause = install.kind === 'not-measured' ? install.cause : undefined;
-      record({
-        phase: 'environment',
-        verdict: what,
-        durationMs: install.durationMs,
-        step: 'npm install',
-        message: cause
-          ? `${cause} (npm: ${install.message})`
-          : `${outside}npm install ${install.kind === 'failed' ? 'failed' : `could not complete after ${install.attempts} attempt(s)`} (${install.code}): ${install.message}`,
-        details: { attempts: install.attempts, code: install.code },
-      });
-    } else {
-      const env = await verifyEnvironment({
+      return {
+        kind: 'not-installed',
         cellDir,
-        packageName: ctx.plan.package.name,
-        primary: cell.primary,
-        version: cell.version,
-        installSet: cell.installSet,
-        sdkNames: sdkPackageNames(ctx.plan.config.majors),
-        tarball: ctx.tarball,
-        harnessVersion: ctx.harnessVersion,
-        npmVersion: ctx.npmVersion,
-        install,
-      });
-      environment = env.evidence;
-      // Shown once the servers' runtime SDK is folded in: the verdict rests on what they loaded.
-      results.set('environment', env.result);
-      if (!ctx.signal.aborted) summary = await runPhases(cell, cellDir, ctx, hooks, record);
-      const cfg = ctx.plan.config;
-      const runtime = judgeRuntimeSdk({
-        installSet: cell.installSet,
-        primary: cell.primary,
-        binFile: ctx.plan.bin.file,
-        enabled: { stdio: cfg.stdio !== false, http: cfg.http !== false },
-        phases: [...results.values()],
-      });
-      const folded = withRuntimeSdk(env, runtime);
-      environment = folded.evidence;
-      record(folded.result);
+        installMs: install.durationMs,
+        environment: {
+          phase: 'environment',
+          verdict: what,
+          durationMs: install.durationMs,
+          step: 'npm install',
+          message: cause
+            ? `${cause} (npm: ${install.message})`
+            : `${outside}npm install ${install.kind === 'failed' ? 'failed' : `could not complete after ${install.attempts} attempt(s)`} (${install.code}): ${install.message}`,
+          details: { attempts: install.attempts, code: install.code },
+        },
+      };
+    }
+    const env = await verifyEnvironment({
+      cellDir,
+      packageName: ctx.plan.package.name,
+      primary: cell.primary,
+      version: cell.version,
+      installSet: cell.installSet,
+      sdkNames: sdkPackageNames(ctx.plan.config.majors),
+      tarball: ctx.tarball,
+      harnessVersion: ctx.harnessVersion,
+      npmVersion: ctx.npmVersion,
+      install,
+    });
+    const driver = await installDriver(cellDir);
+    return { kind: 'installed', cellDir, installMs: install.durationMs, env, driver };
+  } catch (error) {
+    return { kind: 'not-installed', ...(cellDir ? { cellDir } : {}), installMs: elapsed(), environment: harnessError(error, ctx) };
+  }
+}
+
+/** One variant: its driver run on the cell's install. Awaits the shared install; never throws. */
+export async function runVariant(
+  cell: PlannedCell,
+  variant: PlannedVariant,
+  installing: Promise<CellInstall>,
+  ctx: CellContext,
+  hooks: DriverHooks = {},
+): Promise<CellResult> {
+  const results = new Map<PhaseName, PhaseResult>();
+  const record = (recorded: PhaseResult) => {
+    const r = checkToolSchemas(recorded);
+    results.set(r.phase, r);
+    hooks.onPhaseResult?.(r);
+  };
+  let environment: CellResult['environment'];
+  let summary: CellResult['summary'] = { leakedHandles: null };
+  hooks.onPhaseStart?.('environment');
+  const install = await installing;
+  // A variant's own time: the cell's install (which it needs) and its driver run, not the wait for a turn.
+  const started = performance.now() - install.installMs;
+  let stopped: string | undefined;
+  try {
+    if (install.kind === 'not-installed') record(install.environment);
+    else {
+      environment = install.env.evidence;
+      const deps = await variantDeps(variant, ctx);
+      if (!deps.ok) {
+        stopped = deps.why;
+        record({ ...install.env.result, verdict: 'not-measured', step: deps.step, message: deps.message });
+      } else {
+        // Shown once the servers' runtime SDK is folded in: the verdict rests on what they loaded.
+        results.set('environment', install.env.result);
+        if (!ctx.signal.aborted) summary = await runPhases(cell, variant, install, deps, ctx, hooks, record);
+        const cfg = ctx.plan.config;
+        const runtime = judgeRuntimeSdk({
+          installSet: cell.installSet,
+          primary: cell.primary,
+          binFile: ctx.plan.bin.file,
+          enabled: { stdio: cfg.stdio !== false, http: cfg.http !== false },
+          phases: [...results.values()],
+        });
+        let folded = withRuntimeSdk(install.env, runtime);
+        if (variant.node)
+          folded = withNodeEngines(folded, await sdkEnginesProblems(install.cellDir, folded.evidence.sdkPackages, variant.node.version));
+        environment = folded.evidence;
+        record(folded.result);
+      }
     }
   } catch (error) {
-    // The harness's own failure (a full disk while writing the cell, a bug): never the server's.
-    const message = ctx.signal.aborted ? 'interrupted' : `harness error: ${describeInfraError(error) ?? errorMessage(error)}`;
-    record({ phase: nextPhase(results), verdict: 'not-measured', durationMs: 0, message });
-  } finally {
-    if (cellDir && !ctx.keep) ctx.dispose(cellDir);
+    record({ ...harnessError(error, ctx), phase: nextPhase(results) });
   }
-  const phases = PHASES.map((phase) => results.get(phase) ?? notRun(phase, results, ctx.signal.aborted));
+  const phases = PHASES.map((phase) => results.get(phase) ?? notRun(phase, results, ctx.signal.aborted, stopped));
   const { verdict, outcome } = decideCellResult(phases, cell.allowedToFail);
   return {
-    id: cell.id,
+    id: variant.id,
     cell: cell.id,
+    ...(variant.client
+      ? {
+          client: {
+            pin: variant.client.pin,
+            major: variant.client.major,
+            version: variant.client.version,
+            package: variant.client.package,
+          },
+        }
+      : {}),
+    ...(variant.node ? { node: { spec: variant.node.spec, version: variant.node.version } } : {}),
     pin: cell.pin,
     ...(cell.role ? { role: cell.role } : {}),
     major: cell.major,
@@ -132,9 +199,40 @@ export async function runCell(cell: PlannedCell, ctx: CellContext, hooks: Driver
     ...(environment ? { environment } : {}),
     summary,
     durationMs: Math.round(performance.now() - started),
-    repro: ctx.repro(cell),
-    ...(ctx.keep && cellDir ? { cellDir } : {}),
+    repro: ctx.repro(cell, variant),
+    ...(ctx.keep && install.cellDir ? { cellDir: install.cellDir } : {}),
   };
+}
+
+/** Every variant of a cell, one after another, on one install (the cell dir disposed after the last). */
+export async function runCell(cell: PlannedCell, ctx: CellContext, hooks: DriverHooks = {}): Promise<CellResult[]> {
+  const installing = installServer(cell, ctx, hooks);
+  const rows: CellResult[] = [];
+  for (const variant of cell.variants) rows.push(await runVariant(cell, variant, installing, ctx, hooks));
+  const install = await installing;
+  if (install.cellDir && !ctx.keep) ctx.dispose(install.cellDir);
+  return rows;
+}
+
+type VariantDeps = { ok: true; client?: ClientInstall; node?: NodeRuntime } | { ok: false; step: string; message: string; why: string };
+
+/** The variant's client install and Node runtime (shared, each made once); a failure is the harness's: not measured. */
+async function variantDeps(variant: PlannedVariant, ctx: CellContext): Promise<VariantDeps> {
+  const [client, node] = await Promise.all([
+    variant.client && ctx.clientInstall ? ctx.clientInstall(variant.client) : undefined,
+    variant.node && ctx.nodeRuntime ? ctx.nodeRuntime(variant.node) : undefined,
+  ]);
+  if (client && !client.ok)
+    return { ok: false, step: 'client install', message: client.error.message, why: "the variant's client could not be installed" };
+  if (node && !node.ok)
+    return { ok: false, step: 'node runtime', message: node.error.message, why: "the variant's Node runtime could not be installed" };
+  return { ok: true, ...(client?.ok ? { client: client.value } : {}), ...(node?.ok ? { node: node.value } : {}) };
+}
+
+function harnessError(error: unknown, ctx: CellContext): PhaseResult {
+  // The harness's own failure (a full disk while writing the cell, a bug): never the server's.
+  const message = ctx.signal.aborted ? 'interrupted' : `harness error: ${describeInfraError(error) ?? errorMessage(error)}`;
+  return { phase: 'environment', verdict: 'not-measured', durationMs: 0, message };
 }
 
 /** The first phase without a result: where the harness stopped. */
@@ -142,34 +240,55 @@ function nextPhase(results: Map<PhaseName, PhaseResult>): PhaseName {
   return PHASES.find((p) => !results.has(p)) ?? 'leaks';
 }
 
-function notRun(phase: PhaseName, results: Map<PhaseName, PhaseResult>, aborted: boolean): PhaseResult {
+function notRun(phase: PhaseName, results: Map<PhaseName, PhaseResult>, aborted: boolean, stopped?: string): PhaseResult {
   const env = results.get('environment');
   const message = aborted
     ? 'interrupted before this phase ran'
-    : env && env.verdict !== 'passed' && env.step === 'npm install'
-      ? 'not run: the cell could not be installed'
-      : 'not run: the harness stopped before this phase';
+    : stopped
+      ? `not run: ${stopped}`
+      : env && env.verdict !== 'passed' && env.step === 'npm install'
+        ? 'not run: the cell could not be installed'
+        : 'not run: the harness stopped before this phase';
   return { phase, verdict: 'not-measured', durationMs: 0, message };
 }
 
 async function runPhases(
   cell: PlannedCell,
-  cellDir: string,
+  variant: PlannedVariant,
+  install: Extract<CellInstall, { kind: 'installed' }>,
+  deps: Extract<VariantDeps, { ok: true }>,
   ctx: CellContext,
   hooks: DriverHooks,
   record: (r: PhaseResult) => void,
 ): Promise<CellResult['summary']> {
   const cfg = ctx.plan.config;
-  const layout = await installDriver(cellDir);
+  const { cellDir } = install;
+  const alone = variant.id === cell.id;
+  // Without axes the driver runs as it always did; a variant gets its own spec, log and work dir, and the
+  // driver shipped into its client's install (so its bare imports resolve to that client).
+  const workDir = alone ? undefined : path.join(cellDir, '.mcp-matrix', 'variants', variant.id);
+  if (workDir) await mkdir(workDir, { recursive: true });
+  const layout: DriverLayout = workDir
+    ? {
+        dir: workDir,
+        entry: (deps.client?.driver ?? install.driver).entry,
+        probe: install.driver.probe,
+        log: path.join(workDir, 'driver.log'),
+      }
+    : install.driver;
   const packageDir = path.join(cellDir, 'node_modules', ctx.plan.package.name);
   const bin = path.join(packageDir, ctx.plan.bin.file);
   const command = (args: string[], env: Record<string, string>) => ({ bin, args, env });
+  // A variant's Node comes first on PATH, for a server that starts `node` itself.
+  const withNode = (env: Record<string, string>) => (deps.node ? withRuntimePath(env, deps.node) : env);
   const spec: DriverSpec = {
     cellDir,
     packageDir,
-    major: cell.major,
+    major: variant.client?.major ?? cell.major,
+    ...(variant.client ? { clientVersion: variant.client.version } : {}),
+    ...(workDir ? { workDir } : {}),
     probe: layout.probe,
-    baseEnv: baseEnv({ ...cfg.env, MCP_MATRIX_CELL: cell.id, MCP_MATRIX_PIN: cell.pin }),
+    baseEnv: withNode(baseEnv({ ...cfg.env, MCP_MATRIX_CELL: variant.id, MCP_MATRIX_PIN: cell.pin })),
     skipped: cfg.skipped,
     client: cfg.client,
     sdkPackages: sdkPackageNames(cfg.majors),
@@ -201,7 +320,12 @@ async function runPhases(
   const outcome = await runDriver(
     layout,
     spec,
-    { timeoutMs: driverBound(ctx.plan), env: baseEnv({}), signal: ctx.signal },
+    {
+      timeoutMs: driverBound(ctx.plan),
+      env: withNode(baseEnv({})),
+      signal: ctx.signal,
+      ...(deps.node ? { execPath: deps.node.execPath } : {}),
+    },
     {
       ...(hooks.onPhaseStart ? { onPhaseStart: hooks.onPhaseStart } : {}),
       onPhaseResult: record,
@@ -222,6 +346,31 @@ async function runPhases(
     });
   }
   return { leakedHandles: null };
+}
+
+/** sha256 of the cell's package-lock.json as it is now (undefined when there is none). */
+export async function lockfileSha256(cellDir: string): Promise<string | undefined> {
+  const lock = await readFile(path.join(cellDir, 'package-lock.json')).catch(() => undefined);
+  return lock ? createHash('sha256').update(lock).digest('hex') : undefined;
+}
+
+/**
+ * After a cell's last variant: its install must be as it was installed. A changed lockfile means the
+ * harness mutated the install under its variants, so none of them measured the pinned install.
+ */
+export async function recheckInstall(cellDir: string, installed: string | undefined): Promise<string | undefined> {
+  if (installed === undefined) return undefined;
+  const now = await lockfileSha256(cellDir);
+  if (now === installed) return undefined;
+  return `the cell's install changed while its variants ran (package-lock.json sha256 ${installed.slice(0, 12)}… → ${now ? `${now.slice(0, 12)}…` : 'removed'}): the harness mutated it, so no variant of this cell measured the pinned install`;
+}
+
+/** A row whose cell's install was mutated: its environment is not measured, naming the mutation. */
+export function withMutatedInstall(row: CellResult, message: string): CellResult {
+  const phases = row.phases.map((p) =>
+    p.phase === 'environment' ? { ...p, verdict: 'not-measured' as const, step: 'lockfile re-check', message } : p,
+  );
+  return { ...row, phases, ...decideCellResult(phases, row.allowedToFail) };
 }
 
 /** A backstop above the sum of every step's own bound: the driver bounds each step itself. */

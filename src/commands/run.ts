@@ -11,6 +11,7 @@ import { checkOutDir, writeReports, writeReportsSync } from '../reports/write.js
 import { asInterrupted, decideRun, storedFacts } from '../results/verdict.js';
 import { baselineFromRun, DEFAULT_BASELINE, parseBaseline, readBaseline, renderBaseline } from '../reports/baseline.js';
 import type { BaselineEntry } from '../results/types.js';
+import { hasAxes } from '../results/variants.js';
 import type { ResolvedConfig } from '../config/resolve.js';
 import { describeSwept, sweepStale } from '../process/sweep.js';
 import { onHardExit } from '../process/tracker.js';
@@ -179,7 +180,7 @@ async function runAndReport(options: RunCommandOptions, log: Logger): Promise<nu
   }
   await publishToGithub(run, log);
   log.info(
-    `${run.verdict.toUpperCase()} · ${run.cells.length} cell(s) in ${(run.durationMs / 1000).toFixed(1)} s · ${written.map((f) => path.relative(options.cwd, f)).join(', ')}`,
+    `${run.verdict.toUpperCase()} · ${hasAxes(run.plan) ? `${run.cells.length} variant(s) of ${new Set(run.cells.map((c) => c.cell)).size} cell(s)` : `${run.cells.length} cell(s)`} in ${(run.durationMs / 1000).toFixed(1)} s · ${written.map((f) => path.relative(options.cwd, f)).join(', ')}`,
   );
   return run.exitCode;
 }

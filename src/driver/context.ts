@@ -76,7 +76,7 @@ export class DriverContext {
   }
 
   startServer(role: ServerRole, command: ServerCommand, env: Record<string, string>): ServerProcess {
-    const dir = join(this.spec.cellDir, '.mcp-matrix', 'probe');
+    const dir = join(this.spec.workDir ?? join(this.spec.cellDir, '.mcp-matrix'), 'probe');
     mkdirSync(dir, { recursive: true });
     // Only servers that answer are asked what they load (module hooks cost start-up time).
     const watchSdk = role !== 'bind' && this.spec.sdkPackages?.length;

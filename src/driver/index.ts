@@ -120,7 +120,7 @@ async function main(): Promise<void> {
   const specPath = process.argv[2];
   if (!specPath) throw new Error('usage: node index.js <spec.json> [out.jsonl]');
   const spec = cellPlaceholders(JSON.parse(readFileSync(specPath, 'utf8')) as DriverSpec);
-  makeScratchDir(spec.cellDir);
+  makeScratchDir(spec.cellDir, spec.workDir);
   process.env.MCP_MATRIX_CELL_DIR = spec.cellDir;
   ensureModuleScope(dirname(spec.probe));
   const ctx = new DriverContext(spec, redactor, (m) => void send(m));

@@ -6,20 +6,21 @@ import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DriverSpec, ServerCommand } from './protocol.js';
 
-export function scratchDir(cellDir: string): string {
-  return join(cellDir, '.mcp-matrix', 'tmp');
+/** `<workDir>/tmp`: a variant's own when the spec names its work dir (variants of a cell may run at once). */
+export function scratchDir(cellDir: string, workDir?: string): string {
+  return join(workDir ?? join(cellDir, '.mcp-matrix'), 'tmp');
 }
 
-/** A fresh, empty scratch directory for this cell. */
-export function makeScratchDir(cellDir: string): string {
-  const dir = scratchDir(cellDir);
+/** A fresh, empty scratch directory for this cell (this variant). */
+export function makeScratchDir(cellDir: string, workDir?: string): string {
+  const dir = scratchDir(cellDir, workDir);
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
   return dir;
 }
 
 export function cellPlaceholders(spec: DriverSpec): DriverSpec {
-  const values: Record<string, string> = { cellDir: spec.cellDir, tmp: scratchDir(spec.cellDir) };
+  const values: Record<string, string> = { cellDir: spec.cellDir, tmp: scratchDir(spec.cellDir, spec.workDir) };
   const sub = (text: string): string => text.replace(/\{(cellDir|tmp)\}/g, (_m, key: string) => values[key]!);
   const env = (e: Record<string, string>): Record<string, string> => Object.fromEntries(Object.entries(e).map(([k, v]) => [k, sub(v)]));
   const command = (c: ServerCommand): ServerCommand => ({ ...c, args: c.args.map(sub), env: env(c.env) });

@@ -26,6 +26,11 @@ export interface DriverSpec {
   major: number;
   /** The client's exact version (a client variant's resolved pin); absent: the adapter reads the installed one. */
   clientVersion?: string;
+  /**
+   * This driver run's own directory for `{tmp}` and the probe's records; absent: `<cellDir>/.mcp-matrix`.
+   * Variants of one cell run at once in the cell's install, each in its own work dir.
+   */
+  workDir?: string;
   /** Absolute path of the probe preloaded into every server process (`--import`). */
   probe: string;
   /** Base environment for every server process (already minimal; config env is merged on top). */

@@ -8,7 +8,10 @@ import { PHASES, type CellOutcome, type CellResult, type PhaseName, type PhaseRe
 import type { DriverHooks } from '../cells/driver-launch.js';
 import { seconds } from '../reports/format.js';
 
-type CellRunner = (cell: PlannedCell, hooks: DriverHooks) => Promise<CellResult>;
+/** What progress shows: one variant (without axes, its cell): its id, the cell's version and role. */
+export type RunUnit = Pick<PlannedCell, 'id' | 'version' | 'role'>;
+
+type CellRunner<U extends RunUnit> = (unit: U, hooks: DriverHooks) => Promise<CellResult>;
 
 export type ProgressMode = 'default' | 'simple' | 'silent';
 
@@ -16,6 +19,8 @@ export interface InstallOutcome {
   ok: boolean;
   durationMs: number;
   attempts: number;
+  /** How many variants share this install (shown when more than one). */
+  sharedBy?: number;
 }
 
 const VERDICT_MARK: Record<Verdict, string> = { passed: '✔', failed: '✖', 'not-measured': '⊘', skipped: '↓' };
@@ -43,7 +48,8 @@ export function cellTitle(cell: Pick<PlannedCell, 'id' | 'version' | 'role'>): s
 /** `✔ npm install (6.5 s)` / `✖ npm install (2 attempts, 30.0 s)`. */
 export function installLine(outcome: InstallOutcome): string {
   const tries = outcome.attempts > 1 ? `${outcome.attempts} attempts, ` : '';
-  return `${outcome.ok ? '✔' : '✖'} npm install (${tries}${seconds(outcome.durationMs)})`;
+  const shared = outcome.sharedBy && outcome.sharedBy > 1 ? `, shared by ${outcome.sharedBy} variants` : '';
+  return `${outcome.ok ? '✔' : '✖'} npm install (${tries}${seconds(outcome.durationMs)}${shared})`;
 }
 
 /** One phase's line: its mark, its name, its time or its reason. */
@@ -70,7 +76,7 @@ export function cellLine(result: CellResult): string {
 
 /** Lines for a log (simple/CI): every line names its cell when more than one cell runs at once. */
 export function lineProgress(write: (line: string) => void, concurrent: boolean) {
-  return (cell: PlannedCell) => {
+  return (cell: RunUnit) => {
     const prefix = concurrent ? `[${cell.id}] ` : '  ';
     const hooks: DriverHooks = {
       onInstallStart: () => write(`${prefix}… npm install`),
@@ -97,11 +103,11 @@ function deferred<T>(): Deferred<T> {
 }
 
 /** Run every cell with at most `concurrency` at once; keeps going after failures. */
-export async function runWithProgress(
-  cells: PlannedCell[],
+export async function runWithProgress<U extends RunUnit>(
+  cells: U[],
   concurrency: number,
   mode: ProgressMode,
-  runOne: CellRunner,
+  runOne: CellRunner<U>,
   write: (line: string) => void = () => undefined,
 ): Promise<CellResult[]> {
   const lines = mode === 'simple' || (mode === 'default' && (!process.stdout.isTTY || Boolean(process.env.CI)));
@@ -109,14 +115,14 @@ export async function runWithProgress(
   return run(cells, Math.max(1, concurrency), runOne, write);
 }
 
-async function runQuiet(cells: PlannedCell[], concurrency: number, runOne: CellRunner): Promise<CellResult[]> {
+async function runQuiet<U extends RunUnit>(cells: U[], concurrency: number, runOne: CellRunner<U>): Promise<CellResult[]> {
   return pool(cells, concurrency, (cell) => runOne(cell, {}));
 }
 
-async function runLines(
-  cells: PlannedCell[],
+async function runLines<U extends RunUnit>(
+  cells: U[],
   concurrency: number,
-  runOne: CellRunner,
+  runOne: CellRunner<U>,
   write: (line: string) => void,
 ): Promise<CellResult[]> {
   const display = lineProgress(write, concurrency > 1 && cells.length > 1);
@@ -130,7 +136,7 @@ async function runLines(
 }
 
 /** At most `concurrency` at once, results in the cells' order. */
-async function pool(cells: PlannedCell[], concurrency: number, one: (cell: PlannedCell) => Promise<CellResult>): Promise<CellResult[]> {
+async function pool<U>(cells: U[], concurrency: number, one: (cell: U) => Promise<CellResult>): Promise<CellResult[]> {
   const results: CellResult[] = [];
   let next = 0;
   const worker = async (): Promise<void> => {
@@ -143,7 +149,7 @@ async function pool(cells: PlannedCell[], concurrency: number, one: (cell: Plann
   return results;
 }
 
-async function runTree(cells: PlannedCell[], concurrency: number, runOne: CellRunner): Promise<CellResult[]> {
+async function runTree<U extends RunUnit>(cells: U[], concurrency: number, runOne: CellRunner<U>): Promise<CellResult[]> {
   const results = new Map<string, CellResult>();
   const tasks: ListrTask[] = cells.map((cell) => ({
     title: cellTitle(cell),

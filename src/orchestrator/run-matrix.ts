@@ -3,10 +3,13 @@ import os from 'node:os';
 import path from 'node:path';
 import { fingerprint, packDirectory, type Tarball } from '../pack/pack.js';
 import { sourceCommit } from '../pack/commit.js';
-import { buildPlan, selectCells, selectedIds, type Plan, type PlannedCell, type PlannedVariant } from '../plan/plan.js';
+import { buildPlan, hasAxes, selectCells, selectedIds, type Plan, type PlannedCell, type PlannedVariant } from '../plan/plan.js';
 import type { Registry } from '../plan/registry.js';
 import type { ResolvedConfig } from '../config/resolve.js';
-import { runCell } from '../cells/run-cell.js';
+import { installServer, recheckInstall, runVariant, withMutatedInstall, type CellContext, type CellInstall } from '../cells/run-cell.js';
+import { installClient, type ClientInstall } from '../cells/client-install.js';
+import { ensureNodeRuntime, type NodeRuntime } from '../cells/node-runtime.js';
+import type { DriverHooks } from '../cells/driver-launch.js';
 import { cellDirOf, createRunDir, markKept, removeDir, removeRunDir, removeRunDirWithin } from '../cells/workspace.js';
 import { linkKeptCells, pruneKeptHomes, type KeptHomes } from '../cells/kept.js';
 import { currentCookie, killCarriers } from '../process/cookie.js';
@@ -100,14 +103,17 @@ export async function runMatrix(config: ResolvedConfig, registry: Registry, opti
       const home = homes?.linked.get(r.cell);
       return r.cellDir && home ? { ...r, cellDir: home } : r;
     };
-    const concurrency = Math.min(options.concurrency ?? os.availableParallelism(), selected.value.length);
-    const repro = (cell: PlannedCell) =>
-      reproCommand(
-        cell,
-        options.configFlag === undefined ? undefined : portablePath(path.resolve(options.cwd, options.configFlag), options.cwd),
-        config.source.kind === 'tarball' ? portablePath(tarball.value.file, options.cwd) : undefined,
-        options.invocation,
-      );
+    const units = interleave(selected.value);
+    const axes = selected.value.some(hasAxes);
+    const cores = os.availableParallelism();
+    // Installs are CPU- and network-bound; driver runs mostly wait on their servers, so with axes more of
+    // them run at once than installs (each cell's install, each client's and each runtime is made once).
+    const concurrency = Math.min(options.concurrency ?? (axes ? 2 * cores : cores), units.length);
+    const installSlots = semaphore(Math.max(1, Math.min(options.concurrency ?? cores, concurrency)));
+    const configFlag =
+      options.configFlag === undefined ? undefined : portablePath(path.resolve(options.cwd, options.configFlag), options.cwd);
+    const tarballFlag = config.source.kind === 'tarball' ? portablePath(tarball.value.file, options.cwd) : undefined;
+    const repro = (_cell: PlannedCell, variant: PlannedVariant) => reproCommand(variant, configFlag, tarballFlag, options.invocation);
     const finished: CellResult[] = [];
     options.onCellsStart?.(() =>
       assemble(
@@ -123,32 +129,81 @@ export async function runMatrix(config: ResolvedConfig, registry: Registry, opti
         options.surfaceSnapshot,
       ),
     );
-    const cells = await runWithProgress(
-      selected.value,
+    const clients = new Map<string, Promise<Result<ClientInstall>>>();
+    const runtimes = new Map<string, Promise<Result<NodeRuntime>>>();
+    const ctx: CellContext = {
+      plan,
+      tarball: tarball.value,
+      runDir,
+      harnessVersion: HARNESS_VERSION,
+      npmVersion,
+      keep: options.keep,
+      dispose: (dir) => void disposals.push(removeDir(dir).catch(() => undefined)),
+      signal: options.signal,
+      repro,
+      clientInstall: (client) =>
+        once(clients, client.id, () =>
+          installSlots(() =>
+            installClient(runDir, client, {
+              attempts: config.install.attempts,
+              timeoutMs: config.install.timeoutMs,
+              signal: options.signal,
+            }),
+          ),
+        ),
+      nodeRuntime: (node) => once(runtimes, node.version, () => ensureNodeRuntime(node, { signal: options.signal })),
+    };
+    // The server install of a cell is shared by its variants; its dir goes after the last of them.
+    const cellRuns = new Map<string, { installing: Promise<CellInstall>; left: number; rows: CellResult[]; mutated?: string }>();
+    const installOf = (cell: PlannedCell, hooks: DriverHooks) => {
+      let entry = cellRuns.get(cell.id);
+      if (!entry) {
+        const sharedBy = cell.variants.length;
+        const withShare: DriverHooks = {
+          ...hooks,
+          ...(hooks.onInstallEnd ? { onInstallEnd: (o) => hooks.onInstallEnd!({ ...o, ...(sharedBy > 1 ? { sharedBy } : {}) }) } : {}),
+        };
+        entry = { installing: installSlots(() => installServer(cell, ctx, withShare)), left: cell.variants.length, rows: [] };
+        cellRuns.set(cell.id, entry);
+      } else if (hooks.onInstallEnd) {
+        // The other variants show the shared install's outcome once it is known.
+        const show = hooks.onInstallEnd;
+        void entry.installing.then((i) => {
+          const durationMs = i.installMs;
+          show({ ok: i.kind === 'installed', durationMs, attempts: 1, sharedBy: cell.variants.length });
+        });
+      }
+      return entry;
+    };
+    const ran = await runWithProgress(
+      units,
       concurrency,
       options.progress,
-      (cell, hooks) =>
-        runCell(
-          cell,
-          {
-            plan,
-            tarball: tarball.value,
-            runDir,
-            harnessVersion: HARNESS_VERSION,
-            npmVersion,
-            keep: options.keep,
-            dispose: (dir) => void disposals.push(removeDir(dir).catch(() => undefined)),
-            signal: options.signal,
-            repro,
-          },
-          hooks,
-        ).then((r) => {
-          const shown = shownKept(r);
-          finished.push(shown);
-          return shown;
-        }),
+      async (unit, hooks) => {
+        const entry = installOf(unit.cell, hooks);
+        const row = shownKept(await runVariant(unit.cell, unit.variant, entry.installing, ctx, hooks));
+        entry.rows.push(row);
+        if (--entry.left === 0) {
+          const install = await entry.installing;
+          if (install.kind === 'installed' && !options.signal.aborted) {
+            entry.mutated = await recheckInstall(install.cellDir, install.env.evidence.lockfileSha256);
+          }
+          if (install.cellDir && !options.keep) ctx.dispose(install.cellDir);
+        }
+        finished.push(row);
+        return row;
+      },
       options.progressLine,
     );
+    // Rows in plan order (cells, then their variants); a cell whose install changed under its variants measured nothing.
+    const order = new Map(units.map((u, i) => [u.id, i]));
+    const byPlan = planOrder(selected.value);
+    const cells = [...ran]
+      .sort((a, b) => (byPlan.get(a.id) ?? order.get(a.id)!) - (byPlan.get(b.id) ?? order.get(b.id)!))
+      .map((row) => {
+        const mutated = cellRuns.get(row.cell)?.mutated;
+        return mutated ? withMutatedInstall(row, mutated) : row;
+      });
     const run = assemble(
       plan,
       tarball.value,
@@ -181,6 +236,56 @@ export async function runMatrix(config: ResolvedConfig, registry: Registry, opti
   }
 }
 
+/** A variant to run, with its cell: what progress shows and the pool schedules. */
+interface RunUnit {
+  id: string;
+  version: string;
+  role?: string;
+  cell: PlannedCell;
+  variant: PlannedVariant;
+}
+
+/**
+ * Variants round-robin over cells (every cell's first variant, then every second …): the first in line
+ * start every cell's install, so cells install and run in parallel as they did before axes.
+ */
+export function interleave(cells: PlannedCell[]): RunUnit[] {
+  const units: RunUnit[] = [];
+  const longest = Math.max(0, ...cells.map((c) => c.variants.length));
+  for (let i = 0; i < longest; i++)
+    for (const cell of cells) {
+      const variant = cell.variants[i];
+      if (variant) units.push({ id: variant.id, version: cell.version, ...(cell.role ? { role: cell.role } : {}), cell, variant });
+    }
+  return units;
+}
+
+function planOrder(cells: PlannedCell[]): Map<string, number> {
+  return new Map(cells.flatMap((c) => c.variants).map((v, i) => [v.id, i]));
+}
+
+/** At most `n` tasks at once, in the order they asked. */
+export function semaphore(n: number): <T>(task: () => Promise<T>) => Promise<T> {
+  let running = 0;
+  const waiting: (() => void)[] = [];
+  return async (task) => {
+    if (running >= n) await new Promise<void>((resolve) => waiting.push(resolve));
+    running++;
+    try {
+      return await task();
+    } finally {
+      running--;
+      waiting.shift()?.();
+    }
+  };
+}
+
+function once<T>(cache: Map<string, Promise<T>>, key: string, make: () => Promise<T>): Promise<T> {
+  let pending = cache.get(key);
+  if (!pending) cache.set(key, (pending = make()));
+  return pending;
+}
+
 /** What results.json records of a variant: the client and Node it ran with, without the plan's working fields. */
 export function variantRef(v: PlannedVariant): VariantRef {
   return {
@@ -199,8 +304,14 @@ async function npmVersionOf(signal: AbortSignal): Promise<string> {
   return out.ok ? out.stdout.trim() : 'unknown';
 }
 
-export function reproCommand(cell: PlannedCell, configFlag?: string, tarball?: string, command = 'npx mcp-matrix'): string {
-  const parts = [command, 'run', '--cell', cell.id];
+/** The command that runs this variant alone (without axes: its cell). */
+export function reproCommand(
+  variant: Pick<PlannedVariant, 'id'>,
+  configFlag?: string,
+  tarball?: string,
+  command = 'npx mcp-matrix',
+): string {
+  const parts = [command, 'run', '--cell', variant.id];
   if (configFlag) parts.push('--config', configFlag);
   if (tarball) parts.push('--tarball', tarball);
   return parts.join(' ');

@@ -56,6 +56,14 @@ describe('cellPlaceholders', () => {
     expect(a).not.toBe(b);
   });
 
+  it('gives two variants of one cell (each with its work dir) different values', () => {
+    const a = cellPlaceholders({ ...spec('/cells/a'), workDir: '/cells/a/.mcp-matrix/variants/a~client-1.0.0' }).baseEnv.STATE;
+    const b = cellPlaceholders({ ...spec('/cells/a'), workDir: '/cells/a/.mcp-matrix/variants/a~client-latest-2' }).baseEnv.STATE;
+    expect(a).toBe('/cells/a/.mcp-matrix/variants/a~client-1.0.0/tmp/shared.json');
+    expect(b).toBe('/cells/a/.mcp-matrix/variants/a~client-latest-2/tmp/shared.json');
+    expect(scratchDir('/cells/a')).toBe('/cells/a/.mcp-matrix/tmp');
+  });
+
   it('makes the scratch directory fresh: whatever an earlier run left is gone', () => {
     const cell = mkdtempSync(join(tmpdir(), 'mm-placeholders-'));
     try {

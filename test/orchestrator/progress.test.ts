@@ -51,6 +51,11 @@ describe('progress marks follow the result', () => {
     expect(installLine({ ok: true, durationMs: 6500, attempts: 1 })).toBe('✔ npm install (6.5 s)');
     expect(installLine({ ok: false, durationMs: 30_000, attempts: 2 })).toBe('✖ npm install (2 attempts, 30.0 s)');
   });
+
+  it("a cell's install shared by its variants says so (and a single variant's does not)", () => {
+    expect(installLine({ ok: true, durationMs: 6500, attempts: 1, sharedBy: 4 })).toBe('✔ npm install (6.5 s, shared by 4 variants)');
+    expect(installLine({ ok: true, durationMs: 6500, attempts: 1, sharedBy: 1 })).toBe('✔ npm install (6.5 s)');
+  });
 });
 
 describe('simple (plain/CI) renderer', () => {
