@@ -203,6 +203,7 @@ jobs:
           path: package-tarball/*.tgz
           if-no-files-found: error
 
+  # One job per variant of the plan (a cell without axes is one variant, its id the cell's).
   cell:
     name: cell \${{ matrix.id }} (\${{ matrix.version }})
     needs: [plan, pack]
@@ -213,9 +214,10 @@ jobs:
       matrix: \${{ fromJSON(needs.plan.outputs.matrix) }}
     steps:
       - uses: actions/checkout@v6
+      # A Node variant's job runs on its exact release (plan --json's \`node\`): the harness then uses this binary, no download.
       - uses: actions/setup-node@v6
         with:
-          node-version: 20
+          node-version: \${{ matrix.node || 20 }}
           cache: npm
       - run: npm ci
       - uses: actions/download-artifact@v8

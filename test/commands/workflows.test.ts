@@ -71,6 +71,13 @@ describe('workflows', () => {
     }
   });
 
+  test("one cell job per variant: a Node variant's job sets up its exact release (plan --json's node), others the default", async () => {
+    const { init, acceptance } = await texts();
+    expect(jobs(acceptance).get('cell')).toContain('node-version: ${{ matrix.node || env.NODE_VERSION }}');
+    expect(jobs(init).get('cell')).toContain('node-version: ${{ matrix.node || 20 }}');
+    for (const text of [init, acceptance]) expect(jobs(text).get('cell')).toContain('--cell "$CELL"');
+  });
+
   test('cell jobs are pieces (no annotations, no summary); merge alone annotates', async () => {
     const { init, acceptance } = await texts();
     for (const [name, text] of Object.entries({ init, acceptance })) {
