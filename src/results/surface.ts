@@ -59,7 +59,7 @@ export function isAllowed(allow: readonly SurfaceAllowance[], item: string, path
 export function compareCells(cells: readonly CellResult[], allow: readonly SurfaceAllowance[]): Omit<SurfaceCheck, 'allow' | 'drift'> {
   const seen = cells.flatMap((cell) => {
     const items = cellSurface(cell);
-    return items ? [{ label: `${cell.id} (${cell.version})`, id: cell.id, items }] : [];
+    return items ? [{ row: cell, items }] : [];
   });
   const first = seen[0];
   const keys = new Map<string, { item: string; path: string }>();
@@ -67,31 +67,52 @@ export function compareCells(cells: readonly CellResult[], allow: readonly Surfa
     for (const d of diffSurfaces(first!.items, other.items)) keys.set(`${d.item}\u0000${d.path}`, { item: d.item, path: d.path });
   const findings: string[] = [];
   const allowed: string[] = [];
+  const rows = seen.map((s) => s.row);
   for (const { item, path } of keys.values()) {
-    const byValue = new Map<string, string[]>();
-    for (const cell of seen) {
-      const shown = show(valueAt(cell.items, item, path));
-      byValue.set(shown, [...(byValue.get(shown) ?? []), cell.label]);
+    const byValue = new Map<string, CellResult[]>();
+    for (const { row, items } of seen) {
+      const shown = show(valueAt(items, item, path));
+      byValue.set(shown, [...(byValue.get(shown) ?? []), row]);
     }
-    const line = `${where(item, path)} ${[...byValue].map(([value, on]) => `${value} on ${on.join(', ')}`).join('; ')}`;
+    const line = `${where(item, path)} ${[...byValue].map(([value, on]) => `${value} on ${nameRows(on, rows, true)}`).join('; ')}`;
     (isAllowed(allow, item, path) ? allowed : findings).push(line);
   }
-  return { cells: seen.map((c) => c.id), findings, allowed };
+  return { cells: rows.map((c) => c.id), findings, allowed };
+}
+
+/**
+ * The rows that saw a value, named briefly: a cell whose every compared variant is among them is named once
+ * (`floor-1 (1.23.0, all 12 variants)`), else each variant by its id.
+ */
+function nameRows(on: readonly CellResult[], compared: readonly CellResult[], withVersion: boolean): string {
+  const names: string[] = [];
+  const done = new Set<string>();
+  for (const row of on) {
+    const cell = row.cell;
+    if (done.has(cell)) continue;
+    const ofCell = compared.filter((r) => r.cell === cell);
+    const here = on.filter((r) => r.cell === cell);
+    const version = withVersion ? row.version : undefined;
+    if (ofCell.length > 1 && here.length === ofCell.length) {
+      done.add(cell);
+      names.push(`${cell} (${version ? `${version}, ` : ''}all ${ofCell.length} variants)`);
+    } else names.push(version ? `${row.id} (${version})` : row.id);
+  }
+  return names.join(', ');
 }
 
 /** Differences between the committed snapshot and what each cell saw: `item: path old → new (cells)`. */
 export function compareSnapshot(snapshot: SurfaceItems, cells: readonly CellResult[], allow: readonly SurfaceAllowance[]): string[] {
-  const lines = new Map<string, string[]>();
-  for (const cell of cells) {
-    const items = cellSurface(cell);
-    if (!items) continue;
-    for (const d of diffSurfaces(snapshot, items)) {
+  const lines = new Map<string, CellResult[]>();
+  const compared = cells.filter((cell) => cellSurface(cell));
+  for (const cell of compared) {
+    for (const d of diffSurfaces(snapshot, cellSurface(cell)!)) {
       if (isAllowed(allow, d.item, d.path)) continue;
       const line = `${where(d.item, d.path)} ${show(d.a)} → ${show(d.b)}`;
-      lines.set(line, [...(lines.get(line) ?? []), cell.id]);
+      lines.set(line, [...(lines.get(line) ?? []), cell]);
     }
   }
-  return [...lines].map(([line, on]) => `${line} (${on.join(', ')})`);
+  return [...lines].map(([line, on]) => `${line} (${nameRows(on, compared, false)})`);
 }
 
 /** The snapshot a run writes: the surface of its first cell that recorded one. */

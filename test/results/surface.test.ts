@@ -3,7 +3,7 @@ import type { RunResult } from '../../src/results/types.js';
 import { mergeResults, renderMarkdown } from '../../src/reports/index.js';
 import { compareCells, compareSnapshot, isAllowed, parseSnapshot, surfaceCheck, surfaceFailures } from '../../src/results/surface.js';
 import { auditRun, decideRun, storedFacts } from '../../src/results/verdict.js';
-import { makeRun, pieceOf, type CellSpec } from '../reports/helpers/make-run.js';
+import { CLIENT_NEW, CLIENT_OLD, makeRun, pieceOf, variantSpecs, type CellSpec } from '../reports/helpers/make-run.js';
 
 const add = (required?: string[]) => ({
   description: 'Add two numbers',
@@ -20,6 +20,26 @@ function withSurface(run: RunResult, allow: { item: string; path?: string }[] = 
 }
 
 describe('surface parity', () => {
+  test('with axes, a cell whose every variant saw the value is named once; a variant that differs from its cell is named alone', () => {
+    const byCell = compareCells(makeRun(variantSpecs({}, [V1, V2], [CLIENT_OLD, CLIENT_NEW], [])).cells, []);
+    expect(byCell.findings).toEqual([
+      "tool add: inputSchema.required ['a','b'] on v1-latest (1.24.0, all 2 variants); absent on v2-latest (2.4.0, all 2 variants)",
+    ]);
+    const oneVariant = compareCells(
+      makeRun(variantSpecs({ 'v2-latest~client-1.0.0': { phases: V2_SAME.phases } }, [V1, V2], [CLIENT_OLD, CLIENT_NEW], [])).cells,
+      [],
+    );
+    expect(oneVariant.findings).toEqual([
+      "tool add: inputSchema.required ['a','b'] on v1-latest (1.24.0, all 2 variants), v2-latest~client-1.0.0 (2.4.0); absent on v2-latest~client-latest-2 (2.4.0)",
+    ]);
+    const drift = compareSnapshot(
+      { 'tool add': add(['a', 'b']) },
+      makeRun(variantSpecs({}, [V1, V2], [CLIENT_OLD, CLIENT_NEW], [])).cells,
+      [],
+    );
+    expect(drift).toEqual(["tool add: inputSchema.required ['a','b'] → absent (v2-latest (all 2 variants))"]);
+  });
+
   test('a schema that loses its required list on one major is a finding naming the item, the path and the cells', () => {
     const parity = compareCells(makeRun([V1, V2]).cells, []);
     expect(parity.findings).toEqual(["tool add: inputSchema.required ['a','b'] on v1-latest (1.24.0); absent on v2-latest (2.4.0)"]);
