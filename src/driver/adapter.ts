@@ -50,6 +50,8 @@ export interface SdkAdapter {
   client: string;
   /** Why this client cannot run the http phase (it has no Streamable HTTP transport), or null. */
   noHttp: string | null;
+  /** A client that should have the transport (1.10.0+, 2.x) whose install does not: the http phase cannot load it. */
+  httpLoadError: Error | null;
   session(timeoutMs: number): McpSession;
   httpTransport(url: string, headers: Record<string, string>): unknown;
 }
@@ -122,7 +124,7 @@ async function adapterFor(
   const pkg = clientPackage(major);
   let Client: Ctor;
   let HttpTransport: Ctor | undefined;
-  let httpLoadError: unknown;
+  let httpLoadError: Error | null = null;
   let noHttp: string | null = null;
   const lacksHttp = `the client ${label} has no Streamable HTTP transport (added in ${STREAMABLE_HTTP_SINCE})`;
   // v2 keys request handlers by method name, v1 by its zod schema.
@@ -140,7 +142,10 @@ async function adapterFor(
       } catch (error) {
         // A version we could not read that lacks the module is one of the clients before 1.10.
         if (!version && /MODULE_NOT_FOUND|PACKAGE_PATH_NOT_EXPORTED/.test(String((error as { code?: unknown }).code))) noHttp = lacksHttp;
-        else httpLoadError = error;
+        else
+          httpLoadError = new Error(
+            `could not load the Streamable HTTP transport of the client ${label}: ${error instanceof Error ? error.message : String(error)}`,
+          );
       }
     }
     if (client.capabilities.roots) rootsKey = (await load(`${pkg}/types.js`)).ListRootsRequestSchema;
@@ -150,13 +155,12 @@ async function adapterFor(
     major,
     client: label,
     noHttp,
+    httpLoadError:
+      httpLoadError ??
+      (typeof HttpTransport === 'function' || noHttp ? null : new Error(`the client ${label} exports no StreamableHTTPClientTransport`)),
     session: (timeoutMs) => createSession(Client, major, timeoutMs, client, rootsKey, label),
     httpTransport(url, headers) {
-      if (noHttp) throw new Error(noHttp);
-      if (typeof HttpTransport !== 'function') {
-        const why = httpLoadError ? `: ${httpLoadError instanceof Error ? httpLoadError.message : String(httpLoadError)}` : '';
-        throw new Error(`the client ${label} has no StreamableHTTPClientTransport${why}`);
-      }
+      if (typeof HttpTransport !== 'function') throw new Error(noHttp ?? `the client ${label} exports no StreamableHTTPClientTransport`);
       // Short reconnection delays: some 1.x clients (1.23) schedule an SSE reconnect timer when the session
       // ends that close() does not clear; it must drain quickly so the driver's own-handle check stays exact.
       return new HttpTransport(new URL(url), { requestInit: { headers }, reconnectionOptions: RECONNECT });

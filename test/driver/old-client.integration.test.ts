@@ -3,7 +3,7 @@
 // orchestrator runs a variant. A client without Streamable HTTP skips the http phase with the reason; a client that
 // cannot read a `resource_link` answer fails the step, naming the client, the negotiated protocol and the content type.
 
-import { cpSync, mkdirSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DriverSpec, Step } from '../../src/driver/protocol.js';
@@ -160,5 +160,37 @@ describe('a client variant (the driver loads its client from its own install)', 
         /^could not load the client @modelcontextprotocol\/sdk@1\.0\.0: Cannot find (package|module) '@modelcontextprotocol\/sdk/,
       );
     }
+  }, 180_000);
+
+  /** A copy of a client install, changed by `edit` (the shared installs stay as they are). */
+  function editedCopy(of: Cell, name: string, edit: (sdk: string) => void): Cell {
+    const dir = join(work, name);
+    cpSync(of.dir, dir, { recursive: true, verbatimSymlinks: true });
+    edit(join(dir, 'node_modules/@modelcontextprotocol/sdk'));
+    return { dir, major: of.major, driver: join(dir, '.mcp-matrix/driver') };
+  }
+
+  it('a 1.12.0 client install without its Streamable HTTP module: http not-measured at "load the client", naming the client', async () => {
+    const broken = editedCopy(clients['1.12.0']!, 'client-1.12.0-no-http', (sdk) => rmSync(join(sdk, 'dist/esm/client/streamableHttp.js')));
+    const run = await runDriver(broken, variantSpec(broken, '1.12.0', [ECHO]));
+    expect(verdicts(run), explain(run)).toEqual({ stdio: 'passed', http: 'not-measured', bind: 'passed', leaks: 'passed' });
+    const http = run.results.get('http')!;
+    expect(http.step).toBe('load the client');
+    expect(http.message).toMatch(
+      /^could not load the Streamable HTTP transport of the client @modelcontextprotocol\/sdk@1\.12\.0: Cannot find module '.*streamableHttp\.js'/,
+    );
+  }, 180_000);
+
+  it('a client whose version cannot be read and that lacks the module is a client before 1.10.0: http skipped, the version unknown', async () => {
+    const unread = editedCopy(clients['1.5.0']!, 'client-1.5.0-no-version', (sdk) => {
+      const manifest = JSON.parse(readFileSync(join(sdk, 'package.json'), 'utf8')) as Record<string, unknown>;
+      delete manifest.version;
+      writeFileSync(join(sdk, 'package.json'), JSON.stringify(manifest));
+    });
+    const run = await runDriver(unread, variantSpec(unread, undefined, [ECHO]));
+    expect(verdicts(run), explain(run)).toEqual({ stdio: 'passed', http: 'skipped', bind: 'passed', leaks: 'passed' });
+    expect(run.results.get('http')!.message).toBe(
+      'the client @modelcontextprotocol/sdk@(version unknown) has no Streamable HTTP transport (added in 1.10.0)',
+    );
   }, 180_000);
 });

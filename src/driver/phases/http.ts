@@ -151,6 +151,8 @@ export async function httpPhase(ctx: DriverContext, spec: HttpSpec): Promise<Pha
   }
   // Not judged: a client without the transport cannot measure the server over HTTP (never passed).
   if (adapter.noHttp) return result('http', startedAt, { verdict: 'skipped', message: adapter.noHttp });
+  // A client that should have the transport but whose install lacks it: a load failure like the client's own.
+  if (adapter.httpLoadError) return result('http', startedAt, clientLoadFailure(ctx, adapter.httpLoadError));
   const token = randomBytes(24).toString('hex');
   ctx.redactor.add(token);
   const first = await attempt(ctx, spec, adapter, token, startedAt);
