@@ -285,6 +285,9 @@ describe('leaksPhase: what the stop request and the settle window decide', () =>
     const proc = start(ctx, 'http', 'term-twice');
     await booted(ctx);
     proc.terminate();
+    // Two signals sent at once may be delivered as one: the first must have been handled.
+    const until = Date.now() + 10_000;
+    while (!proc.stderr.tail().includes('first SIGTERM ignored') && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
     const r = await leaksPhase(ctx, GRACE, baseline);
     expect(r.step).toBe('http shutdown');
     expect(r.message).toBe(`http server still running ${GRACE} ms after SIGTERM: ${STDIN}`);
