@@ -93,7 +93,8 @@ function binaryIn(dir: string, platform: NodeJS.Platform): string {
 
 async function install(t: Target): Promise<Result<NodeRuntime>> {
   const found = await cached(t);
-  if (found) return ok(found);
+  if (found === 'damaged') await discard(t);
+  else if (found) return ok(found);
   const pkg = nodeBinaryPackage(t.platform, t.arch);
   const where = `${t.platform}-${t.arch}`;
   try {
@@ -127,16 +128,18 @@ async function install(t: Target): Promise<Result<NodeRuntime>> {
     const staged = path.join(out, 'package');
     const runs = await reportsVersion(binaryIn(staged, t.platform), t);
     if (!runs.ok) return runs;
+    // The binary's own hash: a later run checks the cached copy is still what was verified.
+    const binary = await sha512(binaryIn(staged, t.platform));
     await writeFile(
       path.join(staged, MARKER),
-      `${JSON.stringify({ package: pkg, version: t.version, integrity: dist.value.integrity })}\n`,
+      `${JSON.stringify({ package: pkg, version: t.version, integrity: dist.value.integrity, binary })}\n`,
     );
     try {
       await rename(staged, t.dir);
     } catch (error) {
       // Another run renamed its complete copy first: use that one.
       const theirs = await cached(t);
-      if (theirs) return ok(theirs);
+      if (theirs && theirs !== 'damaged') return ok(theirs);
       return fail('infrastructure', `cannot move Node ${t.version} into ${t.dir}: ${describeInfraError(error) ?? errorMessage(error)}`);
     }
     return ok({ execPath: binaryIn(t.dir, t.platform), version: t.version, binDir: path.join(t.dir, 'bin'), source: 'download' });
@@ -147,16 +150,41 @@ async function install(t: Target): Promise<Result<NodeRuntime>> {
   }
 }
 
-/** The complete cached copy, or undefined (absent, or a dir without the marker that names this release). */
-async function cached(t: Target): Promise<NodeRuntime | undefined> {
+/**
+ * The complete cached copy; `damaged` when the dir is there but its binary is not the one verified at
+ * install (a changed file, a marker from another release); undefined when absent.
+ */
+async function cached(t: Target): Promise<NodeRuntime | 'damaged' | undefined> {
+  let marker: { version?: unknown; binary?: unknown };
   try {
-    const marker = JSON.parse(await readFile(path.join(t.dir, MARKER), 'utf8')) as { version?: unknown };
-    if (marker.version !== t.version) return undefined;
-    await access(binaryIn(t.dir, t.platform));
-    return { execPath: binaryIn(t.dir, t.platform), version: t.version, binDir: path.join(t.dir, 'bin'), source: 'cache' };
+    marker = JSON.parse(await readFile(path.join(t.dir, MARKER), 'utf8')) as typeof marker;
   } catch {
-    return undefined;
+    return (await exists(t.dir)) ? 'damaged' : undefined;
   }
+  const binary = binaryIn(t.dir, t.platform);
+  const hash = await sha512(binary).catch(() => undefined);
+  // A marker without the binary's hash (written before it was recorded) vouches for the release only.
+  const intact = hash !== undefined && (marker.binary === undefined || hash === marker.binary);
+  if (marker.version !== t.version || !intact) return 'damaged';
+  return { execPath: binary, version: t.version, binDir: path.join(t.dir, 'bin'), source: 'cache' };
+}
+
+/** Moves a damaged copy aside (one rename, so no run ever sees half of it) and removes it. */
+async function discard(t: Target): Promise<void> {
+  const aside = `${path.join(t.root, PARTIAL)}damaged-${t.version}-${process.pid}-${Date.now()}`;
+  try {
+    await rename(t.dir, aside);
+  } catch {
+    return; // another run moved it first
+  }
+  await rm(aside, { recursive: true, force: true }).catch(() => undefined);
+}
+
+async function exists(file: string): Promise<boolean> {
+  return stat(file).then(
+    () => true,
+    () => false,
+  );
 }
 
 interface Dist {

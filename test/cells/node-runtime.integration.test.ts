@@ -2,7 +2,7 @@
 // fetches each release at most once and still works on a fresh machine.
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { appendFile, cp, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
@@ -53,6 +53,28 @@ describe('ensureNodeRuntime', () => {
     const fresh = (await import('../../src/cells/node-runtime.js')) as typeof import('../../src/cells/node-runtime.js');
     const again = await fresh.ensureNodeRuntime({ version }, { cacheDir: TEST_NODE_CACHE });
     expect(again).toEqual({ ok: true, value: { ...(first.ok ? first.value : {}), source: 'cache' } });
+  });
+
+  test('a cached binary that changed since it was verified is replaced by a fresh download', async () => {
+    const cacheDir = await tempDir();
+    const name = `${version}-${process.platform}-${process.arch}`;
+    // A copy of the verified runtime, then one byte of its binary changed.
+    await cp(path.join(TEST_NODE_CACHE, name), path.join(cacheDir, name), { recursive: true });
+    const binary = path.join(cacheDir, name, 'bin', 'node');
+    const markerFile = path.join(cacheDir, name, '.mcp-matrix-runtime.json');
+    const marker = JSON.parse(await readFile(markerFile, 'utf8')) as { binary?: string };
+    const verified = await sha512(binary);
+    // A shared cache made before the binary's hash was recorded: give the copy what an install now writes.
+    if (marker.binary === undefined) await writeFile(markerFile, JSON.stringify({ ...marker, binary: verified }));
+    else expect(marker.binary).toBe(verified);
+    await appendFile(binary, 'x');
+    vi.resetModules();
+    const fresh = (await import('../../src/cells/node-runtime.js')) as typeof import('../../src/cells/node-runtime.js');
+    const r = await fresh.ensureNodeRuntime({ version }, { cacheDir });
+    if (!r.ok) throw new Error(r.error.message);
+    expect(r.value.source).toBe('download');
+    expect(await sha512(binary)).toBe(verified);
+    expect(await readdir(cacheDir)).toEqual([name]);
   });
 
   test('two runs that race on an empty cache both get one complete copy', async () => {
