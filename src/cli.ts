@@ -73,9 +73,12 @@ export async function main(argv: string[], log: Logger = createLogger()): Promis
   const runFlags = (c: ReturnType<typeof cli.command>) =>
     c
       .option('--config <file>', 'Config file (default: ./matrix.config.ts)')
-      .option('--cell <id>', 'Run only this cell (id, pin or resolved version); repeatable')
+      .option('--cell <id>', 'Run only this cell (id, pin or resolved version: all its variants) or variant (its id); repeatable')
       .option('--out <dir>', 'Where results.json, matrix.md and junit.xml go (default: ./matrix-results)')
-      .option('--concurrency <n>', 'Cells at once (default: CPU count, capped by the cell count)')
+      .option(
+        '--concurrency <n>',
+        'Cells (variants) at once, installs included (default: CPU count; with axes, twice as many driver runs as installs)',
+      )
       .option('--tarball <file>', 'Use this packed tarball instead of packing (CI fan-out)')
       .option('--keep', 'Keep the cell directories, linked at ./cells/<id>, and print how to re-run their driver')
       .option('--update-surface', 'Write mcp-surface.json (next to the config) from this run instead of comparing with it')

@@ -53,12 +53,13 @@ export type CellInstall =
       kind: 'installed';
       cellDir: string;
       installMs: number;
+      attempts: number;
       /** The static half of the environment check (the runtime half is each variant's). */
       env: { result: PhaseResult; evidence: EnvironmentEvidence };
       /** The driver shipped into the cell: the one a variant without a client axis runs. */
       driver: DriverLayout;
     }
-  | { kind: 'not-installed'; cellDir?: string; installMs: number; environment: PhaseResult };
+  | { kind: 'not-installed'; cellDir?: string; installMs: number; attempts?: number; environment: PhaseResult };
 
 /** Installs the cell (never throws); the install hooks fire here, once per cell. */
 export async function installServer(cell: PlannedCell, ctx: CellContext, hooks: DriverHooks = {}): Promise<CellInstall> {
@@ -89,6 +90,7 @@ export async function installServer(cell: PlannedCell, ctx: CellContext, hooks: 
         kind: 'not-installed',
         cellDir,
         installMs: install.durationMs,
+        attempts: install.attempts,
         environment: {
           phase: 'environment',
           verdict: what,
@@ -114,7 +116,7 @@ export async function installServer(cell: PlannedCell, ctx: CellContext, hooks: 
       install,
     });
     const driver = await installDriver(cellDir);
-    return { kind: 'installed', cellDir, installMs: install.durationMs, env, driver };
+    return { kind: 'installed', cellDir, installMs: install.durationMs, attempts: install.attempts, env, driver };
   } catch (error) {
     return { kind: 'not-installed', ...(cellDir ? { cellDir } : {}), installMs: elapsed(), environment: harnessError(error, ctx) };
   }

@@ -168,10 +168,9 @@ export async function runMatrix(config: ResolvedConfig, registry: Registry, opti
       } else if (hooks.onInstallEnd) {
         // The other variants show the shared install's outcome once it is known.
         const show = hooks.onInstallEnd;
-        void entry.installing.then((i) => {
-          const durationMs = i.installMs;
-          show({ ok: i.kind === 'installed', durationMs, attempts: 1, sharedBy: cell.variants.length });
-        });
+        void entry.installing.then((i) =>
+          show({ ok: i.kind === 'installed', durationMs: i.installMs, attempts: i.attempts ?? 1, sharedBy: cell.variants.length }),
+        );
       }
       return entry;
     };

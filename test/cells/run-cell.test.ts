@@ -78,6 +78,7 @@ describe('a variant whose client or Node runtime could not be installed', () => 
     kind: 'installed',
     cellDir: '/nowhere/cell-latest-2',
     installMs: 1000,
+    attempts: 1,
     env: {
       result: { phase: 'environment', verdict: 'passed', durationMs: 5 },
       evidence: { lockfileSha256: 'x' } as unknown as EnvironmentEvidence,
