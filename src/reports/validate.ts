@@ -80,7 +80,16 @@ const environment = obj({
   installAttempts: num,
   declaredRanges: recordOf(str),
   loadedSdk: optional(
-    arrayOf(obj({ server: str, probe: bool, nodeBin: bool, answered: bool, copies: arrayOf(obj({ name: str, version: str, path: str })) })),
+    arrayOf(
+      obj({
+        server: str,
+        probe: bool,
+        nodeBin: bool,
+        answered: bool,
+        copies: arrayOf(obj({ name: str, version: str, path: str })),
+        node: optional(str),
+      }),
+    ),
   ),
 });
 

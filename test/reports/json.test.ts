@@ -120,12 +120,15 @@ describe('renderJson / parseResults', () => {
 
   test('the SDK copies the servers loaded are checked when present', () => {
     const run = JSON.parse(renderJson(makeRun())) as { cells: { environment: Record<string, unknown> }[] };
-    run.cells[0]!.environment.loadedSdk = [{ server: 'stdio', probe: true, nodeBin: true, answered: 'yes', copies: [{ name: 'x' }] }];
+    run.cells[0]!.environment.loadedSdk = [
+      { server: 'stdio', probe: true, nodeBin: true, answered: 'yes', copies: [{ name: 'x' }], node: 22 },
+    ];
     const result = parseResults(JSON.stringify(run));
     expect(result.ok).toBe(false);
     if (!result.ok) {
       expect(result.error).toContain('cells[0].environment.loadedSdk[0].answered: expected true or false, got "yes"');
       expect(result.error).toContain('cells[0].environment.loadedSdk[0].copies[0].version: expected a string, got undefined');
+      expect(result.error).toContain('cells[0].environment.loadedSdk[0].node: expected a string, got number');
     }
   });
 });
