@@ -31,7 +31,6 @@ export function takeTestPort(env: NodeJS.ProcessEnv = process.env): number | und
     .split(',')
     .map(Number)
     .filter((p) => Number.isInteger(p) && p > 0);
-  if (ports.length === 0) return undefined;
   const [first, ...rest] = ports;
   if (rest.length) env[TEST_PORTS_ENV] = rest.join(',');
   else delete env[TEST_PORTS_ENV];

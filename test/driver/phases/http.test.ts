@@ -161,6 +161,12 @@ describe('endpointUrl', () => {
 });
 
 describe('takeTestPort: the test hook is a queue in the environment', () => {
+  it('keeps the rest of the queue as a list', () => {
+    const env: NodeJS.ProcessEnv = { [TEST_PORTS_ENV]: '4100,4101,4102' };
+    expect(takeTestPort(env)).toBe(4100);
+    expect(env[TEST_PORTS_ENV]).toBe('4101,4102');
+  });
+
   it('hands out the valid ports in order, then nothing, and removes the variable once empty', () => {
     const env: NodeJS.ProcessEnv = { [TEST_PORTS_ENV]: '4100, x,0,-3,1.5,4101' };
     expect(takeTestPort(env)).toBe(4100);
@@ -222,6 +228,12 @@ describe('httpPhase: sub-checks, retries and never-listened, from src', () => {
     await bench?.dispose();
   });
 
+  const INITIALIZE_BODY = {
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'initialize',
+    params: { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 'mcp-matrix-driver', version: '0.1.0' } },
+  };
   const STEP: Step = { tool: 'echo', arguments: { text: 'hi' }, expect: { text: 'echo: hi' } };
   const ARGS =
     "const port = Number(process.argv[process.argv.indexOf('--port') + 1]);\nconst host = process.argv[process.argv.indexOf('--host') + 1];\n";
@@ -282,6 +294,7 @@ describe('httpPhase: sub-checks, retries and never-listened, from src', () => {
       },
     });
     expect(ctx.answered.has(ctx.servers[0]!.proc)).toBe(true);
+    expect(bench.messages).toContainEqual({ type: 'spawned', pid: ctx.servers[0]!.proc.pid, phase: 'http' });
     // No stdio ran: the variant's negotiated protocol comes from the round trip.
     expect(ctx.summary.protocolVersion).toBe(r.details!.protocolVersion);
     // The token is the driver's secret: registered with the redactor, so no output carries it.
@@ -307,7 +320,8 @@ describe('httpPhase: sub-checks, retries and never-listened, from src', () => {
     // 401 without a header; 403 with any 48-hex bearer token (the right one too, so the round trip fails).
     const bin = bench.server(
       'wrong-403.mjs',
-      `import http from 'node:http';\n${ARGS}http.createServer((req, res) => { req.resume(); const a = req.headers.authorization; res.writeHead(a === undefined ? 401 : /^Bearer [0-9a-f]{48}$/.test(a) ? 403 : 400, { 'www-authenticate': 'Bearer' }).end(); }).listen(port, host);\n`,
+      // Only the initialize request the harness means to send (headers and body exactly) gets an auth answer; anything else is a 400.
+      `import http from 'node:http';\n${ARGS}const want = ${JSON.stringify(JSON.stringify(INITIALIZE_BODY))};\nhttp.createServer((req, res) => { let body = ''; req.on('data', (d) => (body += d)); req.on('end', () => { const a = req.headers.authorization; const ok = body === want && req.method === 'POST' && req.url === '/mcp' && req.headers['content-type'] === 'application/json' && req.headers.accept === 'application/json, text/event-stream'; res.writeHead(!ok ? 400 : a === undefined ? 401 : /^Bearer [0-9a-f]{48}$/.test(a) ? 403 : 400, { 'www-authenticate': 'Bearer' }).end(); }); }).listen(port, host);\n`,
     );
     const { r } = await http(spec(bin));
     expect(r).toMatchObject({ verdict: 'failed', step: 'request with a wrong token' });
@@ -329,7 +343,7 @@ describe('httpPhase: sub-checks, retries and never-listened, from src', () => {
   });
 
   it("`auth: 'none'`: the token checks are not run, shown as no auth; no token is sent", async () => {
-    const { r } = await http(spec(TEST_SERVER, { auth: 'none' }, { TEST_MODE: 'no-auth' }));
+    const { r } = await http(spec(TEST_SERVER, { auth: 'none' }, { TEST_MODE: 'no-auth,refuse-any-token' }));
     expect(r).toMatchObject({
       verdict: 'passed',
       message: 'no token → no auth (not checked); wrong token → no auth (not checked); round trip ok',
@@ -353,6 +367,31 @@ describe('httpPhase: sub-checks, retries and never-listened, from src', () => {
       checks: { roundTrip: { outcome: 'failed', short: 'failed at initialize', step: 'initialize' } },
     });
     expect(r.details).not.toHaveProperty('protocolVersion');
+    expect(r.message).not.toContain('the right token was refused');
+  });
+
+  it("`auth: 'none'` and a 401 on initialize: not worded as the right token refused (none was sent)", async () => {
+    const { r } = await http(spec(fixed('none-401.mjs', 401, 'Bearer'), { auth: 'none' }));
+    expect(r).toMatchObject({ verdict: 'failed', step: 'initialize' });
+    expect(r.message).toMatch(
+      /^no token → no auth \(not checked\); wrong token → no auth \(not checked\); round trip failed: initialize: /,
+    );
+    expect(r.message).not.toContain('the right token was refused');
+  });
+
+  it.each([
+    ['tools/list', 'list tools', 'tools/list'],
+    ['ping', 'ping', 'ping'],
+    ['DELETE', 'terminate session', 'session DELETE'],
+  ])('a server that never answers %s: the round trip fails at that step, naming what it waited for', async (hang, step, what) => {
+    const { r } = await http(spec(TEST_SERVER, { timeoutMs: 1500 }, { TEST_HANG: hang }));
+    expect(r).toMatchObject({
+      verdict: 'failed',
+      step,
+      message: `no token → 401 with a Bearer challenge; wrong token → 401; round trip failed: timed out after 1500 ms waiting for ${what}`,
+    });
+    expect(r.details).toMatchObject({ roundTrip: false, checks: { roundTrip: { short: `failed at ${step}` } } });
+    expect(r.details).not.toHaveProperty('tools');
   });
 
   it('401 even for the right token: the round trip says the right token was refused with 401', async () => {
@@ -375,6 +414,9 @@ describe('httpPhase: sub-checks, retries and never-listened, from src', () => {
     expect(r).toMatchObject({ verdict: 'failed', step: 'tools/call echo' });
     expect(r.message).toMatch(/^no token → 401 with a Bearer challenge; wrong token → 401; round trip failed: tools\/call echo: .*nope/);
     expect(r.details).toMatchObject({ roundTrip: false, checks: { roundTrip: { short: 'failed at tools/call echo' } } });
+    // The evidence of a round trip that failed is not recorded.
+    expect(r.details).not.toHaveProperty('tools');
+    expect(r.details).not.toHaveProperty('protocolVersion');
   });
 
   it('a server that exits before listening: failed at "wait for listen", see its stderr', async () => {
@@ -385,12 +427,15 @@ describe('httpPhase: sub-checks, retries and never-listened, from src', () => {
   });
 
   it('listens on another port: named, with the hint about {port} and {host}', async () => {
-    const bin = bench.server('elsewhere.mjs', "import net from 'node:net';\nnet.createServer().listen(0, '127.0.0.1');\n");
+    const bin = bench.server(
+      'elsewhere.mjs',
+      "import net from 'node:net';\nnet.createServer().listen(0, '127.0.0.1', () => net.createServer().listen(0, '127.0.0.1'));\n",
+    );
     const { r } = await http(spec(bin, { readyTimeoutMs: 1500 }));
     expect(r).toMatchObject({ verdict: 'failed', step: 'wait for listen' });
     expect(r.message).toMatch(
       new RegExp(
-        `^never listened on 127\\.0\\.0\\.1:${r.details!.port as number} within 1500 ms; it listens on 127\\.0\\.0\\.1:\\d+ instead: check that http\\.args pass \\{port\\} and \\{host\\}$`,
+        `^never listened on 127\\.0\\.0\\.1:${r.details!.port as number} within 1500 ms; it listens on 127\\.0\\.0\\.1:\\d+, 127\\.0\\.0\\.1:\\d+ instead: check that http\\.args pass \\{port\\} and \\{host\\}$`,
       ),
     );
   });
@@ -398,14 +443,16 @@ describe('httpPhase: sub-checks, retries and never-listened, from src', () => {
   it('stdio-only signs: JSON-RPC on stdout and an exit on stdin EOF; neither: told to check http.args', async () => {
     const stdio = bench.server(
       'stdio-only.mjs',
-      `console.log(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/message', params: {} }));\nprocess.stdin.resume();\nprocess.stdin.on('end', () => process.exit(0));\n`,
+      // Whitespace where JSON allows it still reads as JSON-RPC.
+      `console.log('  { "jsonrpc" :  "2.0", "method": "notifications/message" }');\nprocess.stdin.resume();\nprocess.stdin.on('end', () => process.exit(0));\n`,
     );
     const { r } = await http(spec(stdio, { readyTimeoutMs: 1000 }));
     const where = `127.0.0.1:${r.details!.port as number}`;
     expect(r.message).toBe(
       `never listened on ${where} within 1000 ms, nor on any other TCP port; it looks stdio-only (it wrote JSON-RPC to stdout, it exited when its stdin closed): it ignored http.args. If the server has no HTTP transport, set \`http: false\``,
     );
-    const idle = bench.server('idle.mjs', 'setInterval(() => {}, 1000);\n');
+    // A log line that merely mentions JSON-RPC is not JSON-RPC on stdout.
+    const idle = bench.server('idle.mjs', `console.log('log: {"jsonrpc":"2.0"}');\nsetInterval(() => {}, 1000);\n`);
     const second = await http(spec(idle, { readyTimeoutMs: 1000 }));
     expect(second.r.message).toBe(
       `never listened on 127.0.0.1:${second.r.details!.port as number} within 1000 ms, nor on any other TCP port: check that http.args start its HTTP transport, or set \`http: false\` if it is stdio-only`,
@@ -458,16 +505,35 @@ describe('httpPhase: sub-checks, retries and never-listened, from src', () => {
   it("a listener outside the server's group that carries its tag is the server's own descendant", async () => {
     const bin = bench.server(
       'detached.mjs',
-      `import { spawn } from 'node:child_process';\nconst child = spawn(process.execPath, [${JSON.stringify(TEST_SERVER)}, ...process.argv.slice(2)], { detached: true, stdio: 'ignore' });\nconsole.log('child ' + child.pid);\nsetInterval(() => {}, 1000);\nprocess.on('SIGTERM', () => process.exit(0));\n`,
+      `import { spawn } from 'node:child_process';\nconst child = spawn(process.execPath, [...Array(20).fill('--no-warnings'), ${JSON.stringify(TEST_SERVER)}, ...process.argv.slice(2)], { detached: true, stdio: 'ignore' });\nconsole.log('child ' + child.pid);\nsetInterval(() => {}, 1000);\nprocess.on('SIGTERM', () => process.exit(0));\n`,
     );
-    const { r, ctx } = await http(spec(bin));
+    // Another server of the same driver first: the tag looked for is this server's own.
+    const ctx0 = bench.context();
+    const other = ctx0.startServer('stdio', { bin: bench.server('other.mjs', 'setInterval(() => {}, 1000);\n'), args: [], env: {} }, {});
+    await other.kill();
+    const { r, ctx } = await http(spec(bin), ctx0);
     const listener = r.details!.listener as { pid: number; cmdline: string };
     extra.push(listener.pid);
-    expect(ctx.servers[0]!.proc.noise.lines).toEqual([`child ${listener.pid}`]);
+    expect(ctx.servers[1]!.proc.noise.lines).toEqual([`child ${listener.pid}`]);
+    expect(r.details!.readyMs).toBeLessThan(600_000);
     expect(r).toMatchObject({ verdict: 'passed', message: 'no token → 401 with a Bearer challenge; wrong token → 401; round trip ok' });
     expect(r.details).toMatchObject({ identity: 'descendant', readyMs: expect.any(Number) });
-    expect(listener.cmdline).toContain('test-server.mjs');
+    // Its command line, cut at 200 characters.
+    expect(listener.cmdline).toHaveLength(200);
+    expect(listener.cmdline.startsWith(`${process.execPath} --no-warnings`)).toBe(true);
     expect(r.details).not.toHaveProperty('retriedAfter');
+  });
+
+  it('a client without Streamable HTTP (before 1.10): skipped with the reason, no server started', async () => {
+    const ctx = bench.context({ clientVersion: '1.9.0' });
+    const r = await httpPhase(ctx, spec(TEST_SERVER));
+    expect(r).toEqual({
+      phase: 'http',
+      verdict: 'skipped',
+      durationMs: expect.any(Number),
+      message: 'the client @modelcontextprotocol/sdk@1.9.0 has no Streamable HTTP transport (added in 1.10.0)',
+    });
+    expect(ctx.servers).toEqual([]);
   });
 
   it("the cell's SDK client cannot be loaded: failed at 'load the client', no server started", async () => {
