@@ -8,9 +8,13 @@
 //      the same server processes driven by bench/minimal-client.mjs)               → ratio, ms per phase
 //   3. scaling: 4, 8, 16 cells (pins repeated with distinct ids), same concurrency  → time per cell
 //   4. the orchestrator's peak RSS (its own, via a preload; and the process tree's, via /usr/bin/time -v)
+//   5. axes (issue 12): the 4 cells × 2 clients × 2 Node releases (16 variants) vs the same 4 cells alone,
+//      back to back in each repetition → ratio (≤ 2.0×), installs per kind (server, client, runtime),
+//      time per variant, the orchestrator's peak RSS (< 200 MB)
 //
 // Flags: --reps N (default 3) · --quick (1 rep, scale points 4 and 8) · --scale 4,8,16 ·
-//        --config FILE (default matrix.config.ts) · --no-warmup · --keep-tmp · --from FILE (re-render a saved run)
+//        --config FILE (default matrix.config.ts) · --no-warmup · --keep-tmp · --from FILE (re-render a saved run) ·
+//        --axes-only (section 5 alone) · --no-axes · --axes-clients latest@1,latest@2 · --axes-node 20,22
 import { spawn, execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -28,7 +32,18 @@ const RUN_BOUND_MS = 20 * 60_000;
 
 // ---------------------------------------------------------------- arguments
 function parseArgs(argv) {
-  const o = { reps: 3, quick: false, scale: undefined, config: 'matrix.config.ts', warmup: true, keepTmp: false };
+  const o = {
+    reps: 3,
+    quick: false,
+    scale: undefined,
+    config: 'matrix.config.ts',
+    warmup: true,
+    keepTmp: false,
+    axes: true,
+    axesOnly: false,
+    axesClients: ['latest@1', 'latest@2'],
+    axesNode: [20, 22],
+  };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const val = () => {
@@ -43,8 +58,17 @@ function parseArgs(argv) {
     else if (a === '--no-warmup') o.warmup = false;
     else if (a.startsWith('--from')) o.from = val();
     else if (a === '--keep-tmp') o.keepTmp = true;
+    else if (a === '--axes-only') o.axesOnly = true;
+    else if (a === '--no-axes') o.axes = false;
+    else if (a.startsWith('--axes-clients')) o.axesClients = val().split(',');
+    else if (a.startsWith('--axes-node'))
+      o.axesNode = val()
+        .split(',')
+        .map((v) => (/^\d+$/.test(v) ? Number(v) : v));
     else if (a === '--help' || a === '-h') {
-      console.log('node bench/run.mjs [--reps N] [--quick] [--scale 4,8,16] [--config FILE] [--no-warmup] [--keep-tmp]');
+      console.log(
+        'node bench/run.mjs [--reps N] [--quick] [--scale 4,8,16] [--config FILE] [--no-warmup] [--keep-tmp] [--axes-only | --no-axes] [--axes-clients a,b] [--axes-node 20,22]',
+      );
       process.exit(0);
     } else throw new Error(`unknown flag ${a}`);
   }
@@ -54,6 +78,7 @@ function parseArgs(argv) {
   }
   o.scale ??= [4, 8, 16];
   if (!Number.isInteger(o.reps) || o.reps < 1) throw new Error('--reps must be a positive integer');
+  if (o.axesOnly && !o.axes) throw new Error('--axes-only and --no-axes exclude each other');
   if (o.scale.some((n) => !Number.isInteger(n) || n < 1)) throw new Error('--scale takes cell counts, e.g. 4,8,16');
   return o;
 }
@@ -123,7 +148,7 @@ process.on('SIGINT', () => {
 let tmpRoot;
 let useTime = false;
 
-async function runCli(label, config, extra = []) {
+async function runCli(label, config, extra = [], env = {}) {
   const dir = await mkdtemp(path.join(tmpRoot, `${label}-`));
   const out = path.join(dir, 'out');
   const probeFile = path.join(dir, 'probe.json');
@@ -131,7 +156,7 @@ async function runCli(label, config, extra = []) {
   const node = [process.execPath, '--import', PROBE, BIN, 'run', '--config', config, '--progress', 'silent', '--out', out, ...extra];
   const [cmd, ...args] = useTime ? [TIME, '-v', '-o', timeFile, ...node] : node;
   const loadBefore = os.loadavg()[0];
-  const r = await timed(cmd, args, { env: { ...process.env, MCP_MATRIX_BENCH_PROBE: probeFile } });
+  const r = await timed(cmd, args, { env: { ...process.env, ...env, MCP_MATRIX_BENCH_PROBE: probeFile } });
   r.load = [round(loadBefore, 2), round(os.loadavg()[0], 2)];
   const results = await readFile(path.join(out, 'results.json'), 'utf8').then(JSON.parse, () => undefined);
   if (!results)
@@ -145,12 +170,23 @@ async function runCli(label, config, extra = []) {
   log(
     `${label}: ${sec(run.wallMs)} wall, ${run.cells.length} cell(s), verdict ${run.verdict}, exit ${run.exitCode}, load ${r.load.join('→')}`,
   );
+  if (run.verdict !== 'passed')
+    for (const c of run.cells.filter((x) => x.verdict !== 'passed'))
+      log(
+        `  ${c.id}: ${Object.entries(c.phases)
+          .filter(([, p]) => p.verdict !== 'passed' && p.verdict !== 'skipped')
+          .map(([k, p]) => `${k} ${p.verdict}: ${p.message ?? ''}`)
+          .join('; ')}`,
+      );
   return run;
 }
 
 function summarizeRun(label, r, results, probe, treeMaxRssKb) {
   const cells = results.cells.map((c) => ({
     id: c.id,
+    cell: c.cell ?? c.id,
+    ...(c.client ? { client: `${c.client.package}@${c.client.version}` } : {}),
+    ...(c.node ? { node: c.node.version } : {}),
     version: c.version,
     verdict: c.verdict,
     durationMs: c.durationMs,
@@ -176,6 +212,8 @@ function summarizeRun(label, r, results, probe, treeMaxRssKb) {
     installSets: Object.fromEntries(results.plan.cells.map((c) => [c.id, c.installSet])),
     cells,
     orchestrator: probe ? analyzeSpawns(probe, results) : undefined,
+    installs: probe ? installCounts(probe) : undefined,
+    variants: results.plan.cells.reduce((a, c) => a + (c.variants?.length ?? 1), 0),
     ownMaxRssKb: probe?.maxRssKb,
     ownVmHwmKb: probe?.vmHwmKb,
     treeMaxRssKb,
@@ -244,6 +282,28 @@ function analyzeSpawns(probe, results) {
     afterLastCellMs: probe.exitedAt - t0 - lastEnd,
     processLifetimeMs: probe.exitedAt - t0,
     results: { durationMs: results.durationMs },
+  };
+}
+
+/**
+ * Installs by kind, from the orchestrator's spawn log: a server install is an `npm install` in a cell's
+ * directory, a client install one under `<run dir>/clients/`, a runtime install an `npm pack` of a Node
+ * binary package (`node-<platform>-<arch>@<version>`; a cached or host runtime spawns nothing).
+ */
+function installCounts(probe) {
+  const npm = (s) => ['npm', 'npm-cli.js', 'npm.cmd'].includes(path.basename(s.command));
+  const installs = probe.spawns.filter((s) => npm(s) && s.args[0] === 'install');
+  const dir = (s) => (s.cwd ?? '').split(path.sep).join('/');
+  const runtime = probe.spawns.filter((s) => npm(s) && s.args[0] === 'pack' && /^node-[a-z0-9]+-[a-z0-9]+@/.test(s.args[1] ?? ''));
+  const server = installs.filter((s) => /\/cell-[^/]+$/.test(dir(s))).length;
+  const client = installs.filter((s) => /\/clients\/[^/]+$/.test(dir(s))).length;
+  return {
+    server,
+    client,
+    runtime: runtime.length,
+    other: installs.length - server - client,
+    runtimeMs: runtime.reduce((a, s) => a + ((s.end ?? probe.exitedAt) - s.start), 0),
+    drivers: probe.spawns.filter((s) => s.kind === 'fork').length,
   };
 }
 
@@ -331,6 +391,29 @@ async function scaleConfig(project, n) {
   return file;
 }
 
+/** The project's cells alone (no axes), and the same cells crossed with the bench's clients and Node releases. */
+async function axesConfigs(project, o) {
+  const raw = { ...project.raw };
+  delete raw.clients;
+  delete raw.node;
+  delete raw.tarball;
+  if (project.config.source.kind === 'directory') raw.package = project.config.source.dir;
+  else raw.tarball = project.config.source.file;
+  raw.cells = raw.cells.map(({ clients: _c, node: _n, ...cell }) => cell);
+  const alone = path.join(tmpRoot, 'axes-alone.config.mjs');
+  const crossed = path.join(tmpRoot, 'axes-crossed.config.mjs');
+  const n = raw.cells.length * o.axesClients.length * o.axesNode.length;
+  await writeFile(
+    alone,
+    `// generated by bench/run.mjs: ${raw.cells.length} cells alone\nexport default ${JSON.stringify(raw, null, 2)};\n`,
+  );
+  await writeFile(
+    crossed,
+    `// generated by bench/run.mjs: ${n} variants\nexport default ${JSON.stringify({ ...raw, clients: o.axesClients, node: o.axesNode }, null, 2)};\n`,
+  );
+  return { alone, crossed, variants: n };
+}
+
 // ---------------------------------------------------------------- main
 async function main() {
   const o = parseArgs(process.argv.slice(2));
@@ -338,8 +421,15 @@ async function main() {
     // Re-render a saved run (no measuring): node bench/run.mjs --from bench/results/latest.json
     const doc = JSON.parse(readFileSync(path.resolve(o.from), 'utf8'));
     useTime = doc.meta.memoryBy?.includes('/usr/bin/time') ?? false;
-    const opts = { ...o, reps: doc.meta.reps, scale: doc.meta.scale };
-    console.log(render(summarize(doc.reps, opts, doc.reps[0].serial.cells.length, doc.meta.defaultConcurrency), doc.meta));
+    const opts = {
+      ...o,
+      reps: doc.meta.reps,
+      scale: doc.meta.scale,
+      axesOnly: Boolean(doc.meta.axes?.only),
+      ...(doc.meta.axes ? { axesClients: doc.meta.axes.clients, axesNode: doc.meta.axes.node } : {}),
+    };
+    const nCells = doc.reps[0].serial?.cells.length ?? doc.reps[0].axesAlone.cells.length;
+    console.log(render(summarizeAll(doc.reps, opts, nCells, doc.meta.defaultConcurrency, doc.axesWarmup), doc.meta));
     return;
   }
   const configFile = path.resolve(ROOT, o.config);
@@ -371,19 +461,37 @@ async function main() {
 
   const project = await loadProject(configFile);
   const nCells = project.config.cells.length;
-  const tarball = await packOnce(project);
+  const axes = o.axes ? await axesConfigs(project, o) : undefined;
+  // Node runtimes go to a cache of the bench's own: the warm-up installs each release once (counted there),
+  // the measured runs find it warm, as a user's per-user cache is after the first run.
+  const axesEnv = { MCP_MATRIX_NODE_CACHE: path.join(tmpRoot, 'node-cache') };
+  meta.axes = axes && { clients: o.axesClients, node: o.axesNode, variants: axes.variants, only: o.axesOnly };
+  const tarball = o.axesOnly ? undefined : await packOnce(project);
   const scaleFiles = {};
-  for (const n of o.scale) if (n !== nCells) scaleFiles[n] = await scaleConfig(project, n);
+  if (!o.axesOnly) for (const n of o.scale) if (n !== nCells) scaleFiles[n] = await scaleConfig(project, n);
 
+  let axesWarmup;
   if (o.warmup) {
     log('warm-up: one matrix run (not counted) so the npm cache and the page cache are warm');
-    await runCli('warmup', configFile);
+    if (!o.axesOnly) await runCli('warmup', configFile);
+    if (axes) axesWarmup = await runCli('warmup-axes', axes.crossed, [], axesEnv);
   }
 
   const reps = [];
   for (let rep = 1; rep <= o.reps; rep++) {
     log(`repetition ${rep}/${o.reps}`);
     const r = { rep };
+    if (axes) {
+      // The same 4 cells alone and crossed with the axes, back to back, the order alternating.
+      const alone = () => runCli(`r${rep}-alone`, axes.alone, [], axesEnv);
+      const crossed = () => runCli(`r${rep}-axes`, axes.crossed, [], axesEnv);
+      if (rep % 2) [r.axesAlone, r.axes] = [await alone(), await crossed()];
+      else [r.axes, r.axesAlone] = [await crossed(), await alone()];
+    }
+    if (o.axesOnly) {
+      reps.push(r);
+      continue;
+    }
     // Alternate the order of the paired runs so drift does not favour one side.
     if (rep % 2) {
       r.parallel = await runCli(`r${rep}-default`, configFile);
@@ -411,17 +519,157 @@ async function main() {
     reps.push(r);
   }
 
-  const summary = summarize(reps, o, nCells, concurrency);
+  const summary = summarizeAll(reps, o, nCells, concurrency, axesWarmup);
   const report = render(summary, meta);
   console.log(report);
 
   mkdirSync(RESULTS_DIR, { recursive: true });
   const stamp = meta.date.replace(/[:.]/g, '-');
-  const doc = { meta, summary, reps };
+  const doc = { meta, summary, reps, axesWarmup };
   writeFileSync(path.join(RESULTS_DIR, `${stamp}.json`), `${JSON.stringify(doc, null, 2)}\n`);
   writeFileSync(path.join(RESULTS_DIR, 'latest.json'), `${JSON.stringify(doc, null, 2)}\n`);
   log(`wrote bench/results/${stamp}.json and bench/results/latest.json`);
   if (!o.keepTmp) await rm(tmpRoot, { recursive: true, force: true }).catch(() => undefined);
+}
+
+/** Sections 1–4 (unless --axes-only) and 5 (unless --no-axes), with every target. */
+function summarizeAll(reps, o, nCells, concurrency, axesWarmup) {
+  const s = o.axesOnly ? { targets: [] } : summarize(reps, o, nCells, concurrency);
+  if (reps[0]?.axes) {
+    s.axes = summarizeAxes(reps, o, nCells, axesWarmup);
+    s.targets.push(...s.axes.targets);
+  }
+  return s;
+}
+
+function summarizeAxes(reps, o, nCells, warmup) {
+  const pairs = reps.filter((r) => r.axes && r.axesAlone);
+  const aloneMs = median(pairs.map((r) => r.axesAlone.wallMs));
+  const axesMs = median(pairs.map((r) => r.axes.wallMs));
+  const variants = pairs[0].axes.variants;
+  const rows = pairs.flatMap((r) => r.axes.cells);
+  // Median variant time by client and by Node release: where a variant's time goes.
+  const by = (key) =>
+    Object.fromEntries(
+      [...new Set(rows.map((c) => c[key] ?? 'own'))].map((k) => [
+        k,
+        round(median(rows.filter((c) => (c[key] ?? 'own') === k).map((c) => c.durationMs))),
+      ]),
+    );
+  const phaseMedian = (phase) => round(median(rows.map((c) => c.phases[phase]?.durationMs)));
+  const installs = pairs.map((r) => r.axes.installs).filter(Boolean);
+  const last = installs.at(-1) ?? {};
+  const same = (k) => installs.every((x) => x[k] === last[k]);
+  const nClients = o.axesClients.length;
+  const ax = {
+    clients: o.axesClients,
+    node: o.axesNode,
+    cells: nCells,
+    variants,
+    rowsPerRun: pairs[0].axes.cells.length,
+    aloneWallMs: round(aloneMs),
+    axesWallMs: round(axesMs),
+    ratio: round(median(pairs.map((r) => r.axes.wallMs / r.axesAlone.wallMs)), 3),
+    perVariantMs: round(axesMs / variants),
+    perCellAloneMs: round(aloneMs / nCells),
+    variantMedianMs: round(median(rows.map((c) => c.durationMs))),
+    cellAloneMedianMs: round(median(pairs.flatMap((r) => r.axesAlone.cells.map((c) => c.durationMs)))),
+    byClient: by('client'),
+    byNode: by('node'),
+    phases: Object.fromEntries(['environment', 'stdio', 'http', 'bind', 'leaks'].map((p) => [p, phaseMedian(p)])),
+    installs: { ...last, steady: ['server', 'client', 'runtime'].every(same) },
+    aloneInstalls: pairs.at(-1).axesAlone.installs,
+    warmupInstalls: warmup?.installs,
+    warmupWallMs: warmup && round(warmup.wallMs),
+    ownMaxRssMb: round(Math.max(...pairs.map((r) => r.axes.ownMaxRssKb ?? 0)) / 1024, 1),
+    aloneOwnMaxRssMb: round(Math.max(...pairs.map((r) => r.axesAlone.ownMaxRssKb ?? 0)) / 1024, 1),
+    treeMaxRssMb: useTime ? round(Math.max(...pairs.map((r) => r.axes.treeMaxRssKb ?? 0)) / 1024, 1) : undefined,
+    notPassed: [
+      ...new Set(pairs.flatMap((r) => [...r.axes.cells, ...r.axesAlone.cells].filter((c) => c.verdict !== 'passed').map((c) => c.id))),
+    ],
+    load1: {
+      median: round(median(pairs.flatMap((r) => [...(r.axes.load1 ?? []), ...(r.axesAlone.load1 ?? [])])), 2),
+      max: round(Math.max(...pairs.flatMap((r) => [...(r.axes.load1 ?? []), ...(r.axesAlone.load1 ?? [])])), 2),
+    },
+  };
+  const counted = `server ${last.server}, client ${last.client}, runtime ${last.runtime}${ax.warmupInstalls ? ` (warm-up, cold cache: runtime ${ax.warmupInstalls.runtime})` : ''}`;
+  ax.targets = [
+    {
+      name: `axes: ${variants} variants ≤ 2.0 × the same ${nCells} cells alone`,
+      value: ax.ratio,
+      limit: 2,
+      shown: ratio(ax.ratio),
+      pass: ax.ratio <= 2,
+    },
+    {
+      name: `axes: one install per distinct set (server ${nCells}, client ${nClients}, runtime ≤ 1 per release, 0 once cached)`,
+      value: counted,
+      shown: counted,
+      pass:
+        last.server === nCells &&
+        last.client === nClients &&
+        last.runtime === 0 &&
+        ax.installs.steady &&
+        (!ax.warmupInstalls || ax.warmupInstalls.runtime <= o.axesNode.length),
+    },
+    {
+      name: 'axes: orchestrator peak RSS < 200 MB',
+      value: ax.ownMaxRssMb,
+      limit: 200,
+      shown: `${ax.ownMaxRssMb} MB`,
+      pass: ax.ownMaxRssMb < 200,
+    },
+    {
+      name: 'axes: every variant and cell passed',
+      value: ax.notPassed.length,
+      shown: ax.notPassed.length ? `not passed: ${ax.notPassed.join(', ')}` : 'all passed',
+      pass: ax.notPassed.length === 0,
+    },
+  ];
+  return ax;
+}
+
+function renderAxes(ax) {
+  const inst = (x) =>
+    x
+      ? `server ${x.server}, client ${x.client}, runtime ${x.runtime}${x.other ? `, other ${x.other}` : ''}; driver runs ${x.drivers}`
+      : '–';
+  return [
+    table(
+      `5. axes: ${ax.cells} cells × clients ${ax.clients.join(', ')} × Node ${ax.node.join(', ')} = ${ax.variants} variants vs the ${ax.cells} cells alone`,
+      ['run', 'wall', 'ratio', 'per variant', 'variant median', 'installs (per run)', 'own RSS'],
+      [
+        [
+          `${ax.cells} cells alone`,
+          sec(ax.aloneWallMs),
+          '1.00x',
+          ms(ax.perCellAloneMs),
+          ms(ax.cellAloneMedianMs),
+          inst(ax.aloneInstalls),
+          `${ax.aloneOwnMaxRssMb} MB`,
+        ],
+        [
+          `${ax.variants} variants`,
+          sec(ax.axesWallMs),
+          ratio(ax.ratio),
+          ms(ax.perVariantMs),
+          ms(ax.variantMedianMs),
+          inst(ax.installs),
+          `${ax.ownMaxRssMb} MB`,
+        ],
+      ],
+    ),
+    `   warm-up (cold runtime cache, not counted): ${sec(ax.warmupWallMs)}; installs: ${inst(ax.warmupInstalls)}${ax.warmupInstalls?.runtimeMs ? ` (runtime downloads ${ms(ax.warmupInstalls.runtimeMs)})` : ''}`,
+    `   variant median by client: ${Object.entries(ax.byClient)
+      .map(([k, v]) => `${k} ${ms(v)}`)
+      .join(', ')}; by Node: ${Object.entries(ax.byNode)
+      .map(([k, v]) => `${k} ${ms(v)}`)
+      .join(', ')}`,
+    `   variant phase medians: ${Object.entries(ax.phases)
+      .map(([k, v]) => `${k} ${ms(v)}`)
+      .join(', ')}${ax.treeMaxRssMb ? `; largest process in the tree ${ax.treeMaxRssMb} MB` : ''}`,
+    `   1-minute load average around these runs: median ${ax.load1.median}, max ${ax.load1.max}`,
+  ].join('\n');
 }
 
 function summarize(reps, o, nCells, concurrency) {
@@ -663,6 +911,20 @@ function render(s, meta) {
   parts.push(
     `mcp-matrix bench · ${meta.date} · ${meta.nproc} cores · node ${meta.node} · npm ${meta.npm} · reps ${meta.reps}${meta.quick ? ' (quick)' : ''} · medians`,
   );
+  if (s.concurrency) parts.push(...renderMain(s));
+  if (s.axes) parts.push(`\n${renderAxes(s.axes)}`);
+  parts.push(
+    table(
+      'targets',
+      ['target', 'measured', 'result'],
+      s.targets.map((t) => [t.name, t.shown, t.pass === null ? 'n/a' : t.pass ? 'PASS' : 'MISS']),
+    ),
+  );
+  return parts.join('\n');
+}
+
+function renderMain(s) {
+  const parts = [];
   parts.push(
     table(
       '1. matrix: default concurrency vs --concurrency 1',
@@ -797,16 +1059,9 @@ function render(s, meta) {
       `   at concurrency 1: npm install is ${pct(s.shares.serialInstallShare)} of the wall time; the floor is ${pct(s.shares.serialFloorShare)}`,
   );
   parts.push(
-    `\n   1-minute load average around the counted runs: median ${s.load1.median}, max ${s.load1.max} (${meta.nproc} cores; other work on the machine shows up here)`,
+    `\n   1-minute load average around the counted runs: median ${s.load1.median}, max ${s.load1.max} (other work on the machine shows up here)`,
   );
-  parts.push(
-    table(
-      'targets',
-      ['target', 'measured', 'result'],
-      s.targets.map((t) => [t.name, t.shown, t.pass === null ? 'n/a' : t.pass ? 'PASS' : 'MISS']),
-    ),
-  );
-  return parts.join('\n');
+  return parts;
 }
 
 main().catch((error) => {
