@@ -295,15 +295,28 @@ function installCounts(probe) {
   const installs = probe.spawns.filter((s) => npm(s) && s.args[0] === 'install');
   const dir = (s) => (s.cwd ?? '').split(path.sep).join('/');
   const runtime = probe.spawns.filter((s) => npm(s) && s.args[0] === 'pack' && /^node-[a-z0-9]+-[a-z0-9]+@/.test(s.args[1] ?? ''));
-  const server = installs.filter((s) => /\/cell-[^/]+$/.test(dir(s))).length;
-  const client = installs.filter((s) => /\/clients\/[^/]+$/.test(dir(s))).length;
+  const servers = installs.filter((s) => /\/cell-[^/]+$/.test(dir(s)));
+  const clients = installs.filter((s) => /\/clients\/[^/]+$/.test(dir(s)));
+  const drivers = probe.spawns.filter((s) => s.kind === 'fork');
+  const life = (s) => (s.end ?? probe.exitedAt) - s.start;
+  const sum = (xs) => xs.reduce((a, x) => a + life(x), 0);
+  const t0 = probe.startedAt;
   return {
-    server,
-    client,
+    server: servers.length,
+    client: clients.length,
     runtime: runtime.length,
-    other: installs.length - server - client,
-    runtimeMs: runtime.reduce((a, s) => a + ((s.end ?? probe.exitedAt) - s.start), 0),
-    drivers: probe.spawns.filter((s) => s.kind === 'fork').length,
+    other: installs.length - servers.length - clients.length,
+    runtimeMs: sum(runtime),
+    drivers: drivers.length,
+    // Where the time goes: the work of each kind (summed process lifetimes) and when each kind began.
+    work: { serverMs: sum(servers), clientMs: sum(clients), driverMs: sum(drivers) },
+    medianMs: { server: median(servers.map(life)), client: median(clients.map(life)), driver: median(drivers.map(life)) },
+    firstMs: {
+      server: servers.length ? Math.min(...servers.map((s) => s.start)) - t0 : undefined,
+      client: clients.length ? Math.min(...clients.map((s) => s.start)) - t0 : undefined,
+      driver: drivers.length ? Math.min(...drivers.map((s) => s.start)) - t0 : undefined,
+    },
+    lastEndMs: Math.max(0, ...[...installs, ...drivers].map((s) => (s.end ?? probe.exitedAt) - t0)),
   };
 }
 
@@ -400,6 +413,8 @@ async function axesConfigs(project, o) {
   if (project.config.source.kind === 'directory') raw.package = project.config.source.dir;
   else raw.tarball = project.config.source.file;
   raw.cells = raw.cells.map(({ clients: _c, node: _n, ...cell }) => cell);
+  // The bench's Node axis is deliberately partial (two releases): engines lockstep warns instead of failing the run.
+  raw.lockstep = 'warn';
   const alone = path.join(tmpRoot, 'axes-alone.config.mjs');
   const crossed = path.join(tmpRoot, 'axes-crossed.config.mjs');
   const n = raw.cells.length * o.axesClients.length * o.axesNode.length;
@@ -579,6 +594,9 @@ function summarizeAxes(reps, o, nCells, warmup) {
     phases: Object.fromEntries(['environment', 'stdio', 'http', 'bind', 'leaks'].map((p) => [p, phaseMedian(p)])),
     installs: { ...last, steady: ['server', 'client', 'runtime'].every(same) },
     aloneInstalls: pairs.at(-1).axesAlone.installs,
+    work: workOf(pairs.map((r) => r.axes.installs)),
+    aloneWork: workOf(pairs.map((r) => r.axesAlone.installs)),
+    verdicts: [...new Set(pairs.flatMap((r) => [r.axes.verdict, r.axesAlone.verdict]))],
     warmupInstalls: warmup?.installs,
     warmupWallMs: warmup && round(warmup.wallMs),
     ownMaxRssMb: round(Math.max(...pairs.map((r) => r.axes.ownMaxRssKb ?? 0)) / 1024, 1),
@@ -620,13 +638,32 @@ function summarizeAxes(reps, o, nCells, warmup) {
       pass: ax.ownMaxRssMb < 200,
     },
     {
-      name: 'axes: every variant and cell passed',
+      name: 'axes: every variant and cell passed (and both runs)',
       value: ax.notPassed.length,
-      shown: ax.notPassed.length ? `not passed: ${ax.notPassed.join(', ')}` : 'all passed',
-      pass: ax.notPassed.length === 0,
+      shown: ax.notPassed.length ? `not passed: ${ax.notPassed.join(', ')}` : `all passed; runs: ${ax.verdicts.join(', ')}`,
+      pass: ax.notPassed.length === 0 && ax.verdicts.every((v) => v === 'passed'),
     },
   ];
   return ax;
+}
+
+/** Medians over the runs of the work per kind (summed process lifetimes), each kind's median and when it first began. */
+function workOf(runs) {
+  const xs = runs.filter((x) => x?.work);
+  if (!xs.length) return undefined;
+  const m = (f) => round(median(xs.map(f)));
+  return {
+    serverMs: m((x) => x.work.serverMs),
+    clientMs: m((x) => x.work.clientMs),
+    driverMs: m((x) => x.work.driverMs),
+    server: m((x) => x.medianMs.server),
+    client: m((x) => x.medianMs.client),
+    driver: m((x) => x.medianMs.driver),
+    firstServer: m((x) => x.firstMs.server),
+    firstClient: m((x) => x.firstMs.client),
+    firstDriver: m((x) => x.firstMs.driver),
+    lastEnd: m((x) => x.lastEndMs),
+  };
 }
 
 function renderAxes(ax) {
@@ -668,6 +705,13 @@ function renderAxes(ax) {
     `   variant phase medians: ${Object.entries(ax.phases)
       .map(([k, v]) => `${k} ${ms(v)}`)
       .join(', ')}${ax.treeMaxRssMb ? `; largest process in the tree ${ax.treeMaxRssMb} MB` : ''}`,
+    ...[
+      ['alone', ax.aloneWork],
+      ['axes', ax.work],
+    ].map(
+      ([k, w]) =>
+        `   work (${k}): server installs ${sec(w?.serverMs)} (each ${ms(w?.server)}), client installs ${sec(w?.clientMs)} (each ${ms(w?.client)}), driver runs ${sec(w?.driverMs)} (each ${ms(w?.driver)}); first server install at ${ms(w?.firstServer)}, client install at ${ms(w?.firstClient)}, driver at ${ms(w?.firstDriver)}; last process ends at ${ms(w?.lastEnd)}`,
+    ),
     `   1-minute load average around these runs: median ${ax.load1.median}, max ${ax.load1.max}`,
   ].join('\n');
 }
