@@ -2,7 +2,7 @@
 // the cell's directory. The directory itself stays where it ran, in the run directory outside the package:
 // nothing in it may resolve from the package's own node_modules, and its spec's absolute paths stay true.
 // Synchronous, so that a forced exit can still leave the homes right.
-import { existsSync, lstatSync, mkdirSync, realpathSync, renameSync, rmSync, symlinkSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, symlinkSync } from 'node:fs';
 import path from 'node:path';
 
 /** The folder, in the working directory, that holds one link per kept cell. */
@@ -60,6 +60,26 @@ export function homeLinksInto(home: string, runDir: string): boolean {
   } catch {
     return false;
   }
+}
+
+/** Every driver run recorded in a kept cell (a `rerun` file under `.mcp-matrix`): the command lines that run them again. */
+export function rerunsIn(cellDir: string): string[] {
+  const found: string[] = [];
+  const walk = (dir: string, depth: number): void => {
+    let entries: import('node:fs').Dirent[];
+    try {
+      entries = readdirSync(dir, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const e of entries.sort((a, b) => a.name.localeCompare(b.name))) {
+      const full = path.join(dir, e.name);
+      if (e.isFile() && e.name === 'rerun') found.push(readFileSync(full, 'utf8').trim());
+      else if (e.isDirectory() && depth > 0 && e.name !== 'driver' && e.name !== 'tmp') walk(full, depth - 1);
+    }
+  };
+  walk(path.join(cellDir, '.mcp-matrix'), 2);
+  return found.filter(Boolean);
 }
 
 function lstatOf(file: string): ReturnType<typeof lstatSync> | undefined {

@@ -19,6 +19,8 @@ import { renderPublished, renderTable } from '../reports/markdown.js';
 import { publishToGithub } from './github.js';
 import { renderTerminalFailures } from '../reports/terminal.js';
 import type { Failure } from '../util/result.js';
+import { shellWord } from '../cells/driver-launch.js';
+import { rerunsIn } from '../cells/kept.js';
 import { parseSnapshot, renderSnapshot, snapshotOf, SNAPSHOT_FILE, type SurfaceItems } from '../results/surface.js';
 
 export const DEFAULT_OUT = 'matrix-results';
@@ -185,18 +187,22 @@ async function runAndReport(options: RunCommandOptions, log: Logger): Promise<nu
   return run.exitCode;
 }
 
-/** --keep: where each kept cell is (its home `cells/<id>`, shown relative to the working directory) and how to re-run its driver. */
+/** --keep: where each kept cell is (its home `cells/<id>`, shown relative to the working directory) and how to re-run each of its drivers. */
 function keptLines(run: Parameters<typeof renderTable>[0], cwd: string): string[] {
   const dirs = [...new Set(run.cells.flatMap((c) => (c.cellDir ? [c.cellDir] : [])))];
   if (dirs.length === 0) return [];
   const shown = (dir: string) => {
     const rel = path.relative(cwd, dir);
-    const text = rel && !rel.startsWith('..') && !path.isAbsolute(rel) ? rel : dir;
-    return /^[\w./@~+-]+$/.test(text) ? text : `'${text.replaceAll("'", `'\\''`)}'`;
+    return shellWord(rel && !rel.startsWith('..') && !path.isAbsolute(rel) ? rel : dir);
   };
   return [
-    `kept ${dirs.length} cell director${dirs.length > 1 ? 'ies' : 'y'} (--keep); step into one and re-run its driver (its log: .mcp-matrix/driver.log):`,
-    ...dirs.map((dir) => `  cd ${shown(dir)} && node .mcp-matrix/driver/index.js .mcp-matrix/spec.json`),
+    `kept ${dirs.length} cell director${dirs.length > 1 ? 'ies' : 'y'} (--keep); step into one and re-run a driver (its log: driver.log beside its spec):`,
+    ...dirs.flatMap((dir) => {
+      const reruns = rerunsIn(dir);
+      return (reruns.length ? reruns : ['node .mcp-matrix/driver/index.js .mcp-matrix/spec.json']).map(
+        (cmd) => `  cd ${shown(dir)} && ${cmd}`,
+      );
+    }),
   ];
 }
 

@@ -3,7 +3,7 @@
 // driver, which measures again. An interrupted --keep run keeps what ran; without --keep nothing is left.
 import { execFile, spawn } from 'node:child_process';
 import { existsSync, lstatSync, readFileSync, realpathSync } from 'node:fs';
-import { mkdir, rm } from 'node:fs/promises';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { BIN, cli, readResults, ROOT, tempDir } from './helpers/cli.js';
@@ -45,7 +45,9 @@ describe('--keep', () => {
     expect(JSON.parse(readFileSync(path.join(runDir!, 'owner.json'), 'utf8'))).toMatchObject({ kept: true, homes: [home] });
 
     const line = out.stdout.split('\n').find((l) => l.trim().startsWith('cd cells/'));
-    expect(out.stdout).toContain('kept 1 cell directory (--keep); step into one and re-run its driver (its log: .mcp-matrix/driver.log):');
+    expect(out.stdout).toContain(
+      'kept 1 cell directory (--keep); step into one and re-run a driver (its log: driver.log beside its spec):',
+    );
     expect(line?.trim()).toBe('cd cells/latest-2 && node .mcp-matrix/driver/index.js .mcp-matrix/spec.json');
 
     // Re-run exactly what was printed: without IPC the driver writes its messages as JSON lines (here to stderr).
@@ -74,6 +76,47 @@ describe('--keep', () => {
     expect(again.code, again.stderr).toBe(0);
     expect(realpathSync(home)).not.toBe(real);
     expect(existsSync(path.join(realpathSync(home), '.mcp-matrix', 'spec.json'))).toBe(true);
+  });
+
+  it('a kept variant: its printed line runs its driver again from its client install, on its own spec', async () => {
+    const s = await scratch();
+    const config = path.join(s.cwd, 'axes.config.ts');
+    await writeFile(
+      config,
+      `import base from ${JSON.stringify(CONFIG)};\nexport default { ...base, package: ${JSON.stringify(path.join(ROOT, 'fixtures/reference-server'))}, clients: ['latest@2'] };\n`,
+    );
+    const out = await cli(['run', '--config', config, '--cell', 'latest-2', '--out', 'out', '--progress', 'silent', '--keep'], {
+      cwd: s.cwd,
+      env: s.env,
+    });
+    expect(out.code, out.stderr).toBe(0);
+    const [runDir] = runDirs(s.tmp);
+    const entry = path.join(runDir!, 'clients', 'client-latest-2', '.mcp-matrix', 'driver', 'index.js');
+    const line = out.stdout
+      .split('\n')
+      .map((l) => l.trim())
+      .find((l) => l.startsWith('cd cells/'));
+    expect(line).toBe(`cd cells/latest-2 && node ${entry} .mcp-matrix/variants/latest-2~client-latest-2/spec.json`);
+    const rerun = await new Promise<{ code: number | null; stderr: string }>((resolve) =>
+      execFile(
+        'sh',
+        ['-c', line!],
+        { cwd: s.cwd, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' } },
+        (error, _o, stderr) => resolve({ code: error ? ((error as { code?: number }).code ?? -1) : 0, stderr }),
+      ),
+    );
+    expect(rerun.code, rerun.stderr).toBe(0);
+    const messages = rerun.stderr
+      .split('\n')
+      .filter((l) => l.startsWith('{'))
+      .map((l) => JSON.parse(l) as DriverMessage);
+    expect(messages.flatMap((m) => (m.type === 'phase-result' ? [`${m.result.phase}: ${m.result.verdict}`] : []))).toEqual([
+      'stdio: passed',
+      'http: passed',
+      'bind: passed',
+      'leaks: passed',
+    ]);
+    expect(messages.at(-1)?.type).toBe('done');
   });
 
   it('an interrupted --keep run keeps the cell that was running, at its home', async () => {
