@@ -12,6 +12,8 @@ import { asInterrupted, decideRun, storedFacts } from '../results/verdict.js';
 import { baselineFromRun, DEFAULT_BASELINE, parseBaseline, readBaseline, renderBaseline } from '../reports/baseline.js';
 import type { BaselineEntry } from '../results/types.js';
 import { hasAxes } from '../results/variants.js';
+import { hasAxes as hasPlannedAxes } from '../plan/plan.js';
+import { describeExpansion } from './plan.js';
 import type { ResolvedConfig } from '../config/resolve.js';
 import { describeSwept, sweepStale } from '../process/sweep.js';
 import { onHardExit } from '../process/tracker.js';
@@ -118,6 +120,8 @@ async function runAndReport(options: RunCommandOptions, log: Logger): Promise<nu
     ...(baseline ? { baseline } : {}),
     ...(surfaceSnapshot ? { surfaceSnapshot } : {}),
     onPlan: (plan) => {
+      // With axes, the expansion and the count before anything runs (as `plan` shows them).
+      if (plan.cells.some(hasPlannedAxes)) log.info(describeExpansion(plan));
       for (const f of plan.lockstep) shown.add(`lockstep: ${f.message}`);
       for (const f of plan.lockstep)
         (f.level === 'error' ? log.error : log.warn)(`${f.level === 'error' ? 'lockstep error: ' : 'lockstep: '}${f.message}`);

@@ -138,6 +138,9 @@ describe('run with axes', () => {
     expect(full.out.stdout).toContain(`[latest-1~client-1.0.0~node-${HOST_NODE}] ✔ npm install (`);
     expect(full.out.stdout).toMatch(/npm install \([^)]*shared by 2 variants\)/);
     expect(full.out.stdout).toContain('PASSED · 4 variant(s) of 2 cell(s)');
+    // The expansion is shown before anything runs.
+    expect(full.out.stdout.indexOf('4 variant(s) = 2 cell(s) × 2 client(s) × 1 node(s)')).toBeGreaterThanOrEqual(0);
+    expect(full.out.stdout.indexOf('4 variant(s) = 2 cell(s)')).toBeLessThan(full.out.stdout.indexOf('npm install'));
   });
 
   it('every row carries the command that reruns that variant alone', () => {
