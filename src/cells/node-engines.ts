@@ -3,7 +3,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import semver from 'semver';
-import type { EnvironmentEvidence, InstalledPackage, PhaseResult } from '../results/types.js';
+import type { EnvironmentEvidence, InstalledPackage, PhaseResult, SdkRuntime } from '../results/types.js';
 
 /** `@modelcontextprotocol/server@2.4.0 requires node >=20; this variant runs 18.20.8`, one per copy that excludes it. */
 export async function sdkEnginesProblems(cellDir: string, packages: readonly InstalledPackage[], nodeVersion: string): Promise<string[]> {
@@ -45,4 +45,31 @@ export function withNodeEngines(
       details: { ...env.result.details, problems: all },
     },
   };
+}
+
+/**
+ * Servers that ran on another Node than the variant's: a bin that starts a Node of its own choosing (an
+ * absolute path, a version manager) is out of the variant's reach, so this variant did not measure its Node.
+ */
+export function serverNodeMismatch(observed: readonly SdkRuntime[], version: string): string[] {
+  const want = `v${version.replace(/^v/, '')}`;
+  const byNode = new Map<string, string[]>();
+  for (const o of observed) if (o.node && o.node !== want) byNode.set(o.node, [...new Set([...(byNode.get(o.node) ?? []), o.server])]);
+  return [...byNode].map(
+    ([node, servers]) =>
+      `the ${servers.join(' and ')} server${servers.length > 1 ? 's' : ''} ran on Node ${node}, not this variant's ${want}: its bin starts a Node of its own choosing, so this variant did not measure its Node`,
+  );
+}
+
+/** The environment result with the mismatches: a passed check becomes not-measured; a failure stands. */
+export function withServerNode(
+  env: { result: PhaseResult; evidence: EnvironmentEvidence },
+  mismatch: readonly string[],
+): { result: PhaseResult; evidence: EnvironmentEvidence } {
+  if (mismatch.length === 0) return env;
+  const details = { ...env.result.details, nodeMismatch: [...mismatch] };
+  if (env.result.verdict === 'failed') return { evidence: env.evidence, result: { ...env.result, details } };
+  const message = [...(env.result.verdict === 'not-measured' && env.result.message ? [env.result.message] : []), ...mismatch].join('; ');
+  const step = env.result.verdict === 'not-measured' ? (env.result.step ?? 'server Node') : 'server Node';
+  return { evidence: env.evidence, result: { ...env.result, verdict: 'not-measured', message, step, details } };
 }

@@ -13,7 +13,7 @@ import { decideCellResult } from '../results/verdict.js';
 import { installDriver, runDriver, type DriverHooks, type DriverLayout } from './driver-launch.js';
 import { judgeRuntimeSdk, verifyEnvironment, withRuntimeSdk } from './environment.js';
 import { installCell } from './install.js';
-import { sdkEnginesProblems, withNodeEngines } from './node-engines.js';
+import { sdkEnginesProblems, serverNodeMismatch, withNodeEngines, withServerNode } from './node-engines.js';
 import { withRuntimePath, type NodeRuntime } from './node-runtime.js';
 import type { ClientInstall } from './client-install.js';
 import { sdkPackageNames } from './sdk-tree.js';
@@ -165,7 +165,10 @@ export async function runVariant(
         });
         let folded = withRuntimeSdk(install.env, runtime);
         if (variant.node)
-          folded = withNodeEngines(folded, await sdkEnginesProblems(install.cellDir, folded.evidence.sdkPackages, variant.node.version));
+          folded = withServerNode(
+            withNodeEngines(folded, await sdkEnginesProblems(install.cellDir, folded.evidence.sdkPackages, variant.node.version)),
+            serverNodeMismatch(folded.evidence.loadedSdk ?? [], variant.node.version),
+          );
         environment = folded.evidence;
         record(folded.result);
       }

@@ -4,8 +4,8 @@ import path from 'node:path';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, test } from 'vitest';
-import { sdkEnginesProblems, withNodeEngines } from '../../src/cells/node-engines.js';
-import type { EnvironmentEvidence, PhaseResult } from '../../src/results/types.js';
+import { sdkEnginesProblems, serverNodeMismatch, withNodeEngines, withServerNode } from '../../src/cells/node-engines.js';
+import type { EnvironmentEvidence, PhaseResult, SdkRuntime } from '../../src/results/types.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 // The repository's own installed 1.x SDK (engines.node ">=18"): a real copy, read in place.
@@ -77,6 +77,51 @@ describe('withNodeEngines', () => {
       verdict: 'failed',
       message: 'p',
       step: 'node engines',
+    });
+  });
+});
+
+describe('serverNodeMismatch and withServerNode', () => {
+  const seen = (server: 'stdio' | 'http', node?: string): SdkRuntime => ({
+    server,
+    probe: true,
+    nodeBin: false,
+    answered: true,
+    copies: [],
+    ...(node ? { node } : {}),
+  });
+  const evidence = {} as EnvironmentEvidence;
+  const passed: PhaseResult = { phase: 'environment', verdict: 'passed', durationMs: 1 };
+
+  test('servers on the variant’s release, or unobserved: nothing', () => {
+    expect(serverNodeMismatch([seen('stdio', 'v22.23.5'), seen('http')], '22.23.5')).toEqual([]);
+  });
+
+  test('servers on another Node are named with both versions, once per Node', () => {
+    expect(serverNodeMismatch([seen('stdio', 'v20.20.2'), seen('http', 'v20.20.2')], '22.23.5')).toEqual([
+      "the stdio and http servers ran on Node v20.20.2, not this variant's v22.23.5: its bin starts a Node of its own choosing, so this variant did not measure its Node",
+    ]);
+    expect(serverNodeMismatch([seen('stdio', 'v20.20.2'), seen('http', 'v22.23.5')], '22.23.5')).toEqual([
+      "the stdio server ran on Node v20.20.2, not this variant's v22.23.5: its bin starts a Node of its own choosing, so this variant did not measure its Node",
+    ]);
+  });
+
+  test('passed becomes not-measured; a failure stands with the mismatch in its details', () => {
+    expect(withServerNode({ result: passed, evidence }, [])).toEqual({ result: passed, evidence });
+    expect(withServerNode({ result: passed, evidence }, ['m']).result).toEqual({
+      ...passed,
+      verdict: 'not-measured',
+      message: 'm',
+      step: 'server Node',
+      details: { nodeMismatch: ['m'] },
+    });
+    const failed: PhaseResult = { ...passed, verdict: 'failed', message: 'f', step: 'verify' };
+    expect(withServerNode({ result: failed, evidence }, ['m']).result).toEqual({ ...failed, details: { nodeMismatch: ['m'] } });
+    const unmeasured: PhaseResult = { ...passed, verdict: 'not-measured', message: 'u', step: 'loaded SDK' };
+    expect(withServerNode({ result: unmeasured, evidence }, ['m']).result).toMatchObject({
+      verdict: 'not-measured',
+      message: 'u; m',
+      step: 'loaded SDK',
     });
   });
 });

