@@ -192,6 +192,16 @@ describe('startFailure: every load code, each evidence source, exactly', () => {
     expect(startFailure([], 'a SyntaxError: not at the start\n', 1, true)).toBeUndefined();
   });
 
+  it('stderr: the error line starts a line, is trimmed, and may carry its code in brackets', () => {
+    // The first line naming the code is not the error line: the error line is quoted.
+    expect(startFailure([], 'warning ERR_REQUIRE_ESM soon\nError [ERR_REQUIRE_ESM]: require() of ES Module\n', 1, true)).toMatchObject({
+      cause: 'Error [ERR_REQUIRE_ESM]: require() of ES Module',
+    });
+    expect(startFailure([], "warn: Error: old\nTypeError: x   \n  code: 'ERR_REQUIRE_ESM'\n", 1, true)).toMatchObject({
+      cause: 'TypeError: x (ERR_REQUIRE_ESM)',
+    });
+  });
+
   it("126/127: the last stderr line, trimmed; none when stderr is empty; the probe's record comes first", () => {
     expect(startFailure([], 'first\n  env: bun: No such file or directory  \n\n', 127, false)).toEqual({
       kind: 'could-not-start',
