@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunResult } from '../../src/results/types.js';
 import { cli, readResults, ROOT, tempDir, type CliOutcome } from './helpers/cli.js';
 import { rm } from 'node:fs/promises';
+import { execFile } from 'node:child_process';
 
 const HOST_NODE = process.versions.node;
 const dirs: string[] = [];
@@ -14,6 +15,40 @@ let full: { out: CliOutcome; results: RunResult };
 let one: { out: CliOutcome; results: RunResult };
 let plan: CliOutcome;
 let planJson: CliOutcome;
+let merged: { out: CliOutcome; results: RunResult; pieces: number[] };
+
+/** The CI fan-out, locally: one job per entry of plan --json (a variant), each with the tarball packed once, then merge. */
+async function fanOut(): Promise<{ out: CliOutcome; results: RunResult; pieces: number[] }> {
+  const dir = await tempDir('mm-axes-fanout-');
+  dirs.push(dir);
+  const include = (JSON.parse(planJson.stdout) as { include: { id: string }[] }).include;
+  const tarball = await new Promise<string>((resolve, reject) =>
+    execFile(
+      'npm',
+      ['pack', '--json', '--pack-destination', dir],
+      { cwd: path.join(ROOT, 'fixtures/reference-server') },
+      (error, stdout) => (error ? reject(error) : resolve(path.join(dir, (JSON.parse(stdout) as { filename: string }[])[0]!.filename))),
+    ),
+  );
+  const pieces = await Promise.all(
+    include.map(async ({ id }) => {
+      const out = await cli(
+        ['run', '--config', config, '--cell', id, '--tarball', tarball, '--out', path.join(dir, 'pieces', id), '--progress', 'silent'],
+        {
+          timeoutMs: 600_000,
+        },
+      );
+      return out.code;
+    }),
+  );
+  const out = await cli([
+    'merge',
+    ...include.map(({ id }) => path.join(dir, 'pieces', id, 'results.json')),
+    '--out',
+    path.join(dir, 'merged'),
+  ]);
+  return { out, results: await readResults(path.join(dir, 'merged')), pieces };
+}
 
 async function run(extra: string[]): Promise<{ out: CliOutcome; results: RunResult }> {
   const dir = await tempDir('mm-axes-out-');
@@ -46,6 +81,7 @@ export default defineConfig({
   [plan, planJson] = await Promise.all([cli(['plan', '--config', config]), cli(['plan', '--config', config, '--json'])]);
   full = await run([]);
   one = await run(['--cell', `latest-2~client-1.0.0~node-${HOST_NODE}`]);
+  merged = await fanOut();
 }, 900_000);
 
 afterAll(async () => {
@@ -152,5 +188,15 @@ describe('run with axes', () => {
     expect(one.results.cells.map((c) => c.id)).toEqual([`latest-2~client-1.0.0~node-${HOST_NODE}`]);
     expect(one.results.plan.selected).toEqual([`latest-2~client-1.0.0~node-${HOST_NODE}`]);
     expect(one.results.plan.cells.flatMap((c) => c.variants)).toHaveLength(4);
+  });
+});
+
+describe('the fan-out with axes', () => {
+  it('one job per variant (plan --json), each passing alone, merge into one run of every variant: exit 0', () => {
+    expect(merged.pieces).toEqual([0, 0, 0, 0]);
+    expect(merged.out.code, merged.out.stderr).toBe(0);
+    expect(merged.results.verdict).toBe('passed');
+    expect(merged.results.cells.map((c) => c.id)).toEqual(full.results.cells.map((c) => c.id));
+    expect(merged.results.cells.map((c) => c.client?.version)).toEqual(full.results.cells.map((c) => c.client?.version));
   });
 });
