@@ -396,6 +396,27 @@ describe('verifyEnvironment: the whole result and evidence', () => {
     expect(evidence.package).toStrictEqual({ name: 'srv', version: '1.0.0' });
   });
 
+  it('a lockfile that does not list the package, and a package folder without package.json that holds a copy', async () => {
+    const input = await layout({ nestedSdk: '1.25.0' });
+    await rm(path.join(cell, 'node_modules/srv/package.json'));
+    await writeFile(path.join(cell, 'package-lock.json'), JSON.stringify({ packages: {} }));
+    const before = performance.now();
+    const { result } = await verifyEnvironment(input);
+    const took = performance.now() - before;
+    expect(result.details).toStrictEqual({
+      problems: [
+        '@modelcontextprotocol/sdk: the package loads 1.25.0 from node_modules/srv/node_modules/@modelcontextprotocol/sdk, not the pinned 1.24.0',
+        '@modelcontextprotocol/sdk is installed 2 times: 1.24.0 at node_modules/@modelcontextprotocol/sdk, 1.25.0 at node_modules/srv/node_modules/@modelcontextprotocol/sdk',
+        'srv declares no range on @modelcontextprotocol/sdk: it does not claim this SDK major',
+        'srv is not installed at node_modules/srv',
+        `the installed srv is not the packed tarball: lockfile integrity missing ≠ tarball ${SHA.slice(0, 19)}…`,
+      ],
+    });
+    // The phase's own time, not a clock reading.
+    expect(result.durationMs).toBeGreaterThanOrEqual(0);
+    expect(result.durationMs).toBeLessThanOrEqual(Math.round(took) + 1);
+  });
+
   it('a manifest without name or version: the evidence falls back to the configured name and "?"', async () => {
     const input = await layout({ manifest: { name: undefined, version: undefined } });
     const { result, evidence } = await verifyEnvironment(input);
@@ -476,6 +497,22 @@ describe('runtime SDK identity: every branch, exactly', () => {
       verdict: 'not-measured',
       messages: [`the stdio server neither answered nor loaded an SDK copy, ${unseen}`],
     });
+  });
+
+  it('a second copy is compared with the cell copy of the same package, not another pinned one', () => {
+    const set = { '@modelcontextprotocol/server': '2.1.0', '@modelcontextprotocol/node': '2.0.1' };
+    const server = { name: '@modelcontextprotocol/server', version: '2.1.0', path: 'node_modules/@modelcontextprotocol/server' };
+    const node = { name: '@modelcontextprotocol/node', version: '2.0.1', path: 'node_modules/@modelcontextprotocol/node' };
+    const second = { name: '@modelcontextprotocol/node', version: '2.0.0', path: 'node_modules/x/node_modules/@modelcontextprotocol/node' };
+    const check = judgeRuntimeSdk({
+      ...base,
+      installSet: set,
+      primary: '@modelcontextprotocol/server',
+      phases: [phase('stdio', [seen('stdio', { copies: [server, node, second] })])],
+    });
+    expect(check.messages).toStrictEqual([
+      "the stdio server loaded a second copy of @modelcontextprotocol/node: 2.0.0 from node_modules/x/node_modules/@modelcontextprotocol/node, besides the cell's 2.0.1 at node_modules/@modelcontextprotocol/node",
+    ]);
   });
 
   it('a failure outweighs a server that loaded the cell copy; the same finding of one server reads once', () => {

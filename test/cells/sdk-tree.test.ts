@@ -61,6 +61,26 @@ describe('findSdkCopies', () => {
     ]);
   });
 
+  it('sorted by path, not in walk order: a nested copy sorts after a sibling that shares its prefix', async () => {
+    const nm = path.join(cell, 'node_modules');
+    await pkg(path.join(nm, 'plain-sdk'), { version: '1.0.0' });
+    await pkg(path.join(nm, 'plain-sdk/node_modules/@modelcontextprotocol/sdk'), { version: '1.2.0' });
+    await pkg(path.join(nm, 'plain-sdk-extra/node_modules/plain-sdk'), { version: '2.0.0' });
+    expect((await findSdkCopies(cell, NAMES)).map((c) => c.path)).toStrictEqual([
+      'node_modules/plain-sdk',
+      'node_modules/plain-sdk-extra/node_modules/plain-sdk',
+      'node_modules/plain-sdk/node_modules/@modelcontextprotocol/sdk',
+    ]);
+  });
+
+  it('only node_modules folders hold copies: a copy vendored elsewhere in a package is not one Node would load by name', async () => {
+    const nm = path.join(cell, 'node_modules');
+    await pkg(path.join(nm, 'srv'), { version: '1.0.0' });
+    await pkg(path.join(nm, 'srv/@modelcontextprotocol/sdk'), { version: '1.9.0' });
+    await pkg(path.join(nm, 'srv/plain-sdk'), { version: '1.9.0' });
+    expect(await findSdkCopies(cell, NAMES)).toStrictEqual([]);
+  });
+
   it('a cell without node_modules has no copies', async () => {
     expect(await findSdkCopies(cell, NAMES)).toStrictEqual([]);
   });
