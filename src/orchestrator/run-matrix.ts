@@ -12,7 +12,7 @@ import { ensureNodeRuntime, type NodeRuntime } from '../cells/node-runtime.js';
 import type { DriverHooks } from '../cells/driver-launch.js';
 import { cellDirOf, createRunDir, markKept, removeDir, removeRunDir, removeRunDirWithin } from '../cells/workspace.js';
 import { linkKeptCells, pruneKeptHomes, type KeptHomes } from '../cells/kept.js';
-import { currentCookie, killCarriers } from '../process/cookie.js';
+import { currentCookie, killCarriers, settleCarriers } from '../process/cookie.js';
 import { run as exec } from '../process/exec.js';
 import { deferCleanup, killAll, onHardExit } from '../process/tracker.js';
 import { RESULTS_SCHEMA_VERSION, type BaselineEntry, type CellResult, type RunResult, type VariantRef } from '../results/types.js';
@@ -26,6 +26,9 @@ import { runWithProgress, type ProgressMode } from './progress.js';
 
 /** How long a forced exit waits for the run dir's removal before handing it off (the CLI's own bound is above it). */
 const FORCED_REMOVAL_MS = 500;
+
+/** How long the end of a run waits for SIGKILLed processes to be gone (a loaded machine is slow to reap). */
+const SETTLE_MS = 3_000;
 
 export interface RunOptions {
   cwd: string;
@@ -224,6 +227,8 @@ export async function runMatrix(config: ResolvedConfig, registry: Registry, opti
     // Whatever escaped a process group but still carries the run's cookie.
     if (cookie) killCarriers(cookie);
     const cleanup = (async () => {
+      // The CLI exits only once they are gone, not merely signalled.
+      if (cookie) await settleCarriers(cookie, SETTLE_MS);
       await Promise.all(disposals);
       if (options.keep) keepRun();
       else await removeRunDir(runDir).catch(() => undefined);

@@ -53,6 +53,20 @@ export function killCarriers(cookie: string, tagPrefix?: string): Carrier[] | nu
   return mine;
 }
 
+/**
+ * killCarriers until none is left alive, within `boundMs`: on a loaded machine a SIGKILLed process can
+ * take a moment to exit, and a run must not end while anything it started still runs. Returns what
+ * was still alive at the bound (empty when everything is gone; null without /proc).
+ */
+export async function settleCarriers(cookie: string, boundMs: number): Promise<Carrier[] | null> {
+  const deadline = Date.now() + boundMs;
+  for (;;) {
+    const left = killCarriers(cookie);
+    if (!left || left.length === 0 || Date.now() >= deadline) return left;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
 /** Every live cookie whose owner is dead, with its carriers (null without /proc). */
 export function orphanedCarriers(): Carrier[] | null {
   const found = carriers(RUN_COOKIE_VAR);

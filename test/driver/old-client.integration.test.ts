@@ -78,7 +78,7 @@ function variantSpec(client: Cell, clientVersion: string | undefined, steps: Ste
       dropEnv: ['MCP_SERVER_TOKEN'],
       timeoutMs: 15_000,
     },
-    leaks: { graceMs: 3000 },
+    leaks: { graceMs: 10_000 },
   });
   return { ...spec, major: client.major, probe: join(client.driver, 'probe.js'), ...(clientVersion ? { clientVersion } : {}) };
 }

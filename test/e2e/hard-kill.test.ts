@@ -177,6 +177,15 @@ describe('interrupts and hard kills', () => {
     expect(stale).toHaveLength(1);
     const orphans = marked(first.marker).filter((p) => /npm/.test(p.cmdline));
     expect(orphans.length, 'kill -9 of the CLI orphans its npm install (the scenario)').toBeGreaterThan(0);
+    // Stopped, an orphan cannot finish its install before the next run looks (on a loaded machine the second
+    // run may start after npm is done); a stopped process is still alive, and SIGKILL still ends it.
+    for (const o of orphans) {
+      try {
+        process.kill(o.pid, 'SIGSTOP');
+      } catch {
+        // already gone
+      }
+    }
 
     const second = start(['run', '--config', CONFIG, '--out', out, '--progress', 'silent'], { TMPDIR: tmp });
     const code = await second.exited;

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { carriers, procAvailable, startTime } from '../../src/driver/proc.js';
 import { cookieOwner, makeCookie, RUN_COOKIE_VAR, SERVER_TAG_VAR } from '../../src/driver/cookie.js';
-import { killCarriers, orphanedCarriers, ownerAlive } from '../../src/process/cookie.js';
+import { killCarriers, orphanedCarriers, ownerAlive, settleCarriers } from '../../src/process/cookie.js';
 import { describeSwept, shortCommand, sweepStale } from '../../src/process/sweep.js';
 import { createRunDir, markKept, OWNER_FILE, readOwner, removeRunDirWithin } from '../../src/cells/workspace.js';
 import { linkKeptCells } from '../../src/cells/kept.js';
@@ -99,6 +99,19 @@ describe.runIf(procAvailable())('carriers: found by environment, whatever the gr
     } finally {
       child.kill('SIGKILL');
       other.kill('SIGKILL');
+    }
+  });
+
+  it('settleCarriers returns only once every carrier is gone, a stopped one included', async () => {
+    const cookie = makeCookie(process.pid, startTime(process.pid));
+    const child = sleeper({ [RUN_COOKIE_VAR]: cookie, [SERVER_TAG_VAR]: 'cell-s:stdio#1' }, true);
+    try {
+      await waitCarrying(child);
+      process.kill(child.pid!, 'SIGSTOP');
+      expect(await settleCarriers(cookie, 10_000)).toEqual([]);
+      expect(carriers(RUN_COOKIE_VAR, cookie)).toEqual([]);
+    } finally {
+      child.kill('SIGKILL');
     }
   });
 
