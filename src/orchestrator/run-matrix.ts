@@ -157,7 +157,10 @@ export async function runMatrix(config: ResolvedConfig, registry: Registry, opti
       nodeRuntime: (node) => once(runtimes, node.version, () => ensureNodeRuntime(node, { signal: options.signal })),
     };
     // The server install of a cell is shared by its variants; its dir goes after the last of them.
-    const cellRuns = new Map<string, { installing: Promise<CellInstall>; left: number; rows: CellResult[]; mutated?: string }>();
+    const cellRuns = new Map<
+      string,
+      { installing: Promise<CellInstall>; turn: ReturnType<typeof semaphore>; left: number; rows: CellResult[]; mutated?: string }
+    >();
     const installOf = (cell: PlannedCell, hooks: DriverHooks) => {
       let entry = cellRuns.get(cell.id);
       if (!entry) {
@@ -166,7 +169,12 @@ export async function runMatrix(config: ResolvedConfig, registry: Registry, opti
           ...hooks,
           ...(hooks.onInstallEnd ? { onInstallEnd: (o) => hooks.onInstallEnd!({ ...o, ...(sharedBy > 1 ? { sharedBy } : {}) }) } : {}),
         };
-        entry = { installing: installSlots(() => installServer(cell, ctx, withShare)), left: cell.variants.length, rows: [] };
+        entry = {
+          installing: installSlots(() => installServer(cell, ctx, withShare)),
+          turn: semaphore(1),
+          left: cell.variants.length,
+          rows: [],
+        };
         cellRuns.set(cell.id, entry);
       } else if (hooks.onInstallEnd) {
         // The other variants show the shared install's outcome once it is known.
@@ -183,7 +191,9 @@ export async function runMatrix(config: ResolvedConfig, registry: Registry, opti
       options.progress,
       async (unit, hooks) => {
         const entry = installOf(unit.cell, hooks);
-        const row = shownKept(await runVariant(unit.cell, unit.variant, entry.installing, ctx, hooks));
+        // One variant at a time on a cell's install: a server may keep state in its package directory or
+        // its working directory (a memory file next to its bin), and two variants must not share it at once.
+        const row = shownKept(await entry.turn(() => runVariant(unit.cell, unit.variant, entry.installing, ctx, hooks)));
         entry.rows.push(row);
         if (--entry.left === 0) {
           const install = await entry.installing;
