@@ -350,3 +350,45 @@ describe('auditRun: stored surface findings', () => {
     ]);
   });
 });
+
+describe('verdict.ts: the last survivors', () => {
+  const row = (id: string, verdict: Verdict, allowedToFail = false, phase: 'stdio' | 'leaks' = 'stdio') => ({
+    id,
+    allowedToFail,
+    phases: [{ phase, verdict, durationMs: 1 }],
+  });
+
+  test("runReasons: an allowed cell's failure is not named beside a real one; unmeasured phases joined; nothing to say about no cells", () => {
+    expect(runReasons([row('a', 'failed', true), row('b', 'failed')], false)).toStrictEqual(['phases failed: b · stdio']);
+    expect(runReasons([row('a', 'not-measured', false, 'leaks'), row('b', 'not-measured', false, 'leaks')], false)).toStrictEqual([
+      'not measured: a · leaks, b · leaks',
+    ]);
+    expect(runReasons([], false)).toStrictEqual([]);
+  });
+
+  test('runReasons: rows missing from a run where only some cells have axes are "variants"', () => {
+    const rows = [
+      { ...row('v1~client-1.0.0', 'passed'), cell: 'v1', phases: [] },
+      { ...row('v2', 'passed'), cell: 'v2', phases: [] },
+    ];
+    expect(runReasons(rows, false)).toStrictEqual(['missing variants: v1~client-1.0.0, v2 (no result)']);
+  });
+
+  test('decideRun: stored cells judged by their verdict take no part in the baseline', () => {
+    const stored = [{ verdict: 'passed' as const, allowedToFail: false }];
+    expect(decideRun(stored, false, { baseline: [{ cell: 'a', phase: 'stdio', reason: 'r', line: 1 }] })).toStrictEqual({
+      verdict: 'passed',
+      exitCode: 0,
+    });
+  });
+
+  test('storedFacts: no surface differences, no surfaceFailures key', () => {
+    expect(storedFacts(makeRun())).toStrictEqual({ expected: 4 });
+  });
+
+  test('auditRun: a row that ran a Node the plan does not name says "the host\'s"', () => {
+    const run = makeRun();
+    const cells = run.cells.map((c, i) => (i === 0 ? { ...c, node: NODE_20 } : c));
+    expect(auditRun({ ...run, cells })).toStrictEqual(["cell v1-floor: ran Node 20.19.5 (spec 20), but the plan says the host's"]);
+  });
+});
