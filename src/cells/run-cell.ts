@@ -209,16 +209,6 @@ export async function runVariant(
   };
 }
 
-/** Every variant of a cell, one after another, on one install (the cell dir disposed after the last). */
-export async function runCell(cell: PlannedCell, ctx: CellContext, hooks: DriverHooks = {}): Promise<CellResult[]> {
-  const installing = installServer(cell, ctx, hooks);
-  const rows: CellResult[] = [];
-  for (const variant of cell.variants) rows.push(await runVariant(cell, variant, installing, ctx, hooks));
-  const install = await installing;
-  if (install.cellDir && !ctx.keep) ctx.dispose(install.cellDir);
-  return rows;
-}
-
 type VariantDeps = { ok: true; client?: ClientInstall; node?: NodeRuntime } | { ok: false; step: string; message: string; why: string };
 
 /** The variant's client install and Node runtime (shared, each made once); a failure is the harness's: not measured. */

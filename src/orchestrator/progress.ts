@@ -1,5 +1,5 @@
 // Progress display: what each cell is doing and, once known, the mark its result earns. Display only;
-// results come from runCell. A TTY gets listr2's live tree; `simple` (and CI, and any non-TTY) gets one
+// results come from runVariant. A TTY gets listr2's live tree; `simple` (and CI, and any non-TTY) gets one
 // line per event, prefixed with the cell when cells run concurrently. Marks follow the result: ✔ passed,
 // ✖ failed (allowed failures and stale allowances too: they need reading), ⊘ not measured, ↓ skipped.
 import { Listr, type ListrTask } from 'listr2';

@@ -6,8 +6,7 @@ import type { MajorRecipe } from '../config/define.js';
 import { CLIENT_PACKAGES } from '../config/majors.js';
 import { cellIdFromPin } from '../config/schema.js';
 import type { ClientRef } from '../results/types.js';
-import { resolvePin } from './pins.js';
-import { stableVersions } from './pins.js';
+import { resolvePin, stableVersions } from './pins.js';
 import type { Registry } from './registry.js';
 import { fail, ok, type Result } from '../util/result.js';
 
