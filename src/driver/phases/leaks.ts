@@ -20,6 +20,8 @@ export interface Settled {
   signal?: string | null;
   handles: ProbeHandle[];
   leftovers: ProcInfo[];
+  /** Without /proc: its group still answered kill(-pgid, 0) after the grace, but its members cannot be listed. */
+  unlistedGroup?: true;
   problem?: string;
 }
 
@@ -82,6 +84,10 @@ export async function settle(record: ServerRecord, graceMs: number): Promise<Set
     if (out.leftovers.length) {
       const list = out.leftovers.map((p) => `pid ${p.pid} ${p.cmdline}`).join(', ');
       out.problem = `${role} server exited, but left ${out.leftovers.length} process(es) of its group running ${graceMs} ms after ${after}: ${list}`;
+    } else if (proc.members() === null && !proc.markReapedIfGone()) {
+      // No /proc: the group cannot be listed, but it can still be probed; a live group is a leftover all the same.
+      out.unlistedGroup = true;
+      out.problem = `${role} server exited, but its process group (pgid ${proc.pid}) was still alive ${graceMs} ms after ${after}; no /proc: the processes left in it cannot be listed (killed the group)`;
     }
   } else {
     const handles = await askForHandles(record);
@@ -108,6 +114,8 @@ export function toLeakedHandles(settled: Settled[]): LeakedHandle[] {
       out.push(leak);
     }
     for (const p of s.leftovers) out.push({ owner: `server:${s.role}`, type: 'process', location: `pid ${p.pid}: ${p.cmdline}` });
+    if (s.unlistedGroup)
+      out.push({ owner: `server:${s.role}`, type: 'process', location: `process group ${s.pid} (members unknown without /proc)` });
   }
   return out;
 }
