@@ -104,6 +104,19 @@ describe.each([1, 2] as const)('SDK major %i', (major) => {
     expect(stdio.details!.steps).toEqual([{ step: 'tools/call ask', ms: expect.any(Number), arguments: 'empty' }]);
   });
 
+  it("a server that pings the client mid-call gets the SDK's own answer (not -32601), recorded as a server request", async () => {
+    const c = cells[major]!;
+    // stdio only: a 1.x server's ping() names no related request, so over Streamable HTTP it would need the standalone stream.
+    const spec = baseSpec(c, join(c.dir, 'pkg'), {
+      ...phases(c, ['ask'], [{ tool: 'ping_client', expect: { text: 'ping answered: result {}' } }]),
+      http: false,
+    });
+    const run = await runDriver(c, spec);
+    const stdio = run.results.get('stdio')!;
+    expect(stdio.verdict, explain(run)).toBe('passed');
+    expect(stdio.details!.serverRequests).toEqual([{ method: 'ping', answer: 'result' }]);
+  });
+
   it('expecting the roots-only tool without declaring roots fails with the count', async () => {
     const c = cells[major]!;
     const spec = baseSpec(c, join(c.dir, 'pkg'), { ...phases(c, [], []), http: false });
