@@ -10,7 +10,7 @@ import {
   judgeBaseline,
   runReasons,
 } from '../../src/results/verdict.js';
-import { CLIENT_NEW, FOUR_CELLS, makeRun, NODE_20, variantSpecs } from '../reports/helpers/make-run.js';
+import { CLIENT_NEW, FOUR_CELLS, makeRun, NODE_20, variantSpecs, type CellSpec } from '../reports/helpers/make-run.js';
 import { storedFacts } from '../../src/results/verdict.js';
 
 const cell = (verdict: Verdict, allowedToFail = false) => ({ verdict, allowedToFail });
@@ -347,6 +347,31 @@ describe('auditRun: stored surface findings', () => {
     ).toStrictEqual([
       "run: stored surface findings [tool x: added; tool y: removed], but its cells' surfaces say []",
       'run: stored verdict "passed" (exit 0), but its cells say "failed" (exit 1)',
+    ]);
+  });
+
+  test("two findings its cells' surfaces give, stored as one: both lists in full, each joined with '; '", () => {
+    const surface = (tool: Record<string, unknown>) => ({ stdio: { details: { parity: { 'tool add': tool } } } });
+    const one: CellSpec = {
+      id: 'v1-latest',
+      pin: 'latest@1',
+      version: '1.24.0',
+      major: 1,
+      phases: surface({ title: 'Add', description: 'a' }),
+    };
+    const two: CellSpec = {
+      id: 'v2-latest',
+      pin: 'latest@2',
+      version: '2.4.0',
+      major: 2,
+      phases: surface({ title: 'Sum', description: 'b' }),
+    };
+    const run = makeRun([one, two], { verdict: 'failed', exitCode: 1 });
+    const stored = ["tool add: description 'a' on v1-latest (1.24.0); 'b' on v2-latest (2.4.0)"];
+    expect(auditRun({ ...run, surface: { cells: ['v1-latest', 'v2-latest'], allowed: [], allow: [], findings: stored } })).toStrictEqual([
+      "run: stored surface findings [tool add: description 'a' on v1-latest (1.24.0); 'b' on v2-latest (2.4.0)], " +
+        "but its cells' surfaces say [tool add: description 'a' on v1-latest (1.24.0); 'b' on v2-latest (2.4.0); " +
+        "tool add: title 'Add' on v1-latest (1.24.0); 'Sum' on v2-latest (2.4.0)]",
     ]);
   });
 });

@@ -153,6 +153,33 @@ describe('leaksPhase', () => {
     expect(ctx.summary.leakedHandles).toStrictEqual([]);
   });
 
+  it('a Node server kept alive by nothing the probe reports (a read on its own stdout): "no ref\'d handle found by the probe"; it is killed', async () => {
+    const baseline = activeResources();
+    const ctx = bench.context();
+    const proc = start(ctx, 'stdio', 'own-stdout');
+    await booted(ctx);
+    const r = await leaksPhase(ctx, GRACE, baseline);
+    // The probe answered (a dump of no handle), unlike a server that is not Node.
+    const problem = `stdio server still running ${GRACE} ms after stdin EOF: no ref'd handle found by the probe`;
+    expect(r).toStrictEqual({
+      phase: 'leaks',
+      durationMs: num,
+      verdict: 'failed',
+      step: 'stdio shutdown',
+      message: problem,
+      details: {
+        servers: [{ role: 'stdio', pid: proc.pid, exitMs: null, handles: [], leftovers: [], problem }],
+        escaped: [],
+        driverHandles: [],
+        graceMs: GRACE,
+      },
+    });
+    expect(proc.probeRecords().filter((rec) => rec.type === 'handles')).toStrictEqual([{ type: 'handles', handles: [], pid: proc.pid }]);
+    expect(ctx.summary.leakedHandles).toStrictEqual([]);
+    expect(proc.running).toBe(false);
+    expect(proc.exitInfo?.signal).toBe('SIGKILL');
+  });
+
   it('a server that exits but leaves a child in its group fails, naming the child; the child is killed', async () => {
     const baseline = activeResources();
     const ctx = bench.context();
