@@ -7,8 +7,8 @@ import { invocation } from '../orchestrator/invocation.js';
 import { runMatrix } from '../orchestrator/run-matrix.js';
 import type { ProgressMode } from '../orchestrator/progress.js';
 import { publishInto } from '../reports/publish.js';
-import { checkOutDir, writeReports, writeReportsSync } from '../reports/write.js';
-import { asInterrupted, decideRun, storedFacts } from '../results/verdict.js';
+import { checkOutDir, writeReportsSync, writeRunReports } from '../reports/write.js';
+import { decideRun, storedFacts } from '../results/verdict.js';
 import { baselineFromRun, DEFAULT_BASELINE, parseBaseline, readBaseline, renderBaseline } from '../reports/baseline.js';
 import type { BaselineEntry } from '../results/types.js';
 import { hasAxes } from '../results/variants.js';
@@ -146,17 +146,9 @@ async function runAndReport(options: RunCommandOptions, log: Logger): Promise<nu
       log.info(`--update-baseline: wrote ${entries.value.length} known failure(s) to ${baselineShown}`);
     }
   }
-  // Already interrupted: write as is. Otherwise an interrupt stops the write in progress.
-  const signal = run.interrupted ? {} : { signal: options.signal };
-  let written = await writeReports(run, outDir, { junit: options.junit, ...signal }).catch((error: unknown) => {
-    if (!options.signal.aborted) throw error;
-    return [];
-  });
-  // An interrupt that came while the reports were written: they must not say PASSED.
-  if (options.signal.aborted && !run.interrupted) {
-    run = asInterrupted(run);
-    written = await writeReports(run, outDir, { junit: options.junit });
-  }
+  // An interrupt that comes while the reports are written: they are written again, saying interrupted.
+  let written: string[];
+  ({ run, written } = await writeRunReports(run, outDir, { junit: options.junit, signal: options.signal }));
   dropHardExit();
   log.info('');
   log.info(renderTable(run));
@@ -185,6 +177,9 @@ async function runAndReport(options: RunCommandOptions, log: Logger): Promise<nu
     if (published) log.error(published);
   }
   await publishToGithub(run, log);
+  // One that came after them (while publishing or printing): the CLI ends with 130, so the files must say so.
+  if (options.signal.aborted && !run.interrupted)
+    ({ run, written } = await writeRunReports(run, outDir, { junit: options.junit, signal: options.signal }));
   log.info(
     `${run.verdict.toUpperCase()} · ${hasAxes(run.plan) ? `${run.cells.length} variant(s) of ${new Set(run.cells.map((c) => c.cell)).size} cell(s)` : `${run.cells.length} cell(s)`} in ${(run.durationMs / 1000).toFixed(1)} s · ${written.map((f) => path.relative(options.cwd, f)).join(', ')}`,
   );

@@ -5,6 +5,7 @@ import { mkdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { mkdir, open, rename, rm, stat, statfs, writeFile } from 'node:fs/promises';
 import path, { join } from 'node:path';
 import type { RunResult } from '../results/types.js';
+import { asInterrupted } from '../results/verdict.js';
 import { renderJson } from './json.js';
 import { renderJunit } from './junit.js';
 import { renderMarkdown } from './markdown.js';
@@ -32,6 +33,26 @@ export async function writeReports(run: RunResult, outDir: string, options: Writ
     written.push(path);
   }
   return written;
+}
+
+/**
+ * The run's reports, never contradicting an interrupt: when `signal` fires before or while they are
+ * written, the write in progress stops and they are written again as an interrupted run (exit 130),
+ * so no file says PASSED over a run the CLI ends with 130. Returns the run as written.
+ */
+export async function writeRunReports(
+  run: RunResult,
+  outDir: string,
+  options: WriteOptions & { signal: AbortSignal },
+): Promise<{ run: RunResult; written: string[] }> {
+  if (run.interrupted) return { run, written: await writeReports(run, outDir, { junit: options.junit }) };
+  const written = await writeReports(run, outDir, options).catch((error: unknown) => {
+    if (!options.signal.aborted) throw error;
+    return [];
+  });
+  if (!options.signal.aborted) return { run, written };
+  const interrupted = asInterrupted(run);
+  return { run: interrupted, written: await writeReports(interrupted, outDir, { junit: options.junit }) };
 }
 
 /** The same files, synchronously: for a forced exit, which cannot await (`outDir` was checked when the run began). */
