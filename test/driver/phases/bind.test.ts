@@ -3,6 +3,7 @@
 // written into a temp cell; the probe is the real one, bundled from src.
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { networkInterfaces } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bindPhase, judgeExit, relative, type ExitFacts, type ExitJudgement } from '../../../src/driver/phases/bind.js';
 import type { ClassifiedListen } from '../../../src/driver/listen-watch.js';
@@ -328,6 +329,28 @@ describe('bindPhase: every outcome, from src', () => {
       ),
     );
   });
+
+  // One of this host's own non-loopback IPv4 addresses (none on a machine with loopback only: skipped).
+  const routable = Object.values(networkInterfaces())
+    .flat()
+    .find((i) => i && i.family === 'IPv4' && !i.internal)?.address;
+
+  it.skipIf(!routable)(
+    'a listen on one routable address (not a wildcard) that serves without a token: failed, named as that socket',
+    async () => {
+      const r = await bind(
+        'routable.mjs',
+        `import http from 'node:http';\n${ARGS}http.createServer((req, res) => res.writeHead(req.url === '/mcp' ? 200 : 404).end()).listen(port, ${JSON.stringify(routable)});\n`,
+      );
+      const port = r.details!.port as number;
+      expect(r).toMatchObject({
+        verdict: 'failed',
+        step: 'watch',
+        message: `is listening on ${routable}:${port} (a non-loopback address): ${ASKED}; a request without a token got HTTP 200: anyone who can reach it can use it; a non-loopback bind must be refused (killed it)`,
+      });
+      expect(r.details).toMatchObject({ outcome: 'listened', listened: { address: routable, port, scope: 'routable' } });
+    },
+  );
 
   it('a bin that does not exist cannot spawn: failed at "spawn", its path shown inside the cell', async () => {
     const ctx = bench.context();
