@@ -14,7 +14,9 @@
 //
 // Flags: --reps N (default 3) · --quick (1 rep, scale points 4 and 8) · --scale 4,8,16 ·
 //        --config FILE (default matrix.config.ts) · --no-warmup · --keep-tmp · --from FILE (re-render a saved run) ·
-//        --axes-only (section 5 alone) · --no-axes · --axes-clients latest@1,latest@2 · --axes-node 20,22
+//        --axes-only (section 5 alone) · --no-axes · --axes-clients latest@1,latest@2 · --axes-node 20,22 ·
+//        --axes-baseline DIR (also run the crossed config with another built checkout's bin in each repetition:
+//        before/after ratios against the same cells-alone run)
 import { spawn, execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -61,13 +63,14 @@ function parseArgs(argv) {
     else if (a === '--axes-only') o.axesOnly = true;
     else if (a === '--no-axes') o.axes = false;
     else if (a.startsWith('--axes-clients')) o.axesClients = val().split(',');
+    else if (a.startsWith('--axes-baseline')) o.axesBaseline = path.resolve(val());
     else if (a.startsWith('--axes-node'))
       o.axesNode = val()
         .split(',')
         .map((v) => (/^\d+$/.test(v) ? Number(v) : v));
     else if (a === '--help' || a === '-h') {
       console.log(
-        'node bench/run.mjs [--reps N] [--quick] [--scale 4,8,16] [--config FILE] [--no-warmup] [--keep-tmp] [--axes-only | --no-axes] [--axes-clients a,b] [--axes-node 20,22]',
+        'node bench/run.mjs [--reps N] [--quick] [--scale 4,8,16] [--config FILE] [--no-warmup] [--keep-tmp] [--axes-only | --no-axes] [--axes-clients a,b] [--axes-node 20,22] [--axes-baseline DIR]',
       );
       process.exit(0);
     } else throw new Error(`unknown flag ${a}`);
@@ -148,12 +151,12 @@ process.on('SIGINT', () => {
 let tmpRoot;
 let useTime = false;
 
-async function runCli(label, config, extra = [], env = {}) {
+async function runCli(label, config, extra = [], env = {}, bin = BIN) {
   const dir = await mkdtemp(path.join(tmpRoot, `${label}-`));
   const out = path.join(dir, 'out');
   const probeFile = path.join(dir, 'probe.json');
   const timeFile = path.join(dir, 'time.txt');
-  const node = [process.execPath, '--import', PROBE, BIN, 'run', '--config', config, '--progress', 'silent', '--out', out, ...extra];
+  const node = [process.execPath, '--import', PROBE, bin, 'run', '--config', config, '--progress', 'silent', '--out', out, ...extra];
   const [cmd, ...args] = useTime ? [TIME, '-v', '-o', timeFile, ...node] : node;
   const loadBefore = os.loadavg()[0];
   const r = await timed(cmd, args, { env: { ...process.env, ...env, MCP_MATRIX_BENCH_PROBE: probeFile } });
@@ -481,6 +484,13 @@ async function main() {
   // the measured runs find it warm, as a user's per-user cache is after the first run.
   const axesEnv = { MCP_MATRIX_NODE_CACHE: path.join(tmpRoot, 'node-cache') };
   meta.axes = axes && { clients: o.axesClients, node: o.axesNode, variants: axes.variants, only: o.axesOnly };
+  const baseBin = o.axesBaseline && path.join(o.axesBaseline, 'bin', 'mcp-matrix.js');
+  if (axes && baseBin) {
+    if (!existsSync(path.join(o.axesBaseline, 'dist', 'cli.js')))
+      throw new Error(`--axes-baseline ${o.axesBaseline}: no dist/cli.js (build it)`);
+    meta.axes.baseline = { dir: o.axesBaseline, commit: gitHead(o.axesBaseline) };
+    log(`axes baseline: ${o.axesBaseline} @ ${meta.axes.baseline.commit}`);
+  }
   const tarball = o.axesOnly ? undefined : await packOnce(project);
   const scaleFiles = {};
   if (!o.axesOnly) for (const n of o.scale) if (n !== nCells) scaleFiles[n] = await scaleConfig(project, n);
@@ -500,7 +510,13 @@ async function main() {
       // The same 4 cells alone and crossed with the axes, back to back, the order alternating.
       const alone = () => runCli(`r${rep}-alone`, axes.alone, [], axesEnv);
       const crossed = () => runCli(`r${rep}-axes`, axes.crossed, [], axesEnv);
-      if (rep % 2) [r.axesAlone, r.axes] = [await alone(), await crossed()];
+      // With --axes-baseline, the other checkout's run of the same crossed config sits on the other side of
+      // the cells-alone run: odd repetitions run baseline, alone, axes; even ones axes, alone, baseline.
+      const base = baseBin && (() => runCli(`r${rep}-axes-base`, axes.crossed, [], axesEnv, baseBin));
+      if (base) {
+        if (rep % 2) [r.axesBase, r.axesAlone, r.axes] = [await base(), await alone(), await crossed()];
+        else [r.axes, r.axesAlone, r.axesBase] = [await crossed(), await alone(), await base()];
+      } else if (rep % 2) [r.axesAlone, r.axes] = [await alone(), await crossed()];
       else [r.axes, r.axesAlone] = [await crossed(), await alone()];
     }
     if (o.axesOnly) {
@@ -545,6 +561,15 @@ async function main() {
   writeFileSync(path.join(RESULTS_DIR, 'latest.json'), `${JSON.stringify(doc, null, 2)}\n`);
   log(`wrote bench/results/${stamp}.json and bench/results/latest.json`);
   if (!o.keepTmp) await rm(tmpRoot, { recursive: true, force: true }).catch(() => undefined);
+}
+
+/** The commit a checkout is at (short), for the record of a baseline. */
+function gitHead(dir) {
+  try {
+    return execFileSync('git', ['-C', dir, 'rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim();
+  } catch {
+    return 'unknown';
+  }
 }
 
 /** Sections 1–4 (unless --axes-only) and 5 (unless --no-axes), with every target. */
@@ -605,6 +630,9 @@ function summarizeAxes(reps, o, nCells, warmup) {
     notPassed: [
       ...new Set(pairs.flatMap((r) => [...r.axes.cells, ...r.axesAlone.cells].filter((c) => c.verdict !== 'passed').map((c) => c.id))),
     ],
+    ratios: pairs.map((r) => round(r.axes.wallMs / r.axesAlone.wallMs, 2)),
+    aloneWalls: pairs.map((r) => round(r.axesAlone.wallMs)),
+    base: pairs.every((r) => r.axesBase) ? baselineOf(pairs) : undefined,
     load1: {
       median: round(median(pairs.flatMap((r) => [...(r.axes.load1 ?? []), ...(r.axesAlone.load1 ?? [])])), 2),
       max: round(Math.max(...pairs.flatMap((r) => [...(r.axes.load1 ?? []), ...(r.axesAlone.load1 ?? [])])), 2),
@@ -666,6 +694,22 @@ function workOf(runs) {
   };
 }
 
+/** The baseline checkout's crossed runs, each against the cells-alone run of its own repetition. */
+function baselineOf(pairs) {
+  const rows = pairs.flatMap((r) => r.axesBase.cells);
+  return {
+    wallMs: round(median(pairs.map((r) => r.axesBase.wallMs))),
+    ratio: round(median(pairs.map((r) => r.axesBase.wallMs / r.axesAlone.wallMs)), 3),
+    ratios: pairs.map((r) => round(r.axesBase.wallMs / r.axesAlone.wallMs, 2)),
+    variantMedianMs: round(median(rows.map((c) => c.durationMs))),
+    bindMedianMs: round(median(rows.map((c) => c.phases.bind?.durationMs))),
+    installs: pairs.at(-1).axesBase.installs,
+    ownMaxRssMb: round(Math.max(...pairs.map((r) => r.axesBase.ownMaxRssKb ?? 0)) / 1024, 1),
+    work: workOf(pairs.map((r) => r.axesBase.installs)),
+    verdicts: [...new Set(pairs.map((r) => r.axesBase.verdict))],
+  };
+}
+
 function renderAxes(ax) {
   const inst = (x) =>
     x
@@ -694,8 +738,22 @@ function renderAxes(ax) {
           inst(ax.installs),
           `${ax.ownMaxRssMb} MB`,
         ],
+        ...(ax.base
+          ? [
+              [
+                `${ax.variants} variants, baseline`,
+                sec(ax.base.wallMs),
+                ratio(ax.base.ratio),
+                ms(round(ax.base.wallMs / ax.variants)),
+                ms(ax.base.variantMedianMs),
+                inst(ax.base.installs),
+                `${ax.base.ownMaxRssMb} MB`,
+              ],
+            ]
+          : []),
       ],
     ),
+    `   per repetition: ratio ${ax.ratios?.join(', ')}${ax.base ? ` (baseline ${ax.base.ratios.join(', ')}; ${ax.base.verdicts.join('/')}; bind median ${ms(ax.base.bindMedianMs)}; driver runs ${sec(ax.base.work?.driverMs)}, each ${ms(ax.base.work?.driver)})` : ''}; cells alone ${ax.aloneWalls?.map(sec).join(', ')}`,
     `   warm-up (cold runtime cache, not counted): ${sec(ax.warmupWallMs)}; installs: ${inst(ax.warmupInstalls)}${ax.warmupInstalls?.runtimeMs ? ` (runtime downloads ${ms(ax.warmupInstalls.runtimeMs)})` : ''}`,
     `   variant median by client: ${Object.entries(ax.byClient)
       .map(([k, v]) => `${k} ${ms(v)}`)

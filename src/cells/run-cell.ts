@@ -122,6 +122,45 @@ export async function installServer(cell: PlannedCell, ctx: CellContext, hooks: 
   }
 }
 
+/**
+ * The bind results measured on a cell's install, by Node release: bind never uses the client, so the
+ * variants of one cell on one Node share the first clean measurement (see `bindToShare`).
+ */
+export type BindShare = Map<string, { variant: string; result: PhaseResult }>;
+
+/** The key of a variant's bind measurement within its cell: the Node release its server runs on. */
+function bindKey(variant: PlannedVariant): string {
+  return variant.node?.version ?? 'host';
+}
+
+/**
+ * A measured bind worth sharing with the cell's other variants on the same Node: passed or failed (a
+ * verdict on the server, not the harness's luck), and its server judged clean by leaks (or leaks off),
+ * so a variant that takes it over loses nothing its own bind run would have told it.
+ */
+export function bindToShare(phases: PhaseResult[]): PhaseResult | undefined {
+  const bind = phases.find((p) => p.phase === 'bind');
+  const leaks = phases.find((p) => p.phase === 'leaks');
+  if (!bind || (bind.verdict !== 'passed' && bind.verdict !== 'failed')) return undefined;
+  if (!leaks || (leaks.verdict !== 'passed' && leaks.verdict !== 'skipped')) return undefined;
+  return bind;
+}
+
+/** The shared bind as a variant that did not run it reports it: same verdict and message, its origin in the details. */
+export function sharedBind(from: { variant: string; result: PhaseResult }): PhaseResult {
+  const { result } = from;
+  return {
+    ...result,
+    durationMs: 0,
+    details: {
+      ...result.details,
+      measuredBy: from.variant,
+      measuredMs: result.durationMs,
+      shared: 'bind does not use the client: measured once per cell and Node release',
+    },
+  };
+}
+
 /** One variant: its driver run on the cell's install. Awaits the shared install; never throws. */
 export async function runVariant(
   cell: PlannedCell,
@@ -129,6 +168,7 @@ export async function runVariant(
   installing: Promise<CellInstall>,
   ctx: CellContext,
   hooks: DriverHooks = {},
+  binds?: BindShare,
 ): Promise<CellResult> {
   const results = new Map<PhaseName, PhaseResult>();
   const record = (recorded: PhaseResult) => {
@@ -154,7 +194,10 @@ export async function runVariant(
       } else {
         // Shown once the servers' runtime SDK is folded in: the verdict rests on what they loaded.
         results.set('environment', install.env.result);
-        if (!ctx.signal.aborted) summary = await runPhases(cell, variant, install, deps, ctx, hooks, record);
+        const taken = binds?.get(bindKey(variant));
+        if (!ctx.signal.aborted) summary = await runPhases(cell, variant, install, deps, ctx, hooks, record, taken && sharedBind(taken));
+        const measured = taken ? undefined : bindToShare([...results.values()]);
+        if (binds && measured) binds.set(bindKey(variant), { variant: variant.id, result: measured });
         const cfg = ctx.plan.config;
         const runtime = judgeRuntimeSdk({
           installSet: cell.installSet,
@@ -255,6 +298,7 @@ async function runPhases(
   ctx: CellContext,
   hooks: DriverHooks,
   record: (r: PhaseResult) => void,
+  bind?: PhaseResult,
 ): Promise<CellResult['summary']> {
   const cfg = ctx.plan.config;
   const { cellDir } = install;
@@ -303,12 +347,14 @@ async function runPhases(
         timeoutMs: cfg.http.timeoutMs,
         auth: cfg.http.auth,
       },
-      bind: cfg.bind && {
-        command: command(cfg.bind.args, cfg.bind.env),
-        dropEnv: cfg.bind.dropEnv,
-        timeoutMs: cfg.bind.timeoutMs,
-        ...(cfg.bind.path ? { path: cfg.bind.path } : {}),
-      },
+      // A bind another variant of this cell measured on this Node is not run again (its result replaces the skip).
+      bind: !bind &&
+        cfg.bind && {
+          command: command(cfg.bind.args, cfg.bind.env),
+          dropEnv: cfg.bind.dropEnv,
+          timeoutMs: cfg.bind.timeoutMs,
+          ...(cfg.bind.path ? { path: cfg.bind.path } : {}),
+        },
       leaks: cfg.leaks,
     },
   };
@@ -323,7 +369,7 @@ async function runPhases(
     },
     {
       ...(hooks.onPhaseStart ? { onPhaseStart: hooks.onPhaseStart } : {}),
-      onPhaseResult: record,
+      onPhaseResult: (r) => record(bind && r.phase === 'bind' ? bind : r),
     },
   );
   if (outcome.kind === 'done') return outcome.summary;

@@ -55,15 +55,17 @@ export function installLine(outcome: InstallOutcome): string {
 /** One phase's line: its mark, its name, its time or its reason. */
 export function phaseLine(r: PhaseResult): string {
   const mark = VERDICT_MARK[r.verdict];
+  // A result another variant measured (bind, shared within a cell and Node release) names that variant.
+  const by = typeof r.details?.measuredBy === 'string' ? r.details.measuredBy : undefined;
   switch (r.verdict) {
     case 'passed':
-      return `${mark} ${r.phase} (${r.durationMs} ms)`;
+      return by ? `${mark} ${r.phase} (as measured by ${by})` : `${mark} ${r.phase} (${r.durationMs} ms)`;
     case 'skipped':
       return `${mark} ${r.phase}: skipped (${r.message ?? 'disabled'})`;
     case 'not-measured':
       return `${mark} ${r.phase}: not measured: ${r.message ?? ''}`;
     case 'failed':
-      return `${mark} ${r.phase}: ${r.message ?? 'failed'}`;
+      return `${mark} ${r.phase}: ${r.message ?? 'failed'}${by ? ` (as measured by ${by})` : ''}`;
   }
 }
 

@@ -6,7 +6,15 @@ import { sourceCommit } from '../pack/commit.js';
 import { buildPlan, hasAxes, selectCells, selectedIds, type Plan, type PlannedCell, type PlannedVariant } from '../plan/plan.js';
 import type { Registry } from '../plan/registry.js';
 import type { ResolvedConfig } from '../config/resolve.js';
-import { installServer, recheckInstall, runVariant, withMutatedInstall, type CellContext, type CellInstall } from '../cells/run-cell.js';
+import {
+  installServer,
+  recheckInstall,
+  runVariant,
+  withMutatedInstall,
+  type BindShare,
+  type CellContext,
+  type CellInstall,
+} from '../cells/run-cell.js';
 import { installClient, type ClientInstall } from '../cells/client-install.js';
 import { ensureNodeRuntime, type NodeRuntime } from '../cells/node-runtime.js';
 import type { DriverHooks } from '../cells/driver-launch.js';
@@ -159,7 +167,14 @@ export async function runMatrix(config: ResolvedConfig, registry: Registry, opti
     // The server install of a cell is shared by its variants; its dir goes after the last of them.
     const cellRuns = new Map<
       string,
-      { installing: Promise<CellInstall>; turn: ReturnType<typeof semaphore>; left: number; rows: CellResult[]; mutated?: string }
+      {
+        installing: Promise<CellInstall>;
+        turn: ReturnType<typeof semaphore>;
+        left: number;
+        rows: CellResult[];
+        binds: BindShare;
+        mutated?: string;
+      }
     >();
     const installOf = (cell: PlannedCell, hooks: DriverHooks) => {
       let entry = cellRuns.get(cell.id);
@@ -174,6 +189,7 @@ export async function runMatrix(config: ResolvedConfig, registry: Registry, opti
           turn: semaphore(1),
           left: cell.variants.length,
           rows: [],
+          binds: new Map(),
         };
         cellRuns.set(cell.id, entry);
       } else if (hooks.onInstallEnd) {
@@ -193,7 +209,7 @@ export async function runMatrix(config: ResolvedConfig, registry: Registry, opti
         const entry = installOf(unit.cell, hooks);
         // One variant at a time on a cell's install: a server may keep state in its package directory or
         // its working directory (a memory file next to its bin), and two variants must not share it at once.
-        const row = shownKept(await entry.turn(() => runVariant(unit.cell, unit.variant, entry.installing, ctx, hooks)));
+        const row = shownKept(await entry.turn(() => runVariant(unit.cell, unit.variant, entry.installing, ctx, hooks, entry.binds)));
         entry.rows.push(row);
         if (--entry.left === 0) {
           const install = await entry.installing;

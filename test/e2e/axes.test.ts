@@ -179,6 +179,26 @@ describe('run with axes', () => {
     expect(full.out.stdout.indexOf('4 variant(s) = 2 cell(s)')).toBeLessThan(full.out.stdout.indexOf('npm install'));
   });
 
+  it('bind runs once per cell and Node release: the second client variant reports the first one’s bind, naming it', () => {
+    const [a, b, c, d] = full.results.cells;
+    for (const [first, second] of [
+      [a!, b!],
+      [c!, d!],
+    ]) {
+      const measured = first.phases.find((p) => p.phase === 'bind')!;
+      expect(measured).toMatchObject({ verdict: 'passed' });
+      expect(measured.details?.measuredBy).toBeUndefined();
+      expect(second.phases.find((p) => p.phase === 'bind')).toMatchObject({
+        verdict: 'passed',
+        durationMs: 0,
+        details: { measuredBy: first.id, measuredMs: measured.durationMs },
+      });
+    }
+    expect(full.out.stdout).toContain(`[${b!.id}] ✔ bind (as measured by ${a!.id})`);
+    // A variant run alone measures its own.
+    expect(one.results.cells[0]!.phases.find((p) => p.phase === 'bind')!.details?.measuredBy).toBeUndefined();
+  });
+
   it('every row carries the command that reruns that variant alone', () => {
     for (const row of full.results.cells) expect(row.repro).toContain(`run --cell ${row.id}`);
   });

@@ -47,6 +47,16 @@ describe('progress marks follow the result', () => {
     expect(phaseLine(passing.phases[0]!)).toBe('✔ environment (1000 ms)');
   });
 
+  it('a bind another variant measured names that variant, passed or failed', () => {
+    const details = { measuredBy: 'latest-1~client-latest-1', measuredMs: 180 };
+    expect(phaseLine({ phase: 'bind', verdict: 'passed', durationMs: 0, details })).toBe(
+      '✔ bind (as measured by latest-1~client-latest-1)',
+    );
+    expect(phaseLine({ phase: 'bind', verdict: 'failed', durationMs: 0, message: 'is listening on 0.0.0.0:4000', details })).toBe(
+      '✖ bind: is listening on 0.0.0.0:4000 (as measured by latest-1~client-latest-1)',
+    );
+  });
+
   it('npm install is its own step with its elapsed time', () => {
     expect(installLine({ ok: true, durationMs: 6500, attempts: 1 })).toBe('✔ npm install (6.5 s)');
     expect(installLine({ ok: false, durationMs: 30_000, attempts: 2 })).toBe('✖ npm install (2 attempts, 30.0 s)');
