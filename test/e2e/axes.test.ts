@@ -3,7 +3,7 @@
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunResult } from '../../src/results/types.js';
+import type { CellResult, RunResult } from '../../src/results/types.js';
 import { cli, readResults, ROOT, tempDir, type CliOutcome } from './helpers/cli.js';
 import { rm } from 'node:fs/promises';
 import { execFile } from 'node:child_process';
@@ -181,10 +181,11 @@ describe('run with axes', () => {
 
   it('bind runs once per cell and Node release: the second client variant reports the first one’s bind, naming it', () => {
     const [a, b, c, d] = full.results.cells;
-    for (const [first, second] of [
+    const pairs: [CellResult, CellResult][] = [
       [a!, b!],
       [c!, d!],
-    ]) {
+    ];
+    for (const [first, second] of pairs) {
       const measured = first.phases.find((p) => p.phase === 'bind')!;
       expect(measured).toMatchObject({ verdict: 'passed' });
       expect(measured.details?.measuredBy).toBeUndefined();
