@@ -10,7 +10,7 @@ import { isUnauthorized, type McpSession, type SdkAdapter } from '../adapter.js'
 import { SERVER_TAG_VAR } from '../cookie.js';
 import { clientLoadFailure, commandFor, errorText, result, StepTimeout, withTimeout, type DriverContext } from '../context.js';
 import { stepLabel } from '../expectations.js';
-import { freePort, listensOf, waitUntilListening } from '../listen-watch.js';
+import { freePort, listensOf, waitUntilListening, type SeenListen } from '../listen-watch.js';
 import { environOf, portHolder } from '../proc.js';
 import type { DriverSpec } from '../protocol.js';
 import type { ServerProcess } from '../server-process.js';
@@ -321,16 +321,26 @@ export function portRace(
 }
 
 /**
- * A server that never listened: say so, say where it did listen if anywhere, and when it looks
- * stdio-only (listens nowhere, exits on stdin EOF, or writes JSON-RPC to stdout) suggest `http: false`.
+ * A server that never listened: say so, say where it did listen if anywhere (the requested port at
+ * another address, or other ports), and when it looks stdio-only (listens nowhere, exits on stdin
+ * EOF, or writes JSON-RPC to stdout) suggest `http: false`.
  */
 async function neverListened(proc: ServerProcess, spec: HttpSpec, port: number, reason: string): Promise<string> {
   const where = `${spec.host}:${port}`;
   if (!proc.running) return `${reason} (see its stderr)`;
-  const elsewhere = listensOf(proc).filter((l) => l.port !== port);
+  const listens = listensOf(proc);
+  const list = (ls: SeenListen[]): string => [...new Set(ls.map((l) => `${l.address}:${l.port}`))].join(', ');
+  const onPort = listens.filter((l) => l.port === port);
+  // Seen there now, but it never answered while the harness waited: it listened after the wait ended.
+  if (onPort.some((l) => l.address === spec.host)) {
+    return `never answered on ${where} within ${spec.readyTimeoutMs} ms, though it listens there now (it listened after the wait ended): if it is that slow to start, raise http.readyTimeoutMs`;
+  }
+  if (onPort.length) {
+    return `never listened on ${where} within ${spec.readyTimeoutMs} ms; it listened on ${list(onPort)}, not on the requested host ${spec.host}: check that http.args pass {host}`;
+  }
+  const elsewhere = listens.filter((l) => l.port !== port);
   if (elsewhere.length) {
-    const list = [...new Set(elsewhere.map((l) => `${l.address}:${l.port}`))].join(', ');
-    return `never listened on ${where} within ${spec.readyTimeoutMs} ms; it listens on ${list} instead: check that http.args pass {port} and {host}`;
+    return `never listened on ${where} within ${spec.readyTimeoutMs} ms; it listens on ${list(elsewhere)} instead: check that http.args pass {port} and {host}`;
   }
   const signs: string[] = [];
   if (proc.noise.lines.some((l) => /^\s*\{.*"jsonrpc"\s*:\s*"2\.0"/.test(l))) signs.push('it wrote JSON-RPC to stdout');

@@ -3,7 +3,7 @@
 // This is what lets the mutation run (which sees only src) reach the phases' orchestration; the
 // compiled driver in a real cell stays the e2e tests' job.
 
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { build } from 'esbuild';
 import { DriverContext } from '../../../src/driver/context.js';
@@ -14,8 +14,11 @@ import { ROOT, removeDir, tempDir } from './cell.js';
 export interface PhaseBench {
   /** The temp cell directory (servers are written to `<cell>/pkg`). */
   cell: string;
-  /** A context as the driver makes it (`over` changes its spec); every message it sends is kept in `messages`. */
-  context(over?: Partial<DriverSpec>): DriverContext;
+  /**
+   * A context as the driver makes it (`over` changes its spec); every message it sends is kept in
+   * `messages` and handed to `onMessage` as it is sent (a `spawned` message is sent from `startServer`).
+   */
+  context(over?: Partial<DriverSpec>, onMessage?: (m: DriverMessage) => void): DriverContext;
   messages: DriverMessage[];
   /** Writes an executable server script into `<cell>/pkg` and returns its path. */
   server(name: string, text: string): string;
@@ -49,8 +52,11 @@ export async function phaseBench(prefix: string): Promise<PhaseBench> {
   return {
     cell,
     messages,
-    context(over = {}) {
-      const ctx = new DriverContext({ ...spec, ...over }, new Redactor(), (m) => messages.push(m));
+    context(over = {}, onMessage) {
+      const ctx = new DriverContext({ ...spec, ...over }, new Redactor(), (m) => {
+        messages.push(m);
+        onMessage?.(m);
+      });
       contexts.push(ctx);
       return ctx;
     },
@@ -63,5 +69,32 @@ export async function phaseBench(prefix: string): Promise<PhaseBench> {
       await Promise.all(contexts.flatMap((c) => c.servers.map((s) => s.proc.kill(1000))));
       removeDir(cell);
     },
+  };
+}
+
+/**
+ * Blocks this process, and so the phase running in it, until `until()` holds (checked every 10 ms) or
+ * `maxMs` passed: a driver stalled by a loaded machine, while its servers (other processes) run on.
+ */
+export function stall(until: () => boolean, maxMs: number): void {
+  const cell = new Int32Array(new SharedArrayBuffer(4));
+  const end = Date.now() + maxMs;
+  while (!until() && Date.now() < end) Atomics.wait(cell, 0, 0, 10);
+}
+
+/**
+ * Stalls the driver from its first poll after the server's spawn until `up` exists (the server writes
+ * it once it listened; it may listen only once `go` exists, written when the stall begins) and the
+ * phase's bound `boundMs` has passed: the server's listen is first seen after the bound.
+ */
+export function stallPastBound(go: string, up: string, boundMs: number): (m: DriverMessage) => void {
+  return (m) => {
+    if (m.type !== 'spawned') return;
+    const spawned = Date.now();
+    // A timer: it fires only after the phase's own synchronous first look (its poll awaits next).
+    setTimeout(() => {
+      writeFileSync(go, '');
+      stall(() => existsSync(up) && Date.now() > spawned + boundMs + 100, 60_000);
+    }, 0);
   };
 }

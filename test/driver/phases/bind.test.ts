@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bindPhase, judgeExit, relative, type ExitFacts, type ExitJudgement } from '../../../src/driver/phases/bind.js';
 import type { ClassifiedListen } from '../../../src/driver/listen-watch.js';
 import type { DriverSpec } from '../../../src/driver/protocol.js';
-import { phaseBench, type PhaseBench } from '../helpers/phase-bench.js';
+import { phaseBench, stallPastBound, type PhaseBench } from '../helpers/phase-bench.js';
 
 describe('relative: cell paths in a start failure', () => {
   const cell = '/tmp/mcp-matrix-x/cell-latest-1';
@@ -426,5 +426,26 @@ describe('bindPhase: every outcome, from src', () => {
     expect(r.verdict).toBe('passed');
     expect(r.details).toMatchObject({ outcome: 'refused', exitCode: 1 });
     expect(r.details).not.toHaveProperty('portRaces');
+  });
+
+  it('a wildcard listen first seen after the bound (the driver stalled past it) is still caught: failed, never "loopback only"', async () => {
+    // The watch's last look before the bound saw nothing; the look at the bound is the one that sees it.
+    const go = join(bench.cell, 'bind-late-go');
+    const up = join(bench.cell, 'bind-late-up');
+    const bin = bench.server(
+      'bind-late.mjs',
+      `import http from 'node:http';\nimport { existsSync, writeFileSync } from 'node:fs';\n${ARGS}const t = setInterval(() => {\n  if (!existsSync(${JSON.stringify(go)})) return;\n  clearInterval(t);\n  http.createServer((req, res) => res.writeHead(200).end()).listen(port, '0.0.0.0', () => writeFileSync(${JSON.stringify(up)}, ''));\n}, 10);\n`,
+    );
+    const ctx = bench.context({}, stallPastBound(go, up, 1000));
+    const r = await bindPhase(ctx, spec(bin, { timeoutMs: 1000 }));
+    for (const s of ctx.servers) expect(s.proc.running).toBe(false);
+    const port = r.details!.port as number;
+    expect(r).toMatchObject({
+      verdict: 'failed',
+      step: 'watch',
+      message: `is listening on 0.0.0.0:${port} (IPv4 wildcard: every interface): ${ASKED}; a request without a token got HTTP 200: anyone who can reach it can use it; a non-loopback bind must be refused (killed it)`,
+    });
+    expect(r.details).toMatchObject({ outcome: 'listened', listened: { address: '0.0.0.0', port, scope: 'wildcard' } });
+    expect(r.durationMs).toBeGreaterThanOrEqual(1000);
   });
 });

@@ -15,10 +15,12 @@ import {
   type HttpChecks,
   type SubCheck,
 } from '../../../src/driver/phases/http.js';
+import { activeResources } from '../../../src/driver/driver-handles.js';
 import { httpPhase } from '../../../src/driver/phases/http.js';
+import { leaksPhase } from '../../../src/driver/phases/leaks.js';
 import type { DriverSpec, Step } from '../../../src/driver/protocol.js';
 import { TEST_SERVER } from '../helpers/cell.js';
-import { phaseBench, type PhaseBench } from '../helpers/phase-bench.js';
+import { phaseBench, stallPastBound, type PhaseBench } from '../helpers/phase-bench.js';
 
 const probe = (status: number, wwwAuthenticate: string | null = null) => ({ status, wwwAuthenticate });
 
@@ -552,5 +554,79 @@ describe('httpPhase: sub-checks, retries and never-listened, from src', () => {
     expect(r).toMatchObject({ phase: 'http', verdict: 'not-measured', step: 'load the client' });
     expect(r.message).toMatch(/^could not load the client @modelcontextprotocol\/client@2\.4\.0: .*@modelcontextprotocol\/client/);
     expect(ctx.servers).toEqual([]);
+  });
+
+  // What the leaks phase checks after every phase ran: the driver's own process holds nothing it did
+  // not hold before (no request timer, no client connection). Here right after the http phase alone.
+  it("the driver holds nothing after the phase: the leaks phase's own-handle check passes", async () => {
+    const baseline = activeResources();
+    const { r, ctx } = await http(spec(TEST_SERVER));
+    expect(r.verdict).toBe('passed');
+    const leaks = await leaksPhase(ctx, 2000, baseline);
+    expect(leaks.details!.driverHandles).toEqual([]);
+    expect(leaks).toMatchObject({ phase: 'leaks', verdict: 'passed' });
+  });
+
+  it('the client session is closed even when the round trip fails: a server that stops once its event streams end still exits', async () => {
+    // No session DELETE after a failed step: only closing the client ends the event stream (SSE GET) it opened.
+    // Left open, this server never exits and the leaks phase would blame it for the driver's stream.
+    const bad: Step = { tool: 'echo', arguments: { text: 'hi' }, expect: { text: 'nope' } };
+    const { r, ctx } = await http(spec(TEST_SERVER, { steps: [bad] }, { TEST_MODE: 'graceful-stop' }));
+    expect(r).toMatchObject({ verdict: 'failed', step: 'tools/call echo' });
+    expect(ctx.servers[0]!.proc.stderr.tail()).toContain('test-server: event stream opened');
+    expect(ctx.servers[0]!.proc.exitInfo).toMatchObject({ code: 0, signal: null });
+  });
+
+  it('the requested port at another address: named as observed, with the hint about {host}', async () => {
+    // 127.0.0.2 is loopback too, but a client of 127.0.0.1 cannot reach it.
+    const bin = bench.server('other-host.mjs', `import net from 'node:net';\n${ARGS}net.createServer().listen(port, '127.0.0.2');\n`);
+    const { r } = await http(spec(bin, { readyTimeoutMs: 1500 }));
+    const port = r.details!.port as number;
+    expect(r).toMatchObject({
+      verdict: 'failed',
+      step: 'wait for listen',
+      message: `never listened on 127.0.0.1:${port} within 1500 ms; it listened on 127.0.0.2:${port}, not on the requested host 127.0.0.1: check that http.args pass {host}`,
+    });
+  });
+
+  it('a listen on the requested host first seen after the wait (the driver stalled past it): never answered, though it listens there now', async () => {
+    const go = join(bench.cell, 'late-go');
+    const up = join(bench.cell, 'late-up');
+    const bin = bench.server(
+      'late.mjs',
+      `import net from 'node:net';\nimport { existsSync, writeFileSync } from 'node:fs';\n${ARGS}const t = setInterval(() => {\n  if (!existsSync(${JSON.stringify(go)})) return;\n  clearInterval(t);\n  net.createServer().listen(port, host, () => writeFileSync(${JSON.stringify(up)}, ''));\n}, 10);\n`,
+    );
+    const { r } = await http(spec(bin, { readyTimeoutMs: 1000 }), bench.context({}, stallPastBound(go, up, 1000)));
+    expect(r).toMatchObject({
+      verdict: 'failed',
+      step: 'wait for listen',
+      message: `never answered on 127.0.0.1:${r.details!.port as number} within 1000 ms, though it listens there now (it listened after the wait ended): if it is that slow to start, raise http.readyTimeoutMs`,
+    });
+  });
+
+  it.each([
+    ['compact, "jsonrpc" first', '{"jsonrpc":"2.0","method":"notifications/message"}'],
+    ['compact, "jsonrpc" after another key', '{"id":1,"jsonrpc":"2.0","result":{}}'],
+    ['spaced, indented', '\t { "jsonrpc" : "2.0", "id": 1, "result": {} }'],
+  ])('JSON-RPC on stdout (%s) is a stdio-only sign on its own', async (_, line) => {
+    // It does not exit on stdin EOF: the JSON-RPC line is the only sign.
+    const bin = bench.server(`jsonrpc-${line.length}.mjs`, `console.log(${JSON.stringify(line)});\nsetInterval(() => {}, 1000);\n`);
+    const { r } = await http(spec(bin, { readyTimeoutMs: 800 }));
+    expect(r.message).toBe(
+      `never listened on 127.0.0.1:${r.details!.port as number} within 800 ms, nor on any other TCP port; it looks stdio-only (it wrote JSON-RPC to stdout): it ignored http.args. If the server has no HTTP transport, set \`http: false\``,
+    );
+  });
+
+  it("the round trip's protocol goes to the summary only when it negotiated one, and never over one stdio recorded", async () => {
+    const ctx = bench.context();
+    ctx.summary.protocolVersion = '2024-11-05';
+    const { r } = await http(spec(TEST_SERVER), ctx);
+    expect(r.details!.protocolVersion).toEqual(expect.any(String));
+    expect(r.details!.protocolVersion).not.toBe('2024-11-05');
+    expect(ctx.summary).toStrictEqual({ leakedHandles: null, protocolVersion: '2024-11-05' });
+    // A round trip that failed at initialize negotiated nothing: the summary gains no key.
+    const failed = await http(spec(fixed('refused-401.mjs', 401, 'Bearer')));
+    expect(failed.r.verdict).toBe('failed');
+    expect(failed.ctx.summary).toStrictEqual({ leakedHandles: null });
   });
 });
