@@ -108,6 +108,18 @@ const CASES: Case[] = [
     message: /^http server still running 3000 ms after SIGTERM: TCPSERVERWRAP \(Server\.listen\) at bin\/server\.js:52\b/,
   },
   {
+    // Kept alive by a read on its own stdout (fd 1), which the probe leaves out: it answers, with no handle.
+    fixture: 'reads-own-stdout',
+    phase: 'leaks',
+    step: 'stdio shutdown',
+    message: /^stdio server still running 3000 ms after stdin EOF: no ref'd handle found by the probe$/,
+    extra: (r) => {
+      const leaks = r.cells[0]!.phases.find((p) => p.phase === 'leaks')!;
+      expect((leaks.details!.servers as unknown[])[0]).toMatchObject({ role: 'stdio', exitMs: null, handles: [], leftovers: [] });
+      expect(r.cells[0]!.summary.leakedHandles).toEqual([]);
+    },
+  },
+  {
     fixture: 'grandchild',
     phase: 'leaks',
     step: 'stdio shutdown',
