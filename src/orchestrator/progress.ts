@@ -2,7 +2,7 @@
 // results come from runVariant. A TTY gets listr2's live tree; `simple` (and CI, and any non-TTY) gets one
 // line per event, prefixed with the cell when cells run concurrently. Marks follow the result: ✔ passed,
 // ✖ failed (allowed failures and stale allowances too: they need reading), ⊘ not measured, ↓ skipped.
-import { Listr, type ListrTask } from 'listr2';
+import { Listr, ListrDefaultRendererLogLevels, type ListrTask } from 'listr2';
 import type { PlannedCell } from '../plan/plan.js';
 import { PHASES, type CellOutcome, type CellResult, type PhaseName, type PhaseResult, type Verdict } from '../results/types.js';
 import type { DriverHooks } from '../cells/driver-launch.js';
@@ -153,9 +153,12 @@ async function pool<U>(cells: U[], concurrency: number, one: (cell: U) => Promis
 
 async function runTree<U extends RunUnit>(cells: U[], concurrency: number, runOne: CellRunner<U>): Promise<CellResult[]> {
   const results = new Map<string, CellResult>();
+  // Every line carries its own mark (the same text as the simple renderer's), so listr2's own icon for a finished
+  // task is blanked: a failed phase or cell is never shown with listr2's ⚠ or ↓ beside or instead of ours.
+  // The phases are returned as the cell's subtasks, so the one root renderer draws the whole tree in place.
   const tasks: ListrTask[] = cells.map((cell) => ({
     title: cellTitle(cell),
-    task: async (_ctx, task) => {
+    task: (_ctx, task) => {
       const phases = new Map<PhaseName, Deferred<PhaseResult>>(PHASES.map((p) => [p, deferred<PhaseResult>()]));
       const install = deferred<InstallOutcome | undefined>();
       const finished = runOne(cell, {
@@ -167,35 +170,32 @@ async function runTree<U extends RunUnit>(cells: U[], concurrency: number, runOn
         for (const p of result.phases) phases.get(p.phase)?.resolve(p);
         return result;
       });
-      const sub = task.newListr(
+      // A runner that rejects settles every line (as failed) instead of leaving it waiting.
+      const settled = <T>(p: Promise<T>): Promise<T> => Promise.race([p, finished.then(() => p)]);
+      return task.newListr(
         [
           {
             title: 'npm install',
             task: async (_c, t) => {
-              const o = await install.promise;
-              if (!o) return t.skip('npm install: not run');
-              t.title = installLine(o).slice(2);
-              if (!o.ok) throw new Error(t.title);
+              const o = await settled(install.promise);
+              t.title = o ? installLine(o) : '↓ npm install: not run';
             },
           },
           ...PHASES.map<ListrTask>((phase) => ({
             title: phase,
             task: async (_c, t) => {
-              const r = await phases.get(phase)!.promise;
-              if (r.verdict === 'skipped' || r.verdict === 'not-measured') t.skip(phaseLine(r));
-              else if (r.verdict === 'failed') throw new Error(phaseLine(r).slice(2));
-              else t.title = phaseLine(r).slice(2);
+              t.title = phaseLine(await settled(phases.get(phase)!.promise));
             },
           })),
+          {
+            // Untitled: draws nothing; gives the cell its closing line once the result is known.
+            task: async () => {
+              task.title = cellLine(await finished);
+            },
+          },
         ],
         { concurrent: false, exitOnError: false },
       );
-      await sub.run().catch(() => undefined);
-      const result = await finished;
-      // The cell's own mark follows its outcome: a failed phase never leaves the cell ✔ or ⚠.
-      task.title = cellLine(result).slice(2);
-      if (result.outcome === 'not-measured') task.skip(cellLine(result));
-      else if (result.outcome !== 'passed') throw new Error(cellLine(result).slice(2));
     },
   }));
   const list = new Listr(tasks, {
@@ -204,7 +204,7 @@ async function runTree<U extends RunUnit>(cells: U[], concurrency: number, runOn
     collectErrors: 'minimal',
     registerSignalListeners: false,
     renderer: 'default',
-    rendererOptions: { collapseSubtasks: false, collapseSkips: false },
+    rendererOptions: { collapseSubtasks: false, icon: { [ListrDefaultRendererLogLevels.COMPLETED]: '' } },
   });
   await list.run().catch(() => undefined);
   return cells.map((c) => results.get(c.id)).filter((r): r is CellResult => r !== undefined);
