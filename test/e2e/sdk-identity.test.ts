@@ -141,7 +141,7 @@ describe('environment: the SDK the servers loaded, the files the tarball holds',
         ['leaks', 'passed'],
       ]);
     }
-    expect(run.out.stdout + run.out.stderr).toContain(c.verdict === 'failed' ? 'environment: FAIL' : 'environment');
+    expect(run.out.stdout + run.out.stderr).toContain(`${cell.id} · environment: ${c.verdict === 'failed' ? 'FAIL' : 'not measured'}: `);
     c.extra?.(r);
     expect(run.leftoverDirs).toEqual([]);
     expect(run.leftoverProcs).toEqual([]);
