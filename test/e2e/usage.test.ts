@@ -1,6 +1,6 @@
 // Usage and config errors through the real CLI: one line per problem, a did-you-mean, exit 2, and
 // nothing installed or started (each command returns before the registry is needed).
-import { rm } from 'node:fs/promises';
+import { readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { cli, ROOT, tempDir, writeConfig } from './helpers/cli.js';
@@ -64,5 +64,37 @@ describe('commands and flags', () => {
     const typo = await cli(['help', 'iint']);
     expect(typo.code).toBe(2);
     expect(typo.stderr).toContain('no command "iint" (did you mean "init"?)');
+  });
+  it("help's exit codes say what the README's table says: every code, and every cause of exit 1", async () => {
+    const readme = await readFile(path.join(ROOT, 'README.md'), 'utf8');
+    const table = readme.slice(readme.indexOf('Exit codes ('), readme.indexOf('### Known failures'));
+    const rows = new Map([...table.matchAll(/^\| `(\d+)` \| (.*) \|$/gm)].map((m) => [m[1]!, m[2]!]));
+    expect([...rows.keys()]).toEqual(['0', '1', '2', '3', '130']);
+    const help = (await cli(['help'])).stdout;
+    const codes = help.slice(help.indexOf('Exit codes'));
+    for (const code of rows.keys()) expect(codes, code).toMatch(new RegExp(`(^ {2}| · )${code} {1,2}\\S`, 'm'));
+    // Each cause, in the words both texts use: a cause added to one and not the other fails here.
+    const causes: Record<string, RegExp[]> = {
+      '0': [/allowed failures/, /listed in the baseline/, /expected/],
+      '1': [
+        /baseline/,
+        /stale allowance/,
+        /stale baseline entry|baseline entry whose failure now passes/,
+        /delete the named line|names the line to delete/,
+        /lockstep: 'error'/,
+        /surface difference/,
+        /mcp-surface\.json/,
+      ],
+      '2': [/usage or config error/, /bad baseline file/],
+      '3': [/not measured \(infrastructure\)/, /no failure/],
+      '130': [/interrupted/],
+    };
+    for (const [code, words] of Object.entries(causes)) {
+      const helpLines = (codes.split(/\n(?= {2}\d)/).find((l) => new RegExp(`^ {2}${code} `).test(l)) ?? codes).replace(/\s+/g, ' ');
+      for (const w of words) {
+        expect(rows.get(code), `README exit ${code}: ${w}`).toMatch(w);
+        expect(helpLines, `help exit ${code}: ${w}`).toMatch(w);
+      }
+    }
   });
 });
