@@ -77,6 +77,10 @@ describe("the README's quick start", () => {
     const config = await readFile(path.join(pkg, 'matrix.config.ts'), 'utf8');
     expect(config).toContain("tools: ['shout', 'count_notes'],");
     expect(config).toContain("// { tool: 'shout', arguments: { text: 'example' }, expect: { text: 'TODO: a part of the answer' } },");
+    expect(config).toContain(
+      "// { resource: 'scratch://notes/example', expect: { text: 'TODO: a part of the contents' } },  // from scratch://notes/{id}",
+    );
+    expect(config).toContain("// { prompt: 'summarize', arguments: { id: 'example' }, expect: { messages: 1 } },");
     expect(config).toContain('  http: false,\n  bind: false,');
 
     const first = await sh(run!, pkg);
