@@ -5,6 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { cli, readResults, writeConfig } from './helpers/cli.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const BIN = path.join(ROOT, 'bin/mcp-matrix.js');
@@ -18,6 +19,9 @@ function plan(args: string[], cwd = ROOT): Promise<{ code: number; stdout: strin
     });
   });
 }
+
+/** How many times `needle` occurs in `text`. */
+const count = (text: string, needle: string): number => text.split(needle).length - 1;
 
 let dir: string;
 beforeAll(async () => {
@@ -46,6 +50,8 @@ describe('mcp-matrix plan: lockstep', () => {
     expect(r.stderr).toContain(
       'lockstep error: the declared range ">=1.23.0 <2" admits @modelcontextprotocol/sdk@1.23.0, but no cell pins it (lowest cell: 1.24.0); add a floor@1 cell or raise the range',
     );
+    // Once (issue 10: "plan errors are printed twice").
+    expect(count(r.stdout + r.stderr, 'admits @modelcontextprotocol/sdk@1.23.0')).toBe(1);
   });
 
   test('no cell for a declared major: exit 1, the message names the major', async () => {
@@ -85,4 +91,24 @@ describe('mcp-matrix plan: lockstep', () => {
     expect(r.stderr).not.toContain('engines.node');
     expect(r.code).toBe(0);
   });
+});
+
+describe('mcp-matrix run: lockstep', () => {
+  // Issue 10: "plan errors are printed twice": once when the plan resolved, again among the run's warnings at the end.
+  test('a lockstep error is printed once, kept in results.json, and fails the run (exit 1)', async () => {
+    const out = path.join(dir, 'run-out');
+    const file = await writeConfig(
+      dir,
+      `{ package: ${JSON.stringify(path.join(ROOT, 'fixtures/broken/_base'))}, cells: [{ pin: 'latest@1' }], stdio: {}, http: false, bind: false, leaks: { graceMs: 3000 } }`,
+    );
+    const r = await cli(['run', '--config', file, '--out', out, '--progress', 'simple'], { timeoutMs: 240_000 });
+    const finding = 'admits @modelcontextprotocol/sdk@1.23.0, but no cell pins it (lowest cell: ';
+    expect(r.code, r.stdout + r.stderr).toBe(1);
+    expect(count(r.stdout + r.stderr, finding), r.stdout + r.stderr).toBe(1);
+    expect(r.stderr).toMatch(/^lockstep error: the declared range ">=1\.23\.0 <2" admits/m);
+    const results = await readResults(out);
+    expect(results.verdict).toBe('failed');
+    expect(results.cells.map((c) => c.verdict)).toEqual(['passed']);
+    expect(results.lockstepErrors?.map((e) => e.includes(finding))).toEqual([true]);
+  }, 300_000);
 });
