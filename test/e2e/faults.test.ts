@@ -10,7 +10,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunResult } from '../../src/results/types.js';
 import { cli, readResults, ROOT, writeConfig, type CliOutcome } from './helpers/cli.js';
-import { processes, processesMentioning, sleep } from './helpers/procs.js';
+import { processes, processesCarrying, processesMentioning, sleep } from './helpers/procs.js';
 
 const BASE = 'fixtures/broken/_base/matrix.config.ts';
 let scratch: string;
@@ -32,12 +32,19 @@ async function dir(name: string): Promise<string> {
   return mkdtemp(path.join(scratch, `${name}-`));
 }
 
-/** What a run left in its private TMPDIR, and the live processes that name it. */
+/**
+ * Each run is given its private TMPDIR twice: as TMPDIR and as MARKER, which every process it starts with
+ * the CLI's environment inherits (npm, the driver), so a leftover is found even when its command line
+ * names nothing of the run (an orphaned `npm install`); servers, started with an environment of their
+ * own, name the run's directory in their command line.
+ */
+const MARKER = 'MM_FAULTS_TEST_TMPDIR';
+const tmpEnv = (tmp: string): Record<string, string> => ({ TMPDIR: tmp, [MARKER]: tmp });
+
+/** What a run left in its private TMPDIR, and the live processes that carry its marker or name its TMPDIR. */
 async function leftovers(tmp: string): Promise<{ files: string[]; procs: string[] }> {
-  return {
-    files: await readdir(tmp),
-    procs: processesMentioning(tmp).map((p) => `${p.pid} ${p.cmdline}`),
-  };
+  const procs = new Map([...processesCarrying(MARKER, tmp), ...processesMentioning(tmp)].map((p) => [p.pid, `${p.pid} ${p.cmdline}`]));
+  return { files: await readdir(tmp), procs: [...procs.values()] };
 }
 
 const NOTHING = { files: [], procs: [] };
@@ -68,7 +75,7 @@ describe('infrastructure is not-measured, by cause, exit 3', () => {
     async () => {
       const tmp = disk.mount!;
       const out = path.join(await dir('enospc-out'), 'out');
-      const r = await cli(['run', '--config', BASE, '--out', out, '--progress', 'silent'], { env: { TMPDIR: tmp }, timeoutMs: 240_000 });
+      const r = await cli(['run', '--config', BASE, '--out', out, '--progress', 'silent'], { env: tmpEnv(tmp), timeoutMs: 240_000 });
       const run = await readResults(out);
       expect(r.code, r.stderr).toBe(3);
       expect(run).toMatchObject({ verdict: 'not-measured', exitCode: 3 });
@@ -96,7 +103,7 @@ describe('infrastructure is not-measured, by cause, exit 3', () => {
       const fill = path.join(tmp, 'fill');
       const run = async (kb: number): Promise<CliOutcome> => {
         execFileSync('dd', ['if=/dev/zero', `of=${fill}`, 'bs=1k', `count=${kb}`], { stdio: 'ignore' });
-        const r = await cli(['run', '--config', BASE, '--out', out, '--progress', 'silent'], { env: { TMPDIR: tmp }, timeoutMs: 120_000 });
+        const r = await cli(['run', '--config', BASE, '--out', out, '--progress', 'silent'], { env: tmpEnv(tmp), timeoutMs: 120_000 });
         await rm(fill);
         expect(r.code, r.stderr).toBe(3);
         expect(await leftovers(tmp)).toEqual(NOTHING);
@@ -117,12 +124,14 @@ describe('infrastructure is not-measured, by cause, exit 3', () => {
   it('kill -9 of the in-cell driver during http: http not-measured (the driver, not the server), exit 3', async () => {
     const tmp = await dir('kill-tmp');
     const out = path.join(await dir('kill-out'), 'out');
-    const running = cli(['run', '--config', BASE, '--out', out, '--progress', 'silent'], { env: { TMPDIR: tmp }, timeoutMs: 240_000 });
+    const running = cli(['run', '--config', BASE, '--out', out, '--progress', 'silent'], { env: tmpEnv(tmp), timeoutMs: 240_000 });
     let killed: string | undefined;
     let finished: CliOutcome | undefined;
     void running.then((r) => (finished = r));
     // Wait for this run's http server (loopback host), then kill its driver.
+    let marked = false;
     while (!killed && !finished) {
+      marked ||= processesCarrying(MARKER, tmp).some((p) => /npm/.test(p.cmdline));
       const mine = processes().filter((p) => p.cmdline.includes(tmp));
       const httpServer = mine.find((p) => p.cmdline.includes('streamable-http') && p.cmdline.includes('127.0.0.1'));
       const driver = mine.find((p) => p.cmdline.includes('.mcp-matrix/driver/index.js'));
@@ -134,6 +143,8 @@ describe('infrastructure is not-measured, by cause, exit 3', () => {
     }
     const r = await running;
     expect(killed, `the driver was never seen during http; the run ended with ${r.code}: ${r.stderr}`).toBeDefined();
+    // The leftovers search works: the marker reached the run's npm, whose command line names nothing of the run.
+    expect(marked, 'an npm process carrying the run marker was seen').toBe(true);
     const run = await readResults(out);
     expect(r.code, r.stderr).toBe(3);
     expect(run).toMatchObject({ verdict: 'not-measured', exitCode: 3 });
@@ -167,7 +178,7 @@ describe('bad input fails at once, exit 2', () => {
     }
     const tmp = await dir('out-tmp');
     const started = Date.now();
-    const r = await cli(['run', '--config', BASE, '--out', out, '--progress', 'silent'], { env: { TMPDIR: tmp }, timeoutMs: 60_000 });
+    const r = await cli(['run', '--config', BASE, '--out', out, '--progress', 'silent'], { env: tmpEnv(tmp), timeoutMs: 60_000 });
     expect(r.code, r.stderr).toBe(2);
     expect(r.stderr).toContain(`mcp-matrix: --out: ${out}`);
     expect(r.stderr).toContain(message);
@@ -181,7 +192,7 @@ describe('bad input fails at once, exit 2', () => {
     const config = path.join(await dir('never'), 'matrix.config.ts');
     await writeFile(config, 'export default new Promise(() => {});\n');
     const r = await cli(['run', '--config', config, '--out', path.join(tmp, '..', 'never-out'), '--progress', 'silent'], {
-      env: { TMPDIR: tmp, MCP_MATRIX_CONFIG_TIMEOUT_MS: '2000' },
+      env: { ...tmpEnv(tmp), MCP_MATRIX_CONFIG_TIMEOUT_MS: '2000' },
       timeoutMs: 60_000,
     });
     expect(r.code).toBe(2);
@@ -199,7 +210,7 @@ describe('bad input fails at once, exit 2', () => {
          bind: { args: ['--transport', 'streamable-http', '--host', '{host}', '--port', '{port}'], timeoutMs: 5000 }, leaks: { graceMs: 3000 }, lockstep: 'off' }`,
     );
     const r = await cli(['run', '--config', config, '--out', out, '--progress', 'silent'], {
-      env: { TMPDIR: tmp },
+      env: tmpEnv(tmp),
       timeoutMs: 240_000,
     });
     const run = await readResults(out);
@@ -279,7 +290,7 @@ describe('a refused registry connection', () => {
     const cache = await dir('refused-cache');
     const started = Date.now();
     const r = await cli(['plan', '--config', BASE], {
-      env: { TMPDIR: tmp, npm_config_registry: `http://127.0.0.1:${port}/`, npm_config_cache: cache },
+      env: { ...tmpEnv(tmp), npm_config_registry: `http://127.0.0.1:${port}/`, npm_config_cache: cache },
       timeoutMs: 120_000,
     });
     expect(r.code, r.stderr).toBe(3);

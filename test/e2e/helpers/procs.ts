@@ -74,6 +74,11 @@ export function environValues(name: string, marker: string): string[] {
   return [...out];
 }
 
+/** Live processes (other than this one) whose environment holds `name=value`: what a run started keeps what it was given. */
+export function processesCarrying(name: string, value: string): ProcEntry[] {
+  return processes().filter((p) => p.pid !== process.pid && read(`/proc/${p.pid}/environ`).split('\0').includes(`${name}=${value}`));
+}
+
 /** Every file under `dir` (skipping node_modules), for grepping outputs. */
 export function filesUnder(dir: string, skip = new Set(['node_modules'])): string[] {
   const out: string[] = [];
