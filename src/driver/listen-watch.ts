@@ -202,9 +202,9 @@ export function askWithoutToken(l: ClassifiedListen, path: string, timeoutMs = 1
         },
       },
       (res) => {
-        const header = res.headers['www-authenticate'];
         res.resume();
-        done({ status: res.statusCode ?? 0, challenge: Array.isArray(header) ? header.join(', ') : (header ?? null) });
+        // Node joins repeated WWW-Authenticate headers with ', ' itself.
+        done({ status: res.statusCode ?? 0, challenge: res.headers['www-authenticate'] ?? null });
       },
     );
     const timer = setTimeout(() => done({ error: `no answer within ${timeoutMs} ms` }), timeoutMs);

@@ -2,6 +2,7 @@
 // record of the listen is the next best evidence ("probe"), else the answer is taken on trust
 // ("unverified"). /proc is switched off for this file only; the servers and sockets are real.
 import { spawnSync } from 'node:child_process';
+import { createServer, type AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { freePort, listensOf, waitUntilListening } from '../../src/driver/listen-watch.js';
 import { phaseBench, type PhaseBench } from './helpers/phase-bench.js';
@@ -43,5 +44,25 @@ describe('waitUntilListening without /proc', () => {
     expect(await waitUntilListening(proc, '127.0.0.1', port, 10_000)).toEqual({ ok: true, identity: 'unverified', ms: expect.any(Number) });
     expect(listensOf(proc)).toEqual([]);
     await proc.kill();
+  });
+
+  it("a listen the probe saw on another port does not make the port it was given the server's own", async () => {
+    const holder = createServer();
+    await new Promise<void>((r) => holder.listen(0, '127.0.0.1', r));
+    const port = (holder.address() as AddressInfo).port;
+    const other = await freePort('127.0.0.1');
+    const bin = bench.server('other.mjs', `import net from 'node:net';\nnet.createServer().listen(${other}, '127.0.0.1');\n`);
+    const proc = bench.context().startServer('http', { bin, args: [], env: {} }, { PATH: process.env.PATH ?? '' });
+    try {
+      expect(await waitUntilListening(proc, '127.0.0.1', other, 10_000)).toMatchObject({ ok: true, identity: 'probe' });
+      expect(await waitUntilListening(proc, '127.0.0.1', port, 10_000)).toEqual({
+        ok: true,
+        identity: 'unverified',
+        ms: expect.any(Number),
+      });
+    } finally {
+      await proc.kill();
+      await new Promise((r) => holder.close(r));
+    }
   });
 });

@@ -1,6 +1,9 @@
 import http from 'node:http';
 import net from 'node:net';
+import { readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { activeResources, driverLeaks } from '../../src/driver/driver-handles.js';
 import {
   askWithoutToken,
   classifiedListens,
@@ -50,6 +53,13 @@ describe('listenScope: who can reach a listen', () => {
     ['0:0:0:0:0:0:0:2', 'routable'],
     ['[0.0.0.0', 'routable'],
     ['0.0.0.0]', 'routable'],
+    // Brackets are stripped only as a pair; the IPv4-mapped prefix only before a dotted address.
+    ['[127.0.0.1x', 'routable'],
+    ['x127.0.0.1]', 'routable'],
+    ['::ffff:::1', 'routable'],
+    // Every group may be spelled with several zeros; every octet after 127 with several digits.
+    ['0000:0000:0000:0000:0000:0000:0000:0000', 'wildcard'],
+    ['127.10.200.30', 'loopback'],
   ] as const)('%s is %s', (address, scope) => {
     expect(listenScope(address)).toBe(scope);
   });
@@ -148,6 +158,11 @@ describe('askWithoutToken: what an exposed listen answers a request with no toke
     if (v6 !== undefined) expect(await askWithoutToken(at('::', v6, 'wildcard'), '/mcp')).toEqual({ status: 202, challenge: null });
   });
 
+  it('any other listen is reached at its own address', async () => {
+    const port = await serve('127.0.0.2', (_req, res) => res.writeHead(403, { 'www-authenticate': 'Bearer' }).end());
+    expect(await askWithoutToken(at('127.0.0.2', port, 'loopback'), '/mcp')).toEqual({ status: 403, challenge: 'Bearer' });
+  });
+
   it('no HTTP answer: the error code, or the bound', async () => {
     const port = await freePort('127.0.0.1');
     expect(await askWithoutToken(at('127.0.0.1', port, 'loopback'), '/mcp')).toEqual({ error: 'ECONNREFUSED' });
@@ -173,8 +188,15 @@ describe('waitUntilListening and listensOf, against real processes', () => {
       "import net from 'node:net';\nnet.createServer().listen(Number(process.argv[2]), '127.0.0.1');\n",
       port,
     );
+    const before = Date.now();
+    const baseline = activeResources();
     const ready = await waitUntilListening(proc, '127.0.0.1', port, 10_000);
     expect(ready).toEqual({ ok: true, identity: procAvailable() ? 'verified' : 'probe', ms: expect.any(Number) });
+    // The time it took, from the start of the wait.
+    expect(ready.ok && ready.ms).toBeGreaterThanOrEqual(0);
+    expect(ready.ok && ready.ms).toBeLessThanOrEqual(Date.now() - before);
+    // The wait leaves nothing open in the driver (its watch on the probe file is closed).
+    expect(await driverLeaks(baseline, 200)).toEqual([]);
     const listens = listensOf(proc);
     expect(listens).toContainEqual({ address: '127.0.0.1', port, source: 'probe' });
     if (procAvailable()) expect(listens).toContainEqual({ address: '127.0.0.1', port, source: 'proc' });
@@ -223,6 +245,127 @@ describe('waitUntilListening and listensOf, against real processes', () => {
     } finally {
       await idle.kill();
       await new Promise((r) => holder.close(r));
+    }
+  });
+
+  it('a server that could not spawn has no exit code yet: "code none"', async () => {
+    const port = await freePort('127.0.0.1');
+    const proc = bench.context().startServer('http', { bin: join(bench.cell, 'missing-bin'), args: [], env: {} }, {});
+    expect(await waitUntilListening(proc, '127.0.0.1', port, 10_000)).toEqual({
+      ok: false,
+      step: 'wait for listen',
+      reason: `server exited (code none) before listening on 127.0.0.1:${port}`,
+    });
+    expect(listensOf(proc)).toEqual([]);
+  });
+
+  it('without the probe file to watch it still polls to the bound', async () => {
+    const port = await freePort('127.0.0.1');
+    const idle = start('idle3.mjs', 'setInterval(() => {}, 1000);\n', port);
+    rmSync(idle.options.probeFile);
+    try {
+      expect(await waitUntilListening(idle, '127.0.0.1', port, 300)).toMatchObject({ ok: false, step: 'wait for listen' });
+    } finally {
+      await idle.kill();
+    }
+  });
+
+  it("every distinct TCP listen, classified once (the probe's record first); a Unix socket is not one", async () => {
+    const [a, b] = [await freePort('127.0.0.1'), await freePort('127.0.0.1')];
+    const sock = join(bench.cell, 'server.sock');
+    const proc = start(
+      'many.mjs',
+      `import net from 'node:net';\nnet.createServer().listen(${JSON.stringify(sock)}, () => net.createServer().listen(${a}, '127.0.0.1', () => net.createServer().listen(${b}, '127.0.0.2')));\n`,
+      b,
+    );
+    try {
+      expect(await waitUntilListening(proc, '127.0.0.2', b, 10_000)).toMatchObject({ ok: true });
+      expect(listensOf(proc).filter((l) => l.source === 'probe')).toEqual([
+        { address: '127.0.0.1', port: a, source: 'probe' },
+        { address: '127.0.0.2', port: b, source: 'probe' },
+      ]);
+      expect(classifiedListens(proc)).toEqual([
+        { address: '127.0.0.1', port: a, source: 'probe', scope: 'loopback' },
+        { address: '127.0.0.2', port: b, source: 'probe', scope: 'loopback' },
+      ]);
+    } finally {
+      await proc.kill();
+    }
+  });
+
+  it.runIf(procAvailable())("the server's group listening on another port does not make the port it was given its own", async () => {
+    const holder = net.createServer();
+    await new Promise<void>((r) => holder.listen(0, '127.0.0.1', r));
+    const port = (holder.address() as net.AddressInfo).port;
+    const other = await freePort('127.0.0.1');
+    const proc = start('other.mjs', `import net from 'node:net';\nnet.createServer().listen(${other}, '127.0.0.1');\n`, port);
+    try {
+      // It listens (on its own port) before the harness asks about the one it was given.
+      expect(await waitUntilListening(proc, '127.0.0.1', other, 10_000)).toMatchObject({ ok: true, identity: 'verified' });
+      expect(await waitUntilListening(proc, '127.0.0.1', port, 10_000)).toEqual({
+        ok: false,
+        step: 'port identity',
+        reason: `127.0.0.1:${port} answers, but no process of the started server's group holds it`,
+      });
+    } finally {
+      await proc.kill();
+      await new Promise((r) => holder.close(r));
+    }
+  });
+
+  it('a server without the probe that listens late is still seen before the bound: the poll interval stays short', async () => {
+    // Nothing wakes the poll (no probe record): only its own interval. An interval that kept doubling
+    // (3.2 s by now) would look next after the 6.3 s bound, although the server listens at about 4 s.
+    const port = await freePort('127.0.0.1');
+    const bin = bench.server(
+      'late.sh',
+      `#!/bin/sh\nsleep 4\nexec env -u NODE_OPTIONS ${JSON.stringify(process.execPath)} -e "require('net').createServer().listen(Number(process.argv[1]), '127.0.0.1')" "$1"\n`,
+    );
+    const proc = bench.context().startServer('http', { bin, args: [String(port)], env: {} }, { PATH: process.env.PATH ?? '' });
+    try {
+      const ready = await waitUntilListening(proc, '127.0.0.1', port, 6300);
+      expect(ready).toEqual({ ok: true, identity: procAvailable() ? 'verified' : 'unverified', ms: expect.any(Number) });
+      expect(listensOf(proc).filter((l) => l.source === 'probe')).toEqual([]);
+    } finally {
+      await proc.kill();
+    }
+  });
+
+  it('a connection attempt that hangs (a full accept queue drops it) counts as no answer: timed out at the bound', async () => {
+    // A listener with a backlog of 1 that is stopped: the kernel queues two connections, then drops the next
+    // SYNs, so a connection attempt neither connects nor fails. Each attempt must end at its own bound.
+    const port = await freePort('127.0.0.1');
+    const proc = start(
+      'stopped.mjs',
+      `import net from 'node:net';\nnet.createServer().listen({ port: ${port}, host: '127.0.0.1', backlog: 1 }, () => process.kill(process.pid, 'SIGSTOP'));\n`,
+      port,
+    );
+    const queued: net.Socket[] = [];
+    try {
+      expect(await waitUntilListening(proc, '127.0.0.1', port, 10_000)).toMatchObject({ ok: true });
+      // Stopped once its state says so; then connections fill its queue until one is left hanging.
+      const until = Date.now() + 10_000;
+      while (!/\) T /.test(readFileSync(`/proc/${proc.pid!}/stat`, 'utf8')) && Date.now() < until)
+        await new Promise((r) => setTimeout(r, 20));
+      let hung = false;
+      for (let i = 0; i < 8 && !hung; i++) {
+        const s = net.connect({ host: '127.0.0.1', port });
+        queued.push(s);
+        hung = await new Promise<boolean>((resolve) => {
+          s.once('connect', () => resolve(false)).once('error', () => resolve(false));
+          setTimeout(() => resolve(true), 1000);
+        });
+      }
+      expect(hung).toBe(true);
+      expect(await waitUntilListening(proc, '127.0.0.1', port, 1200)).toEqual({
+        ok: false,
+        step: 'wait for listen',
+        reason: `timed out after 1200 ms waiting for the server to listen on 127.0.0.1:${port}`,
+      });
+    } finally {
+      for (const s of queued) s.destroy();
+      process.kill(proc.pid!, 'SIGCONT');
+      await proc.kill();
     }
   });
 });
