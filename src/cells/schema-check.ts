@@ -26,8 +26,26 @@ export function checkToolSchemas(result: PhaseResult): PhaseResult {
   return { ...result, verdict: 'failed', step: 'validate tool schemas', message: problems.join('; ') };
 }
 
+/**
+ * Verdicts by schema text: every variant of every cell lists the same few schemas (16 variants of the
+ * reference server: 112 schemas, 6 distinct), and each check builds two Ajv instances on the
+ * orchestrator's thread. The verdict is a function of the text alone, so each text is compiled once.
+ */
+const checked = new Map<string, string | undefined>();
+const CHECKED_MAX = 2000;
+
 function schemaProblem(schema: unknown): string | undefined {
   if (typeof schema !== 'boolean' && !isRecord(schema)) return `expected an object, got ${JSON.stringify(schema)}`;
+  const key = JSON.stringify(schema);
+  if (checked.has(key)) return checked.get(key);
+  const problem = compileProblem(schema);
+  if (checked.size >= CHECKED_MAX) checked.clear();
+  checked.set(key, problem);
+  return problem;
+}
+
+/** Compiled by a fresh Ajv of each draft (a schema's own `$id` must not meet another's). */
+function compileProblem(schema: boolean | Record<string, unknown>): string | undefined {
   const errors: string[] = [];
   for (const ajv of [
     new Ajv({ strict: false, validateFormats: false, logger: false }),

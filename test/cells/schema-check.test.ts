@@ -25,6 +25,26 @@ describe('checkToolSchemas', () => {
     );
   });
 
+  test('each schema text is judged once per process; a repeat gets the same verdict, a failure included', () => {
+    // Distinct texts from the tests above, so the first check of each here compiles it.
+    const bad = { type: 'object', required: 'b' };
+    const good = { type: 'object', properties: { b: { type: 'string' } } };
+    const first = checkToolSchemas(stdio(bad, good));
+    for (let i = 0; i < 3; i++) expect(checkToolSchemas(stdio(bad, good))).toEqual(first);
+    expect(first).toMatchObject({ verdict: 'failed', step: 'validate tool schemas' });
+    expect(first.message).toMatch(/^tool add: inputSchema is not valid JSON Schema: schema is invalid: data\/required must be array/);
+    expect(checkToolSchemas(stdio(good, good)).verdict).toBe('passed');
+    // The same keys in another order are another text: judged alike.
+    expect(checkToolSchemas(stdio({ required: 'b', type: 'object' })).message).toBe(first.message);
+  });
+
+  test('two schemas with the same $id are each compiled on their own (no "already exists")', () => {
+    const a = { $id: 'https://example.com/s', type: 'object' };
+    const b = { $id: 'https://example.com/s', type: 'object', properties: { x: { type: 'number' } } };
+    expect(checkToolSchemas(stdio(a, b)).verdict).toBe('passed');
+    expect(checkToolSchemas(stdio(b, a)).verdict).toBe('passed');
+  });
+
   test('a failed stdio result or another phase is left as is', () => {
     const failed: PhaseResult = { ...stdio({ type: 'objekt' }), verdict: 'failed', message: 'list tools: timed out' };
     expect(checkToolSchemas(failed)).toBe(failed);
