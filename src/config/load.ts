@@ -36,7 +36,8 @@ function configTimeoutMs(): number {
   return Number.isFinite(fromEnv) && fromEnv > 0 ? fromEnv : CONFIG_TIMEOUT_MS;
 }
 
-export async function loadConfig(cwd: string, explicit?: string): Promise<Result<LoadedConfig>> {
+/** Loads the config; `signal` (the run's abort) stops the wait for a config that is still loading. */
+export async function loadConfig(cwd: string, explicit?: string, signal?: AbortSignal): Promise<Result<LoadedConfig>> {
   const found = findConfig(cwd, explicit);
   if (!found.ok) return found;
   const file = found.value;
@@ -48,6 +49,13 @@ export async function loadConfig(cwd: string, explicit?: string): Promise<Result
   const never = new Promise<'timeout'>((resolve) => {
     timer = setTimeout(() => resolve('timeout'), timeoutMs);
   });
+  // Ctrl-C while a config loads (one that never settles waits the whole bound) ends the wait at once.
+  let onAbort: (() => void) | undefined;
+  const stopped = new Promise<'aborted'>((resolve) => {
+    onAbort = () => resolve('aborted');
+    if (signal?.aborted) onAbort();
+    else signal?.addEventListener('abort', onAbort, { once: true });
+  });
   try {
     // No on-disk cache: a config is tiny and a stale transpile would be a confusing bug.
     const jiti = createJiti(import.meta.url, { fsCache: false, moduleCache: false, interopDefault: true, alias: SELF_ALIAS });
@@ -55,7 +63,11 @@ export async function loadConfig(cwd: string, explicit?: string): Promise<Result
       const mod: unknown = await jiti.import(file, { default: true });
       return typeof mod === 'function' ? await (mod as () => unknown)() : mod;
     })();
-    const settled = await Promise.race([loading.then((value) => ({ value })), never]);
+    const loaded = loading.then((value) => ({ value }));
+    // Given up on (the bound, an interrupt): its later failure has no one to tell.
+    loaded.catch(() => undefined);
+    const settled = await Promise.race([loaded, never, stopped]);
+    if (settled === 'aborted') return fail('usage', `loading ${file} was interrupted`);
     if (settled === 'timeout') {
       return fail(
         'usage',
@@ -67,6 +79,7 @@ export async function loadConfig(cwd: string, explicit?: string): Promise<Result
     return fail('usage', `could not load ${file}: ${errorMessage(error)}`);
   } finally {
     clearTimeout(timer);
+    if (onAbort) signal?.removeEventListener('abort', onAbort);
   }
   const parsed = validateConfig(raw);
   if (!parsed.ok) {

@@ -16,7 +16,7 @@ export async function prepareConfig(options: PrepareOptions): Promise<Result<{ c
   const registry = createRegistry(undefined, options.signal ? { signal: options.signal } : {});
   // The default SDK packages are looked up while the config loads; a config with other majors asks for its own.
   for (const name of lookupNames(DEFAULT_MAJORS)) void registry.meta(name);
-  const loaded = await loadConfig(options.cwd, options.config);
+  const loaded = await loadConfig(options.cwd, options.config, options.signal);
   if (!loaded.ok) {
     registry.cancel();
     return loaded;

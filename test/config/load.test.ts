@@ -105,6 +105,30 @@ describe('loadConfig', () => {
         },
       });
     });
+
+    it.each([
+      ['while it loads', (c: AbortController) => setTimeout(() => c.abort(), 200)],
+      ['before it loads', (c: AbortController) => c.abort()],
+    ])("the run's abort %s ends the wait at once, saying so (not after the bound)", async (_name, interrupt) => {
+      process.env.MCP_MATRIX_CONFIG_TIMEOUT_MS = '60000';
+      const cwd = await withConfig('export default new Promise(() => {});');
+      const controller = new AbortController();
+      const started = Date.now();
+      interrupt(controller);
+      const loaded = await loadConfig(cwd, undefined, controller.signal);
+      expect(loaded).toEqual({
+        ok: false,
+        error: { kind: 'usage', message: `loading ${path.join(cwd, 'matrix.config.ts')} was interrupted` },
+      });
+      // Far below the 60 s bound (generous for a loaded machine).
+      expect(Date.now() - started).toBeLessThan(20_000);
+    });
+  });
+
+  it('a config that loads is not disturbed by an abort signal that never fires', async () => {
+    const cwd = await withConfig(`export default { cells: [{ pin: 'latest@1' }], stdio: {} };`);
+    const loaded = await loadConfig(cwd, undefined, new AbortController().signal);
+    expect(loaded.ok ? loaded.value.config.cells : loaded.error).toEqual([{ pin: 'latest@1' }]);
   });
 });
 

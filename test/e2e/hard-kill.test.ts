@@ -10,7 +10,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer, type Server, type Socket } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -130,6 +130,33 @@ describe('interrupts and hard kills', () => {
     expect(marked(s.marker)).toEqual([]);
     expect(runDirsIn(tmp)).toEqual([]);
     expect(existsSync(path.join(out, 'results.json'))).toBe(false);
+  }, 120_000);
+
+  it('Ctrl-C while the config never settles: the wait ends at once, exit 130 through the ordinary stop, nothing left', async () => {
+    const tmp = await privateTmp();
+    const configDir = await tempDir('mm-hardkill-config-');
+    dirs.push(configDir);
+    const config = path.join(configDir, 'matrix.config.ts');
+    await writeFile(config, 'export default new Promise(() => {});\n');
+    const out = path.join(configDir, 'out');
+    // The default bound (30 s): only the interrupt can end this wait early.
+    const s = start(['run', '--config', config, '--out', out, '--progress', 'silent'], { TMPDIR: tmp });
+    await sleep(3000);
+    expect(s.child.exitCode, s.output()).toBeNull();
+    s.child.kill('SIGINT');
+    const { code, ms } = await stopped(s);
+    expect(code, s.output()).toBe(130);
+    expect(ms, 'Ctrl-C ends promptly').toBeLessThan(10_000);
+    console.log(`Ctrl-C while the config loads: exit after ${ms} ms`);
+    expect(s.output()).toMatch(
+      /mcp-matrix: interrupted while loading the config and looking up the registry: no cell ran, no results written/,
+    );
+    // Not the forced stop that ends a wait which does not listen (1 s after the signal).
+    expect(s.output()).not.toMatch(/still stopping/);
+    await sleep(200);
+    expect(marked(s.marker)).toEqual([]);
+    expect(readdirSync(tmp)).toEqual([]);
+    expect(existsSync(out)).toBe(false);
   }, 120_000);
 
   it('SIGINT then SIGTERM: ends at once, results.json says interrupted, no run dir, no process', async () => {
