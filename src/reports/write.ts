@@ -21,6 +21,26 @@ export const RESULTS_FILE = 'results.json';
 export const MARKDOWN_FILE = 'matrix.md';
 export const JUNIT_FILE = 'junit.xml';
 
+/**
+ * Each write its own temporary file: a forced exit's write may start while the graceful one is still in flight
+ * (one shared name made the graceful rename fail: "harness error: ENOENT … results.json.<pid>.tmp"). What is still in
+ * flight when the process exits is removed then, so no temporary file outlives the run.
+ */
+const inFlight = new Set<string>();
+let writes = 0;
+function tempName(file: string): string {
+  if (writes === 0) process.once('exit', removeTempsInFlight);
+  const temp = `${file}.${process.pid}.${++writes}.tmp`;
+  inFlight.add(temp);
+  return temp;
+}
+
+/** Removes every temporary file a write has not renamed or removed yet (run at process exit). */
+export function removeTempsInFlight(): void {
+  for (const temp of inFlight) rmSync(temp, { force: true });
+  inFlight.clear();
+}
+
 /** Writes results.json, matrix.md and (unless `junit: false`) junit.xml into `outDir`; returns their paths. */
 export async function writeReports(run: RunResult, outDir: string, options: WriteOptions = {}): Promise<string[]> {
   const checked = await checkOutDir(outDir);
@@ -65,13 +85,15 @@ export function writeReportsSync(run: RunResult, outDir: string, options: WriteO
   for (const d of missing) mkdirSync(d);
   return render(run, options).map(([name, content]) => {
     const file = join(outDir, name);
-    const temp = `${file}.${process.pid}.tmp`;
+    const temp = tempName(file);
     try {
       writeFileSync(temp, content, 'utf8');
       renameSync(temp, file);
     } catch (error) {
       rmSync(temp, { force: true });
       throw error;
+    } finally {
+      inFlight.delete(temp);
     }
     return file;
   });
@@ -98,13 +120,15 @@ function render(run: RunResult, options: WriteOptions): [string, string][] {
 }
 
 async function writeAtomic(path: string, content: string, signal?: AbortSignal): Promise<void> {
-  const temp = `${path}.${process.pid}.tmp`;
+  const temp = tempName(path);
   try {
     await writeFile(temp, content, { encoding: 'utf8', ...(signal ? { signal } : {}) });
     await rename(temp, path);
   } catch (error) {
     await rm(temp, { force: true });
     throw error;
+  } finally {
+    inFlight.delete(temp);
   }
 }
 

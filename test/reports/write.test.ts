@@ -1,11 +1,12 @@
 // Issue 10: "an interrupt while the reports are written exits 130, but the files say PASSED, exit code 0".
 // writeRunReports writes the real files into a temp dir; an abort before, during or after the write
 // leaves files that say interrupted (exit 130), never PASSED.
+import { readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { writeRunReports } from '../../src/reports/write.js';
+import { removeTempsInFlight, writeReports, writeReportsSync, writeRunReports } from '../../src/reports/write.js';
 import type { RunResult } from '../../src/results/types.js';
 import { makeRun } from './helpers/make-run.js';
 
@@ -26,6 +27,15 @@ async function said(
     json: { verdict: json.verdict, exitCode: json.exitCode, interrupted: json.interrupted },
     headline,
   };
+}
+
+/** The temporary files in `out` (none when it does not exist). */
+function temps(out: string): string[] {
+  try {
+    return readdirSync(out).filter((f) => f.endsWith('.tmp'));
+  } catch {
+    return [];
+  }
 }
 
 const INTERRUPTED = { verdict: 'interrupted', exitCode: 130, interrupted: true };
@@ -83,5 +93,33 @@ describe('writeRunReports: the files never say PASSED over an interrupted run', 
   it('a write error without an interrupt is not swallowed', async () => {
     const out = path.join('/proc', 'x');
     await expect(writeRunReports(makeRun(), out, { signal: new AbortController().signal })).rejects.toThrow(/pseudo-filesystem/);
+  });
+});
+
+describe('the forced exit writes while the graceful write is still in flight (a slow stop after Ctrl-C)', () => {
+  it('neither write fails (each has its own temporary file), none is left, and the files are whole', async () => {
+    const out = path.join(dir, 'forced');
+    // Big enough that the graceful write of results.json is still going when the forced one runs.
+    const run = makeRun(undefined, { warnings: ['x'.repeat(20_000_000)] });
+    const graceful = writeReports(run, out);
+    const inFlight = (): boolean => temps(out).length > 0;
+    for (let i = 0; i < 100_000 && !inFlight(); i++) await new Promise((r) => setImmediate(r));
+    expect(inFlight(), 'the graceful write has its temporary file open').toBe(true);
+    writeReportsSync(makeRun(undefined, { interrupted: true }), out);
+    await expect(graceful).resolves.toHaveLength(3);
+    expect((await readdir(out)).sort()).toEqual(['junit.xml', 'matrix.md', 'results.json']);
+    expect(() => JSON.parse(readFileSync(path.join(out, 'results.json'), 'utf8'))).not.toThrow();
+  });
+
+  it('a write still in flight when the process exits leaves no temporary file (the exit hook removes it)', async () => {
+    const out = path.join(dir, 'exit');
+    const graceful = writeReports(makeRun(undefined, { warnings: ['x'.repeat(20_000_000)] }), out).catch(() => 'cut short');
+    for (let i = 0; i < 100_000 && !temps(out).length; i++) await new Promise((r) => setImmediate(r));
+    expect(temps(out), 'in flight').toHaveLength(1);
+    removeTempsInFlight();
+    expect(temps(out)).toEqual([]);
+    expect(process.listeners('exit')).toContain(removeTempsInFlight);
+    await graceful;
+    expect(temps(out)).toEqual([]);
   });
 });
