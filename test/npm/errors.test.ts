@@ -1,8 +1,25 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { classifyNpmError, machineCause, npmJsonError } from '../../src/npm/errors.js';
+
+/** Why this machine cannot give a test a 3 MB tmpfs, or undefined: Linux and root are needed. */
+const noSmallDisk =
+  process.platform !== 'linux' ? 'tmpfs mounts are Linux only' : process.getuid?.() !== 0 ? 'mounting a tmpfs needs root' : undefined;
+
+/** Mounts a 3 MB tmpfs; a reason instead when the mount is refused (a container without the capability). */
+function mountSmallDisk(): { mount: string } | { skip: string } {
+  const mount = execFileSync('mktemp', ['-d', path.join(os.tmpdir(), 'mm-npm-small-XXXXXX')], { encoding: 'utf8' }).trim();
+  try {
+    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=3m', 'tmpfs', mount], { stdio: 'ignore' });
+    return { mount };
+  } catch (error) {
+    execFileSync('rmdir', [mount]);
+    return { skip: `mount -t tmpfs failed here (${(error as Error).message.split('\n')[0]})` };
+  }
+}
 
 describe('classifyNpmError', () => {
   it.each([
@@ -64,6 +81,30 @@ describe('machineCause: the machine, not the package', () => {
       /^too many open files \(the per-process limit, ulimit -n\) \(EMFILE, found in npm's output\)/,
     );
   });
+
+  // npm says nothing of the disk (a truncated package.json read as EJSONPARSE): the free space left names it.
+  it.skipIf(noSmallDisk !== undefined)(
+    `a failure npm does not blame on the disk, on a disk with under 16 MB free (a 3 MB tmpfs)${noSmallDisk ? ` — skipped: ${noSmallDisk}` : ''}`,
+    async (ctx) => {
+      const small = mountSmallDisk();
+      if ('skip' in small) return ctx.skip(small.skip);
+      try {
+        const cell = path.join(small.mount, 'cell-latest-1');
+        await mkdir(cell);
+        const stderr = 'npm error code EJSONPARSE\nnpm error JSON.parse Invalid package.json: JSONParseError: Unexpected end of JSON input';
+        expect(await machineCause('EJSONPARSE', stderr, '', cell)).toMatch(
+          new RegExp(
+            `^the disk is full \\(only [0-3]\\.\\d MB free where the cell lives, ${small.mount}\\): npm install failed with EJSONPARSE because of it$`,
+          ),
+        );
+        // The same failure on a disk with room stays the package's.
+        expect(await machineCause('EJSONPARSE', stderr, '', dir)).toBeUndefined();
+      } finally {
+        execFileSync('umount', [small.mount]);
+        await rm(small.mount, { recursive: true, force: true });
+      }
+    },
+  );
 
   it('a deterministic failure on a disk with room stays the package’s', async () => {
     expect(
