@@ -88,6 +88,33 @@ describe('leaksPhase without /proc', () => {
     expect(await sweep(ctx.cookie)).toEqual([]);
   });
 
+  it('a Node server still running is still asked for its handles: the bin is a Node script, so its own pid is the target', async () => {
+    const baseline = activeResources();
+    const { ctx, proc } = await startBooted('linger');
+    const r = await leaksPhase(ctx, GRACE, baseline);
+    const line = readFileSync(SERVER, 'utf8')
+      .split('\n')
+      .findIndex((l) => l.startsWith('  setInterval(() => {}, 1000);'));
+    const timer = { type: 'Timeout', location: `${SERVER}:${line + 1}`, createdBy: 'setInterval' };
+    const problem = `stdio server still running ${GRACE} ms after stdin EOF: Timeout (setInterval) at ${timer.location}`;
+    expect(r).toStrictEqual({
+      phase: 'leaks',
+      durationMs: num,
+      verdict: 'failed',
+      step: 'stdio shutdown',
+      message: problem,
+      details: {
+        servers: [{ role: 'stdio', pid: proc.pid, exitMs: null, handles: [timer], leftovers: [], problem }],
+        escaped: [],
+        escapedCheck: NO_PROC,
+        driverHandles: [],
+        graceMs: GRACE,
+      },
+      stderrTail: 'phase-server: lingering',
+    });
+    expect(await sweep(ctx.cookie)).toEqual([]);
+  });
+
   it('a detached child cannot be seen: leaks passes, and the details say the escape check did not run', async () => {
     const baseline = activeResources();
     const { ctx, proc } = await startBooted('escape');

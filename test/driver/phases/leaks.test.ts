@@ -323,7 +323,8 @@ describe('leaksPhase: what the stop request and the settle window decide', () =>
   it('children that follow their server out within the grace are not leftovers', async () => {
     const baseline = activeResources();
     const ctx = bench.context();
-    start(ctx, 'stdio', 'child-follows');
+    // It is still there for a second after its server exits: the phase must wait for it, not list it.
+    start(ctx, 'stdio', 'child-follows', {}, { FOLLOW_MS: '1000' });
     await booted(ctx);
     const r = await leaksPhase(ctx, 5000, baseline);
     expect(r.message).toBeUndefined();
