@@ -18,6 +18,7 @@ import {
 import { activeResources } from '../../../src/driver/driver-handles.js';
 import { httpPhase } from '../../../src/driver/phases/http.js';
 import { leaksPhase } from '../../../src/driver/phases/leaks.js';
+import { liveHandles, type ProbeHandle } from '../../../src/driver/probe.js';
 import type { DriverSpec, Step } from '../../../src/driver/protocol.js';
 import { TEST_SERVER } from '../helpers/cell.js';
 import { phaseBench, stallPastBound, type PhaseBench } from '../helpers/phase-bench.js';
@@ -565,6 +566,12 @@ describe('httpPhase: sub-checks, retries and never-listened, from src', () => {
     const leaks = await leaksPhase(ctx, 2000, baseline);
     expect(leaks.details!.driverHandles).toEqual([]);
     expect(leaks).toMatchObject({ phase: 'leaks', verdict: 'passed' });
+    // Also by where they were made, not only by count: a test before this one may leave timers of its own
+    // that expire meanwhile and hide a new one from the count. Connections closing get a moment.
+    const made = (): ProbeHandle[] => liveHandles([0, 1, 2]).filter((h) => h.location?.includes('src/driver/phases/http.ts'));
+    const until = Date.now() + 2000;
+    while (made().length && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
+    expect(made()).toEqual([]);
   });
 
   it('the client session is closed even when the round trip fails: a server that stops once its event streams end still exits', async () => {
@@ -607,10 +614,10 @@ describe('httpPhase: sub-checks, retries and never-listened, from src', () => {
   it.each([
     ['compact, "jsonrpc" first', '{"jsonrpc":"2.0","method":"notifications/message"}'],
     ['compact, "jsonrpc" after another key', '{"id":1,"jsonrpc":"2.0","result":{}}'],
-    ['spaced, indented', '\t { "jsonrpc" : "2.0", "id": 1, "result": {} }'],
-  ])('JSON-RPC on stdout (%s) is a stdio-only sign on its own', async (_, line) => {
-    // It does not exit on stdin EOF: the JSON-RPC line is the only sign.
-    const bin = bench.server(`jsonrpc-${line.length}.mjs`, `console.log(${JSON.stringify(line)});\nsetInterval(() => {}, 1000);\n`);
+    ['spaced, indented, after a log line', 'starting\n\t { "jsonrpc" : "2.0", "id": 1, "result": {} }'],
+  ])('JSON-RPC on stdout (%s) is a stdio-only sign on its own', async (_, lines) => {
+    // It does not exit on stdin EOF: the JSON-RPC line is the only sign (one such line among others is enough).
+    const bin = bench.server(`jsonrpc-${lines.length}.mjs`, `console.log(${JSON.stringify(lines)});\nsetInterval(() => {}, 1000);\n`);
     const { r } = await http(spec(bin, { readyTimeoutMs: 800 }));
     expect(r.message).toBe(
       `never listened on 127.0.0.1:${r.details!.port as number} within 800 ms, nor on any other TCP port; it looks stdio-only (it wrote JSON-RPC to stdout): it ignored http.args. If the server has no HTTP transport, set \`http: false\``,
