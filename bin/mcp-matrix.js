@@ -1,4 +1,26 @@
 #!/usr/bin/env node
-import { main } from '../dist/cli.js';
+// main() is the CLI's error boundary, but loading the CLI can fail before it exists: out of file descriptors
+// (a low `ulimit -n`), memory or disk, or a copy that was never built. None of that is a verdict on a server, so it
+// exits 3 (not measured) with its cause, never 1 with Node's raw stack. The logger is not loaded yet: this writes.
+const CAUSES = {
+  EMFILE: 'too many open files (the per-process limit, ulimit -n)',
+  ENFILE: 'too many open files (the system-wide limit)',
+  ENOMEM: 'out of memory',
+};
 
-process.exitCode = await main(process.argv.slice(2));
+let cli;
+try {
+  cli = await import('../dist/cli.js');
+} catch (error) {
+  const code = typeof error?.code === 'string' ? error.code : undefined;
+  const cause = code && CAUSES[code] ? `${CAUSES[code]} (${code}): ` : '';
+  const message = error instanceof Error ? error.message.split('\n')[0] : String(error);
+  process.stderr.write(
+    `mcp-matrix: harness error: could not load the harness itself: ${cause}${message}` +
+      (code === 'ERR_MODULE_NOT_FOUND' ? ' (a limit on open files reads as a missing module; otherwise build it: npm run build)' : '') +
+      '\n',
+  );
+  process.exit(3);
+}
+
+process.exitCode = await cli.main(process.argv.slice(2));

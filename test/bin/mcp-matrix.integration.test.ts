@@ -1,0 +1,39 @@
+// The bin before main() exists: loading the CLI can fail on the machine (no file descriptors left) or on a copy
+// that was never built. Neither is a verdict on a server: exit 3 with the cause, never exit 1 with a raw stack.
+import { spawnSync } from 'node:child_process';
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { BIN, ROOT } from '../e2e/helpers/cli.js';
+
+const dirs: string[] = [];
+afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+
+function run(shell: string) {
+  return spawnSync('sh', ['-c', shell], { cwd: ROOT, encoding: 'utf8', timeout: 60_000 });
+}
+
+describe('bin/mcp-matrix.js: a harness that cannot load', () => {
+  it('out of file descriptors (ulimit -n 20) while loading: exit 3 naming EMFILE, no stack (was exit 1 and a raw stack)', () => {
+    const r = run(`ulimit -n 20 && exec "${process.execPath}" "${BIN}" plan --config fixtures/broken/_base/matrix.config.ts`);
+    expect(r.stderr).toMatch(
+      /^mcp-matrix: harness error: could not load the harness itself: too many open files \(the per-process limit, ulimit -n\) \(EMFILE\): EMFILE: too many open files, open '[^']+'\n$/,
+    );
+    expect(r.stderr).not.toMatch(/^\s+at /m);
+    expect(r.stdout).toBe('');
+    expect(r.status).toBe(3);
+  });
+
+  it('a copy that was never built: exit 3, the missing file named, and the build suggested', () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'mcp-matrix-unbuilt-'));
+    dirs.push(dir);
+    mkdirSync(path.join(dir, 'bin'));
+    copyFileSync(BIN, path.join(dir, 'bin', 'mcp-matrix.js'));
+    const r = run(`exec "${process.execPath}" "${path.join(dir, 'bin', 'mcp-matrix.js')}" --version`);
+    expect(r.stderr).toBe(
+      `mcp-matrix: harness error: could not load the harness itself: Cannot find module '${path.join(dir, 'dist', 'cli.js')}' imported from ${path.join(dir, 'bin', 'mcp-matrix.js')} (a limit on open files reads as a missing module; otherwise build it: npm run build)\n`,
+    );
+    expect(r.status).toBe(3);
+  });
+});
