@@ -98,3 +98,12 @@ export function stallPastBound(go: string, up: string, boundMs: number): (m: Dri
     }, 0);
   };
 }
+
+/** Waits (bounded) until every started server of `ctx` has written its READY_FILE: a signal never races its handler. */
+export async function serversBooted(ctx: DriverContext): Promise<void> {
+  const files = ctx.servers.flatMap((s) =>
+    s.proc.pid !== undefined && s.proc.options.env.READY_FILE ? [s.proc.options.env.READY_FILE] : [],
+  );
+  const until = Date.now() + 20_000;
+  while (!files.every((f) => existsSync(f)) && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
+}

@@ -12,7 +12,7 @@ import { activeResources } from '../../../src/driver/driver-handles.js';
 import { NO_PROC } from '../../../src/driver/escaped.js';
 import { leaksPhase } from '../../../src/driver/phases/leaks.js';
 import { ROOT } from '../helpers/cell.js';
-import { phaseBench, type PhaseBench } from '../helpers/phase-bench.js';
+import { phaseBench, serversBooted, type PhaseBench } from '../helpers/phase-bench.js';
 
 vi.mock('../../../src/driver/proc.js', async (importOriginal) => ({
   ...(await importOriginal<typeof import('../../../src/driver/proc.js')>()),
@@ -39,15 +39,7 @@ async function startBooted(mode: string) {
   const ctx = bench.context();
   const ready = join(bench.cell, `ready-${++started}`);
   const proc = ctx.startServer('stdio', { bin: SERVER, args: [], env: {} }, { MODE: mode, READY_FILE: ready });
-  const until = Date.now() + 20_000;
-  while (Date.now() < until) {
-    try {
-      readFileSync(ready);
-      break;
-    } catch {
-      await new Promise((r) => setTimeout(r, 20));
-    }
-  }
+  await serversBooted(ctx);
   return { ctx, proc };
 }
 

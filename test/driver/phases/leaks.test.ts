@@ -4,7 +4,7 @@
 // group, a detached child that escaped it, a handle the driver itself left open, several at once.
 
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -14,7 +14,7 @@ import { activeResources } from '../../../src/driver/driver-handles.js';
 import { describeAll, describeEscaped, leaksPhase, toLeakedHandles } from '../../../src/driver/phases/leaks.js';
 import type { ServerCommand } from '../../../src/driver/protocol.js';
 import { ROOT } from '../helpers/cell.js';
-import { phaseBench, type PhaseBench } from '../helpers/phase-bench.js';
+import { phaseBench, serversBooted, type PhaseBench } from '../helpers/phase-bench.js';
 
 const SERVER = join(ROOT, 'test/driver/fixtures/phase-server.mjs');
 const lineOf = (text: string): number =>
@@ -50,15 +50,6 @@ function gone(pid: number): boolean {
   }
 }
 
-/** Waits (bounded) until every server of `ctx` has written its READY_FILE: a signal never races its handler. */
-async function booted(ctx: DriverContext): Promise<void> {
-  const files = ctx.servers.flatMap((s) =>
-    s.proc.pid !== undefined && s.proc.options.env.READY_FILE ? [s.proc.options.env.READY_FILE] : [],
-  );
-  const until = Date.now() + 20_000;
-  while (!files.every((f) => existsSync(f)) && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
-}
-
 describe('leaksPhase', () => {
   it('passes when every server exits by itself: exit time and code recorded, nothing leaked', async () => {
     const baseline = activeResources();
@@ -66,7 +57,7 @@ describe('leaksPhase', () => {
     const proc = start(ctx, 'stdio', '');
     // A server that never started has nothing to settle.
     start(ctx, 'http', '', { bin: '/nonexistent/server' });
-    await booted(ctx);
+    await serversBooted(ctx);
     const r = await leaksPhase(ctx, GRACE, baseline);
     expect(r).toStrictEqual({
       phase: 'leaks',
@@ -93,7 +84,7 @@ describe('leaksPhase', () => {
     const baseline = activeResources();
     const ctx = bench.context();
     const proc = start(ctx, 'stdio', 'linger');
-    await booted(ctx);
+    await serversBooted(ctx);
     const r = await leaksPhase(ctx, GRACE, baseline);
     const problem = `stdio server still running ${GRACE} ms after stdin EOF: ${TIMER}`;
     const timer = { type: 'Timeout', location: TIMER.split(' at ')[1], createdBy: 'setInterval' };
@@ -120,7 +111,7 @@ describe('leaksPhase', () => {
     const baseline = activeResources();
     const ctx = bench.context();
     start(ctx, 'http', 'linger');
-    await booted(ctx);
+    await serversBooted(ctx);
     const r = await leaksPhase(ctx, GRACE, baseline);
     expect(r.step).toBe('http shutdown');
     expect(r.message).toBe(`http server still running ${GRACE} ms after SIGTERM: ${TIMER}, ${STDIN}`);
@@ -134,7 +125,7 @@ describe('leaksPhase', () => {
     const baseline = activeResources();
     const ctx = bench.context();
     start(ctx, 'bind', 'stdin-only');
-    await booted(ctx);
+    await serversBooted(ctx);
     const r = await leaksPhase(ctx, GRACE, baseline);
     expect(r.step).toBe('bind shutdown');
     expect(r.message).toBe(`bind server still running ${GRACE} ms after its refusal: ${STDIN}`);
@@ -144,7 +135,7 @@ describe('leaksPhase', () => {
     const baseline = activeResources();
     const ctx = bench.context();
     start(ctx, 'http', '', { bin: '/bin/sh', args: ['-c', 'trap "" TERM; : > "$READY_FILE"; while :; do sleep 1; done'] });
-    await booted(ctx);
+    await serversBooted(ctx);
     const r = await leaksPhase(ctx, GRACE, baseline);
     expect(r.message).toBe(`http server still running ${GRACE} ms after SIGTERM: the probe did not answer with a handle dump`);
     expect(r.details!.servers).toStrictEqual([
@@ -157,7 +148,7 @@ describe('leaksPhase', () => {
     const baseline = activeResources();
     const ctx = bench.context();
     const proc = start(ctx, 'stdio', 'own-stdout');
-    await booted(ctx);
+    await serversBooted(ctx);
     const r = await leaksPhase(ctx, GRACE, baseline);
     // The probe answered (a dump of no handle), unlike a server that is not Node.
     const problem = `stdio server still running ${GRACE} ms after stdin EOF: no ref'd handle found by the probe`;
@@ -184,7 +175,7 @@ describe('leaksPhase', () => {
     const baseline = activeResources();
     const ctx = bench.context();
     const proc = start(ctx, 'stdio', 'child');
-    await booted(ctx);
+    await serversBooted(ctx);
     const r = await leaksPhase(ctx, GRACE, baseline);
     const servers = r.details!.servers as { leftovers: { pid: number }[] }[];
     const child = servers[0]!.leftovers[0]!.pid;
@@ -222,7 +213,7 @@ describe('leaksPhase', () => {
     const baseline = activeResources();
     const ctx = bench.context();
     const proc = start(ctx, 'stdio', 'escape');
-    await booted(ctx);
+    await serversBooted(ctx);
     const r = await leaksPhase(ctx, GRACE, baseline);
     const escaped = r.details!.escaped as { pid: number }[];
     const pid = escaped[0]?.pid;
@@ -250,7 +241,7 @@ describe('leaksPhase', () => {
     const baseline = activeResources();
     const ctx = bench.context();
     start(ctx, 'stdio', '');
-    await booted(ctx);
+    await serversBooted(ctx);
     const left = createServer().listen(0, '127.0.0.1');
     try {
       const r = await leaksPhase(ctx, GRACE, baseline);
@@ -270,7 +261,7 @@ describe('leaksPhase', () => {
     start(ctx, 'stdio', '');
     const child = start(ctx, 'http', 'child');
     start(ctx, 'bind', 'linger');
-    await booted(ctx);
+    await serversBooted(ctx);
     const r = await leaksPhase(ctx, GRACE, baseline);
     expect(r.step).toBe('http shutdown');
     const problems = r.message!.split('; ');
@@ -296,7 +287,7 @@ describe('leaksPhase: what the stop request and the settle window decide', () =>
     const ctx = bench.context();
     // This server exits 800 ms after its stdin ends; the stop request comes 600 ms before the phase.
     const proc = start(ctx, 'stdio', '', {}, { EXIT_DELAY_MS: '800' });
-    await booted(ctx);
+    await serversBooted(ctx);
     proc.endStdin();
     await new Promise((r) => setTimeout(r, 600));
     const r = await leaksPhase(ctx, 5000, baseline);
@@ -310,7 +301,7 @@ describe('leaksPhase: what the stop request and the settle window decide', () =>
     const baseline = activeResources();
     const ctx = bench.context();
     const proc = start(ctx, 'http', 'term-twice');
-    await booted(ctx);
+    await serversBooted(ctx);
     proc.terminate();
     // Two signals sent at once may be delivered as one: the first must have been handled.
     const until = Date.now() + 10_000;
@@ -325,7 +316,7 @@ describe('leaksPhase: what the stop request and the settle window decide', () =>
     const ctx = bench.context();
     // It is still there for a second after its server exits: the phase must wait for it, not list it.
     start(ctx, 'stdio', 'child-follows', {}, { FOLLOW_MS: '1000' });
-    await booted(ctx);
+    await serversBooted(ctx);
     const r = await leaksPhase(ctx, 5000, baseline);
     expect(r.message).toBeUndefined();
     expect(r.verdict).toBe('passed');
@@ -336,7 +327,7 @@ describe('leaksPhase: what the stop request and the settle window decide', () =>
     const baseline = activeResources();
     const ctx = bench.context();
     const proc = start(ctx, 'stdio', 'child', {}, { CHILDREN: '2' });
-    await booted(ctx);
+    await serversBooted(ctx);
     const r = await leaksPhase(ctx, GRACE, baseline);
     const pids = (r.details!.servers as { leftovers: { pid: number }[] }[])[0]!.leftovers.map((p) => p.pid);
     expect(pids).toHaveLength(2);
@@ -350,7 +341,7 @@ describe('leaksPhase: what the stop request and the settle window decide', () =>
     const baseline = activeResources();
     const ctx = bench.context();
     start(ctx, 'stdio', 'block');
-    await booted(ctx);
+    await serversBooted(ctx);
     const r = await leaksPhase(ctx, GRACE, baseline);
     expect(r.message).toBe(`stdio server still running ${GRACE} ms after stdin EOF: the probe did not answer with a handle dump`);
   });
@@ -359,7 +350,7 @@ describe('leaksPhase: what the stop request and the settle window decide', () =>
     const baseline = activeResources();
     const ctx = bench.context();
     const proc = start(ctx, 'stdio', 'linger');
-    await booted(ctx);
+    await serversBooted(ctx);
     process.kill(proc.pid!, 'SIGUSR2');
     const until = Date.now() + 10_000;
     while (!proc.probeRecords().some((r) => r.type === 'handles') && Date.now() < until) await new Promise((r) => setTimeout(r, 25));
@@ -377,7 +368,7 @@ describe('leaksPhase: what the stop request and the settle window decide', () =>
       env: { ...process.env, [RUN_COOKIE_VAR]: ctx.cookie, [SERVER_TAG_VAR]: 'cell:http#9' },
     });
     stray.unref();
-    await booted(ctx);
+    await serversBooted(ctx);
     const r = await leaksPhase(ctx, GRACE, baseline);
     expect(r.step).toBe('escaped processes');
     expect(r.message).toBe(
@@ -394,7 +385,7 @@ describe('leaksPhase: what the stop request and the settle window decide', () =>
     const ctx = bench.context();
     start(ctx, 'stdio', '');
     const proc = start(ctx, 'http', 'escape');
-    await booted(ctx);
+    await serversBooted(ctx);
     const r = await leaksPhase(ctx, GRACE, baseline);
     expect(r.step).toBe('escaped processes');
     expect(r.message).toMatch(new RegExp(`^1 process\\(es\\) started by the http server \\(pid ${proc.pid}, http phase\\)`));
