@@ -10,7 +10,8 @@
 //   4. the orchestrator's peak RSS (its own, via a preload; and the process tree's, via /usr/bin/time -v)
 //   5. axes (issue 12): the 4 cells × 2 clients × 2 Node releases (16 variants) vs the same 4 cells alone,
 //      back to back in each repetition → ratio (≤ 2.0×), installs per kind (server, client, runtime),
-//      time per variant, the orchestrator's peak RSS (< 200 MB)
+//      time per variant, the orchestrator's peak RSS (< 200 MB). The bench's runtime and client caches are
+//      filled by the warm-up; each repetition also runs the crossed config with the client cache off.
 //
 // Flags: --reps N (default 3) · --quick (1 rep, scale points 4 and 8) · --scale 4,8,16 ·
 //        --config FILE (default matrix.config.ts) · --no-warmup · --keep-tmp · --from FILE (re-render a saved run) ·
@@ -299,7 +300,8 @@ function installCounts(probe) {
   const dir = (s) => (s.cwd ?? '').split(path.sep).join('/');
   const runtime = probe.spawns.filter((s) => npm(s) && s.args[0] === 'pack' && /^node-[a-z0-9]+-[a-z0-9]+@/.test(s.args[1] ?? ''));
   const servers = installs.filter((s) => /\/cell-[^/]+$/.test(dir(s)));
-  const clients = installs.filter((s) => /\/clients\/[^/]+$/.test(dir(s)));
+  // Into the run (`<run dir>/clients/<id>`, cache off) or a new entry of the client cache (`<key>/.partial-…`).
+  const clients = installs.filter((s) => /\/clients\/[^/]+$/.test(dir(s)) || /\/[^/]+@[^/]+-[0-9a-f]{12}\/\.partial-[^/]+$/.test(dir(s)));
   const drivers = probe.spawns.filter((s) => s.kind === 'fork');
   const life = (s) => (s.end ?? probe.exitedAt) - s.start;
   const sum = (xs) => xs.reduce((a, x) => a + life(x), 0);
@@ -482,7 +484,8 @@ async function main() {
   const axes = o.axes ? await axesConfigs(project, o) : undefined;
   // Node runtimes go to a cache of the bench's own: the warm-up installs each release once (counted there),
   // the measured runs find it warm, as a user's per-user cache is after the first run.
-  const axesEnv = { MCP_MATRIX_NODE_CACHE: path.join(tmpRoot, 'node-cache') };
+  // The bench's own caches: the warm-up fills them (cold), the repetitions run warm, as a user's second run does.
+  const axesEnv = { MCP_MATRIX_NODE_CACHE: path.join(tmpRoot, 'node-cache'), MCP_MATRIX_CLIENT_CACHE: path.join(tmpRoot, 'client-cache') };
   meta.axes = axes && { clients: o.axesClients, node: o.axesNode, variants: axes.variants, only: o.axesOnly };
   const baseBin = o.axesBaseline && path.join(o.axesBaseline, 'bin', 'mcp-matrix.js');
   if (axes && baseBin) {
@@ -513,11 +516,13 @@ async function main() {
       // With --axes-baseline, the other checkout's run of the same crossed config sits on the other side of
       // the cells-alone run: odd repetitions run baseline, alone, axes; even ones axes, alone, baseline.
       const base = baseBin && (() => runCli(`r${rep}-axes-base`, axes.crossed, [], axesEnv, baseBin));
+      // The crossed run again with the client cache off: each client installed by the run itself.
+      const cold = () => runCli(`r${rep}-axes-nocache`, axes.crossed, [], { ...axesEnv, MCP_MATRIX_CLIENT_CACHE: 'off' });
       if (base) {
-        if (rep % 2) [r.axesBase, r.axesAlone, r.axes] = [await base(), await alone(), await crossed()];
-        else [r.axes, r.axesAlone, r.axesBase] = [await crossed(), await alone(), await base()];
-      } else if (rep % 2) [r.axesAlone, r.axes] = [await alone(), await crossed()];
-      else [r.axes, r.axesAlone] = [await crossed(), await alone()];
+        if (rep % 2) [r.axesBase, r.axesAlone, r.axes, r.axesCold] = [await base(), await alone(), await crossed(), await cold()];
+        else [r.axesCold, r.axes, r.axesAlone, r.axesBase] = [await cold(), await crossed(), await alone(), await base()];
+      } else if (rep % 2) [r.axesAlone, r.axes, r.axesCold] = [await alone(), await crossed(), await cold()];
+      else [r.axesCold, r.axes, r.axesAlone] = [await cold(), await crossed(), await alone()];
     }
     if (o.axesOnly) {
       reps.push(r);
@@ -632,13 +637,15 @@ function summarizeAxes(reps, o, nCells, warmup) {
     ],
     ratios: pairs.map((r) => round(r.axes.wallMs / r.axesAlone.wallMs, 2)),
     aloneWalls: pairs.map((r) => round(r.axesAlone.wallMs)),
-    base: pairs.every((r) => r.axesBase) ? baselineOf(pairs) : undefined,
+    base: pairs.every((r) => r.axesBase) ? crossedRunsOf(pairs, 'axesBase') : undefined,
+    cold: pairs.every((r) => r.axesCold) ? crossedRunsOf(pairs, 'axesCold') : undefined,
     load1: {
       median: round(median(pairs.flatMap((r) => [...(r.axes.load1 ?? []), ...(r.axesAlone.load1 ?? [])])), 2),
       max: round(Math.max(...pairs.flatMap((r) => [...(r.axes.load1 ?? []), ...(r.axesAlone.load1 ?? [])])), 2),
     },
   };
-  const counted = `server ${last.server}, client ${last.client}, runtime ${last.runtime}${ax.warmupInstalls ? ` (warm-up, cold cache: runtime ${ax.warmupInstalls.runtime})` : ''}`;
+  const w = ax.warmupInstalls;
+  const counted = `server ${last.server}, client ${last.client}, runtime ${last.runtime}${ax.cold ? `; client cache off: client ${ax.cold.installs.client}` : ''}${w ? ` (warm-up, cold caches: client ${w.client}, runtime ${w.runtime})` : ''}`;
   ax.targets = [
     {
       name: `axes: ${variants} variants ≤ 2.0 × the same ${nCells} cells alone`,
@@ -647,16 +654,27 @@ function summarizeAxes(reps, o, nCells, warmup) {
       shown: ratio(ax.ratio),
       pass: ax.ratio <= 2,
     },
+    ...(ax.cold
+      ? [
+          {
+            name: `axes: the same with the client cache off (each client installed by the run; not a target)`,
+            value: ax.cold.ratio,
+            shown: ratio(ax.cold.ratio),
+            pass: true,
+          },
+        ]
+      : []),
     {
-      name: `axes: one install per distinct set (server ${nCells}, client ${nClients}, runtime ≤ 1 per release, 0 once cached)`,
+      name: `axes: one install per distinct set (server ${nCells}; client ${nClients} when not cached, else 0; runtime ≤ 1 per release, 0 once cached)`,
       value: counted,
       shown: counted,
       pass:
         last.server === nCells &&
-        last.client === nClients &&
+        last.client === 0 &&
         last.runtime === 0 &&
         ax.installs.steady &&
-        (!ax.warmupInstalls || ax.warmupInstalls.runtime <= o.axesNode.length),
+        (!ax.cold || (ax.cold.installs.server === nCells && ax.cold.installs.client === nClients)) &&
+        (!w || (w.client === nClients && w.runtime <= o.axesNode.length)),
     },
     {
       name: 'axes: orchestrator peak RSS < 200 MB',
@@ -666,10 +684,13 @@ function summarizeAxes(reps, o, nCells, warmup) {
       pass: ax.ownMaxRssMb < 200,
     },
     {
-      name: 'axes: every variant and cell passed (and both runs)',
+      name: 'axes: every variant and cell passed (in every run)',
       value: ax.notPassed.length,
       shown: ax.notPassed.length ? `not passed: ${ax.notPassed.join(', ')}` : `all passed; runs: ${ax.verdicts.join(', ')}`,
-      pass: ax.notPassed.length === 0 && ax.verdicts.every((v) => v === 'passed'),
+      pass:
+        ax.notPassed.length === 0 &&
+        ax.verdicts.every((v) => v === 'passed') &&
+        (!ax.cold || (ax.cold.notPassed.length === 0 && ax.cold.verdicts.every((v) => v === 'passed'))),
     },
   ];
   return ax;
@@ -694,19 +715,20 @@ function workOf(runs) {
   };
 }
 
-/** The baseline checkout's crossed runs, each against the cells-alone run of its own repetition. */
-function baselineOf(pairs) {
-  const rows = pairs.flatMap((r) => r.axesBase.cells);
+/** Another set of crossed runs (the baseline checkout's, or with the client cache off), each against the cells-alone run of its own repetition. */
+function crossedRunsOf(pairs, key) {
+  const rows = pairs.flatMap((r) => r[key].cells);
   return {
-    wallMs: round(median(pairs.map((r) => r.axesBase.wallMs))),
-    ratio: round(median(pairs.map((r) => r.axesBase.wallMs / r.axesAlone.wallMs)), 3),
-    ratios: pairs.map((r) => round(r.axesBase.wallMs / r.axesAlone.wallMs, 2)),
+    wallMs: round(median(pairs.map((r) => r[key].wallMs))),
+    ratio: round(median(pairs.map((r) => r[key].wallMs / r.axesAlone.wallMs)), 3),
+    ratios: pairs.map((r) => round(r[key].wallMs / r.axesAlone.wallMs, 2)),
     variantMedianMs: round(median(rows.map((c) => c.durationMs))),
     bindMedianMs: round(median(rows.map((c) => c.phases.bind?.durationMs))),
-    installs: pairs.at(-1).axesBase.installs,
-    ownMaxRssMb: round(Math.max(...pairs.map((r) => r.axesBase.ownMaxRssKb ?? 0)) / 1024, 1),
-    work: workOf(pairs.map((r) => r.axesBase.installs)),
-    verdicts: [...new Set(pairs.map((r) => r.axesBase.verdict))],
+    installs: pairs.at(-1)[key].installs,
+    ownMaxRssMb: round(Math.max(...pairs.map((r) => r[key].ownMaxRssKb ?? 0)) / 1024, 1),
+    work: workOf(pairs.map((r) => r[key].installs)),
+    verdicts: [...new Set(pairs.map((r) => r[key].verdict))],
+    notPassed: [...new Set(rows.filter((c) => c.verdict !== 'passed').map((c) => c.id))],
   };
 }
 
@@ -738,6 +760,19 @@ function renderAxes(ax) {
           inst(ax.installs),
           `${ax.ownMaxRssMb} MB`,
         ],
+        ...(ax.cold
+          ? [
+              [
+                `${ax.variants} variants, client cache off`,
+                sec(ax.cold.wallMs),
+                ratio(ax.cold.ratio),
+                ms(round(ax.cold.wallMs / ax.variants)),
+                ms(ax.cold.variantMedianMs),
+                inst(ax.cold.installs),
+                `${ax.cold.ownMaxRssMb} MB`,
+              ],
+            ]
+          : []),
         ...(ax.base
           ? [
               [
@@ -753,8 +788,8 @@ function renderAxes(ax) {
           : []),
       ],
     ),
-    `   per repetition: ratio ${ax.ratios?.join(', ')}${ax.base ? ` (baseline ${ax.base.ratios.join(', ')}; ${ax.base.verdicts.join('/')}; bind median ${ms(ax.base.bindMedianMs)}; driver runs ${sec(ax.base.work?.driverMs)}, each ${ms(ax.base.work?.driver)})` : ''}; cells alone ${ax.aloneWalls?.map(sec).join(', ')}`,
-    `   warm-up (cold runtime cache, not counted): ${sec(ax.warmupWallMs)}; installs: ${inst(ax.warmupInstalls)}${ax.warmupInstalls?.runtimeMs ? ` (runtime downloads ${ms(ax.warmupInstalls.runtimeMs)})` : ''}`,
+    `   per repetition: ratio ${ax.ratios?.join(', ')}${ax.cold ? ` (client cache off ${ax.cold.ratios.join(', ')})` : ''}${ax.base ? ` (baseline ${ax.base.ratios.join(', ')}; ${ax.base.verdicts.join('/')}; bind median ${ms(ax.base.bindMedianMs)}; driver runs ${sec(ax.base.work?.driverMs)}, each ${ms(ax.base.work?.driver)})` : ''}; cells alone ${ax.aloneWalls?.map(sec).join(', ')}`,
+    `   warm-up (cold runtime and client caches, not counted): ${sec(ax.warmupWallMs)}; installs: ${inst(ax.warmupInstalls)}${ax.warmupInstalls?.runtimeMs ? ` (runtime downloads ${ms(ax.warmupInstalls.runtimeMs)})` : ''}`,
     `   variant median by client: ${Object.entries(ax.byClient)
       .map(([k, v]) => `${k} ${ms(v)}`)
       .join(', ')}; by Node: ${Object.entries(ax.byNode)
@@ -763,10 +798,7 @@ function renderAxes(ax) {
     `   variant phase medians: ${Object.entries(ax.phases)
       .map(([k, v]) => `${k} ${ms(v)}`)
       .join(', ')}${ax.treeMaxRssMb ? `; largest process in the tree ${ax.treeMaxRssMb} MB` : ''}`,
-    ...[
-      ['alone', ax.aloneWork],
-      ['axes', ax.work],
-    ].map(
+    ...[['alone', ax.aloneWork], ['axes', ax.work], ...(ax.cold ? [['axes, client cache off', ax.cold.work]] : [])].map(
       ([k, w]) =>
         `   work (${k}): server installs ${sec(w?.serverMs)} (each ${ms(w?.server)}), client installs ${sec(w?.clientMs)} (each ${ms(w?.client)}), driver runs ${sec(w?.driverMs)} (each ${ms(w?.driver)}); first server install at ${ms(w?.firstServer)}, client install at ${ms(w?.firstClient)}, driver at ${ms(w?.firstDriver)}; last process ends at ${ms(w?.lastEnd)}`,
     ),

@@ -8,7 +8,14 @@ import semver from 'semver';
 import type { DriverSpec } from '../driver/protocol.js';
 import type { Plan, PlannedCell, PlannedClient, PlannedNode, PlannedVariant } from '../plan/plan.js';
 import type { Tarball } from '../pack/pack.js';
-import { PHASES, type CellResult, type EnvironmentEvidence, type PhaseName, type PhaseResult } from '../results/types.js';
+import {
+  PHASES,
+  type CellResult,
+  type ClientInstallRef,
+  type EnvironmentEvidence,
+  type PhaseName,
+  type PhaseResult,
+} from '../results/types.js';
 import { decideCellResult } from '../results/verdict.js';
 import { installDriver, runDriver, type DriverHooks, type DriverLayout } from './driver-launch.js';
 import { judgeRuntimeSdk, verifyEnvironment, withRuntimeSdk } from './environment.js';
@@ -178,6 +185,7 @@ export async function runVariant(
   };
   let environment: CellResult['environment'];
   let summary: CellResult['summary'] = { leakedHandles: null };
+  let clientRef: ClientInstallRef | undefined;
   hooks.onPhaseStart?.('environment');
   const install = await installing;
   // A variant's own time: the cell's install (which it needs) and its driver run, not the wait for a turn.
@@ -192,6 +200,7 @@ export async function runVariant(
         stopped = deps.why;
         record({ ...install.env.result, verdict: 'not-measured', step: deps.step, message: deps.message });
       } else {
+        clientRef = deps.client?.ref;
         // Shown once the servers' runtime SDK is folded in: the verdict rests on what they loaded.
         results.set('environment', install.env.result);
         const taken = binds?.get(bindKey(variant));
@@ -234,6 +243,7 @@ export async function runVariant(
           },
         }
       : {}),
+    ...(clientRef ? { clientInstall: clientRef } : {}),
     ...(variant.node ? { node: { spec: variant.node.spec, version: variant.node.version } } : {}),
     pin: cell.pin,
     ...(cell.role ? { role: cell.role } : {}),

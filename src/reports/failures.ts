@@ -1,7 +1,7 @@
 // `## Failures`: one section per failed or not-measured phase (and per stale allowance), with
 // everything needed to act on it: the message, the step, the server's output, the handles, the repro.
 
-import type { CellResult, PhaseResult, RunResult } from '../results/types.js';
+import type { CellResult, ClientInstallRef, PhaseResult, RunResult } from '../results/types.js';
 import { PHASES } from '../results/types.js';
 import { cleanText, fenced, mdInline, seconds } from './format.js';
 import { cellOutcome } from '../results/verdict.js';
@@ -57,8 +57,15 @@ export function axesFacts(cell: CellResult): string[] {
           `- Client: ${mdInline(`${cell.client.package}@${cell.client.version} (pin ${cell.client.pin}) · protocol ${cell.summary.protocolVersion ?? '—'}`)}`,
         ]
       : []),
+    ...(cell.clientInstall ? [`- Client install: ${mdInline(clientInstallLabel(cell.clientInstall))}`] : []),
     ...(cell.node ? [`- Node: ${mdInline(nodeLabel(cell))}`] : []),
   ];
+}
+
+/** Which client tree the driver loaded: where it came from, when it was installed, its lockfile. */
+export function clientInstallLabel(ref: ClientInstallRef): string {
+  const from = ref.source === 'run' ? 'installed by this run' : ref.source === 'cache' ? 'from the client cache' : 'installed into the client cache';
+  return `${from} (${ref.installedAt.slice(0, 10)}) · package-lock.json sha256 ${ref.lockfileSha256.slice(0, 12)}…`;
 }
 
 function noResultSection(cell: CellResult): string {

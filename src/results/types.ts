@@ -114,6 +114,16 @@ export interface NodeRef {
 }
 
 /** One variant of a cell: cell × client × Node. Absent axes mean the cell's own client and the host's Node. */
+/** Where a client variant's client came from: the per-user client cache (reused or installed by this run), or an install of the run's own (cache off). */
+export interface ClientInstallRef {
+  source: 'cache' | 'installed' | 'run';
+  /** sha256 of the client install's package-lock.json: the exact client tree the driver loaded. */
+  lockfileSha256: string;
+  installedAt: string;
+  /** The cache entry's directory (absent when the run installed its own). */
+  cacheEntry?: string;
+}
+
 export interface VariantRef {
   /** `<cell id>[~client-<pin>][~node-<spec>]`, e.g. `latest-2~client-1.0.0~node-22`; the cell id alone without axes. */
   id: string;
@@ -128,6 +138,8 @@ export interface CellResult {
   /** The id of the cell (the server install) this variant ran in. */
   cell: string;
   client?: ClientRef;
+  /** How the variant's client was installed (client variants only). */
+  clientInstall?: ClientInstallRef;
   node?: NodeRef;
   pin: string;
   role?: string;

@@ -101,6 +101,22 @@ describe('the table with axes', () => {
   });
 });
 
+describe('where the client came from', () => {
+  test("a failed variant's section names its client install: cached or not, when, and its lockfile", () => {
+    const run = axesRun();
+    const row = run.cells.find((c) => c.id === OLD_CLIENT_FAILS)!;
+    row.clientInstall = { source: 'cache', installedAt: '2026-11-28T09:00:00.000Z', lockfileSha256: 'cd'.repeat(32), cacheEntry: '/c/x' };
+    const md = renderMarkdown(run);
+    expect(md).toContain(
+      `- Client: @modelcontextprotocol/sdk@1.0.0 (pin 1.0.0) · protocol 2024-11-05\n- Client install: from the client cache (2026-11-28) · package-lock.json sha256 ${'cd'.repeat(6)}…\n- Node: 22 → v22.11.0`,
+    );
+    row.clientInstall = { ...row.clientInstall, source: 'run' };
+    expect(renderMarkdown(run)).toContain('- Client install: installed by this run (2026-11-28)');
+    row.clientInstall = { ...row.clientInstall, source: 'installed' };
+    expect(renderMarkdown(run)).toContain('- Client install: installed into the client cache (2026-11-28)');
+  });
+});
+
 describe('the environment with axes', () => {
   test("a cell's later variants name its one server install instead of repeating it; a different install is shown in full", () => {
     const run = axesRun();

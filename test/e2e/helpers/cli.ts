@@ -5,6 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { RunResult } from '../../../src/results/types.js';
+import { TEST_CLIENT_CACHE } from '../../helpers/node-runtimes.js';
 
 export const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 export const BIN = path.join(ROOT, 'bin', 'mcp-matrix.js');
@@ -22,7 +23,15 @@ export function cli(args: string[], options: { cwd?: string; env?: Record<string
       [BIN, ...args],
       {
         cwd: options.cwd ?? ROOT,
-        env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', NO_COLOR: '1', CI: 'true', ...options.env },
+        env: {
+          PATH: process.env.PATH ?? '',
+          HOME: process.env.HOME ?? '',
+          NO_COLOR: '1',
+          CI: 'true',
+          // Client variants share one client cache per machine, never the user's own.
+          MCP_MATRIX_CLIENT_CACHE: TEST_CLIENT_CACHE,
+          ...options.env,
+        },
         timeout: options.timeoutMs ?? 600_000,
         maxBuffer: 32 * 1024 * 1024,
       },

@@ -1,0 +1,69 @@
+// The per-user client cache through the real CLI: the first run installs the client variant's client into the
+// cache, the next run reuses that entry (same lockfile, no npm install of the client), and with the cache off a
+// run installs a client of its own. Every run passes the same way and records where its client came from.
+import { existsSync } from 'node:fs';
+import { readdir, rm } from 'node:fs/promises';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RunResult } from '../../src/results/types.js';
+import { cli, readResults, ROOT, tempDir, writeConfig, type CliOutcome } from './helpers/cli.js';
+
+let tmp: string;
+let cache: string;
+const runs: { out: CliOutcome; results: RunResult }[] = [];
+
+async function run(name: string, cacheEnv: string): Promise<{ out: CliOutcome; results: RunResult }> {
+  const outDir = path.join(tmp, name);
+  const config = path.join(tmp, 'matrix.config.ts');
+  const out = await cli(['run', '--config', config, '--out', outDir, '--progress', 'silent'], {
+    timeoutMs: 300_000,
+    env: { MCP_MATRIX_CLIENT_CACHE: cacheEnv },
+  });
+  return { out, results: await readResults(outDir) };
+}
+
+beforeAll(async () => {
+  tmp = await tempDir('mm-client-cache-e2e-');
+  cache = path.join(tmp, 'client-cache');
+  await writeConfig(
+    tmp,
+    `{ package: ${JSON.stringify(path.join(ROOT, 'fixtures/broken/_base'))}, cells: [{ pin: 'latest@1' }], clients: ['latest@2'],
+       stdio: { expect: { tools: ['echo', 'add'] }, steps: [{ tool: 'echo', arguments: { text: 'hello' }, expect: { text: 'hello' } }] },
+       http: false, bind: false, leaks: { graceMs: 3000 }, lockstep: 'off' }`,
+  );
+  // One after another: the second must find what the first left.
+  runs.push(await run('first', cache));
+  runs.push(await run('second', cache));
+  runs.push(await run('off', 'off'));
+}, 900_000);
+
+afterAll(async () => {
+  await rm(tmp, { recursive: true, force: true });
+});
+
+describe('the client cache across runs', () => {
+  it('every run passes the same way (exit 0, one variant passed)', () => {
+    for (const r of runs) {
+      expect(r.out.code, r.out.stderr).toBe(0);
+      expect(r.results.cells.map((c) => [c.id, c.verdict])).toEqual([['latest-1~client-latest-2', 'passed']]);
+    }
+  });
+
+  it('the first run installs the client into the cache; the second reuses that entry, with the same lockfile', () => {
+    const [first, second] = runs.map((r) => r.results.cells[0]!.clientInstall);
+    expect(first).toMatchObject({ source: 'installed', lockfileSha256: expect.stringMatching(/^[0-9a-f]{64}$/) });
+    expect(first!.cacheEntry!.startsWith(cache + path.sep)).toBe(true);
+    expect(second).toEqual({ ...first, source: 'cache' });
+    // The entry outlives the runs that used it; each run's own directory is gone.
+    expect(existsSync(path.join(first!.cacheEntry!, 'node_modules', '@modelcontextprotocol', 'client', 'package.json'))).toBe(true);
+  });
+
+  it('with MCP_MATRIX_CLIENT_CACHE=off the run installs a client of its own and leaves the cache as it was', async () => {
+    const off = runs[2]!.results.cells[0]!.clientInstall;
+    expect(off).toMatchObject({ source: 'run', lockfileSha256: expect.stringMatching(/^[0-9a-f]{64}$/) });
+    expect(off!.cacheEntry).toBeUndefined();
+    const keys = await readdir(cache);
+    expect(keys).toHaveLength(1);
+    expect(await readdir(path.join(cache, keys[0]!))).toEqual([path.basename(runs[0]!.results.cells[0]!.clientInstall!.cacheEntry!)]);
+  });
+});
