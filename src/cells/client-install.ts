@@ -28,6 +28,8 @@ export interface ClientInstallOptions {
   signal?: AbortSignal;
   /** The cache root; undefined: no cache (an install of its own in the run). Default: clientCacheDir(). */
   cacheDir?: string | undefined;
+  /** Runs the npm install when one is needed (the run's install slots); a cache hit takes no slot. */
+  slot?: <T>(task: () => Promise<T>) => Promise<T>;
 }
 
 export function clientDir(runDir: string, client: Pick<PlannedClient, 'id'>): string {
@@ -80,6 +82,11 @@ export async function installClient(runDir: string, client: PlannedClient, optio
 
 /** The client's install set, installed by npm into `dir`. */
 async function npmInstall(dir: string, client: PlannedClient, options: ClientInstallOptions): Promise<InstallOutcome> {
+  const slot = options.slot ?? ((task) => task());
+  return slot(() => npmInstallNow(dir, client, options));
+}
+
+async function npmInstallNow(dir: string, client: PlannedClient, options: ClientInstallOptions): Promise<InstallOutcome> {
   const manifest = {
     name: 'mcp-matrix-client',
     private: true,

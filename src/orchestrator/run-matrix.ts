@@ -152,15 +152,15 @@ export async function runMatrix(config: ResolvedConfig, registry: Registry, opti
       dispose: (dir) => void disposals.push(removeDir(dir).catch(() => undefined)),
       signal: options.signal,
       repro,
+      // A client from the cache takes no install slot; only an npm install does.
       clientInstall: (client) =>
         once(clients, client.id, () =>
-          installSlots(() =>
-            installClient(runDir, client, {
-              attempts: config.install.attempts,
-              timeoutMs: config.install.timeoutMs,
-              signal: options.signal,
-            }),
-          ),
+          installClient(runDir, client, {
+            attempts: config.install.attempts,
+            timeoutMs: config.install.timeoutMs,
+            signal: options.signal,
+            slot: installSlots,
+          }),
         ),
       nodeRuntime: (node) => once(runtimes, node.version, () => ensureNodeRuntime(node, { signal: options.signal })),
     };

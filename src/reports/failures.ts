@@ -64,7 +64,8 @@ export function axesFacts(cell: CellResult): string[] {
 
 /** Which client tree the driver loaded: where it came from, when it was installed, its lockfile. */
 export function clientInstallLabel(ref: ClientInstallRef): string {
-  const from = ref.source === 'run' ? 'installed by this run' : ref.source === 'cache' ? 'from the client cache' : 'installed into the client cache';
+  const from =
+    ref.source === 'run' ? 'installed by this run' : ref.source === 'cache' ? 'from the client cache' : 'installed into the client cache';
   return `${from} (${ref.installedAt.slice(0, 10)}) · package-lock.json sha256 ${ref.lockfileSha256.slice(0, 12)}…`;
 }
 

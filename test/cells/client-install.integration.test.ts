@@ -52,7 +52,10 @@ describe('installClient', () => {
       tempDir('mm-client-install-'),
     ]);
     dirs.push(cache, run1, run2);
-    const first = await installClient(run1, client('1.0.0'), { attempts: 2, timeoutMs: 240_000, cacheDir: cache });
+    // The run's install slots: an npm install takes one, a cache hit none.
+    let slots = 0;
+    const slot = <T>(task: () => Promise<T>): Promise<T> => (slots++, task());
+    const first = await installClient(run1, client('1.0.0'), { attempts: 2, timeoutMs: 240_000, cacheDir: cache, slot });
     expect(first.ok, first.ok ? '' : first.error.message).toBe(true);
     if (!first.ok) return;
     expect(first.value.ref.source).toBe('installed');
@@ -64,7 +67,9 @@ describe('installClient', () => {
         clientKey({ package: '@modelcontextprotocol/sdk', version: '1.0.0', installSet: { '@modelcontextprotocol/sdk': '1.0.0' } }),
       ),
     );
-    const second = await installClient(run2, client('1.0.0'), { attempts: 2, timeoutMs: 240_000, cacheDir: cache });
+    expect(slots).toBe(1);
+    const second = await installClient(run2, client('1.0.0'), { attempts: 2, timeoutMs: 240_000, cacheDir: cache, slot });
+    expect(slots).toBe(1);
     expect(second.ok, second.ok ? '' : second.error.message).toBe(true);
     if (!second.ok) return;
     // Reused: same entry and lockfile, no npm run (0 attempts).
