@@ -70,7 +70,12 @@ export async function installClient(runDir: string, client: PlannedClient, optio
     }
     // The run's view of the entry: its node_modules, beside the driver shipped for this run.
     await symlink(path.join(entry.dir, 'node_modules'), path.join(dir, 'node_modules'), 'junction');
-    const ref: ClientInstallRef = { source, lockfileSha256: entry.lockfileSha256, installedAt: entry.installedAt, cacheEntry: entry.dir };
+    const ref: ClientInstallRef = {
+      source,
+      lockfileSha256: entry.lockfileSha256,
+      installedAt: entry.installedAt,
+      cacheEntry: path.relative(root, entry.dir).split(path.sep).join('/'),
+    };
     return ok({ dir, driver: await installDriver(dir), durationMs: Math.round(performance.now() - started), attempts, ref });
   } catch (error) {
     return fail(

@@ -120,7 +120,7 @@ export interface ClientInstallRef {
   /** sha256 of the client install's package-lock.json: the exact client tree the driver loaded. */
   lockfileSha256: string;
   installedAt: string;
-  /** The cache entry's directory (absent when the run installed its own). */
+  /** The cache entry, relative to the client cache (`<key>/<entry>`; no user paths in evidence); absent when the run installed its own. */
   cacheEntry?: string;
 }
 

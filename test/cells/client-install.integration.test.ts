@@ -60,7 +60,8 @@ describe('installClient', () => {
     if (!first.ok) return;
     expect(first.value.ref.source).toBe('installed');
     expect(first.value.attempts).toBe(1);
-    const entry = first.value.ref.cacheEntry!;
+    expect(first.value.ref.cacheEntry).toMatch(/^@modelcontextprotocol\+sdk@1\.0\.0-[0-9a-f]{12}\/[^/]+$/);
+    const entry = path.join(cache, first.value.ref.cacheEntry!);
     expect(path.dirname(entry)).toBe(
       path.join(
         cache,

@@ -52,10 +52,11 @@ describe('the client cache across runs', () => {
   it('the first run installs the client into the cache; the second reuses that entry, with the same lockfile', () => {
     const [first, second] = runs.map((r) => r.results.cells[0]!.clientInstall);
     expect(first).toMatchObject({ source: 'installed', lockfileSha256: expect.stringMatching(/^[0-9a-f]{64}$/) });
-    expect(first!.cacheEntry!.startsWith(cache + path.sep)).toBe(true);
+    // Named relative to the cache: no user path in the evidence.
+    expect(first!.cacheEntry).toMatch(/^@modelcontextprotocol\+client@[^/]+-[0-9a-f]{12}\/[^/]+$/);
     expect(second).toEqual({ ...first, source: 'cache' });
     // The entry outlives the runs that used it; each run's own directory is gone.
-    expect(existsSync(path.join(first!.cacheEntry!, 'node_modules', '@modelcontextprotocol', 'client', 'package.json'))).toBe(true);
+    expect(existsSync(path.join(cache, first!.cacheEntry!, 'node_modules', '@modelcontextprotocol', 'client', 'package.json'))).toBe(true);
   });
 
   it('with MCP_MATRIX_CLIENT_CACHE=off the run installs a client of its own and leaves the cache as it was', async () => {
@@ -64,6 +65,7 @@ describe('the client cache across runs', () => {
     expect(off!.cacheEntry).toBeUndefined();
     const keys = await readdir(cache);
     expect(keys).toHaveLength(1);
+    expect(keys.map((k) => `${k}/`)).toEqual([runs[0]!.results.cells[0]!.clientInstall!.cacheEntry!.replace(/[^/]+$/, '')]);
     expect(await readdir(path.join(cache, keys[0]!))).toEqual([path.basename(runs[0]!.results.cells[0]!.clientInstall!.cacheEntry!)]);
   });
 });

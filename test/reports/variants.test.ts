@@ -105,7 +105,7 @@ describe('where the client came from', () => {
   test("a failed variant's section names its client install: cached or not, when, and its lockfile", () => {
     const run = axesRun();
     const row = run.cells.find((c) => c.id === OLD_CLIENT_FAILS)!;
-    row.clientInstall = { source: 'cache', installedAt: '2026-11-28T09:00:00.000Z', lockfileSha256: 'cd'.repeat(32), cacheEntry: '/c/x' };
+    row.clientInstall = { source: 'cache', installedAt: '2026-11-28T09:00:00.000Z', lockfileSha256: 'cd'.repeat(32), cacheEntry: 'k/e' };
     const md = renderMarkdown(run);
     expect(md).toContain(
       `- Client: @modelcontextprotocol/sdk@1.0.0 (pin 1.0.0) · protocol 2024-11-05\n- Client install: from the client cache (2026-11-28) · package-lock.json sha256 ${'cd'.repeat(6)}…\n- Node: 22 → v22.11.0`,
