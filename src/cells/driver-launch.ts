@@ -29,8 +29,12 @@ const CHANNEL_DRAIN_MS = 2000;
 export async function runDriver(
   layout: DriverLayout,
   spec: DriverSpec,
-  /** `execPath`: the Node the driver runs on (a variant's runtime; its servers that are Node scripts follow it). */
-  options: { timeoutMs: number; env: Record<string, string>; signal?: AbortSignal; execPath?: string },
+  /**
+   * `execPath`: the Node the driver runs on (a variant's runtime; its servers that are Node scripts follow it).
+   * `compileCacheDir`: the driver's own V8 code cache (Node >= 22.1; older Nodes ignore it). Only the driver gets
+   * it: its servers' environment is the spec's baseEnv, so they run as a user runs them.
+   */
+  options: { timeoutMs: number; env: Record<string, string>; signal?: AbortSignal; execPath?: string; compileCacheDir?: string },
   hooks: DriverHooks = {},
 ): Promise<DriverOutcome> {
   const specFile = path.join(layout.dir, 'spec.json');
@@ -41,7 +45,7 @@ export async function runDriver(
   const child = fork(layout.entry, [specFile], {
     cwd: spec.cellDir,
     detached: true,
-    env: { ...options.env, ...driverTestHooks() },
+    env: { ...options.env, ...(options.compileCacheDir ? { NODE_COMPILE_CACHE: options.compileCacheDir } : {}), ...driverTestHooks() },
     execArgv: [],
     ...(options.execPath ? { execPath: options.execPath } : {}),
     stdio: ['ignore', logFd, logFd, 'ipc'],

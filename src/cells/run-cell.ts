@@ -380,6 +380,9 @@ async function runPhases(
       env: withNode(baseEnv({})),
       signal: ctx.signal,
       ...(deps.node ? { execPath: deps.node.execPath } : {}),
+      // A client's driver serves every cell of the run: the first run on a Node release compiles it, the
+      // rest load the code cache. A cell's own driver runs once per Node release, so a cache would only cost.
+      ...(deps.client ? { compileCacheDir: path.join(ctx.runDir, 'compile-cache') } : {}),
     },
     {
       ...(hooks.onPhaseStart ? { onPhaseStart: hooks.onPhaseStart } : {}),

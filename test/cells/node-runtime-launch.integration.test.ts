@@ -1,6 +1,6 @@
 // A variant's Node for real: the driver forked on a downloaded runtime (execPath), PATH starting with
 // its bin dir; a Node-script server and a shell wrapper that runs `node` both report that release.
-import { writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runDriver } from '../../src/cells/driver-launch.js';
@@ -31,7 +31,7 @@ afterAll(() => {
   removeDir(work);
 });
 
-async function stdioOn(bin?: string): Promise<SdkRuntime[]> {
+async function stdioOn(bin?: string, compileCacheDir?: string): Promise<SdkRuntime[]> {
   const phases = testServerPhases(cell);
   const stdio = phases.stdio && { ...phases.stdio, ...(bin ? { command: { ...phases.stdio.command, bin } } : {}) };
   const base = baseSpec(cell, join(cell.dir, 'pkg'), { stdio, http: false, bind: false, leaks: false });
@@ -46,6 +46,7 @@ async function stdioOn(bin?: string): Promise<SdkRuntime[]> {
     timeoutMs: 120_000,
     env: withRuntimePath({ PATH: process.env.PATH ?? '' }, runtime),
     execPath: runtime.execPath,
+    ...(compileCacheDir ? { compileCacheDir } : {}),
   });
   expect(outcome.kind).toBe('done');
   const result = outcome.results.find((r) => r.phase === 'stdio');
@@ -66,6 +67,24 @@ describe('a variant on a downloaded Node runtime', () => {
     writeFileSync(wrapper, '#!/bin/sh\nexec node "$(dirname "$0")/server.mjs" "$@"\n', { mode: 0o755 });
     const [seen] = await stdioOn(wrapper);
     expect(seen).toMatchObject({ server: 'stdio', probe: true, nodeBin: false, node: `v${runtime.version}` });
+  });
+
+  it('the driver compiles through the compile cache it is given; its server never sees it', async () => {
+    const cache = join(work, 'compile-cache');
+    const seenEnv = join(work, 'server-env.txt');
+    const wrapper = join(cell.dir, 'pkg/env-wrapper.sh');
+    writeFileSync(
+      wrapper,
+      `#!/bin/sh\necho "cache=\${NODE_COMPILE_CACHE-unset}" > '${seenEnv}'\nexec node "$(dirname "$0")/server.mjs" "$@"\n`,
+      {
+        mode: 0o755,
+      },
+    );
+    const [seen] = await stdioOn(wrapper, cache);
+    expect(seen).toMatchObject({ server: 'stdio', probe: true, node: `v${runtime.version}` });
+    // This runtime is 22 or 24: it wrote the driver's code cache (one folder per Node build).
+    expect(readdirSync(cache).length).toBeGreaterThan(0);
+    expect(readFileSync(seenEnv, 'utf8').trim()).toBe('cache=unset');
   });
 });
 
