@@ -7,6 +7,7 @@ import type { PhaseName, PhaseResult } from '../results/types.js';
 import { DEFAULT_CLIENT, loadAdapter, type SdkAdapter, type SeenRequest } from './adapter.js';
 import type { DriverMessage, DriverSpec, ServerCommand } from './protocol.js';
 import { makeCookie, RUN_COOKIE_VAR, SERVER_TAG_VAR } from './cookie.js';
+import { asyncIdMark } from './probe.js';
 import { startTime } from './proc.js';
 import type { Redactor } from './redact.js';
 import { SDK_PACKAGES_ENV } from './sdk-load.js';
@@ -22,6 +23,38 @@ export interface ServerRecord {
   tag: string;
 }
 
+/** A server that died while the driver's client waited for its answer to `request` (that phase failed for it). */
+export interface DiedMidRequest {
+  role: ServerRole;
+  pid: number | undefined;
+  /** The step that was waiting: `tools/call crash`, `initialize`, `list tools` … */
+  request: string;
+  /** What the driver created from the request until it saw the server gone: async ids in (from, to]. */
+  from: number;
+  to: number;
+}
+
+/**
+ * Where the client's current request began: a phase calls `begin` before each request, and `diedUnder`
+ * once it sees the server gone while that request waited (see `DiedMidRequest`).
+ */
+export class RequestWindow {
+  step: string;
+  private from = asyncIdMark();
+  constructor(step: string) {
+    this.step = step;
+  }
+
+  begin(step: string): void {
+    this.step = step;
+    this.from = asyncIdMark();
+  }
+
+  diedUnder(ctx: DriverContext, role: ServerRole, proc: ServerProcess): void {
+    ctx.diedMidRequest.push({ role, pid: proc.pid, request: this.step, from: this.from, to: asyncIdMark() });
+  }
+}
+
 export class DriverContext {
   readonly spec: DriverSpec;
   readonly redactor: Redactor;
@@ -34,6 +67,8 @@ export class DriverContext {
   readonly serverRequests = new Map<PhaseName, SeenRequest[]>();
   /** Servers that answered initialize: a server that answered without loading the cell's SDK runs its own. */
   readonly answered = new WeakSet<ServerProcess>();
+  /** Servers that died under an in-flight request: what the client still holds from it is not a leak of its own. */
+  readonly diedMidRequest: DiedMidRequest[] = [];
   /** Resolves once every message sent so far has left the process. */
   flush: () => Promise<void> = async () => {};
   /** The run's cookie (a driver started by hand makes its own), given to every server. */

@@ -1,7 +1,10 @@
 // The driver's own hygiene: after every server is gone, the driver must hold no resource it did not
 // hold at start (the IPC channel is in the baseline). Extra ones are named through the probe.
 
-import { liveHandles, normaliseType, ownStdio, type ProbeHandle } from './probe.js';
+import { identifiedHandles, normaliseType, ownStdio, type ProbeHandle } from './probe.js';
+
+/** A handle the driver holds that it did not at start; `asyncId` when the probe saw it created. */
+export type DriverHandle = ProbeHandle & { asyncId?: number };
 
 export function activeResources(): string[] {
   return typeof process.getActiveResourcesInfo === 'function' ? process.getActiveResourcesInfo() : [];
@@ -25,7 +28,7 @@ function nextTick(): Promise<void> {
 }
 
 /** Gives closing sockets a bounded moment (polling, not a fixed sleep), then names what is left. */
-export async function driverLeaks(baseline: string[], settleMs = 1000): Promise<ProbeHandle[]> {
+export async function driverLeaks(baseline: string[], settleMs = 1000): Promise<DriverHandle[]> {
   const deadline = Date.now() + settleMs;
   const measure = (): string[] => extraResources([...baseline, ...ownStdio([0, 1, 2])], activeResources());
   let extra = measure();
@@ -35,8 +38,9 @@ export async function driverLeaks(baseline: string[], settleMs = 1000): Promise<
     extra = measure();
   }
   if (!extra.length) return [];
-  const known = liveHandles([0, 1, 2]);
-  const out: ProbeHandle[] = [];
+  // Newest first: of several handles of one type, those the baseline held are the older ones.
+  const known: DriverHandle[] = identifiedHandles([0, 1, 2]).sort((x, y) => y.asyncId - x.asyncId);
+  const out: DriverHandle[] = [];
   for (const name of extra) {
     const index = known.findIndex((h) => normaliseType(h.type) === normaliseType(name));
     out.push(index >= 0 ? known.splice(index, 1)[0]! : { type: name });

@@ -33,6 +33,8 @@ const MAX_DEPTH = 4;
 const PROBE_FILE = process.env.MCP_MATRIX_PROBE_FILE;
 const SELF = fileURLToPath(import.meta.url);
 const tracked = new Map<number, Tracked>();
+/** The newest async id seen: ids only grow, so what is created after a mark has a larger one. */
+let newestId = 0;
 
 function write(record: Record<string, unknown>): void {
   if (!PROBE_FILE) return;
@@ -44,6 +46,7 @@ function write(record: Record<string, unknown>): void {
 }
 
 function init(asyncId: number, type: string, trigger: number, resource: object): void {
+  newestId = asyncId;
   if (type === 'PROMISE') return;
   const trace: { stack?: string } = {};
   const limit = Error.stackTraceLimit;
@@ -99,8 +102,24 @@ export function ownStdio(fds: number[]): string[] {
   return out;
 }
 
+/**
+ * A mark in this process's timeline: every resource created after it has a larger async id (0 when the
+ * probe's hook is not installed, so no window opened with it holds anything).
+ */
+export function asyncIdMark(): number {
+  return newestId;
+}
+
+/** A live handle with its async id: when it was created, against an `asyncIdMark`. */
+export type IdentifiedHandle = ProbeHandle & { asyncId: number };
+
 /** Resources that still keep this process alive, with where they were created. */
 export function liveHandles(ignoreFds: number[] = [1, 2]): ProbeHandle[] {
+  return identifiedHandles(ignoreFds).map(({ asyncId: _id, ...handle }) => handle);
+}
+
+/** `liveHandles`, each with its async id (the driver's own check; never written to a probe file). */
+export function identifiedHandles(ignoreFds: number[] = [1, 2]): IdentifiedHandle[] {
   const active = new Map<string, number>();
   const info = typeof process.getActiveResourcesInfo === 'function' ? process.getActiveResourcesInfo() : null;
   for (const name of info ?? []) active.set(normaliseType(name), (active.get(normaliseType(name)) ?? 0) + 1);
@@ -112,8 +131,8 @@ export function liveHandles(ignoreFds: number[] = [1, 2]): ProbeHandle[] {
   }
   const packageDir = process.env.MCP_MATRIX_PACKAGE_DIR;
   const cellDir = process.env.MCP_MATRIX_CELL_DIR;
-  const candidates: (ProbeHandle & { score: number })[] = [];
-  for (const entry of tracked.values()) {
+  const candidates: (IdentifiedHandle & { score: number })[] = [];
+  for (const [asyncId, entry] of tracked) {
     const resource = entry.resource.deref() as { hasRef?: () => boolean } | undefined;
     if (!resource) continue;
     let refd = true;
@@ -129,18 +148,18 @@ export function liveHandles(ignoreFds: number[] = [1, 2]): ProbeHandle[] {
     const where = attribute(entry, { packageDir, cellDir, self: SELF });
     // The process's own stdin (a pipe it still reads) has no creating frame worth naming.
     if (!where.location && typeof fd === 'number' && fd >= 0 && fd <= 2) where.location = `process.${STDIO[fd]}`;
-    candidates.push({ type: entry.type, ...where, score: where.inPackage ? 2 : where.location ? 1 : 0 });
+    candidates.push({ type: entry.type, ...where, asyncId, score: where.inPackage ? 2 : where.location ? 1 : 0 });
   }
   // Prefer the handles attributable to code; keep no more per type than the runtime says are active.
   candidates.sort((a, b) => b.score - a.score);
   const taken = new Map<string, number>();
-  const out: ProbeHandle[] = [];
+  const out: IdentifiedHandle[] = [];
   for (const c of candidates) {
     const key = normaliseType(c.type);
     const n = taken.get(key) ?? 0;
     if (info && n >= (active.get(key) ?? 0)) continue;
     taken.set(key, n + 1);
-    const handle: ProbeHandle = { type: c.type };
+    const handle: IdentifiedHandle = { type: c.type, asyncId: c.asyncId };
     if (c.location) handle.location = c.location;
     if (c.createdBy) handle.createdBy = c.createdBy;
     out.push(handle);

@@ -102,6 +102,21 @@ beforeAll(async () => {
       'driver leak hook',
       () => run({ file: 'fixtures/broken/_base/matrix.config.ts' }, 'broken-base', [], { MCP_MATRIX_TEST_LEAK_HANDLE: '1' }),
     ],
+    [
+      // SDK 1.23.0's client keeps a request's timeout timer when the connection closes under it (1.32 clears it).
+      // A long stdio.timeoutMs keeps that timer alive until the leaks phase, however slow http and bind are.
+      'crash-on-tool, floor@1',
+      () =>
+        run(
+          {
+            body: `{ package: ${JSON.stringify(fixture('crash-on-tool'))}, cells: [{ pin: 'floor@1' }],
+              stdio: { timeoutMs: 120000, expect: { tools: ['echo', 'add', 'crash'] },
+                steps: [{ tool: 'echo', arguments: { text: 'hello' }, expect: { text: 'hello' } }, { tool: 'crash', expect: { text: 'never' } }] },
+              ${HTTP} }`,
+          },
+          'broken-crash-on-tool',
+        ),
+    ],
   ];
   // Two at a time on a 2-core machine.
   const worker = async (): Promise<void> => {
@@ -250,5 +265,26 @@ describe("the driver's own handles", () => {
         location: expect.stringMatching(/^\.mcp-matrix\/driver\/adapter\.js:\d+$/),
       },
     ]);
+  });
+
+  it("a server that dies under tools/call fails stdio alone: the client's request timer left by that death (SDK 1.23.0) is recorded, not a leak", () => {
+    const { r, phase } = cellOf('crash-on-tool, floor@1', 1);
+    expect(r.cells[0]!.version).toBe('1.23.0');
+    expect(verdicts(r)).toEqual({ environment: 'passed', stdio: 'failed', http: 'passed', bind: 'passed', leaks: 'passed' });
+    expect(phase('stdio').step).toBe('tools/call crash');
+    expect(phase('stdio').message).toBe(
+      'tools/call crash: MCP error -32000: Connection closed (the server exited with code 1; see its stderr) · sent tools/call {"name":"crash","arguments":{}} (no arguments configured: sent {})',
+    );
+    const pid = phase('stdio').details!.pid as number;
+    expect(phase('leaks').message).toBeUndefined();
+    expect(phase('leaks').details!.driverHandles).toEqual([
+      {
+        type: 'Timeout',
+        createdBy: 'setTimeout',
+        location: expect.stringMatching(/^node_modules\/@modelcontextprotocol\/sdk\/dist\/esm\/shared\/protocol\.js:\d+$/),
+        leftAfterServerDied: { role: 'stdio', pid, request: 'tools/call crash' },
+      },
+    ]);
+    expect(r.cells[0]!.summary.leakedHandles).toEqual([]);
   });
 });

@@ -8,7 +8,16 @@ import { randomBytes } from 'node:crypto';
 import type { PhaseResult } from '../../results/types.js';
 import { isUnauthorized, type McpSession, type SdkAdapter } from '../adapter.js';
 import { SERVER_TAG_VAR } from '../cookie.js';
-import { clientLoadFailure, commandFor, errorText, result, StepTimeout, withTimeout, type DriverContext } from '../context.js';
+import {
+  clientLoadFailure,
+  commandFor,
+  errorText,
+  RequestWindow,
+  result,
+  StepTimeout,
+  withTimeout,
+  type DriverContext,
+} from '../context.js';
 import { stepLabel } from '../expectations.js';
 import { freePort, listensOf, waitUntilListening, type SeenListen } from '../listen-watch.js';
 import { environOf, portHolder } from '../proc.js';
@@ -197,7 +206,11 @@ async function attempt(
       return done({ verdict: 'failed', step: ready.step, message: await neverListened(proc, spec, port, ready.reason) });
     } else Object.assign(details, { identity: ready.identity, readyMs: ready.ms });
 
-    const checks = await subChecks(spec, adapter, url, token, details, () => ctx.answered.add(proc));
+    const checks = await subChecks(spec, adapter, url, token, details, {
+      answered: () => ctx.answered.add(proc),
+      diedUnder: (inFlight) => inFlight.diedUnder(ctx, 'http', proc),
+      proc,
+    });
     details.checks = checks;
     // The variant's negotiated protocol, when stdio did not record it (stdio off, or it failed before initialize).
     if (typeof details.protocolVersion === 'string') ctx.summary.protocolVersion ??= details.protocolVersion;
@@ -217,7 +230,7 @@ async function subChecks(
   url: string,
   token: string,
   details: Record<string, unknown>,
-  onAnswered: () => void,
+  server: RoundTripServer,
 ): Promise<HttpChecks> {
   // Copies: the redactor reads a shared object as a cycle.
   let noToken = { ...NO_AUTH };
@@ -236,10 +249,17 @@ async function subChecks(
     wwwAuthenticate = challengeCheck(anonymous) ?? { ...NOT_JUDGED };
     wrongToken = statusCheck(wrong, 'wrong token');
   }
-  const roundTrip = await roundTripCheck(spec, adapter, url, spec.auth !== 'none' ? { Authorization: `Bearer ${token}` } : {}, onAnswered);
+  const roundTrip = await roundTripCheck(spec, adapter, url, spec.auth !== 'none' ? { Authorization: `Bearer ${token}` } : {}, server);
   details.roundTrip = roundTrip.outcome === 'ok';
   if (roundTrip.outcome === 'ok') Object.assign(details, roundTrip.evidence);
   return { noToken, wwwAuthenticate, wrongToken, roundTrip: roundTrip.check };
+}
+
+/** The server under the round trip: it answered initialize; it died under the request in flight. */
+interface RoundTripServer {
+  answered(): void;
+  diedUnder(inFlight: RequestWindow): void;
+  proc: ServerProcess;
 }
 
 /** initialize, list tools, the first configured tool step, ping, session DELETE. */
@@ -248,12 +268,14 @@ async function roundTripCheck(
   adapter: SdkAdapter,
   url: string,
   headers: Record<string, string>,
-  onAnswered: () => void,
+  server: RoundTripServer,
 ): Promise<{ outcome: 'ok' | 'failed'; check: SubCheck; evidence: Record<string, unknown> }> {
   const evidence: Record<string, unknown> = {};
   const session: McpSession = adapter.session(spec.timeoutMs + 1000);
   const bounded = <T>(p: Promise<T>, what: string): Promise<T> => withTimeout(p, spec.timeoutMs, what);
   let step = 'initialize';
+  /** The request in flight: a server that dies under it leaves the client holding what it made for it. */
+  const inFlight = new RequestWindow(step);
   const fail = (problem: string) => ({
     outcome: 'failed' as const,
     check: failed(`failed: ${problem}`, `failed at ${step}`, step),
@@ -262,7 +284,7 @@ async function roundTripCheck(
   try {
     try {
       await bounded(session.connect(adapter.httpTransport(url, headers)), 'initialize');
-      onAnswered();
+      server.answered();
     } catch (error) {
       if (isUnauthorized(error) && spec.auth !== 'none')
         return fail(`initialize: the right token was refused with 401: ${errorText(error)}`);
@@ -270,22 +292,31 @@ async function roundTripCheck(
     }
     evidence.protocolVersion = session.protocolVersion();
     step = 'list tools';
+    inFlight.begin(step);
     const tools = await bounded(session.list('tools'), 'tools/list');
     evidence.tools = tools?.length ?? 0;
     const call = spec.steps.find((x) => 'tool' in x);
     if (call) {
       step = stepLabel(call);
+      inFlight.begin(step);
       const outcome = await runStep(session, call, bounded);
       if (outcome.problem) return fail(`${step}: ${outcome.problem}`);
       evidence.call = { step: outcome.step, ms: outcome.ms };
     }
     step = 'ping';
+    inFlight.begin(step);
     await bounded(session.ping(), 'ping');
     step = 'terminate session';
+    inFlight.begin(step);
     await bounded(session.terminateSession(), 'session DELETE');
     return { outcome: 'ok', check: ok('ok'), evidence };
   } catch (error) {
-    return fail(`${error instanceof StepTimeout ? '' : `${step}: `}${errorText(error)}`);
+    // A server that died under the request (it is stopped only after the round trip): name its exit, as stdio does.
+    const { proc } = server;
+    const exit = proc.exitInfo ?? (error instanceof StepTimeout ? null : await proc.waitExit(500));
+    if (exit) server.diedUnder(inFlight);
+    const crash = exit ? ` (the server exited with ${exit.signal ? `signal ${exit.signal}` : `code ${exit.code}`}; see its stderr)` : '';
+    return fail(`${error instanceof StepTimeout ? '' : `${step}: `}${errorText(error)}${crash}`);
   } finally {
     await withTimeout(session.close(), 2000, 'client close').catch(() => {});
   }

@@ -2,10 +2,12 @@
 // graceMs and leave nothing of its process group behind; the driver must hold no new handle.
 // A server that does not exit is asked (SIGUSR2) which handles keep it alive, then killed. Once all
 // are gone, any process still carrying a server's tag in its environment escaped its process group.
+// What the driver's client still holds from a request a server died under is that death's (its phase
+// already failed for it), not a leak: recorded, never a finding.
 
 import type { LeakedHandle, PhaseResult } from '../../results/types.js';
-import { result, sleep, type DriverContext, type ServerRecord } from '../context.js';
-import { driverLeaks } from '../driver-handles.js';
+import { result, sleep, type DiedMidRequest, type DriverContext, type ServerRecord } from '../context.js';
+import { driverLeaks, type DriverHandle } from '../driver-handles.js';
 import { NO_PROC, sweepTagged, type EscapedProcess } from '../escaped.js';
 import type { ProbeHandle } from '../probe.js';
 import { isNodeProcess, type ProcInfo } from '../proc.js';
@@ -132,6 +134,30 @@ export function describeEscaped(escaped: EscapedProcess[], servers: ServerRecord
   });
 }
 
+/** A driver handle in the details: marked when it was made for a request its server died under. */
+export type JudgedDriverHandle = ProbeHandle & { leftAfterServerDied?: { role: string; pid: number | undefined; request: string } };
+
+/**
+ * Splits the driver's own handles: those created while a request was in flight to a server that died under
+ * it (the client never got an answer to clear them with) are marked; the rest are the client's own leak.
+ */
+export function judgeDriverHandles(
+  handles: DriverHandle[],
+  deaths: DiedMidRequest[],
+): { all: JudgedDriverHandle[]; leaked: ProbeHandle[] } {
+  const all: JudgedDriverHandle[] = [];
+  const leaked: ProbeHandle[] = [];
+  for (const { asyncId, ...handle } of handles) {
+    const death = asyncId === undefined ? undefined : deaths.find((d) => asyncId > d.from && asyncId <= d.to);
+    if (death) all.push({ ...handle, leftAfterServerDied: { role: death.role, pid: death.pid, request: death.request } });
+    else {
+      all.push(handle);
+      leaked.push(handle);
+    }
+  }
+  return { all, leaked };
+}
+
 export async function leaksPhase(ctx: DriverContext, graceMs: number, baseline: string[]): Promise<PhaseResult> {
   const startedAt = Date.now();
   // Settle concurrently: each server's bound runs from its own stop request.
@@ -139,7 +165,7 @@ export async function leaksPhase(ctx: DriverContext, graceMs: number, baseline: 
   // Every server and its group is gone now: whatever still carries a server's tag escaped.
   const escaped = await sweepTagged(ctx.cookie, ctx.tagPrefix);
   await ctx.flush();
-  const driver = await driverLeaks(baseline);
+  const { all: driverHandles, leaked: driver } = judgeDriverHandles(await driverLeaks(baseline), ctx.diedMidRequest);
   const roleOf = (tag: string): string => ctx.servers.find((s) => s.tag === tag)?.role ?? tag;
   const leaked = [
     ...toLeakedHandles(settled),
@@ -159,7 +185,7 @@ export async function leaksPhase(ctx: DriverContext, graceMs: number, baseline: 
     servers: settled,
     escaped: escaped ?? [],
     ...(escaped ? {} : { escapedCheck: NO_PROC }),
-    driverHandles: driver,
+    driverHandles,
     graceMs,
   };
   if (problems.length === 0) return result('leaks', startedAt, { verdict: 'passed', details });

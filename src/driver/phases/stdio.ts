@@ -3,7 +3,16 @@
 
 import type { PhaseResult } from '../../results/types.js';
 import type { McpSession } from '../adapter.js';
-import { clientLoadFailure, commandFor, errorText, result, StepTimeout, withTimeout, type DriverContext } from '../context.js';
+import {
+  clientLoadFailure,
+  commandFor,
+  errorText,
+  RequestWindow,
+  result,
+  StepTimeout,
+  withTimeout,
+  type DriverContext,
+} from '../context.js';
 import { checkSurface, stepLabel, type SurfaceKind } from '../expectations.js';
 import type { DriverSpec, Step } from '../protocol.js';
 import { describeRequest, runStep, type StepOutcome } from '../steps.js';
@@ -21,6 +30,8 @@ export async function stdioPhase(ctx: DriverContext, spec: StdioSpec): Promise<P
   let session: McpSession | undefined;
   /** The configured step in flight: a timeout or a crash during it names the request as sent. */
   let current: Step | undefined;
+  /** The request in flight: a server that dies under it leaves the client holding what it made for it. */
+  const inFlight = new RequestWindow('spawn');
   // The server boots while the client loads: both take a few hundred ms.
   const loading = ctx.adapter().catch((e: unknown) => e as Error);
   step = 'spawn';
@@ -52,6 +63,7 @@ export async function stdioPhase(ctx: DriverContext, spec: StdioSpec): Promise<P
   try {
     session = adapter.session(spec.timeoutMs + 1000);
     step = 'initialize';
+    inFlight.begin(step);
     await bounded(session.connect(transport), 'initialize');
     ctx.answered.add(proc);
     const init = transport.initializeResult;
@@ -68,6 +80,7 @@ export async function stdioPhase(ctx: DriverContext, spec: StdioSpec): Promise<P
     const parity: Record<string, unknown> = {};
     for (const kind of KINDS) {
       step = `list ${kind}`;
+      inFlight.begin(step);
       const items = await bounded(session.list(kind), step);
       surface[kind] = items?.map((i) => String(i.name ?? i.uri ?? i.uriTemplate)) ?? null;
       if (items) shapes[kind] = itemShapes(kind, items);
@@ -88,6 +101,7 @@ export async function stdioPhase(ctx: DriverContext, spec: StdioSpec): Promise<P
     details.steps = stepResults;
     for (const s of spec.steps) {
       step = stepLabel(s);
+      inFlight.begin(step);
       current = s;
       const { problem, ...outcome } = await runStep(session, s, bounded);
       current = undefined;
@@ -96,6 +110,7 @@ export async function stdioPhase(ctx: DriverContext, spec: StdioSpec): Promise<P
       if (problem) return result('stdio', startedAt, { verdict: 'failed', step, message: `${step}: ${problem}`, details }, proc);
     }
     step = 'ping';
+    inFlight.begin(step);
     await bounded(session.ping(), 'ping');
     if (firstNoise !== undefined) {
       step = 'stdout';
@@ -111,6 +126,7 @@ export async function stdioPhase(ctx: DriverContext, spec: StdioSpec): Promise<P
     // The client often sees "Connection closed" before the exit event: name the crash itself when there was one.
     const text = errorText(error);
     const exit = error instanceof StepTimeout || /server exited/.test(text) ? null : await proc.waitExit(500);
+    if (exit ?? proc.exitInfo) inFlight.diedUnder(ctx, 'stdio', proc);
     const crash = exit ? ` (the server exited with ${exit.signal ? `signal ${exit.signal}` : `code ${exit.code}`}; see its stderr)` : '';
     const sent = current && session ? ` · sent ${describeRequest(current, session.noArguments)}` : '';
     const message = `${error instanceof StepTimeout ? '' : `${step}: `}${text}${crash}${sent}${noise}`;

@@ -387,7 +387,9 @@ describe('httpPhase: sub-checks, retries and never-listened, from src', () => {
     ['ping', 'ping', 'ping'],
     ['DELETE', 'terminate session', 'session DELETE'],
   ])('a server that never answers %s: the round trip fails at that step, naming what it waited for', async (hang, step, what) => {
-    const { r } = await http(spec(TEST_SERVER, { timeoutMs: 1500 }, { TEST_HANG: hang }));
+    const { r, ctx } = await http(spec(TEST_SERVER, { timeoutMs: 1500 }, { TEST_HANG: hang }));
+    // The server lived through it: nothing the client holds is a death's.
+    expect(ctx.diedMidRequest).toEqual([]);
     expect(r).toMatchObject({
       verdict: 'failed',
       step,
@@ -420,6 +422,17 @@ describe('httpPhase: sub-checks, retries and never-listened, from src', () => {
     // The evidence of a round trip that failed is not recorded.
     expect(r.details).not.toHaveProperty('tools');
     expect(r.details).not.toHaveProperty('protocolVersion');
+  });
+
+  it("a server that dies under the round trip's tool call: the exit named, and the death recorded for the leaks phase", async () => {
+    const { r, ctx } = await http(spec(TEST_SERVER, {}, { TEST_CRASH: 'tools/call' }));
+    expect(r).toMatchObject({ verdict: 'failed', step: 'tools/call echo' });
+    expect(r.message).toMatch(
+      /^no token → 401 with a Bearer challenge; wrong token → 401; round trip failed: tools\/call echo: .+ \(the server exited with code 5; see its stderr\)$/,
+    );
+    expect(ctx.diedMidRequest).toEqual([
+      { role: 'http', pid: ctx.servers[0]!.proc.pid, request: 'tools/call echo', from: expect.any(Number), to: expect.any(Number) },
+    ]);
   });
 
   it('a server that exits before listening: failed at "wait for listen", see its stderr', async () => {

@@ -5,10 +5,10 @@
 
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DriverContext, ServerRole } from '../../../src/driver/context.js';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { RequestWindow, type DriverContext, type ServerRole } from '../../../src/driver/context.js';
 import { RUN_COOKIE_VAR, SERVER_TAG_VAR } from '../../../src/driver/cookie.js';
 import { activeResources } from '../../../src/driver/driver-handles.js';
 import { describeAll, describeEscaped, leaksPhase, toLeakedHandles } from '../../../src/driver/phases/leaks.js';
@@ -278,6 +278,106 @@ describe('leaksPhase', () => {
       'server:bind Timeout',
       'server:bind PIPEWRAP',
     ]);
+  });
+});
+
+// What the driver's client still holds from a request its server died under (SDK 1.23's client keeps that
+// request's timeout timer once the connection closes: test/e2e/client.test.ts sees it through the real CLI).
+// Here a listening socket stands in for it: the test process's own timers come and go and blur a timer count.
+describe("leaksPhase: the driver's handles a server's death under a request left", () => {
+  // Listening is asynchronous (an address lookup first): its handle exists once 'listening' fires.
+  const listen = async (): Promise<Server> => {
+    const server = createServer().listen(0, '127.0.0.1');
+    await new Promise((r) => server.once('listening', r));
+    return server;
+  };
+  const close = (...servers: Server[]): Promise<unknown> => Promise.all(servers.map((s) => new Promise((r) => s.close(r))));
+  // A listener an earlier test closed can still be counted active for a moment: the baseline must not hold one.
+  beforeEach(async () => {
+    const until = Date.now() + 2000;
+    while (activeResources().includes('TCPServerWrap') && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
+  });
+
+  it('a handle made while the request was in flight is recorded with the server and the request, not a leak', async () => {
+    const baseline = activeResources();
+    const ctx = bench.context();
+    const proc = start(ctx, 'stdio', '');
+    await serversBooted(ctx);
+    const inFlight = new RequestWindow('initialize');
+    inFlight.begin('tools/call crash');
+    const held = await listen();
+    inFlight.diedUnder(ctx, 'stdio', proc);
+    try {
+      const r = await leaksPhase(ctx, GRACE, baseline);
+      expect(r).toMatchObject({ phase: 'leaks', verdict: 'passed' });
+      expect(r.message).toBeUndefined();
+      expect(r.details!.driverHandles).toStrictEqual([
+        {
+          type: 'TCPSERVERWRAP',
+          createdBy: 'Server.listen',
+          location: expect.stringMatching(/leaks\.test\.ts:\d+$/),
+          leftAfterServerDied: { role: 'stdio', pid: proc.pid, request: 'tools/call crash' },
+        },
+      ]);
+      expect(ctx.summary.leakedHandles).toStrictEqual([]);
+    } finally {
+      await close(held);
+    }
+  });
+
+  it("a handle made after the server died (the client's close) is still the client's leak, with the same message as ever", async () => {
+    const baseline = activeResources();
+    const ctx = bench.context();
+    const proc = start(ctx, 'stdio', '');
+    await serversBooted(ctx);
+    const inFlight = new RequestWindow('initialize');
+    inFlight.begin('tools/call crash');
+    const during = await listen();
+    inFlight.diedUnder(ctx, 'stdio', proc);
+    const after = await listen();
+    try {
+      const r = await leaksPhase(ctx, GRACE, baseline);
+      expect(r).toMatchObject({ verdict: 'failed', step: 'driver handles' });
+      expect(r.message).toMatch(
+        /^the driver's own client left 1 active handle\(s\): TCPSERVERWRAP \(Server\.listen\) at \S+leaks\.test\.ts:\d+$/,
+      );
+      const handles = r.details!.driverHandles as { leftAfterServerDied?: unknown }[];
+      expect(handles).toHaveLength(2);
+      expect(handles.filter((h) => h.leftAfterServerDied)).toEqual([
+        expect.objectContaining({
+          type: 'TCPSERVERWRAP',
+          leftAfterServerDied: { role: 'stdio', pid: proc.pid, request: 'tools/call crash' },
+        }),
+      ]);
+      expect(ctx.summary.leakedHandles).toEqual([expect.objectContaining({ owner: 'driver', type: 'TCPSERVERWRAP' })]);
+    } finally {
+      await close(during, after);
+    }
+  });
+
+  it('when leaks fails for the server, the handle its death left is not listed as a problem', async () => {
+    const baseline = activeResources();
+    const ctx = bench.context();
+    const proc = start(ctx, 'stdio', 'linger');
+    await serversBooted(ctx);
+    const inFlight = new RequestWindow('initialize');
+    inFlight.begin('list tools');
+    const held = await listen();
+    inFlight.diedUnder(ctx, 'stdio', proc);
+    try {
+      const r = await leaksPhase(ctx, GRACE, baseline);
+      expect(r).toMatchObject({
+        verdict: 'failed',
+        step: 'stdio shutdown',
+        message: `stdio server still running ${GRACE} ms after stdin EOF: ${TIMER}`,
+      });
+      expect(r.details!.driverHandles).toEqual([
+        expect.objectContaining({ type: 'TCPSERVERWRAP', leftAfterServerDied: { role: 'stdio', pid: proc.pid, request: 'list tools' } }),
+      ]);
+      expect((ctx.summary.leakedHandles ?? []).map((h) => h.owner)).toEqual(['server:stdio']);
+    } finally {
+      await close(held);
+    }
   });
 });
 

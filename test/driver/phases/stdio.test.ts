@@ -210,6 +210,12 @@ describe('stdioPhase: a server that dies or does not answer', () => {
       message: `tools/call echo: MCP error -32000: Connection closed (the server exited with code 4; see its stderr) · ${SENT_ECHO}`,
       details: { pid: server(ctx).proc.pid, ...listed(), steps: [] },
     });
+    // What the client still holds from that request is the death's, not a leak (the leaks phase reads this).
+    expect(ctx.diedMidRequest).toEqual([
+      { role: 'stdio', pid: server(ctx).proc.pid, request: 'tools/call echo', from: expect.any(Number), to: expect.any(Number) },
+    ]);
+    const { from, to } = ctx.diedMidRequest[0]!;
+    expect(to).toBeGreaterThan(from);
   });
 
   it('a step without an answer times out: the message is the timeout and the request, without the step prefix', async () => {
@@ -218,6 +224,7 @@ describe('stdioPhase: a server that dies or does not answer', () => {
     expect(r.step).toBe('tools/call echo');
     expect(r.message).toBe(`timed out after 1500 ms waiting for tools/call echo · ${SENT_ECHO}`);
     expect(server(ctx).proc.running).toBe(true);
+    expect(ctx.diedMidRequest).toEqual([]);
   });
 
   it('a JSON-RPC error answer fails that step, names it and stops: later steps do not run', async () => {
