@@ -18,6 +18,7 @@ export interface ProbeHandle {
 }
 
 interface Tracked {
+  id: number;
   type: string;
   resource: WeakRef<object>;
   trace: { stack?: string };
@@ -32,7 +33,43 @@ const MAX_DEPTH = 4;
 
 const PROBE_FILE = process.env.MCP_MATRIX_PROBE_FILE;
 const SELF = fileURLToPath(import.meta.url);
+/**
+ * Every non-promise resource since start, until it is provably over. There is no `destroy` hook: with one, Node
+ * tracks the destruction of every promise too (a weak handle per promise, thousands per run). Whether a resource
+ * is over is read from the resource itself (alive()), which is what `destroy` would have told.
+ */
 const tracked = new Map<number, Tracked>();
+/** The map is swept of finished resources when it grows past this (then twice its live size). */
+let sweepAt = 4096;
+
+type ResourceLike = { getAsyncId?: () => number; _destroyed?: unknown; hasRef?: () => boolean };
+
+/**
+ * The entry's resource while it lives, as `destroy` would have said: a native resource (a handle, a request) until
+ * its C++ side is gone or re-used under another id (getAsyncId() is then -1 or that id), a Timeout or Immediate
+ * until it ran or was cleared (`_destroyed`), any other until it is collected.
+ */
+function alive(entry: Tracked): ResourceLike | undefined {
+  const resource = entry.resource.deref() as ResourceLike | undefined;
+  if (!resource) return undefined;
+  try {
+    if (typeof resource.getAsyncId === 'function') return resource.getAsyncId() === entry.id ? resource : undefined;
+    if (resource._destroyed === true) return undefined;
+  } catch {
+    return undefined;
+  }
+  return resource;
+}
+
+/** How many resources the probe holds (the sweep keeps it bounded; a test reads it). */
+export function trackedCount(): number {
+  return tracked.size;
+}
+
+function sweep(): void {
+  for (const [id, entry] of tracked) if (!alive(entry)) tracked.delete(id);
+  sweepAt = Math.max(4096, tracked.size * 2);
+}
 /** The newest async id seen: ids only grow, so what is created after a mark has a larger one. */
 let newestId = 0;
 
@@ -54,13 +91,14 @@ function init(asyncId: number, type: string, trigger: number, resource: object):
   // captureStackTrace only records frames; the string is built lazily when a dump reads it.
   Error.captureStackTrace(trace);
   Error.stackTraceLimit = limit;
-  const entry: Tracked = { type, resource: new WeakRef(resource), trace, depth: 0 };
+  const entry: Tracked = { id: asyncId, type, resource: new WeakRef(resource), trace, depth: 0 };
   const parent = tracked.get(trigger);
-  if (parent && parent.depth < MAX_DEPTH) {
+  if (parent && parent.depth < MAX_DEPTH && alive(parent)) {
     entry.parent = parent;
     entry.depth = parent.depth + 1;
   }
   tracked.set(asyncId, entry);
+  if (tracked.size > sweepAt) sweep();
 }
 
 function attribute(entry: Tracked, ctx: StackContext): Attribution {
@@ -132,9 +170,17 @@ export function identifiedHandles(ignoreFds: number[] = [1, 2]): IdentifiedHandl
   const packageDir = process.env.MCP_MATRIX_PACKAGE_DIR;
   const cellDir = process.env.MCP_MATRIX_CELL_DIR;
   const candidates: (IdentifiedHandle & { score: number })[] = [];
-  for (const [asyncId, entry] of tracked) {
-    const resource = entry.resource.deref() as { hasRef?: () => boolean } | undefined;
+  // A Timeout refreshed after it ran or was cleared is the same object under a new id: its latest entry stands.
+  const latest = new Map<object, Tracked>();
+  for (const entry of tracked.values()) {
+    const resource = alive(entry);
     if (!resource) continue;
+    const seen = latest.get(resource);
+    if (!seen || seen.id < entry.id) latest.set(resource, entry);
+  }
+  for (const [asyncId, entry] of tracked) {
+    const resource = entry.resource.deref() as ResourceLike | undefined;
+    if (!resource || latest.get(resource) !== entry) continue;
     let refd = true;
     try {
       refd = resource.hasRef?.() ?? true;
@@ -266,12 +312,7 @@ function install(): void {
       }
     });
   }
-  createHook({
-    init,
-    destroy(asyncId) {
-      tracked.delete(asyncId);
-    },
-  }).enable();
+  createHook({ init }).enable();
 }
 
 try {
