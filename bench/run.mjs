@@ -760,32 +760,24 @@ function renderAxes(ax) {
           inst(ax.installs),
           `${ax.ownMaxRssMb} MB`,
         ],
-        ...(ax.cold
-          ? [
-              [
-                `${ax.variants} variants, client cache off`,
-                sec(ax.cold.wallMs),
-                ratio(ax.cold.ratio),
-                ms(round(ax.cold.wallMs / ax.variants)),
-                ms(ax.cold.variantMedianMs),
-                inst(ax.cold.installs),
-                `${ax.cold.ownMaxRssMb} MB`,
-              ],
-            ]
-          : []),
-        ...(ax.base
-          ? [
-              [
-                `${ax.variants} variants, baseline`,
-                sec(ax.base.wallMs),
-                ratio(ax.base.ratio),
-                ms(round(ax.base.wallMs / ax.variants)),
-                ms(ax.base.variantMedianMs),
-                inst(ax.base.installs),
-                `${ax.base.ownMaxRssMb} MB`,
-              ],
-            ]
-          : []),
+        ...[
+          [`${ax.variants} variants, client cache off`, ax.cold],
+          [`${ax.variants} variants, baseline`, ax.base],
+        ].flatMap(([label, x]) =>
+          x
+            ? [
+                [
+                  label,
+                  sec(x.wallMs),
+                  ratio(x.ratio),
+                  ms(round(x.wallMs / ax.variants)),
+                  ms(x.variantMedianMs),
+                  inst(x.installs),
+                  `${x.ownMaxRssMb} MB`,
+                ],
+              ]
+            : [],
+        ),
       ],
     ),
     `   per repetition: ratio ${ax.ratios?.join(', ')}${ax.cold ? ` (client cache off ${ax.cold.ratios.join(', ')})` : ''}${ax.base ? ` (baseline ${ax.base.ratios.join(', ')}; ${ax.base.verdicts.join('/')}; bind median ${ms(ax.base.bindMedianMs)}; driver runs ${sec(ax.base.work?.driverMs)}, each ${ms(ax.base.work?.driver)})` : ''}; cells alone ${ax.aloneWalls?.map(sec).join(', ')}`,

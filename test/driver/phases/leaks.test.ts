@@ -292,6 +292,16 @@ describe("leaksPhase: the driver's handles a server's death under a request left
     return server;
   };
   const close = (...servers: Server[]): Promise<unknown> => Promise.all(servers.map((s) => new Promise((r) => s.close(r))));
+  /** A stdio server (in `mode`) that dies under `request`, while the driver holds a listener made during that request. */
+  const diedUnder = async (ctx: DriverContext, mode: string, request: string) => {
+    const proc = start(ctx, 'stdio', mode);
+    await serversBooted(ctx);
+    const inFlight = new RequestWindow('initialize');
+    inFlight.begin(request);
+    const held = await listen();
+    inFlight.diedUnder(ctx, 'stdio', proc);
+    return { proc, held };
+  };
   // A listener an earlier test closed can still be counted active for a moment: the baseline must not hold one.
   beforeEach(async () => {
     const until = Date.now() + 2000;
@@ -301,12 +311,7 @@ describe("leaksPhase: the driver's handles a server's death under a request left
   it('a handle made while the request was in flight is recorded with the server and the request, not a leak', async () => {
     const baseline = activeResources();
     const ctx = bench.context();
-    const proc = start(ctx, 'stdio', '');
-    await serversBooted(ctx);
-    const inFlight = new RequestWindow('initialize');
-    inFlight.begin('tools/call crash');
-    const held = await listen();
-    inFlight.diedUnder(ctx, 'stdio', proc);
+    const { proc, held } = await diedUnder(ctx, '', 'tools/call crash');
     try {
       const r = await leaksPhase(ctx, GRACE, baseline);
       expect(r).toMatchObject({ phase: 'leaks', verdict: 'passed' });
@@ -328,12 +333,7 @@ describe("leaksPhase: the driver's handles a server's death under a request left
   it("a handle made after the server died (the client's close) is still the client's leak, with the same message as ever", async () => {
     const baseline = activeResources();
     const ctx = bench.context();
-    const proc = start(ctx, 'stdio', '');
-    await serversBooted(ctx);
-    const inFlight = new RequestWindow('initialize');
-    inFlight.begin('tools/call crash');
-    const during = await listen();
-    inFlight.diedUnder(ctx, 'stdio', proc);
+    const { proc, held: during } = await diedUnder(ctx, '', 'tools/call crash');
     const after = await listen();
     try {
       const r = await leaksPhase(ctx, GRACE, baseline);
@@ -358,12 +358,7 @@ describe("leaksPhase: the driver's handles a server's death under a request left
   it('when leaks fails for the server, the handle its death left is not listed as a problem', async () => {
     const baseline = activeResources();
     const ctx = bench.context();
-    const proc = start(ctx, 'stdio', 'linger');
-    await serversBooted(ctx);
-    const inFlight = new RequestWindow('initialize');
-    inFlight.begin('list tools');
-    const held = await listen();
-    inFlight.diedUnder(ctx, 'stdio', proc);
+    const { proc, held } = await diedUnder(ctx, 'linger', 'list tools');
     try {
       const r = await leaksPhase(ctx, GRACE, baseline);
       expect(r).toMatchObject({
