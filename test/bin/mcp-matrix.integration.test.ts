@@ -4,6 +4,7 @@ import { spawnSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { BIN, ROOT } from '../e2e/helpers/cli.js';
 
@@ -35,5 +36,22 @@ describe('bin/mcp-matrix.js: a harness that cannot load', () => {
       `mcp-matrix: harness error: could not load the harness itself: Cannot find module '${path.join(dir, 'dist', 'cli.js')}' imported from ${path.join(dir, 'bin', 'mcp-matrix.js')} (a limit on open files reads as a missing module; otherwise build it: npm run build)\n`,
     );
     expect(r.status).toBe(3);
+  });
+});
+
+describe('bin/mcp-matrix.js: a signal after main() has decided', () => {
+  // main() returns its code; the bin sets it and the event loop drains. A signal then (a CI runner's SIGTERM right
+  // after its SIGINT) ends the process with that code, never by the signal itself (which leaves no exit code).
+  it.each(['SIGTERM', 'SIGINT'] as const)('%s after main() returned: exit with its code, not killed by the signal', (signal) => {
+    const script = [
+      `const { main } = await import(${JSON.stringify(pathToFileURL(path.join(ROOT, 'dist', 'cli.js')).href)});`,
+      `process.exitCode = await main(['--version']);`,
+      `process.kill(process.pid, '${signal}');`,
+      `setTimeout(() => {}, 2000);`,
+    ].join('\n');
+    const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], { cwd: ROOT, encoding: 'utf8', timeout: 60_000 });
+    expect(r.signal).toBeNull();
+    expect(r.status).toBe(0);
+    expect(r.stdout).toMatch(/\d+\.\d+\.\d+/);
   });
 });
