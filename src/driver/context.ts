@@ -11,7 +11,7 @@ import { asyncIdMark } from './probe.js';
 import { startTime } from './proc.js';
 import type { Redactor } from './redact.js';
 import { SDK_PACKAGES_ENV } from './sdk-load.js';
-import { ServerProcess } from './server-process.js';
+import { ServerProcess, type ExitInfo } from './server-process.js';
 
 export type Summary = Extract<DriverMessage, { type: 'done' }>['summary'];
 export type ServerRole = 'stdio' | 'http' | 'bind';
@@ -175,6 +175,11 @@ export function withTimeout<T>(promise: Promise<T>, ms: number, what: string): P
       },
     );
   });
+}
+
+/** How a failed request names the server's exit, when it exited under it: ` (the server exited with code 1; see its stderr)`. */
+export function exitNote(exit: ExitInfo | null): string {
+  return exit ? ` (the server exited with ${exit.signal ? `signal ${exit.signal}` : `code ${exit.code}`}; see its stderr)` : '';
 }
 
 export function errorText(error: unknown): string {

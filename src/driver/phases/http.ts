@@ -12,6 +12,7 @@ import {
   clientLoadFailure,
   commandFor,
   errorText,
+  exitNote,
   RequestWindow,
   result,
   StepTimeout,
@@ -315,7 +316,7 @@ async function roundTripCheck(
     const { proc } = server;
     const exit = proc.exitInfo ?? (error instanceof StepTimeout ? null : await proc.waitExit(500));
     if (exit) server.diedUnder(inFlight);
-    const crash = exit ? ` (the server exited with ${exit.signal ? `signal ${exit.signal}` : `code ${exit.code}`}; see its stderr)` : '';
+    const crash = exitNote(exit);
     return fail(`${error instanceof StepTimeout ? '' : `${step}: `}${errorText(error)}${crash}`);
   } finally {
     await withTimeout(session.close(), 2000, 'client close').catch(() => {});

@@ -7,6 +7,7 @@ import {
   clientLoadFailure,
   commandFor,
   errorText,
+  exitNote,
   RequestWindow,
   result,
   StepTimeout,
@@ -127,7 +128,7 @@ export async function stdioPhase(ctx: DriverContext, spec: StdioSpec): Promise<P
     const text = errorText(error);
     const exit = error instanceof StepTimeout || /server exited/.test(text) ? null : await proc.waitExit(500);
     if (exit ?? proc.exitInfo) inFlight.diedUnder(ctx, 'stdio', proc);
-    const crash = exit ? ` (the server exited with ${exit.signal ? `signal ${exit.signal}` : `code ${exit.code}`}; see its stderr)` : '';
+    const crash = exitNote(exit);
     const sent = current && session ? ` · sent ${describeRequest(current, session.noArguments)}` : '';
     const message = `${error instanceof StepTimeout ? '' : `${step}: `}${text}${crash}${sent}${noise}`;
     return result('stdio', startedAt, { verdict: 'failed', step, message, details }, proc);
