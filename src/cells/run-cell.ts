@@ -5,7 +5,8 @@ import { createHash } from 'node:crypto';
 import { mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import semver from 'semver';
-import type { DriverSpec } from '../driver/protocol.js';
+import type { DriverSpec, OAuthServerSpec } from '../driver/protocol.js';
+import { withAuthorizationServer } from './authorization-server.js';
 import type { Plan, PlannedCell, PlannedClient, PlannedNode, PlannedVariant } from '../plan/plan.js';
 import type { Tarball } from '../pack/pack.js';
 import {
@@ -204,7 +205,10 @@ export async function runVariant(
         // Shown once the servers' runtime SDK is folded in: the verdict rests on what they loaded.
         results.set('environment', install.env.result);
         const taken = binds?.get(bindKey(variant));
-        if (!ctx.signal.aborted) summary = await runPhases(cell, variant, install, deps, ctx, hooks, record, taken && sharedBind(taken));
+        if (!ctx.signal.aborted)
+          summary = await withAuthorizationServer(ctx.plan.config.http, (oauth) =>
+            runPhases(cell, variant, install, deps, ctx, hooks, record, taken && sharedBind(taken), oauth),
+          );
         const measured = taken ? undefined : bindToShare([...results.values()]);
         if (binds && measured) binds.set(bindKey(variant), { variant: variant.id, result: measured });
         const cfg = ctx.plan.config;
@@ -309,6 +313,7 @@ async function runPhases(
   hooks: DriverHooks,
   record: (r: PhaseResult) => void,
   bind?: PhaseResult,
+  oauth?: OAuthServerSpec,
 ): Promise<CellResult['summary']> {
   const cfg = ctx.plan.config;
   const { cellDir } = install;
@@ -360,6 +365,7 @@ async function runPhases(
         readyTimeoutMs: cfg.http.readyTimeoutMs,
         timeoutMs: cfg.http.timeoutMs,
         auth: cfg.http.auth,
+        ...(oauth ? { oauth } : {}),
       },
       // A bind another variant of this cell measured on this Node is not run again (its result replaces the skip).
       bind: !bind &&

@@ -50,9 +50,13 @@ export interface HttpConfig extends ServerPhaseConfig {
   readyTimeoutMs?: number;
   /**
    * `'bearer'`: no token and a wrong token must get 401 with `WWW-Authenticate: Bearer`. `'none'`: the server
-   * has no auth by design (loopback only); those checks are skipped and shown as "no auth". @default 'bearer'
+   * has no auth by design (loopback only); those checks are skipped and shown as "no auth". `'oauth'`: a resource
+   * server validating JWT access tokens from the harness's local authorization server (`{issuer}`, `{jwksUri}`,
+   * `{audience}` in args and env). @default 'bearer'
    */
-  auth?: 'bearer' | 'none';
+  auth?: 'bearer' | 'none' | 'oauth';
+  /** With `auth: 'oauth'`: the tokens' audience (default: the endpoint URL) and scopes (default: none). */
+  oauth?: { audience?: string; scopes?: string[] };
 }
 
 export interface BindConfig extends ServerPhaseConfig {

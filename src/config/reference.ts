@@ -53,14 +53,19 @@ export const CONFIG_REFERENCE: Record<string, string> = {
   'stdio.steps[] (prompt).expect.text': 'A substring of the joined text of the messages.',
   http: 'The http phase, on a free loopback port with a random token: no token → 401 with `WWW-Authenticate: Bearer`, a wrong token → 401, the right token → a full Streamable HTTP round trip. Absent: `skipped (not configured)`; `false`: `skipped (disabled)`.',
   'http.args':
-    'How the server is told its transport, host, port and token. `{host}`, `{port}`, `{token}` are substituted. Default: `--transport streamable-http --host {host} --port {port}`.',
+    "How the server is told its transport, host, port and token. `{host}`, `{port}`, `{token}` are substituted; with `auth: 'oauth'` also `{issuer}` (the local authorization server's issuer URL), `{jwksUri}` (its JWKS) and `{audience}` (see `oauth.audience`). Default: `--transport streamable-http --host {host} --port {port}`.",
   'http.env': 'Extra environment for the server in this phase, substituted like args. Default: `{ MCP_SERVER_TOKEN: "{token}" }`.',
   'http.timeoutMs': 'Bound for each request of the phase, in ms. Default: `15000`.',
   'http.path': 'The MCP endpoint path. Default: `/mcp`.',
   'http.host': 'The loopback host the server is told to bind (`127.0.0.1`, `::1` or `localhost`). Default: `127.0.0.1`.',
   'http.readyTimeoutMs': 'How long the server may take to listen, in ms. Default: `15000`.',
   'http.auth':
-    "`'bearer'`: no token and a wrong token must get 401 with `WWW-Authenticate: Bearer`. `'none'`: no auth by design (loopback only); those checks are skipped and shown as `no auth`, never as ok, and the round trip still runs. Default: `'bearer'`.",
+    "`'bearer'`: no token and a wrong token must get 401 with `WWW-Authenticate: Bearer`. `'none'`: no auth by design (loopback only); those checks are skipped and shown as `no auth`, never as ok, and the round trip still runs. `'oauth'`: an OAuth resource server validating JWT access tokens: the harness starts a local authorization server (issuer, JWKS, RFC 8414 metadata) for the run, hands its coordinates to the server through `{issuer}`, `{jwksUri}` and `{audience}`, and checks, besides the bearer checks, the Protected Resource Metadata (RFC 9728: discovery, `resource`, `authorization_servers`), a round trip with a valid token, and 401 for a token for another audience, an expired one, one signed by another key and one with `alg: none` (docs/phases.md). Default: `'bearer'`.",
+  'http.oauth':
+    "With `auth: 'oauth'`: how the harness's authorization server mints the tokens. Without `auth: 'oauth'` it is a config error.",
+  'http.oauth.audience':
+    'The audience (`aud`) of the tokens, `{host}` and `{port}` filled in, for a server that expects a fixed audience string. Default: the endpoint URL, `http://{host}:{port}{path}` (the RFC 8707 canonical URI, what a spec-following client sends as `resource`).',
+  'http.oauth.scopes': 'Scopes put in the tokens (`scope` claim, space-separated), for a server that requires some. Default: none.',
   bind: 'The bind phase: started on a non-loopback host without a token, the server must exit non-zero by itself without ever listening outside loopback; one that only ever listens on loopback passes as `loopback only`. Absent: `skipped (not configured)`; `false`: `skipped (disabled)`.',
   'bind.args':
     'Arguments for the refused start (`{host}` becomes `0.0.0.0`). Default: `http.args` with a loopback host swapped for `{host}`; without `http`, `--transport streamable-http --host 0.0.0.0 --port {port}`.',
@@ -68,7 +73,8 @@ export const CONFIG_REFERENCE: Record<string, string> = {
     'Extra environment for the server in this phase. Default: `http.env` with a loopback host swapped for `{host}` (the token variables are dropped, see `dropEnv`).',
   'bind.timeoutMs':
     'How long the server may take to refuse (exit), in ms; one still running is watched this long (passing as `loopback only` if it only ever listened on loopback). Default: `10000`.',
-  'bind.dropEnv': 'Environment variables removed for this phase. Default: the `http.env` keys whose value holds `{token}`.',
+  'bind.dropEnv':
+    "Environment variables removed for this phase. Default: the `http.env` keys whose value holds `{token}` (or, for `auth: 'oauth'`, `{issuer}`, `{jwksUri}` or `{audience}`).",
   leaks:
     'The leaks phase: every server exits by itself (stdio: after stdin EOF; http: after SIGTERM), leaves no process behind, and the driver’s own client leaves no handle. Absent: `skipped (not configured)`; `false`: `skipped (disabled)`.',
   'leaks.graceMs': 'How long a server may take to exit by itself, in ms. Default: `10000`.',

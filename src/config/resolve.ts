@@ -39,7 +39,9 @@ export interface ResolvedConfig {
         path: string;
         host: string;
         readyTimeoutMs: number;
-        auth: 'bearer' | 'none';
+        auth: 'bearer' | 'none' | 'oauth';
+        /** With `auth: 'oauth'`: what the tokens carry (audience absent: the endpoint URL). */
+        oauth?: { audience?: string; scopes: string[] };
       };
   bind: false | { args: string[]; env: Record<string, string>; timeoutMs: number; dropEnv: string[]; path?: string };
   leaks: false | { graceMs: number };
@@ -139,6 +141,9 @@ function resolveHttp(h: NonNullable<Exclude<MatrixConfig['http'], false>>): Excl
     host: h.host ?? '127.0.0.1',
     readyTimeoutMs: h.readyTimeoutMs ?? 15_000,
     auth: h.auth ?? 'bearer',
+    ...(h.auth === 'oauth'
+      ? { oauth: { ...(h.oauth?.audience ? { audience: h.oauth.audience } : {}), scopes: h.oauth?.scopes ?? [] } }
+      : {}),
   };
 }
 
@@ -159,10 +164,10 @@ function mapValues(record: Record<string, string>, f: (v: string) => string): Re
   return Object.fromEntries(Object.entries(record).map(([k, v]) => [k, f(v)]));
 }
 
-/** The variables that carry the token: a bind check must run without them. */
+/** The variables that carry the token (or the authorization server's coordinates): a bind check must run without them. */
 function tokenEnvKeys(env: Record<string, string>): string[] {
   return Object.entries(env)
-    .filter(([, v]) => v.includes('{token}'))
+    .filter(([, v]) => /\{(token|issuer|jwksUri|audience)\}/.test(v))
     .map(([k]) => k);
 }
 

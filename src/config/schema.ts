@@ -112,18 +112,38 @@ export const configSchema = z
     http: z
       .union([
         z.literal(false),
-        z.strictObject({
-          ...serverPhase,
-          path: z.string().startsWith('/').optional(),
-          host: z
-            .string()
-            .refine((h) => /^(127\.\d+\.\d+\.\d+|::1|localhost)$/.test(h), {
-              message: 'must be a loopback host (127.0.0.1, ::1 or localhost): the http phase runs with a token on loopback',
-            })
-            .optional(),
-          readyTimeoutMs: z.number().int().positive().optional(),
-          auth: z.enum(['bearer', 'none']).optional(),
-        }),
+        z
+          .strictObject({
+            ...serverPhase,
+            path: z.string().startsWith('/').optional(),
+            host: z
+              .string()
+              .refine((h) => /^(127\.\d+\.\d+\.\d+|::1|localhost)$/.test(h), {
+                message: 'must be a loopback host (127.0.0.1, ::1 or localhost): the http phase runs with a token on loopback',
+              })
+              .optional(),
+            readyTimeoutMs: z.number().int().positive().optional(),
+            auth: z.enum(['bearer', 'none', 'oauth']).optional(),
+            oauth: z
+              .strictObject({
+                audience: z.string().min(1).optional(),
+                scopes: z
+                  .array(
+                    z
+                      .string()
+                      .regex(
+                        /^[\x21\x23-\x5B\x5D-\x7E]+$/,
+                        'a scope is visible ASCII without spaces, quotes or backslashes (RFC 6749 §3.3)',
+                      ),
+                  )
+                  .optional(),
+              })
+              .optional(),
+          })
+          .refine((h) => h.oauth === undefined || h.auth === 'oauth', {
+            message: "http.oauth applies only with auth: 'oauth'",
+            path: ['oauth'],
+          }),
       ])
       .optional(),
     bind: z.union([z.literal(false), z.strictObject({ ...serverPhase, dropEnv: z.array(z.string()).optional() })]).optional(),

@@ -219,9 +219,9 @@ export function result(
   return out;
 }
 
-/** `{host}`, `{port}`, `{token}` in args and env values. */
+/** `{host}`, `{port}`, `{token}` and the authorization server's `{issuer}`, `{jwksUri}`, `{audience}` in args and env values. */
 export function substitute(values: Record<string, string>, text: string): string {
-  return text.replace(/\{(host|port|token)\}/g, (m, key: string) => values[key] ?? m);
+  return text.replace(/\{(host|port|token|issuer|jwksUri|audience)\}/g, (m, key: string) => values[key] ?? m);
 }
 
 export function commandFor(

@@ -60,8 +60,13 @@ export interface DriverSpec {
           steps: Step[];
           readyTimeoutMs: number;
           timeoutMs: number;
-          /** `none`: the server has no auth by design; the 401 checks are skipped (shown as "no auth"). Default `bearer`. */
-          auth?: 'bearer' | 'none';
+          /**
+           * `none`: the server has no auth by design; the 401 checks are skipped (shown as "no auth"). Default `bearer`.
+           * `oauth`: a resource server validating JWT access tokens from `oauth`'s authorization server.
+           */
+          auth?: 'bearer' | 'none' | 'oauth';
+          /** With `auth: 'oauth'`: the harness's local authorization server for this run, or why there is none. */
+          oauth?: OAuthServerSpec;
         };
     bind:
       | false
@@ -76,6 +81,20 @@ export interface DriverSpec {
     leaks: false | { graceMs: number };
   };
 }
+
+/** The local authorization server (src/cells/authorization-server.ts), as the driver reaches it. */
+export type OAuthServerSpec =
+  | {
+      issuer: string;
+      jwksUri: string;
+      /** Where the driver asks for its test tokens (POST `{ audience, key }`). */
+      tokensUrl: string;
+      /** The secret that endpoint asks for (masked in every output, like the tokens). */
+      tokensKey: string;
+      /** The audience the tokens are for; `{host}`/`{port}` are filled in. Absent: the endpoint's URL (RFC 8707 canonical URI). */
+      audience?: string;
+    }
+  | { unavailable: string };
 
 export type DriverMessage =
   | { type: 'phase-start'; phase: PhaseName }

@@ -57,6 +57,22 @@ describe('resolveConfig: bind inherits http', () => {
     expect(resolve({ cells, http, bind: { env: { A: '1' } } }).bind).toMatchObject({ args: http.args, env: { A: '1' } });
   });
 
+  it("auth: 'oauth': bind drops the variables carrying the authorization server's coordinates; the tokens' defaults resolved", () => {
+    const http = {
+      auth: 'oauth' as const,
+      env: { ISSUER: '{issuer}', JWKS: '{jwksUri}', AUD: '{audience}', MODE: 'x' },
+    };
+    const cfg = resolve({ cells, http, bind: {} });
+    expect(cfg.bind).toMatchObject({ dropEnv: ['ISSUER', 'JWKS', 'AUD'] });
+    expect(cfg.http).toMatchObject({ auth: 'oauth', oauth: { scopes: [] } });
+    expect(cfg.http && cfg.http.oauth).not.toHaveProperty('audience');
+    expect(resolve({ cells, http: { ...http, oauth: { audience: 'urn:a', scopes: ['s'] } } }).http).toMatchObject({
+      oauth: { audience: 'urn:a', scopes: ['s'] },
+    });
+    // Not oauth: no oauth key (the config hash of every existing config is unchanged).
+    expect(resolve({ cells, http: {} }).http).not.toHaveProperty('oauth');
+  });
+
   it('without http, bind uses its documented default args', () => {
     expect(resolve({ cells, http: false, bind: {} }).bind).toMatchObject({
       args: ['--transport', 'streamable-http', '--host', '0.0.0.0', '--port', '{port}'],

@@ -108,6 +108,19 @@ describe('http.auth', () => {
     expect(out.length).toBeGreaterThan(0);
     expect(out.every((l) => l.startsWith('http'))).toBe(true);
   });
+
+  it("accepts 'oauth', with or without what its tokens carry", () => {
+    expect(problems({ ...valid, http: { auth: 'oauth' } })).toEqual([]);
+    expect(problems({ ...valid, http: { auth: 'oauth', oauth: { audience: 'urn:x:{port}', scopes: ['mcp:read', 'admin'] } } })).toEqual([]);
+  });
+
+  it("http.oauth without auth: 'oauth', a bad scope or an unknown key is a config error naming the key", () => {
+    expect(problems({ ...valid, http: { oauth: { audience: 'x' } } })).toEqual(["http.oauth: http.oauth applies only with auth: 'oauth'"]);
+    expect(problems({ ...valid, http: { auth: 'oauth', oauth: { scopes: ['two words'] } } })[0]).toMatch(
+      /^http\.oauth\.scopes\[0\]: a scope is visible ASCII/,
+    );
+    expect(problems({ ...valid, http: { auth: 'oauth', oauth: { issuer: 'x' } } })[0]).toMatch(/^http\.oauth/);
+  });
 });
 
 describe('config schema: the client and Node axes', () => {

@@ -75,6 +75,21 @@ const CASES: Case[] = [
     message: /^no token → 401 with a Bearer challenge; wrong token → 200 \(want 401: a wrong token is accepted\); round trip ok$/,
   },
   {
+    // An OAuth resource server (jose) that does not check the audience: the harness's own authorization server,
+    // started for the run, mints a token for another resource, and it is accepted (docs/phases.md, OAuth).
+    fixture: 'oauth-audience-unchecked',
+    phase: 'http',
+    step: 'token for another audience',
+    message:
+      /^no token → 401 with a Bearer challenge; wrong token → 401; round trip ok; metadata discovery → named by resource_metadata; metadata → resource "http:\/\/127\.0\.0\.1:\d+\/mcp", authorization_servers names the issuer; other audience → 200 \(want 401: a token for another audience is accepted\) \(MUST, MCP 2025-11-25 basic\/authorization \(token audience binding\); RFC 8707 §2: a server MUST validate that an access token was issued for it as the intended audience\); expired token → 401; other key → 401; alg none → 401$/,
+    extra: (r, out) => {
+      const http = r.cells[0]!.phases.find((p) => p.phase === 'http')!;
+      expect(http.details).toMatchObject({ auth: 'oauth', issuer: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/) });
+      // No token, nor a piece of one, in any output.
+      expect(JSON.stringify(r) + out.stdout + out.stderr).not.toMatch(/eyJ[\w-]{8,}/);
+    },
+  },
+  {
     fixture: 'bind-no-token',
     phase: 'bind',
     step: 'watch',

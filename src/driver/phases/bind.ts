@@ -38,6 +38,15 @@ export type BindOutcome =
 
 const POLL_MS = 20;
 const HOST = '0.0.0.0';
+/** Asked to bind without a token: no token, and none of an authorization server's coordinates either. */
+const NO_CREDENTIALS = (port: number): Record<string, string> => ({
+  host: HOST,
+  port: String(port),
+  token: '',
+  issuer: '',
+  jwksUri: '',
+  audience: '',
+});
 
 /** Cell paths in an error are noise: `node_modules/pkg/dist/x.js` reads better than `/tmp/…/cell-x/node_modules/…`. */
 export function relative(text: string, dirs: string[]): string {
@@ -170,7 +179,7 @@ async function attempt(ctx: DriverContext, spec: BindSpec, startedAt: number, ra
   // The harness itself never listens outside loopback; a port free there is free for the wildcard too.
   const port = await freePort('127.0.0.1');
   // No token: `{token}` becomes empty and the token variables are dropped.
-  const { command, env } = commandFor(spec.command, ctx.spec.baseEnv, { host: HOST, port: String(port), token: '' }, spec.dropEnv);
+  const { command, env } = commandFor(spec.command, ctx.spec.baseEnv, NO_CREDENTIALS(port), spec.dropEnv);
   const hostGiven = [...spec.command.args, ...Object.values(spec.command.env)].some((v) => v.includes('{host}') || v.includes(HOST));
   const asked = hostGiven ? `asked to bind ${HOST} with no token` : 'started with no token (its bind invocation names no host)';
   const proc = ctx.startServer('bind', command, env);

@@ -12,6 +12,7 @@ import {
   clientLoadFailure,
   commandFor,
   errorText,
+  substitute,
   exitNote,
   RequestWindow,
   result,
@@ -20,6 +21,17 @@ import {
   type DriverContext,
 } from '../context.js';
 import { stepLabel } from '../expectations.js';
+import {
+  discover,
+  discoveryCheck,
+  fetchTokens,
+  metadataCheck,
+  oauthLabel,
+  refusalCheck,
+  roundTripOAuthCheck,
+  type OAuthCheck,
+  type TestTokens,
+} from '../oauth.js';
 import { freePort, listensOf, waitUntilListening, type SeenListen } from '../listen-watch.js';
 import { environOf, portHolder } from '../proc.js';
 import type { DriverSpec } from '../protocol.js';
@@ -77,6 +89,8 @@ export interface HttpChecks {
   wwwAuthenticate: SubCheck;
   wrongToken: SubCheck;
   roundTrip: SubCheck;
+  /** `auth: 'oauth'`: the resource-server sub-checks, in the order the message reads. */
+  oauth?: OAuthCheck[];
 }
 
 async function postInitialize(url: string, authorization: string | undefined, timeoutMs: number): Promise<Probe> {
@@ -122,10 +136,15 @@ export function challengeCheck(probe: Probe | Error): SubCheck | null {
   return failed(`with WWW-Authenticate ${JSON.stringify(header)} (want Bearer)`, 'not a Bearer challenge', step);
 }
 
-/** `no token → 401 without WWW-Authenticate; wrong token → 403 (want 401); round trip ok` */
+/**
+ * `no token → 401 without WWW-Authenticate; wrong token → 403 (want 401); round trip ok`, then with
+ * `auth: 'oauth'` each resource-server sub-check: `; other audience → 200 (want 401: …) (MUST, …)`.
+ */
 export function checksMessage(c: HttpChecks): string {
   const noToken = c.noToken.outcome === 'no auth' ? c.noToken.text : `${c.noToken.text} ${c.wwwAuthenticate.text}`.trim();
-  return `no token → ${noToken}; wrong token → ${c.wrongToken.text}; round trip ${c.roundTrip.text}`;
+  const base = `no token → ${noToken}; wrong token → ${c.wrongToken.text}; round trip ${c.roundTrip.text}`;
+  const oauth = (c.oauth ?? []).filter((o) => o.id !== 'roundTrip').map((o) => `; ${oauthLabel(o.id)} → ${o.text}`);
+  return base + oauth.join('');
 }
 
 /** The server's port was taken by someone else: retried, never judged. */
@@ -148,8 +167,9 @@ export function endpointUrl(host: string, port: number, path: string): string {
 }
 
 /** The sub-check that decides the verdict: the first that failed, in the order the message reads. */
-export function firstFailure(checks: HttpChecks): SubCheck | undefined {
-  return [checks.noToken, checks.wwwAuthenticate, checks.wrongToken, checks.roundTrip].find((c) => c.outcome === 'failed');
+export function firstFailure(checks: HttpChecks): SubCheck | OAuthCheck | undefined {
+  const oauth = (checks.oauth ?? []).filter((o) => o.id !== 'roundTrip');
+  return [checks.noToken, checks.wwwAuthenticate, checks.wrongToken, checks.roundTrip, ...oauth].find((c) => c.outcome === 'failed');
 }
 
 export async function httpPhase(ctx: DriverContext, spec: HttpSpec): Promise<PhaseResult> {
@@ -162,6 +182,12 @@ export async function httpPhase(ctx: DriverContext, spec: HttpSpec): Promise<Pha
   if (adapter.noHttp) return result('http', startedAt, { verdict: 'skipped', message: adapter.noHttp });
   // A client that should have the transport but whose install lacks it: a load failure like the client's own.
   if (adapter.httpLoadError) return result('http', startedAt, clientLoadFailure(ctx, adapter.httpLoadError));
+  if (spec.auth === 'oauth' && (!spec.oauth || 'unavailable' in spec.oauth)) {
+    // No authorization server, nothing to validate tokens against: the harness's problem, not the server's.
+    const why = spec.oauth && 'unavailable' in spec.oauth ? spec.oauth.unavailable : 'the spec names no authorization server';
+    return result('http', startedAt, { verdict: 'not-measured', step: 'authorization server', message: why });
+  }
+  if (spec.oauth && !('unavailable' in spec.oauth)) ctx.redactor.add(spec.oauth.tokensKey);
   const token = randomBytes(24).toString('hex');
   ctx.redactor.add(token);
   const first = await attempt(ctx, spec, adapter, token, startedAt);
@@ -185,10 +211,27 @@ async function attempt(
   retriedAfter?: PortRace,
 ): Promise<Attempt> {
   const port = await pickPort(spec.host);
-  const { command, env } = commandFor(spec.command, ctx.spec.baseEnv, { host: spec.host, port: String(port), token });
   const url = endpointUrl(spec.host, port, spec.path);
   const details: Record<string, unknown> = { port, url, auth: spec.auth ?? 'bearer' };
   if (retriedAfter) details.retriedAfter = retriedAfter;
+  const values: Record<string, string> = { host: spec.host, port: String(port), token };
+  let tokens: TestTokens | undefined;
+  const as = spec.auth === 'oauth' && spec.oauth && !('unavailable' in spec.oauth) ? spec.oauth : undefined;
+  if (as) {
+    const audience = as.audience ? substitute({ host: spec.host, port: String(port) }, as.audience) : url;
+    Object.assign(values, { issuer: as.issuer, jwksUri: as.jwksUri, audience });
+    Object.assign(details, { issuer: as.issuer, jwksUri: as.jwksUri, audience });
+    const minted = await fetchTokens(as.tokensUrl, as.tokensKey, audience, spec.timeoutMs);
+    if (minted instanceof Error) {
+      return {
+        kind: 'result',
+        result: result('http', startedAt, { verdict: 'not-measured', step: 'authorization server', message: minted.message, details }),
+      };
+    }
+    for (const t of Object.values(minted)) ctx.redactor.add(t);
+    tokens = minted;
+  }
+  const { command, env } = commandFor(spec.command, ctx.spec.baseEnv, values);
 
   const proc = ctx.startServer('http', command, env);
   details.pid = proc.pid;
@@ -207,11 +250,18 @@ async function attempt(
       return done({ verdict: 'failed', step: ready.step, message: await neverListened(proc, spec, port, ready.reason) });
     } else Object.assign(details, { identity: ready.identity, readyMs: ready.ms });
 
-    const checks = await subChecks(spec, adapter, url, token, details, {
-      answered: () => ctx.answered.add(proc),
-      diedUnder: (inFlight) => inFlight.diedUnder(ctx, 'http', proc),
-      proc,
-    });
+    const checks = await subChecks(
+      spec,
+      adapter,
+      url,
+      tokens ? { bearer: tokens.valid, oauth: tokens, issuer: as!.issuer } : { bearer: token },
+      details,
+      {
+        answered: () => ctx.answered.add(proc),
+        diedUnder: (inFlight) => inFlight.diedUnder(ctx, 'http', proc),
+        proc,
+      },
+    );
     details.checks = checks;
     // The variant's negotiated protocol, when stdio did not record it (stdio off, or it failed before initialize).
     if (typeof details.protocolVersion === 'string') ctx.summary.protocolVersion ??= details.protocolVersion;
@@ -229,14 +279,16 @@ async function subChecks(
   spec: HttpSpec,
   adapter: SdkAdapter,
   url: string,
-  token: string,
+  credentials: { bearer: string; oauth?: TestTokens; issuer?: string },
   details: Record<string, unknown>,
   server: RoundTripServer,
 ): Promise<HttpChecks> {
+  const token = credentials.bearer;
   // Copies: the redactor reads a shared object as a cycle.
   let noToken = { ...NO_AUTH };
   let wwwAuthenticate = { ...NO_AUTH };
   let wrongToken = { ...NO_AUTH };
+  let oauth: OAuthCheck[] | undefined;
   if (spec.auth !== 'none') {
     // Independent requests: send them together.
     const settle = (p: Promise<Probe>): Promise<Probe | Error> => p.catch((e: unknown) => (e instanceof Error ? e : new Error(String(e))));
@@ -249,11 +301,64 @@ async function subChecks(
     noToken = statusCheck(anonymous, 'no token');
     wwwAuthenticate = challengeCheck(anonymous) ?? { ...NOT_JUDGED };
     wrongToken = statusCheck(wrong, 'wrong token');
+    if (credentials.oauth) {
+      const challenge = anonymous instanceof Error ? null : anonymous.wwwAuthenticate;
+      oauth = await oauthChecks(url, challenge, credentials.oauth, credentials.issuer!, spec.timeoutMs, details);
+    }
   }
   const roundTrip = await roundTripCheck(spec, adapter, url, spec.auth !== 'none' ? { Authorization: `Bearer ${token}` } : {}, server);
   details.roundTrip = roundTrip.outcome === 'ok';
   if (roundTrip.outcome === 'ok') Object.assign(details, roundTrip.evidence);
-  return { noToken, wwwAuthenticate, wrongToken, roundTrip: roundTrip.check };
+  const checks: HttpChecks = { noToken, wwwAuthenticate, wrongToken, roundTrip: roundTrip.check };
+  if (oauth) {
+    // The valid token's round trip is the bearer one; a failure there also cites the requirement.
+    const own = roundTripOAuthCheck(roundTrip.outcome, roundTrip.check.text, roundTrip.check.short);
+    if (own.outcome === 'failed') checks.roundTrip = { ...roundTrip.check, text: own.text };
+    checks.oauth = [...oauth, own];
+  }
+  return checks;
+}
+
+/** Discovery, the metadata document, and the four tokens that must each get 401 (sent together). */
+async function oauthChecks(
+  url: string,
+  challenge: string | null,
+  tokens: TestTokens,
+  issuer: string,
+  timeoutMs: number,
+  details: Record<string, unknown>,
+): Promise<OAuthCheck[]> {
+  const settle = (p: Promise<Probe>): Promise<number | Error> =>
+    p.then(
+      (r) => r.status,
+      (e: unknown) => (e instanceof Error ? e : new Error(String(e))),
+    );
+  const [discovery, audience, expired, otherKey, algNone] = await Promise.all([
+    discover(url, challenge, timeoutMs),
+    settle(postInitialize(url, `Bearer ${tokens.otherAudience}`, timeoutMs)),
+    settle(postInitialize(url, `Bearer ${tokens.expired}`, timeoutMs)),
+    settle(postInitialize(url, `Bearer ${tokens.otherKey}`, timeoutMs)),
+    settle(postInitialize(url, `Bearer ${tokens.algNone}`, timeoutMs)),
+  ]);
+  details.oauth = {
+    discovery: {
+      via: discovery.via,
+      url: discovery.url,
+      tried: discovery.tried,
+      ...(discovery.document ? { document: discovery.document } : {}),
+    },
+    statuses: Object.fromEntries(
+      Object.entries({ otherAudience: audience, expired, otherKey, algNone }).map(([k, v]) => [k, v instanceof Error ? v.message : v]),
+    ),
+  };
+  return [
+    discoveryCheck(discovery),
+    metadataCheck(discovery, issuer),
+    refusalCheck('audience', audience),
+    refusalCheck('expired', expired),
+    refusalCheck('otherKey', otherKey),
+    refusalCheck('algNone', algNone),
+  ];
 }
 
 /** The server under the round trip: it answered initialize; it died under the request in flight. */

@@ -1,0 +1,262 @@
+// The OAuth resource-server sub-checks of the http phase (`http.auth: 'oauth'`), from the 2025-11-25
+// revision of the MCP spec (basic/authorization), RFC 9728 (Protected Resource Metadata) and RFC 8707
+// (resource indicators: the audience). The tokens come from the harness's local authorization server
+// (src/cells/authorization-server.ts), asked over loopback: the driver has no JWT library of its own.
+// Everything here judges what the server answered; a token endpoint that cannot be reached is the
+// harness's problem, returned as such, never a finding.
+
+import { StepTimeout } from './context.js';
+
+/** Where a requirement comes from; named in every message of a failed OAuth sub-check. */
+export const AUTH_SPEC = 'MCP 2025-11-25 basic/authorization';
+
+/** One requirement the OAuth sub-checks judge. */
+export interface Requirement {
+  level: 'MUST' | 'SHOULD';
+  /** The spec revision and section, or the RFC. */
+  source: string;
+  /** The requirement in a few words, for the failure message. */
+  text: string;
+}
+
+export const OAUTH_REQUIREMENTS = {
+  discovery: {
+    level: 'MUST',
+    source: `${AUTH_SPEC} (authorization server location); RFC 9728 §3, §5.1`,
+    text: 'a server MUST name its Protected Resource Metadata: `resource_metadata` in the 401 `WWW-Authenticate: Bearer` challenge, or the document at the well-known URI',
+  },
+  metadata: {
+    level: 'MUST',
+    source: `${AUTH_SPEC}; RFC 9728 §2`,
+    text: 'the Protected Resource Metadata MUST have `resource` and `authorization_servers` naming the authorization server',
+  },
+  audience: {
+    level: 'MUST',
+    source: `${AUTH_SPEC} (token audience binding); RFC 8707 §2`,
+    text: 'a server MUST validate that an access token was issued for it as the intended audience',
+  },
+  expired: {
+    level: 'MUST',
+    source: `${AUTH_SPEC} (error handling)`,
+    text: 'an expired token MUST receive HTTP 401',
+  },
+  otherKey: {
+    level: 'MUST',
+    source: `${AUTH_SPEC} (error handling; token validation, OAuth 2.1 §5.2)`,
+    text: 'an invalid token (signature not by the authorization server) MUST receive HTTP 401',
+  },
+  algNone: {
+    level: 'MUST',
+    source: `${AUTH_SPEC} (error handling; token validation, OAuth 2.1 §5.2)`,
+    text: 'an invalid token (unsigned, `alg: none`) MUST receive HTTP 401',
+  },
+  roundTrip: {
+    level: 'MUST',
+    source: `${AUTH_SPEC} (access token usage)`,
+    text: 'a valid token for this server, sent in the Authorization header, MUST be accepted',
+  },
+} as const satisfies Record<string, Requirement>;
+
+export type OAuthCheckId = keyof typeof OAUTH_REQUIREMENTS;
+
+/** The test tokens the authorization server mints for one audience. */
+export interface TestTokens {
+  valid: string;
+  otherAudience: string;
+  expired: string;
+  otherKey: string;
+  algNone: string;
+}
+
+/** `resource_metadata="…"` from a `WWW-Authenticate: Bearer` challenge, if any. */
+export function resourceMetadataParam(header: string | null): string | undefined {
+  if (!header || !/^\s*bearer\b/i.test(header)) return undefined;
+  const m = /(?:^|[\s,])resource_metadata\s*=\s*(?:"([^"]*)"|([^\s,]+))/i.exec(header.replace(/^\s*bearer\b/i, ' '));
+  return m ? (m[1] ?? m[2]) : undefined;
+}
+
+/**
+ * RFC 9728 §3.1: the well-known URI with the resource's path inserted after
+ * `/.well-known/oauth-protected-resource` (`/mcp` → `/.well-known/oauth-protected-resource/mcp`),
+ * then the root form that many servers serve.
+ */
+export function wellKnownUrls(resource: string): string[] {
+  const url = new URL(resource);
+  const path = url.pathname === '/' ? '' : url.pathname.replace(/\/$/, '');
+  const base = `${url.origin}/.well-known/oauth-protected-resource`;
+  return path ? [`${base}${path}`, base] : [base];
+}
+
+async function timedFetch(url: string, init: RequestInit, timeoutMs: number): Promise<Response> {
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(new StepTimeout(timeoutMs, `an answer from ${url}`)), timeoutMs);
+  try {
+    return await fetch(url, { ...init, signal: controller.signal, redirect: 'manual' });
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** The harness's tokens for `audience`; an Error is the harness's (not-measured), never the server's. */
+export async function fetchTokens(tokensUrl: string, key: string, audience: string, timeoutMs: number): Promise<TestTokens | Error> {
+  try {
+    const res = await timedFetch(
+      tokensUrl,
+      { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ audience, key }) },
+      timeoutMs,
+    );
+    if (!res.ok) return new Error(`the local authorization server answered ${res.status} to the driver's token request`);
+    return (await res.json()) as TestTokens;
+  } catch (error) {
+    return new Error(
+      `the local authorization server did not answer the driver's token request: ${error instanceof Error ? error.message : String(error)}`,
+    );
+  }
+}
+
+/** What the discovery step found: the metadata document (parsed) and where. */
+export interface Discovery {
+  /** From the challenge's `resource_metadata`, or the well-known URI that answered. */
+  via: 'challenge' | 'well-known' | 'none';
+  url?: string;
+  /** The parsed document, or why it could not be read. */
+  document?: Record<string, unknown>;
+  problem?: string;
+  /** Each URL tried, with what it answered. */
+  tried: { url: string; status: number | string }[];
+}
+
+/** Reads the Protected Resource Metadata: first where the challenge points, else at the well-known URIs. */
+export async function discover(resource: string, challenge: string | null, timeoutMs: number): Promise<Discovery> {
+  const tried: Discovery['tried'] = [];
+  const named = resourceMetadataParam(challenge);
+  const candidates: { url: string; via: 'challenge' | 'well-known' }[] = [
+    ...(named ? [{ url: named, via: 'challenge' as const }] : []),
+    ...wellKnownUrls(resource).map((url) => ({ url, via: 'well-known' as const })),
+  ];
+  let firstProblem: { url: string; via: 'challenge' | 'well-known'; problem: string } | undefined;
+  for (const { url, via } of candidates) {
+    try {
+      const res = await timedFetch(url, { headers: { accept: 'application/json' } }, timeoutMs);
+      const body = await res.text();
+      tried.push({ url, status: res.status });
+      if (res.status !== 200) continue;
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(body);
+      } catch {
+        firstProblem ??= { url, via, problem: `${url} answered 200 but not JSON` };
+        continue;
+      }
+      if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) {
+        firstProblem ??= { url, via, problem: `${url} answered 200 but not a JSON object` };
+        continue;
+      }
+      return { via, url, document: parsed as Record<string, unknown>, tried };
+    } catch (error) {
+      tried.push({ url, status: error instanceof Error ? error.message : String(error) });
+    }
+  }
+  if (firstProblem) return { via: firstProblem.via, url: firstProblem.url, problem: firstProblem.problem, tried };
+  return { via: 'none', tried };
+}
+
+/** One judged OAuth sub-check. */
+export interface OAuthCheck {
+  id: OAuthCheckId;
+  outcome: 'ok' | 'failed' | 'n/a';
+  /** What was seen, for the message. */
+  text: string;
+  /** For the table cell. */
+  short: string;
+  /** The step to name when it is the first that failed. */
+  step: string;
+}
+
+const STEPS: Record<OAuthCheckId, string> = {
+  discovery: 'protected resource metadata discovery',
+  metadata: 'protected resource metadata',
+  audience: 'token for another audience',
+  expired: 'expired token',
+  otherKey: 'token signed by another key',
+  algNone: 'unsigned token (alg none)',
+  roundTrip: 'round trip',
+};
+
+const LABELS: Record<OAuthCheckId, string> = {
+  discovery: 'metadata discovery',
+  metadata: 'metadata',
+  audience: 'other audience',
+  expired: 'expired token',
+  otherKey: 'other key',
+  algNone: 'alg none',
+  roundTrip: 'round trip',
+};
+
+export const oauthStep = (id: OAuthCheckId): string => STEPS[id];
+export const oauthLabel = (id: OAuthCheckId): string => LABELS[id];
+
+/** `(MUST, MCP 2025-11-25 basic/authorization; RFC 8707 §2: a server MUST …)`: what a failure cites. */
+export function citation(id: OAuthCheckId): string {
+  const r: Requirement = OAUTH_REQUIREMENTS[id];
+  return `${r.level}, ${r.source}: ${r.text}`;
+}
+
+const check = (id: OAuthCheckId, outcome: OAuthCheck['outcome'], text: string, short: string): OAuthCheck => ({
+  id,
+  outcome,
+  text: outcome === 'failed' ? `${text} (${citation(id)})` : text,
+  short,
+  step: STEPS[id],
+});
+
+/** The discovery sub-check: the challenge names the metadata, or the well-known URI serves it. */
+export function discoveryCheck(d: Discovery): OAuthCheck {
+  if (d.document) {
+    return check(
+      'discovery',
+      'ok',
+      d.via === 'challenge' ? 'named by resource_metadata' : `served at ${d.url}`,
+      d.via === 'challenge' ? 'resource_metadata' : 'well-known',
+    );
+  }
+  const tried = d.tried.map((t) => `${t.url} → ${t.status}`).join(', ');
+  const why = d.problem ?? `no resource_metadata in the 401 challenge, and no metadata at ${tried || 'the well-known URI'}`;
+  return check('discovery', 'failed', why, 'no metadata');
+}
+
+const normalize = (u: string): string => u.replace(/\/+$/, '');
+
+/** The document's `resource` and `authorization_servers` (naming the harness's issuer); not judged without one. */
+export function metadataCheck(d: Discovery, issuer: string): OAuthCheck {
+  const doc = d.document;
+  if (!doc) return check('metadata', 'n/a', 'not judged (no metadata document)', 'n/a');
+  const problems: string[] = [];
+  if (typeof doc.resource !== 'string' || doc.resource === '') problems.push('no `resource`');
+  const servers = doc.authorization_servers;
+  if (!Array.isArray(servers) || servers.length === 0) problems.push('no `authorization_servers`');
+  else if (!servers.some((s) => typeof s === 'string' && normalize(s) === normalize(issuer))) {
+    problems.push(`\`authorization_servers\` ${JSON.stringify(servers)} does not name the issuer ${issuer}`);
+  }
+  if (problems.length) return check('metadata', 'failed', `the metadata has ${problems.join(', ')}`, problems.join(', '));
+  return check('metadata', 'ok', `resource ${JSON.stringify(doc.resource)}, authorization_servers names the issuer`, 'ok');
+}
+
+/** A token that must be refused: exactly 401. */
+export function refusalCheck(id: 'audience' | 'expired' | 'otherKey' | 'algNone', status: number | Error): OAuthCheck {
+  if (status instanceof Error) return check(id, 'failed', `no answer (${status.message})`, 'no answer');
+  if (status === 401) return check(id, 'ok', '401', '401');
+  const accepted = status >= 200 && status < 300;
+  const what: Record<typeof id, string> = {
+    audience: 'a token for another audience is accepted',
+    expired: 'an expired token is accepted',
+    otherKey: 'a token signed by another key is accepted',
+    algNone: 'an unsigned (alg none) token is accepted',
+  };
+  return check(id, 'failed', accepted ? `${status} (want 401: ${what[id]})` : `${status} (want 401)`, `${status} (want 401)`);
+}
+
+/** The round trip with the valid token, as the bearer round trip reports it. */
+export function roundTripOAuthCheck(outcome: 'ok' | 'failed', text: string, short: string): OAuthCheck {
+  return check('roundTrip', outcome, text, short);
+}

@@ -1,0 +1,190 @@
+// The http phase with `auth: 'oauth'`, from src, against the real OAuth fixture servers (fixtures/broken/_oauth
+// and its broken copies: jose and the SDK from this repository's node_modules) and the harness's real local
+// authorization server: the control passes every sub-check, each broken copy fails exactly its own, with a
+// message naming the requirement, its level and the spec revision; no token leaves the phase.
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startAuthorizationServer, type AuthorizationServer } from '../../../src/cells/authorization-server.js';
+import { httpPhase } from '../../../src/driver/phases/http.js';
+import type { DriverSpec, OAuthServerSpec, Step } from '../../../src/driver/protocol.js';
+import type { PhaseResult } from '../../../src/results/types.js';
+import { ROOT } from '../helpers/cell.js';
+import { phaseBench, type PhaseBench } from '../helpers/phase-bench.js';
+
+type HttpSpec = Exclude<DriverSpec['phases']['http'], false>;
+
+const STEP: Step = { tool: 'echo', arguments: { text: 'hello' }, expect: { text: 'hello' } };
+const fixture = (name: string): string => join(ROOT, 'fixtures/broken', name, 'bin/server.js');
+
+let bench: PhaseBench;
+let as: AuthorizationServer;
+
+beforeAll(async () => {
+  bench = await phaseBench('mcp-matrix-oauth-phase-');
+  const started = await startAuthorizationServer();
+  if (!started.ok) throw new Error(started.cause);
+  as = started.server;
+});
+afterAll(async () => {
+  await as?.close();
+  await bench?.dispose();
+});
+
+function coordinates(over: Partial<Extract<OAuthServerSpec, { issuer: string }>> = {}): OAuthServerSpec {
+  return { issuer: as.issuer, jwksUri: as.jwksUri, tokensUrl: as.tokensUrl, tokensKey: as.tokensKey, ...over };
+}
+
+function spec(bin: string, oauth: OAuthServerSpec = coordinates()): HttpSpec {
+  return {
+    command: {
+      bin,
+      args: ['--transport', 'streamable-http', '--host', '{host}', '--port', '{port}'],
+      env: { OAUTH_ISSUER: '{issuer}', OAUTH_JWKS_URI: '{jwksUri}', OAUTH_AUDIENCE: '{audience}' },
+    },
+    host: '127.0.0.1',
+    path: '/mcp',
+    steps: [STEP],
+    readyTimeoutMs: 15_000,
+    timeoutMs: 10_000,
+    auth: 'oauth',
+    oauth,
+  };
+}
+
+async function run(s: HttpSpec): Promise<{ r: PhaseResult; started: number }> {
+  const ctx = bench.context();
+  const raw = await httpPhase(ctx, s);
+  for (const server of ctx.servers) await server.proc.waitExit(5000);
+  for (const server of ctx.servers) expect(server.proc.running).toBe(false);
+  // What leaves the driver: every message passes the context's redactor.
+  return { r: ctx.redactor.deep(raw), started: ctx.servers.length };
+}
+
+interface OAuthCheckView {
+  id: string;
+  outcome: string;
+  text: string;
+  step: string;
+}
+const oauthChecks = (r: PhaseResult): OAuthCheckView[] => (r.details!.checks as { oauth: OAuthCheckView[] }).oauth;
+/** No JWT (three base64url parts) and no piece of one: the tokens are the driver's secrets. */
+const JWT_PIECE = /eyJ[\w-]{8,}/;
+
+describe("http phase, auth: 'oauth'", () => {
+  it('the control passes every sub-check: metadata found through the challenge, four bad tokens refused, round trip ok', async () => {
+    const { r } = await run(spec(fixture('_oauth')));
+    expect(r.verdict, r.message).toBe('passed');
+    const port = r.details!.port as number;
+    expect(r.message).toBe(
+      `no token → 401 with a Bearer challenge; wrong token → 401; round trip ok; metadata discovery → named by resource_metadata; metadata → resource "http://127.0.0.1:${port}/mcp", authorization_servers names the issuer; other audience → 401; expired token → 401; other key → 401; alg none → 401`,
+    );
+    expect(oauthChecks(r).map((c) => [c.id, c.outcome])).toEqual([
+      ['discovery', 'ok'],
+      ['metadata', 'ok'],
+      ['audience', 'ok'],
+      ['expired', 'ok'],
+      ['otherKey', 'ok'],
+      ['algNone', 'ok'],
+      ['roundTrip', 'ok'],
+    ]);
+    // The server was told the authorization server's coordinates and its own audience (the endpoint URL).
+    expect(r.details).toMatchObject({
+      auth: 'oauth',
+      issuer: as.issuer,
+      jwksUri: as.jwksUri,
+      audience: `http://127.0.0.1:${port}/mcp`,
+      roundTrip: true,
+      tools: 2,
+    });
+    expect(JSON.stringify(r)).not.toMatch(JWT_PIECE);
+    expect(JSON.stringify(r)).not.toContain(as.tokensKey);
+  });
+
+  const CASES: { fixture: string; id: string; step: string; message: RegExp }[] = [
+    {
+      fixture: 'oauth-no-discovery',
+      id: 'discovery',
+      step: 'protected resource metadata discovery',
+      message:
+        /; metadata discovery → no resource_metadata in the 401 challenge, and no metadata at http:\/\/127\.0\.0\.1:\d+\/\.well-known\/oauth-protected-resource\/mcp → 401, http:\/\/127\.0\.0\.1:\d+\/\.well-known\/oauth-protected-resource → 401 \(MUST, MCP 2025-11-25 basic\/authorization \(authorization server location\); RFC 9728 §3, §5\.1: .*\); metadata → not judged \(no metadata document\); other audience → 401/,
+    },
+    {
+      fixture: 'oauth-no-authorization-servers',
+      id: 'metadata',
+      step: 'protected resource metadata',
+      message:
+        /; metadata → the metadata has no `authorization_servers` \(MUST, MCP 2025-11-25 basic\/authorization; RFC 9728 §2: the Protected Resource Metadata MUST have `resource` and `authorization_servers` naming the authorization server\); other audience → 401/,
+    },
+    {
+      fixture: 'oauth-audience-unchecked',
+      id: 'audience',
+      step: 'token for another audience',
+      message:
+        /; other audience → 200 \(want 401: a token for another audience is accepted\) \(MUST, MCP 2025-11-25 basic\/authorization \(token audience binding\); RFC 8707 §2: a server MUST validate that an access token was issued for it as the intended audience\); expired token → 401; other key → 401; alg none → 401$/,
+    },
+    {
+      fixture: 'oauth-expired-accepted',
+      id: 'expired',
+      step: 'expired token',
+      message:
+        /; expired token → 200 \(want 401: an expired token is accepted\) \(MUST, MCP 2025-11-25 basic\/authorization \(error handling\): an expired token MUST receive HTTP 401\); other key → 401; alg none → 401$/,
+    },
+    {
+      fixture: 'oauth-signature-unchecked',
+      id: 'otherKey',
+      step: 'token signed by another key',
+      message:
+        /; other key → 200 \(want 401: a token signed by another key is accepted\) \(MUST, MCP 2025-11-25 basic\/authorization \(error handling; token validation, OAuth 2\.1 §5\.2\): an invalid token \(signature not by the authorization server\) MUST receive HTTP 401\); alg none → 401$/,
+    },
+    {
+      fixture: 'oauth-alg-none',
+      id: 'algNone',
+      step: 'unsigned token (alg none)',
+      message:
+        /; alg none → 200 \(want 401: an unsigned \(alg none\) token is accepted\) \(MUST, MCP 2025-11-25 basic\/authorization \(error handling; token validation, OAuth 2\.1 §5\.2\): an invalid token \(unsigned, `alg: none`\) MUST receive HTTP 401\)$/,
+    },
+  ];
+
+  it.each(CASES.map((c) => [c.fixture, c] as const))('%s fails exactly its own sub-check, naming the requirement', async (_f, c) => {
+    const { r } = await run(spec(fixture(c.fixture)));
+    expect(r.verdict, r.message).toBe('failed');
+    expect(r.step).toBe(c.step);
+    expect(r.message).toMatch(/^no token → 401 with a Bearer challenge; wrong token → 401; round trip ok; /);
+    expect(r.message).toMatch(c.message);
+    const failed = oauthChecks(r)
+      .filter((x) => x.outcome === 'failed')
+      .map((x) => x.id);
+    expect(failed).toEqual([c.id]);
+    expect(JSON.stringify(r)).not.toMatch(JWT_PIECE);
+  });
+
+  it('no authorization server for the run: not measured, naming why; no server started', async () => {
+    const { r, started } = await run(
+      spec(fixture('_oauth'), { unavailable: 'the local authorization server could not listen: 127.0.0.1:1: port already in use' }),
+    );
+    expect(r).toMatchObject({
+      verdict: 'not-measured',
+      step: 'authorization server',
+      message: 'the local authorization server could not listen: 127.0.0.1:1: port already in use',
+    });
+    expect(started).toBe(0);
+  });
+
+  it('an authorization server that refuses the driver (wrong key): not measured, never failed; no server started', async () => {
+    const { r, started } = await run(spec(fixture('_oauth'), coordinates({ tokensKey: 'not-the-key-0123456789' })));
+    expect(r).toMatchObject({
+      verdict: 'not-measured',
+      step: 'authorization server',
+      message: "the local authorization server answered 403 to the driver's token request",
+    });
+    expect(started).toBe(0);
+    expect(JSON.stringify(r)).not.toContain('not-the-key-0123456789');
+  });
+
+  it('a fixed audience from the config ({port} filled in) is the one the server is told and the tokens carry', async () => {
+    const { r } = await run(spec(fixture('_oauth'), coordinates({ audience: 'urn:mcp-matrix:test:{port}' })));
+    expect(r.verdict, r.message).toBe('passed');
+    expect(r.details!.audience).toBe(`urn:mcp-matrix:test:${r.details!.port as number}`);
+    expect(r.message).toContain(`metadata → resource "urn:mcp-matrix:test:${r.details!.port as number}"`);
+  });
+});
