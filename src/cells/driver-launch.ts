@@ -149,7 +149,7 @@ export function shellWord(text: string): string {
 /** Test-only switches read by the driver alone (never by a server): see src/driver/README.md. */
 function driverTestHooks(): Record<string, string> {
   const hooks: Record<string, string> = {};
-  for (const key of ['MCP_MATRIX_TEST_LEAK_HANDLE', 'MCP_MATRIX_TEST_HTTP_PORTS'])
+  for (const key of ['MCP_MATRIX_TEST_LEAK_HANDLE', 'MCP_MATRIX_TEST_HTTP_PORTS', 'MCP_MATRIX_TEST_BIND_PORTS'])
     if (process.env[key] !== undefined) hooks[key] = process.env[key]!;
   return hooks;
 }

@@ -1,5 +1,6 @@
 // Who listens where: a free port for the http phase, "the port answers and it is ours", and the
-// bind phase's watch for any listen (from the probe's synchronous reports and from /proc).
+// bind phase's watch for any listen (from the probe's synchronous reports and from /proc), and for
+// any listen that failed (the probe's record of the error).
 
 import http from 'node:http';
 import net from 'node:net';
@@ -58,6 +59,27 @@ export function classifiedListens(proc: ServerProcess): ClassifiedListen[] {
   return [...out.values()];
 }
 
+/**
+ * Test-only hook: comma-separated ports handed out (in order) instead of free ones, so a test can make
+ * the server's port be held by another process. Unset in every real run.
+ */
+export const TEST_PORTS_ENV = 'MCP_MATRIX_TEST_HTTP_PORTS';
+
+/** The bind phase's hook, the same way: a test holds a port so that the server's listen there fails. */
+export const TEST_BIND_PORTS_ENV = 'MCP_MATRIX_TEST_BIND_PORTS';
+
+/** Takes the next forced port from the hook: the variable is the queue, read at each pick (a test in the driver's process can set it). */
+export function takeTestPort(env: NodeJS.ProcessEnv = process.env, name = TEST_PORTS_ENV): number | undefined {
+  const ports = (env[name] ?? '')
+    .split(',')
+    .map(Number)
+    .filter((p) => Number.isInteger(p) && p > 0);
+  const [first, ...rest] = ports;
+  if (rest.length) env[name] = rest.join(',');
+  else delete env[name];
+  return first;
+}
+
 export function freePort(host: string): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = net.createServer();
@@ -94,6 +116,31 @@ export function listensOf(proc: ServerProcess): SeenListen[] {
     for (const l of groupListeners(proc.pid) ?? []) seen.push({ address: l.address, port: l.port, source: 'proc' });
   }
   return seen;
+}
+
+/** A listen the probe saw fail (EADDRINUSE, EACCES …): what the server tried to open, and why it could not. */
+export interface FailedListen {
+  address: string;
+  port: number;
+  code: string;
+  scope: ListenScope;
+}
+
+/** Every distinct listen that failed, as the probe recorded it (a wildcard attempt is an attempt to expose). */
+export function failedListens(proc: Pick<ServerProcess, 'probeRecords'>): FailedListen[] {
+  const out = new Map<string, FailedListen>();
+  for (const r of proc.probeRecords()) {
+    if (r.type !== 'listen-failed' || typeof r.address !== 'string' || typeof r.port !== 'number') continue;
+    const key = `${r.address}|${r.port}`;
+    const code = typeof r.code === 'string' ? r.code : 'error';
+    if (!out.has(key)) out.set(key, { address: r.address, port: r.port, code, scope: listenScope(r.address) });
+  }
+  return [...out.values()];
+}
+
+/** Whether the probe saw the server's own process(es) listen on `port`: a later EADDRINUSE there is its own doing. */
+export function ownListenOn(proc: Pick<ServerProcess, 'probeRecords'>, port: number): boolean {
+  return proc.probeRecords().some((r) => r.type === 'listen' && r.port === port);
 }
 
 export type Identity = 'verified' | 'probe' | 'unverified';

@@ -1,6 +1,7 @@
 // Preloaded with `--import` into every server the driver starts (and imported by the driver itself).
 // It records where each async resource was created so that a server that does not exit can be told
-// *why*, and it reports every TCP listen synchronously so the bind phase sees even a brief listen.
+// *why*, and it reports every TCP listen synchronously so the bind phase sees even a brief listen,
+// and every listen that failed (an attempt to expose itself is a finding even when the port was taken).
 // Rules: never print, never keep the loop alive, never throw into the host program.
 
 import { createHook } from 'node:async_hooks';
@@ -213,6 +214,23 @@ export function identifiedHandles(ignoreFds: number[] = [1, 2]): IdentifiedHandl
   return out;
 }
 
+/** The probe's record of a listen that failed: the address and port it asked for, and why it was refused. */
+export function listenFailure(error: unknown): Record<string, unknown> | undefined {
+  const e = (typeof error === 'object' && error !== null ? error : {}) as {
+    syscall?: unknown;
+    code?: unknown;
+    address?: unknown;
+    port?: unknown;
+  };
+  if (e.syscall !== 'listen' || typeof e.address !== 'string') return undefined;
+  return {
+    type: 'listen-failed',
+    address: e.address,
+    ...(typeof e.port === 'number' ? { port: e.port } : {}),
+    code: typeof e.code === 'string' ? e.code : 'error',
+  };
+}
+
 function patchListen(): void {
   const proto = net.Server.prototype as net.Server & { __mcpMatrixProbe?: boolean };
   if (proto.__mcpMatrixProbe) return;
@@ -227,6 +245,20 @@ function patchListen(): void {
     if (typeof address === 'string') write({ type: 'listen', address });
     else write({ type: 'listen', address: address.address, port: address.port, family: address.family });
   };
+  // A listen that fails (EADDRINUSE, EACCES …) is an attempt all the same: bind judges what the server
+  // tried, not only what it got. The error event is observed on its way, never handled here.
+  const emit = proto.emit;
+  proto.emit = function (this: net.Server, event: string | symbol, ...args: unknown[]) {
+    if (event === 'error') {
+      try {
+        const record = listenFailure(args[0]);
+        if (record) write(record);
+      } catch {
+        // ignore
+      }
+    }
+    return (emit as (...a: unknown[]) => boolean).apply(this, [event, ...args]);
+  } as typeof proto.emit;
   proto.listen = function (this: net.Server, ...args: unknown[]) {
     this.once('listening', () => report(this));
     const result = (original as (...a: unknown[]) => net.Server).apply(this, args);

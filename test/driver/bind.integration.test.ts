@@ -1,8 +1,10 @@
 // The bind phase's outcomes that need no packed fixture, through the compiled driver forked with IPC as
-// the orchestrator does it: a port race (retried once, then not measured), an uncaught TypeError, a
-// syntax error and a shell's 127. Each server is a few lines written into a cell without any SDK.
+// the orchestrator does it: a port race (retried once, then not measured), a wildcard listen on a taken
+// port (failed, not a race), an uncaught TypeError, a syntax error and a shell's 127. Each server is a
+// few lines written into a cell without any SDK.
 
 import { cpSync, mkdirSync, writeFileSync } from 'node:fs';
+import net, { type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DriverSpec } from '../../src/driver/protocol.js';
@@ -46,22 +48,52 @@ async function bind(bin: string) {
   return run.results.get('bind')!;
 }
 
+/** A loopback port this process holds: "another process" to the server. */
+async function hold(): Promise<net.Server> {
+  const s = net.createServer();
+  await new Promise<void>((resolve) => s.listen(0, '127.0.0.1', resolve));
+  return s;
+}
+
 const ARGS = "const i = process.argv.indexOf('--port'); const port = Number(process.argv[i + 1]);\n";
 
 describe('bind: outcomes without a packed fixture', () => {
   it('a port taken between the pick and the listen is retried once on a new port, then not measured', async () => {
-    // It holds the port on loopback itself, then listens on the wildcard: EADDRINUSE, every time.
-    const bin = server(
-      'busy.mjs',
-      `import net from 'node:net';\n${ARGS}net.createServer().listen(port, '127.0.0.1', () => net.createServer().listen(port, '0.0.0.0'));\n`,
-    );
-    const r = await bind(bin);
-    expect(r.verdict).toBe('not-measured');
-    expect(r.step).toBe('port');
-    expect(r.message).toMatch(
-      /^not measured: the port the harness picked was taken by another process on both attempts \((\d+): listen EADDRINUSE: address already in use 0\.0\.0\.0:\1; (\d+): listen EADDRINUSE: address already in use 0\.0\.0\.0:\2\)$/,
-    );
-    expect(r.details).toMatchObject({ outcome: 'port-race', portRaces: [{ cause: expect.any(String) }, { cause: expect.any(String) }] });
+    // Another process (this one) holds both ports the harness hands out; the server listens there on loopback.
+    const held = await Promise.all([hold(), hold()]);
+    const [a, b] = held.map((h) => (h.address() as AddressInfo).port);
+    process.env.MCP_MATRIX_TEST_BIND_PORTS = `${a},${b}`;
+    try {
+      const bin = server('busy.mjs', `import net from 'node:net';\n${ARGS}net.createServer().listen(port, '127.0.0.1');\n`);
+      const r = await bind(bin);
+      expect(r.verdict).toBe('not-measured');
+      expect(r.step).toBe('port');
+      expect(r.message).toBe(
+        `not measured: the port the harness picked was taken by another process on both attempts (${a}: listen EADDRINUSE: address already in use 127.0.0.1:${a}; ${b}: listen EADDRINUSE: address already in use 127.0.0.1:${b})`,
+      );
+      expect(r.details).toMatchObject({ outcome: 'port-race', portRaces: [{ port: a }, { port: b }] });
+    } finally {
+      delete process.env.MCP_MATRIX_TEST_BIND_PORTS;
+      await Promise.all(held.map((h) => new Promise((resolve) => h.close(resolve))));
+    }
+  });
+
+  it('a wildcard listen on a port another process holds tried to expose it: failed, never a race', async () => {
+    const held = await hold();
+    const port = (held.address() as AddressInfo).port;
+    process.env.MCP_MATRIX_TEST_BIND_PORTS = String(port);
+    try {
+      const r = await bind(server('busy-wild.mjs', `import net from 'node:net';\n${ARGS}net.createServer().listen(port, '0.0.0.0');\n`));
+      expect(r).toMatchObject({ verdict: 'failed', step: 'watch', details: { outcome: 'tried-to-listen' } });
+      expect(r.message).toMatch(
+        new RegExp(
+          `^tried to listen on 0\\.0\\.0\\.0:${port} \\(IPv4 wildcard: every interface\\) without a token \\(EADDRINUSE\\), then exited \\(exit code 1\\)`,
+        ),
+      );
+    } finally {
+      delete process.env.MCP_MATRIX_TEST_BIND_PORTS;
+      await new Promise((resolve) => held.close(resolve));
+    }
   });
 
   it('an uncaught TypeError is a crash, not a refusal', async () => {

@@ -8,10 +8,14 @@ import {
   askWithoutToken,
   classifiedListens,
   describeListen,
+  failedListens,
   freePort,
   listenAddress,
   listensOf,
   listenScope,
+  ownListenOn,
+  takeTestPort,
+  TEST_BIND_PORTS_ENV,
   waitUntilListening,
   type ClassifiedListen,
 } from '../../src/driver/listen-watch.js';
@@ -75,6 +79,40 @@ describe('describeListen', () => {
     expect(describeListen(l('127.0.0.1'))).toBe('127.0.0.1:80 (loopback)');
     expect(describeListen(l('fe80::1'))).toBe('[fe80::1]:80 (a non-loopback address)');
     expect(listenAddress({ address: '::1', port: 5 })).toBe('[::1]:5');
+  });
+});
+
+describe('failedListens and ownListenOn: what the probe saw fail, and what the server held itself', () => {
+  const records = (...r: Record<string, unknown>[]) => ({ probeRecords: () => r });
+  it('classifies each distinct failed listen once, keeping its code; records without an address or a port are skipped', () => {
+    const proc = records(
+      { type: 'listen', address: '127.0.0.1', port: 5 },
+      { type: 'listen-failed', address: '0.0.0.0', port: 3000, code: 'EADDRINUSE' },
+      { type: 'listen-failed', address: '0.0.0.0', port: 3000, code: 'EACCES' },
+      { type: 'listen-failed', address: '::1', port: 3000 },
+      { type: 'listen-failed', address: '/tmp/s.sock', code: 'EACCES' },
+      { type: 'listen-failed', port: 1, code: 'EADDRINUSE' },
+      { type: 'crash', address: '10.0.0.1', port: 2, code: 'EADDRINUSE' },
+    );
+    expect(failedListens(proc)).toEqual([
+      { address: '0.0.0.0', port: 3000, code: 'EADDRINUSE', scope: 'wildcard' },
+      { address: '::1', port: 3000, code: 'error', scope: 'loopback' },
+    ]);
+    expect(failedListens(records())).toEqual([]);
+  });
+
+  it('a listen of its own on the port, at any address; a failed one or another port is not', () => {
+    expect(ownListenOn(records({ type: 'listen', address: '127.0.0.1', port: 7 }), 7)).toBe(true);
+    expect(ownListenOn(records({ type: 'listen-failed', address: '127.0.0.1', port: 7 }), 7)).toBe(false);
+    expect(ownListenOn(records({ type: 'listen', address: '127.0.0.1', port: 8 }), 7)).toBe(false);
+  });
+
+  it("the bind phase's test ports come from their own variable, in order", () => {
+    const env: NodeJS.ProcessEnv = { [TEST_BIND_PORTS_ENV]: '4100,4101', MCP_MATRIX_TEST_HTTP_PORTS: '5000' };
+    expect(takeTestPort(env, TEST_BIND_PORTS_ENV)).toBe(4100);
+    expect(takeTestPort(env, TEST_BIND_PORTS_ENV)).toBe(4101);
+    expect(takeTestPort(env, TEST_BIND_PORTS_ENV)).toBeUndefined();
+    expect(env).toEqual({ MCP_MATRIX_TEST_HTTP_PORTS: '5000' });
   });
 });
 

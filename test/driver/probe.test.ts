@@ -3,13 +3,14 @@
 // probe's own record of resources stays bounded. Real processes, the probe preloaded as the driver does.
 
 import { execFile } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ProbeHandle } from '../../src/driver/probe.js';
+import net from 'node:net';
+import { listenFailure, type ProbeHandle } from '../../src/driver/probe.js';
 import { ROOT, removeDir, tempDir } from './helpers/cell.js';
 
 const run = promisify(execFile);
@@ -136,5 +137,85 @@ describe('the probe without a destroy hook', () => {
     const { timers, ticks } = JSON.parse(await probed('churn')) as { timers: number; ticks: number };
     expect(timers).toBeLessThan(10_000);
     expect(ticks).toBeLessThan(10_000);
+  });
+});
+
+describe('the probe records a listen that failed (issue 25: an attempt to expose itself leaves a trace)', () => {
+  async function failing(script: string, port: number): Promise<{ records: Record<string, unknown>[]; code: number; stderr: string }> {
+    const file = join(cell, 'host', `listen-${Math.random().toString(36).slice(2)}.mjs`);
+    const records = join(cell, `${Math.random().toString(36).slice(2)}.jsonl`);
+    writeFileSync(file, script);
+    const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', MCP_MATRIX_PROBE_FILE: records, HELD: String(port) };
+    const out = await run(process.execPath, ['--import', pathToFileURL(probe).href, file], { cwd: cell, env, timeout: 60_000 }).then(
+      (r) => ({ code: 0, stderr: r.stderr }),
+      (e: { code: number; stderr: string }) => ({ code: e.code, stderr: e.stderr }),
+    );
+    const text = existsSync(records) ? readFileSync(records, 'utf8') : '';
+    return {
+      records: text
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as Record<string, unknown>),
+      ...out,
+    };
+  }
+
+  it('an uncaught EADDRINUSE on the wildcard: recorded with address, port and code; the crash is unchanged', async () => {
+    const held = net.createServer();
+    await new Promise<void>((resolve) => held.listen(0, '127.0.0.1', resolve));
+    const port = (held.address() as net.AddressInfo).port;
+    try {
+      const r = await failing("import http from 'node:http';\nhttp.createServer().listen(Number(process.env.HELD), '0.0.0.0');\n", port);
+      expect(r.code).toBe(1);
+      expect(r.stderr).toContain(`EADDRINUSE: address already in use 0.0.0.0:${port}`);
+      expect(r.records.filter((x) => x.type === 'listen-failed')).toEqual([
+        { type: 'listen-failed', address: '0.0.0.0', port, code: 'EADDRINUSE', pid: expect.any(Number) },
+      ]);
+      expect(r.records).toContainEqual(expect.objectContaining({ type: 'crash', code: 'EADDRINUSE' }));
+    } finally {
+      held.close();
+    }
+  });
+
+  it("a handled one: recorded, and the server's own 'error' listener still gets the error", async () => {
+    const held = net.createServer();
+    await new Promise<void>((resolve) => held.listen(0, '127.0.0.1', resolve));
+    const port = (held.address() as net.AddressInfo).port;
+    try {
+      const r = await failing(
+        "import net from 'node:net';\nnet.createServer().on('error', (e) => { console.error('handled ' + e.code); process.exit(4); }).listen(Number(process.env.HELD), '127.0.0.1');\n",
+        port,
+      );
+      expect(r.code).toBe(4);
+      expect(r.stderr).toBe('handled EADDRINUSE\n');
+      expect(r.records.filter((x) => x.type === 'listen-failed')).toEqual([
+        { type: 'listen-failed', address: '127.0.0.1', port, code: 'EADDRINUSE', pid: expect.any(Number) },
+      ]);
+      expect(r.records.some((x) => x.type === 'crash')).toBe(false);
+    } finally {
+      held.close();
+    }
+  });
+});
+
+describe('listenFailure: only a listen error becomes a record', () => {
+  it('keeps address, port and code; a path has no port; other errors and non-errors are none', () => {
+    const err = (fields: Record<string, unknown>): Error => Object.assign(new Error('x'), fields);
+    expect(listenFailure(err({ syscall: 'listen', address: '0.0.0.0', port: 3000, code: 'EADDRINUSE' }))).toEqual({
+      type: 'listen-failed',
+      address: '0.0.0.0',
+      port: 3000,
+      code: 'EADDRINUSE',
+    });
+    expect(listenFailure(err({ syscall: 'listen', address: '/tmp/s.sock', code: 'EACCES' }))).toEqual({
+      type: 'listen-failed',
+      address: '/tmp/s.sock',
+      code: 'EACCES',
+    });
+    expect(listenFailure(err({ syscall: 'listen', address: '::', port: 80 }))).toMatchObject({ code: 'error' });
+    expect(listenFailure(err({ syscall: 'connect', address: '127.0.0.1', port: 1, code: 'ECONNREFUSED' }))).toBeUndefined();
+    expect(listenFailure(err({ syscall: 'listen', port: 1, code: 'EADDRINUSE' }))).toBeUndefined();
+    expect(listenFailure('listen EADDRINUSE')).toBeUndefined();
+    expect(listenFailure(null)).toBeUndefined();
   });
 });

@@ -1,6 +1,7 @@
 // Every bind outcome through the real CLI, one fixture each (fixtures/broken/bind-*): the phase, the
 // verdict and a message naming the true cause, the exit code, and nothing left behind.
 import { readFile, rm } from 'node:fs/promises';
+import net from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PhaseResult, RunResult, Verdict } from '../../src/results/types.js';
@@ -13,7 +14,9 @@ interface Case {
   outcome: string;
   step?: string;
   message: RegExp;
-  extra?(bind: PhaseResult, r: RunResult, run: FixtureRun): Promise<void> | void;
+  extra?(bind: PhaseResult, r: RunResult, run: FixtureRun & { env?: Record<string, string> }): Promise<void> | void;
+  /** An environment variable the run gets, naming a loopback port this test holds for the whole run. */
+  holdPort?: string;
 }
 
 const CASES: Case[] = [
@@ -58,6 +61,25 @@ const CASES: Case[] = [
     extra: (bind) => expect(bind.details!.startFailure).toMatchObject({ kind: 'could-not-start', source: 'probe' }),
   },
   {
+    // Issue 25, class 2: its wildcard listen on a fixed port dies with EADDRINUSE; that used to pass as a refusal.
+    fixture: 'bind-fixed-port-taken',
+    verdict: 'failed',
+    outcome: 'tried-to-listen',
+    step: 'watch',
+    holdPort: 'BROKEN_FIXED_PORT',
+    message:
+      /^tried to listen on 0\.0\.0\.0:(\d+) \(IPv4 wildcard: every interface\) without a token \(EADDRINUSE\) \(it was given port \d+, not \1\), then exited \(exit code 1\): asked to bind 0\.0\.0\.0 with no token, it must refuse before it tries any non-loopback listen$/,
+    extra: (bind, _r, run) => {
+      expect(bind.details!.attempted).toEqual({
+        address: '0.0.0.0',
+        port: Number(run.env!.BROKEN_FIXED_PORT),
+        code: 'EADDRINUSE',
+        scope: 'wildcard',
+      });
+      expect(bind.details).not.toHaveProperty('portRaces');
+    },
+  },
+  {
     // Issue 13: deleting the exit-0 check changed no test before this fixture.
     fixture: 'bind-exit-zero',
     verdict: 'failed',
@@ -92,13 +114,26 @@ const CASES: Case[] = [
   },
 ];
 
-const runs = new Map<string, FixtureRun>();
+const runs = new Map<string, FixtureRun & { env?: Record<string, string> }>();
+
+/** The fixture through the CLI; a port it must find taken is held (on loopback) by this process for the whole run. */
+async function run(c: Case): Promise<FixtureRun & { env?: Record<string, string> }> {
+  if (!c.holdPort) return runFixture(c.fixture);
+  const holder = net.createServer();
+  await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
+  const env = { [c.holdPort]: String((holder.address() as net.AddressInfo).port) };
+  try {
+    return { ...(await runFixture(c.fixture, 'mm-broken', env)), env };
+  } finally {
+    await new Promise((resolve) => holder.close(resolve));
+  }
+}
 
 beforeAll(async () => {
   // Two at a time on a 2-core machine: most of a run is npm install and waiting on servers.
-  const queue = CASES.map((c) => c.fixture);
+  const queue = [...CASES];
   const worker = async (): Promise<void> => {
-    for (let f = queue.shift(); f !== undefined; f = queue.shift()) runs.set(f, await runFixture(f));
+    for (let c = queue.shift(); c !== undefined; c = queue.shift()) runs.set(c.fixture, await run(c));
   };
   await Promise.all([worker(), worker()]);
 }, 900_000);

@@ -1,9 +1,11 @@
 // bind phase: started on a non-loopback host with no token, the server must refuse (exit non-zero by
 // itself) before any socket opens. Watched while it runs (probe records + /proc), not only afterwards.
 // Every listen is classified: a non-loopback one (wildcard or routable) fails and is the one named;
-// loopback ones are context. A server that only ever listens on loopback exposed nothing: "loopback
-// only", a pass of its own name (docs/phases.md gives the rule). A crash while loading is "could not
-// start", never a refusal.
+// loopback ones are context. A non-loopback listen that failed (EADDRINUSE on a fixed port) was an
+// attempt to expose itself and fails too. A server that only ever listens on loopback exposed nothing:
+// "loopback only", a pass of its own name (docs/phases.md gives the rule). A crash while loading is
+// "could not start", never a refusal. EADDRINUSE on the harness's port is a race only if the server did
+// not hold that port itself.
 
 import { realpathSync } from 'node:fs';
 import type { PhaseResult, Verdict } from '../../results/types.js';
@@ -12,9 +14,14 @@ import {
   askWithoutToken,
   classifiedListens,
   describeListen,
+  failedListens,
   freePort,
   listenAddress,
+  ownListenOn,
+  takeTestPort,
+  TEST_BIND_PORTS_ENV,
   type ClassifiedListen,
+  type FailedListen,
   type Unauthenticated,
 } from '../listen-watch.js';
 import type { DriverSpec } from '../protocol.js';
@@ -28,6 +35,7 @@ export type BindOutcome =
   | 'refused'
   | 'loopback-only'
   | 'listened'
+  | 'tried-to-listen'
   | 'could-not-start'
   | 'crashed'
   | 'exited-0'
@@ -37,6 +45,8 @@ export type BindOutcome =
   | 'port-race';
 
 const POLL_MS = 20;
+/** How long a server whose non-loopback listen failed gets to exit of it (the usual crash) before it is killed. */
+const ATTEMPT_EXIT_MS = 500;
 const HOST = '0.0.0.0';
 /** Asked to bind without a token: no token, and none of an authorization server's coordinates either. */
 const NO_CREDENTIALS = (port: number): Record<string, string> => ({
@@ -47,6 +57,11 @@ const NO_CREDENTIALS = (port: number): Record<string, string> => ({
   jwksUri: '',
   audience: '',
 });
+
+async function exitsWithin(proc: ServerProcess, ms: number): Promise<boolean> {
+  await waitAtMost(proc.exited, ms);
+  return !proc.running;
+}
 
 /** Cell paths in an error are noise: `node_modules/pkg/dist/x.js` reads better than `/tmp/…/cell-x/node_modules/…`. */
 export function relative(text: string, dirs: string[]): string {
@@ -92,6 +107,10 @@ export interface ExitFacts {
   signal: string | null;
   /** A non-loopback listen the record shows after all (one just before exiting). */
   exposed: ClassifiedListen | undefined;
+  /** A non-loopback listen that failed (the probe's record of its error): an attempt to expose itself. */
+  attempted: FailedListen | undefined;
+  /** The port the harness gave it. */
+  port: number;
   loopback: ClassifiedListen[];
   /** EADDRINUSE on the harness's port (`portInUse`). */
   race: string | undefined;
@@ -112,6 +131,13 @@ export interface ExitJudgement {
   details?: Record<string, unknown>;
 }
 
+/** `tried to listen on 0.0.0.0:3000 (IPv4 wildcard: every interface) without a token (EADDRINUSE)`, and the port it was given if another. */
+export function triedToListen(a: FailedListen, given: number): string {
+  const what = describeListen({ ...a, source: 'probe' });
+  const port = a.port === given ? '' : ` (it was given port ${given}, not ${a.port})`;
+  return `tried to listen on ${what} without a token (${a.code})${port}`;
+}
+
 /** The outcome an exit earns: a listen, a race, a crash, exit 0 and a signal are not refusals; any other non-zero exit is. */
 export function judgeExit(f: ExitFacts): ExitJudgement | { race: string } {
   if (f.exposed) {
@@ -121,6 +147,15 @@ export function judgeExit(f: ExitFacts): ExitJudgement | { race: string } {
       step: 'watch',
       message: `listened on ${describeListen(f.exposed)} before exiting (exit code ${f.code ?? f.signal}): ${f.asked}, it must refuse before any non-loopback socket opens${context(f.loopback)}`,
       details: { listened: { ...f.exposed } },
+    };
+  }
+  if (f.attempted) {
+    return {
+      outcome: 'tried-to-listen',
+      verdict: 'failed',
+      step: 'watch',
+      message: `${triedToListen(f.attempted, f.port)}, then exited (exit code ${f.code ?? f.signal}): ${f.asked}, it must refuse before it tries any non-loopback listen${context(f.loopback)}`,
+      details: { attempted: { ...f.attempted } },
     };
   }
   if (f.race) return { race: relative(f.race, f.dirs) };
@@ -177,7 +212,7 @@ export async function bindPhase(ctx: DriverContext, spec: BindSpec): Promise<Pha
 
 async function attempt(ctx: DriverContext, spec: BindSpec, startedAt: number, races: PortRace[]): Promise<PhaseResult | PortRace> {
   // The harness itself never listens outside loopback; a port free there is free for the wildcard too.
-  const port = await freePort('127.0.0.1');
+  const port = takeTestPort(process.env, TEST_BIND_PORTS_ENV) ?? (await freePort('127.0.0.1'));
   // No token: `{token}` becomes empty and the token variables are dropped.
   const { command, env } = commandFor(spec.command, ctx.spec.baseEnv, NO_CREDENTIALS(port), spec.dropEnv);
   const hostGiven = [...spec.command.args, ...Object.values(spec.command.env)].some((v) => v.includes('{host}') || v.includes(HOST));
@@ -197,6 +232,7 @@ async function attempt(ctx: DriverContext, spec: BindSpec, startedAt: number, ra
   const listens = (): ClassifiedListen[] => [...seen.values()];
   const exposed = (): ClassifiedListen | undefined => listens().find((l) => l.scope !== 'loopback');
   const loopback = (): ClassifiedListen[] => listens().filter((l) => l.scope === 'loopback');
+  const attempted = (): FailedListen | undefined => failedListens(proc).find((l) => l.scope !== 'loopback');
   const finish = (outcome: BindOutcome, verdict: Verdict, step?: string, message?: string): PhaseResult => {
     details.outcome = outcome;
     if (seen.size) details.listens = listens();
@@ -209,6 +245,9 @@ async function attempt(ctx: DriverContext, spec: BindSpec, startedAt: number, ra
     look();
     const open = exposed();
     if (open) return exposedWhileRunning(proc, open);
+    const tried = attempted();
+    // A failed listen is mostly followed by the crash it causes: judged with its exit if that comes at once.
+    if (tried && !(await exitsWithin(proc, ATTEMPT_EXIT_MS))) return attemptedWhileRunning(proc, tried);
     await waitAtMost(proc.exited, POLL_MS);
   }
   // A failed spawn has no pid and is not running: wait for its error event rather than read it as an exit.
@@ -223,6 +262,10 @@ async function attempt(ctx: DriverContext, spec: BindSpec, startedAt: number, ra
     look();
     const open = exposed();
     if (open) return exposedWhileRunning(proc, open);
+    const tried = attempted();
+    if (tried && !(await exitsWithin(proc, ATTEMPT_EXIT_MS))) return attemptedWhileRunning(proc, tried);
+  }
+  if (proc.running) {
     await proc.kill();
     if (seen.size) {
       // Exposed nothing, refused nothing: its own outcome, never described as a non-loopback listen.
@@ -252,8 +295,11 @@ async function attempt(ctx: DriverContext, spec: BindSpec, startedAt: number, ra
     code: exit.code,
     signal: exit.signal,
     exposed: exposed(),
+    attempted: attempted(),
+    port,
     loopback: loopback(),
-    race: portInUse(proc.probeRecords(), proc.stderr.tail(), port),
+    // Its own earlier listen on the port (a second listen there) is its doing, not another process's.
+    race: ownListenOn(proc, port) ? undefined : portInUse(proc.probeRecords(), proc.stderr.tail(), port),
     crash: startFailure(proc.probeRecords(), proc.stderr.tail(), exit.code, isNodeScript(command.bin)),
     asked,
     dirs: cellDirs(ctx),
@@ -261,6 +307,18 @@ async function attempt(ctx: DriverContext, spec: BindSpec, startedAt: number, ra
   if ('race' in judged) return { port, cause: judged.race };
   Object.assign(details, judged.details);
   return finish(judged.outcome, judged.verdict, judged.step, judged.message);
+
+  async function attemptedWhileRunning(p: ServerProcess, a: FailedListen): Promise<PhaseResult> {
+    look();
+    await p.kill();
+    details.attempted = { ...a };
+    return finish(
+      'tried-to-listen',
+      'failed',
+      'watch',
+      `${triedToListen(a, port)}: ${asked}, it must refuse before it tries any non-loopback listen (killed it)${context(loopback())}`,
+    );
+  }
 
   async function exposedWhileRunning(p: ServerProcess, l: ClassifiedListen): Promise<PhaseResult> {
     // Observe before killing: whether it answers without a token is what the message may claim.

@@ -2,7 +2,8 @@
 // → 401, that 401's `WWW-Authenticate: Bearer` challenge, a wrong token → 401, and a full SDK round
 // trip with the right token. Every sub-check runs and is reported, so one finding never hides
 // another. A port taken by another process is the machine's race, not the server's fault: the phase
-// is retried once on a new port, and is not-measured if that happens again.
+// is retried once on a new port, and is not-measured if that happens again. A port the server held
+// itself (it listens twice there) is its own doing: judged, never retried.
 
 import { randomBytes } from 'node:crypto';
 import type { PhaseResult } from '../../results/types.js';
@@ -32,7 +33,7 @@ import {
   type OAuthCheck,
   type TestTokens,
 } from '../oauth.js';
-import { freePort, listensOf, waitUntilListening, type SeenListen } from '../listen-watch.js';
+import { freePort, listensOf, ownListenOn, takeTestPort, waitUntilListening, type SeenListen } from '../listen-watch.js';
 import { environOf, portHolder } from '../proc.js';
 import type { DriverSpec } from '../protocol.js';
 import type { ServerProcess } from '../server-process.js';
@@ -41,23 +42,11 @@ import { runStep } from '../steps.js';
 
 type HttpSpec = Exclude<DriverSpec['phases']['http'], false>;
 
-/**
- * Test-only hook: comma-separated ports handed out (in order) instead of free ones, so a test can make
- * the server's port be held by another process. Unset in every real run.
- */
-export const TEST_PORTS_ENV = 'MCP_MATRIX_TEST_HTTP_PORTS';
+export { TEST_PORTS_ENV, takeTestPort } from '../listen-watch.js';
 
-/** Takes the next forced port from the hook: the variable is the queue, read at each pick (a test in the driver's process can set it). */
-export function takeTestPort(env: NodeJS.ProcessEnv = process.env): number | undefined {
-  const ports = (env[TEST_PORTS_ENV] ?? '')
-    .split(',')
-    .map(Number)
-    .filter((p) => Number.isInteger(p) && p > 0);
-  const [first, ...rest] = ports;
-  if (rest.length) env[TEST_PORTS_ENV] = rest.join(',');
-  else delete env[TEST_PORTS_ENV];
-  return first;
-}
+/** A server that held its port and then failed a second listen there: its own doing, never a port race. */
+const LISTENS_TWICE = (port: number): string =>
+  `the probe saw it listen on port ${port}, then a second listen there fail with EADDRINUSE: it listens twice on its port, so the port was taken by itself, not by another process`;
 
 /** How long a server that never listened gets to show it is a stdio server (exit on stdin EOF). */
 const STDIN_EOF_WAIT_MS = 2000;
@@ -245,9 +234,13 @@ async function attempt(
     const descendant = !ready.ok && ready.step === 'port identity' ? ownDescendant(ctx, proc, port) : null;
     if (descendant) Object.assign(details, { identity: 'descendant', listener: descendant, readyMs: Date.now() - proc.startedAt });
     else if (!ready.ok) {
-      const race = portRace(proc.stderr.tail(), port, ready);
+      // Its own earlier listen on the port (it listens twice there) is not another process's doing.
+      const own = ownListenOn(proc, port);
+      const race = own ? null : portRace(proc.stderr.tail(), port, ready);
       if (race) return { kind: 'port-race', race };
-      return done({ verdict: 'failed', step: ready.step, message: await neverListened(proc, spec, port, ready.reason) });
+      const reason =
+        own && portInUse(proc.probeRecords(), proc.stderr.tail(), port) ? `${ready.reason}; ${LISTENS_TWICE(port)}` : ready.reason;
+      return done({ verdict: 'failed', step: ready.step, message: await neverListened(proc, spec, port, reason) });
     } else Object.assign(details, { identity: ready.identity, readyMs: ready.ms });
 
     const checks = await subChecks(

@@ -3,10 +3,11 @@
 // written into a temp cell; the probe is the real one, bundled from src.
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import net from 'node:net';
 import { networkInterfaces } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bindPhase, judgeExit, relative, type ExitFacts, type ExitJudgement } from '../../../src/driver/phases/bind.js';
-import type { ClassifiedListen } from '../../../src/driver/listen-watch.js';
+import { TEST_BIND_PORTS_ENV, type ClassifiedListen } from '../../../src/driver/listen-watch.js';
 import type { DriverSpec } from '../../../src/driver/protocol.js';
 import { phaseBench, stallPastBound, type PhaseBench } from '../helpers/phase-bench.js';
 
@@ -40,6 +41,8 @@ describe('judgeExit: what an exit earns', () => {
     code: 2,
     signal: null,
     exposed: undefined,
+    attempted: undefined,
+    port: 4100,
     loopback: [],
     race: undefined,
     crash: undefined,
@@ -91,6 +94,36 @@ describe('judgeExit: what an exit earns', () => {
     // A copy: the listen object itself would read as a cycle to the redactor.
     expect((judged as ExitJudgement).details!.listened).not.toBe(wild);
     expect(judgeExit(facts({ exposed: wild, code: 0 }))).toMatchObject({ outcome: 'listened' });
+  });
+
+  it('a non-loopback listen that failed is an attempt to expose itself: failed, before a race, a crash or the exit code', () => {
+    const tried = { address: '0.0.0.0', port: 3000, code: 'EADDRINUSE', scope: 'wildcard' as const };
+    const crash = { kind: 'crashed' as const, cause: 'TypeError: x', source: 'probe' as const };
+    const judged = {
+      outcome: 'tried-to-listen',
+      verdict: 'failed',
+      step: 'watch',
+      message: `tried to listen on 0.0.0.0:3000 (IPv4 wildcard: every interface) without a token (EADDRINUSE) (it was given port 4100, not 3000), then exited (exit code 1): ${asked}, it must refuse before it tries any non-loopback listen`,
+      details: { attempted: tried },
+    };
+    expect(judgeExit(facts({ attempted: tried, code: 1 }))).toEqual(judged);
+    expect(judgeExit(facts({ attempted: tried, code: 1, race: 'listen EADDRINUSE :4100', crash }))).toEqual(judged);
+    expect((judgeExit(facts({ attempted: tried })) as ExitJudgement).details!.attempted).not.toBe(tried);
+    // On the port it was given: nothing to add about the port; loopback listens are context.
+    expect(
+      judgeExit(
+        facts({
+          attempted: { ...tried, address: '::', port: 4100, code: 'EACCES' },
+          code: null,
+          signal: 'SIGTERM',
+          loopback: [loop(4101)],
+        }),
+      ),
+    ).toMatchObject({
+      message: `tried to listen on [::]:4100 (IPv6 wildcard: every interface) without a token (EACCES), then exited (exit code SIGTERM): ${asked}, it must refuse before it tries any non-loopback listen. Also on loopback (context, not a finding): 127.0.0.1:4101`,
+    });
+    // A listen that succeeded is the finding when there is one.
+    expect(judgeExit(facts({ exposed: wild, attempted: tried }))).toMatchObject({ outcome: 'listened' });
   });
 
   it('a port race is handed back (cell paths dropped), before any crash or exit code', () => {
@@ -154,6 +187,21 @@ function spec(bin: string, over: Partial<BindSpec> = {}): BindSpec {
 }
 
 const ASKED = 'asked to bind 0.0.0.0 with no token';
+
+/** Ports this process holds on loopback: "another process" to the server under test. */
+async function holdPorts(n: number): Promise<{ port: number; server: net.Server }[]> {
+  const out: { port: number; server: net.Server }[] = [];
+  for (let i = 0; i < n; i++) {
+    const server = net.createServer();
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    out.push({ port: (server.address() as net.AddressInfo).port, server });
+  }
+  return out;
+}
+
+async function release(held: { server: net.Server }[]): Promise<void> {
+  await Promise.all(held.map((h) => new Promise((resolve) => h.server.close(resolve))));
+}
 
 async function bind(name: string, text: string, over: Partial<BindSpec> = {}, specOver: Partial<DriverSpec> = {}) {
   const ctx = bench.context(specOver);
@@ -387,35 +435,108 @@ describe('bindPhase: every outcome, from src', () => {
     expect(r.message).toMatch(/^crashed: TypeError: .* \(signal SIGKILL\); an uncaught TypeError is not a refusal$/);
   });
 
-  it('EADDRINUSE on its port is a race: retried once on a new port, the retry judged on its own', async () => {
+  it('EADDRINUSE on its port, held by another process, is a race: retried once on a new port, the retry judged on its own', async () => {
     const marker = join(bench.cell, 'raced-once');
-    const r = await bind(
-      'race-once.mjs',
-      `import net from 'node:net';\nimport { existsSync, writeFileSync } from 'node:fs';\n${ARGS}if (existsSync(${JSON.stringify(marker)})) process.exit(2);\nwriteFileSync(${JSON.stringify(marker)}, '');\nnet.createServer().listen(port, '127.0.0.1', () => net.createServer().listen(port, '0.0.0.0'));\n`,
-    );
-    expect(existsSync(marker), JSON.stringify(r)).toBe(true);
-    expect(r.verdict).toBe('passed');
-    const races = r.details!.portRaces as { port: number; cause: string }[];
-    expect(races).toEqual([{ port: expect.any(Number), cause: `listen EADDRINUSE: address already in use 0.0.0.0:${races[0]!.port}` }]);
-    expect(r.details!.port).not.toBe(races[0]!.port);
-    expect(r.details).toMatchObject({ outcome: 'refused', exitCode: 2 });
+    const [held] = await holdPorts(1);
+    process.env[TEST_BIND_PORTS_ENV] = String(held!.port);
+    try {
+      // It ignores the host and listens on loopback: a taken port there says nothing of the server.
+      const r = await bind(
+        'race-once.mjs',
+        `import net from 'node:net';\nimport { existsSync, writeFileSync } from 'node:fs';\n${ARGS}if (existsSync(${JSON.stringify(marker)})) process.exit(2);\nwriteFileSync(${JSON.stringify(marker)}, '');\nnet.createServer().listen(port, '127.0.0.1');\n`,
+      );
+      expect(existsSync(marker), JSON.stringify(r)).toBe(true);
+      expect(r.verdict).toBe('passed');
+      const races = r.details!.portRaces as { port: number; cause: string }[];
+      expect(races).toEqual([{ port: held!.port, cause: `listen EADDRINUSE: address already in use 127.0.0.1:${held!.port}` }]);
+      expect(r.details!.port).not.toBe(held!.port);
+      expect(r.details).toMatchObject({ outcome: 'refused', exitCode: 2 });
+    } finally {
+      await release([held!]);
+    }
+    expect(process.env).not.toHaveProperty(TEST_BIND_PORTS_ENV);
   });
 
-  it('EADDRINUSE twice: not measured, both ports and causes named', async () => {
+  it('EADDRINUSE twice, held by another process: not measured, both ports and causes named', async () => {
+    const held = await holdPorts(2);
+    const [a, b] = held.map((h) => h.port);
+    process.env[TEST_BIND_PORTS_ENV] = `${a},${b}`;
+    try {
+      const r = await bind('race.mjs', `import net from 'node:net';\n${ARGS}net.createServer().listen(port, '127.0.0.1');\n`);
+      expect(r).toMatchObject({ phase: 'bind', verdict: 'not-measured', step: 'port' });
+      const races = r.details!.portRaces as { port: number; cause: string }[];
+      expect(r.details).toEqual({ outcome: 'port-race', portRaces: races });
+      expect(races.map((x) => x.port)).toEqual([a, b]);
+      expect(r.message).toBe(
+        `not measured: the port the harness picked was taken by another process on both attempts (${a}: listen EADDRINUSE: address already in use 127.0.0.1:${a}; ${b}: listen EADDRINUSE: address already in use 127.0.0.1:${b})`,
+      );
+      expect(r.durationMs).toBeGreaterThanOrEqual(0);
+      expect(r.durationMs).toBeLessThan(600_000);
+    } finally {
+      await release(held);
+    }
+  });
+
+  it('a wildcard listen that fails on a port another process holds is an attempt to expose itself: failed, never a race', async () => {
+    const [held] = await holdPorts(1);
+    process.env[TEST_BIND_PORTS_ENV] = String(held!.port);
+    try {
+      const r = await bind('wild-taken.mjs', `import http from 'node:http';\n${ARGS}http.createServer().listen(port, '0.0.0.0');\n`);
+      expect(r).toMatchObject({
+        verdict: 'failed',
+        step: 'watch',
+        message: `tried to listen on 0.0.0.0:${held!.port} (IPv4 wildcard: every interface) without a token (EADDRINUSE), then exited (exit code 1): ${ASKED}, it must refuse before it tries any non-loopback listen`,
+      });
+      expect(r.details).toMatchObject({
+        outcome: 'tried-to-listen',
+        port: held!.port,
+        attempted: { address: '0.0.0.0', port: held!.port, code: 'EADDRINUSE', scope: 'wildcard' },
+      });
+      expect(r.details).not.toHaveProperty('portRaces');
+    } finally {
+      await release([held!]);
+    }
+  });
+
+  it('a wildcard listen on a fixed port, held by itself on loopback, fails with that port named; it was given another', async () => {
     const r = await bind(
-      'race.mjs',
-      `import net from 'node:net';\n${ARGS}net.createServer().listen(port, '127.0.0.1', () => net.createServer().listen(port, '0.0.0.0'));\n`,
+      'wild-fixed.mjs',
+      `import net from 'node:net';\nconst a = net.createServer().listen(0, '127.0.0.1', () => net.createServer().listen(a.address().port, '0.0.0.0'));\n`,
     );
-    expect(r).toMatchObject({ phase: 'bind', verdict: 'not-measured', step: 'port' });
-    const races = r.details!.portRaces as { port: number; cause: string }[];
-    expect(r.details).toEqual({ outcome: 'port-race', portRaces: races });
-    expect(races).toHaveLength(2);
-    const [a, b] = races.map((x) => x.port);
+    const tried = r.details!.attempted as { port: number };
     expect(r.message).toBe(
-      `not measured: the port the harness picked was taken by another process on both attempts (${a}: listen EADDRINUSE: address already in use 0.0.0.0:${a}; ${b}: listen EADDRINUSE: address already in use 0.0.0.0:${b})`,
+      `tried to listen on 0.0.0.0:${tried.port} (IPv4 wildcard: every interface) without a token (EADDRINUSE) (it was given port ${r.details!.port as number}, not ${tried.port}), then exited (exit code 1): ${ASKED}, it must refuse before it tries any non-loopback listen. Also on loopback (context, not a finding): 127.0.0.1:${tried.port}`,
     );
-    expect(r.durationMs).toBeGreaterThanOrEqual(0);
-    expect(r.durationMs).toBeLessThan(600_000);
+    expect(r.details).toMatchObject({ outcome: 'tried-to-listen', exitCode: 1 });
+  });
+
+  it('a failed wildcard listen it survives is caught while it runs: failed and killed', async () => {
+    const [held] = await holdPorts(1);
+    try {
+      const r = await bind(
+        'wild-survives.mjs',
+        `import net from 'node:net';\nnet.createServer().on('error', (e) => console.error('no luck: ' + e.code)).listen(${held!.port}, '0.0.0.0');\nsetInterval(() => {}, 1000);\n`,
+      );
+      expect(r).toMatchObject({
+        verdict: 'failed',
+        step: 'watch',
+        message: `tried to listen on 0.0.0.0:${held!.port} (IPv4 wildcard: every interface) without a token (EADDRINUSE) (it was given port ${r.details!.port as number}, not ${held!.port}): ${ASKED}, it must refuse before it tries any non-loopback listen (killed it)`,
+      });
+      expect(r.details).toMatchObject({ outcome: 'tried-to-listen', attempted: { port: held!.port } });
+      expect(r.durationMs).toBeLessThan(8000);
+    } finally {
+      await release([held!]);
+    }
+  });
+
+  it('EADDRINUSE on its own port, which it holds itself (a second listen there), is not a race: judged by its exit', async () => {
+    const r = await bind(
+      'twice.mjs',
+      `import net from 'node:net';\n${ARGS}net.createServer().listen(port, '127.0.0.1', () => net.createServer().listen(port, '127.0.0.1'));\n`,
+    );
+    expect(r.verdict).toBe('passed');
+    expect(r.details).toMatchObject({ outcome: 'refused', exitCode: 1 });
+    expect(r.details).not.toHaveProperty('portRaces');
   });
 
   it('EADDRINUSE on another port is not a race: the server exited non-zero by itself', async () => {

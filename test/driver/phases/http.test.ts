@@ -518,6 +518,22 @@ describe('httpPhase: sub-checks, retries and never-listened, from src', () => {
     expect(r.message).toBe(`server exited (code 5) before listening on 127.0.0.1:${r.details!.port as number} (see its stderr)`);
   });
 
+  it('EADDRINUSE on its port held by itself (it listens twice there) is its own failure, never a race', async () => {
+    const bin = bench.server(
+      'twice.mjs',
+      // First on another loopback address (so the harness never reaches it before the crash), then on every interface.
+      `import net from 'node:net';\n${ARGS}net.createServer().listen(port, '127.0.0.2');\nnet.createServer().listen(port, '0.0.0.0');\n`,
+    );
+    const { r, ctx } = await http(spec(bin));
+    const port = r.details!.port as number;
+    expect(r).toMatchObject({ verdict: 'failed', step: 'wait for listen' });
+    expect(r.message).toBe(
+      `server exited (code 1) before listening on 127.0.0.1:${port}; the probe saw it listen on port ${port}, then a second listen there fail with EADDRINUSE: it listens twice on its port, so the port was taken by itself, not by another process (see its stderr)`,
+    );
+    expect(r.details).not.toHaveProperty('retriedAfter');
+    expect(ctx.servers).toHaveLength(1);
+  });
+
   it("a listener outside the server's group that carries its tag is the server's own descendant", async () => {
     const bin = bench.server(
       'detached.mjs',

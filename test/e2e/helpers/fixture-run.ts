@@ -12,11 +12,12 @@ export interface FixtureRun {
   leftoverProcs: string[];
 }
 
-export async function runFixture(fixture: string, prefix = 'mm-broken'): Promise<FixtureRun> {
+export async function runFixture(fixture: string, prefix = 'mm-broken', env: Record<string, string> = {}): Promise<FixtureRun> {
   const outDir = await tempDir(`${prefix}-${fixture}-`);
   const started = Date.now();
   const out = await cli(['run', '--config', `fixtures/broken/${fixture}/matrix.config.ts`, '--out', outDir, '--progress', 'silent'], {
     timeoutMs: 240_000,
+    env,
   });
   const ms = Date.now() - started;
   const results = await readResults(outDir).catch(() => undefined);
