@@ -2,7 +2,8 @@
 // The driver imports only node:* builtins, its own files, and (type-only) src/results/types.ts and
 // src/config/types.ts: it is shipped into cells where nothing else exists, and its bare imports must
 // resolve to the cell's SDK (loaded by adapter.ts alone). The harness imports the driver's types,
-// never its run-time code, except process ownership's shared cookie format and /proc readers.
+// never its run-time code, except process ownership's shared cookie format and /proc readers, and the
+// sub-check catalogue (src/driver/checks.ts, through src/results/checks.ts).
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -13,6 +14,8 @@ const DRIVER_TYPES = ['src/results/types', 'src/config/types'];
 const HARNESS_RUNTIME = {
   // One cookie format and one /proc reader on both sides: the harness sweeps what a killed driver left.
   'src/process/cookie': ['src/driver/cookie', 'src/driver/proc'],
+  // One sub-check catalogue and fold rule on both sides: the driver records checks, the harness configures, audits and renders them.
+  'src/results/checks': ['src/driver/checks'],
 };
 
 const rel = (file) => path.relative(ROOT, file).split(path.sep).join('/');

@@ -366,6 +366,7 @@ async function runPhases(
         timeoutMs: cfg.http.timeoutMs,
         auth: cfg.http.auth,
         ...(oauth ? { oauth } : {}),
+        checks: cfg.http.checks,
       },
       // A bind another variant of this cell measured on this Node is not run again (its result replaces the skip).
       bind: !bind &&

@@ -1,5 +1,6 @@
 // The user-facing config types. `defineConfig` is an identity function: it exists for autocompletion.
 import type { Step, SurfaceExpectation } from './types.js';
+import type { CheckLevel } from '../results/types.js';
 
 export type { Step, SurfaceExpectation };
 
@@ -57,6 +58,12 @@ export interface HttpConfig extends ServerPhaseConfig {
   auth?: 'bearer' | 'none' | 'oauth';
   /** With `auth: 'oauth'`: the tokens' audience (default: the endpoint URL) and scopes (default: none). */
   oauth?: { audience?: string; scopes?: string[] };
+  /**
+   * The level of each sub-check, by id (`origin`, `host`, `protocol-version`, `session-ended-404` …; the list:
+   * docs/config.md): `'require'` fails the phase, `'warn'` is shown and never fails, `'off'` is not run.
+   * @default a MUST is `'require'`, a SHOULD `'warn'`; `origin` and `host` are `'warn'` when a token guards the endpoint
+   */
+  checks?: Partial<Record<string, CheckLevel>>;
 }
 
 export interface BindConfig extends ServerPhaseConfig {

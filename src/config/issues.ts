@@ -30,7 +30,9 @@ function leaves(issues: readonly Issue[], prefix: PropertyKey[], schema: z.ZodTy
     const path = [...prefix, ...issue.path];
     if (issue.code === 'unrecognized_keys') {
       const known = knownKeys(schema, path);
-      return issue.keys.map((key) => ({ path: [...path, key], message: `unknown key${didYouMean(key, known)}` }));
+      // A list of named checks is short and closed: name them all.
+      const list = path.at(-1) === 'checks' ? `; the known checks are: ${known.join(', ')}` : '';
+      return issue.keys.map((key) => ({ path: [...path, key], message: `unknown key${didYouMean(key, known)}${list}` }));
     }
     if (issue.code === 'invalid_union' && issue.errors.length > 0) return unionLeaves(issue.errors, path, schema);
     if (issue.code === 'invalid_value' && issue.values.length > 1 && issue.values.every((v) => typeof v === 'string')) {

@@ -1,6 +1,21 @@
 // What each config key means: the text of docs/config.md. The keys and types come from the schema
 // (schema-tree.ts); a test fails when a schema key has no entry here, or an entry names no key.
 
+import { CHECKS } from '../results/checks.js';
+
+/** `http.checks.<id>`: what the check proves, the requirement it comes from, its default level. */
+function checkRows(phase: 'http'): Record<string, string> {
+  return Object.fromEntries(
+    CHECKS.filter((c) => c.phase === phase).map((c) => {
+      const from = c.requirement ? `${c.requirement} (${c.spec ? `${c.spec.revision} ${c.spec.section}` : ''})` : "the harness's own";
+      const d = c.defaultLevel;
+      const level =
+        typeof d === 'string' ? `\`'${d}'\`` : `\`'${d.open}'\` when \`auth: 'none'\`, \`'${d.guarded}'\` when a token guards the endpoint`;
+      return [`${phase}.checks.${c.id}`, `${c.title.replace(/\.$/, '')}. Requirement: ${from}. Default: ${level}.`];
+    }),
+  );
+}
+
 export const CONFIG_REFERENCE: Record<string, string> = {
   package: 'The directory to `npm pack`, relative to the config file. Default: `.`.',
   tarball: 'A packed tarball to test instead of packing `package` (relative to the config file). Give `package` or `tarball`, not both.',
@@ -66,6 +81,9 @@ export const CONFIG_REFERENCE: Record<string, string> = {
   'http.oauth.audience':
     'The audience (`aud`) of the tokens, `{host}` and `{port}` filled in, for a server that expects a fixed audience string. Default: the endpoint URL, `http://{host}:{port}{path}` (the RFC 8707 canonical URI, what a spec-following client sends as `resource`).',
   'http.oauth.scopes': 'Scopes put in the tokens (`scope` claim, space-separated), for a server that requires some. Default: none.',
+  'http.checks':
+    "The level of each sub-check of the phase: `'require'` fails the phase, `'warn'` is shown and never fails, `'off'` is not run (recorded as skipped). Every check is reported with its outcome, requirement (MUST or SHOULD) and spec revision. An unknown check or level is a config error listing the valid ones. Default: a MUST is `'require'`, a SHOULD `'warn'`; `origin` and `host` are `'warn'` when a token guards the endpoint (see docs/phases.md).",
+  ...checkRows('http'),
   bind: 'The bind phase: started on a non-loopback host without a token, the server must exit non-zero by itself without ever listening outside loopback; one that only ever listens on loopback passes as `loopback only`. Absent: `skipped (not configured)`; `false`: `skipped (disabled)`.',
   'bind.args':
     'Arguments for the refused start (`{host}` becomes `0.0.0.0`). Default: `http.args` with a loopback host swapped for `{host}`; without `http`, `--transport streamable-http --host 0.0.0.0 --port {port}`.',

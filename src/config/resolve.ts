@@ -2,6 +2,8 @@
 import { createHash } from 'node:crypto';
 import path from 'node:path';
 import type { ClientSpec } from './types.js';
+import type { CheckLevel } from '../results/types.js';
+import { CHECKS, defaultLevel } from '../results/checks.js';
 import type { CellConfig, MajorRecipe, MatrixConfig, Step, SurfaceExpectation } from './define.js';
 import { cellIdFromPin } from './schema.js';
 import { DEFAULT_MAJORS } from './majors.js';
@@ -42,6 +44,8 @@ export interface ResolvedConfig {
         auth: 'bearer' | 'none' | 'oauth';
         /** With `auth: 'oauth'`: what the tokens carry (audience absent: the endpoint URL). */
         oauth?: { audience?: string; scopes: string[] };
+        /** Every http sub-check's level, defaults applied (src/driver/checks.ts). */
+        checks: Record<string, CheckLevel>;
       };
   bind: false | { args: string[]; env: Record<string, string>; timeoutMs: number; dropEnv: string[]; path?: string };
   leaks: false | { graceMs: number };
@@ -144,7 +148,13 @@ function resolveHttp(h: NonNullable<Exclude<MatrixConfig['http'], false>>): Excl
     ...(h.auth === 'oauth'
       ? { oauth: { ...(h.oauth?.audience ? { audience: h.oauth.audience } : {}), scopes: h.oauth?.scopes ?? [] } }
       : {}),
+    checks: resolveChecks('http', h.auth ?? 'bearer', h.checks ?? {}),
   };
+}
+
+/** Every check of the phase at its configured level, else its default for this `auth`. */
+export function resolveChecks(phase: 'http', auth: string, levels: Partial<Record<string, CheckLevel>>): Record<string, CheckLevel> {
+  return Object.fromEntries(CHECKS.filter((c) => c.phase === phase).map((c) => [c.id, levels[c.id] ?? defaultLevel(c, auth)]));
 }
 
 const LOOPBACK_HOST = /^(127\.\d+\.\d+\.\d+|::1|\[::1\]|localhost)$/;

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import semver from 'semver';
 import { formatIssues as formatLeafIssues } from './issues.js';
 import { CLIENT_PACKAGES, DEFAULT_MAJORS, pinMajor } from './majors.js';
+import { CHECK_LEVELS, checkIds } from '../results/checks.js';
 
 const stringRecord = z.record(z.string(), z.string());
 const expectation = z.union([z.number().int().nonnegative(), z.array(z.string())]);
@@ -45,6 +46,12 @@ const client = z.strictObject({
     .optional(),
   noArguments: z.enum(['empty', 'omit']).optional(),
 });
+
+/** `<phase>.checks`: a level per known sub-check (src/driver/checks.ts); unknown names and levels list the valid ones. */
+function checkLevels(phase: 'http') {
+  const level = z.enum(CHECK_LEVELS as ['require', 'warn', 'off']).optional();
+  return z.strictObject(Object.fromEntries(checkIds(phase).map((id) => [id, level])));
+}
 
 const PIN_ROLE = /^(latest|floor)(@\d+)?$/;
 
@@ -139,6 +146,7 @@ export const configSchema = z
                   .optional(),
               })
               .optional(),
+            checks: checkLevels('http').optional(),
           })
           .refine((h) => h.oauth === undefined || h.auth === 'oauth', {
             message: "http.oauth applies only with auth: 'oauth'",

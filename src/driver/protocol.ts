@@ -3,7 +3,7 @@
 // the driver answers only with DriverMessage over IPC (never stdout: the v2 client prints there).
 // Type-only for the driver side: nothing here may be needed at runtime inside the cell.
 
-import type { CellSummary, PhaseName, PhaseResult } from '../results/types.js';
+import type { CellSummary, CheckLevel, PhaseName, PhaseResult } from '../results/types.js';
 import type { ClientSpec, Step, SurfaceExpectation } from '../config/types.js';
 
 export type { ClientSpec, Step, SurfaceExpectation };
@@ -67,6 +67,8 @@ export interface DriverSpec {
           auth?: 'bearer' | 'none' | 'oauth';
           /** With `auth: 'oauth'`: the harness's local authorization server for this run, or why there is none. */
           oauth?: OAuthServerSpec;
+          /** Each sub-check's level, defaults applied; a check missing here runs at its catalogue default (src/driver/checks.ts). */
+          checks?: Record<string, CheckLevel>;
         };
     bind:
       | false

@@ -1,8 +1,9 @@
 // junit.xml: a <testsuite> per variant (per cell without axes; named by its id, grouped by cell), a
-// <testcase> per phase whose classname is the variant id. Written by hand (no dependency),
+// <testcase> per phase and per sub-check (`http › origin`) whose classname is the variant id. Written by hand (no dependency),
 // with every attribute and text escaped and characters illegal in XML 1.0 removed.
 
-import type { CellResult, PhaseResult, RunResult } from '../results/types.js';
+import type { CellResult, PhaseResult, RunResult, SubCheckResult } from '../results/types.js';
+import { checkLine } from '../results/checks.js';
 import { PHASES } from '../results/types.js';
 import { xmlAttr, xmlText } from './format.js';
 import { cellOutcome } from '../results/verdict.js';
@@ -27,12 +28,26 @@ interface Counts {
   skipped: number;
 }
 
+/** How a test case counts: a phase by its verdict; a sub-check at level warn (or off) never fails or errs. */
+type CaseKind = PhaseResult['verdict'];
+
+function checkKind(c: SubCheckResult): CaseKind {
+  if (c.outcome === 'skipped' || c.level === 'off') return 'skipped';
+  return c.level === 'warn' ? 'passed' : c.outcome;
+}
+
+/** Every test case of a variant's phases: each phase, then each of its sub-checks. */
+function kinds(phases: PhaseResult[]): CaseKind[] {
+  return phases.flatMap((p) => [p.verdict, ...(p.checks ?? []).map(checkKind)]);
+}
+
 function count(phases: PhaseResult[], stale = 0): Counts {
+  const all = kinds(phases);
   return {
-    tests: phases.length + stale,
-    failures: phases.filter((p) => p.verdict === 'failed').length + stale,
-    errors: phases.filter((p) => p.verdict === 'not-measured').length,
-    skipped: phases.filter((p) => p.verdict === 'skipped').length,
+    tests: all.length + stale,
+    failures: all.filter((k) => k === 'failed').length + stale,
+    errors: all.filter((k) => k === 'not-measured').length,
+    skipped: all.filter((k) => k === 'skipped').length,
   };
 }
 
@@ -85,7 +100,7 @@ function suite(run: RunResult, cell: CellResult): string {
     '    <properties>',
     ...props.map((p) => `      ${p}`),
     '    </properties>',
-    ...phases.map((p) => testcase(cell, p)),
+    ...phases.flatMap((p) => [testcase(cell, p), ...(p.checks ?? []).map((c) => checkCase(cell, p, c))]),
     ...(stale ? [staleCase(cell)] : []),
   ];
   return [open, ...body, '  </testsuite>'].join('\n');
@@ -112,6 +127,29 @@ function testcase(cell: CellResult, phase: PhaseResult): string {
       const type = cell.allowedToFail ? 'allowed-failure' : 'failure';
       return `${open}>\n      <failure${attrs({ message, type })}>${xmlText(details(cell, phase))}</failure>\n    </testcase>`;
     }
+  }
+}
+
+/**
+ * A sub-check as its own test case, `http › origin`: a required check fails or errs as a phase does;
+ * a warning passes with the finding in its output (JUnit has no warning); an `off` or inapplicable one is skipped.
+ */
+function checkCase(cell: CellResult, phase: PhaseResult, c: SubCheckResult): string {
+  const open = `    <testcase${attrs({ classname: cell.id, name: `${phase.phase} › ${c.id}`, time: '0.000' })}`;
+  const line = checkLine(c);
+  const body = (extra: string[] = []): string => xmlText(`\n${[line, ...extra, `repro: ${cell.repro}`].join('\n')}\n      `);
+  switch (checkKind(c)) {
+    case 'skipped':
+      return `${open}>\n      <skipped${attrs({ message: c.message })}/>\n    </testcase>`;
+    case 'not-measured':
+      return `${open}>\n      <error${attrs({ message: line, type: 'not-measured' })}>${body()}</error>\n    </testcase>`;
+    case 'failed': {
+      const type = cell.allowedToFail ? 'allowed-failure' : 'failure';
+      const evidence = c.evidence ? [`evidence: ${JSON.stringify(c.evidence, null, 2)}`] : [];
+      return `${open}>\n      <failure${attrs({ message: line, type })}>${body(evidence)}</failure>\n    </testcase>`;
+    }
+    case 'passed':
+      return c.outcome === 'passed' ? `${open}/>` : `${open}>\n      <system-out>${xmlText(`WARN ${line}`)}</system-out>\n    </testcase>`;
   }
 }
 

@@ -1,8 +1,9 @@
-// matrix.md: the title, the table in ADR-0007's form, one section per failure, the environment,
+// matrix.md: the title, the table in ADR-0007's form, the sub-checks, one section per failure, the environment,
 // the warnings. Pure and deterministic: the same results.json always renders the same bytes.
 
 import type { CellResult, RunResult } from '../results/types.js';
 import { renderEnvironment } from './environment.js';
+import { renderChecks } from './checks.js';
 import { renderFailures } from './failures.js';
 import { codeSpan, mdInline, seconds, shortHash } from './format.js';
 import { cellOutcome, judgeBaseline, runReasons, storedFacts } from '../results/verdict.js';
@@ -82,9 +83,9 @@ export function renderConstants(run: RunResult): string {
   return `${[...constants].map(([name, value]) => `${name} ${mdInline(value)}`).join(' · ')} (every ${hasAxes(run.plan) ? 'variant' : 'cell'})`;
 }
 
-/** The whole report: title, table, failures, environment, warnings. */
+/** The whole report: title, table, sub-checks, failures, environment, warnings. */
 export function renderMarkdown(run: RunResult): string {
-  const parts = [renderTitle(run), renderTable(run), renderFailures(run), renderEnvironment(run), renderWarnings(run)];
+  const parts = [renderTitle(run), renderTable(run), renderChecks(run), renderFailures(run), renderEnvironment(run), renderWarnings(run)];
   return `${parts.filter((p) => p !== '').join('\n\n')}\n`;
 }
 

@@ -1,10 +1,11 @@
 // What the terminal shows after a run: each phase that failed or was not measured, with its step and
 // the server's last stderr lines (already masked by the driver; cleaned of control codes and bounded
-// here), then how to reproduce the cell. Lines only; the CLI hands them to the logger.
+// here), each sub-check warning, then how to reproduce the cell. Lines only; the CLI hands them to the logger.
 
 import type { BaselineEntry, CellResult, PhaseResult, RunResult } from '../results/types.js';
 import { baselineMatches, judgeBaseline } from '../results/verdict.js';
 import { cleanText } from './format.js';
+import { checkLine } from '../results/checks.js';
 
 /** At most this many stderr lines per phase, each cut to this many characters. */
 export const STDERR_LINES = 12;
@@ -29,6 +30,13 @@ function cellLines(cell: CellResult, entries: readonly BaselineEntry[]): string[
       entries.find((e) => baselineMatches(e, cell, p)),
     ),
   );
+  // A warning never fails the cell, but it is said: each sub-check at level warn that failed or was not measured.
+  for (const p of cell.phases)
+    for (const c of p.checks ?? [])
+      if (c.level === 'warn' && (c.outcome === 'failed' || c.outcome === 'not-measured'))
+        out.push(
+          `${cell.id} · ${p.phase} › ${c.id}: warn${c.outcome === 'not-measured' ? ' (not measured)' : ''}: ${oneLine(checkLine(c))}`,
+        );
   const unlisted = problems.some((p) => p.verdict === 'failed' && !entries.some((e) => baselineMatches(e, cell, p)));
   if (unlisted && cell.verdict === 'failed') out.push(`  reproduce: ${cell.repro}`);
   return out;

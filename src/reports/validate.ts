@@ -63,6 +63,23 @@ const phase = obj({
   stderrTail: optional(str),
   stdoutNoise: optional(arrayOf(str)),
   details: optional(recordOf(() => undefined)),
+  checks: optional(
+    arrayOf(
+      obj({
+        id: str,
+        outcome: oneOf(VERDICTS),
+        level: oneOf(['require', 'warn', 'off']),
+        requirement: optional(oneOf(['MUST', 'SHOULD'])),
+        spec: optional(obj({ revision: str, section: str })),
+        message: str,
+        short: optional(str),
+        step: optional(str),
+        evidence: optional(recordOf(() => undefined)),
+        judge: optional(str),
+        sameAs: optional(str),
+      }),
+    ),
+  ),
 });
 
 const handle = obj({ owner: str, type: str, location: optional(str), createdBy: optional(str) });

@@ -1,7 +1,17 @@
 // How results are read for display, shared by every renderer so that the Markdown table, the
 // JUnit file and the annotations never disagree about a cell.
 
-import type { CellResult, LeakedHandle, PhaseName, PhaseResult, PlannedCellRef, RunResult, VariantRef } from '../results/types.js';
+import type {
+  CellResult,
+  LeakedHandle,
+  PhaseName,
+  PhaseResult,
+  PlannedCellRef,
+  RunResult,
+  SubCheckResult,
+  VariantRef,
+} from '../results/types.js';
+import { notableChecks } from '../results/checks.js';
 import { plannedVariants, selectedVariants } from '../results/variants.js';
 import { cellOutcome } from '../results/verdict.js';
 
@@ -80,6 +90,40 @@ interface SubCheckView {
  * `no auth · round trip ok` for `http.auth: 'none'` (the 401 checks are never shown as ok there).
  */
 export function httpLabel(cell: CellResult, http: PhaseResult): string {
+  const label = withChecks(legacyHttpLabel(cell, http), http, LEGACY_HTTP_CHECKS);
+  return label;
+}
+
+/** The checks the HTTP column always showed in its own words (from `details.checks`). */
+const LEGACY_HTTP_CHECKS = ['no-token-401', 'www-authenticate', 'wrong-token-401', 'round-trip'];
+
+/**
+ * A phase's label followed by each sub-check a reader must see (failed or not measured, at level
+ * require or warn), e.g. `ok · warn origin 200 (want 403)`, `FAIL · protocol-version 200 (want 400)`.
+ */
+export function withChecks(label: string, phase: PhaseResult, shownElsewhere: readonly string[] = []): string {
+  const shown = notableChecks(phase.checks ?? []).filter((c) => !shownElsewhere.includes(c.id));
+  // What decides the verdict before what only warns.
+  const ordered = [...shown.filter((c) => c.level === 'require'), ...shown.filter((c) => c.level !== 'require')];
+  return [label, ...ordered.map(checkLabel)].join(' · ');
+}
+
+/** One sub-check in a table cell: `origin 200 (want 403)`, prefixed `warn` at level warn, `not measured` when so. */
+export function checkLabel(c: SubCheckResult): string {
+  const what = c.outcome === 'not-measured' ? 'not measured' : (c.short ?? c.message);
+  return `${c.level === 'warn' ? 'warn ' : ''}${c.id} ${what}`;
+}
+
+/** `pass`, `FAIL`, `warn`, `not measured`, `—` (skipped or off): one sub-check's outcome in the check table. */
+export function checkOutcomeLabel(c: SubCheckResult | undefined, allowedToFail = false): string {
+  if (!c || c.outcome === 'skipped') return '—';
+  if (c.outcome === 'passed') return 'pass';
+  if (c.outcome === 'not-measured') return 'not measured';
+  if (c.level === 'warn') return 'warn';
+  return allowedToFail ? 'FAIL (allowed)' : 'FAIL';
+}
+
+function legacyHttpLabel(cell: CellResult, http: PhaseResult): string {
   const label = phaseLabel(cell, http);
   const checks = http.details?.checks as Record<'noToken' | 'wwwAuthenticate' | 'wrongToken' | 'roundTrip', SubCheckView> | undefined;
   if (!checks || http.verdict === 'skipped' || http.verdict === 'not-measured') return label;

@@ -11,6 +11,38 @@ export type Verdict = 'passed' | 'failed' | 'not-measured' | 'skipped';
 /** How a cell is shown: a failure of an `allowedToFail` cell is an allowed failure; a pass is a stale allowance. */
 export type CellOutcome = 'passed' | 'failed' | 'allowed-failure' | 'stale-allowance' | 'not-measured';
 
+/** A sub-check's level: `require` fails its phase, `warn` is shown and never fails, `off` is not run. */
+export type CheckLevel = 'require' | 'warn' | 'off';
+
+/**
+ * One reported sub-check of a phase (the catalogue of known ids and their requirements:
+ * src/driver/checks.ts). A phase that records `checks` has exactly the verdict they fold to
+ * (`decidePhase`, audited by verdict.ts).
+ */
+export interface SubCheckResult {
+  /** The check's id, e.g. `origin`, `protocol-version`, `oauth-audience`: what `<phase>.checks` in the config names. */
+  id: string;
+  /** `skipped`: not applicable (no auth, no session issued, DELETE refused) or `off`; the message says which. */
+  outcome: Verdict;
+  level: CheckLevel;
+  /** The requirement's strength; absent: the harness's own expectation (the configured round trip). */
+  requirement?: 'MUST' | 'SHOULD';
+  /** Where the requirement is written: `{ revision: 'MCP 2025-11-25', section: 'basic/transports#security-warning' }`. */
+  spec?: { revision: string; section: string };
+  /** What was seen, naming the true cause: `a foreign Origin (http://evil.example) got 200 (want 403)`. */
+  message: string;
+  /** The table cell's text, when the message is too long for it: `200 (want 403)`. */
+  short?: string;
+  /** The step to name when this check decides the phase's failure. */
+  step?: string;
+  /** What was sent and what came back (statuses, headers), token masked. */
+  evidence?: Record<string, unknown>;
+  /** Who judged: absent for mcp-matrix's own checks; e.g. `@modelcontextprotocol/conformance@0.1.9` for a second judge. */
+  judge?: string;
+  /** The id of an mcp-matrix check that judges the same requirement (set by a second judge, so reports can compare). */
+  sameAs?: string;
+}
+
 export interface PhaseResult {
   phase: PhaseName;
   verdict: Verdict;
@@ -25,6 +57,8 @@ export interface PhaseResult {
   stdoutNoise?: string[];
   /** Phase-specific evidence (counts, timings, handles, http statuses …). */
   details?: Record<string, unknown>;
+  /** The phase's sub-checks, every one of them (warn and off included), in report order. */
+  checks?: SubCheckResult[];
 }
 
 /** A live handle found when a process should have exited. */

@@ -1,4 +1,6 @@
-// The verdict rules, in ONE place: phase verdicts → cell verdict and outcome → run verdict → exit code.
+// The verdict rules, in ONE place: sub-checks → phase verdict (decidePhase: its code lives beside the
+// check catalogue in src/driver/checks.ts, because the driver applies it in the cell; it is re-exported
+// and audited here) → cell verdict and outcome → run verdict → exit code.
 // `run` (after the cells), `merge` (after fan-in) and `report` (before rendering) all decide with
 // these functions, and `merge`/`report` use `auditRun` to refuse a file whose stored verdicts
 // disagree with what its phases and its plan say: a file's stored verdict is never trusted.
@@ -17,6 +19,9 @@ import {
   type Verdict,
 } from './types.js';
 import { compareCells, surfaceFailures } from './surface.js';
+import { decidePhase } from './checks.js';
+
+export { decidePhase };
 import { plannedVariants, selectedVariants } from './variants.js';
 
 export interface RunDecision {
@@ -216,6 +221,11 @@ export function auditRun(run: RunResult): string[] {
     const names = cell.phases.map((p) => p.phase);
     if (names.join() !== PHASES.join())
       problems.push(`${where}: records phases [${names.join(', ')}], but every cell records [${PHASES.join(', ')}] once each, in order`);
+    for (const p of cell.phases) {
+      const folded = p.checks ? decidePhase(p.checks) : p.verdict;
+      if (folded !== p.verdict)
+        problems.push(`${where}: ${p.phase} is stored "${p.verdict}", but its sub-checks fold to "${folded}"${checkCulprits(p)}`);
+    }
     const row = planned.get(cell.id);
     if (!row) {
       problems.push(`${where} (pin ${cell.pin}) is not in the plan (planned: ${[...planned.keys()].join(', ')})`);
@@ -259,6 +269,11 @@ function variantProblems(cell: CellResult, planCell: string, variant: VariantRef
   const node = (n?: NodeRef): string => (n ? `${n.version} (spec ${n.spec})` : "the host's");
   if (node(cell.node) !== node(variant.node)) out.push(`${where}: ran Node ${node(cell.node)}, but the plan says ${node(variant.node)}`);
   return out;
+}
+
+function checkCulprits(phase: PhaseResult): string {
+  const decisive = (phase.checks ?? []).filter((c) => c.level === 'require' && (c.outcome === 'failed' || c.outcome === 'not-measured'));
+  return decisive.length ? ` (${decisive.map((c) => `${c.id} ${c.outcome}`).join(', ')})` : '';
 }
 
 function culprits(phases: readonly PhaseResult[]): string {

@@ -25,13 +25,27 @@ describe('junit.xml is valid against junit-10.xsd', () => {
       { ...floor!, phases: { stdio: { verdict: 'failed', message: nasty, step: 'tools/list', stderrTail: nasty, stdoutNoise: [nasty] } } },
       {
         ...v1!,
-        phases: { http: { verdict: 'not-measured', message: 'registry down' }, bind: { verdict: 'skipped', message: 'not configured' } },
+        phases: {
+          // Sub-checks: a warning (system-out), one off (skipped), one passed, one not measured at require (error).
+          http: {
+            verdict: 'not-measured',
+            message: 'registry down',
+            checks: [
+              { id: 'origin', outcome: 'failed', level: 'warn', message: nasty },
+              { id: 'host', outcome: 'skipped', level: 'off', message: 'off in the config (not run)' },
+              { id: 'protocol-version', outcome: 'passed', level: 'require', message: '400' },
+              { id: 'session-ended-404', outcome: 'not-measured', level: 'require', message: nasty },
+            ],
+          },
+          bind: { verdict: 'skipped', message: 'not configured' },
+        },
       },
       { ...rep!, allowedToFail: true, phases: { leaks: { verdict: 'failed', message: 'still running' } } },
       { ...latest!, allowedToFail: true },
     ]);
     run.plan.cells.push({ ...run.plan.cells[0]!, id: 'lost' });
     const xml = renderJunit(run);
+    expect(xml).toContain('<system-out>WARN origin: ');
     expect(xml).toContain('type="stale-allowance"');
     expect(xml).toContain('type="allowed-failure"');
     expect(xml).toContain('<skipped');

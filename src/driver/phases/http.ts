@@ -6,7 +6,8 @@
 // itself (it listens twice there) is its own doing: judged, never retried.
 
 import { randomBytes } from 'node:crypto';
-import type { PhaseResult } from '../../results/types.js';
+import type { PhaseResult, SubCheckResult } from '../../results/types.js';
+import { checkLine, checkResult, decidePhase, levelOf, notableChecks } from '../checks.js';
 import { isUnauthorized, type McpSession, type SdkAdapter } from '../adapter.js';
 import { SERVER_TAG_VAR } from '../cookie.js';
 import {
@@ -155,10 +156,46 @@ export function endpointUrl(host: string, port: number, path: string): string {
   return `http://${hostInUrl}:${port}${path.startsWith('/') ? path : `/${path}`}`;
 }
 
-/** The sub-check that decides the verdict: the first that failed, in the order the message reads. */
-export function firstFailure(checks: HttpChecks): SubCheck | OAuthCheck | undefined {
-  const oauth = (checks.oauth ?? []).filter((o) => o.id !== 'roundTrip');
-  return [checks.noToken, checks.wwwAuthenticate, checks.wrongToken, checks.roundTrip, ...oauth].find((c) => c.outcome === 'failed');
+/** The 401 checks and the round trip as reported sub-checks, at their configured levels. */
+export function reportedChecks(c: HttpChecks, spec: Pick<HttpSpec, 'auth' | 'checks'>): SubCheckResult[] {
+  const auth = spec.auth ?? 'bearer';
+  const at = (id: string, check: SubCheck | OAuthCheck): SubCheckResult =>
+    checkResult(id, levelOf(id, spec.checks, auth), {
+      outcome: check.outcome === 'ok' ? 'passed' : check.outcome === 'failed' ? 'failed' : 'skipped',
+      message: check.outcome === 'n/a' ? 'not judged: there was no refusal' : check.text,
+      short: check.short,
+      ...(check.step ? { step: check.step } : {}),
+    });
+  // The OAuth checks (`auth: 'oauth'` only); their round trip is the one above.
+  const oauth = (c.oauth ?? []).filter((o) => o.id !== 'roundTrip').map((o) => at(OAUTH_CHECK_IDS[o.id], o));
+  return [
+    at('no-token-401', c.noToken),
+    at('www-authenticate', c.wwwAuthenticate),
+    at('wrong-token-401', c.wrongToken),
+    ...oauth,
+    at('round-trip', c.roundTrip),
+  ];
+}
+
+/** oauth.ts's check ids → the catalogue's. */
+const OAUTH_CHECK_IDS: Record<OAuthCheck['id'], string> = {
+  discovery: 'oauth-discovery',
+  metadata: 'oauth-metadata',
+  audience: 'oauth-audience',
+  expired: 'oauth-expired',
+  otherKey: 'oauth-other-key',
+  algNone: 'oauth-alg-none',
+  roundTrip: 'round-trip',
+};
+
+/** The phase's message: the 401 checks and the round trip as they always read, then every other check that failed or was not measured. */
+export function phaseMessage(c: HttpChecks, reported: readonly SubCheckResult[]): string {
+  // Those checksMessage already reads out (the 401 checks, the OAuth checks, the round trip).
+  const legacy = new Set(['no-token-401', 'www-authenticate', 'wrong-token-401', 'round-trip', ...Object.values(OAUTH_CHECK_IDS)]);
+  const others = notableChecks(reported.filter((r) => !legacy.has(r.id)));
+  // Required failures first: the message names the cause of the verdict before any warning.
+  const ordered = [...others.filter((r) => r.level === 'require'), ...others.filter((r) => r.level !== 'require')];
+  return [checksMessage(c), ...ordered.map((r) => (r.level === 'warn' ? `warn ${checkLine(r)}` : checkLine(r)))].join('; ');
 }
 
 export async function httpPhase(ctx: DriverContext, spec: HttpSpec): Promise<PhaseResult> {
@@ -255,13 +292,15 @@ async function attempt(
         proc,
       },
     );
+    // The four checks' table texts (the HTTP column reads them); every check's result is in `checks`.
     details.checks = checks;
     // The variant's negotiated protocol, when stdio did not record it (stdio off, or it failed before initialize).
     if (typeof details.protocolVersion === 'string') ctx.summary.protocolVersion ??= details.protocolVersion;
-    const message = checksMessage(checks);
-    const failure = firstFailure(checks);
-    if (failure) return done({ verdict: 'failed', step: failure.step ?? 'round trip', message });
-    return done({ verdict: 'passed', message });
+    const reported = reportedChecks(checks, spec);
+    const verdict = decidePhase(reported);
+    const message = phaseMessage(checks, reported);
+    const failure = reported.find((c) => c.level === 'require' && c.outcome === 'failed');
+    return done({ verdict, message, checks: reported, ...(failure ? { step: failure.step ?? 'round trip' } : {}) });
   } finally {
     proc.terminate();
   }

@@ -7,7 +7,7 @@ import {
   challengeCheck,
   checksMessage,
   endpointUrl,
-  firstFailure,
+  reportedChecks,
   portRace,
   statusCheck,
   takeTestPort,
@@ -16,6 +16,7 @@ import {
   type SubCheck,
 } from '../../../src/driver/phases/http.js';
 import { activeResources } from '../../../src/driver/driver-handles.js';
+import { decidePhase } from '../../../src/driver/checks.js';
 import { httpPhase } from '../../../src/driver/phases/http.js';
 import { leaksPhase } from '../../../src/driver/phases/leaks.js';
 import { liveHandles, type ProbeHandle } from '../../../src/driver/probe.js';
@@ -141,17 +142,48 @@ describe('sub-checks, exactly', () => {
   });
 });
 
-describe('firstFailure: the sub-check that names the step', () => {
+describe('reportedChecks: the 401 checks and the round trip as sub-checks', () => {
   const ok: SubCheck = { outcome: 'ok', text: 'ok', short: 'ok' };
   const fail = (step: string): SubCheck => ({ outcome: 'failed', text: step, short: step, step });
   const noAuth: SubCheck = { outcome: 'no auth', text: 'no auth (not checked)', short: 'no auth' };
-  it('is the first failed one in message order, and none when nothing failed', () => {
-    expect(firstFailure({ noToken: ok, wwwAuthenticate: ok, wrongToken: ok, roundTrip: ok })).toBeUndefined();
-    expect(firstFailure({ noToken: noAuth, wwwAuthenticate: noAuth, wrongToken: noAuth, roundTrip: ok })).toBeUndefined();
-    expect(firstFailure({ noToken: ok, wwwAuthenticate: fail('b'), wrongToken: fail('c'), roundTrip: fail('d') })?.step).toBe('b');
-    expect(firstFailure({ noToken: fail('a'), wwwAuthenticate: fail('b'), wrongToken: ok, roundTrip: ok })?.step).toBe('a');
-    expect(firstFailure({ noToken: ok, wwwAuthenticate: ok, wrongToken: fail('c'), roundTrip: fail('d') })?.step).toBe('c');
-    expect(firstFailure({ noToken: ok, wwwAuthenticate: ok, wrongToken: ok, roundTrip: fail('d') })?.step).toBe('d');
+  const firstStep = (checks: ReturnType<typeof reportedChecks>) =>
+    checks.find((c) => c.level === 'require' && c.outcome === 'failed')?.step;
+  it('the first failed required one names the step; none when nothing failed', () => {
+    const spec = { auth: 'bearer' as const };
+    expect(firstStep(reportedChecks({ noToken: ok, wwwAuthenticate: ok, wrongToken: ok, roundTrip: ok }, spec))).toBeUndefined();
+    expect(firstStep(reportedChecks({ noToken: ok, wwwAuthenticate: fail('b'), wrongToken: fail('c'), roundTrip: fail('d') }, spec))).toBe(
+      'b',
+    );
+    expect(firstStep(reportedChecks({ noToken: fail('a'), wwwAuthenticate: fail('b'), wrongToken: ok, roundTrip: ok }, spec))).toBe('a');
+    expect(firstStep(reportedChecks({ noToken: ok, wwwAuthenticate: ok, wrongToken: fail('c'), roundTrip: fail('d') }, spec))).toBe('c');
+    expect(firstStep(reportedChecks({ noToken: ok, wwwAuthenticate: ok, wrongToken: ok, roundTrip: fail('d') }, spec))).toBe('d');
+  });
+  it('records each with its id, requirement, spec revision and level; no auth is skipped, never passed', () => {
+    const checks = reportedChecks({ noToken: noAuth, wwwAuthenticate: noAuth, wrongToken: noAuth, roundTrip: ok }, { auth: 'none' });
+    expect(checks.map((c) => [c.id, c.outcome, c.level])).toEqual([
+      ['no-token-401', 'skipped', 'require'],
+      ['www-authenticate', 'skipped', 'require'],
+      ['wrong-token-401', 'skipped', 'require'],
+      ['round-trip', 'passed', 'require'],
+    ]);
+    expect(checks[2]).toMatchObject({
+      requirement: 'MUST',
+      spec: { revision: 'MCP 2025-11-25', section: 'basic/authorization#token-handling' },
+    });
+    expect(checks[3]!.requirement).toBeUndefined();
+  });
+  it('a failure at level warn is shown and does not fail the phase; off is not judged', () => {
+    const checks = reportedChecks(
+      { noToken: ok, wwwAuthenticate: fail('b'), wrongToken: fail('c'), roundTrip: ok },
+      { auth: 'bearer', checks: { 'www-authenticate': 'warn', 'wrong-token-401': 'off' } },
+    );
+    expect(checks.map((c) => [c.id, c.outcome, c.level])).toEqual([
+      ['no-token-401', 'passed', 'require'],
+      ['www-authenticate', 'failed', 'warn'],
+      ['wrong-token-401', 'skipped', 'off'],
+      ['round-trip', 'passed', 'require'],
+    ]);
+    expect(decidePhase(checks)).toBe('passed');
   });
 });
 

@@ -1,0 +1,168 @@
+// The shared shape of a reported sub-check, end to end on the harness side: the catalogue's defaults,
+// the fold into the phase verdict (warn never fails), the config's levels (unknown names and levels
+// list the valid ones), the audit of a stored file, and how results.json, matrix.md, JUnit and the
+// terminal show a check.
+import { describe, expect, it } from 'vitest';
+import type { SubCheckResult } from '../../src/results/types.js';
+import { CHECKS, checkIds, checkLine, checkResult, decidePhase, defaultLevel, levelOf } from '../../src/driver/checks.js';
+import { auditRun } from '../../src/results/verdict.js';
+import { validateConfig } from '../../src/config/schema.js';
+import { resolveChecks } from '../../src/config/resolve.js';
+import { parseResults, renderJson, renderJunit, renderMarkdown } from '../../src/reports/index.js';
+import { renderTerminalFailures } from '../../src/reports/terminal.js';
+import { FOUR_CELLS, makeRun } from '../reports/helpers/make-run.js';
+
+const check = (over: Partial<SubCheckResult> & Pick<SubCheckResult, 'id' | 'outcome' | 'level'>): SubCheckResult => ({
+  message: over.outcome === 'passed' ? '403' : 'a foreign Origin (http://evil.example) got 200 (want 403)',
+  requirement: 'MUST',
+  spec: { revision: 'MCP 2025-11-25', section: 'basic/transports#security-warning' },
+  ...over,
+});
+
+describe('the catalogue', () => {
+  it('gives a MUST require and a SHOULD warn; origin and host are warn only behind a token', () => {
+    for (const def of CHECKS) {
+      const open = defaultLevel(def, 'none');
+      const guarded = defaultLevel(def, 'bearer');
+      if (def.id === 'origin' || def.id === 'host') expect([open, guarded]).toEqual(['require', 'warn']);
+      else expect([def.id, open]).toEqual([def.id, def.requirement === 'SHOULD' ? 'warn' : 'require']);
+      expect(defaultLevel(def, 'oauth')).toBe(guarded);
+    }
+  });
+  it('has unique ids, each with a spec revision and section when it names a requirement', () => {
+    expect(new Set(CHECKS.map((c) => c.id)).size).toBe(CHECKS.length);
+    for (const c of CHECKS.filter((x) => x.requirement)) expect(c.spec?.revision).toMatch(/^(MCP \d{4}-\d{2}-\d{2}|RFC \d+)$/);
+  });
+  it('records a check with its requirement, spec and level; off is skipped whatever was seen', () => {
+    expect(checkResult('protocol-version', 'require', { outcome: 'failed', message: '200 (want 400)' })).toEqual({
+      id: 'protocol-version',
+      outcome: 'failed',
+      level: 'require',
+      requirement: 'MUST',
+      spec: { revision: 'MCP 2025-11-25', section: 'basic/transports#protocol-version-header' },
+      message: '200 (want 400)',
+    });
+    expect(checkResult('origin', 'off', { outcome: 'failed', message: 'x' })).toMatchObject({ outcome: 'skipped', level: 'off' });
+    expect(() => levelOf('orgin', {}, 'none')).toThrow(/unknown sub-check "orgin"/);
+    expect(levelOf('origin', { origin: 'off' }, 'none')).toBe('off');
+    expect(levelOf('origin', undefined, 'none')).toBe('require');
+  });
+  it('a check line names the requirement, the spec revision and the level', () => {
+    expect(checkLine(check({ id: 'origin', outcome: 'failed', level: 'require' }))).toBe(
+      'origin: a foreign Origin (http://evil.example) got 200 (want 403) [MUST, MCP 2025-11-25 basic/transports#security-warning, level require]',
+    );
+    expect(checkLine({ id: 'round-trip', outcome: 'failed', level: 'require', message: 'x' })).toBe(
+      'round-trip: x [harness, level require]',
+    );
+  });
+});
+
+describe('decidePhase: sub-checks fold into the phase verdict', () => {
+  const at = (level: SubCheckResult['level'], outcome: SubCheckResult['outcome']) => ({ level, outcome });
+  it.each([
+    [[at('require', 'passed'), at('require', 'failed')], 'failed'],
+    [[at('require', 'passed'), at('warn', 'failed'), at('warn', 'not-measured')], 'passed'],
+    [[at('require', 'not-measured'), at('require', 'passed')], 'not-measured'],
+    [[at('require', 'not-measured'), at('require', 'failed')], 'failed'],
+    [[at('off', 'skipped'), at('require', 'skipped')], 'skipped'],
+    [[at('warn', 'passed'), at('off', 'skipped')], 'passed'],
+    [[], 'skipped'],
+  ] as const)('%j → %s', (checks, verdict) => {
+    expect(decidePhase(checks)).toBe(verdict);
+  });
+});
+
+describe('config: <phase>.checks', () => {
+  const problems = (checks: unknown): string[] => {
+    const r = validateConfig({ cells: [{ pin: '1.24.0' }], http: { checks } });
+    return r.ok ? [] : r.problems;
+  };
+  it('accepts a level per known check', () => {
+    expect(problems({ origin: 'warn', host: 'off', 'protocol-version': 'require' })).toEqual([]);
+  });
+  it('an unknown check names the closest and lists every known one', () => {
+    expect(problems({ orgin: 'warn' })).toEqual([
+      `http.checks.orgin: unknown key (did you mean "origin"?); the known checks are: ${checkIds('http').join(', ')}`,
+    ]);
+  });
+  it('an unknown level lists the levels', () => {
+    expect(problems({ origin: 'wran' })).toEqual(['http.checks.origin: must be one of "require", "warn", "off" (did you mean "warn"?)']);
+  });
+  it('resolves every check: the configured level, else the default for the auth', () => {
+    const open = resolveChecks('http', 'none', { 'session-required': 'require' });
+    expect(open).toMatchObject({ origin: 'require', host: 'require', 'session-required': 'require', 'session-id-distinct': 'warn' });
+    expect(Object.keys(open)).toEqual(checkIds('http'));
+    expect(resolveChecks('http', 'bearer', {})).toMatchObject({ origin: 'warn', host: 'warn', 'protocol-version': 'require' });
+  });
+});
+
+describe('a stored phase must have the verdict its checks fold to', () => {
+  it('the audit names the phase and the deciding check', () => {
+    const checks = [check({ id: 'origin', outcome: 'failed', level: 'require' })];
+    const run = makeRun([{ ...FOUR_CELLS[0]!, phases: { http: { verdict: 'passed', checks } } }, ...FOUR_CELLS.slice(1)]);
+    expect(auditRun(run)).toContain('cell v1-floor: http is stored "passed", but its sub-checks fold to "failed" (origin failed)');
+  });
+  it('a warning on a passed phase is consistent', () => {
+    const checks = [check({ id: 'origin', outcome: 'failed', level: 'warn' }), check({ id: 'host', outcome: 'passed', level: 'require' })];
+    const run = makeRun([{ ...FOUR_CELLS[0]!, phases: { http: { verdict: 'passed', checks } } }, ...FOUR_CELLS.slice(1)]);
+    expect(auditRun(run)).toEqual([]);
+  });
+});
+
+describe('reports show every sub-check', () => {
+  const warned = check({ id: 'origin', outcome: 'failed', level: 'warn', short: '200 (want 403)' });
+  const failed = check({
+    id: 'protocol-version',
+    outcome: 'failed',
+    level: 'require',
+    message: 'MCP-Protocol-Version 1999-01-01 got 200 (want 400)',
+    short: '200 (want 400)',
+    spec: { revision: 'MCP 2025-11-25', section: 'basic/transports#protocol-version-header' },
+  });
+  const passed = check({ id: 'host', outcome: 'passed', level: 'require' });
+  const off = check({ id: 'session-required', outcome: 'skipped', level: 'off', message: 'off in the config (not run)' });
+  const run = makeRun([
+    { ...FOUR_CELLS[0]!, phases: { http: { verdict: 'passed', checks: [warned, passed, off] } } },
+    { ...FOUR_CELLS[1]!, phases: { http: { verdict: 'failed', message: 'protocol-version: …', checks: [warned, passed, failed] } } },
+    ...FOUR_CELLS.slice(2),
+  ]);
+
+  it('results.json keeps them and reads them back', () => {
+    const back = parseResults(renderJson(run));
+    expect(back.ok && back.run.cells[1]!.phases.find((p) => p.phase === 'http')!.checks).toEqual([warned, passed, failed]);
+  });
+  it('matrix.md: the HTTP column names them, a table has one row per check, warnings are listed', () => {
+    const md = renderMarkdown(run);
+    expect(md).toContain('| ok · warn origin 200 (want 403) |');
+    expect(md).toContain('| FAIL · protocol-version 200 (want 400) · warn origin 200 (want 403) |');
+    expect(md).toContain('## Sub-checks');
+    expect(md).toContain('| http › origin | MUST · MCP 2025-11-25 basic/transports#security-warning | warn | warn | warn | — | — |');
+    expect(md).toContain(
+      '| http › protocol-version | MUST · MCP 2025-11-25 basic/transports#protocol-version-header | require | — | FAIL | — | — |',
+    );
+    expect(md).toContain('| http › session-required | MUST · MCP 2025-11-25 basic/transports#security-warning | off | — | — | — | — |');
+    expect(md).toContain(
+      '- `v1-floor` · http › origin (warn): a foreign Origin (http://evil.example) got 200 (want 403) [MUST, MCP 2025-11-25 basic/transports#security-warning, level warn]',
+    );
+  });
+  it('JUnit: a test case per check; a required failure fails, a warning passes with its finding, off is skipped', () => {
+    const xml = renderJunit(run);
+    expect(xml).toMatch(
+      /<testcase classname="v1-latest" name="http › protocol-version" time="0.000">\n\s*<failure message="protocol-version: MCP-Protocol-Version 1999-01-01 got 200 \(want 400\) \[MUST, MCP 2025-11-25/,
+    );
+    expect(xml).toMatch(/<testcase classname="v1-floor" name="http › origin" time="0.000">\n\s*<system-out>WARN origin: /);
+    expect(xml).toMatch(
+      /<testcase classname="v1-floor" name="http › session-required" time="0.000">\n\s*<skipped message="off in the config \(not run\)"\/>/,
+    );
+    expect(xml).toContain('<testcase classname="v1-floor" name="http › host" time="0.000"/>');
+    // v1-latest: 5 phases + 3 checks; failures: the http phase and its required check.
+    expect(xml).toMatch(/<testsuite name="v1-latest[^"]*" tests="8" failures="2" errors="0" skipped="0"/);
+  });
+  it('the terminal says each warning, and the failed phase with its message', () => {
+    const lines = renderTerminalFailures(run);
+    expect(lines).toContain(
+      'v1-floor · http › origin: warn: origin: a foreign Origin (http://evil.example) got 200 (want 403) [MUST, MCP 2025-11-25 basic/transports#security-warning, level warn]',
+    );
+    expect(lines).toContain('v1-latest · http: FAIL: protocol-version: …');
+  });
+});
