@@ -50,6 +50,8 @@ export interface AuthorizationServer {
   tokensUrl: string;
   /** The secret the tokens endpoint asks for. */
   tokensKey: string;
+  /** Why the first port was given up, when it was (a taken port, retried on another). */
+  retriedAfter?: string;
   /** Mints the test tokens in-process (what the tokens endpoint answers). */
   mint(audience: string): Promise<TestTokens>;
   close(): Promise<void>;
@@ -124,6 +126,7 @@ export async function startAuthorizationServer(options: { scopes?: string[] } = 
         metadataUrl: `${state.issuer}/.well-known/oauth-authorization-server`,
         tokensUrl: `${state.issuer}${TOKENS_PATH}`,
         tokensKey,
+        ...(causes.length ? { retriedAfter: causes[0]! } : {}),
         mint,
         close: () =>
           new Promise<void>((resolve) => {
@@ -244,9 +247,16 @@ export async function withAuthorizationServer<T>(http: ResolvedConfig['http'], b
   if (!http || http.auth !== 'oauth') return body();
   const started = await startAuthorizationServer({ scopes: http.oauth?.scopes ?? [] });
   if (!started.ok) return body({ unavailable: started.cause });
-  const { issuer, jwksUri, tokensUrl, tokensKey } = started.server;
+  const { issuer, jwksUri, tokensUrl, tokensKey, retriedAfter } = started.server;
   try {
-    return await body({ issuer, jwksUri, tokensUrl, tokensKey, ...(http.oauth?.audience ? { audience: http.oauth.audience } : {}) });
+    return await body({
+      issuer,
+      jwksUri,
+      tokensUrl,
+      tokensKey,
+      ...(http.oauth?.audience ? { audience: http.oauth.audience } : {}),
+      ...(retriedAfter ? { retriedAfter } : {}),
+    });
   } finally {
     await started.server.close();
   }

@@ -95,6 +95,8 @@ export type OAuthServerSpec =
       tokensKey: string;
       /** The audience the tokens are for; `{host}`/`{port}` are filled in. Absent: the endpoint's URL (RFC 8707 canonical URI). */
       audience?: string;
+      /** Its first port was taken (why): it was retried on another. */
+      retriedAfter?: string;
     }
   | { unavailable: string };
 

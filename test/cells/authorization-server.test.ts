@@ -106,7 +106,10 @@ describe('a taken port', () => {
     const started = await startAuthorizationServer();
     try {
       expect(started.ok).toBe(true);
-      if (started.ok) expect(started.server.issuer).not.toBe(`http://127.0.0.1:${portOf(holder)}`);
+      if (started.ok) {
+        expect(started.server.issuer).not.toBe(`http://127.0.0.1:${portOf(holder)}`);
+        expect(started.server.retriedAfter).toBe(`127.0.0.1:${portOf(holder)}: port already in use`);
+      }
     } finally {
       if (started.ok) await started.server.close();
       holder.close();

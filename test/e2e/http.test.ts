@@ -1,6 +1,7 @@
 // The http phase through the real CLI: every sub-check reported in one message (two findings in one
 // run, 403 is never a 401), `http.auth: 'none'`, a port held by another process (retried, then
-// not-measured, never failed), and a stdio-only server that never listens (told to set `http: false`).
+// not-measured, never failed), a stdio-only server that never listens (told to set `http: false`), and
+// the OAuth control with `http.auth: 'oauth'` (its authorization server's port taken once: retried).
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { readdir, readFile, rm } from 'node:fs/promises';
 import net from 'node:net';
@@ -103,9 +104,10 @@ const runs = new Map<string, Run>();
 let portA = 0;
 let portB = 0;
 let portC = 0;
+let portAs = 0;
 
 beforeAll(async () => {
-  [portA, portB, portC] = await Promise.all([holdPort(), holdPort(), holdPort()]);
+  [portA, portB, portC, portAs] = await Promise.all([holdPort(), holdPort(), holdPort(), holdPort()]);
   const jobs: [string, () => Promise<Run>][] = [
     ['two findings', () => run(path.join(fixture('http-no-challenge-and-403'), 'matrix.config.ts'))],
     ['403 with a challenge', () => run(path.join(fixture('http-403-challenge'), 'matrix.config.ts'))],
@@ -116,6 +118,8 @@ beforeAll(async () => {
       () => run({ body: config(fixture('_base'), '{}', 'bind: false,') }, { MCP_MATRIX_TEST_HTTP_PORTS: `${portB},${portC}` }),
     ],
     ['detached listener', () => run(path.join(fixture('http-detached-listener'), 'matrix.config.ts'))],
+    // The OAuth control, its authorization server's first port taken (the test-only hook forces it).
+    ['oauth control', () => run(path.join(fixture('_oauth'), 'matrix.config.ts'), { MCP_MATRIX_TEST_AS_PORTS: String(portAs) })],
     [
       'stdio only',
       // The stdio-only fixture: it ignores --transport (the default http args) and serves stdio.
@@ -233,6 +237,27 @@ describe('http: a port held by another process is retried, then not measured', (
       ['leaks', 'passed'],
     ]);
     expect(httpCell(markdown)).toBe('not measured');
+    expect(leftovers).toEqual([]);
+  });
+});
+
+describe("http.auth: 'oauth' through the CLI", () => {
+  it('the control passes every phase and every OAuth sub-check; its authorization server retried a taken port; no token in any output', () => {
+    const { out, results, markdown, leftovers } = runs.get('oauth control')!;
+    expect(out.code, table(results)).toBe(0);
+    expect(results.cells[0]!.phases.map((p) => p.verdict)).toEqual(['passed', 'passed', 'passed', 'passed', 'passed']);
+    const http = phase(results, 'http');
+    expect(http.message).toMatch(
+      /^no token → 401 with a Bearer challenge; wrong token → 401; round trip ok; metadata discovery → named by resource_metadata; metadata → resource "http:\/\/127\.0\.0\.1:\d+\/mcp", authorization_servers names the issuer; other audience → 401; expired token → 401; other key → 401; alg none → 401$/,
+    );
+    expect(http.details).toMatchObject({
+      auth: 'oauth',
+      issuer: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/),
+      authorizationServerRetriedAfter: `127.0.0.1:${portAs}: port already in use`,
+    });
+    expect(http.details!.issuer).not.toBe(`http://127.0.0.1:${portAs}`);
+    expect(httpCell(markdown)).toBe('ok');
+    expect(JSON.stringify(results) + markdown + out.stdout + out.stderr).not.toMatch(/eyJ[\w-]{8,}/);
     expect(leftovers).toEqual([]);
   });
 });

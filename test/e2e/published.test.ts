@@ -274,6 +274,61 @@ const CASES: Published[] = [
       expectLoaded(r.cells[0]!, []);
     },
   },
+  {
+    example: 'context7-mcp',
+    spec: '@upstash/context7-mcp@4.1.1',
+    integrity: 'sha512-fUARTIZGVKzlzQKDhKUg4aIQ3yEU/12STdfxJDDnLMSN7yyHiPvNHI05iFwxkv3vC8G76Wp27MwK6Jucl/C5pA==',
+    kind: 'OAuth resource server (JWT) on /mcp/oauth',
+    exit: 1,
+    cells: {
+      '2.0.0': {
+        phases: {
+          environment: PASSED,
+          stdio: PASSED,
+          // Truth (curl against an authorization server of its own, JWTs signed by hand): no token → 401 with
+          // resource_metadata; a non-JWT token → 200 (taken as an API key); a JWT for another audience → 200
+          // (jwtVerify without audience); expired, foreign-key and alg-none JWTs → 401; the metadata names the
+          // issuer; the valid JWT's round trip works. Both findings reported, the first one as the step.
+          http: {
+            verdict: 'failed',
+            step: 'request with a wrong token',
+            message:
+              /^no token → 401 with a Bearer challenge; wrong token → 200 \(want 401: a wrong token is accepted\); round trip ok; metadata discovery → named by resource_metadata; metadata → resource "http:\/\/127\.0\.0\.1:\d+\/mcp\/oauth", authorization_servers names the issuer; other audience → 200 \(want 401: a token for another audience is accepted\) \(MUST, MCP 2025-11-25 basic\/authorization \(token audience binding\); RFC 8707 §2: [^)]*\); expired token → 401; other key → 401; alg none → 401$/,
+          },
+          bind: SKIPPED,
+          leaks: PASSED,
+        },
+        summary: {
+          serverName: 'Context7',
+          serverVersion: '4.1.1',
+          protocolVersion: '2025-11-25',
+          tools: 2,
+          prompts: 0,
+          resources: 0,
+          resourceTemplates: 0,
+          leakedHandles: [],
+        },
+      },
+    },
+    extra: (r) => {
+      const http = phaseOf(r.cells[0]!, 'http');
+      expect(http.details).toMatchObject({
+        auth: 'oauth',
+        unauthenticated: {
+          status: 401,
+          wwwAuthenticate: expect.stringMatching(
+            /^Bearer resource_metadata="http:\/\/127\.0\.0\.1:\d+\/\.well-known\/oauth-protected-resource"$/,
+          ),
+        },
+        wrongToken: { status: 200 },
+        roundTrip: true,
+        tools: 2,
+        oauth: { discovery: { via: 'challenge' }, statuses: { otherAudience: 200, expired: 401, otherKey: 401, algNone: 401 } },
+      });
+      // No token, nor a piece of one, in the results.
+      expect(JSON.stringify(r)).not.toMatch(/eyJ[\w-]{8,}/);
+    },
+  },
 ];
 
 interface Run {

@@ -247,6 +247,7 @@ async function attempt(
     const audience = as.audience ? substitute({ host: spec.host, port: String(port) }, as.audience) : url;
     Object.assign(values, { issuer: as.issuer, jwksUri: as.jwksUri, audience });
     Object.assign(details, { issuer: as.issuer, jwksUri: as.jwksUri, audience });
+    if (as.retriedAfter) details.authorizationServerRetriedAfter = as.retriedAfter;
     const minted = await fetchTokens(as.tokensUrl, as.tokensKey, audience, spec.timeoutMs);
     if (minted instanceof Error) {
       return {
