@@ -128,8 +128,8 @@ export interface RuntimeSdkCheck {
 
 /**
  * The runtime half of the environment check: the SDK the running servers loaded must be the cell's
- * copy. A server that answered without loading any SDK copy carries its own (a bundle); one that
- * loaded another copy (nested, aliased, a second version) runs what the pin does not control.
+ * copy. A server that answered without loading any SDK copy carries its own (a bundle), unless a process
+ * of its group ran without the probe (then it was not observed); one that loaded another copy (nested, aliased, a second version) runs what the pin does not control.
  */
 export function judgeRuntimeSdk(input: RuntimeSdkInput): RuntimeSdkCheck {
   const observed = input.phases.flatMap((p) => (p.phase === 'stdio' || p.phase === 'http' ? sdkRuntimeOf(p) : []));
@@ -167,8 +167,11 @@ export function judgeRuntimeSdk(input: RuntimeSdkInput): RuntimeSdkCheck {
     if (ours.length === 0 && others.length === 0) {
       const cellCopy = `${cellPath(input.primary)} (${pinned(input.primary)})`;
       const foreign = o.copies.map((c) => `${c.name} ${c.version} from ${c.path}`).join(', ');
+      const unseen = (o.unobserved ?? []).map((u) => `${u.command}: ${u.why}`).join('; ');
       if (o.answered && foreign)
         failures.add(o.server, `answered without loading ${cellCopy}: it loaded ${foreign}, which this cell does not pin`);
+      // A launcher's child the probe missed may be what answered: unseen, not bundled.
+      else if (o.answered && unseen) reasons.add(o.server, `answered from a process the probe did not see (${unseen})`);
       else if (o.answered)
         failures.add(
           o.server,

@@ -4,6 +4,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { PhaseName, PhaseResult } from '../results/types.js';
+import { AnsweredServers } from './answering.js';
 import { DEFAULT_CLIENT, loadAdapter, type SdkAdapter, type SeenRequest } from './adapter.js';
 import type { DriverMessage, DriverSpec, ServerCommand } from './protocol.js';
 import { makeCookie, RUN_COOKIE_VAR, SERVER_TAG_VAR } from './cookie.js';
@@ -65,8 +66,8 @@ export class DriverContext {
   phase: PhaseName | undefined;
   /** Per phase that opened a client session: every request the server sent to the client, with the answer. */
   readonly serverRequests = new Map<PhaseName, SeenRequest[]>();
-  /** Servers that answered initialize: a server that answered without loading the cell's SDK runs its own. */
-  readonly answered = new WeakSet<ServerProcess>();
+  /** Servers that answered initialize, with their group then: which of its processes answered, and what it loaded. */
+  readonly answered = new AnsweredServers();
   /** Servers that died under an in-flight request: what the client still holds from it is not a leak of its own. */
   readonly diedMidRequest: DiedMidRequest[] = [];
   /** Resolves once every message sent so far has left the process. */

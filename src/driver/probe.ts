@@ -326,7 +326,8 @@ function install(): void {
   g.__mcpMatrixProbeInstalled = true;
   if (PROBE_FILE) {
     // The driver tells "no probe" (a bin that is not Node) from "loaded nothing" by this record.
-    write({ type: 'probe', node: process.version });
+    // Its parent too: a launcher's child is told from the launcher (see answering.ts).
+    write({ type: 'probe', node: process.version, ppid: process.ppid });
     // Signal handlers are unref'd: this does not keep the process alive.
     process.on('SIGUSR2', () => write({ type: 'handles', handles: liveHandles() }));
     patchListen();

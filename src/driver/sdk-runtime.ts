@@ -3,6 +3,7 @@
 
 import { realpathSync } from 'node:fs';
 import { relative, sep } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import type { InstalledPackage, PhaseResult, SdkRuntime } from '../results/types.js';
 import type { DriverContext } from './context.js';
 import { SDK_RUNTIME_DETAIL } from './sdk-load.js';
@@ -19,13 +20,21 @@ export function observeSdk(ctx: DriverContext, server: SdkRuntime['server'], pro
     copies.set(where, { name: r.name, version: typeof r.version === 'string' ? r.version : '?', path: where });
   }
   const probe = records.find((r) => r.type === 'probe');
+  // The Node of the process that answered, not a launcher's; and the members the probe never saw.
+  const { answering, unobserved } = ctx.answered.answering(
+    proc,
+    [...new Set([ctx.spec.cellDir, cell])],
+    pathToFileURL(ctx.spec.probe).href,
+  );
+  const node = [...new Set(answering.flatMap((p) => (p.node ? [p.node] : [])))].join(' / ');
   return {
     server,
     probe: probe !== undefined,
-    ...(typeof probe?.node === 'string' ? { node: probe.node } : {}),
+    ...(node ? { node } : {}),
     nodeBin: isNodeScript(proc.options.bin),
     answered: ctx.answered.has(proc),
     copies: [...copies.values()].sort((a, b) => a.path.localeCompare(b.path)),
+    ...(unobserved.length ? { unobserved } : {}),
   };
 }
 

@@ -2,9 +2,9 @@
 // tracking and group kill. The driver owns every process, so no SDK escalation hides a hung server.
 
 import { spawn, type ChildProcess } from 'node:child_process';
-import { closeSync, openSync, readFileSync, readSync, realpathSync } from 'node:fs';
-import { extname } from 'node:path';
+import { closeSync, openSync, readFileSync, realpathSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
+import { launchOf } from './launch.js';
 import { NoiseLog, TailBuffer, type Clip } from './output.js';
 import { groupGone, groupMembers, killGroup, type ProcInfo } from './proc.js';
 
@@ -30,20 +30,8 @@ export interface ServerOptions {
   clip?: Clip;
 }
 
-/** A bin is started with this Node and `--import <probe>` when it is JavaScript; else it is run as is. */
-export function isNodeScript(bin: string): boolean {
-  if (['.js', '.mjs', '.cjs'].includes(extname(bin))) return true;
-  try {
-    const fd = openSync(bin, 'r');
-    const buf = Buffer.alloc(256);
-    const n = readSync(fd, buf, 0, 256, 0);
-    closeSync(fd);
-    const first = buf.subarray(0, n).toString('utf8').split('\n')[0] ?? '';
-    return first.startsWith('#!') && /\bnode\b/.test(first);
-  } catch {
-    return false;
-  }
-}
+/** A bin is started with this Node, its `#!` flags and `--import <probe>` when it is JavaScript; else it is run as is. */
+export { isNodeScript } from './launch.js';
 
 function real(path: string): string {
   try {
@@ -75,21 +63,22 @@ export class ServerProcess {
     this.stderr = new TailBuffer(8192, options.clip);
     this.noise = new NoiseLog(20, 300, options.clip);
     const probeUrl = pathToFileURL(options.probe).href;
+    // As a user's shell runs it: the `#!` line's interpreter and flags (the variant's Node when that is node).
+    const launch = launchOf(options.bin);
     const env: Record<string, string> = {
       ...options.env,
+      ...(launch.kind === 'node' ? launch.env : {}),
       MCP_MATRIX_PROBE_FILE: options.probeFile,
       // Stack frames carry real paths (a /tmp symlink would otherwise hide the package).
       MCP_MATRIX_PACKAGE_DIR: real(options.packageDir),
       MCP_MATRIX_CELL_DIR: real(options.cellDir),
     };
-    let command = process.execPath;
-    let args = ['--import', probeUrl, options.bin, ...options.args];
+    const [command, args] =
+      launch.kind === 'node'
+        ? [process.execPath, ['--import', probeUrl, ...launch.flags, options.bin, ...options.args]]
+        : [options.bin, options.args];
     // Node children (a launcher, a wrapper script) load the probe too: what they load is the server's.
     env.NODE_OPTIONS = [env.NODE_OPTIONS, `--import=${probeUrl}`].filter(Boolean).join(' ');
-    if (!isNodeScript(options.bin)) {
-      command = options.bin;
-      args = options.args;
-    }
     closeSync(openSync(options.probeFile, 'w'));
     this.child = spawn(command, args, { detached: true, stdio: ['pipe', 'pipe', 'pipe'], env, cwd: options.cellDir });
     this.pid = this.child.pid;

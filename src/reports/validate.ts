@@ -105,6 +105,7 @@ const environment = obj({
         answered: bool,
         copies: arrayOf(obj({ name: str, version: str, path: str })),
         node: optional(str),
+        unobserved: optional(arrayOf(obj({ pid: num, command: str, why: str }))),
       }),
     ),
   ),

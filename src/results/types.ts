@@ -91,8 +91,10 @@ export interface SdkRuntime {
   answered: boolean;
   /** Every SDK package copy it loaded a file of: real path (relative to the cell when inside it), name and version. */
   copies: InstalledPackage[];
-  /** The Node version the server process reported (`process.version` inside it), when the probe loaded. */
+  /** The Node version the process that answered reported (`process.version` inside it, not a launcher's), when the probe loaded. */
   node?: string;
+  /** Processes of its group, when it answered, that ran without the probe (a launcher's child with NODE_OPTIONS of its own). */
+  unobserved?: { pid: number; command: string; why: string }[];
 }
 
 export interface EnvironmentEvidence {

@@ -221,6 +221,29 @@ describe('runtime SDK identity', () => {
     ]);
   });
 
+  it('a server that answered from a process the probe did not see (a launcher’s child) is not measured, never “bundled”', () => {
+    // Issue 25: a launcher re-spawns `node lib/server.js` with NODE_OPTIONS of its own, so the child runs without the probe.
+    const child = {
+      pid: 42,
+      command: 'node node_modules/srv/lib/server.js',
+      why: `its NODE_OPTIONS "--max-old-space-size=256" replaced the harness's, so it did not load the probe`,
+    };
+    const launcher = (server: 'stdio' | 'http') => seen(server, { copies: [], unobserved: [child] });
+    const check = judge(phase('stdio', launcher('stdio')), phase('http', launcher('http')));
+    expect(check.verdict).toBe('not-measured');
+    expect(check.messages).toEqual([
+      `the stdio and http servers answered from a process the probe did not see (node node_modules/srv/lib/server.js: its NODE_OPTIONS "--max-old-space-size=256" replaced the harness's, so it did not load the probe), so which SDK copy the server runs was not observed`,
+    ]);
+    // What a probed process loaded still stands: a foreign copy fails, the cell's copy passes.
+    const foreign = { name: '@modelcontextprotocol/sdk', version: '1.25.0', path: '/elsewhere/sdk' };
+    expect(judge(phase('stdio', seen('stdio', { copies: [foreign], unobserved: [child] }))).verdict).toBe('failed');
+    expect(judge(phase('stdio', seen('stdio', { unobserved: [child] }))).verdict).toBe('passed');
+    // Not answered: the same reason as before.
+    expect(judge(phase('stdio', seen('stdio', { copies: [], answered: false, unobserved: [child] }))).messages).toEqual([
+      'the stdio server neither answered nor loaded an SDK copy, so which SDK copy the server runs was not observed',
+    ]);
+  });
+
   it('fails a nested copy, naming both paths and versions', () => {
     const nested = {
       name: '@modelcontextprotocol/sdk',

@@ -169,12 +169,19 @@ const CASES: Case[] = [
   },
 ];
 
+/**
+ * Correct servers that a harness which does not run them as a user would fails: every phase passes, exit 0.
+ * shebang-flags: its `#!/usr/bin/env -S node --expose-gc` flag reaches it (dropped, it exits 3: stdio and
+ * http failed and bind counted the exit as a refusal).
+ */
+const PASSING = ['shebang-flags'];
+
 const runs = new Map<string, FixtureRun>();
 const dirs: string[] = [];
 
 beforeAll(async () => {
   // Two at a time on a 2-core machine: most of a run is npm install and waiting on servers.
-  const queue = ['_base', ...CASES.map((c) => c.fixture)];
+  const queue = ['_base', ...PASSING, ...CASES.map((c) => c.fixture)];
   const worker = async (): Promise<void> => {
     for (let f = queue.shift(); f !== undefined; f = queue.shift()) {
       const run = await runFixture(f);
@@ -201,6 +208,25 @@ describe('fixtures/broken: each fails exactly its phase', () => {
     expect(run.results, run.out.stderr).toBeDefined();
     expect(run.out.code, phaseTable(run.results!)).toBe(0);
     expect(run.results!.cells[0]!.phases.map((p) => p.verdict)).toEqual(['passed', 'passed', 'passed', 'passed', 'passed']);
+    expect(run.leftoverDirs).toEqual([]);
+    expect(run.leftoverProcs).toEqual([]);
+  });
+
+  it.each(PASSING)('%s (a correct server, run as its bin says) passes every phase', (fixture) => {
+    const run = runs.get(fixture)!;
+    expect(run.results, `no results.json; stderr: ${run.out.stderr}`).toBeDefined();
+    const table = phaseTable(run.results!);
+    expect(run.out.code, table).toBe(0);
+    expect(
+      run.results!.cells[0]!.phases.map((p) => [p.phase, p.verdict]),
+      table,
+    ).toEqual([
+      ['environment', 'passed'],
+      ['stdio', 'passed'],
+      ['http', 'passed'],
+      ['bind', 'passed'],
+      ['leaks', 'passed'],
+    ]);
     expect(run.leftoverDirs).toEqual([]);
     expect(run.leftoverProcs).toEqual([]);
   });

@@ -122,9 +122,14 @@ describe('a release without a binary for this platform', () => {
   );
 });
 
-describe('fixtures/broken/node-own-choice: a bin that starts a Node of its own choosing', () => {
+// node-own-choice: a `#!/bin/sh` bin execs that Node. launcher-other-node (issue 25): a Node launcher, itself on the
+// variant's Node with the probe, starts the server on that Node: the Node of the process that answered counts.
+describe.each([
+  ['node-own-choice', 'a bin that starts a Node of its own choosing'],
+  ['launcher-other-node', 'a Node launcher that starts its server on a Node of its own choosing'],
+])('fixtures/broken/%s: %s', (fixture) => {
   it('is not measured: the server ran on the harness’s Node, not the variant’s, and both are named (exit 3)', async () => {
-    const { code, stderr, results } = await run('fixtures/broken/node-own-choice/matrix.config.ts');
+    const { code, stderr, results } = await run(`fixtures/broken/${fixture}/matrix.config.ts`);
     expect(results, stderr).toBeDefined();
     const [cell] = results!.cells as [CellResult];
     expect(cell.node!.version).not.toBe(process.versions.node);

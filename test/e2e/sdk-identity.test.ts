@@ -79,6 +79,22 @@ const CASES: Case[] = [
     othersPass: false,
   },
   {
+    // Issue 25: a Node launcher re-spawns its real server with NODE_OPTIONS of its own: the child runs without
+    // the probe. What was not observed is not measured, naming the process and why, never "a bundle".
+    fixture: 'launcher-node-options',
+    verdict: 'not-measured',
+    exit: 3,
+    step: 'loaded SDK',
+    message:
+      /^the stdio and http servers answered from a process the probe did not see \(node node_modules\/broken-launcher-node-options\/lib\/server\.js: its NODE_OPTIONS "--max-old-space-size=256" replaced the harness's, so it did not load the probe\), so which SDK copy the server runs was not observed$/,
+    othersPass: true,
+    extra: (r) =>
+      expect(loaded(r).map((o) => [o.server, o.probe, o.answered, o.copies, o.unobserved?.map((u) => u.command)])).toEqual([
+        ['stdio', true, true, [], ['node node_modules/broken-launcher-node-options/lib/server.js']],
+        ['http', true, true, [], ['node node_modules/broken-launcher-node-options/lib/server.js']],
+      ]),
+  },
+  {
     fixture: 'bin-not-node',
     verdict: 'not-measured',
     exit: 3,

@@ -90,6 +90,19 @@ describe('stdioPhase: a server that answers', () => {
     expect(await proc.waitExit(5000)).toMatchObject({ code: 0, signal: null });
   });
 
+  it('runs the bin as its `#!` line says: `env -S node --expose-gc` reaches the server, with the probe', async () => {
+    // A server that needs its `#!` flag exits 3 without it (issue 25: the flags were dropped).
+    const bin = bench.server(
+      'gc-server',
+      `#!/usr/bin/env -S node --expose-gc\nif (typeof globalThis.gc !== 'function') process.exit(3);\nawait import(${JSON.stringify(SERVER)});\n`,
+    );
+    const ctx = bench.context();
+    const r = await stdioPhase(ctx, { ...spec(''), command: { bin, args: [], env: { MODE: '' } } });
+    expect(r).toMatchObject({ phase: 'stdio', verdict: 'passed' });
+    const { proc } = server(ctx);
+    expect(proc.probeRecords()).toContainEqual(expect.objectContaining({ type: 'probe', pid: proc.pid }));
+  });
+
   it('an unadvertised capability is listed as null and counted 0, with no shapes or parity for it', async () => {
     const ctx = bench.context();
     const r = await stdioPhase(ctx, spec('no-prompts', { steps: [] }));
