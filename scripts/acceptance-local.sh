@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The acceptance workflow (.github/workflows/acceptance.yml) on one machine: the same mcp-matrix and
 # npm pack commands, in the same order, each job's output in its own place:
-#   plan --json → npm pack once → one `run --cell ID --tarball FILE --out cell-results/ID` per planned
-#   cell (fail-fast off) → merge cell-results/*/results.json (the gate; its exit code is this script's).
+#   plan --json → npm pack once → one `run --plan plan.json --cell ID --tarball FILE
+#   --out cell-results/attempt-1/ID` per planned cell (fail-fast off) → merge --plan plan.json cell-results
+#   (the gate; its exit code is this script's).
 # Lines marked "# = acceptance.yml" are the workflow's own lines, verbatim (a test holds them equal).
 #
 # usage: scripts/acceptance-local.sh            run from the working directory (package.json + config)
@@ -16,6 +17,7 @@ set -uo pipefail
 export CONFIG="${CONFIG:-matrix.config.ts}"
 export MCP_MATRIX="${MCP_MATRIX:-npx --no-install mcp-matrix}"
 export PROGRESS="${PROGRESS:-simple}"
+export GITHUB_RUN_ATTEMPT="${GITHUB_RUN_ATTEMPT:-1}"
 GITHUB_OUTPUT="$(mktemp)"
 export GITHUB_OUTPUT
 trap 'rm -f "$GITHUB_OUTPUT"' EXIT
@@ -36,11 +38,11 @@ if [ -n "$PACK_TARBALL" ]; then cp "$PACK_TARBALL" package-tarball/; else (cd "$
 failed=0
 for CELL in ${CELLS:-$(output matrix | node -e 'console.log(JSON.parse(require("fs").readFileSync(0, "utf8")).include.map((c) => c.id).join(" "))')}; do
   echo "== cell $CELL" >&2
-  $MCP_MATRIX run --config "$CONFIG" --cell "$CELL" --tarball "$(ls package-tarball/*.tgz)" --out "cell-results/$CELL" --progress "$PROGRESS" || failed=1 # = acceptance.yml
+  $MCP_MATRIX run --plan plan.json --config "$CONFIG" --cell "$CELL" --tarball "$(ls package-tarball/*.tgz)" --out "cell-results/attempt-$GITHUB_RUN_ATTEMPT/$CELL" --progress "$PROGRESS" || failed=1 # = acceptance.yml
 done
 
 echo "== merge" >&2
-$MCP_MATRIX merge cell-results/*/results.json --out matrix-results # = acceptance.yml
+$MCP_MATRIX merge --plan plan.json cell-results --out matrix-results # = acceptance.yml
 code=$?
 if [ "$code" -eq 0 ] && [ "$failed" -ne 0 ]; then code=1; fi
 exit "$code"

@@ -80,6 +80,10 @@ export async function main(argv: string[], log: Logger = createLogger()): Promis
         'Cells (variants) at once, installs included (default: CPU count; with axes, twice as many driver runs as installs)',
       )
       .option('--tarball <file>', 'Use this packed tarball instead of packing (CI fan-out)')
+      .option(
+        '--plan <file>',
+        "Run the frozen plan in this file (`plan --json`'s output) instead of resolving against the registry (CI fan-out)",
+      )
       .option('--keep', 'Keep the cell directories, linked at ./cells/<id>, and print how to re-run their driver')
       .option('--update-surface', 'Write mcp-surface.json (next to the config) from this run instead of comparing with it')
       .option('--publish <file>', 'Replace the table between <!-- mcp-matrix:begin/end --> markers in a Markdown file')
@@ -112,11 +116,12 @@ export async function main(argv: string[], log: Logger = createLogger()): Promis
       command = reportCommand(file, { cwd, ...opt('out', str(flags.out)), junit: true }, log);
     });
   cli
-    .command('merge <...results>', 'Fan-in: merge single-cell results.json files of one plan into one report')
+    .command('merge [...results]', 'Fan-in: merge single-cell results.json files (or directories holding them) of one plan into one report')
     .option('--out <dir>', 'Output directory (default: ./matrix-results)')
+    .option('--plan <file>', "The frozen plan (`plan --json`'s output) every piece must belong to; names every variant without evidence")
     .action(async (files: string[], flags: Flags) => {
       const { mergeCommand } = await import('./commands/merge.js');
-      command = mergeCommand(files, { cwd, ...opt('out', str(flags.out)) }, log);
+      command = mergeCommand(files, { cwd, ...opt('out', str(flags.out)), ...opt('plan', str(flags.plan)) }, log);
     });
   cli
     .command(
@@ -185,6 +190,7 @@ export async function main(argv: string[], log: Logger = createLogger()): Promis
           cwd,
           ...opt('config', str(flags.config)),
           ...opt('tarball', str(flags.tarball)),
+          ...opt('plan', str(flags.plan)),
           ...opt('out', str(flags.out)),
           ...(concurrency ? { concurrency: Number(concurrency) } : {}),
           cells: list(flags.cell),

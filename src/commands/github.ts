@@ -3,7 +3,14 @@
 import { appendFile } from 'node:fs/promises';
 import type { Logger } from '../logger.js';
 import type { RunResult } from '../results/types.js';
-import { groupLines, renderAnnotations, renderStepSummary } from '../reports/github.js';
+import {
+  capAnnotations,
+  groupLines,
+  renderAnnotations,
+  renderMergeErrorAnnotations,
+  renderMergeErrorSummary,
+  renderStepSummary,
+} from '../reports/github.js';
 
 export async function publishToGithub(run: RunResult, log: Logger, env: NodeJS.ProcessEnv = process.env): Promise<void> {
   if (env.GITHUB_ACTIONS !== 'true') return;
@@ -14,6 +21,13 @@ export async function publishToGithub(run: RunResult, log: Logger, env: NodeJS.P
   // A cell job of the fan-out writes only its piece (and its log groups): `merge` alone annotates and
   // writes the step summary, once for the whole matrix.
   if (env.MCP_MATRIX_PIECE === '1') return;
-  for (const line of renderAnnotations(run)) log.info(line);
+  for (const line of capAnnotations(renderAnnotations(run))) log.info(line);
   if (env.GITHUB_STEP_SUMMARY) await appendFile(env.GITHUB_STEP_SUMMARY, `${renderStepSummary(run)}\n`);
+}
+
+/** A merge that refused its pieces: each reason an annotation (capped) and the whole list in the step summary. */
+export async function publishMergeErrors(errors: readonly string[], log: Logger, env: NodeJS.ProcessEnv = process.env): Promise<void> {
+  if (env.GITHUB_ACTIONS !== 'true') return;
+  for (const line of capAnnotations(renderMergeErrorAnnotations(errors))) log.info(line);
+  if (env.GITHUB_STEP_SUMMARY) await appendFile(env.GITHUB_STEP_SUMMARY, `${renderMergeErrorSummary(errors)}\n`);
 }

@@ -142,7 +142,7 @@ ${httpBlock.join('\n')}
 export function renderWorkflow(): string {
   return `# The required release job: mcp-matrix plan → npm pack once → one job per SDK cell → merge (the gate).
 # Written by \`mcp-matrix init\`. Make the "mcp-matrix" check required in the branch protection rules.
-# Locally, the same sequence: npx mcp-matrix plan --json; npm pack; npx mcp-matrix run --cell ID --tarball FILE; npx mcp-matrix merge.
+# Locally, the same sequence: npx mcp-matrix plan --json > plan.json; npm pack; npx mcp-matrix run --plan plan.json --cell ID --tarball FILE; npx mcp-matrix merge --plan plan.json.
 name: mcp-matrix
 
 on:
@@ -154,17 +154,19 @@ on:
 permissions:
   contents: read
 
-# One run per ref at a time: a new push cancels the older run of the same branch or pull request.
+# Pull requests: a newer run cancels the older one. Pushes: every commit keeps its run (its own sha).
 concurrency:
-  group: mcp-matrix-\${{ github.workflow }}-\${{ github.ref }}
-  cancel-in-progress: true
+  group: mcp-matrix-\${{ github.workflow }}-\${{ github.event_name == 'pull_request' && github.ref || github.sha }}
+  cancel-in-progress: \${{ github.event_name == 'pull_request' }}
 
 env:
   CONFIG: matrix.config.ts
-  # Extra environment for the servers: set it here (secrets as \${{ secrets.NAME }}) and give it to them in
-  # the config, e.g. env: { API_KEY: process.env.API_KEY ?? '' }.
+  # Secrets for the servers: never here (every step, npm ci included, would see them). Give them to the
+  # run step only (its env:, as \${{ secrets.NAME }}) and to the servers in the config, e.g.
+  # env: { API_KEY: process.env.API_KEY ?? '' }. Fork and Dependabot pull requests get no secrets.
 
 jobs:
+  # Resolves against the registry once: plan.json (the frozen plan) is what every cell job runs, re-runs too.
   plan:
     runs-on: ubuntu-latest
     timeout-minutes: 15
@@ -181,6 +183,12 @@ jobs:
         run: |
           npx --no-install mcp-matrix plan --json --config "$CONFIG" > plan.json
           echo "matrix=$(node -p 'JSON.stringify({ include: require("./plan.json").include })')" >> "$GITHUB_OUTPUT"
+      - uses: actions/upload-artifact@v7
+        with:
+          name: mcp-matrix-plan
+          path: plan.json
+          if-no-files-found: error
+          overwrite: true
 
   pack:
     runs-on: ubuntu-latest
@@ -202,6 +210,7 @@ jobs:
           name: package-tarball
           path: package-tarball/*.tgz
           if-no-files-found: error
+          overwrite: true
 
   # One job per variant of the plan (a cell without axes is one variant, its id the cell's).
   cell:
@@ -224,24 +233,45 @@ jobs:
         with:
           name: package-tarball
           path: package-tarball
+      - uses: actions/download-artifact@v8
+        with:
+          name: mcp-matrix-plan
       - env:
           CELL: \${{ matrix.id }}
           # A piece of the fan-out: merge alone writes the annotations and the step summary.
           MCP_MATRIX_PIECE: '1'
-        run: npx --no-install mcp-matrix run --config "$CONFIG" --cell "$CELL" --tarball "$(ls package-tarball/*.tgz)" --out "cell-results/$CELL" --progress simple
+        run: npx --no-install mcp-matrix run --plan plan.json --config "$CONFIG" --cell "$CELL" --tarball "$(ls package-tarball/*.tgz)" --out "cell-results/attempt-$GITHUB_RUN_ATTEMPT/$CELL" --progress simple
+      # cell-results/ holds attempt-<n>/<id>/: merge-multiple downloads give the same layout for 1 artifact or 256.
       - if: always()
         uses: actions/upload-artifact@v7
         with:
-          name: mcp-matrix-cell-\${{ matrix.id }}
-          path: cell-results/\${{ matrix.id }}
+          name: mcp-matrix-cell-\${{ matrix.id }}-attempt-\${{ github.run_attempt }}
+          path: cell-results/
+          overwrite: true
 
   merge:
     name: mcp-matrix
-    needs: [plan, cell]
+    needs: [plan, pack, cell]
     if: always()
     runs-on: ubuntu-latest
     timeout-minutes: 15
     steps:
+      # Names every dependency that did not succeed, first: a plan or pack failure is the cause, not "no results".
+      - name: the jobs merge depends on
+        env:
+          PLAN: \${{ needs.plan.result }}
+          PACK: \${{ needs.pack.result }}
+          CELLS: \${{ needs.cell.result }}
+        run: |
+          bad=0
+          for dep in "plan:$PLAN" "pack:$PACK" "cell:$CELLS"; do
+            name="\${dep%%:*}"; result="\${dep#*:}"
+            [ "$result" = success ] && continue
+            level=error; [ "$name" = cell ] && level=warning || bad=1
+            echo "::$level title=mcp-matrix $name job $result::the $name job's result is $result."
+            echo "- the **$name** job's result is **$result**." >> "$GITHUB_STEP_SUMMARY"
+          done
+          exit "$bad"
       - uses: actions/checkout@v6
       - uses: actions/setup-node@v6
         with:
@@ -250,14 +280,19 @@ jobs:
       - run: npm ci
       - uses: actions/download-artifact@v8
         with:
+          name: mcp-matrix-plan
+      - uses: actions/download-artifact@v8
+        with:
           pattern: mcp-matrix-cell-*
+          merge-multiple: true
           path: cell-results
-      # The gate: a planned cell without results (or one from another plan) fails here.
-      - run: npx --no-install mcp-matrix merge cell-results/*/results.json --out matrix-results
+      # The gate: a planned variant without results, twice, or from another plan fails here.
+      - run: npx --no-install mcp-matrix merge --plan plan.json cell-results --out matrix-results
       - if: always()
         uses: actions/upload-artifact@v7
         with:
           name: mcp-matrix-results
           path: matrix-results
+          overwrite: true
 `;
 }

@@ -4,13 +4,53 @@ import type { Logger } from '../logger.js';
 import { preparePlan, type PrepareOptions } from '../orchestrator/prepare.js';
 import { hasAxes, type Plan, type PlannedVariant } from '../plan/plan.js';
 import type { Failure } from '../util/result.js';
+import { freezePlan } from '../plan/frozen.js';
+
+/** GitHub Actions runs at most 256 jobs per matrix (documented limit of jobs.<id>.strategy.matrix). */
+export const MATRIX_JOB_LIMIT = 256;
+
+/** The plan's attempt: GITHUB_RUN_ATTEMPT under Actions, 1 elsewhere. */
+export function runAttempt(env: NodeJS.ProcessEnv): number {
+  const n = Number(env.GITHUB_RUN_ATTEMPT);
+  return Number.isInteger(n) && n > 0 ? n : 1;
+}
+
+/** `plan --json` fails here, at plan, never later: one job per variant, at most MATRIX_JOB_LIMIT. */
+export function matrixLimit(variants: number, plan: Pick<Plan, 'cells'>): Failure | undefined {
+  return variants > MATRIX_JOB_LIMIT ? { kind: 'usage', message: tooManyVariants(variants, plan) } : undefined;
+}
+
+/** What to do when the fan-out would exceed the matrix limit: the largest factors named. */
+export function tooManyVariants(count: number, plan: Pick<Plan, 'cells'>): string {
+  const majors = [...new Set(plan.cells.map((c) => c.major))];
+  const split =
+    majors.length > 1
+      ? `split the config by SDK major (one config per major: ${majors.map((m) => `${m}.x`).join(', ')}), each its own workflow call with \`config:\``
+      : 'split the cells over two configs, each its own workflow call with `config:`';
+  return `the plan has ${count} variants, more than the ${MATRIX_JOB_LIMIT} jobs a GitHub Actions matrix can run (one job per variant): ${split}, or shorten the client or Node axis (${describeExpansion(plan)})`;
+}
 
 export async function planCommand(options: PrepareOptions & { json: boolean }, log: Logger): Promise<number | Failure> {
   const prepared = await preparePlan(options);
   if (!prepared.ok) return prepared.error;
   const { plan, registry } = prepared.value;
   if (options.json) {
-    log.info(JSON.stringify({ ...planJson(plan), source: sourceJson(plan, options.cwd) }));
+    const json = planJson(plan);
+    // The fan-out is one job per variant: past GitHub's matrix limit the workflow could never start them all.
+    const tooMany = matrixLimit(json.include.length, plan);
+    if (tooMany) {
+      registry.cancel();
+      return tooMany;
+    }
+    log.info(
+      JSON.stringify({
+        ...json,
+        source: sourceJson(plan, options.cwd),
+        // The run attempt that made this plan: merge drops pieces of older attempts (re-run all jobs plans again).
+        attempt: runAttempt(process.env),
+        frozen: freezePlan(plan),
+      }),
+    );
   } else {
     const axes = plan.cells.some(hasAxes);
     const variants = plan.cells.reduce((n, c) => n + c.variants.length, 0);

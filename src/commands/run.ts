@@ -20,9 +20,10 @@ import { onHardExit } from '../process/tracker.js';
 import { renderPublished, renderTable } from '../reports/markdown.js';
 import { publishToGithub } from './github.js';
 import { renderTerminalFailures } from '../reports/terminal.js';
-import type { Failure } from '../util/result.js';
+import type { Failure, Result } from '../util/result.js';
 import { shellWord } from '../cells/driver-launch.js';
 import { rerunsIn } from '../cells/kept.js';
+import { parseFrozenPlan, type FrozenPlan } from '../plan/frozen.js';
 import { parseSnapshot, renderSnapshot, snapshotOf, SNAPSHOT_FILE, type SurfaceItems } from '../results/surface.js';
 
 export const DEFAULT_OUT = 'matrix-results';
@@ -42,6 +43,8 @@ export interface RunCommandOptions extends PrepareOptions {
   updateBaseline?: boolean;
   /** Write mcp-surface.json (next to the config) from this run's surface instead of comparing with it. */
   updateSurface?: boolean;
+  /** plan.json (`plan --json`'s output): run its frozen plan, never resolving against the registry. */
+  plan?: string;
 }
 
 export async function runCommand(options: RunCommandOptions, log: Logger): Promise<number | Failure> {
@@ -79,7 +82,13 @@ async function runAndReport(options: RunCommandOptions, log: Logger): Promise<nu
       if (!(options.updateBaseline && !(await stat(baselineFile).catch(() => undefined)))) return read.error;
     } else baseline = { file: baselineShown, entries: read.value };
   }
-  const prepared = await prepareConfig(options);
+  let frozen: FrozenPlan | undefined;
+  if (options.plan) {
+    const read = await readFrozenPlan(path.resolve(options.cwd, options.plan), options.plan);
+    if (!read.ok) return read.error;
+    frozen = read.value;
+  }
+  const prepared = await prepareConfig(options, { frozen: frozen !== undefined });
   if (options.signal.aborted) return interruptedEarly('while loading the config and looking up the registry');
   if (!prepared.ok) return prepared.error;
   const { config, registry } = prepared.value;
@@ -119,6 +128,7 @@ async function runAndReport(options: RunCommandOptions, log: Logger): Promise<nu
     invocation: invocation(),
     ...(baseline ? { baseline } : {}),
     ...(surfaceSnapshot ? { surfaceSnapshot } : {}),
+    ...(frozen ? { frozen } : {}),
     onPlan: (plan) => {
       // With axes, the expansion and the count before anything runs (as `plan` shows them).
       if (plan.cells.some(hasPlannedAxes)) log.info(describeExpansion(plan));
@@ -231,4 +241,20 @@ async function publishToDoc(file: string, run: Parameters<typeof renderTable>[0]
   if (!out.ok) return `--publish: ${out.error}`;
   await writeFile(target, out.text);
   return undefined;
+}
+
+/** plan.json's frozen plan; a file that is missing or not JSON is bad input. */
+export async function readFrozenPlan(file: string, shown: string): Promise<Result<FrozenPlan>> {
+  const text = await readFile(file, 'utf8').catch(() => undefined);
+  if (text === undefined) return { ok: false, error: { kind: 'usage', message: `--plan: cannot read ${file}` } };
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    return {
+      ok: false,
+      error: { kind: 'usage', message: `--plan ${shown}: not JSON (write it with \`mcp-matrix plan --json > plan.json\`)` },
+    };
+  }
+  return parseFrozenPlan(json, shown);
 }

@@ -12,10 +12,18 @@ export interface PrepareOptions extends Overrides {
   signal?: AbortSignal;
 }
 
-export async function prepareConfig(options: PrepareOptions): Promise<Result<{ config: ResolvedConfig; registry: Registry }>> {
+/** `frozen`: the plan comes from plan.json (`run --plan`), so nothing is looked up ahead. */
+export interface PrepareFlags {
+  frozen?: boolean;
+}
+
+export async function prepareConfig(
+  options: PrepareOptions,
+  flags: PrepareFlags = {},
+): Promise<Result<{ config: ResolvedConfig; registry: Registry }>> {
   const registry = createRegistry(undefined, options.signal ? { signal: options.signal } : {});
   // The default SDK packages are looked up while the config loads; a config with other majors asks for its own.
-  for (const name of lookupNames(DEFAULT_MAJORS)) void registry.meta(name);
+  if (!flags.frozen) for (const name of lookupNames(DEFAULT_MAJORS)) void registry.meta(name);
   const loaded = await loadConfig(options.cwd, options.config, options.signal);
   if (!loaded.ok) {
     registry.cancel();

@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fingerprint, packDirectory, type Tarball } from '../pack/pack.js';
 import { sourceCommit } from '../pack/commit.js';
+import { thawPlan, type FrozenPlan } from '../plan/frozen.js';
 import { buildPlan, hasAxes, selectCells, selectedIds, type Plan, type PlannedCell, type PlannedVariant } from '../plan/plan.js';
 import type { Registry } from '../plan/registry.js';
 import type { ResolvedConfig } from '../config/resolve.js';
@@ -55,6 +56,8 @@ export interface RunOptions {
   baseline?: { file: string; entries: BaselineEntry[] };
   /** The committed surface snapshot (mcp-surface.json) the cells must match; absent when there is none. */
   surfaceSnapshot?: SurfaceItems;
+  /** The plan job's frozen plan (`run --plan`): used as it is, never resolved against the registry. */
+  frozen?: FrozenPlan;
   /** Called once the plan is resolved, before any cell starts. */
   onPlan?(plan: Plan): void;
   /** Called once cells start: `snapshot()` is the run so far (finished cells only), marked interrupted, for a forced exit. */
@@ -88,7 +91,7 @@ export async function runMatrix(config: ResolvedConfig, registry: Registry, opti
   const packing = obtainTarball(config.source, runDir, packAbort.signal);
   try {
     const [planned, npmVersion, commit] = await Promise.all([
-      buildPlan(config, registry),
+      options.frozen ? thawPlan(config, options.frozen) : buildPlan(config, registry),
       npmVersionOf(options.signal),
       sourceCommit(config.source.kind === 'directory' ? config.source.dir : options.cwd),
     ]);

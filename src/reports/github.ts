@@ -101,3 +101,31 @@ function neutralise(line: string): string {
   const safe = line.replace(/##\[/g, '#\u200b#[');
   return /^\s*::/.test(safe) ? `\u200b${safe}` : safe;
 }
+
+/**
+ * GitHub shows at most 10 error and 10 warning annotations per step: past 9, one more says how many the
+ * summary holds that were not annotated, so the 10th is never a silent cut.
+ */
+export const ANNOTATIONS_PER_STEP = 9;
+
+export function capAnnotations(lines: readonly string[], limit = ANNOTATIONS_PER_STEP): string[] {
+  if (lines.length <= limit) return [...lines];
+  const more = lines.length - limit;
+  const kind = lines.slice(limit).some((l) => l.startsWith('::error')) ? 'error' : 'warning';
+  return [...lines.slice(0, limit), command(kind, 'mcp-matrix', `${more} more: see the summary`)];
+}
+
+export function renderMergeErrorAnnotations(errors: readonly string[]): string[] {
+  return errors.map((e) => command('error', 'mcp-matrix merge', e));
+}
+
+export function renderMergeErrorSummary(errors: readonly string[]): string {
+  return [
+    '# mcp-matrix: the pieces do not make up the plan',
+    '',
+    'merge refused the cell results (the gate fails):',
+    '',
+    ...errors.map((e) => `- ${cleanText(e)}`),
+    '',
+  ].join('\n');
+}

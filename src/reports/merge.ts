@@ -20,9 +20,28 @@ export interface MergePiece {
  */
 export type MergeResult = { ok: true; run: RunResult } | { ok: false; errors: string[]; exitCode: 1 | 2 };
 
-export function mergeResults(input: readonly MergePiece[]): MergeResult {
+/** The plan job's frozen plan (`merge --plan`): every piece must carry its hash. */
+export interface ExpectedPlan {
+  /** As shown in messages (`plan.json`). */
+  file: string;
+  hash: string;
+  cells: readonly { id: string; pin: string; variants: readonly { id: string }[] }[];
+}
+
+export function mergeResults(input: readonly MergePiece[], expected?: ExpectedPlan): MergeResult {
   const pieces = inPlanOrder(input);
   const [first] = pieces;
+  if (!first && expected)
+    return {
+      ok: false,
+      errors: expected.cells.flatMap((c) =>
+        c.variants.map(
+          (v) =>
+            `${rowName(v.id, c.id)} (pin ${c.pin}) has no evidence: no piece contains it (no cell job uploaded results). The \`mcp-matrix run --cell ${v.id}\` run produced no results.json; see that job's log.`,
+        ),
+      ),
+      exitCode: 1,
+    };
   if (!first) return { ok: false, errors: ['no results to merge: pass the results.json of every cell of the plan.'], exitCode: 1 };
   const { selected: _selected, ...plan } = first.run.plan;
 
@@ -36,9 +55,15 @@ export function mergeResults(input: readonly MergePiece[]): MergeResult {
   if (tampered.length > 0) return { ok: false, errors: tampered, exitCode: 2 };
   const errors: string[] = [];
 
+  for (const piece of expected ? pieces : []) {
+    if (piece.run.plan.configHash !== expected!.hash)
+      errors.push(
+        `${piece.file}: belongs to another plan (configHash ${piece.run.plan.configHash}, but ${expected!.file} has ${expected!.hash}); its cell job did not run \`run --plan ${expected!.file}\`, or ran another plan's file.`,
+      );
+  }
   for (const piece of pieces.slice(1)) {
     const other = piece.run.plan;
-    if (other.configHash !== plan.configHash) {
+    if (other.configHash !== plan.configHash && !expected) {
       errors.push(
         `${piece.file}: belongs to another plan (configHash ${other.configHash}, but ${first.file} has ${plan.configHash}); every piece must come from the same config and resolved pins.`,
       );

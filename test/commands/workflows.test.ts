@@ -57,7 +57,26 @@ describe('workflows', () => {
   test('every job has timeout-minutes; the workflows cancel superseded runs of a ref', async () => {
     for (const [name, text] of Object.entries(await texts())) {
       for (const [job, block] of jobs(text)) expect(block, `${name} ${job}`).toMatch(/\n {4}timeout-minutes: \d+\n/);
-      expect(text, name).toMatch(/\nconcurrency:\n {2}group: .*\$\{\{ github\.ref \}\}\n {2}cancel-in-progress: true\n/);
+    }
+    expect((await texts()).ci).toMatch(/\nconcurrency:\n {2}group: .*\$\{\{ github\.ref \}\}\n {2}cancel-in-progress: true\n/);
+  });
+
+  test('the gate workflows: pull requests cancel their older run, a push never cancels (its own sha); the reusable one is keyed by caller, directory and config', async () => {
+    const { init, acceptance } = await texts();
+    const rule =
+      "\\$\\{\\{ github\\.event_name == 'pull_request' && github\\.ref \\|\\| github\\.sha \\}\\}\\n {2}cancel-in-progress: \\$\\{\\{ github\\.event_name == 'pull_request' \\}\\}\\n";
+    for (const text of [init, acceptance])
+      expect(text).toMatch(new RegExp(`\\nconcurrency:\\n {2}group: mcp-matrix-\\$\\{\\{ github\\.workflow \\}\\}-.*${rule}`));
+    expect(acceptance).toContain("-${{ inputs.working-directory || '.' }}-${{ inputs.config || 'matrix.config.ts' }}-");
+  });
+
+  test('the fan-out layout is the same for one artifact and many: cell-results/ uploaded, downloaded with merge-multiple; merge needs every job', async () => {
+    const { init, acceptance } = await texts();
+    for (const text of [init, acceptance]) {
+      expect(jobs(text).get('cell')).toMatch(/path: (\$\{\{ env\.WORKDIR \}\}\/)?cell-results\/\n/);
+      expect(jobs(text).get('merge')).toMatch(/pattern: mcp-matrix-cell-\*\n {10}merge-multiple: true\n/);
+      expect(jobs(text).get('merge')).toContain('needs: [plan, pack, cell]');
+      expect(jobs(text).get('merge')).toContain('merge --plan plan.json cell-results');
     }
   });
 

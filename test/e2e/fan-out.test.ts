@@ -118,7 +118,7 @@ describe('CI fan-out and fan-in', () => {
     const tarballs = await readdir(path.join(work, 'package-tarball'));
     expect(tarballs).toEqual(['reference-mcp-server-1.0.0.tgz']);
 
-    const pieces = await Promise.all(plan.include.map((c) => results(path.join(work, 'cell-results', c.id, 'results.json'))));
+    const pieces = await Promise.all(plan.include.map((c) => results(path.join(work, 'cell-results', 'attempt-1', c.id, 'results.json'))));
     expect(pieces.map((p) => p.cells.map((c) => c.id))).toEqual([['latest-1'], ['2.0.0']]);
     expect(new Set(pieces.map((p) => p.plan.tarball.sha512)).size).toBe(1);
     const merged = await results(path.join(work, 'matrix-results', 'results.json'));
@@ -135,9 +135,14 @@ describe('CI fan-out and fan-in', () => {
   });
 
   test('merge with one piece removed: exit 1, names the missing cell', async () => {
-    const r = await cli(['merge', 'cell-results/latest-1/results.json', '--out', 'partial'], work);
+    const r = await cli(['merge', 'cell-results/attempt-1/latest-1/results.json', '--out', 'partial'], work);
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/cell 2\.0\.0 \(pin 2\.0\.0\) has no evidence/);
+    // Against the frozen plan, with no piece at all: every planned cell is named.
+    const none = await cli(['merge', '--plan', 'plan.json', 'no-such-dir', '--out', 'none'], work);
+    expect(none.code).toBe(1);
+    expect(none.stderr).toMatch(/cell latest-1 \(pin latest@1\) has no evidence/);
+    expect(none.stderr).toMatch(/cell 2\.0\.0 \(pin 2\.0\.0\) has no evidence/);
   });
 
   test('merge with a piece of another plan (other config hash): exit 1, names it', async () => {
@@ -148,8 +153,18 @@ describe('CI fan-out and fan-in', () => {
       work,
     );
     expect(run.code).toBe(0);
-    const r = await cli(['merge', 'cell-results/latest-1/results.json', 'other/2.0.0/results.json', '--out', 'mixed'], work);
+    const r = await cli(['merge', 'cell-results/attempt-1/latest-1/results.json', 'other/2.0.0/results.json', '--out', 'mixed'], work);
     expect(r.code).toBe(1);
     expect(r.stderr).toContain('other/2.0.0/results.json: belongs to another plan');
+    const planned = await cli(['merge', '--plan', 'plan.json', 'cell-results/attempt-1/latest-1', 'other/2.0.0', '--out', 'mixed2'], work);
+    expect(planned.code).toBe(1);
+    expect(planned.stderr).toMatch(/other\/2\.0\.0\/results\.json: belongs to another plan \(configHash \w+, but plan\.json has \w+\)/);
+    // A cell job given the frozen plan of another config refuses at once (exit 2), before any install.
+    const frozen = await cli(
+      ['run', '--plan', 'plan.json', '--config', other, '--cell', '2.0.0', '--tarball', tarball, '--out', 'x'],
+      work,
+    );
+    expect(frozen.code).toBe(2);
+    expect(frozen.stderr).toMatch(/--plan: the config .*other\.config\.ts is not the one the plan was made from/);
   });
 });

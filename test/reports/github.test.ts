@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import { escapeData, escapeProperty, groupLines, renderAnnotations, renderStepSummary } from '../../src/reports/index.js';
+import { capAnnotations, renderMergeErrorAnnotations, renderMergeErrorSummary } from '../../src/reports/github.js';
 import { FOUR_CELLS, makeRun } from './helpers/make-run.js';
 
 describe('workflow commands', () => {
@@ -55,5 +56,41 @@ describe('workflow commands', () => {
     expect(summary).toContain('| Pin (role) |');
     expect(summary).toContain('### v1-floor · http');
     expect(summary).not.toContain('## Environment');
+  });
+});
+
+describe('annotation limits (GitHub shows at most 10 per kind per step)', () => {
+  const errors = (n: number) => Array.from({ length: n }, (_, i) => `::error title=t${i}::m${i}`);
+
+  test('up to 9: all of them; past 9: the first 9, then "N more: see the summary"', () => {
+    expect(capAnnotations(errors(9))).toEqual(errors(9));
+    const capped = capAnnotations(errors(14));
+    expect(capped).toHaveLength(10);
+    expect(capped.slice(0, 9)).toEqual(errors(9));
+    expect(capped[9]).toBe('::error title=mcp-matrix::5 more: see the summary');
+    expect(capAnnotations(Array.from({ length: 11 }, () => '::warning title=w::x'))[9]).toBe(
+      '::warning title=mcp-matrix::2 more: see the summary',
+    );
+  });
+
+  test('every failing phase of a big matrix: 10 annotations, the rest in the summary', () => {
+    const specs = Array.from({ length: 12 }, (_, i) => ({
+      ...FOUR_CELLS[0]!,
+      id: `c${i}`,
+      phases: { stdio: { verdict: 'failed' as const, message: `boom ${i}` } },
+    }));
+    const run = makeRun(specs);
+    expect(renderAnnotations(run)).toHaveLength(12);
+    expect(capAnnotations(renderAnnotations(run))).toHaveLength(10);
+    for (let i = 0; i < 12; i++) expect(renderStepSummary(run)).toContain(`boom ${i}`);
+  });
+
+  test('merge errors: one annotation each (escaped), the list in the summary', () => {
+    const e = ['cell v1 (pin 1.0.0) has no evidence: no piece contains it', 'a: b, c'];
+    expect(renderMergeErrorAnnotations(e)).toEqual([
+      '::error title=mcp-matrix merge::cell v1 (pin 1.0.0) has no evidence: no piece contains it',
+      '::error title=mcp-matrix merge::a: b, c',
+    ]);
+    expect(renderMergeErrorSummary(e)).toContain('- cell v1 (pin 1.0.0) has no evidence: no piece contains it\n');
   });
 });

@@ -1,0 +1,459 @@
+// A local runner for this repository's GitHub workflows (a test helper: GitHub Actions cannot run here).
+// It follows GitHub's documented semantics for what the workflows use:
+// - jobs in `needs` order, one at a time; a job runs when its `if` holds (default `success()`: every
+//   needed job succeeded), else it is skipped; a matrix from `fromJSON(...)` (`include` entries) is one
+//   job per entry, and the job's result for `needs` is failure if any entry failed, else cancelled if any
+//   was cancelled, else success (skipped when every entry was skipped);
+// - `run` steps with `bash -e {0}` (the documented default shell on Linux), `defaults.run.working-directory`,
+//   env (workflow, job, GITHUB_ENV, step), GITHUB_OUTPUT / GITHUB_ENV in both `k=v` and heredoc forms,
+//   GITHUB_STEP_SUMMARY, workflow commands (`::error`/`::warning`/`::notice` collected as annotations,
+//   `::add-mask::` masking later output), `if:` with the status functions, `continue-on-error`;
+// - "re-run failed jobs": a job that succeeded in the previous attempt keeps its result and outputs,
+//   a failed or cancelled one (and every job needing a re-run job) runs again; artifacts persist in the
+//   run across attempts;
+// - stand-ins for actions: checkout (copies the repository), setup-node (records its input), and the
+//   artifact actions per their READMEs: upload-artifact (root = the directory given, or the one before the
+//   first wildcard; `overwrite`, `if-no-files-found`; a name already in the run fails without overwrite),
+//   download-artifact v5+ (by `name`: into `path`; by `pattern`/all: into `path/<name>/` unless
+//   `merge-multiple`, and a pattern matching exactly one artifact is extracted flat into `path`).
+// Deviations, stated: jobs never run in parallel; `stub` replaces a run step's exact text (npm ci) by
+// another and `workflowEnv` a workflow-level env value (the CLI command), so that tests stay cheap; `cancel` marks a job instance cancelled before its first step
+// (steps with always()/cancelled() still run, as on GitHub).
+import { spawnSync } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parse } from 'yaml';
+import { condition, interpolate, stringOf, type Scope, type Value } from './workflow-expr.js';
+
+export type JobResult = 'success' | 'failure' | 'cancelled' | 'skipped';
+
+export interface StepRecord {
+  name: string;
+  id?: string;
+  outcome: JobResult;
+  conclusion: JobResult;
+  outputs: Record<string, string>;
+  /** stdout + stderr, masked. */
+  log: string;
+}
+
+export interface JobRecord {
+  job: string;
+  matrix?: Record<string, Value>;
+  result: JobResult;
+  outputs: Record<string, string>;
+  steps: StepRecord[];
+  annotations: { level: string; title: string; message: string }[];
+  summary: string;
+  attempt: number;
+}
+
+export interface Artifact {
+  name: string;
+  attempt: number;
+  /** Relative path → content. */
+  files: Map<string, Buffer>;
+}
+
+export interface RunRecord {
+  attempt: number;
+  jobs: JobRecord[];
+  /** The artifacts of the whole run (every attempt). */
+  artifacts: Map<string, Artifact>;
+  result(job: string): JobResult;
+  job(job: string, matrixId?: string): JobRecord;
+  /** Every annotation of every job, `level title: message`. */
+  annotations(): string[];
+}
+
+export interface RunOptions {
+  workflow: string;
+  /** The repository actions/checkout gives each job (copied, node_modules excluded). */
+  repo: string;
+  event?: { name: string; payload?: Record<string, Value>; actor?: string; ref?: string; sha?: string };
+  inputs?: Record<string, Value>;
+  secrets?: Record<string, string>;
+  /** The process environment of every step (PATH, HOME, TMPDIR, …). */
+  env: Record<string, string>;
+  /** Workflow-level env values replaced (documented deviation: the CLI command, for cost). */
+  workflowEnv?: Record<string, string>;
+  /** Exact run-step text → replacement (documented deviation, for cost). */
+  stub?: Record<string, string>;
+  cancel?(job: string, matrix?: Record<string, Value>): boolean;
+  /** Called before a job instance starts (e.g. a registry release between the plan and the cells). */
+  beforeJob?(job: string, matrix?: Record<string, Value>): void;
+  /** "Re-run failed jobs" of this earlier attempt. */
+  rerunFailedOf?: RunRecord;
+  /** "Re-run all jobs" of this earlier attempt: every job runs again, the run's artifacts stay. */
+  rerunAllOf?: RunRecord;
+}
+
+interface Step {
+  name?: string;
+  id?: string;
+  if?: string | boolean;
+  run?: string;
+  uses?: string;
+  with?: Record<string, Value>;
+  env?: Record<string, Value>;
+  'working-directory'?: string;
+  'continue-on-error'?: boolean;
+}
+
+interface Job {
+  name?: string;
+  needs?: string | string[];
+  if?: string | boolean;
+  env?: Record<string, Value>;
+  defaults?: { run?: { 'working-directory'?: string } };
+  outputs?: Record<string, string>;
+  strategy?: { matrix?: Value };
+  steps: Step[];
+}
+
+interface Workflow {
+  env?: Record<string, Value>;
+  on?: {
+    workflow_call?: { inputs?: Record<string, { default?: Value }> };
+    workflow_dispatch?: { inputs?: Record<string, { default?: Value }> };
+  };
+  jobs: Record<string, Job>;
+}
+
+const needsOf = (job: Job): string[] => (job.needs === undefined ? [] : Array.isArray(job.needs) ? job.needs : [job.needs]);
+
+function aggregate(records: JobRecord[]): JobResult {
+  if (records.length === 0) return 'skipped';
+  if (records.some((r) => r.result === 'failure')) return 'failure';
+  if (records.some((r) => r.result === 'cancelled')) return 'cancelled';
+  if (records.every((r) => r.result === 'skipped')) return 'skipped';
+  return 'success';
+}
+
+/** `k=v` lines and `k<<DELIM … DELIM` blocks (GITHUB_OUTPUT, GITHUB_ENV). */
+export function parseFileCommands(text: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  const lines = text.split('\n');
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!;
+    if (line === '') continue;
+    const heredoc = /^([^=<]+)<<(.+)$/.exec(line);
+    if (heredoc) {
+      const [, key, delimiter] = heredoc;
+      const body: string[] = [];
+      for (i++; i < lines.length && lines[i] !== delimiter; i++) body.push(lines[i]!);
+      if (i >= lines.length) throw new Error(`matching delimiter not found '${delimiter}'`);
+      out[key!] = body.join('\n');
+      continue;
+    }
+    const eq = line.indexOf('=');
+    if (eq <= 0) throw new Error(`invalid file command line: ${line}`);
+    out[line.slice(0, eq)] = line.slice(eq + 1);
+  }
+  return out;
+}
+
+function listFiles(dir: string): string[] {
+  return (readdirSync(dir, { recursive: true }) as string[]).filter((f) => statSync(path.join(dir, f)).isFile()).sort();
+}
+
+const globRe = (glob: string) =>
+  new RegExp(
+    `^${glob
+      .split('*')
+      .map((s) => s.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
+      .join('.*')}$`,
+  );
+
+export function runWorkflow(options: RunOptions): RunRecord {
+  const wf = parse(readFileSync(options.workflow, 'utf8')) as Workflow;
+  const previous = options.rerunFailedOf;
+  const earlier = previous ?? options.rerunAllOf;
+  const attempt = earlier ? earlier.attempt + 1 : 1;
+  const artifacts = earlier ? earlier.artifacts : new Map<string, Artifact>();
+  const declared = { ...wf.on?.workflow_dispatch?.inputs, ...wf.on?.workflow_call?.inputs };
+  const inputs: Record<string, Value> = Object.fromEntries(Object.entries(declared).map(([k, v]) => [k, v.default ?? '']));
+  Object.assign(inputs, options.inputs);
+  const event = options.event ?? { name: 'push' };
+  const github = {
+    event_name: event.name,
+    event: event.payload ?? {},
+    actor: event.actor ?? 'octocat',
+    ref: event.ref ?? 'refs/heads/main',
+    sha: event.sha ?? '0123456789abcdef0123456789abcdef01234567',
+    repository: 'owner/repo',
+    workflow: 'acceptance',
+    run_attempt: String(attempt),
+    run_id: '1',
+  };
+  const masks: string[] = [];
+  const mask = (text: string) => masks.reduce((t, m) => (m ? t.split(m).join('***') : t), text);
+  const records: JobRecord[] = [];
+  const rerun = new Set<string>();
+  const base = (ctx: Record<string, Value>, status: Scope['status']): Scope => ({
+    contexts: { github, inputs, secrets: options.secrets ?? {}, vars: {}, runner: { os: 'Linux', temp: os.tmpdir() }, ...ctx },
+    status,
+  });
+  const wfEnv = (scope: Scope) => ({
+    ...Object.fromEntries(Object.entries(wf.env ?? {}).map(([k, v]) => [k, stringOf(interpolate(stringOf(v), scope))])),
+    ...options.workflowEnv,
+  });
+
+  const done = new Set<string>();
+  const order: string[] = [];
+  const visit = (id: string) => {
+    if (done.has(id)) return;
+    for (const n of needsOf(wf.jobs[id]!)) visit(n);
+    done.add(id);
+    order.push(id);
+  };
+  for (const id of Object.keys(wf.jobs)) visit(id);
+
+  for (const id of order) {
+    const job = wf.jobs[id]!;
+    const needs = Object.fromEntries(
+      needsOf(job).map((n) => {
+        const rs = records.filter((r) => r.job === n);
+        return [n, { result: aggregate(rs), outputs: Object.assign({}, ...rs.map((r) => r.outputs)) as Record<string, string> }];
+      }),
+    );
+    const needsStatus = {
+      success: Object.values(needs).every((n) => n.result === 'success'),
+      failure: Object.values(needs).some((n) => n.result === 'failure'),
+      cancelled: false,
+    };
+    const jobScope = base({ needs, env: {} }, needsStatus);
+    (jobScope.contexts as Record<string, Value>).env = wfEnv(jobScope);
+    const runs = condition(job.if, jobScope);
+    let entries: (Record<string, Value> | undefined)[] = [undefined];
+    if (runs && job.strategy?.matrix !== undefined) {
+      const m = (typeof job.strategy.matrix === 'string' ? interpolate(job.strategy.matrix, jobScope) : job.strategy.matrix) as {
+        include?: Record<string, Value>[];
+      };
+      entries = m.include ?? [];
+      if (entries.length === 0)
+        throw new Error(`${id}: the matrix has no entries (GitHub fails the workflow: "Matrix vector does not contain any values")`);
+      if (entries.length > 256) throw new Error(`${id}: a matrix may not generate more than 256 jobs`);
+    }
+    for (const matrix of entries) {
+      const record: JobRecord = {
+        job: id,
+        ...(matrix ? { matrix } : {}),
+        result: 'skipped',
+        outputs: {},
+        steps: [],
+        annotations: [],
+        summary: '',
+        attempt,
+      };
+      records.push(record);
+      if (!runs) continue;
+      const before = previous?.jobs.find((r) => r.job === id && stringOf(r.matrix?.id) === stringOf(matrix?.id));
+      const dependsOnRerun = needsOf(job).some((n) => rerun.has(n));
+      if (previous && before && before.result === 'success' && !dependsOnRerun) {
+        Object.assign(record, { ...before, steps: before.steps });
+        continue;
+      }
+      if (previous) rerun.add(id);
+      options.beforeJob?.(id, matrix);
+      runJob(id, job, record, matrix, needs);
+    }
+  }
+
+  function runJob(id: string, job: Job, record: JobRecord, matrix: Record<string, Value> | undefined, needs: Record<string, Value>) {
+    const workspace = mkdtempSync(path.join(options.env.TMPDIR ?? os.tmpdir(), `wf-${id}-`));
+    const temp = mkdtempSync(path.join(options.env.TMPDIR ?? os.tmpdir(), `wf-tmp-`));
+    const status = { success: true, failure: false, cancelled: options.cancel?.(id, matrix) ?? false };
+    if (status.cancelled) status.success = false;
+    const steps: Record<string, { outputs: Record<string, string>; outcome: JobResult; conclusion: JobResult }> = {};
+    const addedEnv: Record<string, string> = {};
+    const scope = (): Scope => {
+      const s = base(
+        {
+          needs,
+          matrix: matrix ?? {},
+          steps,
+          job: { status: status.cancelled ? 'cancelled' : status.failure ? 'failure' : 'success' },
+          env: {},
+        },
+        status,
+      );
+      const env = { ...wfEnv(s) };
+      const withJob = base({ ...s.contexts, env }, status);
+      for (const [k, v] of Object.entries(job.env ?? {})) env[k] = stringOf(interpolate(stringOf(v), withJob));
+      Object.assign(env, addedEnv);
+      return base({ ...s.contexts, env }, status);
+    };
+    try {
+      for (const [index, step] of job.steps.entries()) {
+        const s = scope();
+        const name = step.name ? stringOf(interpolate(step.name, s)) : (step.run ?? step.uses ?? `step ${index}`);
+        if (!condition(step.if, s)) {
+          const rec: StepRecord = {
+            name,
+            ...(step.id ? { id: step.id } : {}),
+            outcome: 'skipped',
+            conclusion: 'skipped',
+            outputs: {},
+            log: '',
+          };
+          record.steps.push(rec);
+          if (step.id) steps[step.id] = { outputs: {}, outcome: 'skipped', conclusion: 'skipped' };
+          continue;
+        }
+        const stepEnv = { ...(s.contexts.env as Record<string, string>) };
+        for (const [k, v] of Object.entries(step.env ?? {})) stepEnv[k] = stringOf(interpolate(stringOf(v), s));
+        const files = {
+          output: path.join(temp, `output-${index}`),
+          env: path.join(temp, `env-${index}`),
+          summary: path.join(temp, `summary-${index}`),
+        };
+        for (const f of Object.values(files)) writeFileSync(f, '');
+        let ok = true;
+        let log = '';
+        if (step.run !== undefined) {
+          const script = options.stub?.[step.run.trim()] ?? stringOf(interpolate(step.run, s));
+          const wd = step['working-directory'] ?? job.defaults?.run?.['working-directory'];
+          const cwd = path.resolve(workspace, wd ? stringOf(interpolate(wd, s)) : '.');
+          const file = path.join(temp, `step-${index}.sh`);
+          writeFileSync(file, script);
+          const out = spawnSync('bash', ['-e', file], {
+            cwd,
+            env: {
+              ...options.env,
+              ...stepEnv,
+              GITHUB_ACTIONS: 'true',
+              CI: 'true',
+              GITHUB_WORKSPACE: workspace,
+              RUNNER_TEMP: temp,
+              GITHUB_RUN_ATTEMPT: String(attempt),
+              GITHUB_EVENT_NAME: github.event_name,
+              GITHUB_ACTOR: github.actor,
+              GITHUB_OUTPUT: files.output,
+              GITHUB_ENV: files.env,
+              GITHUB_STEP_SUMMARY: files.summary,
+            },
+            encoding: 'utf8',
+            maxBuffer: 64 * 1024 * 1024,
+            timeout: 300_000,
+          });
+          const text = `${out.stdout ?? ''}${out.stderr ?? ''}`;
+          for (const line of text.split('\n')) {
+            const m = /^::add-mask::(.*)$/.exec(line);
+            if (m) masks.push(m[1]!);
+          }
+          for (const line of (out.stdout ?? '').split('\n')) {
+            const a = /^::(error|warning|notice)(?: ([^:]*))?::(.*)$/.exec(line);
+            if (!a) continue;
+            const title = /(?:^|,)title=([^,]*)/.exec(a[2] ?? '')?.[1] ?? '';
+            const unescape = (t: string) =>
+              t.replace(/%0A/g, '\n').replace(/%0D/g, '\r').replace(/%3A/g, ':').replace(/%2C/g, ',').replace(/%25/g, '%');
+            record.annotations.push({ level: a[1]!, title: mask(unescape(title)), message: mask(unescape(a[3]!)) });
+          }
+          log = mask(text);
+          ok = out.status === 0;
+        } else {
+          const result = runAction(step, s, workspace);
+          ok = result.ok;
+          log = result.log;
+        }
+        const outputs = parseFileCommands(readFileSync(files.output, 'utf8'));
+        Object.assign(addedEnv, parseFileCommands(readFileSync(files.env, 'utf8')));
+        record.summary += readFileSync(files.summary, 'utf8');
+        const outcome: JobResult = ok ? 'success' : 'failure';
+        const conclusion: JobResult = ok || step['continue-on-error'] ? 'success' : 'failure';
+        record.steps.push({ name, ...(step.id ? { id: step.id } : {}), outcome, conclusion, outputs, log });
+        if (step.id) steps[step.id] = { outputs, outcome, conclusion };
+        if (conclusion === 'failure') {
+          status.success = false;
+          status.failure = true;
+        }
+      }
+      record.result = status.cancelled ? 'cancelled' : status.failure ? 'failure' : 'success';
+      const s = scope();
+      record.outputs = Object.fromEntries(Object.entries(job.outputs ?? {}).map(([k, v]) => [k, stringOf(interpolate(v, s))]));
+    } finally {
+      rmSync(workspace, { recursive: true, force: true });
+      rmSync(temp, { recursive: true, force: true });
+    }
+  }
+
+  function runAction(step: Step, s: Scope, workspace: string): { ok: boolean; log: string } {
+    const input = (k: string): string => stringOf(step.with?.[k] === undefined ? '' : interpolate(stringOf(step.with[k]), s));
+    const action = (step.uses ?? '').replace(/@.*$/, '');
+    const at = (p: string) => path.resolve(workspace, p || '.');
+    if (action === 'actions/checkout') {
+      cpSync(options.repo, workspace, { recursive: true, filter: (src) => !src.split(path.sep).includes('node_modules') });
+      return { ok: true, log: 'checked out' };
+    }
+    if (action === 'actions/setup-node') return { ok: true, log: `node ${input('node-version') || input('node-version-file')}` };
+    if (action === 'actions/upload-artifact') {
+      const name = input('name') || 'artifact';
+      const spec = input('path');
+      const wildcard = spec.split('/').findIndex((part) => part.includes('*'));
+      let root: string;
+      let files: string[];
+      if (wildcard >= 0) {
+        const parts = spec.split('/');
+        root = at(parts.slice(0, wildcard).join('/'));
+        const re = globRe(parts.slice(wildcard).join('/'));
+        files = existsSync(root) ? listFiles(root).filter((f) => re.test(f)) : [];
+      } else if (existsSync(at(spec)) && statSync(at(spec)).isDirectory()) {
+        root = at(spec);
+        files = listFiles(root);
+      } else {
+        root = path.dirname(at(spec));
+        files = existsSync(at(spec)) ? [path.basename(spec)] : [];
+      }
+      if (files.length === 0) {
+        const mode = input('if-no-files-found') || 'warn';
+        const message = `No files were found with the provided path: ${spec}. No artifacts will be uploaded.`;
+        return mode === 'error' ? { ok: false, log: `Error: ${message}` } : { ok: true, log: message };
+      }
+      const existing = artifacts.get(name);
+      if (existing && input('overwrite') !== 'true')
+        return {
+          ok: false,
+          log: `Error: Failed to CreateArtifact: an artifact with this name already exists on the workflow run (${name})`,
+        };
+      artifacts.set(name, { name, attempt, files: new Map(files.map((f) => [f, readFileSync(path.join(root, f))])) });
+      return { ok: true, log: `uploaded ${name}: ${files.join(', ')}` };
+    }
+    if (action === 'actions/download-artifact') {
+      const dest = at(input('path'));
+      const name = input('name');
+      const write = (a: Artifact, dir: string) => {
+        for (const [f, content] of a.files) {
+          mkdirSync(path.dirname(path.join(dir, f)), { recursive: true });
+          writeFileSync(path.join(dir, f), content);
+        }
+      };
+      if (name) {
+        const a = artifacts.get(name);
+        if (!a) return { ok: false, log: `Error: Unable to download artifact(s): Artifact not found for name: ${name}` };
+        write(a, dest);
+        return { ok: true, log: `downloaded ${name}` };
+      }
+      const pattern = input('pattern');
+      const matched = [...artifacts.values()].filter((a) => !pattern || globRe(pattern).test(a.name));
+      const flat = matched.length === 1 || input('merge-multiple') === 'true';
+      for (const a of matched) write(a, flat ? dest : path.join(dest, a.name));
+      return { ok: true, log: `downloaded ${matched.length} artifact(s)${flat ? ' into one directory' : ''}` };
+    }
+    return { ok: false, log: `the local runner has no stand-in for ${step.uses}` };
+  }
+
+  return {
+    attempt,
+    jobs: records,
+    artifacts,
+    result: (job) => aggregate(records.filter((r) => r.job === job)),
+    job: (job, matrixId) => {
+      const found = records.find((r) => r.job === job && (matrixId === undefined || stringOf(r.matrix?.id) === matrixId));
+      if (!found) throw new Error(`no job ${job}${matrixId ? ` (${matrixId})` : ''}`);
+      return found;
+    },
+    annotations: () => records.flatMap((r) => r.annotations.map((a) => `${a.level} ${a.title}: ${a.message}`)),
+  };
+}

@@ -1,0 +1,221 @@
+// The acceptance workflow (.github/workflows/acceptance.yml) run by the local workflow runner
+// (test/helpers/workflow-runner.ts: GitHub's documented job, step, expression and artifact semantics).
+// The plumbing is under test here: `plan` and `run` are a stand-in (fake-mcp-matrix.mjs) that prints a
+// prepared plan and writes prepared pieces; `merge`, the gate, is the real CLI. Every scenario checks the
+// gate's result (the merge job, named mcp-matrix) and the message that names the cause.
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, test } from 'vitest';
+import type { RunResult } from '../../src/results/types.js';
+import { FOUR_CELLS, makeRun, pieceOf, type CellSpec } from '../reports/helpers/make-run.js';
+import { runWorkflow, type RunOptions, type RunRecord } from '../helpers/workflow-runner.js';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const WORKFLOW = path.join(ROOT, '.github/workflows/acceptance.yml');
+const FAKE = path.join(ROOT, 'test/workflows/fake-mcp-matrix.mjs');
+const dirs: string[] = [];
+afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+
+/** A repository whose `npm ci` (stubbed) links the stand-in CLI, a plan of `specs`, and each cell's piece. */
+function setup(specs: CellSpec[], options: { tarball?: boolean; pieces?: (run: RunResult, id: string) => RunResult } = {}) {
+  const tmp = mkdtempSync(path.join(os.tmpdir(), 'mm-wf-'));
+  dirs.push(tmp);
+  const repo = path.join(tmp, 'repo');
+  const fake = path.join(tmp, 'fake');
+  mkdirSync(repo);
+  mkdirSync(path.join(fake, 'pieces'), { recursive: true });
+  writeFileSync(path.join(repo, 'package.json'), '{"name":"server","version":"1.0.0","private":true}\n');
+  writeFileSync(path.join(repo, 'matrix.config.ts'), 'export default {};\n');
+  if (options.tarball !== false) writeFileSync(path.join(repo, 'server-1.0.0.tgz'), 'not really a tarball');
+  const run = makeRun(specs);
+  const plan = {
+    configHash: run.plan.configHash,
+    package: run.plan.package,
+    include: run.plan.cells.map((c) => ({ id: c.id, pin: c.pin, version: c.version, major: c.major })),
+    source: { tarball: 'server-1.0.0.tgz' },
+    attempt: 1,
+    frozen: { version: 1, hash: run.plan.configHash, shape: 'shape', cells: run.plan.cells, lockstep: [] },
+  };
+  writeFileSync(path.join(fake, 'plan.json'), JSON.stringify(plan));
+  for (const cell of run.cells) {
+    const piece = (options.pieces ?? ((r) => r))(pieceOf(run, cell.id, run.startedAt, run.finishedAt), cell.id);
+    writeFileSync(path.join(fake, 'pieces', `${cell.id}.json`), JSON.stringify(piece));
+  }
+  const base: RunOptions = {
+    workflow: WORKFLOW,
+    repo,
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '',
+      TMPDIR: tmp,
+      FAKE_DIR: fake,
+      REAL_MCP_MATRIX: path.join(ROOT, 'bin/mcp-matrix.js'),
+      NO_COLOR: '1',
+    },
+    stub: { 'npm ci': 'true', 'npm run build --if-present': 'true' },
+    // The CLI is called as the workflow's MCP_MATRIX says; here the stand-in, without npx's start-up.
+    workflowEnv: { MCP_MATRIX: `node ${FAKE}` },
+  };
+  return { base, run: (extra: Partial<RunOptions> = {}) => runWorkflow({ ...base, ...extra, env: { ...base.env, ...extra.env } }) };
+}
+
+const gate = (r: RunRecord) => r.job('merge');
+const mergeLog = (r: RunRecord) => gate(r).steps.find((s) => s.name === 'mcp-matrix merge')?.log ?? '';
+const cells = (n: number): CellSpec[] =>
+  Array.from({ length: n }, (_, i) => ({ ...FOUR_CELLS[i % 4]!, id: i < 4 ? FOUR_CELLS[i]!.id : `${FOUR_CELLS[i % 4]!.id}-${i}` }));
+
+describe('the acceptance workflow, run locally with GitHub semantics', () => {
+  test.each([1, 2, 4])('%i variant(s): every cell job, one merge, the gate passes', (n) => {
+    const wf = setup(cells(n));
+    const r = wf.run();
+    expect(r.jobs.filter((j) => j.job === 'cell').map((j) => j.result)).toEqual(Array(n).fill('success'));
+    expect(gate(r).result, mergeLog(r)).toBe('success');
+    expect(mergeLog(r)).toContain(`PASSED · merged ${n} piece(s)`);
+    expect(gate(r).summary).toMatch(/^# mcp-matrix: PASSED/m);
+  });
+
+  test('a failed cell: the gate fails and the annotation names the variant and the phase', () => {
+    const wf = setup(cells(2), {
+      pieces: (_r, id) =>
+        id === 'v1-latest'
+          ? pieceOf(
+              makeRun([cells(2)[0]!, { ...cells(2)[1]!, phases: { http: { verdict: 'failed', message: 'no 401 without a token' } } }]),
+              id,
+              '2026-08-25T10:00:00.000Z',
+              '2026-08-25T10:01:00.000Z',
+            )
+          : _r,
+    });
+    const r = wf.run();
+    expect(r.job('cell', 'v1-latest').result).toBe('failure');
+    expect(gate(r).result).toBe('failure');
+    expect(gate(r).annotations.some((a) => a.level === 'warning' && a.title === 'mcp-matrix cell job failure')).toBe(true);
+    expect(r.annotations()).toContainEqual(expect.stringMatching(/^error mcp-matrix v1-latest · http failed: .*no 401 without a token/));
+  });
+
+  test('a cancelled cell: merge names the cancelled job, then the variant without evidence, as annotations', () => {
+    const r = setup(cells(2)).run({ cancel: (job, m) => job === 'cell' && m?.id === 'v1-floor' });
+    expect(r.job('cell', 'v1-floor').result).toBe('cancelled');
+    expect(gate(r).result).toBe('failure');
+    expect(gate(r).steps[0]!.log).toContain("the cell job's result is cancelled");
+    expect(r.annotations()).toContainEqual(
+      expect.stringMatching(/^error mcp-matrix merge: cell v1-floor \(pin 1\.24\.0\) has no evidence/),
+    );
+    expect(gate(r).summary).toContain('cell v1-floor (pin 1.24.0) has no evidence');
+  });
+
+  test('skipped cells (the pack job failed): merge names pack as the cause, not missing results', () => {
+    const r = setup(cells(2), { tarball: false }).run();
+    expect(r.result('pack')).toBe('failure');
+    expect(r.result('cell')).toBe('skipped');
+    expect(gate(r).result).toBe('failure');
+    expect(r.annotations()).toContainEqual(
+      "error mcp-matrix pack job failure: the pack job's result is failure: no tarball, so no cell could install the package.",
+    );
+    expect(gate(r).steps.find((s) => s.name === 'mcp-matrix merge')?.outcome).toBe('skipped');
+  });
+
+  test('a failed plan: merge says no cell ran', () => {
+    const r = setup(cells(1)).run({ env: { FAKE_PLAN_EXIT: '2' } });
+    expect(r.result('plan')).toBe('failure');
+    expect(r.result('cell')).toBe('skipped');
+    expect(r.annotations()).toContainEqual(expect.stringMatching(/^error mcp-matrix plan job failure: .*no cell ran/));
+  });
+
+  test('re-run failed jobs: only the dead cell runs again, its piece joins the first attempt’s others', () => {
+    const wf = setup(cells(4));
+    const first = wf.run({ env: { FAKE_DIE: 'v2-rep' } });
+    expect(first.job('cell', 'v2-rep').result).toBe('failure');
+    expect(gate(first).result).toBe('failure');
+    expect(mergeLog(first)).toContain('cell v2-rep (pin 2.0.0) has no evidence');
+    const second = wf.run({ rerunFailedOf: first });
+    expect(second.attempt).toBe(2);
+    expect(second.jobs.filter((j) => j.job === 'cell' && j.attempt === 2).map((j) => j.matrix?.id)).toEqual(['v2-rep']);
+    expect(gate(second).result, mergeLog(second)).toBe('success');
+    expect(mergeLog(second)).toContain('PASSED · merged 4 piece(s)');
+  });
+
+  test('re-run failed jobs: a re-run piece replaces the old attempt’s, never mixes', () => {
+    const failing = (r: RunResult, id: string) =>
+      id === 'v1-floor'
+        ? pieceOf(makeRun([{ ...cells(1)[0]!, phases: { stdio: { verdict: 'failed', message: 'flaky' } } }]), id, r.startedAt, r.finishedAt)
+        : r;
+    const wf = setup(cells(2), { pieces: failing });
+    const first = wf.run();
+    expect(gate(first).result).toBe('failure');
+    // The server is fixed (or the flake gone): attempt 2's piece of v1-floor passes.
+    writeFileSync(
+      path.join(wf.base.env.FAKE_DIR!, 'pieces', 'v1-floor.json'),
+      JSON.stringify(pieceOf(makeRun(cells(2)), 'v1-floor', '2026-08-25T11:00:00.000Z', '2026-08-25T11:01:00.000Z')),
+    );
+    const second = wf.run({ rerunFailedOf: first });
+    expect(mergeLog(second)).toMatch(/attempt-1\/v1-floor\/results\.json: replaced by .*attempt-2\/v1-floor\/results\.json/);
+    expect(gate(second).result, mergeLog(second)).toBe('success');
+  });
+
+  test('re-run all jobs: a cell that dies before writing never passes on the first attempt’s piece', () => {
+    const wf = setup(cells(2));
+    const first = wf.run();
+    expect(gate(first).result).toBe('success');
+    const second = wf.run({ rerunAllOf: first, env: { FAKE_DIE: 'v1-latest' } });
+    expect(second.attempt).toBe(2);
+    expect(gate(second).result).toBe('failure');
+    expect(mergeLog(second)).toContain('attempt-1/v1-latest/results.json: from attempt 1, before the plan of attempt 2');
+    expect(mergeLog(second)).toContain('cell v1-latest (pin latest@1) has no evidence');
+  });
+
+  test('a piece of another plan (a cell that resolved against the registry again) is refused, naming plan.json', () => {
+    const r = setup(cells(2), {
+      pieces: (p, id) => (id === 'v1-latest' ? { ...p, plan: { ...p.plan, configHash: 'f'.repeat(64) } } : p),
+    }).run();
+    expect(gate(r).result).toBe('failure');
+    expect(r.annotations()).toContainEqual(
+      expect.stringMatching(/^error mcp-matrix merge: .*v1-latest\/results\.json: belongs to another plan .* but plan\.json has/),
+    );
+  });
+
+  test('a fork pull request without secrets: the run says which are absent and goes on; nothing leaks', () => {
+    const wf = setup(cells(1));
+    const fork = wf.run({
+      event: { name: 'pull_request', ref: 'refs/pull/7/merge', payload: { pull_request: { head: { repo: { fork: true } } } } },
+      inputs: { 'secret-env': 'API_TOKEN', 'server-env': 'LOG_LEVEL=debug' },
+      secrets: {},
+      env: { FAKE_ENV_PROBE: 'API_TOKEN LOG_LEVEL' },
+    });
+    const cell = fork.job('cell', 'v1-floor');
+    expect(cell.annotations).toContainEqual(
+      expect.objectContaining({
+        level: 'warning',
+        message: expect.stringMatching(
+          /secret\(s\) absent: API_TOKEN; this run comes from a fork or Dependabot.*not measured in this run \(not failed\)/,
+        ),
+      }),
+    );
+    expect(cell.summary).toContain('secret(s) absent: API_TOKEN');
+    expect(cell.steps.find((s) => s.name.startsWith('mcp-matrix run'))?.log).toContain('env LOG_LEVEL: 1 line(s)');
+    expect(gate(fork).result).toBe('success');
+
+    // The same caller without `secrets: inherit` on a push: that is a mistake, and the job fails saying so.
+    const push = wf.run({ inputs: { 'secret-env': 'API_TOKEN' }, secrets: {} });
+    expect(push.job('cell', 'v1-floor').annotations[0]?.message).toContain('add secrets: inherit');
+    expect(push.job('cell', 'v1-floor').result).toBe('failure');
+  });
+
+  test('a multi-line secret reaches the run step whole (heredoc, random delimiter), masked line by line, blanked after', () => {
+    const secret = 'line-one-SECRET\nline-two-SECRET\nEOF\nAPI_TOKEN=evil';
+    const r = setup(cells(1)).run({
+      inputs: { 'secret-env': 'API_TOKEN' },
+      secrets: { API_TOKEN: secret },
+      env: { FAKE_ENV_PROBE: 'API_TOKEN' },
+    });
+    const cell = r.job('cell', 'v1-floor');
+    expect(cell.result).toBe('success');
+    expect(cell.steps.find((s) => s.name.startsWith('mcp-matrix run'))?.log).toContain('env API_TOKEN: 4 line(s)');
+    const all = r.jobs.flatMap((j) => j.steps.map((s) => s.log)).join('\n');
+    expect(all).not.toContain('SECRET');
+    // npm ci ran before it was set; the blanking step ran after the run.
+    expect(cell.steps.find((s) => s.name === 'blank the extra environment')?.outcome).toBe('success');
+  });
+});
