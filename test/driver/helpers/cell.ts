@@ -2,13 +2,14 @@
 // from the registry, the compiled driver copied in as the orchestrator would, and a fork with IPC.
 
 import { execFile, fork } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import type { DriverMessage, DriverSpec, Step } from '../../../src/driver/protocol.js';
 import type { PhaseName, PhaseResult } from '../../../src/results/types.js';
+import { fileHash, keyOf, shared } from '../../helpers/run-cache.js';
 
 const run = promisify(execFile);
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
@@ -24,11 +25,42 @@ export function tempDir(prefix: string): string {
   return mkdtempSync(join(tmpdir(), prefix));
 }
 
-/** Compiles src/driver alone (its own project; other modules may be mid-edit) into `out`; returns `<out>/driver`. */
+/**
+ * Compiles src/driver alone (its own project; other modules may be mid-edit) into `out`; returns `<out>/driver`.
+ * Within a `vitest run` it is compiled once for every test file (test/helpers/run-cache.ts) and that
+ * build's path is returned: callers only copy from it.
+ */
 export async function buildDriver(out: string): Promise<string> {
-  const tsc = join(ROOT, 'node_modules/typescript/bin/tsc');
-  await run(process.execPath, [tsc, '-p', join(ROOT, 'src/driver/tsconfig.json'), '--outDir', out], { cwd: ROOT });
-  return join(out, 'driver');
+  const compile = async (dir: string): Promise<string> => {
+    const tsc = join(ROOT, 'node_modules/typescript/bin/tsc');
+    await run(process.execPath, [tsc, '-p', join(ROOT, 'src/driver/tsconfig.json'), '--outDir', dir], { cwd: ROOT });
+    return join(dir, 'driver');
+  };
+  const once = shared('driver-build', async (dir) => void (await compile(dir)));
+  return once ? join(await once, 'driver') : compile(out);
+}
+
+/**
+ * `npm install --prefer-offline <specs>` into `dir` (which has a package.json). Within a `vitest run` npm
+ * installs each set of specs once (tarballs keyed by their content) and every caller gets a real copy of
+ * that tree (no shared inodes: a test's server may write beside its files), so test files no longer
+ * repeat the same install.
+ */
+async function npmInstall(dir: string, specs: string[]): Promise<void> {
+  const install = (into: string) =>
+    run('npm', ['install', '--prefix', into, '--no-audit', '--no-fund', '--prefer-offline', ...specs], { cwd: into, timeout: 240_000 });
+  const manifest = readFileSync(join(dir, 'package.json'), 'utf8');
+  const key = keyOf(manifest, ...specs.map((s) => (existsSync(s) ? `tarball:${fileHash(s)}` : s)));
+  const tree = shared(`npm-${key}`, async (into) => {
+    cpSync(join(dir, 'package.json'), join(into, 'package.json'));
+    await install(into);
+  });
+  if (!tree) {
+    await install(dir);
+    return;
+  }
+  const from = await tree;
+  await run('cp', ['-a', '--reflink=auto', join(from, 'node_modules'), join(from, 'package.json'), join(from, 'package-lock.json'), dir]);
 }
 
 export async function npmPack(dir: string, dest: string): Promise<string> {
@@ -46,10 +78,7 @@ export interface Cell {
 export async function makeCell(major: number, driverBuild: string, extra: string[] = []): Promise<Cell> {
   const dir = tempDir(`mcp-matrix-driver-v${major}-`);
   writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'cell', private: true }));
-  await run('npm', ['install', '--prefix', dir, '--no-audit', '--no-fund', '--prefer-offline', ...extra, ...INSTALL_SETS[major]!], {
-    cwd: dir,
-    timeout: 240_000,
-  });
+  await npmInstall(dir, [...extra, ...INSTALL_SETS[major]!]);
   const driver = join(dir, '.mcp-matrix/driver');
   cpSync(driverBuild, driver, { recursive: true });
   // The driver's own manifest ("type": "module"), as the harness ships it: the cell's package.json has no "type".
@@ -67,10 +96,7 @@ export async function makeCell(major: number, driverBuild: string, extra: string
 export async function makeClient(major: number, clientPackage: string, driverBuild: string): Promise<Cell> {
   const dir = tempDir('mcp-matrix-driver-client-');
   writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'client', private: true }));
-  await run('npm', ['install', '--prefix', dir, '--no-audit', '--no-fund', '--prefer-offline', clientPackage], {
-    cwd: dir,
-    timeout: 240_000,
-  });
+  await npmInstall(dir, [clientPackage]);
   const driver = join(dir, '.mcp-matrix/driver');
   cpSync(driverBuild, driver, { recursive: true });
   writeFileSync(join(driver, 'package.json'), '{ "type": "module" }\n');
