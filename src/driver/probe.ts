@@ -320,6 +320,36 @@ export function crashRecord(error: unknown, origin: string): Record<string, unkn
   };
 }
 
+/** Whether the server's own code takes an uncaught error (its 'uncaughtException' listener or capture callback). */
+function handledByServer(): boolean {
+  return process.listenerCount('uncaughtException') > 0 || process.hasUncaughtExceptionCaptureCallback();
+}
+
+/**
+ * Records each uncaught error. A monitor only observes: the crash (a module that cannot load, a syntax error)
+ * still ends the process as before. One the server's own handler takes is recorded `handled: true` (it did
+ * not end the process); if the handler exits at once (within the same turn), the error did end it after all,
+ * and it is recorded again, unhandled.
+ */
+function watchCrashes(): void {
+  let inHandler: Record<string, unknown> | undefined;
+  process.on('uncaughtExceptionMonitor', (error, origin) => {
+    try {
+      const handled = handledByServer();
+      const record = crashRecord(error, origin);
+      write(handled ? { ...record, handled: true } : record);
+      if (!handled) return;
+      inHandler = record;
+      queueMicrotask(() => (inHandler = undefined));
+    } catch {
+      // The probe must never disturb the server.
+    }
+  });
+  process.on('exit', () => {
+    if (inHandler) write({ ...inHandler, exitedInHandler: true });
+  });
+}
+
 function install(): void {
   const g = globalThis as { __mcpMatrixProbeInstalled?: boolean };
   if (g.__mcpMatrixProbeInstalled) return;
@@ -336,14 +366,7 @@ function install(): void {
     } catch {
       // Without it the environment check says it could not observe; the server runs on.
     }
-    // A monitor only observes: the crash (a module that cannot load, a syntax error) still ends the process as before.
-    process.on('uncaughtExceptionMonitor', (error, origin) => {
-      try {
-        write(crashRecord(error, origin));
-      } catch {
-        // The probe must never disturb the server.
-      }
-    });
+    watchCrashes();
   }
   createHook({ init }).enable();
 }

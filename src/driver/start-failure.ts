@@ -1,6 +1,9 @@
 // Did the server start at all? A bin that cannot be executed, or a crash while its modules load (a
 // module that cannot be found, a syntax error), ends the process with a non-zero code too: that is
-// "could not start", never a refusal. Evidence comes from the probe's crash record, else from stderr.
+// "could not start", never a refusal. Evidence is an error nobody handled: the probe's crash record
+// (not one the server's own 'uncaughtException' handler took), else Node's own report of an uncaught
+// error in stderr (it ends with `Node.js vX.Y.Z`). A logged error is not evidence: a server that
+// reports a missing optional dependency and then refuses has refused.
 
 import { existsSync, readFileSync } from 'node:fs';
 
@@ -32,7 +35,25 @@ const LOAD_CODES = new Set([
 /** Programming errors: nobody refuses a bind by reading a property of undefined. */
 const CRASH_NAMES = new Set(['TypeError', 'ReferenceError']);
 
-const STDERR_LOAD = new RegExp(`^.*\\b(${[...LOAD_CODES].join('|')})\\b.*$|^SyntaxError: .*$`, 'm');
+/** The last line of Node's report of an uncaught error (Node >= 18); a logged error has none. */
+const FATAL_TRAILER = /^Node\.js v\d+\.\d+\.\d+\s*$/;
+/** An error's first line in that report: `Error [ERR_X]: …`, `SyntaxError: …`, at column 0. */
+const ERROR_HEADER = /^(\w*Error)(?: \[(\w+)\])?: .+$/;
+
+/** The uncaught error Node reported last in `stderr`: its name, code and first line; none without the report's trailer. */
+export function fatalReport(stderr: string): { name: string; code?: string; line: string } | undefined {
+  const lines = stderr.split('\n');
+  let end = lines.length - 1;
+  while (end >= 0 && !FATAL_TRAILER.test(lines[end]!)) end--;
+  let start = end - 1;
+  while (start >= 0 && !ERROR_HEADER.test(lines[start]!)) start--;
+  if (end < 0 || start < 0) return undefined;
+  const line = lines[start]!.trim();
+  const [, name, bracketed] = ERROR_HEADER.exec(line)!;
+  // CommonJS prints the code below the stack (`code: 'MODULE_NOT_FOUND'`), not in the first line.
+  const code = bracketed ?? /^\s*code: '(\w+)'/m.exec(lines.slice(start, end).join('\n'))?.[1];
+  return { name: name!, ...(code ? { code } : {}), line };
+}
 
 /**
  * The start failure behind a non-zero exit, if the evidence shows one. `records` are the probe's
@@ -46,7 +67,8 @@ export function startFailure(
   viaNode: boolean,
 ): StartFailure | undefined {
   for (const r of records) {
-    if (r.type !== 'crash') continue;
+    // One the server's own handler took did not end it (the probe re-records it if the handler exited at once).
+    if (r.type !== 'crash' || r.handled === true) continue;
     const name = typeof r.name === 'string' ? r.name : 'Error';
     const code = typeof r.code === 'string' ? r.code : undefined;
     const message = typeof r.message === 'string' ? r.message : '';
@@ -54,12 +76,9 @@ export function startFailure(
     if ((code && LOAD_CODES.has(code)) || name === 'SyntaxError') return { kind: 'could-not-start', cause, source: 'probe' };
     if (CRASH_NAMES.has(name)) return { kind: 'crashed', cause, source: 'probe' };
   }
-  const load = STDERR_LOAD.exec(stderr);
-  if (load) {
-    // Node prints the code on its own line after a CommonJS `Error: Cannot find module …`: quote the error line.
-    const errorLine = /^\w*Error(?: \[\w+\])?: .+$/m.exec(stderr)?.[0]?.trim() ?? load[0].trim();
-    const code = load[1];
-    const cause = code && !errorLine.includes(code) ? `${errorLine} (${code})` : errorLine;
+  const fatal = fatalReport(stderr);
+  if (fatal && ((fatal.code && LOAD_CODES.has(fatal.code)) || fatal.name === 'SyntaxError')) {
+    const cause = fatal.code && !fatal.line.includes(fatal.code) ? `${fatal.line} (${fatal.code})` : fatal.line;
     return { kind: 'could-not-start', cause, source: 'stderr' };
   }
   if (!viaNode && (exitCode === 126 || exitCode === 127)) {

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { crashRecord } from '../../src/driver/probe.js';
-import { portInUse, spawnFailure, startFailure } from '../../src/driver/start-failure.js';
+import { fatalReport, portInUse, spawnFailure, startFailure } from '../../src/driver/start-failure.js';
 
 const crash = (name: string, message: string, code?: string): Record<string, unknown> =>
   crashRecord(
@@ -35,18 +35,59 @@ describe('startFailure: a crash while loading is not a refusal', () => {
     expect(startFailure([crash('Error', 'refusing to bind 0.0.0.0 without a token')], '', 1, true)).toBeUndefined();
   });
 
-  it('falls back to stderr when the probe saw nothing (a server the probe did not reach)', () => {
+  it("falls back to Node's report of an uncaught error in stderr when the probe saw nothing (a server the probe did not reach)", () => {
     const stderr =
-      "node:internal/modules/cjs/loader:1207\n  throw err;\n\nError: Cannot find module './nope'\nRequire stack:\n- /c/x.cjs {\n  code: 'MODULE_NOT_FOUND',";
+      "node:internal/modules/cjs/loader:1207\n  throw err;\n\nError: Cannot find module './nope'\nRequire stack:\n- /c/x.cjs {\n  code: 'MODULE_NOT_FOUND',\n  requireStack: [ '/c/x.cjs' ]\n}\n\nNode.js v20.20.2\n";
     expect(startFailure([], stderr, 1, true)).toMatchObject({
       kind: 'could-not-start',
       source: 'stderr',
       cause: "Error: Cannot find module './nope' (MODULE_NOT_FOUND)",
     });
-    expect(startFailure([], "file:///c/b.mjs:1\nconst x = ;\n\nSyntaxError: Unexpected token ';'\n", 1, true)).toMatchObject({
+    expect(
+      startFailure(
+        [],
+        "file:///c/b.mjs:1\nconst x = ;\n          ^\n\nSyntaxError: Unexpected token ';'\n    at y\n\nNode.js v22.23.5\n",
+        1,
+        true,
+      ),
+    ).toMatchObject({
       cause: "SyntaxError: Unexpected token ';'",
     });
     expect(startFailure([], 'refusing to bind 0.0.0.0 without MCP_SERVER_TOKEN\n', 2, true)).toBeUndefined();
+  });
+
+  it('a load error the server logged and handled is not evidence (issue 25): no report of an uncaught error ends it', () => {
+    const logged =
+      "keytar not available, keeping credentials in memory: Error [ERR_MODULE_NOT_FOUND]: Cannot find package 'keytar' imported from /c/s.mjs\n    at packageResolve (node:internal/modules/esm/resolve:873:9) {\n  code: 'ERR_MODULE_NOT_FOUND'\n}\n";
+    expect(startFailure([], logged, 2, true)).toBeUndefined();
+    // Logged at column 0, as `console.error(e)` prints it: still no trailer, still no evidence.
+    expect(startFailure([], `${logged.slice(logged.indexOf('Error ['))}refusing to bind 0.0.0.0\n`, 2, true)).toBeUndefined();
+    // A later uncaught error that is not a load error does not borrow the logged one's code.
+    expect(
+      startFailure([], `${logged.slice(logged.indexOf('Error ['))}\nRangeError: bad port\n    at z\n\nNode.js v20.20.2\n`, 1, true),
+    ).toBeUndefined();
+  });
+
+  it("a crash the server's own handler took is not one; the same error re-recorded because the handler exited at once is", () => {
+    const typeError = crash('TypeError', "Cannot read properties of undefined (reading 'start')");
+    expect(startFailure([{ ...typeError, handled: true }], '', 2, true)).toBeUndefined();
+    expect(startFailure([{ ...crash('Error', 'x', 'ERR_MODULE_NOT_FOUND'), handled: true }], '', 2, true)).toBeUndefined();
+    expect(
+      startFailure(
+        [
+          { ...typeError, handled: true },
+          { ...typeError, exitedInHandler: true },
+        ],
+        '',
+        1,
+        true,
+      ),
+    ).toEqual({
+      kind: 'crashed',
+      cause: "TypeError: Cannot read properties of undefined (reading 'start')",
+      source: 'probe',
+    });
+    expect(startFailure([{ ...typeError, handled: 'yes' }], '', 1, true)).toMatchObject({ kind: 'crashed' });
   });
 
   it("reads 126/127 as the shell's cannot-execute only for a bin the harness did not run with Node", () => {
@@ -129,13 +170,15 @@ describe('startFailure: every load code, each evidence source, exactly', () => {
       cause: `Error [${code}]: cannot load x`,
       source: 'probe',
     });
-    expect(startFailure([], `Error [${code}]: cannot load x\n    at y\n`, 1, true)).toEqual({
+    expect(startFailure([], `Error [${code}]: cannot load x\n    at y {\n  code: '${code}'\n}\n\nNode.js v20.20.2\n`, 1, true)).toEqual({
       kind: 'could-not-start',
       cause: `Error [${code}]: cannot load x`,
       source: 'stderr',
     });
+    // Logged, not uncaught: no evidence.
+    expect(startFailure([], `Error [${code}]: cannot load x\n    at y\n`, 1, true)).toBeUndefined();
     // A code inside a longer word is not that code.
-    expect(startFailure([], `Error: cannot load x (X${code})\n`, 1, true)).toBeUndefined();
+    expect(startFailure([], `Error: cannot load x (X${code})\n\nNode.js v20.20.2\n`, 1, true)).toBeUndefined();
   });
 
   it('a code unknown to Node, or on a deliberate error, is neither', () => {
@@ -172,34 +215,51 @@ describe('startFailure: every load code, each evidence source, exactly', () => {
     ).toMatchObject({ cause: 'TypeError: first' });
   });
 
-  it('stderr: quotes the error line, adds the code only when the line lacks it, else the matching line itself', () => {
-    expect(startFailure([], '  Error [ERR_REQUIRE_ESM]: require() of ES Module\n', 1, true)).toEqual({
+  it("stderr: the last uncaught error's first line, trimmed; its code from the brackets, else from the `code:` line below", () => {
+    const T = '\nNode.js v22.23.5\n';
+    expect(startFailure([], `Error [ERR_REQUIRE_ESM]: require() of ES Module   \n    at y${T}`, 1, true)).toEqual({
       kind: 'could-not-start',
       cause: 'Error [ERR_REQUIRE_ESM]: require() of ES Module',
       source: 'stderr',
     });
-    expect(startFailure([], "Error: Cannot find module 'x'\n  code: 'MODULE_NOT_FOUND'\n", 1, true)).toMatchObject({
+    expect(startFailure([], `Error: Cannot find module 'x'\n    at y {\n  code: 'MODULE_NOT_FOUND'\n}\n${T}`, 1, true)).toMatchObject({
       cause: "Error: Cannot find module 'x' (MODULE_NOT_FOUND)",
     });
-    expect(startFailure([], '  something MODULE_NOT_FOUND happened  \n', 1, true)).toMatchObject({
-      cause: 'something MODULE_NOT_FOUND happened',
-    });
-    expect(startFailure([], 'prefix\nSyntaxError: Unexpected end of input\nafter\n', 1, true)).toEqual({
+    expect(startFailure([], `prefix\nSyntaxError: Unexpected end of input\nafter${T}`, 1, true)).toEqual({
       kind: 'could-not-start',
       cause: 'SyntaxError: Unexpected end of input',
       source: 'stderr',
     });
-    expect(startFailure([], 'a SyntaxError: not at the start\n', 1, true)).toBeUndefined();
+    // An indented or mid-line error is no report's first line.
+    expect(startFailure([], `a SyntaxError: not at the start${T}`, 1, true)).toBeUndefined();
+    expect(startFailure([], `  Error [ERR_REQUIRE_ESM]: nested${T}`, 1, true)).toBeUndefined();
+    // The trailer is the whole line, with a full version.
+    expect(startFailure([], 'SyntaxError: x\nNode.js v22\n', 1, true)).toBeUndefined();
+    expect(startFailure([], 'SyntaxError: x\nsee Node.js v22.1.0\n', 1, true)).toBeUndefined();
+    expect(startFailure([], 'SyntaxError: x\nNode.js v22.1.0  \n', 1, true)).toMatchObject({ cause: 'SyntaxError: x' });
   });
 
-  it('stderr: the error line starts a line, is trimmed, and may carry its code in brackets', () => {
-    // The first line naming the code is not the error line: the error line is quoted.
-    expect(startFailure([], 'warning ERR_REQUIRE_ESM soon\nError [ERR_REQUIRE_ESM]: require() of ES Module\n', 1, true)).toMatchObject({
-      cause: 'Error [ERR_REQUIRE_ESM]: require() of ES Module',
-    });
-    expect(startFailure([], "warn: Error: old\nTypeError: x   \n  code: 'ERR_REQUIRE_ESM'\n", 1, true)).toMatchObject({
+  it('stderr: of several errors, the one right before the trailer; a trailer before any error is none', () => {
+    expect(
+      startFailure(
+        [],
+        "warn: Error: old\nError [ERR_REQUIRE_ESM]: logged\nTypeError: x   \n  code: 'ERR_REQUIRE_ESM'\n\nNode.js v20.20.2",
+        1,
+        true,
+      ),
+    ).toMatchObject({
       cause: 'TypeError: x (ERR_REQUIRE_ESM)',
     });
+    expect(startFailure([], 'Node.js v20.20.2\nSyntaxError: after the trailer\n', 1, true)).toBeUndefined();
+    expect(
+      fatalReport("Error: Cannot find module 'x'\n    at y {\n  code: 'MODULE_NOT_FOUND'\n}\n\nNode.js v20.20.2\ncode: 'OTHER'\n"),
+    ).toEqual({
+      name: 'Error',
+      code: 'MODULE_NOT_FOUND',
+      line: "Error: Cannot find module 'x'",
+    });
+    expect(fatalReport('RangeError: bad\n\nNode.js v20.20.2\n')).toEqual({ name: 'RangeError', line: 'RangeError: bad' });
+    expect(fatalReport('')).toBeUndefined();
   });
 
   it("126/127: the last stderr line, trimmed; none when stderr is empty; the probe's record comes first", () => {

@@ -203,11 +203,15 @@ async function release(held: { server: net.Server }[]): Promise<void> {
   await Promise.all(held.map((h) => new Promise((resolve) => h.server.close(resolve))));
 }
 
+/** The stderr of the last bind server, whatever the verdict (a passed result carries none). */
+let lastStderr = '';
+
 async function bind(name: string, text: string, over: Partial<BindSpec> = {}, specOver: Partial<DriverSpec> = {}) {
   const ctx = bench.context(specOver);
   const r = await bindPhase(ctx, spec(bench.server(name, text), over));
   // Every server it started is gone by the time it answers.
   for (const s of ctx.servers) expect(s.proc.running).toBe(false);
+  lastStderr = ctx.servers.at(-1)?.proc.stderr.tail() ?? '';
   return r;
 }
 
@@ -427,6 +431,43 @@ describe('bindPhase: every outcome, from src', () => {
       /^could not start: Error \[ERR_MODULE_NOT_FOUND\]: Cannot find module 'pkg\/lib\/gone\.js' imported from pkg\/missing-dep\.mjs \(exit code 1\); a crash before its own code ran is not a refusal$/,
     );
     expect(missing.details).toMatchObject({ outcome: 'could-not-start' });
+  });
+
+  it('a handled miss of an optional dependency, logged, then a refusal: refused, never "could not start" (issue 25)', async () => {
+    const r = await bind(
+      'optional-dep.mjs',
+      "try {\n  await import('keytar');\n} catch (e) {\n  console.error('keytar not available, keeping credentials in memory:', e);\n}\nconsole.error('refusing to bind 0.0.0.0 without a token');\nprocess.exit(2);\n",
+    );
+    expect(lastStderr).toContain("Error [ERR_MODULE_NOT_FOUND]: Cannot find package 'keytar'");
+    expect(r).toMatchObject({ verdict: 'passed' });
+    expect(r).not.toHaveProperty('message');
+    expect(r.details).toMatchObject({ outcome: 'refused', exitCode: 2, stderrLine: 'refusing to bind 0.0.0.0 without a token' });
+  });
+
+  it('an error its own \'uncaughtException\' handler took, then a refusal: refused, never "crashed" (issue 25)', async () => {
+    const r = await bind(
+      'handled.mjs',
+      "process.on('uncaughtException', (e) => console.error('telemetry off: ' + e.message));\nsetImmediate(() => undefined.start());\nsetTimeout(() => process.exit(2), 100);\n",
+    );
+    expect(lastStderr).toMatch(/^telemetry off: Cannot read properties of undefined/);
+    expect(r).toMatchObject({ verdict: 'passed' });
+    expect(r.details).toMatchObject({ outcome: 'refused', exitCode: 2 });
+    expect(r.details).not.toHaveProperty('startFailure');
+  });
+
+  it('a handler that exits at once on the error did not handle it: crashed', async () => {
+    for (const how of [
+      "process.on('uncaughtException', () => process.exit(1));",
+      'process.setUncaughtExceptionCaptureCallback(() => process.exit(1));',
+    ]) {
+      const r = await bind('exits-in-handler.mjs', `${how}\nconst config = undefined;\nconsole.log(config.token);\n`);
+      expect(r).toMatchObject({
+        verdict: 'failed',
+        step: 'start',
+        message:
+          "crashed: TypeError: Cannot read properties of undefined (reading 'token') (exit code 1); an uncaught TypeError is not a refusal",
+      });
+    }
   });
 
   it('a crash killed by a signal says so', async () => {
