@@ -8,6 +8,7 @@ import { AnsweredServers } from './answering.js';
 import { DEFAULT_CLIENT, loadAdapter, type SdkAdapter, type SeenRequest } from './adapter.js';
 import type { DriverMessage, DriverSpec, ServerCommand } from './protocol.js';
 import { makeCookie, RUN_COOKIE_VAR, SERVER_TAG_VAR } from './cookie.js';
+import type { Settled } from './phases/leaks.js';
 import { asyncIdMark } from './probe.js';
 import { startTime } from './proc.js';
 import type { Redactor } from './redact.js';
@@ -22,7 +23,12 @@ export interface ServerRecord {
   proc: ServerProcess;
   /** Its MCP_MATRIX_SERVER value: what its descendants carry, escaped or not. */
   tag: string;
+  /** Its shutdown, once waited for (leaks.ts `settleOnce`): the next phase starts after it, the leaks phase judges it. */
+  settled?: Promise<Settled>;
 }
+
+/** With leaks disabled, servers still get this long to exit before they are killed: nothing is orphaned. */
+export const UNJUDGED_GRACE_MS = 5000;
 
 /** A server that died while the driver's client waited for its answer to `request` (that phase failed for it). */
 export interface DiedMidRequest {
@@ -85,6 +91,12 @@ export class DriverContext {
     this.send = send;
     this.cookie = process.env[RUN_COOKIE_VAR] || makeCookie(process.pid, startTime(process.pid));
     this.tagPrefix = `${spec.baseEnv.MCP_MATRIX_CELL ?? 'cell'}:`;
+  }
+
+  /** How long a server may take to exit after its stop request: leaks.graceMs, or the unjudged bound. */
+  get graceMs(): number {
+    const { leaks } = this.spec.phases;
+    return leaks ? leaks.graceMs : UNJUDGED_GRACE_MS;
   }
 
   adapter(): Promise<SdkAdapter> {

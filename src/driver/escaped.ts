@@ -15,10 +15,10 @@ export interface EscapedProcess {
 
 export const NO_PROC = 'no /proc: escaped descendants cannot be found by their environment; only each server’s process group was checked';
 
-/** The cell's live tagged processes (null without /proc). */
-export function findTagged(cookie: string, tagPrefix: string): Carrier[] | null {
+/** The cell's live tagged processes (null without /proc); `exact`: one server's tag only (`…#1` is no prefix of `…#12` then). */
+export function findTagged(cookie: string, tagPrefix: string, exact = false): Carrier[] | null {
   const found = carriers(RUN_COOKIE_VAR, cookie, [SERVER_TAG_VAR]);
-  return found && found.filter((c) => c.vars[SERVER_TAG_VAR]?.startsWith(tagPrefix));
+  return found && found.filter((c) => (exact ? c.vars[SERVER_TAG_VAR] === tagPrefix : c.vars[SERVER_TAG_VAR]?.startsWith(tagPrefix)));
 }
 
 function killHard(c: Carrier): void {
@@ -33,15 +33,15 @@ function killHard(c: Carrier): void {
 }
 
 /** Kill every tagged process of the cell; returns what was found, or null without /proc. Waits (bounded) until they are gone. */
-export async function sweepTagged(cookie: string, tagPrefix: string, boundMs = 3000): Promise<EscapedProcess[] | null> {
-  const found = findTagged(cookie, tagPrefix);
+export async function sweepTagged(cookie: string, tagPrefix: string, boundMs = 3000, exact = false): Promise<EscapedProcess[] | null> {
+  const found = findTagged(cookie, tagPrefix, exact);
   if (!found) return null;
   const deadline = Date.now() + boundMs;
   let live = found;
   while (live.length && Date.now() < deadline) {
     live.forEach(killHard);
     await new Promise((r) => setTimeout(r, 20));
-    live = findTagged(cookie, tagPrefix) ?? [];
+    live = findTagged(cookie, tagPrefix, exact) ?? [];
   }
   return found.map((c) => ({ pid: c.pid, cmdline: c.cmdline, tag: c.vars[SERVER_TAG_VAR]! }));
 }

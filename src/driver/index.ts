@@ -1,6 +1,8 @@
 // Entry of the driver inside a cell: `node <cell>/.mcp-matrix/driver/index.js <spec.json> [out.jsonl]`.
 // Runs stdio → http → bind → leaks and reports DriverMessages over IPC (or, without IPC, as JSON
 // lines to the optional out file, else stderr). Never writes to stdout: the v2 client prints there.
+// A phase starts only once the servers of the phases before it have exited (or their grace ran out,
+// and they were killed): a server holding a lock or a port must not meet its own successor.
 
 import './probe.js';
 import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -10,7 +12,7 @@ import { DriverContext, errorText } from './context.js';
 import { activeResources } from './driver-handles.js';
 import { bindPhase } from './phases/bind.js';
 import { httpPhase } from './phases/http.js';
-import { leaksPhase, settle } from './phases/leaks.js';
+import { leaksPhase, settleOnce, type Settled } from './phases/leaks.js';
 import { cellPlaceholders, makeScratchDir } from './placeholders.js';
 import { stdioPhase } from './phases/stdio.js';
 import type { DriverMessage, DriverSpec } from './protocol.js';
@@ -18,9 +20,6 @@ import { killTaggedNow, sweepTagged } from './escaped.js';
 import { killGroup } from './proc.js';
 import { Redactor } from './redact.js';
 import { withSdkRuntime } from './sdk-runtime.js';
-
-/** With leaks disabled, servers still get this long before they are killed: nothing is orphaned. */
-const UNJUDGED_GRACE_MS = 5000;
 
 let baseline: string[] = [];
 const redactor = new Redactor();
@@ -131,15 +130,20 @@ async function main(): Promise<void> {
   context = ctx;
   const { stdio, http, bind, leaks } = spec.phases;
   const why = spec.skipped ?? {};
+  // Each server's shutdown, waited for once its phase is over (what the leaks phase then judges).
+  const stopped = (): Promise<Settled[]> => Promise.all(ctx.servers.map((s) => settleOnce(s, ctx.graceMs, ctx.cookie)));
   await phase('stdio', stdio ? () => stdioPhase(ctx, stdio) : null, why.stdio);
+  await stopped();
   await phase('http', http ? () => httpPhase(ctx, http) : null, why.http);
+  await stopped();
   await phase('bind', bind ? () => bindPhase(ctx, bind) : null, why.bind);
+  await stopped();
   await phase('leaks', leaks ? () => leaksPhase(ctx, leaks.graceMs, baseline) : null, why.leaks);
   if (!leaks) {
-    await Promise.all(ctx.servers.map((s) => settle(s, UNJUDGED_GRACE_MS)));
+    const settled = await stopped();
     // Not judged (leaks is off), but never left running.
-    const escaped = await sweepTagged(ctx.cookie, ctx.tagPrefix);
-    for (const e of escaped ?? [])
+    const escaped = [...settled.flatMap((s) => s.escaped ?? []), ...((await sweepTagged(ctx.cookie, ctx.tagPrefix)) ?? [])];
+    for (const e of escaped)
       process.stderr.write(redactor.text(`mcp-matrix driver: killed pid ${e.pid} (${e.cmdline}), started by ${e.tag}\n`));
   }
   ctx.summary.driverPeakRssMb = Math.round(process.resourceUsage().maxRSS / 1024);

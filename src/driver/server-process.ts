@@ -150,16 +150,14 @@ export class ServerProcess {
     this.child.stdin?.end();
   }
 
+  /**
+   * SIGTERM to its whole process group, as Ctrl-C, systemd (KillMode=control-group) and `kill -- -<pgid>` do:
+   * a `#!/bin/sh` bin that runs Node without `exec` stops with its Node child. A member that outlives it is a leak.
+   */
   terminate(): void {
     this.stopRequestedAt ??= Date.now();
     this.stopKind ??= 'SIGTERM';
-    if (this.running && this.pid !== undefined) {
-      try {
-        process.kill(this.pid, 'SIGTERM');
-      } catch {
-        // already gone
-      }
-    }
+    if (this.running && this.pid !== undefined) killGroup(this.pid, 'SIGTERM');
   }
 
   members(): ProcInfo[] | null {

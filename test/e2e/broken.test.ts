@@ -147,6 +147,33 @@ const CASES: Case[] = [
     },
   },
   {
+    // It exits 2000 ms after stdin EOF (graceMs 1000); bind, loopback only, holds for 3000 ms before leaks begins.
+    fixture: 'slow-exit',
+    phase: 'leaks',
+    step: 'stdio shutdown',
+    message: /^stdio server still running 1000 ms after stdin EOF: Timeout \(setTimeout\) at bin\/server\.js:33$/,
+    extra: (r) => {
+      const stdio = r.cells[0]!.phases.find((p) => p.phase === 'leaks')!.details!.servers as { role: string; exitMs: number | null }[];
+      // Settled when stdio ended, not when leaks began: killed at its bound, not seen to exit at 2000 ms.
+      expect(stdio[0]).toMatchObject({ role: 'stdio', exitMs: null });
+    },
+  },
+  {
+    // A banner on stdout 4000 ms after start, after ping answered, before its exit on stdin EOF.
+    fixture: 'late-noise',
+    phase: 'stdio',
+    step: 'stdout',
+    message:
+      /^wrote non-JSON-RPC output to stdout \(the protocol channel\) \d+ ms after start, after its last answer \(ping, at \d+ ms\): "broken-late-noise 1\.0\.0 ready"$/,
+    extra: (r) => {
+      const [, came, answered] = /(\d+) ms after start, after its last answer \(ping, at (\d+) ms\)/.exec(
+        r.cells[0]!.phases.find((p) => p.phase === 'stdio')!.message!,
+      )!;
+      expect(Number(came)).toBeGreaterThanOrEqual(4000);
+      expect(Number(came)).toBeGreaterThan(Number(answered));
+    },
+  },
+  {
     fixture: 'sdk-range-excludes-pin',
     phase: 'environment',
     step: 'npm install',
@@ -172,9 +199,12 @@ const CASES: Case[] = [
 /**
  * Correct servers that a harness which does not run them as a user would fails: every phase passes, exit 0.
  * shebang-flags: its `#!/usr/bin/env -S node --expose-gc` flag reaches it (dropped, it exits 3: stdio and
- * http failed and bind counted the exit as a refusal).
+ * http failed and bind counted the exit as a refusal). lock-release: holds an exclusive lock beside its bin
+ * until 1500 ms after its stop request (each phase must wait for the previous server's exit). detached-grace:
+ * a detached helper exits 3500 ms after the http server's SIGTERM, within graceMs 5000. sh-no-exec: a
+ * `#!/bin/sh` bin running Node without `exec` (SIGTERM reaches the whole group).
  */
-const PASSING = ['shebang-flags'];
+const PASSING = ['shebang-flags', 'lock-release', 'detached-grace', 'sh-no-exec'];
 
 const runs = new Map<string, FixtureRun>();
 const dirs: string[] = [];
@@ -229,6 +259,8 @@ describe('fixtures/broken: each fails exactly its phase', () => {
     ]);
     expect(run.leftoverDirs).toEqual([]);
     expect(run.leftoverProcs).toEqual([]);
+    // detached-grace's helper left within the grace, and nothing killed it late.
+    expect(processesMentioning('broken-detached-grace-marker')).toEqual([]);
   });
 
   it.each(CASES.map((c) => [c.fixture, c] as const))('%s', (fixture, c) => {

@@ -1,14 +1,17 @@
 // leaks phase: every server must exit by itself (stdio: after stdin EOF; http: after SIGTERM) within
 // graceMs and leave nothing of its process group behind; the driver must hold no new handle.
-// A server that does not exit is asked (SIGUSR2) which handles keep it alive, then killed. Once all
-// are gone, any process still carrying a server's tag in its environment escaped its process group.
+// A server that does not exit is asked (SIGUSR2) which handles keep it alive, then killed. An exit
+// later than graceMs fails whenever it is seen. Descendants that escaped the group (they carry the
+// server's tag in their environment) get the same grace as group members: a leak if alive at the end.
+// Each server is settled once (`settleOnce`), as soon as its phase ends: the next phase starts only
+// after it, and this phase judges what was recorded then.
 // What the driver's client still holds from a request a server died under is that death's (its phase
 // already failed for it), not a leak: recorded, never a finding.
 
 import type { LeakedHandle, PhaseResult } from '../../results/types.js';
 import { result, sleep, type DiedMidRequest, type DriverContext, type ServerRecord } from '../context.js';
 import { driverLeaks, type DriverHandle } from '../driver-handles.js';
-import { NO_PROC, sweepTagged, type EscapedProcess } from '../escaped.js';
+import { findTagged, NO_PROC, sweepTagged, type EscapedProcess } from '../escaped.js';
 import type { ProbeHandle } from '../probe.js';
 import { isNodeProcess, type ProcInfo } from '../proc.js';
 import { isNodeScript } from '../server-process.js';
@@ -25,6 +28,8 @@ export interface Settled {
   /** Without /proc: its group still answered kill(-pgid, 0) after the grace, but its members cannot be listed. */
   unlistedGroup?: true;
   problem?: string;
+  /** Its descendants outside its group still alive at the deadline (killed); only when there are some. */
+  escaped?: EscapedProcess[];
 }
 
 const DUMP_WAIT_MS = 1500;
@@ -62,8 +67,29 @@ async function askForHandles(record: ServerRecord): Promise<ProbeHandle[] | null
   return fresh.length ? fresh.flatMap((d) => (d.handles as ProbeHandle[] | undefined) ?? []) : null;
 }
 
-/** Waits for one server to be gone (bounded by graceMs from its stop request), killing what remains. */
-export async function settle(record: ServerRecord, graceMs: number): Promise<Settled> {
+/** `exited 2046 ms after stdin EOF, later than the 1000 ms it is given (leaks.graceMs)`. */
+function lateExit(exitMs: number, graceMs: number, after: string): string {
+  return `exited ${exitMs} ms after ${after}, later than the ${graceMs} ms it is given (leaks.graceMs)`;
+}
+
+/**
+ * Its descendants that left its group (found by its tag) get the grace a group member gets: waited for up to
+ * the deadline; whatever is alive then is killed and returned. Null without /proc.
+ */
+async function escapedAtDeadline(record: ServerRecord, cookie: string, deadline: number): Promise<EscapedProcess[] | null> {
+  for (;;) {
+    const live = findTagged(cookie, record.tag, true);
+    if (!live?.length) return live && [];
+    if (Date.now() >= deadline) return sweepTagged(cookie, record.tag, 3000, true);
+    await sleep(50);
+  }
+}
+
+/**
+ * Waits for one server to be gone (bounded by graceMs from its stop request), killing what remains. With
+ * the run's `cookie`, its escaped descendants are waited for up to the same deadline.
+ */
+export async function settle(record: ServerRecord, graceMs: number, cookie?: string): Promise<Settled> {
   const { proc, role } = record;
   const out: Settled = { role, pid: proc.pid, exitMs: null, handles: [], leftovers: [] };
   if (proc.pid === undefined) return out;
@@ -75,21 +101,28 @@ export async function settle(record: ServerRecord, graceMs: number): Promise<Set
   const deadline = stopAt + graceMs;
   const exit = await proc.waitExit(deadline - Date.now());
   const after = role === 'bind' ? 'its refusal' : (proc.stopKind ?? 'the stop request');
+  const problems: string[] = [];
   if (exit) {
     out.exitMs = Math.max(0, exit.at - stopAt);
     out.code = exit.code;
     out.signal = exit.signal;
+    // It exited before anyone looked (the phases after its own ran long): the time still counts.
+    if (out.exitMs > graceMs) problems.push(`${role} server ${lateExit(out.exitMs, graceMs, after)}`);
     // Children get a short moment to follow their parent out; then whatever is left is a leak.
     const settleUntil = Math.max(deadline, exit.at + LEFTOVER_SETTLE_MS);
     while (!proc.markReapedIfGone() && Date.now() < settleUntil) await sleep(25);
     out.leftovers = proc.members() ?? [];
     if (out.leftovers.length) {
       const list = out.leftovers.map((p) => `pid ${p.pid} ${p.cmdline}`).join(', ');
-      out.problem = `${role} server exited, but left ${out.leftovers.length} process(es) of its group running ${graceMs} ms after ${after}: ${list}`;
+      problems.push(
+        `${role} server exited, but left ${out.leftovers.length} process(es) of its group running ${graceMs} ms after ${after}: ${list}`,
+      );
     } else if (proc.members() === null && !proc.markReapedIfGone()) {
       // No /proc: the group cannot be listed, but it can still be probed; a live group is a leftover all the same.
       out.unlistedGroup = true;
-      out.problem = `${role} server exited, but its process group (pgid ${proc.pid}) was still alive ${graceMs} ms after ${after}; no /proc: the processes left in it cannot be listed (killed the group)`;
+      problems.push(
+        `${role} server exited, but its process group (pgid ${proc.pid}) was still alive ${graceMs} ms after ${after}; no /proc: the processes left in it cannot be listed (killed the group)`,
+      );
     }
   } else {
     const handles = await askForHandles(record);
@@ -100,10 +133,23 @@ export async function settle(record: ServerRecord, graceMs: number): Promise<Set
         : handles.length
           ? describeAll(handles)
           : "no ref'd handle found by the probe";
-    out.problem = `${role} server still running ${graceMs} ms after ${after}: ${named}`;
+    const late = proc.exitInfo;
+    if (late) {
+      // It exited while the probe was asked: still later than its grace.
+      Object.assign(out, { exitMs: late.at - stopAt, code: late.code, signal: late.signal });
+      problems.push(`${role} server ${lateExit(late.at - stopAt, graceMs, after)}; at the bound it held: ${named}`);
+    } else problems.push(`${role} server still running ${graceMs} ms after ${after}: ${named}`);
   }
   if (!proc.markReapedIfGone()) await proc.kill();
+  if (problems.length) out.problem = problems.join('; ');
+  const escaped = cookie === undefined ? null : await escapedAtDeadline(record, cookie, deadline);
+  if (escaped?.length) out.escaped = escaped;
   return out;
+}
+
+/** A server's shutdown is waited for once, when its phase ends; the leaks phase reads the same outcome. */
+export function settleOnce(record: ServerRecord, graceMs: number, cookie?: string): Promise<Settled> {
+  return (record.settled ??= settle(record, graceMs, cookie));
 }
 
 export function toLeakedHandles(settled: Settled[]): LeakedHandle[] {
@@ -158,12 +204,17 @@ export function judgeDriverHandles(
   return { all, leaked };
 }
 
+function uniqueByPid(list: EscapedProcess[]): EscapedProcess[] {
+  return [...new Map(list.map((e) => [e.pid, e])).values()];
+}
+
 export async function leaksPhase(ctx: DriverContext, graceMs: number, baseline: string[]): Promise<PhaseResult> {
   const startedAt = Date.now();
-  // Settle concurrently: each server's bound runs from its own stop request.
-  const settled = await Promise.all(ctx.servers.map((s) => settle(s, graceMs)));
+  // Settle concurrently: each server's bound runs from its own stop request (most were settled as their phase ended).
+  const settled = await Promise.all(ctx.servers.map((s) => settleOnce(s, graceMs, ctx.cookie)));
   // Every server and its group is gone now: whatever still carries a server's tag escaped.
-  const escaped = await sweepTagged(ctx.cookie, ctx.tagPrefix);
+  const swept = await sweepTagged(ctx.cookie, ctx.tagPrefix);
+  const escaped = swept && uniqueByPid([...settled.flatMap((s) => s.escaped ?? []), ...swept]);
   await ctx.flush();
   const { all: driverHandles, leaked: driver } = judgeDriverHandles(await driverLeaks(baseline), ctx.diedMidRequest);
   const roleOf = (tag: string): string => ctx.servers.find((s) => s.tag === tag)?.role ?? tag;
@@ -182,7 +233,7 @@ export async function leaksPhase(ctx: DriverContext, graceMs: number, baseline: 
   problems.push(...escapedProblems);
   if (driver.length) problems.push(`the driver's own client left ${driver.length} active handle(s): ${describeAll(driver)}`);
   const details = {
-    servers: settled,
+    servers: settled.map(({ escaped: _, ...s }) => s),
     escaped: escaped ?? [],
     ...(escaped ? {} : { escapedCheck: NO_PROC }),
     driverHandles,

@@ -1,5 +1,7 @@
 // stdio phase: start the bin, handshake over our own pipe transport, list the whole surface, run the
-// steps, ping, then end stdin. Exit timing is only recorded here; the leaks phase judges it.
+// steps, ping, then end stdin. Stdout stays the protocol channel for the server's whole life: the phase
+// waits for its exit (at most its grace) and judges what it wrote until then. Exit timing is only
+// recorded here; the leaks phase judges it.
 
 import type { PhaseResult } from '../../results/types.js';
 import type { McpSession } from '../adapter.js';
@@ -11,6 +13,7 @@ import {
   RequestWindow,
   result,
   StepTimeout,
+  waitAtMost,
   withTimeout,
   type DriverContext,
 } from '../context.js';
@@ -22,6 +25,8 @@ import { itemShapes, parityItems, type ItemShape } from '../surface.js';
 
 type StdioSpec = Exclude<DriverSpec['phases']['stdio'], false>;
 const KINDS: SurfaceKind[] = ['tools', 'resources', 'resourceTemplates', 'prompts'];
+/** After its exit, how long its stdout may take to deliver its last lines. */
+const LAST_OUTPUT_MS = 250;
 
 export async function stdioPhase(ctx: DriverContext, spec: StdioSpec): Promise<PhaseResult> {
   const startedAt = Date.now();
@@ -44,8 +49,13 @@ export async function stdioPhase(ctx: DriverContext, spec: StdioSpec): Promise<P
   }
   details.pid = proc.pid;
   let firstNoise: string | undefined;
+  /** When the first noise line came, in ms after start. */
+  let noiseMs = 0;
+  /** When ping answered, in ms after start: the last answer the phase asked for. */
+  let answeredMs = 0;
   const transport = new PipeTransport(proc.child.stdin!, proc.child.stdout!, {
     onNoise(line) {
+      if (firstNoise === undefined) noiseMs = Date.now() - proc.startedAt;
       firstNoise ??= line;
       proc.noise.push(line);
     },
@@ -113,12 +123,12 @@ export async function stdioPhase(ctx: DriverContext, spec: StdioSpec): Promise<P
     step = 'ping';
     inFlight.begin(step);
     await bounded(session.ping(), 'ping');
+    answeredMs = Date.now() - proc.startedAt;
     if (firstNoise !== undefined) {
       step = 'stdout';
       const message = `wrote non-JSON-RPC output to stdout (the protocol channel): ${JSON.stringify(ctx.redactor.text(firstNoise).slice(0, 200))}`;
       return result('stdio', startedAt, { verdict: 'failed', step, message, details }, proc);
     }
-    return result('stdio', startedAt, { verdict: 'passed', details }, proc);
   } catch (error) {
     const noise =
       firstNoise !== undefined
@@ -137,4 +147,13 @@ export async function stdioPhase(ctx: DriverContext, spec: StdioSpec): Promise<P
     proc.endStdin();
     if (session) await withTimeout(session.close(), 2000, 'client close').catch(() => {});
   }
+  // Every check passed. What it writes after its last answer, up to its exit, is on the protocol channel too.
+  await proc.waitExit((proc.stopRequestedAt ?? Date.now()) + ctx.graceMs - Date.now());
+  // Its last lines are read once its stdout ends (a child holding it open must not hold the phase).
+  await waitAtMost(proc.closed, LAST_OUTPUT_MS);
+  if (firstNoise !== undefined) {
+    const message = `wrote non-JSON-RPC output to stdout (the protocol channel) ${noiseMs} ms after start, after its last answer (ping, at ${answeredMs} ms): ${JSON.stringify(ctx.redactor.text(firstNoise).slice(0, 200))}`;
+    return result('stdio', startedAt, { verdict: 'failed', step: 'stdout', message, details }, proc);
+  }
+  return result('stdio', startedAt, { verdict: 'passed', details }, proc);
 }

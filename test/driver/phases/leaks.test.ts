@@ -259,7 +259,8 @@ describe('leaksPhase', () => {
     const baseline = activeResources();
     const ctx = bench.context();
     start(ctx, 'stdio', '');
-    const child = start(ctx, 'http', 'child');
+    // Its child ignores SIGTERM: the group's SIGTERM does not stop it.
+    const child = start(ctx, 'http', 'child', {}, { CHILD_TRAPS_TERM: '1' });
     start(ctx, 'bind', 'linger');
     await serversBooted(ctx);
     const r = await leaksPhase(ctx, GRACE, baseline);
@@ -404,6 +405,47 @@ describe('leaksPhase: what the stop request and the settle window decide', () =>
     const r = await leaksPhase(ctx, GRACE, baseline);
     expect(r.step).toBe('http shutdown');
     expect(r.message).toBe(`http server still running ${GRACE} ms after SIGTERM: ${STDIN}`);
+  });
+
+  it('an exit later than the grace fails even when it happened before the phase began: the time and the bound named', async () => {
+    const baseline = activeResources();
+    const ctx = bench.context();
+    // It exits 800 ms after stdin EOF, with 400 ms allowed; the phase begins after that.
+    const proc = start(ctx, 'stdio', '', {}, { EXIT_DELAY_MS: '800' });
+    await serversBooted(ctx);
+    proc.endStdin();
+    await proc.exited;
+    const r = await leaksPhase(ctx, GRACE, baseline);
+    const exitMs = (r.details!.servers as { exitMs: number }[])[0]!.exitMs;
+    expect(exitMs).toBeGreaterThanOrEqual(800);
+    expect(r).toMatchObject({
+      verdict: 'failed',
+      step: 'stdio shutdown',
+      message: `stdio server exited ${exitMs} ms after stdin EOF, later than the ${GRACE} ms it is given (leaks.graceMs)`,
+    });
+    expect(ctx.summary.leakedHandles).toStrictEqual([]);
+  });
+
+  it('an http server is stopped with SIGTERM to its whole group: a child that stops on SIGTERM is no leftover', async () => {
+    const baseline = activeResources();
+    const ctx = bench.context();
+    // A `#!/bin/sh` bin that runs Node without exec is such a group: Ctrl-C and systemd signal it whole.
+    start(ctx, 'http', 'child');
+    await serversBooted(ctx);
+    const r = await leaksPhase(ctx, GRACE, baseline);
+    expect(r.message).toBeUndefined();
+    expect(r.verdict).toBe('passed');
+  });
+
+  it('a detached child gets the grace a group member gets: gone before the deadline, it is no leak', async () => {
+    const baseline = activeResources();
+    const ctx = bench.context();
+    // Its server exits at once on SIGTERM; the detached child leaves 1000 ms later, within 5000 ms.
+    start(ctx, 'http', 'escape-follows', {}, { FOLLOW_MS: '1000' });
+    await serversBooted(ctx);
+    const r = await leaksPhase(ctx, 5000, baseline);
+    expect(r.message).toBeUndefined();
+    expect(r.details!.escaped).toStrictEqual([]);
   });
 
   it('children that follow their server out within the grace are not leftovers', async () => {
