@@ -24,9 +24,10 @@ import { installCell } from './install.js';
 import { sdkEnginesProblems, serverNodeMismatch, withNodeEngines, withServerNode } from './node-engines.js';
 import { withRuntimePath, type NodeRuntime } from './node-runtime.js';
 import type { ClientInstall } from './client-install.js';
+import type { ConformanceSuite } from './conformance-suite.js';
 import { sdkPackageNames } from './sdk-tree.js';
 import { createCellDir } from './workspace.js';
-import { errorMessage, type Result } from '../util/result.js';
+import { errorMessage, fail, type Result } from '../util/result.js';
 import { describeInfraError } from '../util/infra.js';
 
 export interface CellContext {
@@ -44,6 +45,8 @@ export interface CellContext {
   clientInstall?(client: PlannedClient): Promise<Result<ClientInstall>>;
   /** A Node variant's runtime, installed once per release (a per-user cache). */
   nodeRuntime?(node: PlannedNode): Promise<Result<NodeRuntime>>;
+  /** The conformance suite, installed once per run (a per-user cache); absent: the conformance phase is not measured. */
+  conformanceSuite?(): Promise<Result<ConformanceSuite>>;
 }
 
 /** The environment every server and the driver get: enough to run, nothing inherited by accident. */
@@ -335,6 +338,7 @@ async function runPhases(
   const command = (args: string[], env: Record<string, string>) => ({ bin, args, env });
   // A variant's Node comes first on PATH, for a server that starts `node` itself.
   const withNode = (env: Record<string, string>) => (deps.node ? withRuntimePath(env, deps.node) : env);
+  const conformance = await conformanceOf(ctx);
   const spec: DriverSpec = {
     cellDir,
     packageDir,
@@ -376,14 +380,37 @@ async function runPhases(
           timeoutMs: cfg.bind.timeoutMs,
           ...(cfg.bind.path ? { path: cfg.bind.path } : {}),
         },
+      conformance: cfg.http &&
+        conformance?.ok && {
+          command: command(cfg.http.args, cfg.http.env),
+          host: cfg.http.host,
+          path: cfg.http.path,
+          readyTimeoutMs: cfg.http.readyTimeoutMs,
+          timeoutMs: cfg.conformance ? cfg.conformance.timeoutMs : 30_000,
+          auth: cfg.http.auth,
+          suite: {
+            package: conformance.value.package,
+            version: conformance.value.version,
+            node: conformance.value.node,
+            nodeVersion: conformance.value.nodeVersion,
+            cli: conformance.value.cli,
+          },
+          scenarios: conformance.value.catalogue.run,
+          excluded: conformance.value.catalogue.excluded,
+        },
       leaks: cfg.leaks,
     },
   };
+  // A suite that could not be installed measured nothing: not-measured with its cause, never skipped or failed.
+  const suiteFailure: PhaseResult | undefined =
+    conformance && !conformance.ok
+      ? { phase: 'conformance', verdict: 'not-measured', durationMs: 0, step: 'suite install', message: conformance.error.message }
+      : undefined;
   const outcome = await runDriver(
     layout,
     spec,
     {
-      timeoutMs: driverBound(ctx.plan),
+      timeoutMs: driverBound(ctx.plan, spec.phases.conformance ? spec.phases.conformance.scenarios.length : 0),
       env: withNode(baseEnv({})),
       signal: ctx.signal,
       ...(deps.node ? { execPath: deps.node.execPath } : {}),
@@ -393,7 +420,7 @@ async function runPhases(
     },
     {
       ...(hooks.onPhaseStart ? { onPhaseStart: hooks.onPhaseStart } : {}),
-      onPhaseResult: (r) => record(bind && r.phase === 'bind' ? bind : r),
+      onPhaseResult: (r) => record(bind && r.phase === 'bind' ? bind : suiteFailure && r.phase === 'conformance' ? suiteFailure : r),
     },
   );
   if (outcome.kind === 'done') return outcome.summary;
@@ -411,6 +438,13 @@ async function runPhases(
     });
   }
   return { leakedHandles: null };
+}
+
+/** The suite for a run whose config turns the conformance phase on; a run without a provider cannot install it. */
+async function conformanceOf(ctx: CellContext): Promise<Result<ConformanceSuite> | undefined> {
+  if (!ctx.plan.config.conformance) return undefined;
+  if (!ctx.conformanceSuite) return fail('infrastructure', 'no conformance suite was provided to this run');
+  return ctx.conformanceSuite();
 }
 
 /** sha256 of the cell's package-lock.json as it is now (undefined when there is none). */
@@ -439,12 +473,13 @@ export function withMutatedInstall(row: CellResult, message: string): CellResult
 }
 
 /** A backstop above the sum of every step's own bound: the driver bounds each step itself. */
-function driverBound(plan: Plan): number {
+function driverBound(plan: Plan, scenarios: number): number {
   const c = plan.config;
   const grace = c.leaks ? c.leaks.graceMs : 10_000;
   const stdio = c.stdio ? c.stdio.timeoutMs * (6 + c.stdio.steps.length) + grace : 0;
   // Twice: a port taken by another process is retried once on a new port.
   const http = c.http ? 2 * c.http.readyTimeoutMs + c.http.timeoutMs * 8 + grace : 0;
   const bind = c.bind ? c.bind.timeoutMs : 0;
-  return stdio + http + bind + 30_000;
+  const conformance = c.http && c.conformance ? c.http.readyTimeoutMs + c.http.timeoutMs + c.conformance.timeoutMs * scenarios : 0;
+  return stdio + http + bind + conformance + 30_000;
 }

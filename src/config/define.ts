@@ -76,6 +76,11 @@ export interface LeaksConfig {
   graceMs?: number;
 }
 
+export interface ConformanceConfig {
+  /** Bound for one scenario of the suite (its own process), in ms. @default 30000 */
+  timeoutMs?: number;
+}
+
 export interface InstallConfig {
   /** Attempts for network-type install errors (timeouts, resets, 5xx). @default 3 */
   attempts?: number;
@@ -130,6 +135,11 @@ export interface MatrixConfig {
   http?: HttpConfig | false;
   bind?: BindConfig | false;
   leaks?: LeaksConfig | false;
+  /**
+   * The official conformance suite's scenarios that need no fixture tools, against the server started as http
+   * starts it. On whenever `http` is configured; `false` turns it off. @default {}
+   */
+  conformance?: ConformanceConfig | false;
   install?: InstallConfig;
   /** What a mismatch between the declared SDK ranges and the cells is. @default 'error' */
   lockstep?: 'error' | 'warn' | 'off';

@@ -49,8 +49,10 @@ export interface ResolvedConfig {
       };
   bind: false | { args: string[]; env: Record<string, string>; timeoutMs: number; dropEnv: string[]; path?: string };
   leaks: false | { graceMs: number };
+  /** On by default whenever http is configured (the suite tests the server's HTTP endpoint). */
+  conformance: false | { timeoutMs: number };
   /** Why each `false` phase is skipped: left out of the config, or set to `false`. */
-  skipped: Partial<Record<ConfigPhase, SkipReason>>;
+  skipped: Partial<Record<ConfigPhase | 'conformance', SkipReason>>;
   install: { attempts: number; timeoutMs: number };
   lockstep: 'error' | 'warn' | 'off';
   client: ClientSpec;
@@ -60,11 +62,13 @@ export interface ResolvedConfig {
 
 export type ConfigPhase = 'stdio' | 'http' | 'bind' | 'leaks';
 /** A phase absent from the config is never guessed at (no default args that time out): it is skipped. */
-export type SkipReason = 'not configured' | 'disabled';
+export type SkipReason = 'not configured' | 'disabled' | 'no http phase' | 'off: MCP_MATRIX_CONFORMANCE';
 export const CONFIG_PHASES: readonly ConfigPhase[] = ['stdio', 'http', 'bind', 'leaks'];
 
 export interface Overrides {
   tarball?: string;
+  /** `MCP_MATRIX_CONFORMANCE=off`: the conformance phase is off for the run. */
+  conformanceOff?: boolean;
 }
 
 export function resolveConfig(loaded: LoadedConfig, overrides: Overrides = {}, cwd = process.cwd()): ResolvedConfig {
@@ -80,6 +84,10 @@ export function resolveConfig(loaded: LoadedConfig, overrides: Overrides = {}, c
     if (c[phase] === undefined) skipped[phase] = 'not configured';
     else if (c[phase] === false) skipped[phase] = 'disabled';
   }
+  // Not a phase to configure on its own: it runs wherever http does, unless turned off.
+  if (c.conformance === false) skipped.conformance = 'disabled';
+  else if (!http) skipped.conformance = 'no http phase';
+  else if (overrides.conformanceOff) skipped.conformance = 'off: MCP_MATRIX_CONFORMANCE';
   return {
     file,
     dir,
@@ -121,6 +129,7 @@ export function resolveConfig(loaded: LoadedConfig, overrides: Overrides = {}, c
           ...(http ? { path: http.path } : {}),
         },
     leaks: !c.leaks ? false : { graceMs: c.leaks.graceMs ?? 10_000 },
+    conformance: !http || c.conformance === false || overrides.conformanceOff ? false : { timeoutMs: c.conformance?.timeoutMs ?? 30_000 },
     skipped,
     install: { attempts: c.install?.attempts ?? 3, timeoutMs: c.install?.timeoutMs ?? 300_000 },
     lockstep: c.lockstep ?? 'error',

@@ -156,6 +156,7 @@ export const configSchema = z
       .optional(),
     bind: z.union([z.literal(false), z.strictObject({ ...serverPhase, dropEnv: z.array(z.string()).optional() })]).optional(),
     leaks: z.union([z.literal(false), z.strictObject({ graceMs: z.number().int().positive().optional() })]).optional(),
+    conformance: z.union([z.literal(false), z.strictObject({ timeoutMs: z.number().int().positive().optional() })]).optional(),
     install: z
       .strictObject({
         attempts: z.number().int().min(1).max(10).optional(),

@@ -16,7 +16,7 @@ import { SDK_PACKAGES_ENV } from './sdk-load.js';
 import { ServerProcess, type ExitInfo } from './server-process.js';
 
 export type Summary = Extract<DriverMessage, { type: 'done' }>['summary'];
-export type ServerRole = 'stdio' | 'http' | 'bind';
+export type ServerRole = 'stdio' | 'http' | 'bind' | 'conformance';
 
 export interface ServerRecord {
   role: ServerRole;

@@ -1,5 +1,5 @@
 // Entry of the driver inside a cell: `node <cell>/.mcp-matrix/driver/index.js <spec.json> [out.jsonl]`.
-// Runs stdio → http → bind → leaks and reports DriverMessages over IPC (or, without IPC, as JSON
+// Runs stdio → http → bind → conformance → leaks and reports DriverMessages over IPC (or, without IPC, as JSON
 // lines to the optional out file, else stderr). Never writes to stdout: the v2 client prints there.
 // A phase starts only once the servers of the phases before it have exited (or their grace ran out,
 // and they were killed): a server holding a lock or a port must not meet its own successor.
@@ -11,6 +11,7 @@ import type { PhaseName, PhaseResult } from '../results/types.js';
 import { DriverContext, errorText } from './context.js';
 import { activeResources } from './driver-handles.js';
 import { bindPhase } from './phases/bind.js';
+import { conformancePhase } from './phases/conformance.js';
 import { httpPhase } from './phases/http.js';
 import { leaksPhase, settleOnce, type Settled } from './phases/leaks.js';
 import { cellPlaceholders, makeScratchDir } from './placeholders.js';
@@ -128,7 +129,7 @@ async function main(): Promise<void> {
     while (pending.size) await Promise.all(pending);
   };
   context = ctx;
-  const { stdio, http, bind, leaks } = spec.phases;
+  const { stdio, http, bind, conformance, leaks } = spec.phases;
   const why = spec.skipped ?? {};
   // Each server's shutdown, waited for once its phase is over (what the leaks phase then judges).
   const stopped = (): Promise<Settled[]> => Promise.all(ctx.servers.map((s) => settleOnce(s, ctx.graceMs, ctx.cookie)));
@@ -137,6 +138,8 @@ async function main(): Promise<void> {
   await phase('http', http ? () => httpPhase(ctx, http) : null, why.http);
   await stopped();
   await phase('bind', bind ? () => bindPhase(ctx, bind) : null, why.bind);
+  await stopped();
+  await phase('conformance', conformance ? () => conformancePhase(ctx, conformance) : null, why.conformance);
   await stopped();
   await phase('leaks', leaks ? () => leaksPhase(ctx, leaks.graceMs, baseline) : null, why.leaks);
   if (!leaks) {

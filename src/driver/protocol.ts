@@ -81,6 +81,24 @@ export interface DriverSpec {
           path?: string;
         };
     leaks: false | { graceMs: number };
+    /** The official conformance suite against the server started as http starts it; absent or false: skipped. */
+    conformance?:
+      | false
+      | {
+          command: ServerCommand;
+          host: string;
+          path: string;
+          readyTimeoutMs: number;
+          /** Per scenario (the suite's own run) and for the capability look-up. */
+          timeoutMs: number;
+          auth?: 'bearer' | 'none';
+          /** The suite as the harness installed it: the Node >= 22 binary, its CLI, its pinned version. */
+          suite: { package: string; version: string; node: string; nodeVersion: string; cli: string };
+          /** The scenarios that need none of the suite's fixtures (those needing a capability run only when it is advertised). */
+          scenarios: { name: string; capability?: string }[];
+          /** The scenarios never run here, with why: shown in the details. */
+          excluded: { name: string; why: string }[];
+        };
   };
 }
 

@@ -29,7 +29,13 @@ export async function prepareConfig(
     registry.cancel();
     return loaded;
   }
-  const config = resolveConfig(loaded.value, options.tarball ? { tarball: options.tarball } : {}, options.cwd);
+  // MCP_MATRIX_CONFORMANCE=off: the conformance phase off for this run, whatever the config says.
+  const conformanceOff = process.env.MCP_MATRIX_CONFORMANCE?.trim().toLowerCase() === 'off';
+  const config = resolveConfig(
+    loaded.value,
+    { ...(options.tarball ? { tarball: options.tarball } : {}), ...(conformanceOff ? { conformanceOff } : {}) },
+    options.cwd,
+  );
   return { ok: true, value: { config, registry } };
 }
 

@@ -18,6 +18,7 @@ import {
 } from '../cells/run-cell.js';
 import { installClient, type ClientInstall } from '../cells/client-install.js';
 import { ensureNodeRuntime, type NodeRuntime } from '../cells/node-runtime.js';
+import { ensureConformanceSuite, type ConformanceSuite } from '../cells/conformance-suite.js';
 import type { DriverHooks } from '../cells/driver-launch.js';
 import { cellDirOf, createRunDir, markKept, removeDir, removeRunDir, removeRunDirWithin } from '../cells/workspace.js';
 import { linkKeptCells, pruneKeptHomes, type KeptHomes } from '../cells/kept.js';
@@ -145,6 +146,8 @@ export async function runMatrix(config: ResolvedConfig, registry: Registry, opti
     );
     const clients = new Map<string, Promise<Result<ClientInstall>>>();
     const runtimes = new Map<string, Promise<Result<NodeRuntime>>>();
+    // The conformance suite: installed (or found in the cache) once per run, on its first use.
+    let suite: Promise<Result<ConformanceSuite>> | undefined;
     const ctx: CellContext = {
       plan,
       tarball: tarball.value,
@@ -166,6 +169,14 @@ export async function runMatrix(config: ResolvedConfig, registry: Registry, opti
           }),
         ),
       nodeRuntime: (node) => once(runtimes, node.version, () => ensureNodeRuntime(node, { signal: options.signal })),
+      conformanceSuite: () =>
+        (suite ??= ensureConformanceSuite({
+          runDir,
+          attempts: config.install.attempts,
+          timeoutMs: config.install.timeoutMs,
+          signal: options.signal,
+          slot: installSlots,
+        })),
     };
     // The server install of a cell is shared by its variants; its dir goes after the last of them.
     const cellRuns = new Map<

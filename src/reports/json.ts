@@ -4,6 +4,9 @@ import type { RunResult } from '../results/types.js';
 import { RESULTS_SCHEMA_VERSION } from '../results/types.js';
 import { validateRun } from './validate.js';
 
+/** The skip message of the conformance phase in evidence recorded before the phase existed. */
+export const BEFORE_CONFORMANCE = 'recorded before the conformance phase';
+
 export type ParseResult = { ok: true; run: RunResult } | { ok: false; error: string };
 
 /**
@@ -55,6 +58,7 @@ export function parseResults(text: string): ParseResult {
     };
   }
   if (version === 1) upgradeV1(data as Record<string, unknown>);
+  withConformanceRow(data as Record<string, unknown>);
   const problems = validateRun(data);
   if (problems.length > 0) {
     const shown = problems.slice(0, 10).map((p) => `  - ${p}`);
@@ -79,6 +83,18 @@ function upgradeV1(data: Record<string, unknown>): void {
   const plan = data.plan;
   for (const ref of isObject(plan) && Array.isArray(plan.cells) ? plan.cells : [])
     if (isObject(ref) && ref.variants === undefined && typeof ref.id === 'string') ref.variants = [{ id: ref.id }];
+}
+
+/** Evidence recorded before the conformance phase existed: the phase reads as skipped (never run), before leaks. */
+function withConformanceRow(data: Record<string, unknown>): void {
+  for (const row of Array.isArray(data.cells) ? data.cells : []) {
+    if (!isObject(row) || !Array.isArray(row.phases)) continue;
+    const phases = row.phases as unknown[];
+    if (phases.some((p) => isObject(p) && p.phase === 'conformance')) continue;
+    const leaks = phases.findIndex((p) => isObject(p) && p.phase === 'leaks');
+    const skipped = { phase: 'conformance', verdict: 'skipped', durationMs: 0, message: BEFORE_CONFORMANCE };
+    phases.splice(leaks === -1 ? phases.length : leaks, 0, skipped);
+  }
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);

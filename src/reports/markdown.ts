@@ -4,6 +4,7 @@
 import type { CellResult, RunResult } from '../results/types.js';
 import { renderEnvironment } from './environment.js';
 import { renderChecks } from './checks.js';
+import { BEFORE_CONFORMANCE } from './json.js';
 import { renderFailures } from './failures.js';
 import { codeSpan, mdInline, seconds, shortHash } from './format.js';
 import { cellOutcome, judgeBaseline, runReasons, storedFacts } from '../results/verdict.js';
@@ -12,6 +13,7 @@ import {
   allowanceNote,
   clientLabel,
   displayCells,
+  conformanceLabel,
   httpLabel,
   leaksLabel,
   nodeLabel,
@@ -31,6 +33,7 @@ interface Column {
 
 const CLIENT = 'Client (pin → version, protocol)';
 const PROTOCOL = 'protocol';
+const CONFORMANCE = 'conformance suite';
 
 const count = (n: number | undefined): string => (n === undefined ? '—' : String(n));
 
@@ -53,13 +56,16 @@ const COLUMNS: Column[] = [
   { header: 'stdio', align: '---', value: (_run, cell) => phaseLabel(cell, phaseOf(cell, 'stdio')) },
   { header: 'HTTP (401 + round trip)', align: '---', value: (_run, cell) => httpLabel(cell, phaseOf(cell, 'http')) },
   { header: 'bind refusal', align: '---', value: (_run, cell) => phaseLabel(cell, phaseOf(cell, 'bind')) },
+  { header: CONFORMANCE, align: '---', value: (_run, cell) => conformanceLabel(cell, phaseOf(cell, 'conformance')) },
   { header: 'time', align: '---', value: (_run, cell) => (cell.phases.length === 0 ? '—' : seconds(cell.durationMs)) },
 ];
 
 /** With a client axis the Client column (pin → version, protocol) replaces the protocol column; without, the table is as it always was. */
 function columnsOf(run: RunResult): Column[] {
   const clients = displayCells(run).some((c) => c.client !== undefined);
-  return COLUMNS.filter((c) => c.header !== (clients ? PROTOCOL : CLIENT));
+  // Evidence recorded before the phase existed renders as it did: without the column.
+  const before = run.cells.every((c) => phaseOf(c, 'conformance').message === BEFORE_CONFORMANCE);
+  return COLUMNS.filter((c) => c.header !== (clients ? PROTOCOL : CLIENT) && !(before && c.header === CONFORMANCE));
 }
 
 /** Columns with one value on every row (two rows or more, cells without a result aside): name → value. */

@@ -135,6 +135,22 @@ function legacyHttpLabel(cell: CellResult, http: PhaseResult): string {
   return [label, `no token ${noToken.join(', ')}`, `wrong token ${checks.wrongToken.short}`, roundTrip].join(' · ');
 }
 
+/** The conformance column: `ok (6/6)`, `FAIL (ping, dns-rebinding-protection)`, and the suite's version. */
+export function conformanceLabel(cell: CellResult, phase: PhaseResult): string {
+  const label = phaseLabel(cell, phase);
+  const scenarios = phase.details?.scenarios as { name: string; verdict: string }[] | undefined;
+  if (!scenarios || phase.verdict === 'skipped') return label;
+  const passed = scenarios.filter((s) => s.verdict === 'passed').length;
+  const failed = scenarios.filter((s) => s.verdict === 'failed').map((s) => s.name);
+  const unmeasured = scenarios.filter((s) => s.verdict === 'not-measured').map((s) => s.name);
+  const parts = [
+    `${passed}/${scenarios.length}`,
+    ...(failed.length ? [failed.join(', ')] : []),
+    ...(unmeasured.length ? [`not measured: ${unmeasured.join(', ')}`] : []),
+  ];
+  return `${label} (${parts.join('; ')})`;
+}
+
 /** The leaked-handles column: `none`, a count, `n/a`, `not measured`, prefixed by `FAIL` when the phase failed. */
 export function leaksLabel(cell: CellResult, leaks: PhaseResult): string {
   if (leaks.verdict === 'skipped') return skippedLabel(leaks);

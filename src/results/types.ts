@@ -3,8 +3,8 @@
 
 export const RESULTS_SCHEMA_VERSION = 2;
 
-export type PhaseName = 'environment' | 'stdio' | 'http' | 'bind' | 'leaks';
-export const PHASES: readonly PhaseName[] = ['environment', 'stdio', 'http', 'bind', 'leaks'];
+export type PhaseName = 'environment' | 'stdio' | 'http' | 'bind' | 'conformance' | 'leaks';
+export const PHASES: readonly PhaseName[] = ['environment', 'stdio', 'http', 'bind', 'conformance', 'leaks'];
 
 export type Verdict = 'passed' | 'failed' | 'not-measured' | 'skipped';
 

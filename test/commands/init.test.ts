@@ -203,7 +203,7 @@ describe('mcp-matrix init', () => {
     expect(config.stdio && config.stdio.steps).toEqual([]);
     expect(config.http).toBe(false);
     expect(config.bind).toBe(false);
-    expect(config.skipped).toEqual({ http: 'disabled', bind: 'disabled' });
+    expect(config.skipped).toEqual({ http: 'disabled', bind: 'disabled', conformance: 'no http phase' });
     expect(config.leaks).toEqual({ graceMs: 10_000 });
     const written = await readFile(path.join(dir, CONFIG_FILE), 'utf8');
     expect(written).toContain(

@@ -11,12 +11,13 @@ describe('resolveConfig: phases', () => {
     expect(cfg.http).toBe(false);
     expect(cfg.bind).toBe(false);
     expect(cfg.leaks).toBe(false);
-    expect(cfg.skipped).toEqual({ http: 'not configured', bind: 'not configured', leaks: 'not configured' });
+    expect(cfg.skipped).toEqual({ http: 'not configured', bind: 'not configured', leaks: 'not configured', conformance: 'no http phase' });
+    expect(cfg.conformance).toBe(false);
   });
 
   it('a phase set to false is skipped as "disabled"', () => {
     const cfg = resolve({ cells: [{ pin: 'latest@1' }], stdio: false, http: false, bind: {}, leaks: { graceMs: 5 } });
-    expect(cfg.skipped).toEqual({ stdio: 'disabled', http: 'disabled' });
+    expect(cfg.skipped).toEqual({ stdio: 'disabled', http: 'disabled', conformance: 'no http phase' });
     expect(cfg.bind).not.toBe(false);
     expect(cfg.leaks).toEqual({ graceMs: 5 });
   });
@@ -25,6 +26,17 @@ describe('resolveConfig: phases', () => {
     const cfg = resolve({ cells: [{ pin: 'latest@1' }], http: {} });
     expect(cfg.http).toMatchObject({ path: '/mcp', host: '127.0.0.1', env: { MCP_SERVER_TOKEN: '{token}' } });
     expect(cfg.skipped.http).toBeUndefined();
+  });
+
+  it('conformance is on wherever http is, off with false or MCP_MATRIX_CONFORMANCE=off, each skip saying why', () => {
+    const on = resolve({ cells: [{ pin: 'latest@1' }], http: {} });
+    expect(on.conformance).toEqual({ timeoutMs: 30_000 });
+    expect(on.skipped.conformance).toBeUndefined();
+    expect(resolve({ cells: [{ pin: 'latest@1' }], http: {}, conformance: { timeoutMs: 5 } }).conformance).toEqual({ timeoutMs: 5 });
+    const off = resolve({ cells: [{ pin: 'latest@1' }], http: {}, conformance: false });
+    expect([off.conformance, off.skipped.conformance]).toEqual([false, 'disabled']);
+    const env = resolveConfig({ file: '/p/m.ts', dir: '/p', config: { cells: [{ pin: 'latest@1' }], http: {} } }, { conformanceOff: true }, '/p');
+    expect([env.conformance, env.skipped.conformance]).toEqual([false, 'off: MCP_MATRIX_CONFORMANCE']);
   });
 });
 

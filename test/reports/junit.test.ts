@@ -31,12 +31,12 @@ describe('renderJunit', () => {
     const xml = renderJunit(makeRun());
     checkXml(xml);
     expect(count(xml, /<testsuite /g)).toBe(4);
-    expect(count(xml, /<testcase /g)).toBe(20);
+    expect(count(xml, /<testcase /g)).toBe(24);
     expect(xml).toContain(
-      '<testsuite name="v1-latest (latest@1 → 1.32.2 (latest supported 1.x))" tests="5" failures="0" errors="0" skipped="0" time="5.000"',
+      '<testsuite name="v1-latest (latest@1 → 1.32.2 (latest supported 1.x))" tests="6" failures="0" errors="0" skipped="0" time="5.000"',
     );
     expect(xml).toContain('<testcase classname="v2-rep" name="stdio" time="1.000"/>');
-    expect(xml).toContain('<testsuites name="mcp-matrix @acme/notes-mcp@0.3.0" tests="20" failures="0" errors="0" time="60.000">');
+    expect(xml).toContain('<testsuites name="mcp-matrix @acme/notes-mcp@0.3.0" tests="24" failures="0" errors="0" time="60.000">');
   });
 
   test('failure, error, skipped and allowed failure', () => {

@@ -3,18 +3,18 @@ import { renderMarkdown, renderTable } from '../../src/reports/index.js';
 import { FOUR_CELLS, makeRun } from './helpers/make-run.js';
 
 const HEADER =
-  '| Pin (role) | Tools | Resources | Resource templates | Prompts | protocol | leaked handles | stdio | HTTP (401 + round trip) | bind refusal | time |';
+  '| Pin (role) | Tools | Resources | Resource templates | Prompts | protocol | leaked handles | stdio | HTTP (401 + round trip) | bind refusal | conformance suite | time |';
 
 describe('renderTable', () => {
   test('a passing 4-cell run renders the ADR table', () => {
     expect(renderTable(makeRun())).toBe(
       [
         HEADER,
-        '| --- | ---: | ---: | ---: | ---: | --- | --- | --- | --- | --- | --- |',
-        '| 1.24.0 (lower supported boundary) | 5 | — | 2 | 2 | 2025-06-18 | none | ok | ok | ok | 5.0 s |',
-        '| latest@1 → 1.32.2 (latest supported 1.x) | 5 | — | 2 | 2 | 2025-06-18 | none | ok | ok | ok | 5.0 s |',
-        '| 2.0.0 (representative 2.x) · adapter @modelcontextprotocol/node 2.0.0 | 5 | — | 2 | 2 | 2025-06-18 | none | ok | ok | ok | 5.0 s |',
-        '| latest@2 → 2.1.0 (latest supported 2.x) · adapter @modelcontextprotocol/node 2.1.0 | 5 | — | 2 | 2 | 2025-06-18 | none | ok | ok | ok | 5.0 s |',
+        '| --- | ---: | ---: | ---: | ---: | --- | --- | --- | --- | --- | --- | --- |',
+        '| 1.24.0 (lower supported boundary) | 5 | — | 2 | 2 | 2025-06-18 | none | ok | ok | ok | ok | 5.0 s |',
+        '| latest@1 → 1.32.2 (latest supported 1.x) | 5 | — | 2 | 2 | 2025-06-18 | none | ok | ok | ok | ok | 5.0 s |',
+        '| 2.0.0 (representative 2.x) · adapter @modelcontextprotocol/node 2.0.0 | 5 | — | 2 | 2 | 2025-06-18 | none | ok | ok | ok | ok | 5.0 s |',
+        '| latest@2 → 2.1.0 (latest supported 2.x) · adapter @modelcontextprotocol/node 2.1.0 | 5 | — | 2 | 2 | 2025-06-18 | none | ok | ok | ok | ok | 5.0 s |',
       ].join('\n'),
     );
   });
@@ -24,7 +24,7 @@ describe('renderTable', () => {
     const run = makeRun([{ ...floor!, phases: { bind: { verdict: 'skipped' }, leaks: { verdict: 'skipped' } } }]);
     const row = renderTable(run).split('\n')[2];
     // One row: nothing is constant across rows, Node.js and the package version stay in the table.
-    expect(row).toBe('| 1.24.0 (lower supported boundary) | v22.11.0 | 0.3.0 | 5 | — | 2 | 2 | 2025-06-18 | n/a | ok | ok | n/a | 5.0 s |');
+    expect(row).toBe('| 1.24.0 (lower supported boundary) | v22.11.0 | 0.3.0 | 5 | — | 2 | 2 | 2025-06-18 | n/a | ok | ok | n/a | ok | 5.0 s |');
     expect(run.verdict).toBe('passed');
   });
 
@@ -64,7 +64,7 @@ describe('renderTable', () => {
     const [, , measured, missing] = renderTable(run).split('\n');
     expect(measured).toContain('| none | ok | not measured | ok |');
     expect(missing).toBe(
-      '| latest@1 → 1.32.2 (latest supported 1.x) — no result | — | — | — | — | — | not measured | not measured | not measured | not measured | — |',
+      '| latest@1 → 1.32.2 (latest supported 1.x) — no result | — | — | — | — | — | not measured | not measured | not measured | not measured | not measured | — |',
     );
   });
 

@@ -31,16 +31,16 @@ function axesRun() {
 describe('the table with axes', () => {
   test('one row per variant grouped by cell (later rows ditto the pin), Client (pin → version, protocol) and Node columns', () => {
     expect(renderTable(axesRun()).split('\n')).toEqual([
-      '| Pin (role) | Client (pin → version, protocol) | Node.js | Tools | Resources | Resource templates | Prompts | leaked handles | stdio | HTTP (401 + round trip) | bind refusal | time |',
-      '| --- | --- | --- | ---: | ---: | ---: | ---: | --- | --- | --- | --- | --- |',
-      '| latest@1 → 1.32.2 (latest supported 1.x) | 1.0.0 · 2025-06-18 | 20 → v20.19.5 | 5 | — | 2 | 2 | none | ok | ok | ok | 5.0 s |',
-      '| ″ | 1.0.0 · 2025-06-18 | 22 → v22.11.0 | 5 | — | 2 | 2 | none | ok | ok | ok | 5.0 s |',
-      '| ″ — no result | latest@2 → 2.1.0 · — | 20 → v20.19.5 | — | — | — | — | not measured | not measured | not measured | not measured | — |',
-      '| ″ | latest@2 → 2.1.0 · 2025-06-18 | 22 → v22.11.0 | 5 | — | 2 | 2 | none | ok | ok | ok | 5.0 s |',
-      '| latest@2 → 2.1.0 (latest supported 2.x) · adapter @modelcontextprotocol/node 2.1.0 | 1.0.0 · 2025-06-18 | 20 → v20.19.5 | 5 | — | 2 | 2 | none | ok | ok | ok | 5.0 s |',
-      '| ″ | 1.0.0 · 2024-11-05 | 22 → v22.11.0 | 5 | — | 2 | 2 | none | FAIL | ok | ok | 5.0 s |',
-      '| ″ | latest@2 → 2.1.0 · 2025-06-18 | 20 → v20.19.5 | 5 | — | 2 | 2 | none | ok | ok | ok | 5.0 s |',
-      '| ″ | latest@2 → 2.1.0 · 2025-06-18 | 22 → v22.11.0 | 5 | — | 2 | 2 | none | ok | ok | ok | 5.0 s |',
+      '| Pin (role) | Client (pin → version, protocol) | Node.js | Tools | Resources | Resource templates | Prompts | leaked handles | stdio | HTTP (401 + round trip) | bind refusal | conformance suite | time |',
+      '| --- | --- | --- | ---: | ---: | ---: | ---: | --- | --- | --- | --- | --- | --- |',
+      '| latest@1 → 1.32.2 (latest supported 1.x) | 1.0.0 · 2025-06-18 | 20 → v20.19.5 | 5 | — | 2 | 2 | none | ok | ok | ok | ok | 5.0 s |',
+      '| ″ | 1.0.0 · 2025-06-18 | 22 → v22.11.0 | 5 | — | 2 | 2 | none | ok | ok | ok | ok | 5.0 s |',
+      '| ″ — no result | latest@2 → 2.1.0 · — | 20 → v20.19.5 | — | — | — | — | not measured | not measured | not measured | not measured | not measured | — |',
+      '| ″ | latest@2 → 2.1.0 · 2025-06-18 | 22 → v22.11.0 | 5 | — | 2 | 2 | none | ok | ok | ok | ok | 5.0 s |',
+      '| latest@2 → 2.1.0 (latest supported 2.x) · adapter @modelcontextprotocol/node 2.1.0 | 1.0.0 · 2025-06-18 | 20 → v20.19.5 | 5 | — | 2 | 2 | none | ok | ok | ok | ok | 5.0 s |',
+      '| ″ | 1.0.0 · 2024-11-05 | 22 → v22.11.0 | 5 | — | 2 | 2 | none | FAIL | ok | ok | ok | 5.0 s |',
+      '| ″ | latest@2 → 2.1.0 · 2025-06-18 | 20 → v20.19.5 | 5 | — | 2 | 2 | none | ok | ok | ok | ok | 5.0 s |',
+      '| ″ | latest@2 → 2.1.0 · 2025-06-18 | 22 → v22.11.0 | 5 | — | 2 | 2 | none | ok | ok | ok | ok | 5.0 s |',
     ]);
   });
 
@@ -55,7 +55,7 @@ describe('the table with axes', () => {
     const oneNode = makeRun(variantSpecs());
     expect(renderTitle(oneNode)).toContain('\n\nNode.js 22 → v22.11.0 · package version 0.3.0 (every variant)');
     expect(renderTable(oneNode).split('\n')[0]).toBe(
-      '| Pin (role) | Client (pin → version, protocol) | Tools | Resources | Resource templates | Prompts | leaked handles | stdio | HTTP (401 + round trip) | bind refusal | time |',
+      '| Pin (role) | Client (pin → version, protocol) | Tools | Resources | Resource templates | Prompts | leaked handles | stdio | HTTP (401 + round trip) | bind refusal | conformance suite | time |',
     );
   });
 
@@ -146,7 +146,7 @@ describe('JUnit, annotations and the terminal with axes', () => {
     const xml = renderJunit(axesRun());
     expect(xml.match(/<testsuite /g)).toHaveLength(8);
     expect(xml).toContain(
-      '<testsuite name="v2-latest~client-1.0.0~node-22 (latest@2 → 2.1.0 (latest supported 2.x) · adapter @modelcontextprotocol/node 2.1.0 · client @modelcontextprotocol/sdk@1.0.0 (pin 1.0.0) · Node 22 → v22.11.0)" tests="5" failures="1" errors="0" skipped="0"',
+      '<testsuite name="v2-latest~client-1.0.0~node-22 (latest@2 → 2.1.0 (latest supported 2.x) · adapter @modelcontextprotocol/node 2.1.0 · client @modelcontextprotocol/sdk@1.0.0 (pin 1.0.0) · Node 22 → v22.11.0)" tests="6" failures="1" errors="0" skipped="0"',
     );
     for (const prop of [
       '<property name="cell" value="v2-latest"/>',
@@ -161,8 +161,8 @@ describe('JUnit, annotations and the terminal with axes', () => {
     expect(xml).toContain(
       `<testcase classname="${OLD_CLIENT_FAILS}" name="stdio" time="1.000">\n      <failure message="${message}" type="failure">`,
     );
-    // The lost variant: five not-measured testcases under its own id.
-    expect(xml.match(/classname="v1-latest~client-latest-2~node-20"[^>]*>\s*<error /g)).toHaveLength(5);
+    // The lost variant: six not-measured testcases under its own id.
+    expect(xml.match(/classname="v1-latest~client-latest-2~node-20"[^>]*>\s*<error /g)).toHaveLength(6);
     // Without axes nothing is added.
     expect(renderJunit(makeRun())).not.toMatch(/name="(cell|client|node|protocol)"/);
   });

@@ -90,7 +90,7 @@ describe('auditRun', () => {
     const run = makeRun([FOUR_CELLS[0]!]);
     const cell = run.cells[0]!;
     expect(auditRun({ ...run, cells: [{ ...cell, phases: cell.phases.filter((p) => p.phase !== 'http') }] })).toEqual([
-      'cell v1-floor: records phases [environment, stdio, bind, leaks], but every cell records [environment, stdio, http, bind, leaks] once each, in order',
+      'cell v1-floor: records phases [environment, stdio, bind, conformance, leaks], but every cell records [environment, stdio, http, bind, conformance, leaks] once each, in order',
     ]);
   });
 });

@@ -1,0 +1,108 @@
+// Which of the official conformance suite's server scenarios a cell can run, read from the suite itself:
+// the names from `conformance list --server`, each scenario's description from the suite's bundle. The
+// suite has no machine-readable "needs fixture tools" flag, so it is derived from the description every
+// scenario carries (its "Server Implementation Requirements"): a scenario that asks the server to implement
+// a tool, resource or prompt of the suite's own (`test_simple_text`, `test://static-text`) needs fixtures
+// and is not run; one whose endpoint is `<capability>/…` runs only when the server advertises that
+// capability; the rest (initialize, ping, DNS-rebinding protection …) always run.
+
+/** A server scenario of the suite, as the cell's driver gets it. */
+export interface ConformanceScenario {
+  name: string;
+  /** The capability the server must advertise for this scenario to apply (`tools` for `tools/list`). */
+  capability?: string;
+}
+
+/** A scenario the harness never runs, with why (shown in the phase's details). */
+export interface ExcludedScenario {
+  name: string;
+  why: string;
+}
+
+export interface Catalogue {
+  run: ConformanceScenario[];
+  excluded: ExcludedScenario[];
+}
+
+/** `  - server-initialize [2025-06-18,2025-11-25]` lines of `conformance list --server`, in order. */
+export function parseScenarioList(stdout: string): string[] {
+  const names: string[] = [];
+  let inServer = false;
+  for (const line of stdout.split('\n')) {
+    if (/^\S/.test(line)) inServer = /^server scenarios/i.test(line.trim());
+    const m = /^\s+-\s+(\S+)/.exec(line);
+    if (inServer && m) names.push(m[1]!);
+  }
+  return names;
+}
+
+/** What the bundle says of one scenario: its description, and its class's code (up to the next scenario). */
+export interface ScenarioSource {
+  description: string;
+  code: string;
+}
+
+const SCENARIO =
+  /this\.name=`([A-Za-z0-9/_.-]+)`,this\.specVersions=\[[^\]]*\],this\.description=(?:`((?:[^`\\]|\\.)*)`|("(?:[^"\\]|\\.)*"))/g;
+
+/**
+ * Every `this.name=\`x\`, …, this.description=…` of the bundle (the scenario classes as the bundler emits
+ * them, the description a template or a plain string): name → description and the class's code.
+ */
+export function scenarioSources(bundle: string): Map<string, ScenarioSource> {
+  const found = [...bundle.matchAll(SCENARIO)];
+  const out = new Map<string, ScenarioSource>();
+  found.forEach((m, i) => {
+    const name = m[1]!;
+    if (out.has(name)) return;
+    const description = m[2] !== undefined ? m[2].replace(/\\n/g, '\n').replace(/\\(.)/g, '$1') : (JSON.parse(m[3]!) as string);
+    const code = bundle.slice(m.index + m[0].length, found[i + 1]?.index ?? bundle.length);
+    out.set(name, { description, code });
+  });
+  return out;
+}
+
+/**
+ * The suite's own fixture a scenario needs, if any: what its description asks the server to implement, else
+ * a `test://` resource or a `test_…` tool or prompt its description or code names.
+ */
+export function fixtureOf(source: ScenarioSource): string | undefined {
+  const implement = /Implement (?:a )?(?:tool|resource template|resource|prompt)(?: named)?\s+`([^`]+)`/.exec(source.description);
+  // A name the bundle fills in at run time (`${E}`) is still one of the suite's own.
+  if (implement) return implement[1]!.includes('${') ? 'a tool the suite names at run time' : implement[1];
+  const named = /(test:\/\/[^\s`"'$]+|\btest_[a-z0-9_]+)/;
+  return named.exec(source.description)?.[1] ?? named.exec(source.code)?.[1];
+}
+
+/**
+ * The capability the server must advertise: `tools` for `tools/list`, `completions` for `completion/complete`,
+ * `resources.subscribe` for `resources/subscribe` and `resources/unsubscribe`; none for `initialize` or `ping`.
+ */
+export function capabilityOf(description: string): string | undefined {
+  const endpoint = /\*\*Endpoint\*\*:\s*`([^`]+)`/.exec(description)?.[1];
+  if (!endpoint?.includes('/')) return undefined;
+  const [head, method] = endpoint.split('/') as [string, string];
+  if (head === 'completion') return 'completions';
+  return /^(un)?subscribe$/.test(method) ? `${head}.subscribe` : head;
+}
+
+/** The scenarios to run and those excluded, in the suite's order. */
+export function catalogue(names: string[], sources: Map<string, ScenarioSource>): Catalogue {
+  const run: ConformanceScenario[] = [];
+  const excluded: ExcludedScenario[] = [];
+  for (const name of names) {
+    const source = sources.get(name);
+    if (source === undefined) {
+      excluded.push({ name, why: "no description found in the suite's bundle, so what it needs is unknown" });
+      continue;
+    }
+    const fixture = fixtureOf(source);
+    if (fixture) {
+      excluded.push({ name, why: `needs the suite's fixture ${fixture}` });
+      continue;
+    }
+    const capability = capabilityOf(source.description);
+    run.push({ name, ...(capability ? { capability } : {}) });
+  }
+  return { run, excluded };
+}

@@ -1,0 +1,149 @@
+// The official conformance suite (`@modelcontextprotocol/conformance`, a pinned version) as the conformance
+// phase runs it: installed once per machine into the per-user client cache (the harness's instruments: the
+// same entries, checks and weekly refresh as a client variant's client; with the cache off, once per run),
+// run on Node >= 22 (it needs `fs.globSync`): the host's Node when it is one, else a pinned Node 22 release
+// from the Node runtime cache. Its server scenarios are discovered from the install (conformance-catalogue.ts).
+// Any failure here is the harness's (registry, disk): the phase is not-measured, never failed.
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { run } from '../process/exec.js';
+import { describeInfraError } from '../util/infra.js';
+import { errorMessage, fail, ok, type Result } from '../util/result.js';
+import { clientCacheDir, findClient, storeClient, type CachedClient } from './client-cache.js';
+import { catalogue, parseScenarioList, scenarioSources, type Catalogue } from './conformance-catalogue.js';
+import { installCell, type InstallOutcome } from './install.js';
+import { ensureNodeRuntime, type NodeRuntime } from './node-runtime.js';
+
+export const CONFORMANCE_PACKAGE = '@modelcontextprotocol/conformance';
+/** The suite's pinned version: its scenarios and their judgement change between versions. */
+export const CONFORMANCE_VERSION = '0.1.16';
+/** The Node release the suite runs on when the host's Node is older than 22. */
+export const CONFORMANCE_NODE = '22.22.0';
+const MIN_NODE_MAJOR = 22;
+
+export interface ConformanceSuite {
+  package: string;
+  version: string;
+  /** The `node` binary and the CLI (`dist/index.js`) to run a scenario with. */
+  node: string;
+  nodeVersion: string;
+  cli: string;
+  catalogue: Catalogue;
+  /** Where the install came from: the client cache (reused or installed now), or the run's own. */
+  source: 'cache' | 'installed' | 'run';
+}
+
+export interface SuiteOptions {
+  /** Where an install goes when the cache is off. */
+  runDir: string;
+  /** The cache root; undefined: no cache. Default: clientCacheDir(). */
+  cacheDir?: string | undefined;
+  attempts: number;
+  timeoutMs: number;
+  signal?: AbortSignal;
+  /** Tests only: the host's Node. */
+  host?: { version: string; execPath: string };
+  /** The Node runtime cache root (default: the Node runtime cache). */
+  nodeCacheDir?: string;
+  /** Runs the npm install when one is needed (the run's install slots). */
+  slot?: <T>(task: () => Promise<T>) => Promise<T>;
+}
+
+const SUITE: CachedClient = {
+  package: CONFORMANCE_PACKAGE,
+  version: CONFORMANCE_VERSION,
+  installSet: { [CONFORMANCE_PACKAGE]: CONFORMANCE_VERSION },
+};
+
+/** The suite, ready to run; any failure is infrastructure (the message names the cause). */
+export async function ensureConformanceSuite(options: SuiteOptions): Promise<Result<ConformanceSuite>> {
+  const what = `the conformance suite ${CONFORMANCE_PACKAGE}@${CONFORMANCE_VERSION}`;
+  const [node, install] = await Promise.all([suiteNode(options), installSuite(options, what)]);
+  if (!node.ok) return fail('infrastructure', `${what} needs Node >= ${MIN_NODE_MAJOR}: ${node.error.message}`);
+  if (!install.ok) return install;
+  const cli = path.join(install.value.dir, 'node_modules', ...CONFORMANCE_PACKAGE.split('/'), 'dist', 'index.js');
+  const found = await discover(node.value.execPath, cli, options.signal);
+  if (!found.ok) return fail('infrastructure', `${what} is installed but its scenarios could not be read: ${found.error.message}`);
+  return ok({
+    package: CONFORMANCE_PACKAGE,
+    version: CONFORMANCE_VERSION,
+    node: node.value.execPath,
+    nodeVersion: node.value.version,
+    cli,
+    catalogue: found.value,
+    source: install.value.source,
+  });
+}
+
+function suiteNode(options: SuiteOptions): Promise<Result<NodeRuntime>> {
+  const host = options.host ?? { version: process.version, execPath: process.execPath };
+  const major = Number(host.version.replace(/^v/, '').split('.')[0]);
+  if (major >= MIN_NODE_MAJOR)
+    return Promise.resolve(
+      ok({ execPath: host.execPath, version: host.version.replace(/^v/, ''), binDir: path.dirname(host.execPath), source: 'host' }),
+    );
+  return ensureNodeRuntime(
+    { version: CONFORMANCE_NODE },
+    { host, ...(options.signal ? { signal: options.signal } : {}), ...(options.nodeCacheDir ? { cacheDir: options.nodeCacheDir } : {}) },
+  );
+}
+
+async function installSuite(options: SuiteOptions, what: string): Promise<Result<{ dir: string; source: ConformanceSuite['source'] }>> {
+  const root = 'cacheDir' in options ? options.cacheDir : clientCacheDir();
+  try {
+    if (root === undefined) {
+      const dir = path.join(options.runDir, 'conformance');
+      await mkdir(dir, { recursive: true });
+      const install = await npmInstall(dir, options);
+      if (install.kind !== 'installed') return fail('infrastructure', `${what} could not be installed into ${dir}: ${cause(install)}`);
+      return ok({ dir, source: 'run' });
+    }
+    const found = await findClient(root, SUITE);
+    if (found) return ok({ dir: found.dir, source: 'cache' });
+    const stored = await storeClient(root, SUITE, async (partial) => {
+      const install = await npmInstall(partial, options);
+      return install.kind === 'installed' ? undefined : install;
+    });
+    if ('failed' in stored)
+      return fail('infrastructure', `${what} could not be installed into the client cache ${root}: ${cause(stored.failed)}`);
+    return ok({ dir: stored.entry.dir, source: 'installed' });
+  } catch (error) {
+    return fail(
+      'infrastructure',
+      `${what} could not be installed into ${root ?? options.runDir}: ${describeInfraError(error) ?? errorMessage(error)}`,
+    );
+  }
+}
+
+async function npmInstall(dir: string, options: SuiteOptions): Promise<InstallOutcome> {
+  const manifest = { name: 'mcp-matrix-conformance', private: true, dependencies: SUITE.installSet };
+  await writeFile(path.join(dir, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`);
+  await writeFile(path.join(dir, '.npmrc'), 'fund=false\naudit=false\nupdate-notifier=false\nprefer-offline=true\n');
+  const slot = options.slot ?? ((task) => task());
+  return slot(() =>
+    installCell(dir, {
+      attempts: options.attempts,
+      timeoutMs: options.timeoutMs,
+      env: { ...process.env, npm_config_update_notifier: 'false' },
+      ...(options.signal ? { signal: options.signal } : {}),
+    }),
+  );
+}
+
+function cause(install: Exclude<InstallOutcome, { kind: 'installed' }>): string {
+  return install.kind === 'not-measured' && install.cause ? install.cause : `npm install (${install.code}): ${install.message}`;
+}
+
+/** `conformance list --server` for the names, the bundle for what each needs. */
+async function discover(node: string, cli: string, signal?: AbortSignal): Promise<Result<Catalogue>> {
+  const listed = await run(node, [cli, 'list', '--server'], { timeoutMs: 60_000, ...(signal ? { signal } : {}) });
+  if (!listed.ok)
+    return fail(
+      'infrastructure',
+      `conformance list --server: ${listed.stderr.trim().split('\n')[0] || listed.error || `exit ${listed.exitCode}`}`,
+    );
+  const names = parseScenarioList(listed.stdout);
+  if (names.length === 0) return fail('infrastructure', 'conformance list --server named no scenario');
+  const bundle = await readFile(cli, 'utf8');
+  return ok(catalogue(names, scenarioSources(bundle)));
+}

@@ -1,0 +1,59 @@
+// A loopback proxy in front of the server under the conformance suite, which sends no auth header: every
+// request is forwarded as it came, with `Authorization: Bearer <token>` added. The proxy is transparent to
+// the Host and Origin checks the suite makes: a Host or Origin naming the proxy itself (the suite's own
+// requests) is rewritten to the server's, so a server that allows only its own `host:port` sees its own;
+// any other value (the suite's `evil.example.com`) reaches the server unchanged.
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface AuthProxy {
+  /** `http://127.0.0.1:<port>`: the proxy's origin (append the server's path). */
+  origin: string;
+  /** Requests forwarded so far. */
+  forwarded(): number;
+  close(): Promise<void>;
+}
+
+/** Starts the proxy on `host` (a free port) in front of `target` (the server's origin). */
+export function startAuthProxy(target: string, token: string, host = '127.0.0.1'): Promise<AuthProxy> {
+  const upstream = new URL(target);
+  let own = '';
+  let count = 0;
+  const server = http.createServer((req, res) => {
+    count++;
+    const headers: http.OutgoingHttpHeaders = { ...req.headers, authorization: `Bearer ${token}` };
+    if (req.headers.host === own) headers.host = upstream.host;
+    if (req.headers.origin === `http://${own}`) headers.origin = upstream.origin;
+    // No keep-alive upstream: nothing of the proxy outlives its close (the leaks phase counts the driver's handles).
+    const forward = http.request(
+      { hostname: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers, agent: false },
+      (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      },
+    );
+    forward.on('error', (error) => {
+      if (!res.headersSent) res.writeHead(502, { 'content-type': 'text/plain' });
+      res.end(`mcp-matrix proxy: the server did not answer: ${error.message}`);
+    });
+    // A client that goes away (the suite closing an SSE stream) takes its upstream request with it.
+    res.on('close', () => forward.destroy());
+    req.pipe(forward);
+  });
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, host, () => {
+      const { port } = server.address() as AddressInfo;
+      own = `${host.includes(':') ? `[${host}]` : host}:${port}`;
+      resolve({
+        origin: `http://${own}`,
+        forwarded: () => count,
+        close: () =>
+          new Promise<void>((done) => {
+            server.close(() => done());
+            server.closeAllConnections();
+          }),
+      });
+    });
+  });
+}

@@ -1,0 +1,240 @@
+// conformance phase: the official conformance suite (`@modelcontextprotocol/conformance`, pinned by the
+// harness) as a second judge, against this cell's own HTTP server started as the http phase starts it.
+// Each scenario the harness found runnable without the suite's fixture tools (src/cells/conformance-catalogue.ts)
+// is run alone (`conformance server --url … --scenario <name>`), one after another (a server may serve one
+// session at a time), and judged from the suite's own checks.json: a FAILURE check fails the scenario, a run
+// that left no checks is not-measured. A scenario whose endpoint needs a capability the server does not
+// advertise in `initialize` is not run. The suite sends no auth header: with a bearer token, a loopback proxy
+// of the driver adds it (auth-proxy.ts).
+
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import type { PhaseResult } from '../../results/types.js';
+import { startAuthProxy, type AuthProxy } from '../auth-proxy.js';
+import { commandFor, errorText, result, type DriverContext } from '../context.js';
+import { freePort, waitUntilListening } from '../listen-watch.js';
+import { killGroup } from '../proc.js';
+import type { DriverSpec } from '../protocol.js';
+import { endpointUrl } from './http.js';
+
+type ConformanceSpec = Exclude<DriverSpec['phases']['conformance'], false | undefined>;
+
+/** One check of the suite's checks.json, as far as the verdict needs it. */
+export interface SuiteCheck {
+  id: string;
+  status: string;
+  errorMessage?: string;
+}
+
+export interface ScenarioResult {
+  name: string;
+  verdict: 'passed' | 'failed' | 'not-measured';
+  /** The first failed check (`id: message`), the warnings, or why the scenario could not be judged. */
+  message?: string;
+  checks: { id: string; status: string; message?: string }[];
+  durationMs: number;
+}
+
+/** The scenario's verdict from its checks: any FAILURE fails it; WARNING passes with the warning named. */
+export function judgeScenario(name: string, checks: SuiteCheck[], durationMs: number): ScenarioResult {
+  const listed = checks.map((c) => ({ id: c.id, status: c.status, ...(c.errorMessage ? { message: c.errorMessage } : {}) }));
+  const judged = checks.filter((c) => c.status !== 'INFO');
+  if (judged.length === 0) return { name, verdict: 'not-measured', message: 'the suite recorded no check', checks: listed, durationMs };
+  const failures = judged.filter((c) => c.status === 'FAILURE');
+  if (failures.length) {
+    const message = failures.map((c) => `${c.id}: ${c.errorMessage ?? 'FAILURE'}`).join('; ');
+    return { name, verdict: 'failed', message, checks: listed, durationMs };
+  }
+  const warnings = judged.filter((c) => c.status === 'WARNING');
+  const message = warnings.length ? `warning: ${warnings.map((c) => `${c.id}: ${c.errorMessage ?? 'WARNING'}`).join('; ')}` : undefined;
+  return { name, verdict: 'passed', ...(message ? { message } : {}), checks: listed, durationMs };
+}
+
+/** The phase's verdict and one-line message from its scenarios. */
+export function summarize(scenarios: ScenarioResult[]): Pick<PhaseResult, 'verdict' | 'message' | 'step'> {
+  const failed = scenarios.filter((s) => s.verdict === 'failed');
+  const unmeasured = scenarios.filter((s) => s.verdict === 'not-measured');
+  const name = (s: ScenarioResult) => `${s.name} (${s.message ?? s.verdict})`;
+  if (failed.length)
+    return {
+      verdict: 'failed',
+      step: failed[0]!.name,
+      message: `${failed.length} of ${scenarios.length} scenario(s) failed: ${failed.map(name).join('; ')}${unmeasured.length ? `; not measured: ${unmeasured.map(name).join('; ')}` : ''}`,
+    };
+  if (unmeasured.length)
+    return { verdict: 'not-measured', step: unmeasured[0]!.name, message: `not measured: ${unmeasured.map(name).join('; ')}` };
+  if (scenarios.length === 0) return { verdict: 'not-measured', message: 'no scenario of the suite applies to this server' };
+  return {
+    verdict: 'passed',
+    message: `${scenarios.length}/${scenarios.length} scenarios passed: ${scenarios.map((s) => s.name).join(', ')}`,
+  };
+}
+
+/** Whether the server's `initialize` capabilities hold `tools` / `resources.subscribe`. */
+export function advertises(capabilities: Record<string, unknown>, capability: string): boolean {
+  let at: unknown = capabilities;
+  for (const key of capability.split('.')) {
+    if (!at || typeof at !== 'object' || !(key in at)) return false;
+    at = (at as Record<string, unknown>)[key];
+  }
+  return at !== undefined && at !== null && at !== false;
+}
+
+export async function conformancePhase(ctx: DriverContext, spec: ConformanceSpec): Promise<PhaseResult> {
+  const startedAt = Date.now();
+  const token = randomBytes(24).toString('hex');
+  ctx.redactor.add(token);
+  const port = await freePort(spec.host);
+  const { command, env } = commandFor(spec.command, ctx.spec.baseEnv, { host: spec.host, port: String(port), token });
+  const serverUrl = endpointUrl(spec.host, port, spec.path);
+  const details: Record<string, unknown> = {
+    suite: { package: spec.suite.package, version: spec.suite.version, node: spec.suite.nodeVersion },
+    url: serverUrl,
+    auth: spec.auth ?? 'bearer',
+    excluded: spec.excluded,
+  };
+  const proc = ctx.startServer('conformance', command, env);
+  let proxy: AuthProxy | undefined;
+  try {
+    const ready = await waitUntilListening(proc, spec.host, port, spec.readyTimeoutMs);
+    if (!ready.ok)
+      return result(
+        'conformance',
+        startedAt,
+        { verdict: 'not-measured', step: ready.step, message: `the server did not start for the suite: ${ready.reason}`, details },
+        proc,
+      );
+    let url = serverUrl;
+    if (spec.auth !== 'none') {
+      proxy = await startAuthProxy(new URL(serverUrl).origin, token, spec.host.includes(':') ? '::1' : '127.0.0.1');
+      url = `${proxy.origin}${new URL(serverUrl).pathname}`;
+      details.proxy = { url, adds: 'Authorization: Bearer <the run token>' };
+    }
+    const capabilities = await serverCapabilities(url, spec.timeoutMs);
+    details.capabilities = capabilities instanceof Error ? { error: errorText(capabilities) } : capabilities;
+    const outRoot = join(ctx.spec.workDir ?? join(ctx.spec.cellDir, '.mcp-matrix'), 'conformance');
+    rmSync(outRoot, { recursive: true, force: true });
+    const scenarios: ScenarioResult[] = [];
+    const notAdvertised: { name: string; why: string }[] = [];
+    for (const scenario of spec.scenarios) {
+      if (scenario.capability && !(capabilities instanceof Error) && !advertises(capabilities, scenario.capability)) {
+        notAdvertised.push({ name: scenario.name, why: `the server does not advertise ${scenario.capability}` });
+        continue;
+      }
+      scenarios.push(await runScenario(spec, scenario.name, url, join(outRoot, scenario.name), ctx.spec.baseEnv));
+    }
+    details.scenarios = scenarios;
+    details.notAdvertised = notAdvertised;
+    if (proxy) (details.proxy as Record<string, unknown>).forwarded = proxy.forwarded();
+    const exit = proc.exitInfo;
+    const summary = summarize(scenarios);
+    return result(
+      'conformance',
+      startedAt,
+      {
+        ...summary,
+        ...(exit && summary.verdict !== 'passed'
+          ? { message: `${summary.message} (the server exited with ${exit.signal ?? `code ${exit.code}`} during the suite)` }
+          : {}),
+        details,
+      },
+      proc,
+    );
+  } finally {
+    await proxy?.close();
+    proc.terminate();
+  }
+}
+
+/** The server's capabilities from one `initialize` (its session, if any, is deleted again). */
+async function serverCapabilities(url: string, timeoutMs: number): Promise<Record<string, unknown> | Error> {
+  try {
+    const res = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'mcp-matrix-conformance', version: '0.1.0' } },
+      }),
+      signal: AbortSignal.timeout(timeoutMs),
+    });
+    const text = await res.text();
+    const session = res.headers.get('mcp-session-id');
+    if (session)
+      await fetch(url, { method: 'DELETE', headers: { 'mcp-session-id': session }, signal: AbortSignal.timeout(timeoutMs) })
+        .then((r) => r.arrayBuffer())
+        .catch(() => undefined);
+    if (!res.ok) return new Error(`initialize answered HTTP ${res.status}`);
+    const json = text.trimStart().startsWith('{')
+      ? text
+      : text
+          .split('\n')
+          .find((l) => l.startsWith('data:') && l.includes('"result"'))
+          ?.slice(5);
+    const parsed = JSON.parse(json ?? '') as { result?: { capabilities?: Record<string, unknown> } };
+    return parsed.result?.capabilities ?? new Error('initialize answered without capabilities');
+  } catch (error) {
+    return new Error(`initialize: ${errorText(error)}`);
+  }
+}
+
+/** One scenario in its own suite process, bounded; its checks.json read back. */
+async function runScenario(
+  spec: ConformanceSpec,
+  name: string,
+  url: string,
+  outDir: string,
+  baseEnv: Record<string, string>,
+): Promise<ScenarioResult> {
+  const started = Date.now();
+  mkdirSync(outDir, { recursive: true });
+  const args = [spec.suite.cli, 'server', '--url', url, '--scenario', name, '--output-dir', outDir];
+  // Its own group, killed whole on the timeout; the run's cookie in its env lets the harness sweep it whatever happens.
+  const child = spawn(spec.suite.node, args, { env: { ...baseEnv, NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  let output = '';
+  const keep = (chunk: Buffer) => {
+    output = (output + chunk.toString('utf8')).slice(-4000);
+  };
+  child.stdout.on('data', keep);
+  child.stderr.on('data', keep);
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    if (child.pid !== undefined) killGroup(child.pid, 'SIGKILL');
+  }, spec.timeoutMs);
+  const exit = await new Promise<{ code: number | null; error?: Error }>((resolve) => {
+    child.once('error', (error) => resolve({ code: null, error }));
+    child.once('close', (code) => resolve({ code }));
+  });
+  clearTimeout(timer);
+  const durationMs = Date.now() - started;
+  const checks = readChecks(outDir);
+  if (checks) return judgeScenario(name, checks, durationMs);
+  const why = exit.error
+    ? `the suite could not be started: ${errorText(exit.error)}`
+    : timedOut
+      ? `the suite did not finish within ${spec.timeoutMs} ms`
+      : `the suite left no checks.json (exit ${exit.code}): ${output.trim().split('\n').slice(-3).join(' | ')}`;
+  return { name, verdict: 'not-measured', message: why, checks: [], durationMs };
+}
+
+function readChecks(outDir: string): SuiteCheck[] | undefined {
+  try {
+    for (const entry of readdirSync(outDir)) {
+      const file = join(outDir, entry, 'checks.json');
+      try {
+        const checks = JSON.parse(readFileSync(file, 'utf8')) as unknown;
+        if (Array.isArray(checks)) return checks.filter((c): c is SuiteCheck => !!c && typeof (c as SuiteCheck).status === 'string');
+      } catch {
+        // not this entry
+      }
+    }
+  } catch {
+    // no output dir
+  }
+  return undefined;
+}
