@@ -11,6 +11,8 @@ export interface ConformanceScenario {
   name: string;
   /** The capability the server must advertise for this scenario to apply (`tools` for `tools/list`). */
   capability?: string;
+  /** Its scope is servers without authentication (its description says so): behind a token its failure is shown, never a verdict. */
+  unauthenticatedOnly?: true;
 }
 
 /** A scenario the harness never runs, with why (shown in the phase's details). */
@@ -102,7 +104,8 @@ export function catalogue(names: string[], sources: Map<string, ScenarioSource>)
       continue;
     }
     const capability = capabilityOf(source.description);
-    run.push({ name, ...(capability ? { capability } : {}) });
+    const unauthenticatedOnly = /without\s+authentication/i.test(source.description);
+    run.push({ name, ...(capability ? { capability } : {}), ...(unauthenticatedOnly ? { unauthenticatedOnly: true as const } : {}) });
   }
   return { run, excluded };
 }

@@ -95,7 +95,7 @@ export interface DriverSpec {
           /** The suite as the harness installed it: the Node >= 22 binary, its CLI, its pinned version. */
           suite: { package: string; version: string; node: string; nodeVersion: string; cli: string };
           /** The scenarios that need none of the suite's fixtures (those needing a capability run only when it is advertised). */
-          scenarios: { name: string; capability?: string }[];
+          scenarios: { name: string; capability?: string; unauthenticatedOnly?: true }[];
           /** The scenarios never run here, with why: shown in the details. */
           excluded: { name: string; why: string }[];
         };

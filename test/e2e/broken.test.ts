@@ -15,9 +15,30 @@ interface Case {
   /** Verdict of the phases that did not fail (install failures leave them not measured). */
   others?: 'not-measured';
   extra?(r: RunResult, out: CliOutcome): void;
+  /** The CLI's environment (the conformance phase is off in the e2e runs unless a case turns it on). */
+  env?: Record<string, string>;
 }
 
+const CONFORMANCE_ON = { MCP_MATRIX_CONFORMANCE: 'on' };
+
 const CASES: Case[] = [
+  {
+    // A server without auth that checks neither Host nor Origin: the official suite's scenario fails, by name.
+    fixture: 'conformance-dns-rebinding',
+    phase: 'conformance',
+    step: 'dns-rebinding-protection',
+    message:
+      /^1 of \d+ scenario\(s\) failed: dns-rebinding-protection \(localhost-host-rebinding-rejected: Expected HTTP 4xx for invalid Host\/Origin headers, got 200\)$/,
+    env: CONFORMANCE_ON,
+    extra: (r) => {
+      const conformance = r.cells[0]!.phases.find((p) => p.phase === 'conformance')!;
+      expect(conformance.details!.suite).toMatchObject({ package: '@modelcontextprotocol/conformance', version: '0.1.16' });
+      // No proxy without a token: the suite talks to the server itself.
+      expect(conformance.details!.proxy).toBeUndefined();
+      const names = (conformance.details!.scenarios as { name: string; verdict: string }[]).map((s) => `${s.name}: ${s.verdict}`);
+      expect(names).toEqual(expect.arrayContaining(['server-initialize: passed', 'ping: passed', 'dns-rebinding-protection: failed']));
+    },
+  },
   {
     fixture: 'stdout-noise',
     phase: 'stdio',
@@ -214,7 +235,7 @@ beforeAll(async () => {
   const queue = ['_base', ...PASSING, ...CASES.map((c) => c.fixture)];
   const worker = async (): Promise<void> => {
     for (let f = queue.shift(); f !== undefined; f = queue.shift()) {
-      const run = await runFixture(f);
+      const run = await runFixture(f, undefined, f === '_base' ? CONFORMANCE_ON : (CASES.find((c) => c.fixture === f)?.env ?? {}));
       dirs.push(run.outDir);
       runs.set(f, run);
     }
@@ -237,7 +258,13 @@ describe('fixtures/broken: each fails exactly its phase', () => {
     const run = runs.get('_base')!;
     expect(run.results, run.out.stderr).toBeDefined();
     expect(run.out.code, phaseTable(run.results!)).toBe(0);
-    expect(run.results!.cells[0]!.phases.map((p) => p.verdict)).toEqual(['passed', 'passed', 'passed', 'passed', 'passed']);
+    expect(run.results!.cells[0]!.phases.map((p) => p.verdict)).toEqual(['passed', 'passed', 'passed', 'passed', 'passed', 'passed']);
+    // Behind its token, the suite's DNS-rebinding scenario (for servers without auth) is shown, never a verdict.
+    const conformance = run.results!.cells[0]!.phases.find((p) => p.phase === 'conformance')!;
+    expect(conformance.details!.proxy).toMatchObject({ adds: 'Authorization: Bearer <the run token>' });
+    expect(conformance.details!.scenarios).toEqual(
+      expect.arrayContaining([expect.objectContaining({ name: 'dns-rebinding-protection', outOfScope: true, verdict: 'passed' })]),
+    );
     expect(run.leftoverDirs).toEqual([]);
     expect(run.leftoverProcs).toEqual([]);
   });

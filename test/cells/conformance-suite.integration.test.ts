@@ -1,0 +1,82 @@
+// The conformance suite as the phase gets it: a registry that refuses is infrastructure (the phase is then
+// not-measured, never failed) and leaves nothing in the cache; a real install is discovered from the suite.
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { CONFORMANCE_VERSION, ensureConformanceSuite } from '../../src/cells/conformance-suite.js';
+import { TEST_CLIENT_CACHE, TEST_NODE_CACHE } from '../helpers/node-runtimes.js';
+
+const dirs: string[] = [];
+afterAll(async () => Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true }))));
+const temp = async (): Promise<string> => {
+  const d = await mkdtemp(path.join(os.tmpdir(), 'mm-conformance-'));
+  dirs.push(d);
+  return d;
+};
+
+describe('the conformance suite install', () => {
+  it('a registry that refuses connections: infrastructure, naming the cause; no entry left in the cache', async () => {
+    const s = createServer();
+    await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
+    const port = (s.address() as AddressInfo).port;
+    await new Promise((r) => s.close(r));
+    const saved = { ...process.env };
+    Object.assign(process.env, {
+      npm_config_registry: `http://127.0.0.1:${port}/`,
+      npm_config_cache: await temp(),
+      npm_config_fetch_retries: '0',
+    });
+    try {
+      const cacheDir = await temp();
+      const r = await ensureConformanceSuite({
+        runDir: await temp(),
+        cacheDir,
+        attempts: 1,
+        timeoutMs: 60_000,
+        nodeCacheDir: TEST_NODE_CACHE,
+      });
+      expect(r.ok).toBe(false);
+      if (r.ok) return;
+      expect(r.error.kind).toBe('infrastructure');
+      expect(r.error.message).toMatch(
+        new RegExp(
+          `^the conformance suite @modelcontextprotocol/conformance@${CONFORMANCE_VERSION.replace(/\./g, '\\.')} could not be installed into the client cache .*ECONNREFUSED`,
+        ),
+      );
+      const [key] = await readdir(cacheDir);
+      expect(await readdir(path.join(cacheDir, key!))).toEqual([]);
+    } finally {
+      process.env = saved;
+    }
+  });
+
+  it('installed once per machine, then reused from the cache; scenarios read from the suite itself', async () => {
+    const first = await ensureConformanceSuite({
+      runDir: await temp(),
+      cacheDir: TEST_CLIENT_CACHE,
+      attempts: 2,
+      timeoutMs: 300_000,
+      nodeCacheDir: TEST_NODE_CACHE,
+    });
+    expect(first.ok).toBe(true);
+    const again = await ensureConformanceSuite({
+      runDir: await temp(),
+      cacheDir: TEST_CLIENT_CACHE,
+      attempts: 2,
+      timeoutMs: 300_000,
+      nodeCacheDir: TEST_NODE_CACHE,
+    });
+    if (!again.ok) throw new Error(again.error.message);
+    expect(again.value.source).toBe('cache');
+    expect(Number(again.value.nodeVersion.split('.')[0])).toBeGreaterThanOrEqual(22);
+    const run = again.value.catalogue.run.map((s) => s.name);
+    expect(run).toEqual(expect.arrayContaining(['server-initialize', 'ping', 'tools-list', 'dns-rebinding-protection']));
+    expect(run).not.toContain('tools-call-simple-text');
+    expect(again.value.catalogue.excluded).toEqual(
+      expect.arrayContaining([{ name: 'tools-call-simple-text', why: "needs the suite's fixture test_simple_text" }]),
+    );
+  });
+});
