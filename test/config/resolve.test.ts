@@ -35,7 +35,11 @@ describe('resolveConfig: phases', () => {
     expect(resolve({ cells: [{ pin: 'latest@1' }], http: {}, conformance: { timeoutMs: 5 } }).conformance).toEqual({ timeoutMs: 5 });
     const off = resolve({ cells: [{ pin: 'latest@1' }], http: {}, conformance: false });
     expect([off.conformance, off.skipped.conformance]).toEqual([false, 'disabled']);
-    const env = resolveConfig({ file: '/p/m.ts', dir: '/p', config: { cells: [{ pin: 'latest@1' }], http: {} } }, { conformanceOff: true }, '/p');
+    const env = resolveConfig(
+      { file: '/p/m.ts', dir: '/p', config: { cells: [{ pin: 'latest@1' }], http: {} } },
+      { conformanceOff: true },
+      '/p',
+    );
     expect([env.conformance, env.skipped.conformance]).toEqual([false, 'off: MCP_MATRIX_CONFORMANCE']);
   });
 });

@@ -24,7 +24,9 @@ describe('renderTable', () => {
     const run = makeRun([{ ...floor!, phases: { bind: { verdict: 'skipped' }, leaks: { verdict: 'skipped' } } }]);
     const row = renderTable(run).split('\n')[2];
     // One row: nothing is constant across rows, Node.js and the package version stay in the table.
-    expect(row).toBe('| 1.24.0 (lower supported boundary) | v22.11.0 | 0.3.0 | 5 | — | 2 | 2 | 2025-06-18 | n/a | ok | ok | n/a | ok | 5.0 s |');
+    expect(row).toBe(
+      '| 1.24.0 (lower supported boundary) | v22.11.0 | 0.3.0 | 5 | — | 2 | 2 | 2025-06-18 | n/a | ok | ok | n/a | ok | 5.0 s |',
+    );
     expect(run.verdict).toBe('passed');
   });
 
