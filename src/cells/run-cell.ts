@@ -18,6 +18,7 @@ import {
   type PhaseResult,
 } from '../results/types.js';
 import { decideCellResult } from '../results/verdict.js';
+import { compareJudges } from '../results/second-judge.js';
 import { installDriver, runDriver, type DriverHooks, type DriverLayout } from './driver-launch.js';
 import { judgeRuntimeSdk, verifyEnvironment, withRuntimeSdk } from './environment.js';
 import { installCell } from './install.js';
@@ -235,7 +236,7 @@ export async function runVariant(
   } catch (error) {
     record({ ...harnessError(error, ctx), phase: nextPhase(results) });
   }
-  const phases = PHASES.map((phase) => results.get(phase) ?? notRun(phase, results, ctx.signal.aborted, stopped));
+  const phases = compareJudges(PHASES.map((phase) => results.get(phase) ?? notRun(phase, results, ctx.signal.aborted, stopped)));
   const { verdict, outcome } = decideCellResult(phases, cell.allowedToFail);
   return {
     id: variant.id,
@@ -381,6 +382,7 @@ async function runPhases(
           ...(cfg.bind.path ? { path: cfg.bind.path } : {}),
         },
       conformance: cfg.http &&
+        cfg.http.auth !== 'oauth' &&
         conformance?.ok && {
           command: command(cfg.http.args, cfg.http.env),
           host: cfg.http.host,

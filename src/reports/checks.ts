@@ -35,7 +35,7 @@ export function renderChecks(run: RunResult): string {
   const all = rows(cells);
   if (all.length === 0) return '';
   const requirement = (c: SubCheckResult): string =>
-    c.requirement ? `${c.requirement}${c.spec ? ` · ${c.spec.revision} ${c.spec.section}` : ''}` : 'harness';
+    c.requirement ? `${c.requirement}${c.spec ? ` · ${c.spec.revision} ${c.spec.section}` : ''}` : (c.judge ?? 'harness');
   const levels = (key: string): string => [...new Set(cells.map((cell) => checkOf(cell, key)?.level).filter(Boolean))].join(', ');
   const head = ['check', 'requirement', 'level', ...cells.map((c) => c.id)];
   const table = [

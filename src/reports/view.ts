@@ -138,17 +138,17 @@ function legacyHttpLabel(cell: CellResult, http: PhaseResult): string {
 /** The conformance column: `ok (6/6)`, `FAIL (ping, dns-rebinding-protection)`, and the suite's version. */
 export function conformanceLabel(cell: CellResult, phase: PhaseResult): string {
   const label = phaseLabel(cell, phase);
-  const scenarios = phase.details?.scenarios as { name: string; verdict: string; outOfScope?: boolean }[] | undefined;
+  const scenarios = phase.details?.scenarios as { name: string; verdict: string; level?: string }[] | undefined;
   if (!scenarios || phase.verdict === 'skipped') return label;
   const passed = scenarios.filter((s) => s.verdict === 'passed').length;
-  const failed = scenarios.filter((s) => s.verdict === 'failed').map((s) => s.name);
+  const failed = scenarios.filter((s) => s.verdict === 'failed' && s.level !== 'warn').map((s) => s.name);
   const unmeasured = scenarios.filter((s) => s.verdict === 'not-measured').map((s) => s.name);
-  const shown = scenarios.filter((s) => s.outOfScope).map((s) => s.name);
+  const shown = scenarios.filter((s) => s.verdict === 'failed' && s.level === 'warn').map((s) => s.name);
   const parts = [
     `${passed}/${scenarios.length}`,
     ...(failed.length ? [failed.join(', ')] : []),
     ...(unmeasured.length ? [`not measured: ${unmeasured.join(', ')}`] : []),
-    ...(shown.length ? [`shown only: ${shown.join(', ')}`] : []),
+    ...(shown.length ? [`warn: ${shown.join(', ')}`] : []),
   ];
   return `${label} (${parts.join('; ')})`;
 }

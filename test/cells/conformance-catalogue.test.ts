@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { capabilityOf, catalogue, fixtureOf, parseScenarioList, scenarioSources } from '../../src/cells/conformance-catalogue.js';
-import { advertises, judgeScenario, outOfScope, summarize } from '../../src/driver/phases/conformance.js';
+import { advertises } from '../../src/driver/phases/conformance.js';
 
 // Shaped as the suite's bundle emits its scenario classes (template and plain-string descriptions).
 const BUNDLE = [
@@ -65,40 +65,5 @@ describe('conformance catalogue: what the suite itself says each scenario needs'
     expect(advertises({ resources: { listChanged: true } }, 'resources.subscribe')).toBe(false);
     expect(advertises({ logging: {} }, 'logging')).toBe(true);
     expect(advertises({}, 'tools')).toBe(false);
-  });
-});
-
-describe('conformance verdicts from the suite checks', () => {
-  it('a FAILURE check fails the scenario with its id and message; WARNING passes, named; INFO alone is not measured', () => {
-    const failed = judgeScenario(
-      'ping',
-      [
-        { id: 'ping', status: 'FAILURE', errorMessage: 'bad answer' },
-        { id: 'x', status: 'SUCCESS' },
-      ],
-      5,
-    );
-    expect([failed.verdict, failed.message]).toEqual(['failed', 'ping: bad answer']);
-    const warned = judgeScenario('s', [{ id: 'w', status: 'WARNING', errorMessage: 'no session' }], 5);
-    expect([warned.verdict, warned.message]).toEqual(['passed', 'warning: w: no session']);
-    expect(judgeScenario('s', [{ id: 'i', status: 'INFO' }], 5).verdict).toBe('not-measured');
-  });
-
-  it('the phase fails on any failed scenario (named), is not measured when one could not run, passes otherwise', () => {
-    const ok = judgeScenario('ping', [{ id: 'ping', status: 'SUCCESS' }], 1);
-    const bad = judgeScenario('dns', [{ id: 'r', status: 'FAILURE', errorMessage: 'got 200' }], 1);
-    const lost = { name: 'tools-list', verdict: 'not-measured' as const, message: 'timed out', checks: [], durationMs: 1 };
-    expect(summarize([ok, bad, lost])).toEqual({
-      verdict: 'failed',
-      step: 'dns',
-      message: '1 of 3 scenario(s) failed: dns (r: got 200); not measured: tools-list (timed out)',
-    });
-    expect(summarize([ok, lost])).toMatchObject({ verdict: 'not-measured', step: 'tools-list' });
-    expect(summarize([ok])).toEqual({ verdict: 'passed', message: '1/1 scenarios passed: ping' });
-    expect(summarize([]).verdict).toBe('not-measured');
-    const shown = outOfScope(bad);
-    expect([shown.verdict, shown.outOfScope]).toEqual(['passed', true]);
-    expect(shown.message).toMatch(/^shown only: .*bearer token; the suite says: r: got 200$/);
-    expect(outOfScope(ok)).toBe(ok);
   });
 });

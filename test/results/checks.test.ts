@@ -155,8 +155,8 @@ describe('reports show every sub-check', () => {
       /<testcase classname="v1-floor" name="http › session-required" time="0.000">\n\s*<skipped message="off in the config \(not run\)"\/>/,
     );
     expect(xml).toContain('<testcase classname="v1-floor" name="http › host" time="0.000"/>');
-    // v1-latest: 5 phases + 3 checks; failures: the http phase and its required check.
-    expect(xml).toMatch(/<testsuite name="v1-latest[^"]*" tests="8" failures="2" errors="0" skipped="0"/);
+    // v1-latest: 6 phases + 3 checks; failures: the http phase and its required check.
+    expect(xml).toMatch(/<testsuite name="v1-latest[^"]*" tests="9" failures="2" errors="0" skipped="0"/);
   });
   it('the terminal says each warning, and the failed phase with its message', () => {
     const lines = renderTerminalFailures(run);

@@ -11,7 +11,8 @@ import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import type { PhaseResult } from '../../results/types.js';
+import type { CheckLevel, PhaseResult, SubCheckResult } from '../../results/types.js';
+import { CHECKS, decidePhase } from '../checks.js';
 import { startAuthProxy, type AuthProxy } from '../auth-proxy.js';
 import { commandFor, errorText, result, type DriverContext } from '../context.js';
 import { freePort, waitUntilListening } from '../listen-watch.js';
@@ -26,6 +27,7 @@ export interface SuiteCheck {
   id: string;
   status: string;
   errorMessage?: string;
+  specReferences?: { id?: string; url?: string }[];
 }
 
 export interface ScenarioResult {
@@ -35,23 +37,25 @@ export interface ScenarioResult {
   message?: string;
   checks: { id: string; status: string; message?: string }[];
   durationMs: number;
-  /** Failed, but outside the scenario's own scope (see outOfScope): not a verdict. */
-  outOfScope?: true;
+  /** `warn`: outside the scenario's own scope (see outOfScope): shown, never a verdict. */
+  level: CheckLevel;
+  /** The spec pages the suite's checks cite (their URLs). */
+  specUrls: string[];
 }
 
 /** The scenario's verdict from its checks: any FAILURE fails it; WARNING passes with the warning named. */
 export function judgeScenario(name: string, checks: SuiteCheck[], durationMs: number): ScenarioResult {
   const listed = checks.map((c) => ({ id: c.id, status: c.status, ...(c.errorMessage ? { message: c.errorMessage } : {}) }));
+  const specUrls = [...new Set(checks.flatMap((c) => (c.specReferences ?? []).map((r) => r.url ?? '')).filter(Boolean))];
+  const base = { name, checks: listed, durationMs, level: 'require' as const, specUrls };
   const judged = checks.filter((c) => c.status !== 'INFO');
-  if (judged.length === 0) return { name, verdict: 'not-measured', message: 'the suite recorded no check', checks: listed, durationMs };
+  if (judged.length === 0) return { ...base, verdict: 'not-measured', message: 'the suite recorded no check' };
   const failures = judged.filter((c) => c.status === 'FAILURE');
-  if (failures.length) {
-    const message = failures.map((c) => `${c.id}: ${c.errorMessage ?? 'FAILURE'}`).join('; ');
-    return { name, verdict: 'failed', message, checks: listed, durationMs };
-  }
+  if (failures.length)
+    return { ...base, verdict: 'failed', message: failures.map((c) => `${c.id}: ${c.errorMessage ?? 'FAILURE'}`).join('; ') };
   const warnings = judged.filter((c) => c.status === 'WARNING');
   const message = warnings.length ? `warning: ${warnings.map((c) => `${c.id}: ${c.errorMessage ?? 'WARNING'}`).join('; ')}` : undefined;
-  return { name, verdict: 'passed', ...(message ? { message } : {}), checks: listed, durationMs };
+  return { ...base, verdict: 'passed', ...(message ? { message } : {}) };
 }
 
 /**
@@ -59,32 +63,61 @@ export function judgeScenario(name: string, checks: SuiteCheck[], durationMs: nu
  * its failure is shown, never a verdict (a cross-origin page cannot attach the header).
  */
 export function outOfScope(run: ScenarioResult): ScenarioResult {
-  if (run.verdict !== 'failed') return run;
+  const why = 'level warn: the scenario is for servers without authentication and this endpoint requires a bearer token';
+  return { ...run, level: 'warn', message: run.message ? `${run.message} (${why})` : `(${why})` };
+}
+
+/** The phase's verdict (the sub-checks' fold) and one-line message from its scenarios. */
+export function summarize(scenarios: ScenarioResult[]): Pick<PhaseResult, 'verdict' | 'message' | 'step'> {
+  const name = (s: ScenarioResult) => `${s.name} (${s.message ?? s.verdict})`;
+  const failed = scenarios.filter((s) => s.verdict === 'failed' && s.level === 'require');
+  const unmeasured = scenarios.filter((s) => s.verdict === 'not-measured' && s.level === 'require');
+  const warned = scenarios.filter((s) => s.verdict === 'failed' && s.level === 'warn');
+  const notes = [
+    ...(unmeasured.length ? [`not measured: ${unmeasured.map(name).join('; ')}`] : []),
+    ...(warned.length ? [`warn: ${warned.map(name).join('; ')}`] : []),
+  ];
+  if (scenarios.length === 0) return { verdict: 'not-measured', message: 'no scenario of the suite applies to this server' };
+  const verdict = decidePhase(scenarios.map((s) => ({ level: s.level, outcome: s.verdict })));
+  if (verdict === 'failed')
+    return {
+      verdict,
+      step: failed[0]!.name,
+      message: [`${failed.length} of ${scenarios.length} scenario(s) failed: ${failed.map(name).join('; ')}`, ...notes].join('; '),
+    };
+  if (verdict === 'not-measured') return { verdict, step: unmeasured[0]!.name, message: notes.join('; ') };
+  const passed = scenarios.filter((s) => s.verdict === 'passed').length;
   return {
-    ...run,
-    verdict: 'passed',
-    outOfScope: true,
-    message: `shown only: the scenario is for servers without authentication and this endpoint requires a bearer token; the suite says: ${run.message}`,
+    verdict,
+    message: [`${passed}/${scenarios.length} scenarios passed: ${scenarios.map((s) => s.name).join(', ')}`, ...notes].join('; '),
   };
 }
 
-/** The phase's verdict and one-line message from its scenarios. */
-export function summarize(scenarios: ScenarioResult[]): Pick<PhaseResult, 'verdict' | 'message' | 'step'> {
-  const failed = scenarios.filter((s) => s.verdict === 'failed');
-  const unmeasured = scenarios.filter((s) => s.verdict === 'not-measured');
-  const name = (s: ScenarioResult) => `${s.name} (${s.message ?? s.verdict})`;
-  if (failed.length)
-    return {
-      verdict: 'failed',
-      step: failed[0]!.name,
-      message: `${failed.length} of ${scenarios.length} scenario(s) failed: ${failed.map(name).join('; ')}${unmeasured.length ? `; not measured: ${unmeasured.map(name).join('; ')}` : ''}`,
-    };
-  if (unmeasured.length)
-    return { verdict: 'not-measured', step: unmeasured[0]!.name, message: `not measured: ${unmeasured.map(name).join('; ')}` };
-  if (scenarios.length === 0) return { verdict: 'not-measured', message: 'no scenario of the suite applies to this server' };
+/**
+ * A scenario as a sub-check of the phase, judged by the suite; `sameAs` names our own check of the same
+ * requirement: one whose spec section the suite's checks cite (`…/2025-11-25/basic/transports#security-warning`).
+ */
+export function scenarioCheck(s: ScenarioResult, judge: string): SubCheckResult {
+  const ours = CHECKS.filter(
+    (c) =>
+      c.spec &&
+      c.spec.revision.startsWith('MCP ') &&
+      s.specUrls.some((u) => u.endsWith(`/${c.spec!.revision.slice(4)}/${c.spec!.section}`)),
+  ).map((c) => c.id);
   return {
-    verdict: 'passed',
-    message: `${scenarios.length}/${scenarios.length} scenarios passed: ${scenarios.map((s) => s.name).join(', ')}`,
+    id: s.name,
+    outcome: s.verdict,
+    level: s.level,
+    message: s.message ?? (s.verdict === 'passed' ? 'passed' : s.verdict),
+    ...(s.verdict === 'failed' ? { step: s.name } : {}),
+    evidence: {
+      checks: s.checks,
+      durationMs: s.durationMs,
+      ...(s.specUrls.length ? { spec: s.specUrls } : {}),
+      ...(ours.length > 1 ? { sameAs: ours } : {}),
+    },
+    judge,
+    ...(ours.length ? { sameAs: ours[0]! } : {}),
   };
 }
 
@@ -142,8 +175,15 @@ export async function conformancePhase(ctx: DriverContext, spec: ConformanceSpec
       const run = await runScenario(spec, scenario.name, url, join(outRoot, scenario.name), ctx.spec.baseEnv);
       scenarios.push(scenario.unauthenticatedOnly && spec.auth !== 'none' ? outOfScope(run) : run);
     }
-    details.scenarios = scenarios;
+    details.scenarios = scenarios.map(({ name, verdict, level, message, durationMs }) => ({
+      name,
+      verdict,
+      level,
+      ...(message ? { message } : {}),
+      durationMs,
+    }));
     details.notAdvertised = notAdvertised;
+    const judge = `${spec.suite.package}@${spec.suite.version}`;
     if (proxy) (details.proxy as Record<string, unknown>).forwarded = proxy.forwarded();
     const exit = proc.exitInfo;
     const summary = summarize(scenarios);
@@ -152,6 +192,7 @@ export async function conformancePhase(ctx: DriverContext, spec: ConformanceSpec
       startedAt,
       {
         ...summary,
+        ...(scenarios.length ? { checks: scenarios.map((s) => scenarioCheck(s, judge)) } : {}),
         ...(exit && summary.verdict !== 'passed'
           ? { message: `${summary.message} (the server exited with ${exit.signal ?? `code ${exit.code}`} during the suite)` }
           : {}),
@@ -236,7 +277,7 @@ async function runScenario(
     : timedOut
       ? `the suite did not finish within ${spec.timeoutMs} ms`
       : `the suite left no checks.json (exit ${exit.code}): ${output.trim().split('\n').slice(-3).join(' | ')}`;
-  return { name, verdict: 'not-measured', message: why, checks: [], durationMs };
+  return { name, verdict: 'not-measured', message: why, checks: [], durationMs, level: 'require', specUrls: [] };
 }
 
 function readChecks(outDir: string): SuiteCheck[] | undefined {
