@@ -5,10 +5,12 @@
 // Rules: never print, never keep the loop alive, never throw into the host program.
 
 import { createHook } from 'node:async_hooks';
+import childProcess from 'node:child_process';
 import { appendFileSync } from 'node:fs';
 import module from 'node:module';
 import net from 'node:net';
 import { fileURLToPath } from 'node:url';
+import { carryProbe, PROBE_VARS } from './probe-carry.js';
 import { SDK_PACKAGES_ENV, sdkNamesFromEnv, sdkNoter } from './sdk-load.js';
 import { describeStack, type Attribution, type StackContext } from './stack.js';
 
@@ -307,6 +309,28 @@ function watchSdkLoads(file: string): void {
   }
 }
 
+/**
+ * Every child this process spawns (spawn, exec, execFile, fork: all go through ChildProcess#spawn) carries
+ * the probe, even when the server gives it NODE_OPTIONS of its own: the process that answers may be that child.
+ * (spawnSync and its kin do not pass here: such a child, if it answers, is named as unobserved.)
+ */
+function carryIntoChildren(): void {
+  const proto = childProcess.ChildProcess.prototype as unknown as { spawn(options: unknown): unknown; __mcpMatrixCarry?: boolean };
+  if (proto.__mcpMatrixCarry || typeof proto.spawn !== 'function') return;
+  proto.__mcpMatrixCarry = true;
+  const vars = Object.fromEntries(PROBE_VARS.flatMap((name) => (process.env[name] === undefined ? [] : [[name, process.env[name]!]])));
+  const original = proto.spawn;
+  proto.spawn = function (this: unknown, options: unknown) {
+    try {
+      const o = options as { envPairs?: unknown };
+      if (Array.isArray(o?.envPairs)) o.envPairs = carryProbe(o.envPairs as string[], import.meta.url, vars);
+    } catch {
+      // The probe must never disturb the server.
+    }
+    return original.call(this, options);
+  };
+}
+
 /** The probe's record of an uncaught error: what the bind phase needs to tell a crash from a refusal. */
 export function crashRecord(error: unknown, origin: string): Record<string, unknown> {
   const e = (typeof error === 'object' && error !== null ? error : {}) as { name?: unknown; code?: unknown; message?: unknown };
@@ -361,6 +385,7 @@ function install(): void {
     // Signal handlers are unref'd: this does not keep the process alive.
     process.on('SIGUSR2', () => write({ type: 'handles', handles: liveHandles() }));
     patchListen();
+    carryIntoChildren();
     try {
       watchSdkLoads(PROBE_FILE);
     } catch {

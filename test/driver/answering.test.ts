@@ -65,24 +65,44 @@ describe.runIf(procAvailable())('a launcher run through the stdio phase', () => 
   });
   afterAll(() => bench.dispose());
 
-  const launcher = (name: string, env: string) =>
+  const launcher = (name: string, call: string, env: string) =>
     bench.server(
       name,
       [
         '#!/usr/bin/env node',
-        "import { spawn } from 'node:child_process';",
-        `const child = spawn(process.execPath, [${JSON.stringify(SERVER)}], { stdio: 'inherit', env: ${env} });`,
-        "child.on('exit', (code) => process.exit(code ?? 1));",
+        "import { spawn, spawnSync } from 'node:child_process';",
+        `const env = ${env};`,
+        call === 'spawnSync'
+          ? `process.exit(spawnSync(process.execPath, [${JSON.stringify(SERVER)}], { stdio: 'inherit', env }).status ?? 1);`
+          : `spawn(process.execPath, [${JSON.stringify(SERVER)}], { stdio: 'inherit', env }).on('exit', (code) => process.exit(code ?? 1));`,
         '',
       ].join('\n'),
     );
-
-  it('a child started with NODE_OPTIONS of its own is named, with why the probe is not in it', async () => {
-    const bin = launcher('replaces-options', "{ ...process.env, NODE_OPTIONS: '--max-old-space-size=256' }");
+  const run = async (bin: string) => {
     const ctx = bench.context({ sdkPackages: ['@modelcontextprotocol/sdk'] });
     const r = await stdioPhase(ctx, { command: { bin, args: [], env: {} }, expect: {}, steps: [], timeoutMs: 10_000 });
     expect(r.verdict, r.message).toBe('passed');
-    const proc = ctx.servers[0]!.proc;
+    return { ctx, proc: ctx.servers[0]!.proc };
+  };
+
+  it('a child spawned with NODE_OPTIONS of its own still carries the probe (merged in): it is the process that answered', async () => {
+    const { ctx, proc } = await run(launcher('replaces-options', 'spawn', "{ ...process.env, NODE_OPTIONS: '--max-old-space-size=256' }"));
+    const probed = probedOf(proc.probeRecords());
+    expect(probed.map((p) => p.pid === proc.pid || p.ppid === proc.pid)).toEqual([true, true]);
+    const seen = ctx.answered.answering(proc, [bench.cell], 'file:///x');
+    expect(seen.unobserved).toEqual([]);
+    expect(seen.answering.map((p) => p.ppid)).toEqual([proc.pid]);
+    expect(observeSdk(ctx, 'stdio', proc)).not.toHaveProperty('unobserved');
+  });
+
+  it('a child spawned with an environment of its own (no NODE_OPTIONS, no probe variables) carries the probe too', async () => {
+    const { ctx, proc } = await run(launcher('clean-env', 'spawn', '{ PATH: process.env.PATH }'));
+    expect(probedOf(proc.probeRecords())).toHaveLength(2);
+    expect(ctx.answered.answering(proc, [bench.cell], 'file:///x').unobserved).toEqual([]);
+  });
+
+  it('a child run by spawnSync (the probe cannot follow it) is named as unobserved, with why', async () => {
+    const { ctx, proc } = await run(launcher('sync', 'spawnSync', "{ ...process.env, NODE_OPTIONS: '--max-old-space-size=256' }"));
     expect(observeSdk(ctx, 'stdio', proc)).toEqual({
       server: 'stdio',
       probe: true,
@@ -98,20 +118,6 @@ describe.runIf(procAvailable())('a launcher run through the stdio phase', () => 
         },
       ],
     });
-  });
-
-  it('a child that keeps the environment carries the probe: it is the process that answered, nothing is unseen', async () => {
-    const bin = launcher('keeps-env', 'process.env');
-    const ctx = bench.context({ sdkPackages: ['@modelcontextprotocol/sdk'] });
-    const r = await stdioPhase(ctx, { command: { bin, args: [], env: {} }, expect: {}, steps: [], timeoutMs: 10_000 });
-    expect(r.verdict, r.message).toBe('passed');
-    const proc = ctx.servers[0]!.proc;
-    const probed = probedOf(proc.probeRecords());
-    expect(probed.map((p) => p.ppid === proc.pid || p.pid === proc.pid)).toEqual([true, true]);
-    const seen = ctx.answered.answering(proc, [bench.cell], 'file:///x');
-    expect(seen.unobserved).toEqual([]);
-    expect(seen.answering.map((p) => p.ppid)).toEqual([proc.pid]);
-    expect(observeSdk(ctx, 'stdio', proc)).not.toHaveProperty('unobserved');
   });
 
   it('a shell wrapper that runs node without exec is the probed server’s parent: not an unseen process', async () => {

@@ -220,19 +220,37 @@ const CASES: Case[] = [
 /**
  * Correct servers that a harness which does not run them as a user would fails: every phase passes, exit 0.
  * shebang-flags: its `#!/usr/bin/env -S node --expose-gc` flag reaches it (dropped, it exits 3: stdio and
- * http failed and bind counted the exit as a refusal). lock-release: holds an exclusive lock beside its bin
- * until 1500 ms after its stop request (each phase must wait for the previous server's exit). detached-grace:
- * a detached helper exits 3500 ms after the http server's SIGTERM, within graceMs 5000. sh-no-exec: a
- * `#!/bin/sh` bin running Node without `exec` (SIGTERM reaches the whole group).
+ * http failed and bind counted the exit as a refusal). launcher-node-options: its launcher re-spawns the real
+ * server with NODE_OPTIONS of its own; the probe travels into it (unfollowed, environment failed as "a bundle").
+ * lock-release: holds an exclusive lock beside its bin until 1500 ms after its stop request (each phase must
+ * wait for the previous server's exit). detached-grace: a detached helper exits 3500 ms after the http server's
+ * SIGTERM, within graceMs 5000. sh-no-exec: a `#!/bin/sh` bin running Node without `exec` (SIGTERM reaches the
+ * whole group).
  */
-const PASSING = ['shebang-flags', 'lock-release', 'detached-grace', 'sh-no-exec'];
+const PASSING: { fixture: string; extra?(r: RunResult): void }[] = [
+  { fixture: 'shebang-flags' },
+  {
+    fixture: 'launcher-node-options',
+    extra: (r) => {
+      const cell = r.cells[0]!;
+      const sdk = { name: '@modelcontextprotocol/sdk', version: cell.version, path: 'node_modules/@modelcontextprotocol/sdk' };
+      expect(cell.environment!.loadedSdk!.map((o) => [o.server, o.copies, o.unobserved])).toEqual([
+        ['stdio', [sdk], undefined],
+        ['http', [sdk], undefined],
+      ]);
+    },
+  },
+  { fixture: 'lock-release' },
+  { fixture: 'detached-grace' },
+  { fixture: 'sh-no-exec' },
+];
 
 const runs = new Map<string, FixtureRun>();
 const dirs: string[] = [];
 
 beforeAll(async () => {
   // Two at a time on a 2-core machine: most of a run is npm install and waiting on servers.
-  const queue = ['_base', ...PASSING, ...CASES.map((c) => c.fixture)];
+  const queue = ['_base', ...PASSING.map((p) => p.fixture), ...CASES.map((c) => c.fixture)];
   const worker = async (): Promise<void> => {
     for (let f = queue.shift(); f !== undefined; f = queue.shift()) {
       const run = await runFixture(f, undefined, f === '_base' ? CONFORMANCE_ON : (CASES.find((c) => c.fixture === f)?.env ?? {}));
@@ -269,7 +287,7 @@ describe('fixtures/broken: each fails exactly its phase', () => {
     expect(run.leftoverProcs).toEqual([]);
   });
 
-  it.each(PASSING)('%s (a correct server, run as its bin says) passes every phase', (fixture) => {
+  it.each(PASSING.map((p) => [p.fixture, p] as const))('%s (a correct server, run as its bin says) passes every phase', (fixture, p) => {
     const run = runs.get(fixture)!;
     expect(run.results, `no results.json; stderr: ${run.out.stderr}`).toBeDefined();
     const table = phaseTable(run.results!);
@@ -284,6 +302,7 @@ describe('fixtures/broken: each fails exactly its phase', () => {
       ['bind', 'passed'],
       ['leaks', 'passed'],
     ]);
+    p.extra?.(run.results!);
     expect(run.leftoverDirs).toEqual([]);
     expect(run.leftoverProcs).toEqual([]);
     // detached-grace's helper left within the grace, and nothing killed it late.
