@@ -137,7 +137,7 @@ export async function settle(record: ServerRecord, graceMs: number, cookie?: str
     if (late) {
       // It exited while the probe was asked: still later than its grace.
       Object.assign(out, { exitMs: late.at - stopAt, code: late.code, signal: late.signal });
-      problems.push(`${role} server ${lateExit(late.at - stopAt, graceMs, after)}; at the bound it held: ${named}`);
+      problems.push(`${role} server ${lateExit(late.at - stopAt, graceMs, after)}; asked at the bound: ${named}`);
     } else problems.push(`${role} server still running ${graceMs} ms after ${after}: ${named}`);
   }
   if (!proc.markReapedIfGone()) await proc.kill();

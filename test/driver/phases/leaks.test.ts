@@ -11,7 +11,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { RequestWindow, type DriverContext, type ServerRole } from '../../../src/driver/context.js';
 import { RUN_COOKIE_VAR, SERVER_TAG_VAR } from '../../../src/driver/cookie.js';
 import { activeResources } from '../../../src/driver/driver-handles.js';
-import { describeAll, describeEscaped, leaksPhase, toLeakedHandles } from '../../../src/driver/phases/leaks.js';
+import { describeAll, describeEscaped, leaksPhase, settleOnce, toLeakedHandles } from '../../../src/driver/phases/leaks.js';
 import type { ServerCommand } from '../../../src/driver/protocol.js';
 import { ROOT } from '../helpers/cell.js';
 import { phaseBench, serversBooted, type PhaseBench } from '../helpers/phase-bench.js';
@@ -424,6 +424,38 @@ describe('leaksPhase: what the stop request and the settle window decide', () =>
       message: `stdio server exited ${exitMs} ms after stdin EOF, later than the ${GRACE} ms it is given (leaks.graceMs)`,
     });
     expect(ctx.summary.leakedHandles).toStrictEqual([]);
+  });
+
+  it('an exit during the handle dump is a late exit: its time and the bound named, then what the probe said', async () => {
+    const baseline = activeResources();
+    const ctx = bench.context();
+    // On stdin EOF its thread blocks for 900 ms (SIGUSR2 goes unanswered), then it exits.
+    start(ctx, 'stdio', '', {}, { EXIT_BLOCK_MS: '900' });
+    await serversBooted(ctx);
+    const r = await leaksPhase(ctx, GRACE, baseline);
+    const server = (r.details!.servers as { exitMs: number; code: number }[])[0]!;
+    expect(server.exitMs).toBeGreaterThanOrEqual(900);
+    expect(server.code).toBe(0);
+    expect(r).toMatchObject({
+      verdict: 'failed',
+      step: 'stdio shutdown',
+      message: `stdio server exited ${server.exitMs} ms after stdin EOF, later than the ${GRACE} ms it is given (leaks.graceMs); asked at the bound: the probe did not answer with a handle dump`,
+    });
+  });
+
+  it('a server settled when its phase ended is judged on that outcome: asked for its handles once, never stopped twice', async () => {
+    const baseline = activeResources();
+    const ctx = bench.context();
+    const proc = start(ctx, 'stdio', 'linger');
+    await serversBooted(ctx);
+    const first = settleOnce(ctx.servers[0]!, GRACE, ctx.cookie);
+    expect(settleOnce(ctx.servers[0]!, 60_000)).toBe(first);
+    const settled = await first;
+    expect(proc.running).toBe(false);
+    const r = await leaksPhase(ctx, GRACE, baseline);
+    expect(r.message).toBe(`stdio server still running ${GRACE} ms after stdin EOF: ${TIMER}`);
+    expect(r.details!.servers).toStrictEqual([settled]);
+    expect(proc.probeRecords().filter((rec) => rec.type === 'handles')).toHaveLength(1);
   });
 
   it('an http server is stopped with SIGTERM to its whole group: a child that stops on SIGTERM is no leftover', async () => {
