@@ -4,6 +4,7 @@ import type { ItemShape } from '../driver/surface.js';
 import type { PhaseResult } from '../results/types.js';
 import type { InitCell } from './init-cells.js';
 import type { InitPlan } from './init.js';
+import type { WorkflowRepo } from './init-repo.js';
 
 /** What init saw the real server do in its scratch cell. */
 export interface Detected {
@@ -138,12 +139,67 @@ ${httpBlock.join('\n')}
 `;
 }
 
+/** The repository init saw: a root package with npm and a package-lock.json unless told otherwise. */
+export const DEFAULT_REPO: WorkflowRepo = {
+  workingDirectory: '.',
+  pm: 'npm',
+  yarnBerry: false,
+  lockfile: 'package-lock.json',
+  engines: false,
+};
+
+/** The Node every job but a Node variant's runs on, when the package declares no engines.node. */
+export const DEFAULT_NODE = 'lts/*';
+
 /** The workflow init writes: the required release job, inline (plan → pack once → one job per cell → merge). */
-export function renderWorkflow(): string {
-  return `# The required release job: mcp-matrix plan → npm pack once → one job per SDK cell → merge (the gate).
-# Written by \`mcp-matrix init\`. Make the "mcp-matrix" check required in the branch protection rules.
-# Locally, the same sequence: npx mcp-matrix plan --json > plan.json; npm pack; npx mcp-matrix run --plan plan.json --cell ID --tarball FILE; npx mcp-matrix merge --plan plan.json.
-name: mcp-matrix
+export function renderWorkflow(repo: WorkflowRepo = DEFAULT_REPO): string {
+  const wd = repo.workingDirectory;
+  const at = (p: string) => (wd === '.' ? p : `${wd}/${p}`);
+  const exec = { npm: 'npx --no-install mcp-matrix', pnpm: 'pnpm exec mcp-matrix', yarn: 'yarn mcp-matrix' }[repo.pm];
+  const install =
+    repo.pm === 'pnpm'
+      ? 'pnpm install --frozen-lockfile'
+      : repo.pm === 'yarn'
+        ? `yarn install ${repo.yarnBerry ? '--immutable' : '--frozen-lockfile'}`
+        : repo.lockfile
+          ? 'npm ci'
+          : 'npm install';
+  const pack =
+    repo.pm === 'pnpm'
+      ? 'pnpm pack --pack-destination package-tarball'
+      : repo.pm === 'yarn'
+        ? `yarn pack ${repo.yarnBerry ? '--out' : '--filename'} package-tarball/package.tgz`
+        : 'npm pack --pack-destination package-tarball';
+  const lockDir = repo.lockfile ? repo.lockfile.split('/').slice(0, -1).join('/') || '.' : wd;
+  // The install runs where the lockfile is (a workspace root installs every member).
+  const installStep = `      - run: ${install}${lockDir !== wd ? `\n        working-directory: ${lockDir}` : ''}`;
+  const node = (variant: boolean) =>
+    repo.engines
+      ? `${variant ? "          node-version: ${{ matrix.node || '' }}\n" : ''}          node-version-file: ${at('package.json')}`
+      : `          node-version: ${variant ? `\${{ matrix.node || '${DEFAULT_NODE}' }}` : DEFAULT_NODE}`;
+  const setup = (variant = false) =>
+    [
+      ...(repo.pm === 'pnpm' ? ['      - uses: pnpm/action-setup@v4'] : []),
+      ...(repo.pm === 'yarn' ? ['      - run: corepack enable'] : []),
+      '      - uses: actions/setup-node@v6',
+      '        with:',
+      node(variant),
+      ...(repo.lockfile
+        ? // setup-node looks for the lockfile at the root; elsewhere it is named.
+          [`          cache: ${repo.pm}`, ...(repo.lockfile.includes('/') ? [`          cache-dependency-path: ${repo.lockfile}`] : [])]
+        : []),
+    ].join('\n');
+  const defaults = wd === '.' ? '' : `    defaults:\n      run:\n        working-directory: ${wd}\n`;
+  const where =
+    wd === '.'
+      ? ''
+      : `# The package is ${wd}: GitHub reads workflows only from the repository root, so this one is here and every
+# run step works in ${wd} (defaults.run.working-directory).
+`;
+  return `# The required release job: mcp-matrix plan → pack once → one job per SDK variant → merge (the gate).
+# Written by \`mcp-matrix init\`. Make the "mcp-matrix" check required in the branch protection rules (docs/github.md).
+# Locally, the same sequence: ${exec} plan --json > plan.json; ${pack.replace(' package-tarball/package.tgz', ' FILE')}; ${exec} run --plan plan.json --cell ID --tarball FILE; ${exec} merge --plan plan.json DIR.
+${where}name: mcp-matrix${wd === '.' ? '' : ` (${wd})`}
 
 on:
   push:
@@ -161,7 +217,7 @@ concurrency:
 
 env:
   CONFIG: matrix.config.ts
-  # Secrets for the servers: never here (every step, npm ci included, would see them). Give them to the
+  # Secrets for the servers: never here (every step, the install included, would see them). Give them to the
   # run step only (its env:, as \${{ secrets.NAME }}) and to the servers in the config, e.g.
   # env: { API_KEY: process.env.API_KEY ?? '' }. Fork and Dependabot pull requests get no secrets.
 
@@ -170,45 +226,39 @@ jobs:
   plan:
     runs-on: ubuntu-latest
     timeout-minutes: 15
-    outputs:
+${defaults}    outputs:
       matrix: \${{ steps.plan.outputs.matrix }}
     steps:
       - uses: actions/checkout@v6
-      - uses: actions/setup-node@v6
-        with:
-          node-version: 20
-          cache: npm
-      - run: npm ci
+${setup()}
+${installStep}
       - id: plan
         run: |
-          npx --no-install mcp-matrix plan --json --config "$CONFIG" > plan.json
+          ${exec} plan --json --config "$CONFIG" > plan.json
           echo "matrix=$(node -p 'JSON.stringify({ include: require("./plan.json").include })')" >> "$GITHUB_OUTPUT"
       - uses: actions/upload-artifact@v7
         with:
           name: mcp-matrix-plan
-          path: plan.json
+          path: ${at('plan.json')}
           if-no-files-found: error
           overwrite: true
 
   pack:
     runs-on: ubuntu-latest
     timeout-minutes: 15
-    steps:
+${defaults}    steps:
       - uses: actions/checkout@v6
-      - uses: actions/setup-node@v6
-        with:
-          node-version: 20
-          cache: npm
-      - run: npm ci
+${setup()}
+${installStep}
       # A TypeScript server's tarball must contain its build (dist/): build before packing.
       - run: npm run build --if-present
       - run: |
           mkdir -p package-tarball
-          npm pack --pack-destination package-tarball
+          ${pack}
       - uses: actions/upload-artifact@v7
         with:
           name: package-tarball
-          path: package-tarball/*.tgz
+          path: ${at('package-tarball/*.tgz')}
           if-no-files-found: error
           overwrite: true
 
@@ -218,35 +268,33 @@ jobs:
     needs: [plan, pack]
     runs-on: ubuntu-latest
     timeout-minutes: 30
-    strategy:
+${defaults}    strategy:
       fail-fast: false
       matrix: \${{ fromJSON(needs.plan.outputs.matrix) }}
     steps:
       - uses: actions/checkout@v6
       # A Node variant's job runs on its exact release (plan --json's \`node\`): the harness then uses this binary, no download.
-      - uses: actions/setup-node@v6
-        with:
-          node-version: \${{ matrix.node || 20 }}
-          cache: npm
-      - run: npm ci
+${setup(true)}
+${installStep}
       - uses: actions/download-artifact@v8
         with:
           name: package-tarball
-          path: package-tarball
+          path: ${at('package-tarball')}
       - uses: actions/download-artifact@v8
         with:
           name: mcp-matrix-plan
+          path: ${wd}
       - env:
           CELL: \${{ matrix.id }}
           # A piece of the fan-out: merge alone writes the annotations and the step summary.
           MCP_MATRIX_PIECE: '1'
-        run: npx --no-install mcp-matrix run --plan plan.json --config "$CONFIG" --cell "$CELL" --tarball "$(ls package-tarball/*.tgz)" --out "cell-results/attempt-$GITHUB_RUN_ATTEMPT/$CELL" --progress simple
+        run: ${exec} run --plan plan.json --config "$CONFIG" --cell "$CELL" --tarball "$(ls package-tarball/*.tgz)" --out "cell-results/attempt-$GITHUB_RUN_ATTEMPT/$CELL" --progress simple
       # cell-results/ holds attempt-<n>/<id>/: merge-multiple downloads give the same layout for 1 artifact or 256.
       - if: always()
         uses: actions/upload-artifact@v7
         with:
           name: mcp-matrix-cell-\${{ matrix.id }}-attempt-\${{ github.run_attempt }}
-          path: cell-results/
+          path: ${at('cell-results/')}
           overwrite: true
 
   merge:
@@ -255,9 +303,11 @@ jobs:
     if: always()
     runs-on: ubuntu-latest
     timeout-minutes: 15
-    steps:
+${defaults}    steps:
       # Names every dependency that did not succeed, first: a plan or pack failure is the cause, not "no results".
       - name: the jobs merge depends on
+        # Before the checkout: the working directory does not exist yet.
+        working-directory: .
         env:
           PLAN: \${{ needs.plan.result }}
           PACK: \${{ needs.pack.result }}
@@ -273,26 +323,24 @@ jobs:
           done
           exit "$bad"
       - uses: actions/checkout@v6
-      - uses: actions/setup-node@v6
-        with:
-          node-version: 20
-          cache: npm
-      - run: npm ci
+${setup()}
+${installStep}
       - uses: actions/download-artifact@v8
         with:
           name: mcp-matrix-plan
+          path: ${wd}
       - uses: actions/download-artifact@v8
         with:
           pattern: mcp-matrix-cell-*
           merge-multiple: true
-          path: cell-results
+          path: ${at('cell-results')}
       # The gate: a planned variant without results, twice, or from another plan fails here.
-      - run: npx --no-install mcp-matrix merge --plan plan.json cell-results --out matrix-results
+      - run: ${exec} merge --plan plan.json cell-results --out matrix-results
       - if: always()
         uses: actions/upload-artifact@v7
         with:
           name: mcp-matrix-results
-          path: matrix-results
+          path: ${at('matrix-results')}
           overwrite: true
 `;
 }

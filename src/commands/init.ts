@@ -17,6 +17,7 @@ import { errorMessage, fail, ok, type Failure, type Result } from '../util/resul
 import { cellsForMajor, type InitCell } from './init-cells.js';
 import { probeServer, type Probe } from './init-probe.js';
 import { exampleSteps, renderConfig, renderWorkflow, type Detected } from './init-templates.js';
+import { detectRepo, workflowFileFor } from './init-repo.js';
 
 export const CONFIG_FILE = 'matrix.config.ts';
 export const WORKFLOW_FILE = path.join('.github', 'workflows', 'mcp-matrix.yml');
@@ -68,7 +69,10 @@ export async function initCommand(options: InitOptions, log: Logger): Promise<nu
   const http = parseHttp(options.http, options.httpEnv ?? []);
   if (!http.ok) return http.error;
 
-  const targets = [CONFIG_FILE, WORKFLOW_FILE].map((f) => path.join(options.cwd, f));
+  // GitHub reads workflows only at the git root: a subpackage's goes there, with its working directory.
+  const { root, repo } = detectRepo(options.cwd, typeof raw.engines?.node === 'string');
+  const workflowShown = path.join(path.relative(options.cwd, root) || '.', workflowFileFor(repo));
+  const targets = [path.join(options.cwd, CONFIG_FILE), path.join(root, workflowFileFor(repo))];
   const existing = targets.filter((f) => existsSync(f));
   if (existing.length > 0 && !options.force) {
     return {
@@ -122,12 +126,18 @@ export async function initCommand(options: InitOptions, log: Logger): Promise<nu
   const [configFile, workflowFile] = targets as [string, string];
   await writeFile(configFile, renderConfig(plan, cells.value, detected));
   await mkdir(path.dirname(workflowFile), { recursive: true });
-  await writeFile(workflowFile, renderWorkflow());
+  await writeFile(workflowFile, renderWorkflow(repo));
   const examples = exampleSteps(detected).length;
   log.info(
     `wrote ${CONFIG_FILE} (${cells.value.length} cell${cells.value.length > 1 ? 's' : ''}; expect from the real surface; ${examples} example step${examples === 1 ? '' : 's'}, commented${http.value ? '' : '; http and bind: false'})`,
   );
-  log.info(`wrote ${WORKFLOW_FILE} (plan → pack once → one job per cell → merge)`);
+  log.info(
+    `wrote ${path.normalize(workflowShown)} (plan → pack once → one job per variant → merge; ${repo.pm}${repo.engines ? ', Node from engines.node' : ''})`,
+  );
+  if (repo.workingDirectory !== '.')
+    log.info(
+      `  the package is ${repo.workingDirectory} of the git repository at ${root}: GitHub reads workflows only from the root's .github/workflows, so the workflow is there, with working-directory ${repo.workingDirectory}`,
+    );
   const command = options.command ?? invocation();
   log.info(`next: ${command} run     # every cell; results in matrix-results/`);
   return 0;

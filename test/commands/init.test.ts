@@ -276,11 +276,36 @@ describe('mcp-matrix init', () => {
       'npm pack --pack-destination package-tarball',
       'matrix: ${{ fromJSON(needs.plan.outputs.matrix) }}',
       'fail-fast: false',
-      'mcp-matrix run --config "$CONFIG" --cell "$CELL" --tarball',
-      'mcp-matrix merge cell-results/*/results.json --out matrix-results',
+      'mcp-matrix run --plan plan.json --config "$CONFIG" --cell "$CELL" --tarball',
+      'mcp-matrix merge --plan plan.json cell-results --out matrix-results',
     ]) {
       expect(yaml).toContain(needle);
     }
+  });
+
+  test('in a monorepo subpackage: the workflow goes to the git root, with the working directory, and init says so', async () => {
+    const root = dir;
+    await mkdir(path.join(root, '.git'));
+    await writeFile(path.join(root, 'pnpm-lock.yaml'), "lockfileVersion: '9.0'\n");
+    const pkg = path.join(root, 'packages', 'notes');
+    await mkdir(pkg, { recursive: true });
+    await writeFile(path.join(pkg, 'package.json'), JSON.stringify({ ...SERVER, engines: { node: '>=22' } }));
+    const { text, log } = capture();
+    expect(await initCommand({ cwd: pkg, force: false, registry: registry(), probe: fakeProbe }, log)).toBe(0);
+    const file = path.join(root, '.github/workflows/mcp-matrix-packages-notes.yml');
+    const yaml = await readFile(file, 'utf8');
+    expect(existsSync(path.join(pkg, '.github'))).toBe(false);
+    expect(existsSync(path.join(pkg, 'matrix.config.ts'))).toBe(true);
+    expect(yaml).toContain('      run:\n        working-directory: packages/notes\n');
+    expect(yaml).toContain('node-version-file: packages/notes/package.json');
+    expect(yaml).toContain('pnpm install --frozen-lockfile');
+    expect(yaml).toContain('pnpm exec mcp-matrix merge --plan plan.json cell-results');
+    expect((await createLinter())(yaml, 'mcp-matrix-packages-notes.yml')).toEqual([]);
+    const said = text.out;
+    expect(said).toContain(`wrote ${path.join('..', '..', '.github', 'workflows', 'mcp-matrix-packages-notes.yml')}`);
+    expect(said).toContain(
+      "GitHub reads workflows only from the root's .github/workflows, so the workflow is there, with working-directory packages/notes",
+    );
   });
 
   test('refuses to overwrite without --force and writes nothing; --force replaces', async () => {

@@ -93,7 +93,7 @@ describe('workflows', () => {
   test("one cell job per variant: a Node variant's job sets up its exact release (plan --json's node), others the default", async () => {
     const { init, acceptance } = await texts();
     expect(jobs(acceptance).get('cell')).toContain('node-version: ${{ matrix.node || env.NODE_VERSION }}');
-    expect(jobs(init).get('cell')).toContain('node-version: ${{ matrix.node || 20 }}');
+    expect(jobs(init).get('cell')).toContain("node-version: ${{ matrix.node || 'lts/*' }}");
     for (const text of [init, acceptance]) expect(jobs(text).get('cell')).toContain('--cell "$CELL"');
   });
 

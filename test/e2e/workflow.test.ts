@@ -26,10 +26,8 @@ async function releaseProxy(hits: string): Promise<string> {
     },
   );
   cleanup.push(() => child.kill('SIGTERM'));
-  const [port] = await createInterface({ input: child.stdout! })
-    [Symbol.asyncIterator]()
-    .next()
-    .then((r) => [String(r.value)]);
+  const lines = createInterface({ input: child.stdout! });
+  const port = await new Promise<string>((resolve) => lines.once('line', resolve));
   return `http://127.0.0.1:${port}/`;
 }
 

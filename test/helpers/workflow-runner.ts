@@ -338,7 +338,8 @@ export function runWorkflow(options: RunOptions): RunRecord {
             maxBuffer: 64 * 1024 * 1024,
             timeout: 300_000,
           });
-          const text = `${out.stdout ?? ''}${out.stderr ?? ''}`;
+          // As on GitHub: a missing working directory fails the step before the shell starts.
+          const text = `${out.stdout ?? ''}${out.stderr ?? ''}${out.error ? `An error occurred trying to start process 'bash' with working directory '${cwd}': ${out.error.message}\n` : ''}`;
           for (const line of text.split('\n')) {
             const m = /^::add-mask::(.*)$/.exec(line);
             if (m) masks.push(m[1]!);

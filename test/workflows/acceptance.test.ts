@@ -11,6 +11,7 @@ import { afterAll, describe, expect, test } from 'vitest';
 import type { RunResult } from '../../src/results/types.js';
 import { FOUR_CELLS, makeRun, pieceOf, type CellSpec } from '../reports/helpers/make-run.js';
 import { runWorkflow, type RunOptions, type RunRecord } from '../helpers/workflow-runner.js';
+import { renderWorkflow } from '../../src/commands/init-templates.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const WORKFLOW = path.join(ROOT, '.github/workflows/acceptance.yml');
@@ -19,16 +20,21 @@ const dirs: string[] = [];
 afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
 
 /** A repository whose `npm ci` (stubbed) links the stand-in CLI, a plan of `specs`, and each cell's piece. */
-function setup(specs: CellSpec[], options: { tarball?: boolean; pieces?: (run: RunResult, id: string) => RunResult } = {}) {
+function setup(
+  specs: CellSpec[],
+  options: { tarball?: boolean; pieces?: (run: RunResult, id: string) => RunResult; subdir?: string; workflow?: string } = {},
+) {
   const tmp = mkdtempSync(path.join(os.tmpdir(), 'mm-wf-'));
   dirs.push(tmp);
   const repo = path.join(tmp, 'repo');
+  const pkg = path.join(repo, options.subdir ?? '.');
   const fake = path.join(tmp, 'fake');
-  mkdirSync(repo);
+  mkdirSync(pkg, { recursive: true });
   mkdirSync(path.join(fake, 'pieces'), { recursive: true });
-  writeFileSync(path.join(repo, 'package.json'), '{"name":"server","version":"1.0.0","private":true}\n');
-  writeFileSync(path.join(repo, 'matrix.config.ts'), 'export default {};\n');
-  if (options.tarball !== false) writeFileSync(path.join(repo, 'server-1.0.0.tgz'), 'not really a tarball');
+  writeFileSync(path.join(pkg, 'package.json'), '{"name":"server","version":"1.0.0","files":["index.js"]}\n');
+  writeFileSync(path.join(pkg, 'index.js'), '\n');
+  writeFileSync(path.join(pkg, 'matrix.config.ts'), 'export default {};\n');
+  if (options.tarball !== false) writeFileSync(path.join(pkg, 'server-1.0.0.tgz'), 'not really a tarball');
   const run = makeRun(specs);
   const plan = {
     configHash: run.plan.configHash,
@@ -44,7 +50,7 @@ function setup(specs: CellSpec[], options: { tarball?: boolean; pieces?: (run: R
     writeFileSync(path.join(fake, 'pieces', `${cell.id}.json`), JSON.stringify(piece));
   }
   const base: RunOptions = {
-    workflow: WORKFLOW,
+    workflow: options.workflow ?? WORKFLOW,
     repo,
     env: {
       PATH: process.env.PATH ?? '',
@@ -217,5 +223,37 @@ describe('the acceptance workflow, run locally with GitHub semantics', () => {
     expect(all).not.toContain('SECRET');
     // npm ci ran before it was set; the blanking step ran after the run.
     expect(cell.steps.find((s) => s.name === 'blank the extra environment')?.outcome).toBe('success');
+  });
+
+  test("init's workflow in a monorepo subpackage (written at the git root, working-directory set): 1 variant passes", () => {
+    const tmp = mkdtempSync(path.join(os.tmpdir(), 'mm-wf-init-'));
+    dirs.push(tmp);
+    const workflow = path.join(tmp, 'mcp-matrix-packages-server.yml');
+    writeFileSync(
+      workflow,
+      renderWorkflow({ workingDirectory: 'packages/server', pm: 'npm', yarnBerry: false, lockfile: 'package-lock.json', engines: true }),
+    );
+    const wf = setup(cells(1), { subdir: 'packages/server', workflow });
+    writeFileSync(path.join(wf.base.repo, 'package-lock.json'), '{}');
+    // npm ci runs at the root (the lockfile's directory); npx finds the CLI from the package's directory.
+    const link = `ln -sf ${FAKE} node_modules/.bin/mcp-matrix`;
+    const r = wf.run({
+      stub: {
+        'npm ci': `mkdir -p node_modules/.bin packages/server/node_modules/.bin && ${link} && (cd packages/server && ${link})`,
+        'npm run build --if-present': 'true',
+      },
+    });
+    const failed = r.jobs.flatMap((j) => j.steps.filter((s) => s.outcome === 'failure').map((s) => `${j.job} · ${s.name}: ${s.log}`));
+    expect(
+      r.jobs.map((j) => `${j.job}:${j.result}`),
+      failed.join('\n'),
+    ).toEqual(['plan:success', 'pack:success', 'cell:success', 'merge:success']);
+    expect([...r.artifacts.get('package-tarball')!.files.keys()]).toEqual(['server-1.0.0.tgz']);
+    expect([...r.artifacts.get('mcp-matrix-cell-v1-floor-attempt-1')!.files.keys()]).toEqual(['attempt-1/v1-floor/results.json']);
+    expect(
+      gate(r)
+        .steps.map((s) => s.log)
+        .join('\n'),
+    ).toContain('PASSED · merged 1 piece(s)');
   });
 });
