@@ -5,57 +5,24 @@
 // Everything here judges what the server answered; a token endpoint that cannot be reached is the
 // harness's problem, returned as such, never a finding.
 
+import { checkDefinition } from './checks.js';
 import { StepTimeout } from './context.js';
 
-/** Where a requirement comes from; named in every message of a failed OAuth sub-check. */
-export const AUTH_SPEC = 'MCP 2025-11-25 basic/authorization';
-
-/** One requirement the OAuth sub-checks judge. */
-export interface Requirement {
-  level: 'MUST' | 'SHOULD';
-  /** The spec revision and section, or the RFC. */
-  source: string;
-  /** The requirement in a few words, for the failure message. */
-  text: string;
-}
-
+/**
+ * What each OAuth sub-check requires, in a few words, with the RFC it rests on; its level (MUST) and where
+ * the MCP spec writes it come from the one catalogue of sub-checks (checks.ts, by `CATALOGUE_IDS`).
+ */
 export const OAUTH_REQUIREMENTS = {
-  discovery: {
-    level: 'MUST',
-    source: `${AUTH_SPEC} (authorization server location); RFC 9728 §3, §5.1`,
-    text: 'a server MUST name its Protected Resource Metadata: `resource_metadata` in the 401 `WWW-Authenticate: Bearer` challenge, or the document at the well-known URI',
-  },
-  metadata: {
-    level: 'MUST',
-    source: `${AUTH_SPEC}; RFC 9728 §2`,
-    text: 'the Protected Resource Metadata MUST have `resource` and `authorization_servers` naming the authorization server',
-  },
-  audience: {
-    level: 'MUST',
-    source: `${AUTH_SPEC} (token audience binding); RFC 8707 §2`,
-    text: 'a server MUST validate that an access token was issued for it as the intended audience',
-  },
-  expired: {
-    level: 'MUST',
-    source: `${AUTH_SPEC} (error handling)`,
-    text: 'an expired token MUST receive HTTP 401',
-  },
-  otherKey: {
-    level: 'MUST',
-    source: `${AUTH_SPEC} (error handling; token validation, OAuth 2.1 §5.2)`,
-    text: 'an invalid token (signature not by the authorization server) MUST receive HTTP 401',
-  },
-  algNone: {
-    level: 'MUST',
-    source: `${AUTH_SPEC} (error handling; token validation, OAuth 2.1 §5.2)`,
-    text: 'an invalid token (unsigned, `alg: none`) MUST receive HTTP 401',
-  },
-  roundTrip: {
-    level: 'MUST',
-    source: `${AUTH_SPEC} (access token usage)`,
-    text: 'a valid token for this server, sent in the Authorization header, MUST be accepted',
-  },
-} as const satisfies Record<string, Requirement>;
+  discovery:
+    'a server MUST name its Protected Resource Metadata: `resource_metadata` in the 401 `WWW-Authenticate: Bearer` challenge, or the document at the well-known URI (RFC 9728 §3, §5.1)',
+  metadata:
+    'the Protected Resource Metadata MUST have `resource` and `authorization_servers` naming the authorization server (RFC 9728 §2)',
+  audience: 'a server MUST validate that an access token was issued for it as the intended audience (RFC 8707 §2)',
+  expired: 'an expired token MUST receive HTTP 401',
+  otherKey: 'an invalid token (signature not by the authorization server) MUST receive HTTP 401 (OAuth 2.1 §5.2)',
+  algNone: 'an invalid token (unsigned, `alg: none`) MUST receive HTTP 401 (OAuth 2.1 §5.2)',
+  roundTrip: 'a valid token for this server, sent in the Authorization header, MUST be accepted',
+} as const;
 
 export type OAuthCheckId = keyof typeof OAUTH_REQUIREMENTS;
 
@@ -196,10 +163,23 @@ const LABELS: Record<OAuthCheckId, string> = {
 export const oauthStep = (id: OAuthCheckId): string => STEPS[id];
 export const oauthLabel = (id: OAuthCheckId): string => LABELS[id];
 
-/** `(MUST, MCP 2025-11-25 basic/authorization; RFC 8707 §2: a server MUST …)`: what a failure cites. */
+/** The catalogue's id of each OAuth sub-check (checks.ts): its level, revision and section live there. */
+export const CATALOGUE_IDS: Record<OAuthCheckId, string> = {
+  discovery: 'oauth-discovery',
+  metadata: 'oauth-metadata',
+  audience: 'oauth-audience',
+  expired: 'oauth-expired',
+  otherKey: 'oauth-other-key',
+  algNone: 'oauth-alg-none',
+  roundTrip: 'round-trip',
+};
+
+/** `MUST, MCP 2025-11-25 basic/authorization#token-audience-binding-and-validation: a server MUST … (RFC 8707 §2)`: what a failure cites. */
 export function citation(id: OAuthCheckId): string {
-  const r: Requirement = OAUTH_REQUIREMENTS[id];
-  return `${r.level}, ${r.source}: ${r.text}`;
+  const def = checkDefinition(CATALOGUE_IDS[id]);
+  // The round trip is the harness's own check (no requirement in the catalogue): its words only.
+  if (!def?.requirement || !def.spec) return OAUTH_REQUIREMENTS[id];
+  return `${def.requirement}, ${def.spec.revision} ${def.spec.section}: ${OAUTH_REQUIREMENTS[id]}`;
 }
 
 const check = (id: OAuthCheckId, outcome: OAuthCheck['outcome'], text: string, short: string): OAuthCheck => ({

@@ -113,10 +113,12 @@ describe('the judges', () => {
 
   it('every failure cites the level, the revision or RFC, and the requirement', () => {
     expect(citation('audience')).toBe(
-      'MUST, MCP 2025-11-25 basic/authorization (token audience binding); RFC 8707 §2: a server MUST validate that an access token was issued for it as the intended audience',
+      'MUST, MCP 2025-11-25 basic/authorization#token-audience-binding-and-validation: a server MUST validate that an access token was issued for it as the intended audience (RFC 8707 §2)',
     );
-    expect(citation('expired')).toBe('MUST, MCP 2025-11-25 basic/authorization (error handling): an expired token MUST receive HTTP 401');
-    expect(citation('metadata')).toMatch(/^MUST, MCP 2025-11-25 basic\/authorization; RFC 9728 §2: /);
+    expect(citation('expired')).toBe('MUST, MCP 2025-11-25 basic/authorization#error-handling: an expired token MUST receive HTTP 401');
+    expect(citation('metadata')).toMatch(/^MUST, MCP 2025-11-25 basic\/authorization#authorization-server-location: .* \(RFC 9728 §2\)$/);
+    // The round trip is the harness's own check: its words, no level.
+    expect(citation('roundTrip')).toBe('a valid token for this server, sent in the Authorization header, MUST be accepted');
   });
 
   it('discovery: ok through the challenge or the well-known URI; failed naming what was tried', () => {

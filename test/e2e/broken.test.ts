@@ -102,7 +102,7 @@ const CASES: Case[] = [
     phase: 'http',
     step: 'token for another audience',
     message:
-      /^no token → 401 with a Bearer challenge; wrong token → 401; round trip ok; metadata discovery → named by resource_metadata; metadata → resource "http:\/\/127\.0\.0\.1:\d+\/mcp", authorization_servers names the issuer; other audience → 200 \(want 401: a token for another audience is accepted\) \(MUST, MCP 2025-11-25 basic\/authorization \(token audience binding\); RFC 8707 §2: a server MUST validate that an access token was issued for it as the intended audience\); expired token → 401; other key → 401; alg none → 401$/,
+      /^no token → 401 with a Bearer challenge; wrong token → 401; round trip ok; metadata discovery → named by resource_metadata; metadata → resource "http:\/\/127\.0\.0\.1:\d+\/mcp", authorization_servers names the issuer; other audience → 200 \(want 401: a token for another audience is accepted\) \(MUST, MCP 2025-11-25 basic\/authorization#token-audience-binding-and-validation: a server MUST validate that an access token was issued for it as the intended audience \(RFC 8707 §2\)\); expired token → 401; other key → 401; alg none → 401$/,
     extra: (r, out) => {
       const http = r.cells[0]!.phases.find((p) => p.phase === 'http')!;
       expect(http.details).toMatchObject({ auth: 'oauth', issuer: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/) });

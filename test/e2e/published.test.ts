@@ -303,7 +303,7 @@ const CASES: Published[] = [
             verdict: 'failed',
             step: 'request with a wrong token',
             message:
-              /^no token → 401 with a Bearer challenge; wrong token → 200 \(want 401: a wrong token is accepted\); round trip ok; metadata discovery → named by resource_metadata; metadata → resource "http:\/\/127\.0\.0\.1:\d+\/mcp\/oauth", authorization_servers names the issuer; other audience → 200 \(want 401: a token for another audience is accepted\) \(MUST, MCP 2025-11-25 basic\/authorization \(token audience binding\); RFC 8707 §2: [^)]*\); expired token → 401; other key → 401; alg none → 401$/,
+              /^no token → 401 with a Bearer challenge; wrong token → 200 \(want 401: a wrong token is accepted\); round trip ok; metadata discovery → named by resource_metadata; metadata → resource "http:\/\/127\.0\.0\.1:\d+\/mcp\/oauth", authorization_servers names the issuer; other audience → 200 \(want 401: a token for another audience is accepted\) \(MUST, MCP 2025-11-25 basic\/authorization#token-audience-binding-and-validation: a server MUST validate that an access token was issued for it as the intended audience \(RFC 8707 §2\)\); expired token → 401; other key → 401; alg none → 401$/,
           },
           bind: SKIPPED,
           // OAuth endpoints skip the conformance phase (and the e2e runs turn it off).

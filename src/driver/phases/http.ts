@@ -24,6 +24,7 @@ import {
 } from '../context.js';
 import { stepLabel } from '../expectations.js';
 import {
+  CATALOGUE_IDS,
   discover,
   discoveryCheck,
   fetchTokens,
@@ -167,7 +168,7 @@ export function reportedChecks(c: HttpChecks, spec: Pick<HttpSpec, 'auth' | 'che
       ...(check.step ? { step: check.step } : {}),
     });
   // The OAuth checks (`auth: 'oauth'` only); their round trip is the one above.
-  const oauth = (c.oauth ?? []).filter((o) => o.id !== 'roundTrip').map((o) => at(OAUTH_CHECK_IDS[o.id], o));
+  const oauth = (c.oauth ?? []).filter((o) => o.id !== 'roundTrip').map((o) => at(CATALOGUE_IDS[o.id], o));
   return [
     at('no-token-401', c.noToken),
     at('www-authenticate', c.wwwAuthenticate),
@@ -177,21 +178,10 @@ export function reportedChecks(c: HttpChecks, spec: Pick<HttpSpec, 'auth' | 'che
   ];
 }
 
-/** oauth.ts's check ids → the catalogue's. */
-const OAUTH_CHECK_IDS: Record<OAuthCheck['id'], string> = {
-  discovery: 'oauth-discovery',
-  metadata: 'oauth-metadata',
-  audience: 'oauth-audience',
-  expired: 'oauth-expired',
-  otherKey: 'oauth-other-key',
-  algNone: 'oauth-alg-none',
-  roundTrip: 'round-trip',
-};
-
 /** The phase's message: the 401 checks and the round trip as they always read, then every other check that failed or was not measured. */
 export function phaseMessage(c: HttpChecks, reported: readonly SubCheckResult[]): string {
   // Those checksMessage already reads out (the 401 checks, the OAuth checks, the round trip).
-  const legacy = new Set(['no-token-401', 'www-authenticate', 'wrong-token-401', 'round-trip', ...Object.values(OAUTH_CHECK_IDS)]);
+  const legacy = new Set(['no-token-401', 'www-authenticate', 'wrong-token-401', 'round-trip', ...Object.values(CATALOGUE_IDS)]);
   const others = notableChecks(reported.filter((r) => !legacy.has(r.id)));
   // Required failures first: the message names the cause of the verdict before any warning.
   const ordered = [...others.filter((r) => r.level === 'require'), ...others.filter((r) => r.level !== 'require')];

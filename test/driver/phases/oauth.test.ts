@@ -5,6 +5,7 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startAuthorizationServer, type AuthorizationServer } from '../../../src/cells/authorization-server.js';
+import { CATALOGUE_IDS, type OAuthCheckId } from '../../../src/driver/oauth.js';
 import { httpPhase } from '../../../src/driver/phases/http.js';
 import type { DriverSpec, OAuthServerSpec, Step } from '../../../src/driver/protocol.js';
 import type { PhaseResult } from '../../../src/results/types.js';
@@ -96,6 +97,14 @@ describe("http phase, auth: 'oauth'", () => {
       roundTrip: true,
       tools: 2,
     });
+    // Reported as sub-checks (the catalogue's shape): each at level require, with its MUST and spec section.
+    expect(r.checks!.map((c) => [c.id, c.outcome, c.level])).toEqual(
+      ['no-token-401', 'www-authenticate', 'wrong-token-401', ...Object.values(CATALOGUE_IDS)].map((id) => [id, 'passed', 'require']),
+    );
+    expect(r.checks!.find((c) => c.id === 'oauth-audience')).toMatchObject({
+      requirement: 'MUST',
+      spec: { revision: 'MCP 2025-11-25', section: 'basic/authorization#token-audience-binding-and-validation' },
+    });
     expect(JSON.stringify(r)).not.toMatch(JWT_PIECE);
     expect(JSON.stringify(r)).not.toContain(as.tokensKey);
   });
@@ -106,42 +115,42 @@ describe("http phase, auth: 'oauth'", () => {
       id: 'discovery',
       step: 'protected resource metadata discovery',
       message:
-        /; metadata discovery → no resource_metadata in the 401 challenge, and no metadata at http:\/\/127\.0\.0\.1:\d+\/\.well-known\/oauth-protected-resource\/mcp → 401, http:\/\/127\.0\.0\.1:\d+\/\.well-known\/oauth-protected-resource → 401 \(MUST, MCP 2025-11-25 basic\/authorization \(authorization server location\); RFC 9728 §3, §5\.1: .*\); metadata → not judged \(no metadata document\); other audience → 401/,
+        /; metadata discovery → no resource_metadata in the 401 challenge, and no metadata at http:\/\/127\.0\.0\.1:\d+\/\.well-known\/oauth-protected-resource\/mcp → 401, http:\/\/127\.0\.0\.1:\d+\/\.well-known\/oauth-protected-resource → 401 \(MUST, MCP 2025-11-25 basic\/authorization#authorization-server-location: a server MUST name its Protected Resource Metadata: .* \(RFC 9728 §3, §5\.1\)\); metadata → not judged \(no metadata document\); other audience → 401/,
     },
     {
       fixture: 'oauth-no-authorization-servers',
       id: 'metadata',
       step: 'protected resource metadata',
       message:
-        /; metadata → the metadata has no `authorization_servers` \(MUST, MCP 2025-11-25 basic\/authorization; RFC 9728 §2: the Protected Resource Metadata MUST have `resource` and `authorization_servers` naming the authorization server\); other audience → 401/,
+        /; metadata → the metadata has no `authorization_servers` \(MUST, MCP 2025-11-25 basic\/authorization#authorization-server-location: the Protected Resource Metadata MUST have `resource` and `authorization_servers` naming the authorization server \(RFC 9728 §2\)\); other audience → 401/,
     },
     {
       fixture: 'oauth-audience-unchecked',
       id: 'audience',
       step: 'token for another audience',
       message:
-        /; other audience → 200 \(want 401: a token for another audience is accepted\) \(MUST, MCP 2025-11-25 basic\/authorization \(token audience binding\); RFC 8707 §2: a server MUST validate that an access token was issued for it as the intended audience\); expired token → 401; other key → 401; alg none → 401$/,
+        /; other audience → 200 \(want 401: a token for another audience is accepted\) \(MUST, MCP 2025-11-25 basic\/authorization#token-audience-binding-and-validation: a server MUST validate that an access token was issued for it as the intended audience \(RFC 8707 §2\)\); expired token → 401; other key → 401; alg none → 401$/,
     },
     {
       fixture: 'oauth-expired-accepted',
       id: 'expired',
       step: 'expired token',
       message:
-        /; expired token → 200 \(want 401: an expired token is accepted\) \(MUST, MCP 2025-11-25 basic\/authorization \(error handling\): an expired token MUST receive HTTP 401\); other key → 401; alg none → 401$/,
+        /; expired token → 200 \(want 401: an expired token is accepted\) \(MUST, MCP 2025-11-25 basic\/authorization#error-handling: an expired token MUST receive HTTP 401\); other key → 401; alg none → 401$/,
     },
     {
       fixture: 'oauth-signature-unchecked',
       id: 'otherKey',
       step: 'token signed by another key',
       message:
-        /; other key → 200 \(want 401: a token signed by another key is accepted\) \(MUST, MCP 2025-11-25 basic\/authorization \(error handling; token validation, OAuth 2\.1 §5\.2\): an invalid token \(signature not by the authorization server\) MUST receive HTTP 401\); alg none → 401$/,
+        /; other key → 200 \(want 401: a token signed by another key is accepted\) \(MUST, MCP 2025-11-25 basic\/authorization#token-handling: an invalid token \(signature not by the authorization server\) MUST receive HTTP 401 \(OAuth 2\.1 §5\.2\)\); alg none → 401$/,
     },
     {
       fixture: 'oauth-alg-none',
       id: 'algNone',
       step: 'unsigned token (alg none)',
       message:
-        /; alg none → 200 \(want 401: an unsigned \(alg none\) token is accepted\) \(MUST, MCP 2025-11-25 basic\/authorization \(error handling; token validation, OAuth 2\.1 §5\.2\): an invalid token \(unsigned, `alg: none`\) MUST receive HTTP 401\)$/,
+        /; alg none → 200 \(want 401: an unsigned \(alg none\) token is accepted\) \(MUST, MCP 2025-11-25 basic\/authorization#token-handling: an invalid token \(unsigned, `alg: none`\) MUST receive HTTP 401 \(OAuth 2\.1 §5\.2\)\)$/,
     },
   ];
 
@@ -155,6 +164,10 @@ describe("http phase, auth: 'oauth'", () => {
       .filter((x) => x.outcome === 'failed')
       .map((x) => x.id);
     expect(failed).toEqual([c.id]);
+    // The same one, and only it, failed among the reported sub-checks, at level require.
+    expect(r.checks!.filter((x) => x.outcome === 'failed').map((x) => [x.id, x.level])).toEqual([
+      [CATALOGUE_IDS[c.id as OAuthCheckId], 'require'],
+    ]);
     expect(JSON.stringify(r)).not.toMatch(JWT_PIECE);
   });
 
