@@ -198,6 +198,58 @@ describe('the probe records a listen that failed (issue 25: an attempt to expose
   });
 });
 
+describe("the probe tells an error the server's own handler took from a crash (issue 25)", () => {
+  async function crashes(script: string): Promise<{ records: Record<string, unknown>[]; code: number }> {
+    const file = join(cell, 'host', `crash-${Math.random().toString(36).slice(2)}.mjs`);
+    const records = join(cell, `${Math.random().toString(36).slice(2)}.jsonl`);
+    writeFileSync(file, script);
+    const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', MCP_MATRIX_PROBE_FILE: records };
+    const code = await run(process.execPath, ['--import', pathToFileURL(probe).href, file], { cwd: cell, env, timeout: 60_000 }).then(
+      () => 0,
+      (e: { code: number }) => e.code,
+    );
+    const text = existsSync(records) ? readFileSync(records, 'utf8') : '';
+    const all = text
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    return { records: all.filter((r) => r.type === 'crash').map(({ pid: _pid, ...r }) => r), code };
+  }
+  const typeError = {
+    type: 'crash',
+    origin: 'uncaughtException',
+    name: 'TypeError',
+    message: "Cannot read properties of undefined (reading 'x')",
+  };
+
+  it('unhandled: one record, as before', async () => {
+    // At the top level of an ES module it rejects the module's evaluation; in a callback it is thrown.
+    expect(await crashes('undefined.x;\n')).toEqual({ records: [{ ...typeError, origin: 'unhandledRejection' }], code: 1 });
+    expect(await crashes('setImmediate(() => undefined.x);\n')).toEqual({ records: [typeError], code: 1 });
+  });
+
+  it('handled by a listener or a capture callback, the process going on: handled, once', async () => {
+    const on = await crashes(
+      "process.on('uncaughtException', () => {});\nsetImmediate(() => undefined.x);\nsetTimeout(() => process.exit(2), 50);\n",
+    );
+    expect(on).toEqual({ records: [{ ...typeError, handled: true }], code: 2 });
+    const cb = await crashes(
+      'process.setUncaughtExceptionCaptureCallback(() => {});\nsetImmediate(() => undefined.x);\nsetTimeout(() => process.exit(2), 50);\n',
+    );
+    expect(cb).toEqual({ records: [{ ...typeError, handled: true }], code: 2 });
+  });
+
+  it('a handler that exits at once: recorded again, unhandled, marked as such', async () => {
+    expect(await crashes("process.on('uncaughtException', () => process.exit(1));\nundefined.x;\n")).toEqual({
+      records: [
+        { ...typeError, origin: 'unhandledRejection', handled: true },
+        { ...typeError, origin: 'unhandledRejection', exitedInHandler: true },
+      ],
+      code: 1,
+    });
+  });
+});
+
 describe('listenFailure: only a listen error becomes a record', () => {
   it('keeps address, port and code; a path has no port; other errors and non-errors are none', () => {
     const err = (fields: Record<string, unknown>): Error => Object.assign(new Error('x'), fields);
