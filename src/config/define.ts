@@ -97,8 +97,10 @@ export interface ClientConfig {
   /** What the client answers to `roots/list` (`file://` URIs; `{cellDir}` and `{tmp}` are substituted). Declares `roots`. */
   roots?: { uri: string; name?: string }[];
   /**
-   * A tool step without `arguments`: `'empty'` sends `arguments: {}` (what hosts such as the Inspector send),
-   * `'omit'` leaves the field out (the spec allows it; SDK 1.30.0–1.31.0 servers reject it). @default 'empty'
+   * A tool step without `arguments`: `'omit'` leaves the field out (the spec allows it; the SDK's own client does it);
+   * refused as invalid params, it is re-sent with `{}` and the step fails naming the difference (SDK 1.30.0–1.31.0
+   * servers). `'empty'` sends `arguments: {}` (what hosts such as the Inspector send): the opt-out, which hides that.
+   * @default 'omit'
    */
   noArguments?: 'empty' | 'omit';
 }

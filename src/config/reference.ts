@@ -111,7 +111,7 @@ export const CONFIG_REFERENCE: Record<string, string> = {
   'client.roots[].uri': 'A `file://` URI; `{cellDir}` and `{tmp}` are substituted.',
   'client.roots[].name': 'A name shown to the server.',
   'client.noArguments':
-    'A tool step without `arguments`: `empty` sends `arguments: {}` (what hosts such as the Inspector send), `omit` leaves the field out (the spec allows it; SDK 1.30.0–1.31.0 servers reject it). Default: `empty`.',
+    'A tool step without `arguments`: `omit` leaves the field out, as the spec allows and as the SDK’s own `callTool({ name })` sends it; a server that refuses that as invalid params is asked again with `{}`, and the step fails naming the difference, “rejects a call without `arguments`; accepts `{}`” (SDK 1.30.0–1.31.0 servers do). `empty` sends `arguments: {}` (what hosts such as the Inspector send): the opt-out for a server whose users all send `{}`, which hides that regression. Default: `omit`.',
   surface:
     'Surface parity: the tools (title, description, input and output schemas, annotations), resource templates and prompts (with their arguments) every stdio run listed must be identical on every cell, and identical to `mcp-surface.json` next to the config when that file exists (`run --update-surface` writes it). Any difference fails the run. `false` turns both checks off. Default: on.',
   'surface.allow': 'Differences that do not fail the run (still shown in matrix.md).',

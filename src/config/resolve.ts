@@ -147,7 +147,7 @@ export function resolveConfig(loaded: LoadedConfig, overrides: Overrides = {}, c
 function resolveClient(c: NonNullable<MatrixConfig['client']>): ClientSpec {
   const capabilities = { ...(c.capabilities ?? {}) };
   if (c.roots && !capabilities.roots) capabilities.roots = {};
-  return { capabilities, roots: c.roots ?? [], noArguments: c.noArguments ?? 'empty' };
+  return { capabilities, roots: c.roots ?? [], noArguments: c.noArguments ?? 'omit' };
 }
 
 function resolveHttp(h: NonNullable<Exclude<MatrixConfig['http'], false>>): Exclude<ResolvedConfig['http'], false> {

@@ -31,6 +31,6 @@ export interface ClientSpec {
   capabilities: Record<string, Record<string, unknown>>;
   /** The answer to `roots/list` (only answered when `capabilities.roots` is declared). */
   roots: { uri: string; name?: string }[];
-  /** A tool step without `arguments`: send `{}` or leave the field out. */
+  /** A tool step without `arguments`: leave the field out (re-sent with `{}` when refused as invalid params) or send `{}`. */
   noArguments: 'empty' | 'omit';
 }

@@ -23,7 +23,7 @@ export interface ClientOptions extends ClientSpec {
   onServerRequest?(seen: SeenRequest): void;
 }
 
-export const DEFAULT_CLIENT: ClientSpec = { capabilities: {}, roots: [], noArguments: 'empty' };
+export const DEFAULT_CLIENT: ClientSpec = { capabilities: {}, roots: [], noArguments: 'omit' };
 
 /** What the phases may call; every method is bounded by `timeoutMs` through the SDK's own option. */
 export interface McpSession {

@@ -217,8 +217,9 @@ function reachVia(l: ClassifiedListen): string {
 /**
  * What an exposed listen does with a request that carries no token: the observation a bind message
  * states (a 401 means the server guards it with a token of its own; a 200 means anyone may use it).
+ * `host` overrides the Host header (a loopback name, to tell a Host allowlist from a token).
  */
-export function askWithoutToken(l: ClassifiedListen, path: string, timeoutMs = 1500): Promise<Unauthenticated> {
+export function askWithoutToken(l: ClassifiedListen, path: string, timeoutMs = 1500, host?: string): Promise<Unauthenticated> {
   const body = JSON.stringify({
     jsonrpc: '2.0',
     id: 1,
@@ -246,6 +247,8 @@ export function askWithoutToken(l: ClassifiedListen, path: string, timeoutMs = 1
           accept: 'application/json, text/event-stream',
           'content-length': Buffer.byteLength(body),
           connection: 'close',
+          // A loopback Host name: tells a Host allowlist from a token (see bind's `observed`).
+          ...(host ? { host } : {}),
         },
       },
       (res) => {

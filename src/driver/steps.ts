@@ -1,5 +1,7 @@
 // Runs one configured Step through the adapter and checks it: shared by the stdio and http phases.
 // A failed step says what was sent (for a tool: the arguments, `{}` or "arguments omitted") and what came back.
+// A tool step without `arguments` is sent without the field (the spec allows it, the SDK's own client does
+// it); refused as invalid params, it is re-sent once with `{}` so the failure names that difference.
 
 import { ClientCannotRead, type McpSession } from './adapter.js';
 import { checkPromptResult, checkResourceResult, checkToolResult, stepLabel } from './expectations.js';
@@ -13,6 +15,11 @@ export interface StepOutcome {
   ms: number;
   /** Tool steps only. */
   arguments?: ArgumentsSent;
+  /**
+   * A call without `arguments` refused as invalid params was re-sent with `{}`: `accepted` (the step
+   * still fails, naming the difference) or `refused` (the same refusal either way).
+   */
+  emptyRetry?: 'accepted' | 'refused';
   /**
    * Why the step failed: its expectation, or a JSON-RPC error answer; it ends with the request as sent
    * and the answer. A timeout or a lost connection (no answer at all) propagates as an error instead.
@@ -87,11 +94,31 @@ export async function runStep(session: McpSession, step: Step, bound: Bound): Pr
     }
   }
   outcome.ms = Date.now() - started;
+  if (problem && 'tool' in step && outcome.arguments === 'omitted' && step.expect?.isError !== true && invalidParams(answer)) {
+    // The spec makes `arguments` optional: a server that refuses the call without it but takes `{}` has a
+    // difference a host that omits it (the SDK's own `callTool({ name })`) meets. Re-sent once to tell.
+    const retry = await bound(callTool(session, step, {}), label).then(
+      (a) => checkToolResult(step, a) === null,
+      () => false,
+    );
+    outcome.emptyRetry = retry ? 'accepted' : 'refused';
+    if (retry) problem = `rejects a call without \`arguments\`; accepts \`{}\`: ${problem}`;
+  }
   if (problem) {
     const sent = describeRequest(step, session.noArguments);
     outcome.problem = `${problem} · sent ${sent} · answer ${bounded(JSON.stringify(answer) ?? 'undefined')}`;
   }
   return outcome;
+}
+
+/** An invalid-params refusal: error -32602, or (SDK 1.x) an isError result whose text carries it. */
+export function invalidParams(answer: Record<string, unknown>): boolean {
+  const error = answer.error as { code?: unknown } | undefined;
+  if (error?.code === -32602) return true;
+  if (answer.isError !== true || !Array.isArray(answer.content)) return false;
+  return answer.content.some(
+    (c: unknown) => typeof (c as { text?: unknown }).text === 'string' && /-32602/.test((c as { text: string }).text),
+  );
 }
 
 /**

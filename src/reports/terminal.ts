@@ -5,7 +5,7 @@
 import type { BaselineEntry, CellResult, PhaseResult, RunResult } from '../results/types.js';
 import { baselineMatches, judgeBaseline } from '../results/verdict.js';
 import { cleanText } from './format.js';
-import { checkLine } from '../results/checks.js';
+import { checkSource } from '../results/checks.js';
 
 /** At most this many stderr lines per phase, each cut to this many characters. */
 export const STDERR_LINES = 12;
@@ -35,7 +35,7 @@ function cellLines(cell: CellResult, entries: readonly BaselineEntry[]): string[
     for (const c of p.checks ?? [])
       if (c.level === 'warn' && (c.outcome === 'failed' || c.outcome === 'not-measured'))
         out.push(
-          `${cell.id} · ${p.phase} › ${c.id}: warn${c.outcome === 'not-measured' ? ' (not measured)' : ''}: ${oneLine(checkLine(c))}`,
+          `${cell.id} · ${p.phase} › ${c.id}: warn${c.outcome === 'not-measured' ? ' (not measured)' : ''}: ${oneLine(`${c.message} [${checkSource(c)}]`)}`,
         );
   const unlisted = problems.some((p) => p.verdict === 'failed' && !entries.some((e) => baselineMatches(e, cell, p)));
   if (unlisted && cell.verdict === 'failed') out.push(`  reproduce: ${cell.repro}`);

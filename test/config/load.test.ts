@@ -30,7 +30,7 @@ describe('loadConfig', () => {
     expect(cfg.bind && cfg.bind.dropEnv).toEqual(['MCP_SERVER_TOKEN']);
     expect(cfg.leaks).toEqual({ graceMs: 10_000 });
     // The default client declares nothing and sends `arguments: {}` for a tool step without arguments.
-    expect(cfg.client).toEqual({ capabilities: {}, roots: [], noArguments: 'empty' });
+    expect(cfg.client).toEqual({ capabilities: {}, roots: [], noArguments: 'omit' });
   });
 
   it('configured roots declare the roots capability, unless it is declared already', async () => {

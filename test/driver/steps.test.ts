@@ -52,18 +52,45 @@ describe('describeRequest', () => {
 });
 
 describe('runStep', () => {
-  it('omits arguments when so configured, and the failure says so and quotes the answer', async () => {
+  it('omits arguments (the default); refused as invalid params, re-sends {} and fails naming the difference', async () => {
     const { s, calls } = session('omit');
     const out = await runStep(s, { tool: 'status', expect: { text: 'ok' } }, bound);
-    expect(calls).toEqual([['status', undefined]]);
-    expect(out.arguments).toBe('omitted');
+    expect(calls).toEqual([
+      ['status', undefined],
+      ['status', {}],
+    ]);
+    expect(out).toMatchObject({ arguments: 'omitted', emptyRetry: 'accepted' });
     expect(out.problem).toBe(
-      `returned isError: ${JSON.stringify(REJECT_OMITTED)} · sent tools/call {"name":"status"} (arguments omitted) · answer ` +
+      `rejects a call without \`arguments\`; accepts \`{}\`: returned isError: ${JSON.stringify(REJECT_OMITTED)} · sent tools/call {"name":"status"} (arguments omitted) · answer ` +
         JSON.stringify({ content: [{ type: 'text', text: REJECT_OMITTED }], isError: true }),
     );
   });
 
-  it('sends {} by default and records it', async () => {
+  it('a server that refuses {} as well: the refusal as it was, recorded as refused both ways', async () => {
+    const error = Object.assign(new Error('Invalid params: name is required'), { code: -32602 });
+    const { s, calls } = session('omit', error);
+    const out = await runStep(s, { tool: 'status' }, bound);
+    expect(calls).toEqual([
+      ['status', undefined],
+      ['status', {}],
+    ]);
+    expect(out.emptyRetry).toBe('refused');
+    expect(out.problem).toMatch(
+      /^answered with error -32602: Invalid params: name is required · sent tools\/call \{"name":"status"\} \(arguments omitted\)/,
+    );
+  });
+
+  it('no re-send for a step that expects an error, nor for a refusal that is not invalid params', async () => {
+    const expectsError = session('omit');
+    await runStep(expectsError.s, { tool: 'status', expect: { isError: true, text: 'nope' } }, bound);
+    expect(expectsError.calls).toEqual([['status', undefined]]);
+    const other = session('omit', Object.assign(new Error('Internal error'), { code: -32603 }));
+    const out = await runStep(other.s, { tool: 'status' }, bound);
+    expect(other.calls).toEqual([['status', undefined]]);
+    expect(out.emptyRetry).toBeUndefined();
+  });
+
+  it('sends {} with the opt-out (`noArguments: empty`) and records it', async () => {
     const { s, calls } = session('empty');
     const out = await runStep(s, { tool: 'status', expect: { text: 'ok' } }, bound);
     expect(calls).toEqual([['status', {}]]);

@@ -96,6 +96,26 @@ const CASES: Case[] = [
     message: /^no token → 401 with a Bearer challenge; wrong token → 200 \(want 401: a wrong token is accepted\); round trip ok$/,
   },
   {
+    // SDK 1.23.0, before its DNS-rebinding protection (GHSA-w48q-cv73-mx4w), and no token (auth none): a foreign
+    // Origin and a foreign Host are both served, and both are required. On 1.24+ the SDK refuses the Host itself
+    // (test/driver/phases/spec-checks.test.ts), never the Origin.
+    fixture: 'http-origin-unchecked',
+    phase: 'http',
+    step: 'request with a foreign Origin',
+    message:
+      /^no token → no auth \(not checked\); wrong token → no auth \(not checked\); round trip ok; origin: a foreign Origin \(http:\/\/evil\.example\) got 200 \(want 403: the server does not validate Origin \(DNS rebinding\)\) \[MUST, MCP 2025-11-25 basic\/transports#security-warning, level require\]; host: Host evil\.example:\d+ got 200 \(want a 4xx refusal: the server does not validate Host, so a DNS-rebound page reaches it\) \[MUST, MCP 2025-11-25 basic\/transports#security-warning, level require\]$/,
+    extra: (r, out) => {
+      const http = r.cells[0]!.phases.find((p) => p.phase === 'http')!;
+      expect(r.cells[0]!.version).toBe('1.23.0');
+      expect(http.checks!.filter((c) => c.outcome === 'failed').map((c) => `${c.id}/${c.level}`)).toEqual([
+        'origin/require',
+        'host/require',
+      ]);
+      // The table on the terminal names both checks.
+      expect(out.stdout + out.stderr).toContain('FAIL · no auth · round trip ok · origin 200 (want 403) · host 200 (want 4xx)');
+    },
+  },
+  {
     // An OAuth resource server (jose) that does not check the audience: the harness's own authorization server,
     // started for the run, mints a token for another resource, and it is accepted (docs/phases.md, OAuth).
     fixture: 'oauth-audience-unchecked',

@@ -58,12 +58,12 @@ beforeAll(async () => {
     ['surface-count', () => run({ file: 'fixtures/broken/surface-count/matrix.config.ts' }, 'broken-surface-count')],
     ['omitted-arguments', () => run({ file: 'fixtures/broken/omitted-arguments/matrix.config.ts' }, 'broken-omitted-arguments')],
     [
-      // The same server and SDK 1.31.0 with the default client: a step without arguments sends {}.
-      'omitted-arguments, default client',
+      // The same server and SDK 1.31.0 with the opt-out: a step without arguments sends {}.
+      'omitted-arguments, noArguments empty',
       () =>
         run(
           {
-            body: `{ package: ${JSON.stringify(fixture('omitted-arguments'))}, cells: [{ pin: '1.31.0' }],
+            body: `{ package: ${JSON.stringify(fixture('omitted-arguments'))}, cells: [{ pin: '1.31.0' }], client: { noArguments: 'empty' },
               stdio: { expect: { tools: 3 }, steps: [{ tool: 'status', expect: { text: 'status: ok' } }] }, ${HTTP} }`,
           },
           'broken-omitted-arguments',
@@ -167,21 +167,23 @@ describe('a step says what was sent', () => {
   const ANSWER =
     'MCP error -32602: Input validation error: Invalid arguments for tool status: Invalid input: expected object, received undefined';
 
-  it('with `noArguments: omit` on SDK 1.31.0 the step fails, saying arguments were omitted and quoting the answer', () => {
+  it('by default (arguments omitted) on SDK 1.31.0 the step is re-sent with {} and fails naming the difference, quoting the answer', () => {
     const { r, phase } = cellOf('omitted-arguments', 1);
     expect(verdicts(r)).toEqual({ environment: 'passed', stdio: 'failed', http: 'failed', bind: 'passed', leaks: 'passed' });
     const stepMessage =
-      `tools/call status: returned isError: ${JSON.stringify(ANSWER)} · sent tools/call {"name":"status"} (arguments omitted) · answer ` +
+      `tools/call status: rejects a call without \`arguments\`; accepts \`{}\`: returned isError: ${JSON.stringify(ANSWER)} · sent tools/call {"name":"status"} (arguments omitted) · answer ` +
       JSON.stringify({ content: [{ type: 'text', text: ANSWER }], isError: true });
     for (const p of ['stdio', 'http']) expect(phase(p).step).toBe('tools/call status');
     expect(phase('stdio').message).toBe(stepMessage);
     // http reports every sub-check in one message: the auth checks held, the round trip failed on the step.
     expect(phase('http').message).toBe(`no token → 401 with a Bearer challenge; wrong token → 401; round trip failed: ${stepMessage}`);
-    expect(phase('stdio').details!.steps).toEqual([{ step: 'tools/call status', ms: expect.any(Number), arguments: 'omitted' }]);
+    expect(phase('stdio').details!.steps).toEqual([
+      { step: 'tools/call status', ms: expect.any(Number), arguments: 'omitted', emptyRetry: 'accepted' },
+    ]);
   });
 
-  it('by default a step without arguments sends {}, which the same server accepts, and records it', () => {
-    const { r, phase } = cellOf('omitted-arguments, default client', 0);
+  it('with the opt-out (`noArguments: empty`) a step without arguments sends {}, which the same server accepts, and records it', () => {
+    const { r, phase } = cellOf('omitted-arguments, noArguments empty', 0);
     expect(r.cells[0]!.verdict, table(r)).toBe('passed');
     expect(phase('stdio').details!.steps).toEqual([{ step: 'tools/call status', ms: expect.any(Number), arguments: 'empty' }]);
   });
@@ -273,7 +275,7 @@ describe("the driver's own handles", () => {
     expect(verdicts(r)).toEqual({ environment: 'passed', stdio: 'failed', http: 'passed', bind: 'passed', leaks: 'passed' });
     expect(phase('stdio').step).toBe('tools/call crash');
     expect(phase('stdio').message).toBe(
-      'tools/call crash: MCP error -32000: Connection closed (the server exited with code 1; see its stderr) · sent tools/call {"name":"crash","arguments":{}} (no arguments configured: sent {})',
+      'tools/call crash: MCP error -32000: Connection closed (the server exited with code 1; see its stderr) · sent tools/call {"name":"crash"} (arguments omitted)',
     );
     const pid = phase('stdio').details!.pid as number;
     expect(phase('leaks').message).toBeUndefined();

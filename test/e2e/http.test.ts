@@ -111,7 +111,11 @@ beforeAll(async () => {
   const jobs: [string, () => Promise<Run>][] = [
     ['two findings', () => run(path.join(fixture('http-no-challenge-and-403'), 'matrix.config.ts'))],
     ['403 with a challenge', () => run(path.join(fixture('http-403-challenge'), 'matrix.config.ts'))],
-    ['auth none', () => run({ body: config(fixture('http-no-auth'), `{ auth: 'none', env: {} }`) })],
+    // Origin and Host are required with no token; set to warn here (the fixture checks neither), they show and never fail.
+    [
+      'auth none',
+      () => run({ body: config(fixture('http-no-auth'), `{ auth: 'none', env: {}, checks: { origin: 'warn', host: 'warn' } }`) }),
+    ],
     ['port race once', () => run({ body: config(fixture('_base'), '{}', 'bind: false,') }, { MCP_MATRIX_TEST_HTTP_PORTS: String(portA) })],
     [
       'port race twice',
@@ -191,7 +195,10 @@ describe('http: every sub-check is reported', () => {
       checks: { noToken: { outcome: 'no auth' }, wrongToken: { outcome: 'no auth' }, roundTrip: { outcome: 'ok' } },
     });
     expect(http.details).not.toHaveProperty('unauthenticated');
-    expect(httpCell(markdown)).toBe('no auth · round trip ok');
+    expect(httpCell(markdown)).toBe('no auth · round trip ok · warn origin 200 (want 403) · warn host 200 (want 4xx)');
+    expect(http.checks!.map((c) => `${c.id}/${c.outcome}/${c.level}`)).toEqual(
+      expect.arrayContaining(['no-token-401/skipped/require', 'origin/failed/warn', 'host/failed/warn', 'round-trip/passed/require']),
+    );
     expect(leftovers).toEqual([]);
   });
 });

@@ -32,11 +32,13 @@ interface Published {
 
 const SKIPPED: PhaseTruth = { verdict: 'skipped' };
 const PASSED: PhaseTruth = { verdict: 'passed' };
-/** Truth (curl, SDK client): no auth at all (200 without a token), and the round trip works. */
-const NO_AUTH_ROUND_TRIP: PhaseTruth = {
-  verdict: 'passed',
-  message: /^no token → no auth \(not checked\); wrong token → no auth \(not checked\); round trip ok$/,
-};
+
+/** Truth (examples/_truth/spec.sh, curl): with no token, a foreign Origin and a foreign Host are both served (200). */
+const ORIGIN_HOST_SERVED =
+  'origin: a foreign Origin \\(http:\\/\\/evil\\.example\\) got 200 \\(want 403: the server does not validate Origin \\(DNS rebinding\\)\\) \\[MUST, MCP 2025-11-25 basic\\/transports#security-warning, level require\\]; host: Host evil\\.example:\\d+ got 200 \\(want a 4xx refusal: the server does not validate Host, so a DNS-rebound page reaches it\\) \\[MUST, MCP 2025-11-25 basic\\/transports#security-warning, level require\\]';
+/** Truth (spec.sh, curl): after DELETE (200), a request with the deleted session's ID gets 400, not 404. */
+const SESSION_400_AFTER_DELETE =
+  "session-ended-404: after DELETE \\(200\\) a request with the ended session's ID got 400 \\(want 404\\) \\[MUST, MCP 2025-11-25 basic\\/transports#session-management, level require\\]";
 
 const MEMORY_SUMMARY = {
   serverName: 'memory-server',
@@ -115,8 +117,15 @@ const CASES: Published[] = [
         phases: {
           environment: PASSED,
           stdio: PASSED,
-          // Truth: 200 without a token and with a wrong one (curl). The harness demands a bearer token.
-          http: NO_AUTH_ROUND_TRIP,
+          // Truth: 200 without a token and with a wrong one (curl): no auth, so the round trip works; spec.sh: a
+          // foreign Origin and Host are served (required with no token), and a deleted session's ID gets 400.
+          http: {
+            verdict: 'failed',
+            step: 'request with a foreign Origin',
+            message: new RegExp(
+              `^no token → no auth \\(not checked\\); wrong token → no auth \\(not checked\\); round trip ok; ${ORIGIN_HOST_SERVED}; ${SESSION_400_AFTER_DELETE}$`,
+            ),
+          },
           // Truth (ss): it listens on *:PORT, every interface, whatever it is told; curl: 200 without a token.
           bind: {
             verdict: 'failed',
@@ -155,6 +164,16 @@ const CASES: Published[] = [
         roundTrip: true,
         tools: 24,
       });
+      // Behind its token a served foreign Origin and Host only warn (spec.sh: 200 both); the query-string token is refused.
+      const checks = Object.fromEntries(phaseOf(r.cells[0]!, 'http').checks!.map((c) => [c.id, `${c.outcome}/${c.level}`]));
+      expect(checks).toMatchObject({
+        origin: 'failed/warn',
+        host: 'failed/warn',
+        'token-in-header': 'passed/require',
+        'protocol-version': 'passed/require',
+        'session-required': 'passed/warn',
+        'session-ended-404': 'failed/require',
+      });
     },
     cells: {
       'latest-1': {
@@ -168,10 +187,14 @@ const CASES: Published[] = [
           },
           stdio: PASSED,
           // Truth (curl, SDK client): no token → 401 with no WWW-Authenticate header, wrong token → 403, the
-          // right token → a working session. Every sub-check is reported, whatever the others found.
+          // right token → a working session. Every sub-check is reported, whatever the others found. spec.sh:
+          // the token in the query string gets 401; a deleted session's ID gets 400 (want 404); a foreign
+          // Origin and Host are served, which behind its token only warns.
           http: {
             verdict: 'failed',
-            message: /^no token → 401 without WWW-Authenticate; wrong token → 403 \(want 401\); round trip ok$/,
+            message: new RegExp(
+              `^no token → 401 without WWW-Authenticate; wrong token → 403 \\(want 401\\); round trip ok; ${SESSION_400_AFTER_DELETE}$`,
+            ),
           },
           // Truth (ss): with --host 0.0.0.0 and no AUTH_TOKEN it listens on 0.0.0.0 (with a token it generated).
           // The message says what was observed (issue 9 item 2), never "without a token".
@@ -213,7 +236,14 @@ const CASES: Published[] = [
               /^the stdio and http servers answered without loading node_modules\/@modelcontextprotocol\/server \(2\.0\.0\): its bin carries its own copy of the SDK/,
           },
           stdio: PASSED,
-          http: NO_AUTH_ROUND_TRIP,
+          // Truth (spec.sh): stateless (no session ID); a foreign Origin and Host are served, with no token.
+          http: {
+            verdict: 'failed',
+            step: 'request with a foreign Origin',
+            message: new RegExp(
+              `^no token → no auth \\(not checked\\); wrong token → no auth \\(not checked\\); round trip ok; ${ORIGIN_HOST_SERVED}$`,
+            ),
+          },
           // Truth (ss, curl): *:PORT, and 200 without a token.
           bind: {
             verdict: 'failed',

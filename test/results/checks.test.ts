@@ -161,7 +161,7 @@ describe('reports show every sub-check', () => {
   it('the terminal says each warning, and the failed phase with its message', () => {
     const lines = renderTerminalFailures(run);
     expect(lines).toContain(
-      'v1-floor · http › origin: warn: origin: a foreign Origin (http://evil.example) got 200 (want 403) [MUST, MCP 2025-11-25 basic/transports#security-warning, level warn]',
+      'v1-floor · http › origin: warn: a foreign Origin (http://evil.example) got 200 (want 403) [MUST, MCP 2025-11-25 basic/transports#security-warning, level warn]',
     );
     expect(lines).toContain('v1-latest · http: FAIL: protocol-version: …');
   });

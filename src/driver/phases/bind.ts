@@ -83,10 +83,27 @@ function cellDirs(ctx: DriverContext): string[] {
   }
 }
 
-function observed(u: Unauthenticated): string {
+/**
+ * What a request without a token got, and what that means. A refusal is a token of its own only when
+ * it is one: a 403 that a loopback `Host` name turns into an answer is a Host allowlist (anyone who
+ * sends that name gets in), and a 403 without a Bearer challenge may be an Origin or Host allowlist.
+ */
+export function observed(u: Unauthenticated, withLoopbackHost?: Unauthenticated & { host?: string }): string {
   if ('error' in u) return `; a request without a token got no HTTP answer (${u.error})`;
-  if (u.status === 401 || u.status === 403) {
+  if (
+    u.status === 403 &&
+    withLoopbackHost &&
+    !('error' in withLoopbackHost) &&
+    withLoopbackHost.status !== 401 &&
+    withLoopbackHost.status !== 403
+  ) {
+    return `; a request without a token got HTTP 403, but HTTP ${withLoopbackHost.status} with \`Host: ${withLoopbackHost.host ?? 'localhost'}\`: a Host allowlist, not a token of its own (anyone who reaches it and sends a loopback Host name can use it)`;
+  }
+  if (u.status === 401 || (u.status === 403 && /^bearer\b/i.test(u.challenge ?? ''))) {
     return `; a request without a token got HTTP ${u.status}, so it guards the socket with a token of its own`;
+  }
+  if (u.status === 403) {
+    return '; a request without a token got HTTP 403 without a Bearer challenge: a Host or Origin allowlist, or a token of its own (not told apart)';
   }
   return `; a request without a token got HTTP ${u.status}: anyone who can reach it can use it`;
 }
@@ -323,6 +340,13 @@ async function attempt(ctx: DriverContext, spec: BindSpec, startedAt: number, ra
   async function exposedWhileRunning(p: ServerProcess, l: ClassifiedListen): Promise<PhaseResult> {
     // Observe before killing: whether it answers without a token is what the message may claim.
     const answer = await askWithoutToken(l, spec.path ?? '/mcp');
+    // A 403 may be a Host allowlist: ask again with a loopback Host name before calling it a token.
+    const loopbackHost = `localhost:${l.port}`;
+    const again =
+      !('error' in answer) && answer.status === 403
+        ? { ...(await askWithoutToken(l, spec.path ?? '/mcp', 1500, loopbackHost)), host: loopbackHost }
+        : undefined;
+    if (again) details.unauthenticatedWithLoopbackHost = again;
     look();
     await p.kill();
     // A copy: the same object twice would read as a cycle to the redactor.
@@ -332,7 +356,7 @@ async function attempt(ctx: DriverContext, spec: BindSpec, startedAt: number, ra
       'listened',
       'failed',
       'watch',
-      `is listening on ${describeListen(l)}: ${asked}${observed(answer)}; a non-loopback bind must be refused (killed it)${context(loopback())}`,
+      `is listening on ${describeListen(l)}: ${asked}${observed(answer, again)}; a non-loopback bind must be refused (killed it)${context(loopback())}`,
     );
   }
 }

@@ -8,6 +8,7 @@
 import { randomBytes } from 'node:crypto';
 import type { PhaseResult, SubCheckResult } from '../../results/types.js';
 import { checkLine, checkResult, decidePhase, levelOf, notableChecks } from '../checks.js';
+import { rawSender, SPEC_CHECK_IDS, SPEC_INITIALIZE, specChecks } from '../spec-checks.js';
 import { isUnauthorized, type McpSession, type SdkAdapter } from '../adapter.js';
 import { SERVER_TAG_VAR } from '../cookie.js';
 import {
@@ -82,6 +83,8 @@ export interface HttpChecks {
   roundTrip: SubCheck;
   /** `auth: 'oauth'`: the resource-server sub-checks, in the order the message reads. */
   oauth?: OAuthCheck[];
+  /** The transport's own requirements (src/driver/spec-checks.ts), already reported. */
+  spec?: SubCheckResult[];
 }
 
 async function postInitialize(url: string, authorization: string | undefined, timeoutMs: number): Promise<Probe> {
@@ -174,18 +177,21 @@ export function reportedChecks(c: HttpChecks, spec: Pick<HttpSpec, 'auth' | 'che
     at('www-authenticate', c.wwwAuthenticate),
     at('wrong-token-401', c.wrongToken),
     ...oauth,
+    ...(c.spec ?? []),
     at('round-trip', c.roundTrip),
   ];
 }
 
-/** The phase's message: the 401 checks and the round trip as they always read, then every other check that failed or was not measured. */
+/**
+ * The phase's message: the 401 checks (and OAuth checks) and the round trip as they always read, then
+ * every other required check that failed or was not measured. Warnings are not in it: each is shown
+ * from `checks` (the table, `## Sub-checks`, JUnit, the terminal), so the message names only what decides.
+ */
 export function phaseMessage(c: HttpChecks, reported: readonly SubCheckResult[]): string {
   // Those checksMessage already reads out (the 401 checks, the OAuth checks, the round trip).
   const legacy = new Set(['no-token-401', 'www-authenticate', 'wrong-token-401', 'round-trip', ...Object.values(CATALOGUE_IDS)]);
-  const others = notableChecks(reported.filter((r) => !legacy.has(r.id)));
-  // Required failures first: the message names the cause of the verdict before any warning.
-  const ordered = [...others.filter((r) => r.level === 'require'), ...others.filter((r) => r.level !== 'require')];
-  return [checksMessage(c), ...ordered.map((r) => (r.level === 'warn' ? `warn ${checkLine(r)}` : checkLine(r)))].join('; ');
+  const decisive = notableChecks(reported.filter((r) => !legacy.has(r.id))).filter((r) => r.level === 'require');
+  return [checksMessage(c), ...decisive.map(checkLine)].join('; ');
 }
 
 export async function httpPhase(ctx: DriverContext, spec: HttpSpec): Promise<PhaseResult> {
@@ -284,7 +290,8 @@ async function attempt(
       },
     );
     // The four checks' table texts (the HTTP column reads them); every check's result is in `checks`.
-    details.checks = checks;
+    const { spec: _reported, ...tableTexts } = checks;
+    details.checks = tableTexts;
     // The variant's negotiated protocol, when stdio did not record it (stdio off, or it failed before initialize).
     if (typeof details.protocolVersion === 'string') ctx.summary.protocolVersion ??= details.protocolVersion;
     const reported = reportedChecks(checks, spec);
@@ -329,10 +336,30 @@ async function subChecks(
       oauth = await oauthChecks(url, challenge, credentials.oauth, credentials.issuer!, spec.timeoutMs, details);
     }
   }
-  const roundTrip = await roundTripCheck(spec, adapter, url, spec.auth !== 'none' ? { Authorization: `Bearer ${token}` } : {}, server);
+  const guarded = spec.auth !== 'none';
+  const auth = spec.auth ?? 'bearer';
+  const transport = await specChecks({
+    url,
+    port: Number(new URL(url).port),
+    ...(guarded ? { authorization: `Bearer ${token}`, token } : {}),
+    ...(typeof (details.unauthenticated as Probe | undefined)?.status === 'number'
+      ? { anonymousStatus: (details.unauthenticated as Probe).status }
+      : {}),
+    timeoutMs: spec.timeoutMs,
+    levels: Object.fromEntries(SPEC_CHECK_IDS.map((id) => [id, levelOf(id, spec.checks, auth)])),
+  });
+  const roundTrip = await roundTripCheck(spec, adapter, url, guarded ? { Authorization: `Bearer ${token}` } : {}, server);
+  if (roundTrip.outcome === 'failed') {
+    // Refused with 403 even with the right credentials: a Host allowlist is told apart from a token of its own.
+    const allowlist = await hostAllowlist(url, guarded ? `Bearer ${token}` : undefined, spec.timeoutMs);
+    if (allowlist) {
+      roundTrip.check = { ...roundTrip.check, text: `${roundTrip.check.text} (${allowlist})` };
+      details.hostAllowlist = allowlist;
+    }
+  }
   details.roundTrip = roundTrip.outcome === 'ok';
   if (roundTrip.outcome === 'ok') Object.assign(details, roundTrip.evidence);
-  const checks: HttpChecks = { noToken, wwwAuthenticate, wrongToken, roundTrip: roundTrip.check };
+  const checks: HttpChecks = { noToken, wwwAuthenticate, wrongToken, roundTrip: roundTrip.check, spec: transport };
   if (oauth) {
     // The valid token's round trip is the bearer one; a failure there also cites the requirement.
     const own = roundTripOAuthCheck(roundTrip.outcome, roundTrip.check.text, roundTrip.check.short);
@@ -382,6 +409,27 @@ async function oauthChecks(
     refusalCheck('otherKey', otherKey),
     refusalCheck('algNone', algNone),
   ];
+}
+
+/**
+ * When initialize with the right credentials gets 403 at the URL's own Host but is served with
+ * `Host: localhost:PORT`, the refusal is a Host allowlist (not a token): says so, with the fix.
+ */
+export async function hostAllowlist(url: string, authorization: string | undefined, timeoutMs: number): Promise<string | null> {
+  const send = rawSender(url, timeoutMs);
+  const port = new URL(url).port;
+  const headers: Record<string, string> = {
+    'content-type': 'application/json',
+    accept: 'application/json, text/event-stream',
+    ...(authorization ? { authorization } : {}),
+  };
+  const own = await send({ method: 'POST', headers, body: SPEC_INITIALIZE(1, '2025-03-26') });
+  if (own instanceof Error || own.status !== 403) return null;
+  const named = await send({ method: 'POST', headers: { ...headers, host: `localhost:${port}` }, body: SPEC_INITIALIZE(1, '2025-03-26') });
+  for (const a of [own, named])
+    if (!(a instanceof Error) && a.sessionId) await send({ method: 'DELETE', headers: { ...headers, 'mcp-session-id': a.sessionId } });
+  if (named instanceof Error || named.status < 200 || named.status >= 300) return null;
+  return `every request to Host ${new URL(url).host} got 403, but Host localhost:${port} is served: a Host allowlist, not a token; run it with http.host: 'localhost'`;
 }
 
 /** The server under the round trip: it answered initialize; it died under the request in flight. */

@@ -372,6 +372,31 @@ describe('bindPhase: every outcome, from src', () => {
     expect(r.details).toMatchObject({ unauthenticated: { status, challenge } });
   });
 
+  it('a wildcard listen behind a Host allowlist (403 unless Host is localhost:PORT): named an allowlist, never a token of its own', async () => {
+    const r = await bind(
+      'host-allowlist.mjs',
+      `import http from 'node:http';\n${ARGS}http.createServer((req, res) => res.writeHead(req.headers.host === 'localhost:' + port ? 200 : 403).end()).listen(port, '0.0.0.0');\n`,
+    );
+    const port = r.details!.port as number;
+    expect(r.message).toBe(
+      `is listening on 0.0.0.0:${port} (IPv4 wildcard: every interface): ${ASKED}; a request without a token got HTTP 403, but HTTP 200 with \`Host: localhost:${port}\`: a Host allowlist, not a token of its own (anyone who reaches it and sends a loopback Host name can use it); a non-loopback bind must be refused (killed it)`,
+    );
+    expect(r.details).toMatchObject({
+      unauthenticated: { status: 403 },
+      unauthenticatedWithLoopbackHost: { status: 200, host: `localhost:${port}` },
+    });
+  });
+
+  it('a wildcard listen that answers 403 without a challenge to any Host: an allowlist or a token, not told apart', async () => {
+    const r = await bind(
+      'forbid-all.mjs',
+      `import http from 'node:http';\n${ARGS}http.createServer((req, res) => res.writeHead(403).end()).listen(port, '0.0.0.0');\n`,
+    );
+    expect(r.message).toContain(
+      '; a request without a token got HTTP 403 without a Bearer challenge: a Host or Origin allowlist, or a token of its own (not told apart);',
+    );
+  });
+
   it('a wildcard listen that answers no HTTP: named as such', async () => {
     const r = await bind('raw.mjs', `import net from 'node:net';\n${ARGS}net.createServer((s) => s.destroy()).listen(port, '0.0.0.0');\n`);
     const port = r.details!.port as number;

@@ -17,6 +17,7 @@ import {
 } from '../../../src/driver/phases/http.js';
 import { activeResources } from '../../../src/driver/driver-handles.js';
 import { decidePhase } from '../../../src/driver/checks.js';
+import { SPEC_CHECK_IDS } from '../../../src/driver/spec-checks.js';
 import { httpPhase } from '../../../src/driver/phases/http.js';
 import { leaksPhase } from '../../../src/driver/phases/leaks.js';
 import { liveHandles, type ProbeHandle } from '../../../src/driver/probe.js';
@@ -273,6 +274,9 @@ describe('httpPhase: sub-checks, retries and never-listened, from src', () => {
   const ARGS =
     "const port = Number(process.argv[process.argv.indexOf('--port') + 1]);\nconst host = process.argv[process.argv.indexOf('--host') + 1];\n";
 
+  // These servers prove the 401 checks, the retries and the round trip: the transport's spec checks are off
+  // here (test/driver/phases/spec-checks.test.ts proves them), so a fixed-status server is judged on the point.
+  const SPEC_OFF = Object.fromEntries(SPEC_CHECK_IDS.map((id) => [id, 'off' as const]));
   function spec(bin: string, over: Partial<HttpSpec> = {}, env: Record<string, string> = {}): HttpSpec {
     return {
       command: { bin, args: ['--transport', 'http', '--host', '{host}', '--port', '{port}'], env: { MCP_SERVER_TOKEN: '{token}', ...env } },
@@ -281,6 +285,7 @@ describe('httpPhase: sub-checks, retries and never-listened, from src', () => {
       steps: [STEP],
       readyTimeoutMs: 10_000,
       timeoutMs: 10_000,
+      checks: SPEC_OFF,
       ...over,
     };
   }

@@ -1,0 +1,390 @@
+// The http phase's checks of the transport's own requirements (MCP 2025-11-25, basic/transports, and
+// the token's place from basic/authorization): Origin, Host, the MCP-Protocol-Version header, the
+// session lifecycle, and the token only in the Authorization header. Each request is sent raw over
+// node:http with exactly the headers the check needs (a Host override needs node:http: fetch forbids
+// it), with the phase's credentials wherever the endpoint has them, so a refusal can only be the
+// thing under test. Every judgement is a pure function of what came back.
+
+import { request } from 'node:http';
+import type { CheckLevel, SubCheckResult } from '../results/types.js';
+import { checkResult, type CheckFinding } from './checks.js';
+import { errorText } from './context.js';
+
+/** What one raw request got back: status and the headers the checks read; or why there was no answer. */
+export interface RawAnswer {
+  status: number;
+  sessionId?: string;
+  contentType?: string;
+  body: string;
+}
+
+export interface RawRequest {
+  method: 'POST' | 'DELETE' | 'GET';
+  headers: Record<string, string>;
+  body?: unknown;
+  /** The path and query, when not the endpoint's own (the query-string token). */
+  path?: string;
+}
+
+export type Send = (req: RawRequest) => Promise<RawAnswer | Error>;
+
+/** How long a body is read: enough for an initialize answer on an SSE stream. */
+const BODY_LIMIT = 64 * 1024;
+
+/** A sender for one endpoint: node:http, the Host header as given (else the URL's), bounded by `timeoutMs`. */
+export function rawSender(url: string, timeoutMs: number): Send {
+  const target = new URL(url);
+  return (req) =>
+    new Promise((resolve) => {
+      const body = req.body === undefined ? undefined : JSON.stringify(req.body);
+      const headers: Record<string, string> = { ...req.headers };
+      if (body !== undefined) headers['content-length'] = String(Buffer.byteLength(body));
+      const r = request(
+        {
+          host: target.hostname.replace(/^\[|\]$/g, ''),
+          port: target.port,
+          path: req.path ?? `${target.pathname}${target.search}`,
+          method: req.method,
+          headers,
+          agent: false,
+          timeout: timeoutMs,
+        },
+        (res) => {
+          let text = '';
+          res.setEncoding('utf8');
+          const finish = (): void => {
+            const sid = res.headers['mcp-session-id'];
+            resolve({
+              status: res.statusCode ?? 0,
+              ...(typeof sid === 'string' ? { sessionId: sid } : {}),
+              ...(res.headers['content-type'] ? { contentType: res.headers['content-type'] } : {}),
+              body: text,
+            });
+          };
+          res.on('data', (chunk: string) => {
+            text += chunk;
+            // An SSE answer to a POST ends when its response is sent; one that stays open is read up to the first event.
+            if (text.length > BODY_LIMIT || (/event-stream/.test(res.headers['content-type'] ?? '') && /\n\n/.test(text))) {
+              finish();
+              res.destroy();
+            }
+          });
+          res.on('end', finish);
+          res.on('error', finish);
+        },
+      );
+      r.on('timeout', () => r.destroy(new Error(`no answer within ${timeoutMs} ms`)));
+      r.on('error', (e) => resolve(e));
+      r.end(body);
+    });
+}
+
+const JSON_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+
+export const SPEC_INITIALIZE = (id: number, protocolVersion: string) => ({
+  jsonrpc: '2.0',
+  id,
+  method: 'initialize',
+  params: { protocolVersion, capabilities: {}, clientInfo: { name: 'mcp-matrix-driver', version: '0.1.0' } },
+});
+
+/** The protocol version the server answered initialize with (JSON or the first SSE event), if it did. */
+export function negotiatedVersion(a: RawAnswer): string | undefined {
+  const data = /event-stream/.test(a.contentType ?? '') ? /^data: ?(.*)$/m.exec(a.body)?.[1] : a.body;
+  try {
+    const v = (JSON.parse(data ?? '') as { result?: { protocolVersion?: unknown } }).result?.protocolVersion;
+    return typeof v === 'string' ? v : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+const ok2xx = (a: RawAnswer): boolean => a.status >= 200 && a.status < 300;
+const seen = (a: RawAnswer | Error): string => (a instanceof Error ? `no answer (${errorText(a)})` : String(a.status));
+
+export const FOREIGN_ORIGIN = 'http://evil.example';
+export const FOREIGN_HOST = 'evil.example';
+
+/** Origin: a foreign one gets 403; a loopback one is served. */
+export function judgeOrigin(foreign: RawAnswer | Error, loopback: RawAnswer | Error, loopbackOrigin: string): CheckFinding {
+  const step = 'request with a foreign Origin';
+  const evidence = { foreign: seen(foreign), loopback: seen(loopback), loopbackOrigin };
+  if (foreign instanceof Error)
+    return {
+      outcome: 'failed',
+      message: `a foreign Origin (${FOREIGN_ORIGIN}) got ${seen(foreign)} (want 403)`,
+      short: 'no answer',
+      step,
+      evidence,
+    };
+  if (foreign.status !== 403) {
+    const why = ok2xx(foreign) ? ': the server does not validate Origin (DNS rebinding)' : '';
+    return {
+      outcome: 'failed',
+      message: `a foreign Origin (${FOREIGN_ORIGIN}) got ${foreign.status} (want 403${why})`,
+      short: `${foreign.status} (want 403)`,
+      step,
+      evidence,
+    };
+  }
+  if (loopback instanceof Error || !ok2xx(loopback))
+    return {
+      outcome: 'failed',
+      message: `a foreign Origin got 403, but a loopback Origin (${loopbackOrigin}) got ${seen(loopback)} too (want 2xx: it refuses every Origin)`,
+      short: `loopback Origin ${seen(loopback)}`,
+      step: 'request with a loopback Origin',
+      evidence,
+    };
+  return { outcome: 'passed', message: `a foreign Origin got 403; a loopback Origin got ${loopback.status}`, short: '403', evidence };
+}
+
+/** Host: a foreign Host (what a DNS-rebound page sends) is refused; the status is named. */
+export function judgeHost(foreign: RawAnswer | Error, port: number): CheckFinding {
+  const host = `${FOREIGN_HOST}:${port}`;
+  const step = 'request with a foreign Host';
+  if (foreign instanceof Error)
+    return { outcome: 'failed', message: `Host ${host} got ${seen(foreign)} (want a 4xx refusal)`, short: 'no answer', step };
+  if (foreign.status >= 400 && foreign.status < 500)
+    return {
+      outcome: 'passed',
+      message: `Host ${host} refused with ${foreign.status}`,
+      short: String(foreign.status),
+      evidence: { status: foreign.status },
+    };
+  return {
+    outcome: 'failed',
+    message: `Host ${host} got ${foreign.status} (want a 4xx refusal: the server does not validate Host, so a DNS-rebound page reaches it)`,
+    short: `${foreign.status} (want 4xx)`,
+    step,
+    evidence: { status: foreign.status },
+  };
+}
+
+/** MCP-Protocol-Version: an unsupported one gets 400; the negotiated one is served. */
+export function judgeProtocolVersion(bogus: RawAnswer | Error, negotiated: RawAnswer | Error, version: string): CheckFinding {
+  const evidence = { unsupported: seen(bogus), negotiated: seen(negotiated), version };
+  if (bogus instanceof Error || bogus.status !== 400)
+    return {
+      outcome: 'failed',
+      message: `a request with MCP-Protocol-Version ${UNSUPPORTED_VERSION} got ${seen(bogus)} (want 400${!(bogus instanceof Error) && ok2xx(bogus) ? ': the header is ignored' : ''})`,
+      short: `${seen(bogus)} (want 400)`,
+      step: 'request with an unsupported protocol version',
+      evidence,
+    };
+  if (negotiated instanceof Error || !ok2xx(negotiated))
+    return {
+      outcome: 'failed',
+      message: `MCP-Protocol-Version ${UNSUPPORTED_VERSION} got 400, but the negotiated ${version} got ${seen(negotiated)} too (want 2xx)`,
+      short: `negotiated ${seen(negotiated)}`,
+      step: 'request with the negotiated protocol version',
+      evidence,
+    };
+  return {
+    outcome: 'passed',
+    message: `${UNSUPPORTED_VERSION} got 400; the negotiated ${version} got ${negotiated.status}`,
+    short: '400',
+    evidence,
+  };
+}
+
+export const UNSUPPORTED_VERSION = '1999-01-01';
+
+const VISIBLE_ASCII = /^[\x21-\x7E]+$/;
+
+/** The session checks, when the server issued an ID; each is skipped, saying why, when it did not. */
+export function judgeSessions(s: {
+  first?: string;
+  second?: string;
+  withoutId: RawAnswer | Error;
+  deleted: RawAnswer | Error;
+  afterDelete: RawAnswer | Error;
+}): Record<'session-id-visible-ascii' | 'session-id-distinct' | 'session-required' | 'session-ended-404', CheckFinding> {
+  if (s.first === undefined) {
+    const none: CheckFinding = { outcome: 'skipped', message: 'the server issued no Mcp-Session-Id (no sessions)', short: 'no sessions' };
+    return { 'session-id-visible-ascii': none, 'session-id-distinct': none, 'session-required': none, 'session-ended-404': none };
+  }
+  const ascii: CheckFinding = VISIBLE_ASCII.test(s.first)
+    ? { outcome: 'passed', message: `${s.first.length} visible ASCII characters`, short: 'ok' }
+    : {
+        outcome: 'failed',
+        message: `the session ID ${JSON.stringify(s.first)} has characters outside visible ASCII (0x21 to 0x7E)`,
+        short: 'not visible ASCII',
+        step: 'initialize',
+      };
+  const distinct: CheckFinding =
+    s.second === undefined
+      ? { outcome: 'failed', message: 'a second initialize got no Mcp-Session-Id', short: 'no second ID', step: 'second initialize' }
+      : s.second === s.first
+        ? { outcome: 'failed', message: 'two sessions got the same Mcp-Session-Id', short: 'same ID', step: 'second initialize' }
+        : { outcome: 'passed', message: 'two sessions got different IDs', short: 'ok' };
+  const w = s.withoutId;
+  const required: CheckFinding =
+    !(w instanceof Error) && w.status === 400
+      ? { outcome: 'passed', message: 'a request without Mcp-Session-Id got 400', short: '400' }
+      : {
+          outcome: 'failed',
+          message: `a request (ping) without Mcp-Session-Id got ${seen(w)} (want 400)`,
+          short: `${seen(w)} (want 400)`,
+          step: 'request without a session ID',
+        };
+  const d = s.deleted;
+  let ended: CheckFinding;
+  if (!(d instanceof Error) && d.status === 405)
+    ended = { outcome: 'skipped', message: 'the server does not let a client end its session (DELETE got 405)', short: 'DELETE 405' };
+  else if (d instanceof Error || !ok2xx(d))
+    ended = {
+      outcome: 'failed',
+      message: `DELETE of the session got ${seen(d)} (want 2xx, or 405 when clients may not end sessions)`,
+      short: `DELETE ${seen(d)}`,
+      step: 'session DELETE',
+    };
+  else {
+    const a = s.afterDelete;
+    ended =
+      !(a instanceof Error) && a.status === 404
+        ? { outcome: 'passed', message: `after DELETE (${d.status}) the ID got 404`, short: '404' }
+        : {
+            outcome: 'failed',
+            message: `after DELETE (${d.status}) a request with the ended session's ID got ${seen(a)} (want 404${!(a instanceof Error) && ok2xx(a) ? ': the session is still valid' : ''})`,
+            short: `${seen(a)} (want 404)`,
+            step: 'request after session DELETE',
+          };
+  }
+  return { 'session-id-visible-ascii': ascii, 'session-id-distinct': distinct, 'session-required': required, 'session-ended-404': ended };
+}
+
+/**
+ * The right token in the query string, no Authorization header: 401, or the same refusal a request with
+ * no token at all gets (`anonymous`: then that status is the no-token check's finding, not this one's).
+ * Judged only when a request without a token is refused: a server that serves everyone accepts any URI.
+ */
+export function judgeQueryToken(a: RawAnswer | Error, anonymous?: number): CheckFinding {
+  if (anonymous === undefined || anonymous < 400 || anonymous >= 500)
+    return { outcome: 'skipped', message: 'not judged: a request without any token was not refused (see no-token-401)', short: 'n/a' };
+  if (!(a instanceof Error) && (a.status === 401 || a.status === anonymous))
+    return {
+      outcome: 'passed',
+      message: `the token in the query string got ${a.status}, as a request without a token does`,
+      short: String(a.status),
+    };
+  const accepted = !(a instanceof Error) && ok2xx(a);
+  return {
+    outcome: 'failed',
+    message: `the right token in the query string (?access_token=…) without an Authorization header got ${seen(a)} (want 401${accepted ? ': a token in the URI is accepted' : ''})`,
+    short: `${seen(a)} (want 401)`,
+    step: 'request with the token in the query string',
+  };
+}
+
+/** The checks this module runs, in report order. */
+export const SPEC_CHECK_IDS = [
+  'token-in-header',
+  'origin',
+  'host',
+  'protocol-version',
+  'session-id-visible-ascii',
+  'session-id-distinct',
+  'session-required',
+  'session-ended-404',
+];
+
+export interface SpecCheckInput {
+  url: string;
+  port: number;
+  /** `Bearer …` for the endpoint, absent with `auth: 'none'`. */
+  authorization?: string;
+  /** The bare token for the query-string check (absent: not applicable). */
+  token?: string;
+  /** The status a request without any token got (the no-token probe), when it answered. */
+  anonymousStatus?: number;
+  timeoutMs: number;
+  levels: Record<string, CheckLevel>;
+}
+
+/** Runs every check whose level is not `off`, and records every check (off ones as skipped). */
+export async function specChecks(input: SpecCheckInput, send: Send = rawSender(input.url, input.timeoutMs)): Promise<SubCheckResult[]> {
+  const { levels } = input;
+  const on = (id: string): boolean => levels[id] !== 'off';
+  const auth: Record<string, string> = input.authorization ? { authorization: input.authorization } : {};
+  const base = { ...JSON_HEADERS, ...auth };
+  const opened: string[] = [];
+  const init = async (extra: Record<string, string> = {}, path?: string, headers = base): Promise<RawAnswer | Error> => {
+    const a = await send({
+      method: 'POST',
+      headers: { ...headers, ...extra },
+      body: SPEC_INITIALIZE(1, '2025-03-26'),
+      ...(path ? { path } : {}),
+    });
+    if (!(a instanceof Error) && a.sessionId) opened.push(a.sessionId);
+    return a;
+  };
+  const findings: Record<string, CheckFinding> = {};
+  const NOT_RUN: CheckFinding = { outcome: 'skipped', message: 'off in the config (not run)' };
+  try {
+    if (on('origin')) {
+      const loopbackOrigin = `http://localhost:${input.port}`;
+      const [foreign, loopback] = [await init({ origin: FOREIGN_ORIGIN }), await init({ origin: loopbackOrigin })];
+      findings.origin = judgeOrigin(foreign, loopback, loopbackOrigin);
+    }
+    if (on('host')) findings.host = judgeHost(await init({ host: `${FOREIGN_HOST}:${input.port}` }), input.port);
+    if (on('token-in-header')) {
+      if (!input.token) findings['token-in-header'] = { outcome: 'skipped', message: 'no token (auth none)', short: 'no auth' };
+      else {
+        const target = new URL(input.url);
+        target.searchParams.set('access_token', input.token);
+        findings['token-in-header'] = judgeQueryToken(
+          await init({}, `${target.pathname}${target.search}`, { ...JSON_HEADERS }),
+          input.anonymousStatus,
+        );
+      }
+    }
+    const sessionIds = ['session-id-visible-ascii', 'session-id-distinct', 'session-required', 'session-ended-404'];
+    if (on('protocol-version') || sessionIds.some(on)) {
+      const first = await init();
+      if (first instanceof Error || !ok2xx(first)) {
+        const why = `initialize with the right credentials got ${seen(first)}, so this could not be judged (the round trip says why)`;
+        for (const id of ['protocol-version', ...sessionIds])
+          findings[id] = { outcome: 'not-measured', message: why, short: 'not measured' };
+      } else {
+        const version = negotiatedVersion(first) ?? '2025-03-26';
+        const sid = first.sessionId;
+        const session: Record<string, string> = sid ? { 'mcp-session-id': sid } : {};
+        const ping = (headers: Record<string, string>): Promise<RawAnswer | Error> =>
+          send({ method: 'POST', headers: { ...base, ...headers }, body: { jsonrpc: '2.0', id: 2, method: 'ping' } });
+        await send({
+          method: 'POST',
+          headers: { ...base, ...session, 'mcp-protocol-version': version },
+          body: { jsonrpc: '2.0', method: 'notifications/initialized' },
+        });
+        if (on('protocol-version')) {
+          const bogus = await ping({ ...session, 'mcp-protocol-version': UNSUPPORTED_VERSION });
+          const good = await ping({ ...session, 'mcp-protocol-version': version });
+          findings['protocol-version'] = judgeProtocolVersion(bogus, good, version);
+        }
+        if (sessionIds.some(on)) {
+          const second = sid ? await init() : undefined;
+          const withoutId = await ping({ 'mcp-protocol-version': version });
+          const deleted: RawAnswer | Error = sid
+            ? await send({ method: 'DELETE', headers: { ...auth, ...session, 'mcp-protocol-version': version } })
+            : new Error('no session');
+          if (sid && !(deleted instanceof Error) && ok2xx(deleted)) opened.splice(opened.indexOf(sid), 1);
+          const afterDelete = sid ? await ping({ ...session, 'mcp-protocol-version': version }) : new Error('no session');
+          Object.assign(
+            findings,
+            judgeSessions({
+              ...(sid ? { first: sid } : {}),
+              ...(second && !(second instanceof Error) && second.sessionId ? { second: second.sessionId } : {}),
+              withoutId,
+              deleted,
+              afterDelete,
+            }),
+          );
+        }
+      }
+    }
+  } finally {
+    // Leave no session of the checks open on the server (its leaks are the leaks phase's to judge).
+    await Promise.all(opened.map((id) => send({ method: 'DELETE', headers: { ...auth, 'mcp-session-id': id } })));
+  }
+  return SPEC_CHECK_IDS.map((id) => checkResult(id, levels[id] ?? 'require', findings[id] ?? NOT_RUN));
+}

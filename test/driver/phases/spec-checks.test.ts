@@ -1,0 +1,229 @@
+// The http phase's checks of the transport's own requirements, from src, against real server processes
+// on this repository's SDK: the reference server (stateful, its own Host/Origin guard) passes every one;
+// each broken fixture (fixtures/broken/http-*) fails exactly its own check, at its level, with a message
+// naming the requirement and the spec revision. The judges themselves are pure and tested on answers.
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { httpPhase } from '../../../src/driver/phases/http.js';
+import type { DriverSpec, Step } from '../../../src/driver/protocol.js';
+import type { PhaseResult } from '../../../src/results/types.js';
+import {
+  judgeHost,
+  judgeOrigin,
+  judgeProtocolVersion,
+  judgeQueryToken,
+  judgeSessions,
+  negotiatedVersion,
+  type RawAnswer,
+} from '../../../src/driver/spec-checks.js';
+import { ROOT } from '../helpers/cell.js';
+import { phaseBench, type PhaseBench } from '../helpers/phase-bench.js';
+
+type HttpSpec = Exclude<DriverSpec['phases']['http'], false>;
+
+const STEP: Step = { tool: 'echo', arguments: { text: 'hello' }, expect: { text: 'hello' } };
+const fixture = (name: string): string => join(ROOT, 'fixtures/broken', name, 'bin/server.js');
+
+let bench: PhaseBench;
+beforeAll(async () => {
+  bench = await phaseBench('mcp-matrix-spec-checks-');
+});
+afterAll(async () => {
+  await bench?.dispose();
+});
+
+function spec(bin: string, over: Partial<HttpSpec> = {}): HttpSpec {
+  return {
+    command: {
+      bin,
+      args: ['--transport', 'streamable-http', '--host', '{host}', '--port', '{port}'],
+      env: { MCP_SERVER_TOKEN: '{token}' },
+    },
+    host: '127.0.0.1',
+    path: '/mcp',
+    steps: [STEP],
+    readyTimeoutMs: 15_000,
+    timeoutMs: 10_000,
+    ...over,
+  };
+}
+
+async function run(s: HttpSpec): Promise<PhaseResult> {
+  const ctx = bench.context();
+  const r = await httpPhase(ctx, s);
+  for (const server of ctx.servers) await server.proc.waitExit(5000);
+  return ctx.redactor.deep(r);
+}
+
+const outcomes = (r: PhaseResult): Record<string, string> =>
+  Object.fromEntries((r.checks ?? []).map((c) => [c.id, `${c.outcome}/${c.level}`]));
+const failedIds = (r: PhaseResult): string[] => (r.checks ?? []).filter((c) => c.outcome === 'failed').map((c) => c.id);
+
+describe('http spec checks against real servers', () => {
+  it('the reference server (stateful, guards Host and Origin itself) passes every check', async () => {
+    const r = await run(
+      spec(join(ROOT, 'fixtures/reference-server/bin/reference-mcp-server.js'), {
+        steps: [{ tool: 'add_note', arguments: { title: 't', body: 'b' } }],
+      }),
+    );
+    expect(r.verdict, r.message).toBe('passed');
+    expect(failedIds(r)).toEqual([]);
+    expect(outcomes(r)).toMatchObject({
+      'token-in-header': 'passed/require',
+      origin: 'passed/warn',
+      host: 'passed/warn',
+      'protocol-version': 'passed/require',
+      'session-id-visible-ascii': 'passed/require',
+      'session-id-distinct': 'passed/warn',
+      'session-required': 'passed/warn',
+      'session-ended-404': 'passed/require',
+    });
+    expect(r.checks!.find((c) => c.id === 'host')!.message).toMatch(/^Host evil\.example:\d+ refused with 403$/);
+  });
+
+  it('the stateless control (_base): sessions are skipped, saying why; Origin and Host unchecked only warn behind a token', async () => {
+    const r = await run(spec(fixture('_base')));
+    expect(r.verdict, r.message).toBe('passed');
+    expect(outcomes(r)).toMatchObject({ origin: 'failed/warn', host: 'failed/warn', 'session-ended-404': 'skipped/require' });
+    expect(r.checks!.find((c) => c.id === 'session-ended-404')!.message).toBe('the server issued no Mcp-Session-Id (no sessions)');
+    // A warning is shown from the checks, never in the message (which names what decides the verdict).
+    expect(r.message).toBe('no token → 401 with a Bearer challenge; wrong token → 401; round trip ok');
+    expect(r.checks!.find((c) => c.id === 'origin')!.message).toBe(
+      'a foreign Origin (http://evil.example) got 200 (want 403: the server does not validate Origin (DNS rebinding))',
+    );
+  });
+
+  it.each([
+    [
+      'http-query-token',
+      'token-in-header',
+      'request with the token in the query string',
+      /^token-in-header: the right token in the query string \(\?access_token=…\) without an Authorization header got 200 \(want 401: a token in the URI is accepted\) \[MUST, MCP 2025-11-25 basic\/authorization#token-requirements, level require\]$/,
+    ],
+    [
+      'http-protocol-version-ignored',
+      'protocol-version',
+      'request with an unsupported protocol version',
+      /^protocol-version: a request with MCP-Protocol-Version 1999-01-01 got 200 \(want 400: the header is ignored\) \[MUST, MCP 2025-11-25 basic\/transports#protocol-version-header, level require\]$/,
+    ],
+    [
+      'http-session-after-delete',
+      'session-ended-404',
+      'request after session DELETE',
+      /^session-ended-404: after DELETE \(200\) a request with the ended session's ID got 200 \(want 404: the session is still valid\) \[MUST, MCP 2025-11-25 basic\/transports#session-management, level require\]$/,
+    ],
+  ])('%s fails exactly %s', async (name, id, step, message) => {
+    const r = await run(spec(fixture(name)));
+    expect(r.verdict, r.message).toBe('failed');
+    expect(failedIds(r).filter((x) => x !== 'origin' && x !== 'host')).toEqual([id]);
+    expect(r.step).toBe(step);
+    const line = r.message!.split('; ').find((part) => part.startsWith(`${id}: `));
+    expect(line).toMatch(message);
+    // The bearer checks and the round trip still pass: only the spec check fails.
+    expect(outcomes(r)).toMatchObject({
+      'no-token-401': 'passed/require',
+      'wrong-token-401': 'passed/require',
+      'round-trip': 'passed/require',
+    });
+  });
+
+  it("http-origin-unchecked on the SDK's own protection (1.24+, here the repo's 1.32.2): Host refused, Origin not checked; required with auth none", async () => {
+    const r = await run(
+      spec(fixture('http-origin-unchecked'), {
+        auth: 'none',
+        command: { ...spec('').command, bin: fixture('http-origin-unchecked'), env: {} },
+      }),
+    );
+    expect(r.verdict, r.message).toBe('failed');
+    expect(failedIds(r)).toEqual(['origin']);
+    expect(outcomes(r)).toMatchObject({ origin: 'failed/require', host: 'passed/require', 'token-in-header': 'skipped/require' });
+    expect(r.step).toBe('request with a foreign Origin');
+    expect(r.message).toContain(
+      'origin: a foreign Origin (http://evil.example) got 200 (want 403: the server does not validate Origin (DNS rebinding)) [MUST, MCP 2025-11-25 basic/transports#security-warning, level require]',
+    );
+  });
+
+  it('a Host allowlist (403 to every request unless Host is localhost:PORT) is named as one, not a token of its own', async () => {
+    const bin = bench.server(
+      'host-allowlist.mjs',
+      `import http from 'node:http';
+const port = Number(process.argv[process.argv.indexOf('--port') + 1]);
+http.createServer((req, res) => {
+  if (req.headers.host !== 'localhost:' + port) return void res.writeHead(403).end('forbidden host');
+  res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: 1, result: {} }));
+}).listen(port, '127.0.0.1');
+`,
+    );
+    const r = await run(spec(bin, { auth: 'none', command: { ...spec('').command, bin, env: {} } }));
+    const port = r.details!.port as number;
+    expect(r.verdict).toBe('failed');
+    expect(r.message).toContain(
+      `(every request to Host 127.0.0.1:${port} got 403, but Host localhost:${port} is served: a Host allowlist, not a token; run it with http.host: 'localhost')`,
+    );
+  });
+
+  it('a level set to off is not run, and a required check set to warn no longer fails the phase', async () => {
+    const r = await run(spec(fixture('http-query-token'), { checks: { 'token-in-header': 'warn', origin: 'off' } }));
+    expect(r.verdict, r.message).toBe('passed');
+    expect(outcomes(r)).toMatchObject({ 'token-in-header': 'failed/warn', origin: 'skipped/off' });
+  });
+});
+
+describe('the judges, on answers', () => {
+  const a = (status: number, extra: Partial<RawAnswer> = {}): RawAnswer => ({ status, body: '', ...extra });
+  it('Origin: 403 for the foreign one and 2xx for loopback passes; any other status fails naming it', () => {
+    expect(judgeOrigin(a(403), a(200), 'http://localhost:1').outcome).toBe('passed');
+    expect(judgeOrigin(a(400), a(200), 'http://localhost:1')).toMatchObject({
+      outcome: 'failed',
+      message: 'a foreign Origin (http://evil.example) got 400 (want 403)',
+    });
+    expect(judgeOrigin(a(403), a(403), 'http://localhost:1')).toMatchObject({ outcome: 'failed', step: 'request with a loopback Origin' });
+    expect(judgeOrigin(new Error('reset'), a(200), 'x')).toMatchObject({ outcome: 'failed', short: 'no answer' });
+  });
+  it('Host: any 4xx is a refusal, named; 2xx and 5xx are not', () => {
+    expect(judgeHost(a(421), 80)).toMatchObject({ outcome: 'passed', message: 'Host evil.example:80 refused with 421' });
+    expect(judgeHost(a(500), 80).outcome).toBe('failed');
+    expect(judgeHost(a(200), 80).message).toMatch(/does not validate Host/);
+  });
+  it('protocol version: exactly 400 for the unsupported one, 2xx for the negotiated one', () => {
+    expect(judgeProtocolVersion(a(400), a(200), '2025-06-18').outcome).toBe('passed');
+    expect(judgeProtocolVersion(a(406), a(200), 'v').message).toBe('a request with MCP-Protocol-Version 1999-01-01 got 406 (want 400)');
+    expect(judgeProtocolVersion(a(400), a(400), 'v')).toMatchObject({
+      outcome: 'failed',
+      step: 'request with the negotiated protocol version',
+    });
+  });
+  it('sessions: visible ASCII, distinct, 400 without, 404 after DELETE; 405 to DELETE is not judged', () => {
+    const base = { first: 'abc', second: 'abd', withoutId: a(400), deleted: a(204), afterDelete: a(404) };
+    expect(Object.values(judgeSessions(base)).map((f) => f.outcome)).toEqual(['passed', 'passed', 'passed', 'passed']);
+    expect(judgeSessions({ ...base, first: 'a b' })['session-id-visible-ascii'].outcome).toBe('failed');
+    expect(judgeSessions({ ...base, first: 'é' })['session-id-visible-ascii'].outcome).toBe('failed');
+    expect(judgeSessions({ ...base, second: 'abc' })['session-id-distinct'].message).toBe('two sessions got the same Mcp-Session-Id');
+    expect(judgeSessions({ ...base, withoutId: a(200) })['session-required'].message).toBe(
+      'a request (ping) without Mcp-Session-Id got 200 (want 400)',
+    );
+    expect(judgeSessions({ ...base, deleted: a(405) })['session-ended-404'].outcome).toBe('skipped');
+    expect(judgeSessions({ ...base, deleted: a(500) })['session-ended-404'].outcome).toBe('failed');
+    const none = judgeSessions({ withoutId: a(200), deleted: a(405), afterDelete: a(200) });
+    expect(Object.values(none).map((f) => f.outcome)).toEqual(['skipped', 'skipped', 'skipped', 'skipped']);
+  });
+  it('token in the query string: 401 (or the no-token refusal itself) passes; a 2xx fails; not judged when no token is refused', () => {
+    expect(judgeQueryToken(a(401), 401).outcome).toBe('passed');
+    expect(judgeQueryToken(a(403), 403)).toMatchObject({
+      outcome: 'passed',
+      message: 'the token in the query string got 403, as a request without a token does',
+    });
+    expect(judgeQueryToken(a(400), 401).message).toBe(
+      'the right token in the query string (?access_token=…) without an Authorization header got 400 (want 401)',
+    );
+    expect(judgeQueryToken(a(200), 401).message).toMatch(/\(want 401: a token in the URI is accepted\)$/);
+    expect(judgeQueryToken(a(200), 200).outcome).toBe('skipped');
+    expect(judgeQueryToken(a(200)).outcome).toBe('skipped');
+  });
+  it('reads the negotiated version from JSON and from the first SSE event', () => {
+    const result = JSON.stringify({ jsonrpc: '2.0', id: 1, result: { protocolVersion: '2025-06-18' } });
+    expect(negotiatedVersion(a(200, { contentType: 'application/json', body: result }))).toBe('2025-06-18');
+    expect(negotiatedVersion(a(200, { contentType: 'text/event-stream', body: `event: message\ndata: ${result}\n\n` }))).toBe('2025-06-18');
+    expect(negotiatedVersion(a(200, { body: 'nope' }))).toBeUndefined();
+  });
+});
