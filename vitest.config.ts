@@ -17,6 +17,9 @@ export default defineConfig({
           exclude: [...slow, '**/node_modules/**'],
           testTimeout: 20_000,
           setupFiles,
+          // Mostly waiting on real processes and timers (about 40 CPU-s in a 7-minute run with one worker, the
+          // default on 2 cores): three files at a time overlap the waits.
+          maxWorkers: 3,
         },
       },
       {
@@ -27,8 +30,10 @@ export default defineConfig({
           testTimeout: 300_000,
           setupFiles,
           hookTimeout: 600_000,
-          // Real installs and servers: keep file-level parallelism modest on a 2-core machine.
-          maxWorkers: 2,
+          // Real installs and servers, but much of a file's time is waiting on them: the project used 1067 CPU-s
+          // (a floor of ~9 min on 2 cores) where two files at a time took ~20 min on a dedicated 2-core machine.
+          // Four at a time keep both cores busy through the waits (docs/performance.md, "The test suite's time").
+          maxWorkers: 4,
           // Vitest 4 runs projects with different maxWorkers in separate groups: unit first, then e2e.
           sequence: { groupOrder: 1 },
         },
