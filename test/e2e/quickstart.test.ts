@@ -13,10 +13,11 @@ import { writeScratchServer } from './helpers/scratch-server.js';
 let work: string;
 let tarball: string;
 
-function sh(command: string, cwd: string): Promise<{ code: number; stdout: string; stderr: string }> {
+/** `timeoutMs` is a hang guard, not a speed check. */
+function sh(command: string, cwd: string, timeoutMs = 480_000): Promise<{ code: number; stdout: string; stderr: string }> {
   const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', NO_COLOR: '1', CI: 'true', TMPDIR: path.join(work, 'tmp') };
   return new Promise((resolve) => {
-    execFile('sh', ['-c', command], { cwd, env, timeout: 480_000, maxBuffer: 32 * 1024 * 1024 }, (error, stdout, stderr) => {
+    execFile('sh', ['-c', command], { cwd, env, timeout: timeoutMs, maxBuffer: 32 * 1024 * 1024 }, (error, stdout, stderr) => {
       const code = error ? (typeof (error as { code?: unknown }).code === 'number' ? (error as { code: number }).code : -1) : 0;
       resolve({ code, stdout, stderr });
     });
@@ -133,7 +134,8 @@ describe("the README's quick start", () => {
     const repo = path.join(work, 'mcp-matrix.git');
     expect((await sh(`git clone -q --bare ${JSON.stringify(ROOT)} ${JSON.stringify(repo)}`, work)).code).toBe(0);
     const app = await writeScratchServer(path.join(work, 'git'));
-    const installed = await sh(`npm install --save-dev --no-audit --no-fund git+file://${repo}`, app);
+    // Every devDependency and a build: on a loaded machine this took over 480 s, so it gets the test's own bound.
+    const installed = await sh(`npm install --save-dev --no-audit --no-fund git+file://${repo}`, app, 840_000);
     expect(installed.code, installed.stderr).toBe(0);
     const version = await sh('npx mcp-matrix --version', app);
     expect(version.code, version.stderr).toBe(0);
