@@ -237,6 +237,13 @@ describe('startFailure: every load code, each evidence source, exactly', () => {
     expect(startFailure([], 'SyntaxError: x\nNode.js v22\n', 1, true)).toBeUndefined();
     expect(startFailure([], 'SyntaxError: x\nsee Node.js v22.1.0\n', 1, true)).toBeUndefined();
     expect(startFailure([], 'SyntaxError: x\nNode.js v22.1.0  \n', 1, true)).toMatchObject({ cause: 'SyntaxError: x' });
+    expect(startFailure([], 'SyntaxError: x\nNode.js v22.10.10\n', 1, true)).toMatchObject({ cause: 'SyntaxError: x' });
+    expect(startFailure([], 'SyntaxError: x\nNode.js v22.1.0 said so\n', 1, true)).toBeUndefined();
+    // The code line is a line of its own, not a phrase inside the message.
+    expect(fatalReport("Error: bad: see code: 'MODULE_NOT_FOUND'\n\nNode.js v20.20.2\n")).toEqual({
+      name: 'Error',
+      line: "Error: bad: see code: 'MODULE_NOT_FOUND'",
+    });
   });
 
   it('stderr: of several errors, the one right before the trailer; a trailer before any error is none', () => {
