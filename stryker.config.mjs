@@ -15,6 +15,7 @@ export default {
     'src/cells/sdk-tree.ts',
     'src/cells/tarball-files.ts',
     'src/driver/redact.ts',
+    'src/driver/oauth.ts',
   ],
   // The sandbox needs the sources and tests, not build output or earlier reports.
   ignorePatterns: ['dist', 'reports/mutation', 'coverage', 'bench/results', 'matrix-results', '.mcp-matrix'],

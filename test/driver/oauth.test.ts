@@ -3,8 +3,12 @@
 import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  CATALOGUE_IDS,
   citation,
   discover,
+  fetchTokens,
+  oauthLabel,
+  oauthStep,
   discoveryCheck,
   metadataCheck,
   refusalCheck,
@@ -197,5 +201,139 @@ describe('the judges', () => {
   it('the round trip keeps its text when ok, and cites the requirement when it failed', () => {
     expect(roundTripOAuthCheck('ok', 'ok', 'ok')).toMatchObject({ outcome: 'ok', text: 'ok', step: 'round trip' });
     expect(roundTripOAuthCheck('failed', 'failed: x', 'failed at initialize').text).toBe(`failed: x (${citation('roundTrip')})`);
+  });
+});
+
+describe('fetchTokens (real sockets)', () => {
+  let server: Server;
+  let base = '';
+  const seen: { method?: string; type?: string; body: string }[] = [];
+  beforeAll(async () => {
+    server = createServer((req, res) => {
+      let body = '';
+      req.on('data', (c: Buffer) => (body += c.toString()));
+      req.on('end', () => {
+        seen.push({ method: req.method, type: req.headers['content-type'], body });
+        if (req.url === '/hang') return;
+        const ok = req.url === '/tokens';
+        res.writeHead(ok ? 200 : 403, { 'content-type': 'application/json' }).end(ok ? '{"valid":"v","otherAudience":"o"}' : '{}');
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+  });
+  afterAll(() => {
+    server.closeAllConnections();
+    return new Promise((r) => server.close(r));
+  });
+
+  it('POSTs the audience and the key as JSON and returns the tokens', async () => {
+    expect(await fetchTokens(`${base}/tokens`, 'k3y', 'http://a/mcp', 2000)).toEqual({ valid: 'v', otherAudience: 'o' });
+    expect(seen.at(-1)).toEqual({ method: 'POST', type: 'application/json', body: '{"audience":"http://a/mcp","key":"k3y"}' });
+  });
+
+  it('a refusal, no answer in time, or nobody listening is an Error naming the authorization server (never a throw)', async () => {
+    const refused = await fetchTokens(`${base}/other`, 'k', 'a', 2000);
+    expect(refused).toBeInstanceOf(Error);
+    expect((refused as Error).message).toBe("the local authorization server answered 403 to the driver's token request");
+    const late = await fetchTokens(`${base}/hang`, 'k', 'a', 100);
+    expect((late as Error).message).toBe(
+      `the local authorization server did not answer the driver's token request: timed out after 100 ms waiting for an answer from ${base}/hang`,
+    );
+    const nobody = await fetchTokens('http://127.0.0.1:1/tokens', 'k', 'a', 2000);
+    expect((nobody as Error).message).toMatch(/^the local authorization server did not answer the driver's token request: /);
+  });
+});
+
+describe('names', () => {
+  it('each sub-check has its label (message), step (verdict) and catalogue id', () => {
+    const ids = ['discovery', 'metadata', 'audience', 'expired', 'otherKey', 'algNone', 'roundTrip'] as const;
+    expect(ids.map((id) => [oauthLabel(id), oauthStep(id), CATALOGUE_IDS[id]])).toEqual([
+      ['metadata discovery', 'protected resource metadata discovery', 'oauth-discovery'],
+      ['metadata', 'protected resource metadata', 'oauth-metadata'],
+      ['other audience', 'token for another audience', 'oauth-audience'],
+      ['expired token', 'expired token', 'oauth-expired'],
+      ['other key', 'token signed by another key', 'oauth-other-key'],
+      ['alg none', 'unsigned token (alg none)', 'oauth-alg-none'],
+      ['round trip', 'round trip', 'round-trip'],
+    ]);
+    for (const id of ids.slice(0, 6)) expect(citation(id)).toMatch(/^MUST, MCP 2025-11-25 basic\/authorization#[a-z-]+: /);
+  });
+});
+
+describe('more edges', () => {
+  let server: Server;
+  let base = '';
+  beforeAll(async () => {
+    server = createServer((req, res) => {
+      if (req.url === '/redirect') res.writeHead(302, { location: '/doc' }).end();
+      else if (req.url === '/doc') res.writeHead(200, { 'content-type': 'application/json' }).end('{"resource":"r"}');
+      else if (req.url === '/null') res.writeHead(200, { 'content-type': 'application/json' }).end('null');
+      else if (req.url === '/string') res.writeHead(200, { 'content-type': 'application/json' }).end('"resource"');
+      else if (req.url === '/accept') res.writeHead(req.headers.accept === 'application/json' ? 200 : 406).end('{"a":1}');
+      else if (req.url === '/hang') return;
+      else res.writeHead(404).end();
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+  });
+  afterAll(() => {
+    server.closeAllConnections();
+    return new Promise((r) => server.close(r));
+  });
+
+  it('a redirect is not followed (recorded as such); JSON null is not an object; it asks for JSON; a hung URL times out', async () => {
+    const redirected = await discover(`${base}/mcp`, `Bearer resource_metadata="${base}/redirect"`, 2000);
+    expect(redirected.tried[0]).toEqual({ url: `${base}/redirect`, status: 302 });
+    expect((await discover(`${base}/mcp`, `Bearer resource_metadata="${base}/null"`, 2000)).problem).toBe(
+      `${base}/null answered 200 but not a JSON object`,
+    );
+    expect((await discover(`${base}/mcp`, `Bearer resource_metadata="${base}/string"`, 2000)).problem).toBe(
+      `${base}/string answered 200 but not a JSON object`,
+    );
+    expect((await discover(`${base}/mcp`, `Bearer resource_metadata="${base}/accept"`, 2000)).document).toEqual({ a: 1 });
+    const hung = await discover(`${base}/mcp`, `Bearer resource_metadata="${base}/hang"`, 100);
+    expect(hung.tried[0]).toEqual({ url: `${base}/hang`, status: `timed out after 100 ms waiting for an answer from ${base}/hang` });
+  });
+
+  it('a challenge with leading spaces counts; a look-alike scheme does not', () => {
+    expect(resourceMetadataParam('  Bearer resource_metadata="u"')).toBe('u');
+    expect(resourceMetadataParam('Bearerx resource_metadata="u"')).toBeUndefined();
+    expect(resourceMetadataParam('Bearer realm="x" resource_metadata=u2')).toBe('u2');
+  });
+
+  it('discovery with nothing tried says "the well-known URI"; metadata texts; every refusal names what was accepted', () => {
+    expect(discoveryCheck({ via: 'none', tried: [] }).text).toMatch(
+      /^no resource_metadata in the 401 challenge, and no metadata at the well-known URI \(MUST/,
+    );
+    const ISSUER = 'http://127.0.0.1:7';
+    expect(metadataCheck({ via: 'none', tried: [] }, ISSUER)).toEqual({
+      id: 'metadata',
+      outcome: 'n/a',
+      text: 'not judged (no metadata document)',
+      short: 'n/a',
+      step: 'protected resource metadata',
+    });
+    expect(
+      metadataCheck({ via: 'challenge', tried: [], document: { resource: 'r', authorization_servers: [`${ISSUER}//`] } }, ISSUER),
+    ).toEqual({
+      id: 'metadata',
+      outcome: 'ok',
+      text: 'resource "r", authorization_servers names the issuer',
+      short: 'ok',
+      step: 'protected resource metadata',
+    });
+    expect(metadataCheck({ via: 'challenge', tried: [], document: { authorization_servers: [ISSUER] } }, ISSUER).short).toBe(
+      'no `resource`',
+    );
+    const what = (id: 'audience' | 'expired' | 'otherKey' | 'algNone') => refusalCheck(id, 200).text.replace(/\) \(MUST.*$/, ')');
+    expect([what('audience'), what('expired'), what('otherKey'), what('algNone')]).toEqual([
+      '200 (want 401: a token for another audience is accepted)',
+      '200 (want 401: an expired token is accepted)',
+      '200 (want 401: a token signed by another key is accepted)',
+      '200 (want 401: an unsigned (alg none) token is accepted)',
+    ]);
+    expect(refusalCheck('expired', 199).text).toMatch(/^199 \(want 401\) \(MUST/);
+    expect(refusalCheck('expired', 299).text).toMatch(/^299 \(want 401: an expired token is accepted\)/);
   });
 });
