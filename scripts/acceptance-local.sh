@@ -4,7 +4,8 @@
 #   plan --json → npm pack once → one `run --plan plan.json --cell ID --tarball FILE
 #   --out cell-results/attempt-1/ID` per planned cell (fail-fast off) → merge --plan plan.json cell-results
 #   (the gate; its exit code is this script's).
-# Lines marked "# = acceptance.yml" are the workflow's own lines, verbatim (a test holds them equal).
+# Lines marked "# = acceptance.yml" are the workflow's own lines, verbatim (a test holds them equal); the line
+# marked "# = action.yml" is what the cell job's action (action.yml) runs with the inputs the job gives it.
 #
 # usage: scripts/acceptance-local.sh            run from the working directory (package.json + config)
 # env:   CONFIG      the config (default matrix.config.ts)
@@ -38,7 +39,7 @@ if [ -n "$PACK_TARBALL" ]; then cp "$PACK_TARBALL" package-tarball/; else (cd "$
 failed=0
 for CELL in ${CELLS:-$(output matrix | node -e 'console.log(JSON.parse(require("fs").readFileSync(0, "utf8")).include.map((c) => c.id).join(" "))')}; do
   echo "== cell $CELL" >&2
-  $MCP_MATRIX run --plan plan.json --config "$CONFIG" --cell "$CELL" --tarball "$(ls package-tarball/*.tgz)" --out "cell-results/attempt-$GITHUB_RUN_ATTEMPT/$CELL" --progress "$PROGRESS" || failed=1 # = acceptance.yml
+  $MCP_MATRIX run --plan plan.json --config "$CONFIG" --cell "$CELL" --tarball "$(ls package-tarball/*.tgz)" --out "cell-results/attempt-$GITHUB_RUN_ATTEMPT/$CELL" --progress "$PROGRESS" || failed=1 # = action.yml
 done
 
 echo "== merge" >&2

@@ -155,6 +155,8 @@ export const DEFAULT_NODE = 'lts/*';
 export function renderWorkflow(repo: WorkflowRepo = DEFAULT_REPO): string {
   const wd = repo.workingDirectory;
   const at = (p: string) => (wd === '.' ? p : `${wd}/${p}`);
+  // Yarn Plug'n'Play has no node_modules: its \`yarn node\` resolves packages, and \`yarn mcp-matrix\` starts the CLI.
+  const nodeRun = repo.pm === 'yarn' ? 'yarn node' : 'node';
   const exec = { npm: 'npx --no-install mcp-matrix', pnpm: 'pnpm exec mcp-matrix', yarn: 'yarn mcp-matrix' }[repo.pm];
   const install =
     repo.pm === 'pnpm'
@@ -284,11 +286,21 @@ ${installStep}
         with:
           name: mcp-matrix-plan
           path: ${wd}
-      - env:
-          CELL: \${{ matrix.id }}
-          # A piece of the fan-out: merge alone writes the annotations and the step summary.
-          MCP_MATRIX_PIECE: '1'
-        run: ${exec} run --plan plan.json --config "$CONFIG" --cell "$CELL" --tarball "$(ls package-tarball/*.tgz)" --out "cell-results/attempt-$GITHUB_RUN_ATTEMPT/$CELL" --progress simple
+      # The mcp-matrix action ships in the installed package: copied to a fixed place (uses: takes no expressions).
+      - run: |
+          mkdir -p "$GITHUB_WORKSPACE/.mcp-matrix-action"
+          ${nodeRun} -e 'require("fs").copyFileSync(require.resolve("mcp-matrix/action.yml"), process.argv[1])' "$GITHUB_WORKSPACE/.mcp-matrix-action/action.yml"
+      # A piece of the fan-out: merge alone writes the annotations and the step summary; this job uploads cell-results/.
+      - uses: ./.mcp-matrix-action
+        with:
+          config: \${{ env.CONFIG }}
+          working-directory: ${wd}
+          plan: plan.json
+          cell: \${{ matrix.id }}
+          tarball: package-tarball/*.tgz
+          out: cell-results/attempt-\${{ github.run_attempt }}/\${{ matrix.id }}
+${repo.pm === 'yarn' ? `          cli: ${exec}\n` : ''}          piece: 'true'
+          artifact: ''
       # cell-results/ holds attempt-<n>/<id>/: merge-multiple downloads give the same layout for 1 artifact or 256.
       - if: always()
         uses: actions/upload-artifact@v7

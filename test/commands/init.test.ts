@@ -276,7 +276,10 @@ describe('mcp-matrix init', () => {
       'npm pack --pack-destination package-tarball',
       'matrix: ${{ fromJSON(needs.plan.outputs.matrix) }}',
       'fail-fast: false',
-      'mcp-matrix run --plan plan.json --config "$CONFIG" --cell "$CELL" --tarball',
+      // The cells run through the mcp-matrix action, copied from the installed package.
+      'require.resolve("mcp-matrix/action.yml")',
+      'uses: ./.mcp-matrix-action',
+      'cell: ${{ matrix.id }}',
       'mcp-matrix merge --plan plan.json cell-results --out matrix-results',
     ]) {
       expect(yaml).toContain(needle);

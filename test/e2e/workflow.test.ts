@@ -1,5 +1,5 @@
 // The acceptance workflow end to end in the local workflow runner (test/helpers/workflow-runner.ts) with the
-// real CLI: a one-cell plan (the plan, one real npm pack, one real install, the real merge) passes, and an SDK
+// real CLI: a one-cell plan (the plan, one real npm pack, one real install through the action, the real merge) passes, and an SDK
 // release published between the plan job and the cell job (a registry proxy adds it) changes nothing: the cell
 // runs the frozen plan. The plumbing scenarios (2 and 4 variants, failures, re-runs, forks) are in
 // test/workflows/acceptance.test.ts with a stand-in CLI.
@@ -66,7 +66,11 @@ export default defineConfig({
     workflow: path.join(ROOT, '.github/workflows/acceptance.yml'),
     repo,
     env,
-    stub: { 'npm ci': 'true', 'npm run build --if-present': 'true' },
+    // npm ci as npm installs the devDependency: node_modules/mcp-matrix is this package (its action.yml, its bin).
+    stub: {
+      'npm ci': `mkdir -p node_modules && ln -s ${JSON.stringify(ROOT)} node_modules/mcp-matrix`,
+      'npm run build --if-present': 'true',
+    },
     workflowEnv: { MCP_MATRIX: `${process.execPath} ${BIN}` },
     // The release is published once the plan job is done: every later job sees it.
     beforeJob: (job) => {
@@ -78,6 +82,14 @@ export default defineConfig({
   expect(run.jobs.map((j) => `${j.job}:${j.result}`)).toEqual(['plan:success', 'pack:success', 'cell:success', 'merge:success']);
   expect(log).toContain('PASSED · merged 1 piece(s)');
   expect(merge.summary).toMatch(/^# mcp-matrix: PASSED/m);
+  // The cell job ran the real CLI through the action (action.yml): its outputs carry the verdict and exit code.
+  const action = run.job('cell').steps.find((s) => s.id === 'run')!;
+  expect(action.log).toContain('▸ mcp-matrix run (success)');
+  expect(action.outputs).toEqual({
+    verdict: 'passed',
+    'exit-code': '0',
+    results: expect.stringMatching(/\/cell-results\/attempt-1\/latest-1\/results\.json$/),
+  });
   const results = JSON.parse(run.artifacts.get('mcp-matrix-results')!.files.get('results.json')!.toString()) as {
     cells: { version: string; installSet: Record<string, string> }[];
     plan: { configHash: string };

@@ -8,6 +8,11 @@
 //   env (workflow, job, GITHUB_ENV, step), GITHUB_OUTPUT / GITHUB_ENV in both `k=v` and heredoc forms,
 //   GITHUB_STEP_SUMMARY, workflow commands (`::error`/`::warning`/`::notice` collected as annotations,
 //   `::add-mask::` masking later output), `if:` with the status functions, `continue-on-error`;
+// - local composite actions (`uses: ./path`, relative to the workspace; action.yml or action.yaml): `inputs` from
+//   `with` else the declared defaults, the action's own `steps` context and status functions, `shell` required
+//   in its run steps, no job `defaults` inside it, GITHUB_ACTION_PATH / github.action_path, the caller's env plus
+//   the step's `env`, GITHUB_ENV and the summary shared with the job, outputs from `outputs.<id>.value`; the
+//   step fails when one of its steps did (its log lists each inner step as `▸ name (outcome)`);
 // - "re-run failed jobs": a job that succeeded in the previous attempt keeps its result and outputs,
 //   a failed or cancelled one (and every job needing a re-run job) runs again; artifacts persist in the
 //   run across attempts;
@@ -99,6 +104,26 @@ interface Step {
   env?: Record<string, Value>;
   'working-directory'?: string;
   'continue-on-error'?: boolean;
+  /** Required in an action's run steps. */
+  shell?: string;
+}
+
+/** A local action's action.yml (composite ones are run). */
+interface ActionDef {
+  inputs?: Record<string, { default?: Value }>;
+  outputs?: Record<string, { value?: Value }>;
+  runs?: { using?: string; steps?: Step[] };
+}
+
+type StepsContext = Record<string, { outputs: Record<string, string>; outcome: JobResult; conclusion: JobResult }>;
+
+/** Where a step runs: the job's steps, or a composite action's (its own steps context and status). */
+interface Frame {
+  steps: StepsContext;
+  status: Scope['status'];
+  scope: () => Scope;
+  /** A composite action's directory (absent at the job's level). */
+  actionPath?: string;
 }
 
 interface Job {
@@ -266,8 +291,9 @@ export function runWorkflow(options: RunOptions): RunRecord {
     const temp = mkdtempSync(path.join(options.env.TMPDIR ?? os.tmpdir(), `wf-tmp-`));
     const status = { success: true, failure: false, cancelled: options.cancel?.(id, matrix) ?? false };
     if (status.cancelled) status.success = false;
-    const steps: Record<string, { outputs: Record<string, string>; outcome: JobResult; conclusion: JobResult }> = {};
+    const steps: StepsContext = {};
     const addedEnv: Record<string, string> = {};
+    let fileIndex = 0;
     const scope = (): Scope => {
       const s = base(
         {
@@ -285,36 +311,39 @@ export function runWorkflow(options: RunOptions): RunRecord {
       Object.assign(env, addedEnv);
       return base({ ...s.contexts, env }, status);
     };
-    try {
-      for (const [index, step] of job.steps.entries()) {
-        const s = scope();
-        const name = step.name ? stringOf(interpolate(step.name, s)) : (step.run ?? step.uses ?? `step ${index}`);
-        if (!condition(step.if, s)) {
-          const rec: StepRecord = {
-            name,
-            ...(step.id ? { id: step.id } : {}),
-            outcome: 'skipped',
-            conclusion: 'skipped',
-            outputs: {},
-            log: '',
-          };
-          record.steps.push(rec);
-          if (step.id) steps[step.id] = { outputs: {}, outcome: 'skipped', conclusion: 'skipped' };
-          continue;
-        }
-        const stepEnv = { ...(s.contexts.env as Record<string, string>) };
-        for (const [k, v] of Object.entries(step.env ?? {})) stepEnv[k] = stringOf(interpolate(stringOf(v), s));
-        const files = {
-          output: path.join(temp, `output-${index}`),
-          env: path.join(temp, `env-${index}`),
-          summary: path.join(temp, `summary-${index}`),
-        };
-        for (const f of Object.values(files)) writeFileSync(f, '');
-        let ok = true;
-        let log = '';
-        if (step.run !== undefined) {
+
+    /**
+     * One step, at the job's level or inside a composite action (`frame`): its `if`, env, a `run` script or an
+     * action, then its outputs, GITHUB_ENV (for every later step of the job) and the job summary.
+     */
+    function execStep(step: Step, frame: Frame): StepRecord {
+      const index = fileIndex++;
+      const s = frame.scope();
+      const name = step.name ? stringOf(interpolate(step.name, s)) : (step.run ?? step.uses ?? `step ${index}`);
+      if (!condition(step.if, s)) {
+        if (step.id) frame.steps[step.id] = { outputs: {}, outcome: 'skipped', conclusion: 'skipped' };
+        return { name, ...(step.id ? { id: step.id } : {}), outcome: 'skipped', conclusion: 'skipped', outputs: {}, log: '' };
+      }
+      const stepEnv = { ...(s.contexts.env as Record<string, string>) };
+      for (const [k, v] of Object.entries(step.env ?? {})) stepEnv[k] = stringOf(interpolate(stringOf(v), s));
+      const files = {
+        output: path.join(temp, `output-${index}`),
+        env: path.join(temp, `env-${index}`),
+        summary: path.join(temp, `summary-${index}`),
+      };
+      for (const f of Object.values(files)) writeFileSync(f, '');
+      let ok = true;
+      let log = '';
+      let actionOutputs: Record<string, string> | undefined;
+      if (step.run !== undefined) {
+        // An action's run step must name its shell (action.yml's schema); a workflow's defaults to bash.
+        if (frame.actionPath !== undefined && !step.shell) {
+          ok = false;
+          log = `Error: ${frame.actionPath}/action.yml: Required property is missing: shell\n`;
+        } else {
           const script = options.stub?.[step.run.trim()] ?? stringOf(interpolate(step.run, s));
-          const wd = step['working-directory'] ?? job.defaults?.run?.['working-directory'];
+          // Job defaults apply to the workflow's own run steps, never inside an action.
+          const wd = step['working-directory'] ?? (frame.actionPath === undefined ? job.defaults?.run?.['working-directory'] : undefined);
           const cwd = path.resolve(workspace, wd ? stringOf(interpolate(wd, s)) : '.');
           const file = path.join(temp, `step-${index}.sh`);
           writeFileSync(file, script);
@@ -333,6 +362,7 @@ export function runWorkflow(options: RunOptions): RunRecord {
               GITHUB_OUTPUT: files.output,
               GITHUB_ENV: files.env,
               GITHUB_STEP_SUMMARY: files.summary,
+              ...(frame.actionPath !== undefined ? { GITHUB_ACTION_PATH: frame.actionPath } : {}),
             },
             encoding: 'utf8',
             maxBuffer: 64 * 1024 * 1024,
@@ -354,23 +384,83 @@ export function runWorkflow(options: RunOptions): RunRecord {
           }
           log = mask(text);
           ok = out.status === 0;
-        } else {
-          const result = runAction(step, s, workspace);
-          ok = result.ok;
-          log = result.log;
         }
-        const outputs = parseFileCommands(readFileSync(files.output, 'utf8'));
-        Object.assign(addedEnv, parseFileCommands(readFileSync(files.env, 'utf8')));
-        record.summary += readFileSync(files.summary, 'utf8');
-        const outcome: JobResult = ok ? 'success' : 'failure';
-        const conclusion: JobResult = ok || step['continue-on-error'] ? 'success' : 'failure';
-        record.steps.push({ name, ...(step.id ? { id: step.id } : {}), outcome, conclusion, outputs, log });
-        if (step.id) steps[step.id] = { outputs, outcome, conclusion };
-        if (conclusion === 'failure') {
-          status.success = false;
-          status.failure = true;
-        }
+      } else if ((step.uses ?? '').startsWith('./')) {
+        const result = runComposite(step, s, stepEnv, frame);
+        ok = result.ok;
+        log = result.log;
+        actionOutputs = result.outputs;
+      } else {
+        const result = runAction(step, s, workspace);
+        ok = result.ok;
+        log = result.log;
       }
+      const outputs = actionOutputs ?? parseFileCommands(readFileSync(files.output, 'utf8'));
+      Object.assign(addedEnv, parseFileCommands(readFileSync(files.env, 'utf8')));
+      record.summary += readFileSync(files.summary, 'utf8');
+      const outcome: JobResult = ok ? 'success' : 'failure';
+      const conclusion: JobResult = ok || step['continue-on-error'] ? 'success' : 'failure';
+      if (step.id) frame.steps[step.id] = { outputs, outcome, conclusion };
+      if (conclusion === 'failure') {
+        frame.status.success = false;
+        frame.status.failure = true;
+      }
+      return { name, ...(step.id ? { id: step.id } : {}), outcome, conclusion, outputs, log };
+    }
+
+    /**
+     * A local action (`uses: ./path`, relative to the workspace), as GitHub runs a composite one: `inputs` from
+     * `with` else the declared defaults, its own `steps` context and status, GITHUB_ACTION_PATH and
+     * github.action_path, the caller's env plus the step's `env`, its outputs from `outputs.<id>.value`.
+     */
+    function runComposite(step: Step, s: Scope, stepEnv: Record<string, string>, caller: Frame) {
+      const dir = path.resolve(workspace, step.uses!);
+      const file = ['action.yml', 'action.yaml'].map((f) => path.join(dir, f)).find((f) => existsSync(f));
+      if (!file)
+        return {
+          ok: false,
+          log: `Error: Can't find 'action.yml', 'action.yaml' or 'Dockerfile' under '${dir}'. Did you forget to run actions/checkout before running your local action?`,
+        };
+      const action = parse(readFileSync(file, 'utf8')) as ActionDef;
+      if (action.runs?.using !== 'composite') return { ok: false, log: `the local runner runs composite actions only (${step.uses})` };
+      const inputs: Record<string, string> = {};
+      for (const [k, def] of Object.entries(action.inputs ?? {}))
+        inputs[k] = stringOf(
+          step.with?.[k] !== undefined ? interpolate(stringOf(step.with[k]), s) : interpolate(stringOf(def.default ?? ''), s),
+        );
+      const unexpected = Object.keys(step.with ?? {}).filter((k) => !(k in (action.inputs ?? {})));
+      if (unexpected.length > 0)
+        record.annotations.push({ level: 'warning', title: '', message: `Unexpected input(s) '${unexpected.join("', '")}'` });
+      const inner: Frame = {
+        steps: {},
+        status: { ...caller.status },
+        actionPath: dir,
+        scope: () =>
+          base(
+            {
+              ...s.contexts,
+              github: { ...github, action_path: dir },
+              inputs,
+              steps: inner.steps,
+              env: { ...stepEnv, ...addedEnv, ...Object.fromEntries(Object.keys(step.env ?? {}).map((k) => [k, stepEnv[k]!])) },
+            },
+            inner.status,
+          ),
+      };
+      const logs: string[] = [];
+      for (const inside of action.runs.steps ?? []) {
+        const rec = execStep(inside, inner);
+        logs.push(`▸ ${rec.name} (${rec.outcome})\n${rec.log}`);
+      }
+      const outputs = Object.fromEntries(
+        Object.entries(action.outputs ?? {}).map(([k, o]) => [k, stringOf(interpolate(stringOf(o.value), inner.scope()))]),
+      );
+      return { ok: !inner.status.failure, log: logs.join('\n'), outputs };
+    }
+
+    const jobFrame: Frame = { steps, status, scope };
+    try {
+      for (const step of job.steps) record.steps.push(execStep(step, jobFrame));
       record.result = status.cancelled ? 'cancelled' : status.failure ? 'failure' : 'success';
       const s = scope();
       record.outputs = Object.fromEntries(Object.entries(job.outputs ?? {}).map(([k, v]) => [k, stringOf(interpolate(v, s))]));

@@ -17,6 +17,16 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 const WORKFLOW = path.join(ROOT, '.github/workflows/acceptance.yml');
 const FAKE = path.join(ROOT, 'test/workflows/fake-mcp-matrix.mjs');
 const dirs: string[] = [];
+
+/**
+ * A stand-in for `npm ci` that installs mcp-matrix as npm would for the action: node_modules/mcp-matrix with
+ * its package.json (exports), this repository's action.yml, and bin/mcp-matrix.js (here the stand-in CLI).
+ */
+const installMcpMatrix = (at = '.') => {
+  const dir = `${at}/node_modules/mcp-matrix`;
+  const pkg = JSON.stringify({ name: 'mcp-matrix', exports: { './package.json': './package.json', './action.yml': './action.yml' } });
+  return `mkdir -p ${dir}/bin && echo '${pkg}' > ${dir}/package.json && cp ${path.join(ROOT, 'action.yml')} ${dir}/ && ln -sf ${FAKE} ${dir}/bin/mcp-matrix.js`;
+};
 afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
 
 /** A repository whose `npm ci` (stubbed) links the stand-in CLI, a plan of `specs`, and each cell's piece. */
@@ -60,7 +70,7 @@ function setup(
       REAL_MCP_MATRIX: path.join(ROOT, 'bin/mcp-matrix.js'),
       NO_COLOR: '1',
     },
-    stub: { 'npm ci': 'true', 'npm run build --if-present': 'true' },
+    stub: { 'npm ci': installMcpMatrix(), 'npm run build --if-present': 'true' },
     // The CLI is called as the workflow's MCP_MATRIX says; here the stand-in, without npx's start-up.
     workflowEnv: { MCP_MATRIX: `node ${FAKE}` },
   };
@@ -80,6 +90,17 @@ describe('the acceptance workflow, run locally with GitHub semantics', () => {
     expect(gate(r).result, mergeLog(r)).toBe('success');
     expect(mergeLog(r)).toContain(`PASSED · merged ${n} piece(s)`);
     expect(gate(r).summary).toMatch(/^# mcp-matrix: PASSED/m);
+    // Each cell ran through the action (action.yml's composite steps): its outputs carry the verdict and exit code.
+    for (const cell of r.jobs.filter((j) => j.job === 'cell')) {
+      const step = cell.steps.find((s) => s.id === 'run')!;
+      expect(step.log).toContain('▸ mcp-matrix run (success)');
+      expect(step.log).toContain('summary: left to merge');
+      expect(step.outputs).toEqual({
+        verdict: 'passed',
+        'exit-code': '0',
+        results: expect.stringMatching(new RegExp(`/cell-results/attempt-1/${String(cell.matrix?.id)}/results\\.json$`)),
+      });
+    }
   });
 
   test('a failed cell: the gate fails and the annotation names the variant and the phase', () => {
@@ -96,6 +117,12 @@ describe('the acceptance workflow, run locally with GitHub semantics', () => {
     });
     const r = wf.run();
     expect(r.job('cell', 'v1-latest').result).toBe('failure');
+    // The action's outputs say so, its reports are written whatever the verdict, and it ends with the exit code.
+    const step = r.job('cell', 'v1-latest').steps.find((s) => s.id === 'run')!;
+    expect(step.outputs).toMatchObject({ verdict: 'failed', 'exit-code': '1' });
+    expect(step.outcome).toBe('failure');
+    expect(step.log).toMatch(/▸ mcp-matrix run \(success\)[\s\S]*▸ the run's exit code \(failure\)/);
+    expect(r.job('cell', 'v1-floor').steps.find((s) => s.id === 'run')!.outputs).toMatchObject({ verdict: 'passed', 'exit-code': '0' });
     expect(gate(r).result).toBe('failure');
     expect(gate(r).annotations.some((a) => a.level === 'warning' && a.title === 'mcp-matrix cell job failure')).toBe(true);
     expect(r.annotations()).toContainEqual(expect.stringMatching(/^error mcp-matrix v1-latest · http failed: .*no 401 without a token/));
@@ -121,6 +148,63 @@ describe('the acceptance workflow, run locally with GitHub semantics', () => {
       "error mcp-matrix pack job failure: the pack job's result is failure: no tarball, so no cell could install the package.",
     );
     expect(gate(r).steps.find((s) => s.name === 'mcp-matrix merge')?.outcome).toBe('skipped');
+  });
+
+  test('mcp-matrix not installed where the action runs: exit 2, and the annotation says what to add', () => {
+    const r = setup(cells(1)).run({
+      stub: { 'npm ci': `${installMcpMatrix()} && rm node_modules/mcp-matrix/package.json`, 'npm run build --if-present': 'true' },
+    });
+    const cell = r.job('cell', 'v1-floor');
+    expect(cell.result).toBe('failure');
+    expect(cell.steps.find((s) => s.id === 'run')!.outputs).toEqual({ verdict: '', 'exit-code': '2', results: '' });
+    expect(cell.annotations).toContainEqual(
+      expect.objectContaining({ title: 'mcp-matrix not installed', message: expect.stringContaining('add it as a devDependency') }),
+    );
+  });
+
+  test('the action alone (one job, no plan): a failing cell fails the job with its exit code, reports uploaded, outputs readable after', () => {
+    const tmp = mkdtempSync(path.join(os.tmpdir(), 'mm-wf-action-'));
+    dirs.push(tmp);
+    const workflow = path.join(tmp, 'one-job.yml');
+    writeFileSync(
+      workflow,
+      `name: one job
+on: push
+jobs:
+  matrix:
+    runs-on: ubuntu-latest
+    steps:
+      - uses: actions/checkout@v6
+      - run: npm ci
+      - run: |
+          mkdir -p "$GITHUB_WORKSPACE/.mcp-matrix-action"
+          node -e 'require("fs").copyFileSync(require.resolve("mcp-matrix/action.yml"), process.argv[1])' "$GITHUB_WORKSPACE/.mcp-matrix-action/action.yml"
+      - id: matrix
+        uses: ./.mcp-matrix-action
+        with:
+          cell: v1-latest
+          tarball: server-*.tgz
+      - id: after
+        if: always()
+        env:
+          VERDICT: \${{ steps.matrix.outputs.verdict }}
+          CODE: \${{ steps.matrix.outputs.exit-code }}
+        run: echo "the action said $VERDICT, exit $CODE"
+`,
+    );
+    const failing = cells(2).map((c) =>
+      c.id === 'v1-latest' ? { ...c, phases: { http: { verdict: 'failed' as const, message: 'no 401' } } } : c,
+    );
+    const r = setup(failing, { workflow, pieces: (_p, id) => pieceOf(makeRun(failing), id, _p.startedAt, _p.finishedAt) }).run();
+    const job = r.job('matrix');
+    expect(job.result).toBe('failure');
+    const action = job.steps.find((s) => s.id === 'matrix')!;
+    expect(action.outputs).toMatchObject({ verdict: 'failed', 'exit-code': '1' });
+    expect(action.log).toContain('summary: written here');
+    expect(action.log).toContain('▸ actions/upload-artifact@v7 (success)');
+    expect(action.log).toContain("▸ the run's exit code (failure)");
+    expect(job.steps.find((s) => s.id === 'after')?.log).toContain('the action said failed, exit 1');
+    expect([...r.artifacts.get('mcp-matrix-results')!.files.keys()]).toEqual(['results.json']);
   });
 
   test('a failed plan: merge says no cell ran', () => {
@@ -239,7 +323,8 @@ describe('the acceptance workflow, run locally with GitHub semantics', () => {
     const link = `ln -sf ${FAKE} node_modules/.bin/mcp-matrix`;
     const r = wf.run({
       stub: {
-        'npm ci': `mkdir -p node_modules/.bin packages/server/node_modules/.bin && ${link} && (cd packages/server && ${link})`,
+        // The action's package is hoisted to the workspace root, as npm workspaces install it.
+        'npm ci': `mkdir -p node_modules/.bin packages/server/node_modules/.bin && ${link} && (cd packages/server && ${link}) && ${installMcpMatrix()}`,
         'npm run build --if-present': 'true',
       },
     });
@@ -249,6 +334,12 @@ describe('the acceptance workflow, run locally with GitHub semantics', () => {
       failed.join('\n'),
     ).toEqual(['plan:success', 'pack:success', 'cell:success', 'merge:success']);
     expect([...r.artifacts.get('package-tarball')!.files.keys()]).toEqual(['server-1.0.0.tgz']);
+    // Through the action, found in the workspace root's node_modules (hoisted), run in the subpackage.
+    expect(r.job('cell').steps.find((s) => s.name.includes('./.mcp-matrix-action'))?.outputs).toMatchObject({
+      verdict: 'passed',
+      'exit-code': '0',
+      results: expect.stringMatching(/\/packages\/server\/cell-results\/attempt-1\/v1-floor\/results\.json$/),
+    });
     expect([...r.artifacts.get('mcp-matrix-cell-v1-floor-attempt-1')!.files.keys()]).toEqual(['attempt-1/v1-floor/results.json']);
     expect(
       gate(r)

@@ -32,6 +32,8 @@ if (command === 'plan') {
     process.stderr.write(`mcp-matrix: the runner died under cell ${cell} (fake)\n`);
     process.exit(3);
   }
+  // A piece of a fan-out leaves the summary to merge; a job that runs the action alone writes it.
+  process.stderr.write(`summary: ${process.env.MCP_MATRIX_PIECE === '1' ? 'left to merge' : 'written here'}\n`);
   for (const name of (process.env.FAKE_ENV_PROBE ?? '').split(' ').filter(Boolean))
     process.stderr.write(`env ${name}: ${process.env[name] === undefined ? 'unset' : `${process.env[name].split('\n').length} line(s)`}\n`);
   const out = flag('--out');
