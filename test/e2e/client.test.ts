@@ -154,7 +154,14 @@ function verdicts(r: RunResult): Record<string, string> {
 describe('expect counts are exact', () => {
   it('a server that lists more tools, templates and prompts than expected fails stdio, naming each count', () => {
     const { r, phase } = cellOf('surface-count', 1);
-    expect(verdicts(r)).toEqual({ environment: 'passed', stdio: 'failed', http: 'passed', bind: 'passed', leaks: 'passed' });
+    expect(verdicts(r)).toEqual({
+      environment: 'passed',
+      stdio: 'failed',
+      http: 'passed',
+      bind: 'passed',
+      conformance: 'skipped',
+      leaks: 'passed',
+    });
     expect(phase('stdio').step).toBe('compare with expect');
     expect(phase('stdio').message).toBe(
       'tools: expected 2, found 3; resource templates: expected 1, found 2; prompts: expected 1, found 2',
@@ -169,7 +176,14 @@ describe('a step says what was sent', () => {
 
   it('by default (arguments omitted) on SDK 1.31.0 the step is re-sent with {} and fails naming the difference, quoting the answer', () => {
     const { r, phase } = cellOf('omitted-arguments', 1);
-    expect(verdicts(r)).toEqual({ environment: 'passed', stdio: 'failed', http: 'failed', bind: 'passed', leaks: 'passed' });
+    expect(verdicts(r)).toEqual({
+      environment: 'passed',
+      stdio: 'failed',
+      http: 'failed',
+      bind: 'passed',
+      conformance: 'skipped',
+      leaks: 'passed',
+    });
     const stepMessage =
       `tools/call status: rejects a call without \`arguments\`; accepts \`{}\`: returned isError: ${JSON.stringify(ANSWER)} · sent tools/call {"name":"status"} (arguments omitted) · answer ` +
       JSON.stringify({ content: [{ type: 'text', text: ANSWER }], isError: true });
@@ -192,7 +206,14 @@ describe('a step says what was sent', () => {
 describe('a configurable client', () => {
   it('without roots the server hides its roots-only tool: stdio fails with the count, and no server request was seen', () => {
     const { r, phase } = cellOf('roots-tool', 1);
-    expect(verdicts(r)).toEqual({ environment: 'passed', stdio: 'failed', http: 'passed', bind: 'passed', leaks: 'passed' });
+    expect(verdicts(r)).toEqual({
+      environment: 'passed',
+      stdio: 'failed',
+      http: 'passed',
+      bind: 'passed',
+      conformance: 'skipped',
+      leaks: 'passed',
+    });
     expect(phase('stdio').message).toBe('tools: expected 2, found 1');
     expect(phase('stdio').details!.serverRequests).toEqual([]);
     expect(phase('http').details!.serverRequests).toEqual([]);
@@ -254,7 +275,14 @@ describe('per-cell placeholders', () => {
 describe("the driver's own handles", () => {
   it('a client handle left open in the driver (MCP_MATRIX_TEST_LEAK_HANDLE=1) fails leaks, naming it', () => {
     const { r, phase } = cellOf('driver leak hook', 1);
-    expect(verdicts(r)).toEqual({ environment: 'passed', stdio: 'passed', http: 'passed', bind: 'passed', leaks: 'failed' });
+    expect(verdicts(r)).toEqual({
+      environment: 'passed',
+      stdio: 'passed',
+      http: 'passed',
+      bind: 'passed',
+      conformance: 'skipped',
+      leaks: 'failed',
+    });
     expect(phase('leaks').step).toBe('driver handles');
     expect(phase('leaks').message).toMatch(
       /^the driver's own client left 1 active handle\(s\): Timeout \(setInterval\) at \.mcp-matrix\/driver\/adapter\.js:\d+$/,
@@ -272,7 +300,14 @@ describe("the driver's own handles", () => {
   it("a server that dies under tools/call fails stdio alone: the client's request timer left by that death (SDK 1.23.0) is recorded, not a leak", () => {
     const { r, phase } = cellOf('crash-on-tool, floor@1', 1);
     expect(r.cells[0]!.version).toBe('1.23.0');
-    expect(verdicts(r)).toEqual({ environment: 'passed', stdio: 'failed', http: 'passed', bind: 'passed', leaks: 'passed' });
+    expect(verdicts(r)).toEqual({
+      environment: 'passed',
+      stdio: 'failed',
+      http: 'passed',
+      bind: 'passed',
+      conformance: 'skipped',
+      leaks: 'passed',
+    });
     expect(phase('stdio').step).toBe('tools/call crash');
     expect(phase('stdio').message).toBe(
       'tools/call crash: MCP error -32000: Connection closed (the server exited with code 1; see its stderr) · sent tools/call {"name":"crash"} (arguments omitted)',

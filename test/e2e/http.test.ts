@@ -146,6 +146,7 @@ describe('http: every sub-check is reported', () => {
       ['stdio', 'passed'],
       ['http', 'failed'],
       ['bind', 'passed'],
+      ['conformance', 'skipped'],
       ['leaks', 'passed'],
     ]);
     const http = phase(results, 'http');
@@ -162,7 +163,9 @@ describe('http: every sub-check is reported', () => {
         roundTrip: { outcome: 'ok' },
       },
     });
-    expect(httpCell(markdown)).toBe('FAIL · no token 401, no challenge · wrong token 403 (want 401) · round trip ok');
+    expect(httpCell(markdown)).toBe(
+      'FAIL · no token 401, no challenge · wrong token 403 (want 401) · round trip ok · warn origin 200 (want 403) · warn host 200 (want 4xx)',
+    );
     expect(out.stdout + out.stderr).toContain('http: FAIL');
     expect(leftovers).toEqual([]);
   });
@@ -177,8 +180,11 @@ describe('http: every sub-check is reported', () => {
     expect(http.details).toMatchObject({
       checks: { noToken: { outcome: 'failed' }, wwwAuthenticate: { outcome: 'ok' }, wrongToken: { outcome: 'failed' } },
     });
-    expect(httpCell(markdown)).toBe('FAIL · no token 403 (want 401) · wrong token 403 (want 401) · round trip ok');
-    for (const p of results.cells[0]!.phases) if (p.phase !== 'http') expect(p.verdict, table(results)).toBe('passed');
+    expect(httpCell(markdown)).toBe(
+      'FAIL · no token 403 (want 401) · wrong token 403 (want 401) · round trip ok · warn origin 200 (want 403) · warn host 200 (want 4xx)',
+    );
+    for (const p of results.cells[0]!.phases)
+      if (p.phase !== 'http') expect(p.verdict, table(results)).toBe(p.phase === 'conformance' ? 'skipped' : 'passed');
     expect(leftovers).toEqual([]);
   });
 
@@ -241,6 +247,7 @@ describe('http: a port held by another process is retried, then not measured', (
       ['environment', 'passed'],
       ['stdio', 'passed'],
       ['bind', 'skipped'],
+      ['conformance', 'skipped'],
       ['leaks', 'passed'],
     ]);
     expect(httpCell(markdown)).toBe('not measured');
@@ -264,7 +271,8 @@ describe("http.auth: 'oauth' through the CLI", () => {
       authorizationServerRetriedAfter: `127.0.0.1:${portAs}: port already in use`,
     });
     expect(http.details!.issuer).not.toBe(`http://127.0.0.1:${portAs}`);
-    expect(httpCell(markdown)).toBe('ok');
+    // Origin and Host are unchecked by the fixture: behind its token they warn, never fail.
+    expect(httpCell(markdown)).toBe('ok · warn origin 200 (want 403) · warn host 200 (want 4xx)');
     expect(JSON.stringify(results) + markdown + out.stdout + out.stderr).not.toMatch(/eyJ[\w-]{8,}/);
     expect(leftovers).toEqual([]);
   });
