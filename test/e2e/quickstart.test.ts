@@ -94,6 +94,7 @@ describe("the README's quick start", () => {
         `${id} stdio: passed`,
         `${id} http: skipped (disabled)`,
         `${id} bind: skipped (disabled)`,
+        `${id} conformance: skipped (no http phase)`,
         `${id} leaks: passed`,
       ]),
     );
@@ -106,7 +107,7 @@ describe("the README's quick start", () => {
     expect(again.stderr).toContain('refusing to overwrite matrix.config.ts and .github/workflows/mcp-matrix.yml');
   });
 
-  test('on a server with an HTTP transport, given its invocation: http and bind pass too', async () => {
+  test('on a server with an HTTP transport, given its invocation: http, bind and conformance pass too', async () => {
     const pkg = await writeScratchServer(path.join(work, 'http'), { http: true });
     const [install, , run] = (await quickStart()).map((s) => s.replace('github:<owner>/mcp-matrix', JSON.stringify(tarball)));
     expect((await sh(install!, pkg)).code).toBe(0);
@@ -124,6 +125,8 @@ describe("the README's quick start", () => {
       'latest-1 stdio: passed',
       'latest-1 http: passed',
       'latest-1 bind: passed',
+      // The official conformance suite, on by default with http (the quick start's own conditions).
+      'latest-1 conformance: passed',
       'latest-1 leaks: passed',
     ]);
   });
