@@ -10,7 +10,9 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { exportJWK, generateKeyPair, SignJWT, UnsecuredJWT, type CryptoKey, type JWK } from 'jose';
 import type { ResolvedConfig } from '../config/resolve.js';
-import type { OAuthServerSpec } from '../driver/protocol.js';
+import type { OAuthServerSpec, TestTokens } from '../driver/protocol.js';
+
+export type { TestTokens };
 
 export const AS_HOST = '127.0.0.1';
 /** Where the driver asks for its test tokens (not advertised in the metadata: the harness's own). */
@@ -26,20 +28,6 @@ const LIFETIME_SECONDS = 600;
  * system picks, so a test can make its port be taken. Unset in every real run.
  */
 export const TEST_AS_PORTS_ENV = 'MCP_MATRIX_TEST_AS_PORTS';
-
-/** The tokens the driver sends, each for one sub-check. */
-export interface TestTokens {
-  /** Right issuer, key, audience and lifetime: must give a full round trip. */
-  valid: string;
-  /** For {@link OTHER_AUDIENCE}. */
-  otherAudience: string;
-  /** Expired an hour ago. */
-  expired: string;
-  /** Signed by a key the JWKS does not hold, under the JWKS key's own `kid`. */
-  otherKey: string;
-  /** `alg: none`, no signature. */
-  algNone: string;
-}
 
 export interface AuthorizationServer {
   issuer: string;

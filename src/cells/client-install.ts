@@ -2,13 +2,13 @@
 // with the cache off, an install of its own in the run. Either way the run gets <runDir>/clients/<client id>/
 // with the driver shipped into it and the client's node_modules beside it: the driver's bare imports then
 // resolve to that client and nothing else. Installed at most once per run, and reused across runs.
-import { mkdir, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, symlink } from 'node:fs/promises';
 import path from 'node:path';
 import type { PlannedClient } from '../plan/clients.js';
 import type { ClientInstallRef } from '../results/types.js';
 import { clientCacheDir, findClient, lockfileHash, storeClient } from './client-cache.js';
 import { installDriver, type DriverLayout } from './driver-ship.js';
-import { installCell, type InstallOutcome } from './install.js';
+import { installFailureCause as cause, installManifest, type InstallOutcome } from './install.js';
 import { describeInfraError } from '../util/infra.js';
 import { errorMessage, fail, ok, type Result } from '../util/result.js';
 
@@ -98,16 +98,5 @@ async function npmInstallNow(dir: string, client: PlannedClient, options: Client
     description: `mcp-matrix client ${client.id}`,
     dependencies: client.installSet,
   };
-  await writeFile(path.join(dir, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`);
-  await writeFile(path.join(dir, '.npmrc'), 'fund=false\naudit=false\nupdate-notifier=false\nprefer-offline=true\n');
-  return installCell(dir, {
-    attempts: options.attempts,
-    timeoutMs: options.timeoutMs,
-    env: { ...process.env, npm_config_update_notifier: 'false' },
-    ...(options.signal ? { signal: options.signal } : {}),
-  });
-}
-
-function cause(install: Exclude<InstallOutcome, { kind: 'installed' }>): string {
-  return install.kind === 'not-measured' && install.cause ? install.cause : `npm install (${install.code}): ${install.message}`;
+  return installManifest(dir, manifest, options);
 }

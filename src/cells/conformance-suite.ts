@@ -4,14 +4,14 @@
 // run on Node >= 22 (it needs `fs.globSync`): the host's Node when it is one, else a pinned Node 22 release
 // from the Node runtime cache. Its server scenarios are discovered from the install (conformance-catalogue.ts).
 // Any failure here is the harness's (registry, disk): the phase is not-measured, never failed.
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { run } from '../process/exec.js';
 import { describeInfraError } from '../util/infra.js';
 import { errorMessage, fail, ok, type Result } from '../util/result.js';
 import { clientCacheDir, findClient, storeClient, type CachedClient } from './client-cache.js';
 import { catalogue, parseScenarioList, scenarioSources, type Catalogue } from './conformance-catalogue.js';
-import { installCell, type InstallOutcome } from './install.js';
+import { installFailureCause as cause, installManifest, type InstallOutcome } from './install.js';
 import { ensureNodeRuntime, type NodeRuntime } from './node-runtime.js';
 
 export const CONFORMANCE_PACKAGE = '@modelcontextprotocol/conformance';
@@ -117,21 +117,8 @@ async function installSuite(options: SuiteOptions, what: string): Promise<Result
 
 async function npmInstall(dir: string, options: SuiteOptions): Promise<InstallOutcome> {
   const manifest = { name: 'mcp-matrix-conformance', private: true, dependencies: SUITE.installSet };
-  await writeFile(path.join(dir, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`);
-  await writeFile(path.join(dir, '.npmrc'), 'fund=false\naudit=false\nupdate-notifier=false\nprefer-offline=true\n');
   const slot = options.slot ?? ((task) => task());
-  return slot(() =>
-    installCell(dir, {
-      attempts: options.attempts,
-      timeoutMs: options.timeoutMs,
-      env: { ...process.env, npm_config_update_notifier: 'false' },
-      ...(options.signal ? { signal: options.signal } : {}),
-    }),
-  );
-}
-
-function cause(install: Exclude<InstallOutcome, { kind: 'installed' }>): string {
-  return install.kind === 'not-measured' && install.cause ? install.cause : `npm install (${install.code}): ${install.message}`;
+  return slot(() => installManifest(dir, manifest, options));
 }
 
 /** `conformance list --server` for the names, the bundle for what each needs. */

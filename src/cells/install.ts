@@ -1,5 +1,7 @@
 // npm install into a cell, retrying only network-type failures; attempts are evidence. Why npm
 // failed is decided by src/npm/errors.ts (a full disk often surfaces as EJSONPARSE).
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
 import { run } from '../process/exec.js';
 import { classifyNpmError, machineCause } from '../npm/errors.js';
 import { infraCause, machineCodeIn } from '../util/infra.js';
@@ -70,4 +72,25 @@ function sleep(ms: number, signal?: AbortSignal): Promise<void> {
     const t = setTimeout(resolve, ms);
     signal?.addEventListener('abort', () => (clearTimeout(t), resolve()), { once: true });
   });
+}
+
+/** A tool's own install (a client, the conformance suite): its manifest and a quiet .npmrc, then npm install. */
+export async function installManifest(
+  dir: string,
+  manifest: Record<string, unknown>,
+  options: { attempts: number; timeoutMs: number; signal?: AbortSignal | undefined },
+): Promise<InstallOutcome> {
+  await writeFile(path.join(dir, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`);
+  await writeFile(path.join(dir, '.npmrc'), 'fund=false\naudit=false\nupdate-notifier=false\nprefer-offline=true\n');
+  return installCell(dir, {
+    attempts: options.attempts,
+    timeoutMs: options.timeoutMs,
+    env: { ...process.env, npm_config_update_notifier: 'false' },
+    ...(options.signal ? { signal: options.signal } : {}),
+  });
+}
+
+/** One sentence for an install that did not succeed: the machine's cause when known, else npm's code and message. */
+export function installFailureCause(install: Exclude<InstallOutcome, { kind: 'installed' }>): string {
+  return install.kind === 'not-measured' && install.cause ? install.cause : `npm install (${install.code}): ${install.message}`;
 }

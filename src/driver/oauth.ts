@@ -26,14 +26,9 @@ export const OAUTH_REQUIREMENTS = {
 
 export type OAuthCheckId = keyof typeof OAUTH_REQUIREMENTS;
 
-/** The test tokens the authorization server mints for one audience. */
-export interface TestTokens {
-  valid: string;
-  otherAudience: string;
-  expired: string;
-  otherKey: string;
-  algNone: string;
-}
+import type { TestTokens } from './protocol.js';
+
+export type { TestTokens };
 
 /** `resource_metadata="…"` from a `WWW-Authenticate: Bearer` challenge, if any. */
 export function resourceMetadataParam(header: string | null): string | undefined {

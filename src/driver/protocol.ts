@@ -103,6 +103,20 @@ export interface DriverSpec {
 }
 
 /** The local authorization server (src/cells/authorization-server.ts), as the driver reaches it. */
+/** The tokens the driver sends, each for one sub-check. */
+export interface TestTokens {
+  /** Right issuer, key, audience and lifetime: must give a full round trip. */
+  valid: string;
+  /** For an audience no server under test is (RFC 8707). */
+  otherAudience: string;
+  /** Expired an hour ago. */
+  expired: string;
+  /** Signed by a key the JWKS does not hold, under the JWKS key's own `kid`. */
+  otherKey: string;
+  /** `alg: none`, no signature. */
+  algNone: string;
+}
+
 export type OAuthServerSpec =
   | {
       issuer: string;
