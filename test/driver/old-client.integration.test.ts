@@ -107,7 +107,13 @@ const cannotRead = (client: string, protocol: string): RegExp =>
 describe('a client variant (the driver loads its client from its own install)', () => {
   it('SDK 1.0.0: stdio fails at tools/call find_doc naming the client, protocol 2024-11-05 and resource_link; http is skipped (no Streamable HTTP)', async () => {
     const run = await runDriver(clients['1.0.0']!, variantSpec(clients['1.0.0']!, '1.0.0', [FIND_DOC, ECHO]));
-    expect(verdicts(run), explain(run)).toEqual({ stdio: 'failed', http: 'skipped', bind: 'passed', leaks: 'passed' });
+    expect(verdicts(run), explain(run)).toEqual({
+      stdio: 'failed',
+      http: 'skipped',
+      bind: 'passed',
+      conformance: 'skipped',
+      leaks: 'passed',
+    });
     const stdio = run.results.get('stdio')!;
     expect(stdio.step).toBe('tools/call find_doc');
     expect(stdio.message).toMatch(cannotRead('@modelcontextprotocol/sdk@1.0.0', '2024-11-05'));
@@ -119,7 +125,13 @@ describe('a client variant (the driver loads its client from its own install)', 
 
   it('SDK 1.5.0 without clientVersion in the spec: reads the installed version; stdio passes, http is skipped, never passed', async () => {
     const run = await runDriver(clients['1.5.0']!, variantSpec(clients['1.5.0']!, undefined, [ECHO]));
-    expect(verdicts(run), explain(run)).toEqual({ stdio: 'passed', http: 'skipped', bind: 'passed', leaks: 'passed' });
+    expect(verdicts(run), explain(run)).toEqual({
+      stdio: 'passed',
+      http: 'skipped',
+      bind: 'passed',
+      conformance: 'skipped',
+      leaks: 'passed',
+    });
     const http = run.results.get('http')!;
     expect(http.message).toBe('the client @modelcontextprotocol/sdk@1.5.0 has no Streamable HTTP transport (added in 1.10.0)');
     // Skipped before anything started: no http server, no check.
@@ -128,7 +140,13 @@ describe('a client variant (the driver loads its client from its own install)', 
 
   it('SDK 1.12.0 (has Streamable HTTP, predates resource_link): stdio and the http round trip fail, naming protocol 2025-03-26', async () => {
     const run = await runDriver(clients['1.12.0']!, variantSpec(clients['1.12.0']!, '1.12.0', [FIND_DOC, ECHO]));
-    expect(verdicts(run), explain(run)).toEqual({ stdio: 'failed', http: 'failed', bind: 'passed', leaks: 'passed' });
+    expect(verdicts(run), explain(run)).toEqual({
+      stdio: 'failed',
+      http: 'failed',
+      bind: 'passed',
+      conformance: 'skipped',
+      leaks: 'passed',
+    });
     expect(run.results.get('stdio')!.message).toMatch(cannotRead('@modelcontextprotocol/sdk@1.12.0', '2025-03-26'));
     const http = run.results.get('http')!;
     expect(http.step).toBe('tools/call find_doc');
@@ -140,7 +158,13 @@ describe('a client variant (the driver loads its client from its own install)', 
 
   it('client 2.4.0 (a current client of the other major): every phase passes against the same server', async () => {
     const run = await runDriver(clients['2.4.0']!, variantSpec(clients['2.4.0']!, '2.4.0', [FIND_DOC, ECHO]));
-    expect(verdicts(run), explain(run)).toEqual({ stdio: 'passed', http: 'passed', bind: 'passed', leaks: 'passed' });
+    expect(verdicts(run), explain(run)).toEqual({
+      stdio: 'passed',
+      http: 'passed',
+      bind: 'passed',
+      conformance: 'skipped',
+      leaks: 'passed',
+    });
     expect(run.done!.summary.protocolVersion).toBe('2025-11-25');
   }, 180_000);
 
@@ -152,7 +176,13 @@ describe('a client variant (the driver loads its client from its own install)', 
     writeFileSync(join(driver, 'package.json'), '{ "type": "module" }\n');
     const empty: Cell = { dir, major: 1, driver };
     const run = await runDriver(empty, variantSpec(empty, '1.0.0', [ECHO]));
-    expect(verdicts(run), explain(run)).toEqual({ stdio: 'not-measured', http: 'not-measured', bind: 'passed', leaks: 'passed' });
+    expect(verdicts(run), explain(run)).toEqual({
+      stdio: 'not-measured',
+      http: 'not-measured',
+      bind: 'passed',
+      conformance: 'skipped',
+      leaks: 'passed',
+    });
     for (const phase of ['stdio', 'http'] as const) {
       const r = run.results.get(phase)!;
       expect(r.step).toBe('load the client');
@@ -173,7 +203,13 @@ describe('a client variant (the driver loads its client from its own install)', 
   it('a 1.12.0 client install without its Streamable HTTP module: http not-measured at "load the client", naming the client', async () => {
     const broken = editedCopy(clients['1.12.0']!, 'client-1.12.0-no-http', (sdk) => rmSync(join(sdk, 'dist/esm/client/streamableHttp.js')));
     const run = await runDriver(broken, variantSpec(broken, '1.12.0', [ECHO]));
-    expect(verdicts(run), explain(run)).toEqual({ stdio: 'passed', http: 'not-measured', bind: 'passed', leaks: 'passed' });
+    expect(verdicts(run), explain(run)).toEqual({
+      stdio: 'passed',
+      http: 'not-measured',
+      bind: 'passed',
+      conformance: 'skipped',
+      leaks: 'passed',
+    });
     const http = run.results.get('http')!;
     expect(http.step).toBe('load the client');
     expect(http.message).toMatch(
@@ -188,7 +224,13 @@ describe('a client variant (the driver loads its client from its own install)', 
       writeFileSync(join(sdk, 'package.json'), JSON.stringify(manifest));
     });
     const run = await runDriver(unread, variantSpec(unread, undefined, [ECHO]));
-    expect(verdicts(run), explain(run)).toEqual({ stdio: 'passed', http: 'skipped', bind: 'passed', leaks: 'passed' });
+    expect(verdicts(run), explain(run)).toEqual({
+      stdio: 'passed',
+      http: 'skipped',
+      bind: 'passed',
+      conformance: 'skipped',
+      leaks: 'passed',
+    });
     expect(run.results.get('http')!.message).toBe(
       'the client @modelcontextprotocol/sdk@(version unknown) has no Streamable HTTP transport (added in 1.10.0)',
     );

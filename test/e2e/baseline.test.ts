@@ -97,6 +97,6 @@ describe.concurrent('baseline of known failures', () => {
   it('a bad baseline file is a usage error at once (exit 2)', async () => {
     const { r } = await run('{ "expectedFailures": [ { "cell": "latest-1", "phase": "stdoi", "reason": "x" } ] }');
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/expectedFailures\[0\]\.phase: one of environment, stdio, http, bind, leaks \(got "stdoi"\)/);
+    expect(r.stderr).toMatch(/expectedFailures\[0\]\.phase: one of environment, stdio, http, bind, conformance, leaks \(got "stdoi"\)/);
   });
 });

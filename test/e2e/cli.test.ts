@@ -28,6 +28,7 @@ describe('mcp-matrix on the reference server', () => {
         'stdio:passed',
         'http:passed',
         'bind:passed',
+        'conformance:skipped',
         'leaks:passed',
       ]);
       expect(cell.summary).toMatchObject({ tools: 6, resourceTemplates: 2, prompts: 2, leakedHandles: [] });

@@ -57,7 +57,14 @@ describe('client variants (the driver runs each client pin from its own install)
     const [old, current] = r.cells as [CellResult, CellResult];
 
     expect(old.client).toEqual({ pin: '1.0.0', major: 1, version: '1.0.0', package: '@modelcontextprotocol/sdk' });
-    expect(verdicts(old), table).toEqual({ environment: 'passed', stdio: 'failed', http: 'skipped', bind: 'passed', leaks: 'passed' });
+    expect(verdicts(old), table).toEqual({
+      environment: 'passed',
+      stdio: 'failed',
+      http: 'skipped',
+      bind: 'passed',
+      conformance: 'skipped',
+      leaks: 'passed',
+    });
     expect(phase(old, 'stdio')!.step).toBe('tools/call find_doc');
     expect(phase(old, 'stdio')!.message).toMatch(
       /^tools\/call find_doc: the client @modelcontextprotocol\/sdk@1\.0\.0 could not read the server's answer under the negotiated protocol 2024-11-05: content\[0\] has type "resource_link", which this client does not know \(the server sent content protocol 2024-11-05 does not have\) · sent tools\/call \{"name":"find_doc","arguments":\{"topic":"intro"\}\} · answer \{"content":\[\{.*"type":"resource_link"\}\]\}$/,
@@ -84,7 +91,14 @@ describe('client variants (the driver runs each client pin from its own install)
     expect(r.cells.map((c) => c.id)).toEqual(['latest-1~client-1.9.0']);
     const row = r.cells[0]!;
     expect(row.client).toEqual({ pin: '1.9.0', major: 1, version: '1.9.0', package: '@modelcontextprotocol/sdk' });
-    expect(verdicts(row), table).toEqual({ environment: 'passed', stdio: 'passed', http: 'skipped', bind: 'passed', leaks: 'passed' });
+    expect(verdicts(row), table).toEqual({
+      environment: 'passed',
+      stdio: 'passed',
+      http: 'skipped',
+      bind: 'passed',
+      conformance: 'skipped',
+      leaks: 'passed',
+    });
     expect(phase(row, 'http')!.message).toBe(
       'the client @modelcontextprotocol/sdk@1.9.0 has no Streamable HTTP transport (added in 1.10.0)',
     );

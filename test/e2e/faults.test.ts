@@ -87,6 +87,7 @@ describe('infrastructure is not-measured, by cause, exit 3', () => {
         'stdio: not-measured',
         'http: not-measured',
         'bind: not-measured',
+        'conformance: not-measured',
         'leaks: not-measured',
       ]);
       // Not framed as the package's failure.
@@ -153,6 +154,7 @@ describe('infrastructure is not-measured, by cause, exit 3', () => {
       'stdio: passed',
       'http: not-measured',
       'bind: not-measured',
+      'conformance: not-measured',
       'leaks: not-measured',
     ]);
     const http = run.cells[0]!.phases.find((p) => p.phase === 'http')!;

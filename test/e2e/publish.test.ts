@@ -101,6 +101,7 @@ export default defineConfig({
       expect.stringMatching(/^stdio:passed:/),
       'http:skipped:not configured:0',
       'bind:skipped:not configured:0',
+      'conformance:skipped:no http phase:0',
       'leaks:skipped:not configured:0',
     ]);
     expect(await readFile(path.join(out, 'matrix.md'), 'utf8')).toContain('| skipped (not configured) | skipped (not configured) |');
