@@ -1,16 +1,15 @@
-// http phase: a free loopback port and a random token, then four independent sub-checks: no token
-// → 401, that 401's `WWW-Authenticate: Bearer` challenge, a wrong token → 401, and a full SDK round
-// trip with the right token. Every sub-check runs and is reported, so one finding never hides
-// another. A port taken by another process is the machine's race, not the server's fault: the phase
-// is retried once on a new port, and is not-measured if that happens again. A port the server held
-// itself (it listens twice there) is its own doing: judged, never retried.
+// http phase: a free loopback port and a random token (or, with auth 'oauth', the run's authorization
+// server), then independent sub-checks: the refusals without or with a wrong token, the spec's
+// requirements (spec-checks.ts), the OAuth ones (oauth.ts), and a full SDK round trip with the right
+// credentials. Every sub-check runs and is reported, so one finding never hides another. Why a server
+// does not answer on its port (a race with another process, retried once, or its own doing) is
+// http-listen.ts's.
 
 import { randomBytes } from 'node:crypto';
 import type { PhaseResult, SubCheckResult } from '../../results/types.js';
 import { checkLine, checkResult, decidePhase, levelOf, notableChecks } from '../checks.js';
 import { rawSender, SPEC_CHECK_IDS, SPEC_INITIALIZE, specChecks } from '../spec-checks.js';
 import { isUnauthorized, type McpSession, type SdkAdapter } from '../adapter.js';
-import { SERVER_TAG_VAR } from '../cookie.js';
 import {
   clientLoadFailure,
   commandFor,
@@ -24,6 +23,7 @@ import {
   type DriverContext,
 } from '../context.js';
 import { stepLabel } from '../expectations.js';
+import { LISTENS_TWICE, neverListened, ownDescendant, portRace, type PortRace } from './http-listen.js';
 import {
   CATALOGUE_IDS,
   discover,
@@ -36,8 +36,7 @@ import {
   type OAuthCheck,
   type TestTokens,
 } from '../oauth.js';
-import { freePort, listensOf, ownListenOn, takeTestPort, waitUntilListening, type SeenListen } from '../listen-watch.js';
-import { environOf, portHolder } from '../proc.js';
+import { freePort, ownListenOn, takeTestPort, waitUntilListening } from '../listen-watch.js';
 import type { DriverSpec } from '../protocol.js';
 import type { ServerProcess } from '../server-process.js';
 import { portInUse } from '../start-failure.js';
@@ -46,13 +45,7 @@ import { runStep } from '../steps.js';
 type HttpSpec = Exclude<DriverSpec['phases']['http'], false>;
 
 export { TEST_PORTS_ENV, takeTestPort } from '../listen-watch.js';
-
-/** A server that held its port and then failed a second listen there: its own doing, never a port race. */
-const LISTENS_TWICE = (port: number): string =>
-  `the probe saw it listen on port ${port}, then a second listen there fail with EADDRINUSE: it listens twice on its port, so the port was taken by itself, not by another process`;
-
-/** How long a server that never listened gets to show it is a stdio server (exit on stdin EOF). */
-const STDIN_EOF_WAIT_MS = 2000;
+export { portRace } from './http-listen.js';
 
 const INITIALIZE = {
   jsonrpc: '2.0',
@@ -139,12 +132,6 @@ export function checksMessage(c: HttpChecks): string {
   const base = `no token → ${noToken}; wrong token → ${c.wrongToken.text}; round trip ${c.roundTrip.text}`;
   const oauth = (c.oauth ?? []).filter((o) => o.id !== 'roundTrip').map((o) => `; ${oauthLabel(o.id)} → ${o.text}`);
   return base + oauth.join('');
-}
-
-/** The server's port was taken by someone else: retried, never judged. */
-interface PortRace {
-  port: number;
-  cause: string;
 }
 
 type Attempt = { kind: 'result'; result: PhaseResult } | { kind: 'port-race'; race: PortRace };
@@ -497,67 +484,4 @@ async function roundTripCheck(
   } finally {
     await withTimeout(session.close(), 2000, 'client close').catch(() => {});
   }
-}
-
-/** The port's holder when it carries this server's tag (inherited whatever its group or session). */
-function ownDescendant(ctx: DriverContext, proc: ServerProcess, port: number): { pid: number; cmdline: string } | null {
-  const tag = ctx.servers.find((s) => s.proc === proc)?.tag;
-  const holder = portHolder(port);
-  if (!tag || !holder || environOf(holder.pid)?.get(SERVER_TAG_VAR) !== tag) return null;
-  return { pid: holder.pid, cmdline: holder.cmdline.slice(0, 200) };
-}
-
-/**
- * Another process holds the port: its listener answered (named with its holder when /proc tells),
- * or the server's stderr says EADDRINUSE on that port (the same evidence rule as the bind phase's).
- */
-export function portRace(
-  stderr: string,
-  port: number,
-  ready: { step: string; reason: string },
-  holderOf: (port: number) => { pid: number; cmdline: string } | null = portHolder,
-): PortRace | null {
-  if (ready.step === 'port identity') {
-    const holder = holderOf(port);
-    const who = holder ? ` (held by pid ${holder.pid}: ${holder.cmdline.slice(0, 120)})` : '';
-    return { port, cause: `${ready.reason}${who}` };
-  }
-  if (portInUse([], stderr, port)) {
-    return { port, cause: `port ${port} is already in use (EADDRINUSE in the server's stderr)` };
-  }
-  return null;
-}
-
-/**
- * A server that never listened: say so, say where it did listen if anywhere (the requested port at
- * another address, or other ports), and when it looks stdio-only (listens nowhere, exits on stdin
- * EOF, or writes JSON-RPC to stdout) suggest `http: false`.
- */
-async function neverListened(proc: ServerProcess, spec: HttpSpec, port: number, reason: string): Promise<string> {
-  const where = `${spec.host}:${port}`;
-  if (!proc.running) return `${reason} (see its stderr)`;
-  const listens = listensOf(proc);
-  const list = (ls: SeenListen[]): string => [...new Set(ls.map((l) => `${l.address}:${l.port}`))].join(', ');
-  const onPort = listens.filter((l) => l.port === port);
-  // Seen there now, but it never answered while the harness waited: it listened after the wait ended.
-  if (onPort.some((l) => l.address === spec.host)) {
-    return `never answered on ${where} within ${spec.readyTimeoutMs} ms, though it listens there now (it listened after the wait ended): if it is that slow to start, raise http.readyTimeoutMs`;
-  }
-  if (onPort.length) {
-    return `never listened on ${where} within ${spec.readyTimeoutMs} ms; it listened on ${list(onPort)}, not on the requested host ${spec.host}: check that http.args pass {host}`;
-  }
-  // What is left is on other ports.
-  if (listens.length) {
-    return `never listened on ${where} within ${spec.readyTimeoutMs} ms; it listens on ${list(listens)} instead: check that http.args pass {port} and {host}`;
-  }
-  const signs: string[] = [];
-  if (proc.noise.lines.some((l) => /^\s*\{.*"jsonrpc"\s*:\s*"2\.0"/.test(l))) signs.push('it wrote JSON-RPC to stdout');
-  // A stdio server ends when its stdin does; the stop request proper (SIGTERM) stays the leaks phase's.
-  proc.child.stdin?.end();
-  if (await proc.waitExit(STDIN_EOF_WAIT_MS)) signs.push('it exited when its stdin closed');
-  const head = `never listened on ${where} within ${spec.readyTimeoutMs} ms, nor on any other TCP port`;
-  if (signs.length) {
-    return `${head}; it looks stdio-only (${signs.join(', ')}): it ignored http.args. If the server has no HTTP transport, set \`http: false\``;
-  }
-  return `${head}: check that http.args start its HTTP transport, or set \`http: false\` if it is stdio-only`;
 }
