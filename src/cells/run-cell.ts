@@ -1,10 +1,8 @@
 // One cell end to end: fresh dir → install (once) → environment → per variant: the driver phases on that
-// variant's client and Node → one CellResult per variant. Never throws.
-import { checkToolSchemas } from './schema-check.js';
-import { createHash } from 'node:crypto';
-import { mkdir, readFile } from 'node:fs/promises';
+// variant's client and Node → one CellResult per variant. Never throws. It orchestrates only: every rule
+// that judges or demotes a phase after the driver returned is src/judge/'s.
+import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import semver from 'semver';
 import type { DriverSpec, OAuthServerSpec } from '../driver/protocol.js';
 import { withAuthorizationServer } from './authorization-server.js';
 import type { Plan, PlannedCell, PlannedClient, PlannedNode, PlannedVariant } from '../plan/plan.js';
@@ -20,16 +18,18 @@ import {
 import { decideCellResult } from '../results/verdict.js';
 import { compareJudges } from '../results/second-judge.js';
 import { installDriver, runDriver, type DriverHooks, type DriverLayout } from './driver-launch.js';
-import { judgeRuntimeSdk, verifyEnvironment, withRuntimeSdk } from './environment.js';
 import { installCell } from './install.js';
-import { sdkEnginesProblems, serverNodeMismatch, withNodeEngines, withServerNode } from './node-engines.js';
+import { bindKey, bindToShare, sharedBind, sharedBindSkip, type BindShare } from '../judge/bind-share.js';
+import { verifyEnvironment } from '../judge/environment.js';
+import { driverStopped, harnessError, installFailure, instrumentMissing, nextPhase, notRun, suiteMissing } from '../judge/not-measured.js';
+import { checkToolSchemas } from '../judge/tool-schemas.js';
+import { judgeVariantEnvironment } from '../judge/variant-environment.js';
 import { withRuntimePath, type NodeRuntime } from './node-runtime.js';
 import type { ClientInstall } from './client-install.js';
 import type { ConformanceSuite } from './conformance-suite.js';
-import { sdkPackageNames } from './sdk-tree.js';
+import { sdkPackageNames } from '../judge/sdk-tree.js';
 import { createCellDir } from './workspace.js';
-import { errorMessage, fail, type Result } from '../util/result.js';
-import { describeInfraError } from '../util/infra.js';
+import { fail, type Result } from '../util/result.js';
 
 export interface CellContext {
   plan: Plan;
@@ -90,29 +90,14 @@ export async function installServer(cell: PlannedCell, ctx: CellContext, hooks: 
     });
     hooks.onInstallEnd?.({ ok: install.kind === 'installed', durationMs: install.durationMs, attempts: install.attempts });
     if (install.kind !== 'installed') {
-      const what = install.kind === 'failed' ? 'failed' : 'not-measured';
-      // npm usually refuses a pin outside a declared peer range (ERESOLVE): say the plain cause first.
-      const range = ctx.plan.package.ranges[cell.primary];
-      const outside =
-        install.kind === 'failed' && range && !semver.satisfies(cell.version, range)
-          ? `pin ${cell.primary}@${cell.version} is outside the range "${range}" that ${ctx.plan.package.name} declares; `
-          : '';
-      const cause = install.kind === 'not-measured' ? install.cause : undefined;
+      const { name: packageName, ranges } = ctx.plan.package;
+      const pin = { primary: cell.primary, version: cell.version, packageName, range: ranges[cell.primary] };
       return {
         kind: 'not-installed',
         cellDir,
         installMs: install.durationMs,
         attempts: install.attempts,
-        environment: {
-          phase: 'environment',
-          verdict: what,
-          durationMs: install.durationMs,
-          step: 'npm install',
-          message: cause
-            ? `${cause} (npm: ${install.message})`
-            : `${outside}npm install ${install.kind === 'failed' ? 'failed' : `could not complete after ${install.attempts} attempt(s)`} (${install.code}): ${install.message}`,
-          details: { attempts: install.attempts, code: install.code },
-        },
+        environment: installFailure(install, pin),
       };
     }
     const env = await verifyEnvironment({
@@ -130,47 +115,13 @@ export async function installServer(cell: PlannedCell, ctx: CellContext, hooks: 
     const driver = await installDriver(cellDir);
     return { kind: 'installed', cellDir, installMs: install.durationMs, attempts: install.attempts, env, driver };
   } catch (error) {
-    return { kind: 'not-installed', ...(cellDir ? { cellDir } : {}), installMs: elapsed(), environment: harnessError(error, ctx) };
+    return {
+      kind: 'not-installed',
+      ...(cellDir ? { cellDir } : {}),
+      installMs: elapsed(),
+      environment: harnessError(error, ctx.signal.aborted),
+    };
   }
-}
-
-/**
- * The bind results measured on a cell's install, by Node release: bind never uses the client, so the
- * variants of one cell on one Node share the first clean measurement (see `bindToShare`).
- */
-export type BindShare = Map<string, { variant: string; result: PhaseResult }>;
-
-/** The key of a variant's bind measurement within its cell: the Node release its server runs on. */
-function bindKey(variant: PlannedVariant): string {
-  return variant.node?.version ?? 'host';
-}
-
-/**
- * A measured bind worth sharing with the cell's other variants on the same Node: passed or failed (a
- * verdict on the server, not the harness's luck), and its server judged clean by leaks (or leaks off),
- * so a variant that takes it over loses nothing its own bind run would have told it.
- */
-export function bindToShare(phases: PhaseResult[]): PhaseResult | undefined {
-  const bind = phases.find((p) => p.phase === 'bind');
-  const leaks = phases.find((p) => p.phase === 'leaks');
-  if (!bind || (bind.verdict !== 'passed' && bind.verdict !== 'failed')) return undefined;
-  if (!leaks || (leaks.verdict !== 'passed' && leaks.verdict !== 'skipped')) return undefined;
-  return bind;
-}
-
-/** The shared bind as a variant that did not run it reports it: same verdict and message, its origin in the details. */
-export function sharedBind(from: { variant: string; result: PhaseResult }): PhaseResult {
-  const { result } = from;
-  return {
-    ...result,
-    durationMs: 0,
-    details: {
-      ...result.details,
-      measuredBy: from.variant,
-      measuredMs: result.durationMs,
-      shared: 'bind does not use the client: measured once per cell and Node release',
-    },
-  };
 }
 
 /** One variant: its driver run on the cell's install. Awaits the shared install; never throws. */
@@ -203,7 +154,7 @@ export async function runVariant(
       const deps = await variantDeps(variant, ctx);
       if (!deps.ok) {
         stopped = deps.why;
-        record({ ...install.env.result, verdict: 'not-measured', step: deps.step, message: deps.message });
+        record(instrumentMissing(install.env.result, deps));
       } else {
         clientRef = deps.client?.ref;
         // Shown once the servers' runtime SDK is folded in: the verdict rests on what they loaded.
@@ -216,25 +167,22 @@ export async function runVariant(
         const measured = taken ? undefined : bindToShare([...results.values()]);
         if (binds && measured) binds.set(bindKey(variant), { variant: variant.id, result: measured });
         const cfg = ctx.plan.config;
-        const runtime = judgeRuntimeSdk({
+        const folded = await judgeVariantEnvironment({
+          env: install.env,
+          cellDir: install.cellDir,
           installSet: cell.installSet,
           primary: cell.primary,
           binFile: ctx.plan.bin.file,
           enabled: { stdio: cfg.stdio !== false, http: cfg.http !== false },
           phases: [...results.values()],
+          ...(variant.node ? { nodeVersion: variant.node.version } : {}),
         });
-        let folded = withRuntimeSdk(install.env, runtime);
-        if (variant.node)
-          folded = withServerNode(
-            withNodeEngines(folded, await sdkEnginesProblems(install.cellDir, folded.evidence.sdkPackages, variant.node.version)),
-            serverNodeMismatch(folded.evidence.loadedSdk ?? [], variant.node.version),
-          );
         environment = folded.evidence;
         record(folded.result);
       }
     }
   } catch (error) {
-    record({ ...harnessError(error, ctx), phase: nextPhase(results) });
+    record(harnessError(error, ctx.signal.aborted, nextPhase(results)));
   }
   const phases = compareJudges(PHASES.map((phase) => results.get(phase) ?? notRun(phase, results, ctx.signal.aborted, stopped)));
   const { verdict, outcome } = decideCellResult(phases, cell.allowedToFail);
@@ -285,29 +233,6 @@ async function variantDeps(variant: PlannedVariant, ctx: CellContext): Promise<V
   return { ok: true, ...(client?.ok ? { client: client.value } : {}), ...(node?.ok ? { node: node.value } : {}) };
 }
 
-function harnessError(error: unknown, ctx: CellContext): PhaseResult {
-  // The harness's own failure (a full disk while writing the cell, a bug): never the server's.
-  const message = ctx.signal.aborted ? 'interrupted' : `harness error: ${describeInfraError(error) ?? errorMessage(error)}`;
-  return { phase: 'environment', verdict: 'not-measured', durationMs: 0, message };
-}
-
-/** The first phase without a result: where the harness stopped. */
-function nextPhase(results: Map<PhaseName, PhaseResult>): PhaseName {
-  return PHASES.find((p) => !results.has(p)) ?? 'leaks';
-}
-
-function notRun(phase: PhaseName, results: Map<PhaseName, PhaseResult>, aborted: boolean, stopped?: string): PhaseResult {
-  const env = results.get('environment');
-  const message = aborted
-    ? 'interrupted before this phase ran'
-    : stopped
-      ? `not run: ${stopped}`
-      : env && env.verdict !== 'passed' && env.step === 'npm install'
-        ? 'not run: the cell could not be installed'
-        : 'not run: the harness stopped before this phase';
-  return { phase, verdict: 'not-measured', durationMs: 0, message };
-}
-
 async function runPhases(
   cell: PlannedCell,
   variant: PlannedVariant,
@@ -349,10 +274,7 @@ async function runPhases(
     probe: layout.probe,
     baseEnv: withNode(baseEnv({ ...cfg.env, MCP_MATRIX_CELL: variant.id, MCP_MATRIX_PIN: cell.pin })),
     // A kept spec run again by hand says why it does not run bind.
-    skipped:
-      bind && typeof bind.details?.measuredBy === 'string'
-        ? { ...cfg.skipped, bind: `measured by ${bind.details.measuredBy}: bind is run once per cell and Node release` }
-        : cfg.skipped,
+    skipped: sharedBindSkip(bind) ? { ...cfg.skipped, bind: sharedBindSkip(bind)! } : cfg.skipped,
     client: cfg.client,
     sdkPackages: sdkPackageNames(cfg.majors),
     phases: {
@@ -403,11 +325,7 @@ async function runPhases(
       leaks: cfg.leaks,
     },
   };
-  // A suite that could not be installed measured nothing: not-measured with its cause, never skipped or failed.
-  const suiteFailure: PhaseResult | undefined =
-    conformance && !conformance.ok
-      ? { phase: 'conformance', verdict: 'not-measured', durationMs: 0, step: 'suite install', message: conformance.error.message }
-      : undefined;
+  const suiteFailure = conformance && !conformance.ok ? suiteMissing(conformance.error.message) : undefined;
   const outcome = await runDriver(
     layout,
     spec,
@@ -426,19 +344,8 @@ async function runPhases(
     },
   );
   if (outcome.kind === 'done') return outcome.summary;
-  // A driver that crashed, was killed or hit the backstop measured nothing more: only the server's
-  // own behaviour, reported by the driver, may fail a phase.
-  const phase = outcome.current ?? 'stdio';
-  if (!outcome.results.some((r) => r.phase === phase)) {
-    record({
-      phase,
-      verdict: 'not-measured',
-      durationMs: 0,
-      message: ctx.signal.aborted
-        ? 'interrupted'
-        : `${outcome.message}; the harness could not measure this phase (not a verdict on the server)`,
-    });
-  }
+  const stopped = driverStopped(outcome, ctx.signal.aborted);
+  if (stopped) record(stopped);
   return { leakedHandles: null };
 }
 
@@ -447,31 +354,6 @@ async function conformanceOf(ctx: CellContext): Promise<Result<ConformanceSuite>
   if (!ctx.plan.config.conformance) return undefined;
   if (!ctx.conformanceSuite) return fail('infrastructure', 'no conformance suite was provided to this run');
   return ctx.conformanceSuite();
-}
-
-/** sha256 of the cell's package-lock.json as it is now (undefined when there is none). */
-export async function lockfileSha256(cellDir: string): Promise<string | undefined> {
-  const lock = await readFile(path.join(cellDir, 'package-lock.json')).catch(() => undefined);
-  return lock ? createHash('sha256').update(lock).digest('hex') : undefined;
-}
-
-/**
- * After a cell's last variant: its install must be as it was installed. A changed lockfile means the
- * harness mutated the install under its variants, so none of them measured the pinned install.
- */
-export async function recheckInstall(cellDir: string, installed: string | undefined): Promise<string | undefined> {
-  if (installed === undefined) return undefined;
-  const now = await lockfileSha256(cellDir);
-  if (now === installed) return undefined;
-  return `the cell's install changed while its variants ran (package-lock.json sha256 ${installed.slice(0, 12)}… → ${now ? `${now.slice(0, 12)}…` : 'removed'}): the harness mutated it, so no variant of this cell measured the pinned install`;
-}
-
-/** A row whose cell's install was mutated: its environment is not measured, naming the mutation. */
-export function withMutatedInstall(row: CellResult, message: string): CellResult {
-  const phases = row.phases.map((p) =>
-    p.phase === 'environment' ? { ...p, verdict: 'not-measured' as const, step: 'lockfile re-check', message } : p,
-  );
-  return { ...row, phases, ...decideCellResult(phases, row.allowedToFail) };
 }
 
 /** A backstop above the sum of every step's own bound: the driver bounds each step itself. */

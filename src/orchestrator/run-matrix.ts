@@ -7,15 +7,9 @@ import { thawPlan, type FrozenPlan } from '../plan/frozen.js';
 import { buildPlan, hasAxes, selectCells, selectedIds, type Plan, type PlannedCell, type PlannedVariant } from '../plan/plan.js';
 import type { Registry } from '../plan/registry.js';
 import type { ResolvedConfig } from '../config/resolve.js';
-import {
-  installServer,
-  recheckInstall,
-  runVariant,
-  withMutatedInstall,
-  type BindShare,
-  type CellContext,
-  type CellInstall,
-} from '../cells/run-cell.js';
+import { installServer, runVariant, type CellContext, type CellInstall } from '../cells/run-cell.js';
+import type { BindShare } from '../judge/bind-share.js';
+import { recheckInstall, withMutatedInstall } from '../judge/mutated-install.js';
 import { installClient, type ClientInstall } from '../cells/client-install.js';
 import { ensureNodeRuntime, type NodeRuntime } from '../cells/node-runtime.js';
 import { ensureConformanceSuite, type ConformanceSuite } from '../cells/conformance-suite.js';

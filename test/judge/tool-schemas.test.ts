@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { checkToolSchemas } from '../../src/cells/schema-check.js';
+import { checkToolSchemas } from '../../src/judge/tool-schemas.js';
 import type { PhaseResult } from '../../src/results/types.js';
 
 const stdio = (inputSchema: unknown, outputSchema?: unknown): PhaseResult => ({

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, test } from 'vitest';
-import { sdkEnginesProblems, serverNodeMismatch, withNodeEngines, withServerNode } from '../../src/cells/node-engines.js';
+import { sdkEnginesProblems, serverNodeMismatch, withNodeEngines, withServerNode } from '../../src/judge/node-engines.js';
 import type { EnvironmentEvidence, PhaseResult, SdkRuntime } from '../../src/results/types.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');

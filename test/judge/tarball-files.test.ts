@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { exportTargets, missingFromTarball } from '../../src/cells/tarball-files.js';
+import { exportTargets, missingFromTarball } from '../../src/judge/tarball-files.js';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'mm-tarball-files-'));
 mkdirSync(path.join(dir, 'dist'));

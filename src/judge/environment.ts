@@ -1,0 +1,107 @@
+// The environment phase's static half: prove the cell holds exactly the tarball and the pinned SDK, once
+// per install (the runtime half, what the servers loaded, is runtime-sdk.ts's after the driver).
+import { createHash } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import semver from 'semver';
+import type { Tarball } from '../pack/pack.js';
+import type { EnvironmentEvidence, PhaseResult } from '../results/types.js';
+import { findSdkCopies, readVersion, resolveFrom } from './sdk-tree.js';
+import { missingFromTarball, type Manifest } from './tarball-files.js';
+
+export interface EnvironmentInput {
+  cellDir: string;
+  packageName: string;
+  /** The package whose declared range must admit the pin (the major's primary). */
+  primary: string;
+  version: string;
+  installSet: Record<string, string>;
+  /** The SDK package names (every major's recipe): only these are SDK copies. */
+  sdkNames: readonly string[];
+  tarball: Tarball;
+  harnessVersion: string;
+  npmVersion: string;
+  install: { durationMs: number; attempts: number };
+}
+
+export async function verifyEnvironment(input: EnvironmentInput): Promise<{ result: PhaseResult; evidence: EnvironmentEvidence }> {
+  const started = performance.now();
+  const problems: string[] = [];
+  const packageDir = path.join(input.cellDir, 'node_modules', input.packageName);
+  const manifest = await readJson<Manifest>(path.join(packageDir, 'package.json'));
+  const declaredRanges = Object.fromEntries(
+    Object.entries({ ...manifest?.dependencies, ...manifest?.peerDependencies }).filter(([name]) => input.sdkNames.includes(name)),
+  );
+  const sdkPackages = await findSdkCopies(input.cellDir, input.sdkNames);
+  if (manifest) {
+    const missing = missingFromTarball(packageDir, manifest);
+    if (missing) problems.push(missing);
+  }
+
+  for (const [name, wanted] of Object.entries(input.installSet)) {
+    const top = await readVersion(path.join(input.cellDir, 'node_modules', name));
+    if (top !== wanted) problems.push(`${name}: installed ${top ?? 'nothing'} at node_modules/${name}, pinned ${wanted}`);
+    const loaded = resolveFrom(packageDir, name, input.cellDir);
+    if (loaded && path.relative(input.cellDir, loaded) !== path.join('node_modules', name)) {
+      const v = await readVersion(loaded);
+      const own = manifest?.dependencies?.[name];
+      problems.push(
+        `${name}: the package loads ${v ?? '?'} from ${path.relative(input.cellDir, loaded)}${own ? ` (its own dependency "${own}")` : ''}, not the pinned ${wanted}`,
+      );
+    }
+  }
+  const byName = new Map<string, string[]>();
+  for (const p of sdkPackages) byName.set(p.name, [...(byName.get(p.name) ?? []), `${p.version} at ${p.path}`]);
+  for (const [name, copies] of byName)
+    if (copies.length > 1) problems.push(`${name} is installed ${copies.length} times: ${copies.join(', ')}`);
+
+  const range = declaredRanges[input.primary];
+  if (!range) problems.push(`${input.packageName} declares no range on ${input.primary}: it does not claim this SDK major`);
+  else if (!semver.satisfies(input.version, range))
+    problems.push(`pin ${input.primary}@${input.version} is outside the range "${range}" that ${input.packageName} declares`);
+
+  const lock = await readFile(path.join(input.cellDir, 'package-lock.json')).catch(() => undefined);
+  const lockJson = lock
+    ? (JSON.parse(lock.toString('utf8')) as { packages?: Record<string, { integrity?: string; version?: string }> })
+    : undefined;
+  const integrity = lockJson?.packages?.[`node_modules/${input.packageName}`]?.integrity;
+  if (!manifest) problems.push(`${input.packageName} is not installed at node_modules/${input.packageName}`);
+  if (integrity !== input.tarball.sha512) {
+    problems.push(
+      `the installed ${input.packageName} is not the packed tarball: lockfile integrity ${short(integrity)} ≠ tarball ${short(input.tarball.sha512)}`,
+    );
+  }
+
+  const evidence: EnvironmentEvidence = {
+    harnessVersion: input.harnessVersion,
+    node: process.version,
+    npm: input.npmVersion,
+    os: `${os.platform()} ${os.release()} ${os.arch()}`,
+    package: { name: manifest?.name ?? input.packageName, version: manifest?.version ?? '?' },
+    tarball: { file: path.basename(input.tarball.file), size: input.tarball.size, sha512: input.tarball.sha512 },
+    sdkPackages,
+    ...(lock ? { lockfileSha256: createHash('sha256').update(lock).digest('hex') } : {}),
+    installMs: input.install.durationMs,
+    installAttempts: input.install.attempts,
+    declaredRanges,
+  };
+  const durationMs = Math.round(performance.now() - started);
+  const result: PhaseResult =
+    problems.length === 0
+      ? { phase: 'environment', verdict: 'passed', durationMs, details: { sdk: sdkPackages.map((p) => `${p.name}@${p.version}`) } }
+      : { phase: 'environment', verdict: 'failed', durationMs, message: problems.join('; '), step: 'verify', details: { problems } };
+  return { result, evidence };
+}
+
+async function readJson<T>(file: string): Promise<T | undefined> {
+  try {
+    return JSON.parse(await readFile(file, 'utf8')) as T;
+  } catch {
+    return undefined;
+  }
+}
+
+function short(integrity?: string): string {
+  return integrity ? `${integrity.slice(0, 19)}…` : 'missing';
+}

@@ -1,0 +1,29 @@
+// After a cell's last variant its install must be as it was installed: a changed lockfile means the
+// harness mutated the install under its variants, so none of them measured the pinned install.
+import { createHash } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { CellResult } from '../results/types.js';
+import { decideCellResult } from '../results/verdict.js';
+
+/** sha256 of the cell's package-lock.json as it is now (undefined when there is none). */
+export async function lockfileSha256(cellDir: string): Promise<string | undefined> {
+  const lock = await readFile(path.join(cellDir, 'package-lock.json')).catch(() => undefined);
+  return lock ? createHash('sha256').update(lock).digest('hex') : undefined;
+}
+
+/** The install's change since `installed` (its lockfile's sha256), named; undefined when unchanged. */
+export async function recheckInstall(cellDir: string, installed: string | undefined): Promise<string | undefined> {
+  if (installed === undefined) return undefined;
+  const now = await lockfileSha256(cellDir);
+  if (now === installed) return undefined;
+  return `the cell's install changed while its variants ran (package-lock.json sha256 ${installed.slice(0, 12)}… → ${now ? `${now.slice(0, 12)}…` : 'removed'}): the harness mutated it, so no variant of this cell measured the pinned install`;
+}
+
+/** A row whose cell's install was mutated: its environment is not measured, naming the mutation. */
+export function withMutatedInstall(row: CellResult, message: string): CellResult {
+  const phases = row.phases.map((p) =>
+    p.phase === 'environment' ? { ...p, verdict: 'not-measured' as const, step: 'lockfile re-check', message } : p,
+  );
+  return { ...row, phases, ...decideCellResult(phases, row.allowedToFail) };
+}

@@ -1,0 +1,23 @@
+// A variant's environment verdict, once its driver returned: the cell's static check with the runtime
+// SDK the servers loaded folded in, and, on a Node variant, the SDK's engines and the Node the servers
+// reported against the variant's release.
+import type { EnvironmentEvidence, PhaseResult } from '../results/types.js';
+import { sdkEnginesProblems, serverNodeMismatch, withNodeEngines, withServerNode } from './node-engines.js';
+import { judgeRuntimeSdk, withRuntimeSdk, type RuntimeSdkInput } from './runtime-sdk.js';
+
+export interface VariantEnvironmentInput extends RuntimeSdkInput {
+  /** The cell's static environment check (environment.ts), shared by its variants. */
+  env: { result: PhaseResult; evidence: EnvironmentEvidence };
+  cellDir: string;
+  /** The Node release a Node variant runs on (absent: the host's, nothing to compare). */
+  nodeVersion?: string;
+}
+
+export async function judgeVariantEnvironment(
+  input: VariantEnvironmentInput,
+): Promise<{ result: PhaseResult; evidence: EnvironmentEvidence }> {
+  const folded = withRuntimeSdk(input.env, judgeRuntimeSdk(input));
+  if (!input.nodeVersion) return folded;
+  const engines = await sdkEnginesProblems(input.cellDir, folded.evidence.sdkPackages, input.nodeVersion);
+  return withServerNode(withNodeEngines(folded, engines), serverNodeMismatch(folded.evidence.loadedSdk ?? [], input.nodeVersion));
+}

@@ -1,0 +1,52 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { lockfileSha256, recheckInstall, withMutatedInstall } from '../../src/judge/mutated-install.js';
+import { makeCell } from '../reports/helpers/make-run.js';
+
+let dir: string;
+beforeEach(async () => {
+  dir = await mkdtemp(path.join(os.tmpdir(), 'mm-recheck-'));
+});
+afterEach(() => rm(dir, { recursive: true, force: true }));
+
+describe("the lockfile re-check after a cell's variants", () => {
+  it('an untouched install passes', async () => {
+    await writeFile(path.join(dir, 'package-lock.json'), '{"lockfileVersion":3}');
+    const installed = await lockfileSha256(dir);
+    expect(installed).toMatch(/^[0-9a-f]{64}$/);
+    expect(await recheckInstall(dir, installed)).toBeUndefined();
+  });
+
+  it('a lockfile changed under the variants is named, old → new', async () => {
+    await writeFile(path.join(dir, 'package-lock.json'), '{"lockfileVersion":3}');
+    const installed = await lockfileSha256(dir);
+    await writeFile(path.join(dir, 'package-lock.json'), '{"lockfileVersion":3,"packages":{"node_modules/x":{}}}');
+    const now = await lockfileSha256(dir);
+    expect(await recheckInstall(dir, installed)).toBe(
+      `the cell's install changed while its variants ran (package-lock.json sha256 ${installed!.slice(0, 12)}… → ${now!.slice(0, 12)}…): the harness mutated it, so no variant of this cell measured the pinned install`,
+    );
+  });
+
+  it('a removed lockfile is a change too', async () => {
+    await writeFile(path.join(dir, 'package-lock.json'), '{}');
+    const installed = await lockfileSha256(dir);
+    await rm(path.join(dir, 'package-lock.json'));
+    expect(await recheckInstall(dir, installed)).toContain('→ removed)');
+  });
+
+  it('a mutated install makes each of its rows not measured in environment, naming it, whatever the phases said', () => {
+    const row = makeCell({ id: 'latest-2~client-1.0.0', pin: 'latest@2', version: '2.4.0', major: 2 });
+    expect(row.verdict).toBe('passed');
+    const marked = withMutatedInstall(row, 'the install changed');
+    expect(marked.verdict).toBe('not-measured');
+    expect(marked.outcome).toBe('not-measured');
+    expect(marked.phases.find((p) => p.phase === 'environment')).toMatchObject({
+      verdict: 'not-measured',
+      step: 'lockfile re-check',
+      message: 'the install changed',
+    });
+    expect(marked.phases.filter((p) => p.phase !== 'environment')).toEqual(row.phases.filter((p) => p.phase !== 'environment'));
+  });
+});

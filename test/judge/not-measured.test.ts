@@ -1,0 +1,110 @@
+import { describe, expect, it } from 'vitest';
+import {
+  driverStopped,
+  harnessError,
+  installFailure,
+  instrumentMissing,
+  nextPhase,
+  notRun,
+  suiteMissing,
+} from '../../src/judge/not-measured.js';
+import type { PhaseName, PhaseResult } from '../../src/results/types.js';
+
+const pin = { primary: '@modelcontextprotocol/sdk', version: '1.32.2', packageName: 'srv', range: '>=1.23.0 <1.25.0' };
+const results = (...phases: PhaseResult[]) => new Map<PhaseName, PhaseResult>(phases.map((p) => [p.phase, p]));
+
+describe('an install that did not complete', () => {
+  it("npm's refusal fails environment, naming a pin outside the declared range first", () => {
+    const r = installFailure({ kind: 'failed', attempts: 1, durationMs: 900, code: 'ERESOLVE', message: 'x' }, pin);
+    expect(r).toEqual({
+      phase: 'environment',
+      verdict: 'failed',
+      durationMs: 900,
+      step: 'npm install',
+      message:
+        'pin @modelcontextprotocol/sdk@1.32.2 is outside the range ">=1.23.0 <1.25.0" that srv declares; npm install failed (ERESOLVE): x',
+      details: { attempts: 1, code: 'ERESOLVE' },
+    });
+    expect(
+      installFailure({ kind: 'failed', attempts: 1, durationMs: 1, code: 'E404', message: 'y' }, { ...pin, range: '^1' }).message,
+    ).toBe('npm install failed (E404): y');
+  });
+
+  it('the registry or the machine: not measured, with the attempts or the cause', () => {
+    const flaky = { kind: 'not-measured' as const, attempts: 3, durationMs: 5, code: 'E503', message: 'down' };
+    expect(installFailure(flaky, pin)).toMatchObject({
+      verdict: 'not-measured',
+      message: 'npm install could not complete after 3 attempt(s) (E503): down',
+    });
+    expect(installFailure({ ...flaky, cause: 'the disk is full' }, pin).message).toBe('the disk is full (npm: down)');
+  });
+});
+
+describe("the harness's own stops", () => {
+  it('a harness error is not measured in environment, or the phase it names; an interrupt says so', () => {
+    expect(harnessError(new Error('boom'), false)).toEqual({
+      phase: 'environment',
+      verdict: 'not-measured',
+      durationMs: 0,
+      message: 'harness error: boom',
+    });
+    expect(harnessError(new Error('boom'), true, 'http')).toMatchObject({ phase: 'http', message: 'interrupted' });
+  });
+
+  it('the next phase is the first without a result', () => {
+    const passed = (phase: PhaseName): PhaseResult => ({ phase, verdict: 'passed', durationMs: 1 });
+    expect(nextPhase(results())).toBe('environment');
+    expect(nextPhase(results(passed('environment'), passed('stdio')))).toBe('http');
+  });
+
+  it('a phase not run says why: interrupted, the stop, an install that failed, or the harness', () => {
+    const installFailed: PhaseResult = { phase: 'environment', verdict: 'failed', durationMs: 1, step: 'npm install' };
+    expect(notRun('stdio', results(), true).message).toBe('interrupted before this phase ran');
+    expect(notRun('stdio', results(), false, "the variant's client could not be installed").message).toBe(
+      "not run: the variant's client could not be installed",
+    );
+    expect(notRun('stdio', results(installFailed), false)).toEqual({
+      phase: 'stdio',
+      verdict: 'not-measured',
+      durationMs: 0,
+      message: 'not run: the cell could not be installed',
+    });
+    expect(notRun('stdio', results({ ...installFailed, step: 'verify' }), false).message).toBe(
+      'not run: the harness stopped before this phase',
+    );
+  });
+});
+
+describe('what the harness could not measure', () => {
+  it("a variant's missing instrument keeps the environment's evidence, not measured with the step", () => {
+    const env: PhaseResult = { phase: 'environment', verdict: 'passed', durationMs: 3, details: { sdk: ['x'] } };
+    expect(instrumentMissing(env, { step: 'client install', message: 'gone' })).toEqual({
+      ...env,
+      verdict: 'not-measured',
+      step: 'client install',
+      message: 'gone',
+    });
+  });
+
+  it('a suite that could not be installed: conformance not measured', () => {
+    expect(suiteMissing('no cache')).toEqual({
+      phase: 'conformance',
+      verdict: 'not-measured',
+      durationMs: 0,
+      step: 'suite install',
+      message: 'no cache',
+    });
+  });
+
+  it('a stopped driver: the phase it was in is not measured, unless it reported it', () => {
+    const crash = { results: [] as PhaseResult[], current: 'http' as const, message: 'the driver crashed: x' };
+    expect(driverStopped(crash, false)).toEqual({
+      phase: 'http',
+      verdict: 'not-measured',
+      durationMs: 0,
+      message: 'the driver crashed: x; the harness could not measure this phase (not a verdict on the server)',
+    });
+    expect(driverStopped({ results: [], message: 'gone' }, true)).toMatchObject({ phase: 'stdio', message: 'interrupted' });
+    expect(driverStopped({ ...crash, results: [{ phase: 'http', verdict: 'failed', durationMs: 1 }] }, false)).toBeUndefined();
+  });
+});
