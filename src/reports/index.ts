@@ -11,6 +11,7 @@ export { publishInto, BEGIN_MARKER, END_MARKER } from './publish.js';
 export type { PublishResult } from './publish.js';
 export { mergeResults } from './merge.js';
 export type { MergePiece, MergeResult } from './merge.js';
-export { writeReports, RESULTS_FILE, MARKDOWN_FILE, JUNIT_FILE } from './write.js';
+export { writeReports, RESULTS_FILE, MARKDOWN_FILE, JUNIT_FILE, HTML_FILE } from './write.js';
+export { renderHtml } from './html/page.js';
 export type { WriteOptions } from './write.js';
 export { validateRun } from './validate.js';

@@ -9,6 +9,7 @@ import { asInterrupted } from '../results/verdict.js';
 import { renderJson } from './json.js';
 import { renderJunit } from './junit.js';
 import { renderMarkdown } from './markdown.js';
+import { renderHtml } from './html/page.js';
 
 export interface WriteOptions {
   /** Also write junit.xml (default true). */
@@ -20,6 +21,7 @@ export interface WriteOptions {
 export const RESULTS_FILE = 'results.json';
 export const MARKDOWN_FILE = 'matrix.md';
 export const JUNIT_FILE = 'junit.xml';
+export const HTML_FILE = 'matrix.html';
 
 /**
  * Each write its own temporary file: a forced exit's write may start while the graceful one is still in flight
@@ -41,7 +43,7 @@ export function removeTempsInFlight(): void {
   inFlight.clear();
 }
 
-/** Writes results.json, matrix.md and (unless `junit: false`) junit.xml into `outDir`; returns their paths. */
+/** Writes results.json, matrix.md, matrix.html and (unless `junit: false`) junit.xml into `outDir`; returns their paths. */
 export async function writeReports(run: RunResult, outDir: string, options: WriteOptions = {}): Promise<string[]> {
   const checked = await checkOutDir(outDir);
   if (checked) throw new Error(checked);
@@ -114,6 +116,7 @@ function render(run: RunResult, options: WriteOptions): [string, string][] {
   const files: [string, string][] = [
     [RESULTS_FILE, json],
     [MARKDOWN_FILE, renderMarkdown(stored)],
+    [HTML_FILE, renderHtml(stored)],
   ];
   if (options.junit !== false) files.push([JUNIT_FILE, renderJunit(stored)]);
   return files;

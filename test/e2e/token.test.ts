@@ -1,5 +1,5 @@
 // The HTTP token the harness generates appears in no output: not in the out dir (results.json,
-// matrix.md, junit.xml), not on the CLI's stdout/stderr, not in the kept cell's logs, spec or probe
+// matrix.md, matrix.html, junit.xml), not on the CLI's stdout/stderr, not in the kept cell's logs, spec or probe
 // files, for a passing cell (the reference server) and for a failing one whose server prints the token
 // on stderr and stdout and returns it in a tool result (fixtures/broken/token-echo), across the
 // 300-character cut of a stdout line, upper-cased, base64/base64url/URL-encoded and in 12-character pieces.

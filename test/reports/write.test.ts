@@ -19,13 +19,15 @@ afterAll(async () => rm(dir, { recursive: true, force: true }));
 /** What each written file says about the run. */
 async function said(
   out: string,
-): Promise<{ files: string[]; json: Pick<RunResult, 'verdict' | 'exitCode' | 'interrupted'>; headline: string }> {
+): Promise<{ files: string[]; json: Pick<RunResult, 'verdict' | 'exitCode' | 'interrupted'>; headline: string; htmlTitle: string }> {
   const json = JSON.parse(await readFile(path.join(out, 'results.json'), 'utf8')) as RunResult;
   const headline = (await readFile(path.join(out, 'matrix.md'), 'utf8')).split('\n')[0]!;
+  const htmlTitle = /<title>([^<]*)<\/title>/.exec(await readFile(path.join(out, 'matrix.html'), 'utf8'))?.[1] ?? '';
   return {
     files: (await readdir(out)).sort(),
     json: { verdict: json.verdict, exitCode: json.exitCode, interrupted: json.interrupted },
     headline,
+    htmlTitle,
   };
 }
 
@@ -48,7 +50,8 @@ describe('writeRunReports: the files never say PASSED over an interrupted run', 
     const files = await said(out);
     expect(files.json).toEqual({ verdict: 'passed', exitCode: 0, interrupted: false });
     expect(files.headline).toMatch(/^# mcp-matrix: PASSED/);
-    expect(r.written.map((f) => path.basename(f)).sort()).toEqual(['junit.xml', 'matrix.md', 'results.json']);
+    expect(files.htmlTitle).toMatch(/^mcp-matrix: PASSED/);
+    expect(r.written.map((f) => path.basename(f)).sort()).toEqual(['junit.xml', 'matrix.html', 'matrix.md', 'results.json']);
   });
 
   it.each([
@@ -62,11 +65,12 @@ describe('writeRunReports: the files never say PASSED over an interrupted run', 
     expect(controller.signal.aborted).toBe(true);
     expect(r.run).toMatchObject(INTERRUPTED);
     const files = await said(out);
-    expect(files.files, 'no temporary file left').toEqual(['junit.xml', 'matrix.md', 'results.json']);
+    expect(files.files, 'no temporary file left').toEqual(['junit.xml', 'matrix.html', 'matrix.md', 'results.json']);
     expect(files.json).toEqual(INTERRUPTED);
     expect(files.headline).not.toMatch(/PASSED/);
     expect(files.headline).toMatch(/^# mcp-matrix: INTERRUPTED/);
-    expect(r.written.map((f) => path.basename(f)).sort()).toEqual(['junit.xml', 'matrix.md', 'results.json']);
+    expect(files.htmlTitle).toMatch(/^mcp-matrix: INTERRUPTED/);
+    expect(r.written.map((f) => path.basename(f)).sort()).toEqual(['junit.xml', 'matrix.html', 'matrix.md', 'results.json']);
   });
 
   it('after the files were written (the CLI still ends with 130): written again, saying interrupted', async () => {
@@ -106,8 +110,8 @@ describe('the forced exit writes while the graceful write is still in flight (a 
     for (let i = 0; i < 100_000 && !inFlight(); i++) await new Promise((r) => setImmediate(r));
     expect(inFlight(), 'the graceful write has its temporary file open').toBe(true);
     writeReportsSync(makeRun(undefined, { interrupted: true }), out);
-    await expect(graceful).resolves.toHaveLength(3);
-    expect((await readdir(out)).sort()).toEqual(['junit.xml', 'matrix.md', 'results.json']);
+    await expect(graceful).resolves.toHaveLength(4);
+    expect((await readdir(out)).sort()).toEqual(['junit.xml', 'matrix.html', 'matrix.md', 'results.json']);
     expect(() => JSON.parse(readFileSync(path.join(out, 'results.json'), 'utf8'))).not.toThrow();
   });
 
