@@ -138,6 +138,17 @@ describe('renderHtml', () => {
     expect(square).toContain('<tr class="s-pass"><td class="m">✓ pass</td><td>round-trip</td>');
     // A warning is no failure: the row is not kept by "failures only".
     expect(html).toContain('<tr class="row" id="cell-v1-floor">');
+    // The sub-check table: one row per check, its requirement, a mark and a word per cell.
+    const table = /<section id="checks">[\s\S]*?<\/section>/.exec(html)![0];
+    expect(table).toContain('<tr class="row"><th scope="row">http › origin</th><td class="src">MUST</td><td class="s-warn">! warn</td>');
+    expect(table).toContain('<th scope="row">http › round-trip</th><td class="src">harness</td><td class="s-pass">✓ pass</td>');
+  });
+
+  test('a run without sub-checks has no sub-check table; a schema 1 results.json renders', () => {
+    expect(renderHtml(makeRun())).not.toContain('id="checks"');
+    const html = renderHtml(read('test/reports/fixtures/results-v1.json'));
+    expect(html).toMatch(/^<!doctype html>/);
+    expect(html).toContain('<table class="grid" id="grid">');
   });
 
   test('with axes each square is a heat map of client × Node; the failing corner links to its details', () => {

@@ -37,6 +37,7 @@ pre{background:#f6f6f6;border:1px solid #e0e0e0;padding:.4rem;overflow:auto;max-
 table.checks{border-collapse:collapse;font-size:.8rem}.checks th,.checks td{border:1px solid var(--line);padding:.1rem .3rem;text-align:left;vertical-align:top}.checks .m{white-space:nowrap}.checks .src{color:#555}
 a.self{color:#999;text-decoration:none}a.self:hover{color:#1565c0}
 ul.failures li{margin:.15rem 0}
+table.subchecks{border-collapse:collapse;font-size:.85rem}.subchecks th,.subchecks td{border:1px solid var(--line);padding:.15rem .4rem;text-align:left;vertical-align:top}.subchecks th[scope=row]{font-weight:normal;white-space:nowrap}.subchecks .src{color:#555}
 #none-failing{display:none}
 body.failures-only .row:not(.problem){display:none}
 body.failures-only.all-pass #none-failing{display:block}

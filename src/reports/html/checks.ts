@@ -1,0 +1,70 @@
+// matrix.html's sub-check table: one row per sub-check (phase › id) with the requirement it comes from and
+// its level, one column per cell; a square counts its variants' outcomes with a mark and a word. What each
+// check saw is in the expanded square of its phase.
+
+import type { CellResult, RunResult, SubCheckResult } from '../../results/types.js';
+import { checkOutcomeLabel } from '../view.js';
+import { el, text } from './escape.js';
+import { countLine, groups } from './grid.js';
+import { isProblem, MARKS, worst, type State } from './marks.js';
+
+const OUTCOME_STATE: Record<string, State> = {
+  pass: 'pass',
+  warn: 'warn',
+  'not measured': 'nm',
+  '—': 'skip',
+  FAIL: 'fail',
+  'FAIL (allowed)': 'allowed',
+};
+
+function checkOf(cell: CellResult, key: string): SubCheckResult | undefined {
+  for (const phase of cell.phases) for (const c of phase.checks ?? []) if (`${phase.phase} › ${c.id}` === key) return c;
+  return undefined;
+}
+
+/** The section, or '' when no variant recorded a sub-check. */
+export function renderChecks(run: RunResult): string {
+  const rows = new Map<string, SubCheckResult>();
+  for (const cell of run.cells)
+    for (const phase of cell.phases)
+      for (const c of phase.checks ?? []) if (!rows.has(`${phase.phase} › ${c.id}`)) rows.set(`${phase.phase} › ${c.id}`, c);
+  if (rows.size === 0) return '';
+  const all = groups(run);
+  const body = [...rows].map(([key, first]) => {
+    const squares = all.map((group) => {
+      const states = group.variants
+        .filter((v) => v.phases.length > 0)
+        .map((v) => OUTCOME_STATE[checkOutcomeLabel(checkOf(v, key), v.allowedToFail)] ?? 'skip');
+      const state = worst(states);
+      const word =
+        group.variants.length > 1
+          ? countLine(states)
+          : `${MARKS[state].mark} ${checkOutcomeLabel(checkOf(group.variants[0]!, key), group.variants[0]!.allowedToFail)}`;
+      return { state, cell: el('td', { class: `s-${state}` }, text(word)) };
+    });
+    const requirement = first.requirement
+      ? `${first.requirement}${first.spec ? ` · ${first.spec.revision} ${first.spec.section}` : ''}`
+      : (first.judge ?? 'harness');
+    const problem = squares.some((s) => isProblem(s.state));
+    return el(
+      'tr',
+      { class: `row${problem ? ' problem' : ''}` },
+      el('th', { scope: 'row' }, text(key)),
+      el('td', { class: 'src' }, text(requirement)),
+      ...squares.map((s) => s.cell),
+    );
+  });
+  const head = el(
+    'tr',
+    {},
+    el('th', { scope: 'col' }, 'sub-check'),
+    el('th', { scope: 'col' }, 'requirement'),
+    ...all.map((g) => el('th', { scope: 'col' }, text(g.cell))),
+  );
+  return el(
+    'section',
+    { id: 'checks' },
+    el('h2', {}, 'Sub-checks'),
+    el('table', { class: 'subchecks' }, el('thead', {}, head), el('tbody', {}, ...body)),
+  );
+}
