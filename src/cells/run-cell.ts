@@ -27,6 +27,8 @@ import { judgeVariantEnvironment } from '../judge/variant-environment.js';
 import { withRuntimePath, type NodeRuntime } from './node-runtime.js';
 import type { ClientInstall } from './client-install.js';
 import type { ConformanceSuite } from './conformance-suite.js';
+import type { RunSecrets } from '../judge/secrets.js';
+import type { SecretPhase } from '../config/types.js';
 import { sdkPackageNames } from '../judge/sdk-tree.js';
 import { createCellDir } from './workspace.js';
 import { fail, type Result } from '../util/result.js';
@@ -48,6 +50,8 @@ export interface CellContext {
   nodeRuntime?(node: PlannedNode): Promise<Result<NodeRuntime>>;
   /** The conformance suite, installed once per run (a per-user cache); absent: the conformance phase is not measured. */
   conformanceSuite?(): Promise<Result<ConformanceSuite>>;
+  /** The config's secrets in this run's environment; absent: the config declares none. */
+  secrets?: RunSecrets;
 }
 
 /** The environment every server and the driver get: enough to run, nothing inherited by accident. */
@@ -167,13 +171,15 @@ export async function runVariant(
         const measured = taken ? undefined : bindToShare([...results.values()]);
         if (binds && measured) binds.set(bindKey(variant), { variant: variant.id, result: measured });
         const cfg = ctx.plan.config;
+        const gapped = (phase: SecretPhase) => ctx.secrets?.gaps.has(phase) === true;
         const folded = await judgeVariantEnvironment({
           env: install.env,
           cellDir: install.cellDir,
           installSet: cell.installSet,
           primary: cell.primary,
           binFile: ctx.plan.bin.file,
-          enabled: { stdio: cfg.stdio !== false, http: cfg.http !== false },
+          enabled: { stdio: cfg.stdio !== false && !gapped('stdio'), http: cfg.http !== false && !gapped('http') },
+          ...(gapped('stdio') || gapped('http') ? { notRun: 'the config says they need a secret that is not set' } : {}),
           phases: [...results.values()],
           ...(variant.node ? { nodeVersion: variant.node.version } : {}),
         });
@@ -261,7 +267,12 @@ async function runPhases(
     : install.driver;
   const packageDir = path.join(cellDir, 'node_modules', ctx.plan.package.name);
   const bin = path.join(packageDir, ctx.plan.bin.file);
-  const command = (args: string[], env: Record<string, string>) => ({ bin, args, env });
+  const secretEnv = (phase: SecretPhase) => ctx.secrets?.env(phase) ?? {};
+  const command = (args: string[], env: Record<string, string>, phase: SecretPhase) => ({
+    bin,
+    args,
+    env: { ...env, ...secretEnv(phase) },
+  });
   // A variant's Node comes first on PATH, for a server that starts `node` itself.
   const withNode = (env: Record<string, string>) => (deps.node ? withRuntimePath(env, deps.node) : env);
   const conformance = await conformanceOf(ctx);
@@ -279,13 +290,13 @@ async function runPhases(
     sdkPackages: sdkPackageNames(cfg.majors),
     phases: {
       stdio: cfg.stdio && {
-        command: command(cfg.stdio.args, cfg.stdio.env),
+        command: command(cfg.stdio.args, cfg.stdio.env, 'stdio'),
         expect: cfg.stdio.expect,
         steps: cfg.stdio.steps,
         timeoutMs: cfg.stdio.timeoutMs,
       },
       http: cfg.http && {
-        command: command(cfg.http.args, cfg.http.env),
+        command: command(cfg.http.args, cfg.http.env, 'http'),
         host: cfg.http.host,
         path: cfg.http.path,
         steps: cfg.stdio ? cfg.stdio.steps : [],
@@ -298,7 +309,7 @@ async function runPhases(
       // A bind another variant of this cell measured on this Node is not run again (its result replaces the skip).
       bind: !bind &&
         cfg.bind && {
-          command: command(cfg.bind.args, cfg.bind.env),
+          command: command(cfg.bind.args, cfg.bind.env, 'bind'),
           dropEnv: cfg.bind.dropEnv,
           timeoutMs: cfg.bind.timeoutMs,
           ...(cfg.bind.path ? { path: cfg.bind.path } : {}),
@@ -306,7 +317,7 @@ async function runPhases(
       conformance: cfg.http &&
         cfg.http.auth !== 'oauth' &&
         conformance?.ok && {
-          command: command(cfg.http.args, cfg.http.env),
+          command: command(cfg.http.args, cfg.http.env, 'conformance'),
           host: cfg.http.host,
           path: cfg.http.path,
           readyTimeoutMs: cfg.http.readyTimeoutMs,
@@ -325,6 +336,14 @@ async function runPhases(
       leaks: cfg.leaks,
     },
   };
+  if (ctx.secrets?.mask.length) spec.mask = ctx.secrets.mask;
+  // A phase whose secret is not set is not run: its gap (not measured, naming the secret) stands in for it.
+  const blocked = new Map<PhaseName, PhaseResult>();
+  for (const [phase, gap] of ctx.secrets?.gaps ?? []) {
+    if (!spec.phases[phase]) continue;
+    spec.phases[phase] = false;
+    blocked.set(phase, gap);
+  }
   const suiteFailure = conformance && !conformance.ok ? suiteMissing(conformance.error.message) : undefined;
   const outcome = await runDriver(
     layout,
@@ -340,7 +359,8 @@ async function runPhases(
     },
     {
       ...(hooks.onPhaseStart ? { onPhaseStart: hooks.onPhaseStart } : {}),
-      onPhaseResult: (r) => record(bind && r.phase === 'bind' ? bind : suiteFailure && r.phase === 'conformance' ? suiteFailure : r),
+      onPhaseResult: (r) =>
+        record(blocked.get(r.phase) ?? (bind && r.phase === 'bind' ? bind : suiteFailure && r.phase === 'conformance' ? suiteFailure : r)),
     },
   );
   if (outcome.kind === 'done') return outcome.summary;

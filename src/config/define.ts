@@ -149,6 +149,22 @@ export interface MatrixConfig {
   client?: ClientConfig;
   /** Surface parity across cells and the `mcp-surface.json` snapshot; `false` turns both off. @default {} */
   surface?: SurfaceConfig | false;
+  /**
+   * Secrets the server needs, read from the run's environment (never written in the config): each is given to the
+   * phases that need it and masked in every output. When one is not set (a fork's or Dependabot's pull request
+   * gets no secrets), those phases are not run and read as not measured, never failed. A name alone needs every
+   * server phase. @default []
+   */
+  secrets?: (string | SecretConfig)[];
+}
+
+export interface SecretConfig {
+  /** The environment variable (`API_KEY`). */
+  name: string;
+  /** The phases that need it. @default every server phase: stdio, http, bind, conformance, leaks */
+  phases?: ('stdio' | 'http' | 'bind' | 'conformance' | 'leaks')[];
+  /** What a phase that needs it reads as when it is not set: not measured, or skipped (a choice made on purpose). @default 'not-measured' */
+  whenAbsent?: 'not-measured' | 'skipped';
 }
 
 export type ConfigExport = MatrixConfig | Promise<MatrixConfig> | (() => MatrixConfig | Promise<MatrixConfig>);

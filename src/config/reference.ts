@@ -112,6 +112,12 @@ export const CONFIG_REFERENCE: Record<string, string> = {
   'client.roots[].name': 'A name shown to the server.',
   'client.noArguments':
     'A tool step without `arguments`: `omit` leaves the field out, as the spec allows and as the SDK’s own `callTool({ name })` sends it; a server that refuses that as invalid params is asked again with `{}`, and the step fails naming the difference, “rejects a call without `arguments`; accepts `{}`” (SDK 1.30.0–1.31.0 servers do). `empty` sends `arguments: {}` (what hosts such as the Inspector send): the opt-out for a server whose users all send `{}`, which hides that regression. Default: `omit`.',
+  secrets:
+    "Secrets the server needs, read from the run's environment (never written in the config): each is given to the phases that need it (on top of their `env`) and masked in every output, like the harness's own tokens. When one is not set (a fork's or Dependabot's pull request gets no secrets on GitHub), the phases that need it are not run and read as not measured (never failed), with the reason: the fork, Dependabot, or simply not set. A name alone (`'API_KEY'`) is needed by every server phase. Default: none.",
+  'secrets[].name': 'The environment variable, e.g. `API_KEY`.',
+  'secrets[].phases': 'The phases that need it (`stdio`, `http`, `bind`, `conformance`, `leaks`). Default: all of them.',
+  'secrets[].whenAbsent':
+    "What a phase that needs it reads as when it is not set: `'not-measured'`, or `'skipped'` (a choice made on purpose, so that a fork's run can pass on what it could measure). Default: `'not-measured'`.",
   surface:
     'Surface parity: the tools (title, description, input and output schemas, annotations), resource templates and prompts (with their arguments) every stdio run listed must be identical on every cell, and identical to `mcp-surface.json` next to the config when that file exists (`run --update-surface` writes it). Any difference fails the run. `false` turns both checks off. Default: on.',
   'surface.allow': 'Differences that do not fail the run (still shown in matrix.md).',

@@ -8,8 +8,12 @@ import type { CellConfig, MajorRecipe, MatrixConfig, Step, SurfaceExpectation } 
 import { cellIdFromPin } from './schema.js';
 import { DEFAULT_MAJORS } from './majors.js';
 import type { LoadedConfig } from './load.js';
+import type { SecretPhase, SecretSpec } from './types.js';
 
 export { DEFAULT_MAJORS };
+
+/** A secret named without its phases is needed by every phase that starts the server. */
+export const SECRET_PHASES: readonly SecretPhase[] = ['stdio', 'http', 'bind', 'conformance', 'leaks'];
 
 export const DEFAULT_HTTP_ARGS = ['--transport', 'streamable-http', '--host', '{host}', '--port', '{port}'];
 export const DEFAULT_HTTP_ENV = { MCP_SERVER_TOKEN: '{token}' };
@@ -58,6 +62,8 @@ export interface ResolvedConfig {
   client: ClientSpec;
   /** Surface parity and the snapshot (mcp-surface.json next to the config); `false` turns both off. */
   surface: false | { allow: { item: string; path?: string }[] };
+  /** The secrets the servers need from the environment (names only, never values); absent when none. */
+  secrets?: SecretSpec[];
 }
 
 export type ConfigPhase = 'stdio' | 'http' | 'bind' | 'leaks';
@@ -140,6 +146,16 @@ export function resolveConfig(loaded: LoadedConfig, overrides: Overrides = {}, c
     lockstep: c.lockstep ?? 'error',
     client: resolveClient(c.client ?? {}),
     surface: c.surface === false ? false : { allow: c.surface?.allow ?? [] },
+    // Only when declared, so that a config without secrets hashes as it always did.
+    ...(c.secrets?.length
+      ? {
+          secrets: c.secrets.map((s) =>
+            typeof s === 'string'
+              ? { name: s, phases: [...SECRET_PHASES], whenAbsent: 'not-measured' as const }
+              : { name: s.name, phases: s.phases ?? [...SECRET_PHASES], whenAbsent: s.whenAbsent ?? 'not-measured' },
+          ),
+        }
+      : {}),
   };
 }
 

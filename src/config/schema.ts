@@ -53,6 +53,19 @@ function checkLevels(phase: 'http') {
   return z.strictObject(Object.fromEntries(checkIds(phase).map((id) => [id, level])));
 }
 
+const envName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'an environment variable name (letters, digits, underscore)');
+const secret = z.union([
+  envName,
+  z.strictObject({
+    name: envName,
+    phases: z
+      .array(z.enum(['stdio', 'http', 'bind', 'conformance', 'leaks']))
+      .min(1)
+      .optional(),
+    whenAbsent: z.enum(['not-measured', 'skipped']).optional(),
+  }),
+]);
+
 const PIN_ROLE = /^(latest|floor)(@\d+)?$/;
 
 const pin = z.string().refine((p) => (PIN_ROLE.test(p) && p !== 'latest') || semver.valid(p) !== null, {
@@ -173,6 +186,7 @@ export const configSchema = z
         }),
       ])
       .optional(),
+    secrets: z.array(secret).optional(),
   })
   .superRefine(
     (cfg, ctx) => {
@@ -233,6 +247,14 @@ export const configSchema = z
     { when: () => true },
   )
   .superRefine((cfg, ctx) => {
+    const names = new Map<string, number>();
+    (cfg.secrets ?? []).forEach((s, i) => {
+      const name = typeof s === 'string' ? s : s.name;
+      const first = names.get(name);
+      if (first !== undefined)
+        ctx.addIssue({ code: 'custom', path: ['secrets', i], message: `secret ${name} is listed twice (also [${first}])` });
+      else names.set(name, i);
+    });
     if (cfg.package && cfg.tarball) {
       ctx.addIssue({ code: 'custom', path: ['tarball'], message: 'give either package or tarball, not both' });
     }

@@ -34,3 +34,13 @@ export interface ClientSpec {
   /** A tool step without `arguments`: leave the field out (re-sent with `{}` when refused as invalid params) or send `{}`. */
   noArguments: 'empty' | 'omit';
 }
+
+/** A phase a secret can be needed by (every phase that starts the server). */
+export type SecretPhase = 'stdio' | 'http' | 'bind' | 'conformance' | 'leaks';
+
+/** A secret the servers need from the run's environment (config `secrets`, resolved): its name, never its value. */
+export interface SecretSpec {
+  name: string;
+  phases: SecretPhase[];
+  whenAbsent: 'not-measured' | 'skipped';
+}

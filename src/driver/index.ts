@@ -120,6 +120,7 @@ async function main(): Promise<void> {
   const specPath = process.argv[2];
   if (!specPath) throw new Error('usage: node index.js <spec.json> [out.jsonl]');
   const spec = cellPlaceholders(JSON.parse(readFileSync(specPath, 'utf8')) as DriverSpec);
+  for (const value of spec.mask ?? []) redactor.add(value);
   makeScratchDir(spec.cellDir, spec.workDir);
   process.env.MCP_MATRIX_CELL_DIR = spec.cellDir;
   ensureModuleScope(dirname(spec.probe));

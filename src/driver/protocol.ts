@@ -37,6 +37,8 @@ export interface DriverSpec {
   baseEnv: Record<string, string>;
   /** Why a `false` phase is skipped (`not configured`, `disabled`): the message of its skipped result. */
   skipped?: Partial<Record<PhaseName, string>>;
+  /** Values masked in every output like the tokens (the config's secrets, read from the environment). */
+  mask?: string[];
   /** The client the phases connect with; absent means no capabilities, no roots, a missing `arguments` left out. */
   client?: ClientSpec;
   /** The SDK package names (every major's recipe): the probe in the stdio and http servers records which copies of them load. */

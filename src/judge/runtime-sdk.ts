@@ -11,6 +11,8 @@ export interface RuntimeSdkInput {
   /** The bin file inside the package, for the message when the probe could not load. */
   binFile: string;
   enabled: { stdio: boolean; http: boolean };
+  /** Why neither stdio nor http ran though the config has them (a secret not set); absent: they ran or were skipped. */
+  notRun?: string;
   /** The driver's phase results; stdio and http carry what their servers loaded. */
   phases: readonly PhaseResult[];
 }
@@ -79,6 +81,8 @@ export function judgeRuntimeSdk(input: RuntimeSdkInput): RuntimeSdkCheck {
   if (!failures.empty()) return { verdict: 'failed', messages: failures.lines(), observed };
   if (cellCopyLoaded) return { verdict: 'passed', messages: [], observed };
   const unseen = 'so which SDK copy the server runs was not observed';
+  if (input.notRun && !input.enabled.stdio && !input.enabled.http)
+    return { verdict: 'not-measured', messages: [`no server ran (${input.notRun}), ${unseen}`], observed };
   if (!input.enabled.stdio && !input.enabled.http)
     return { verdict: 'not-measured', messages: [`no server answered (stdio and http are skipped), ${unseen}`], observed };
   if (observed.length === 0)

@@ -16,6 +16,8 @@ import { ensureConformanceSuite, type ConformanceSuite } from '../cells/conforma
 import type { DriverHooks } from '../cells/driver-launch.js';
 import { cellDirOf, createRunDir, markKept, removeDir, removeRunDir, removeRunDirWithin } from '../cells/workspace.js';
 import { linkKeptCells, pruneKeptHomes, type KeptHomes } from '../cells/kept.js';
+import { runSecrets } from '../judge/secrets.js';
+import { readPullRequestEvent } from '../cells/github-event.js';
 import { currentCookie, killCarriers, settleCarriers } from '../process/cookie.js';
 import { run as exec } from '../process/exec.js';
 import { deferCleanup, killAll, onHardExit } from '../process/tracker.js';
@@ -142,8 +144,12 @@ export async function runMatrix(config: ResolvedConfig, registry: Registry, opti
     const runtimes = new Map<string, Promise<Result<NodeRuntime>>>();
     // The conformance suite: installed (or found in the cache) once per run, on its first use.
     let suite: Promise<Result<ConformanceSuite>> | undefined;
+    const secrets = config.secrets
+      ? runSecrets(config.secrets, process.env, readPullRequestEvent(process.env.GITHUB_EVENT_PATH))
+      : undefined;
     const ctx: CellContext = {
       plan,
+      ...(secrets ? { secrets } : {}),
       tarball: tarball.value,
       runDir,
       harnessVersion: HARNESS_VERSION,
@@ -253,7 +259,8 @@ export async function runMatrix(config: ResolvedConfig, registry: Registry, opti
       options.surfaceSnapshot,
     );
     const homeless = [...(homes?.refused.values() ?? [])].map((why) => `--keep: ${why}; the cell stays in its run directory`);
-    return ok(homeless.length ? { ...run, warnings: [...run.warnings, ...homeless] } : run);
+    const more = [...(secrets?.warning ? [secrets.warning] : []), ...homeless];
+    return ok(more.length ? { ...run, warnings: [...run.warnings, ...more] } : run);
   } finally {
     await packing;
     options.signal.removeEventListener('abort', stopPacking);

@@ -12,10 +12,15 @@ export interface FixtureRun {
   leftoverProcs: string[];
 }
 
-export async function runFixture(fixture: string, prefix = 'mm-broken', env: Record<string, string> = {}): Promise<FixtureRun> {
+export async function runFixture(
+  fixture: string,
+  prefix = 'mm-broken',
+  env: Record<string, string> = {},
+  config = 'matrix.config.ts',
+): Promise<FixtureRun> {
   const outDir = await tempDir(`${prefix}-${fixture}-`);
   const started = Date.now();
-  const out = await cli(['run', '--config', `fixtures/broken/${fixture}/matrix.config.ts`, '--out', outDir, '--progress', 'silent'], {
+  const out = await cli(['run', '--config', `fixtures/broken/${fixture}/${config}`, '--out', outDir, '--progress', 'silent'], {
     timeoutMs: 240_000,
     env,
   });

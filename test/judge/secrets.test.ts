@@ -1,0 +1,88 @@
+import { describe, expect, test } from 'vitest';
+import { absenceContext, absenceWarning, absentSecrets, secretEnv, secretGaps, secretValues } from '../../src/judge/secrets.js';
+import type { SecretSpec } from '../../src/config/types.js';
+
+const all: SecretSpec['phases'] = ['stdio', 'http', 'bind', 'conformance', 'leaks'];
+const KEY: SecretSpec = { name: 'API_KEY', phases: all, whenAbsent: 'not-measured' };
+const HTTP_ONLY: SecretSpec = { name: 'HTTP_SECRET', phases: ['http'], whenAbsent: 'skipped' };
+const gh = { GITHUB_ACTIONS: 'true', GITHUB_EVENT_NAME: 'pull_request', GITHUB_ACTOR: 'alice' };
+
+describe('absentSecrets / secretEnv / secretValues', () => {
+  test('unset and empty both count as absent; a present one is given only to the phases that need it', () => {
+    expect(absentSecrets([KEY, HTTP_ONLY], { API_KEY: '', HTTP_SECRET: 'x' }).map((s) => s.name)).toEqual(['API_KEY']);
+    expect(absentSecrets([KEY, HTTP_ONLY], {}).map((s) => s.name)).toEqual(['API_KEY', 'HTTP_SECRET']);
+    const env = { API_KEY: 'k-123456789', HTTP_SECRET: 'h-123456789', OTHER: 'o' };
+    expect(secretEnv([KEY, HTTP_ONLY], 'stdio', env)).toEqual({ API_KEY: 'k-123456789' });
+    expect(secretEnv([KEY, HTTP_ONLY], 'http', env)).toEqual({ API_KEY: 'k-123456789', HTTP_SECRET: 'h-123456789' });
+    expect(secretEnv([KEY], 'http', {})).toEqual({});
+    expect(secretValues([KEY, HTTP_ONLY], { API_KEY: 'k-123456789' })).toEqual(['k-123456789']);
+  });
+});
+
+describe('absenceContext', () => {
+  test('off GitHub it says nothing more', () => {
+    expect(absenceContext({ GITHUB_EVENT_NAME: 'pull_request' }, { pull_request: { head: { repo: { fork: true } } } })).toBe('');
+  });
+  test('a fork pull request (fork flag, another repository, or a deleted fork) is named, with the fork', () => {
+    expect(absenceContext(gh, { pull_request: { head: { repo: { fork: true, full_name: 'bob/server' } } } })).toBe(
+      'this run is a pull request from a fork (bob/server), and GitHub gives fork pull requests no secrets',
+    );
+    expect(
+      absenceContext(gh, {
+        pull_request: { head: { repo: { fork: false, full_name: 'bob/server' } }, base: { repo: { full_name: 'acme/server' } } },
+      }),
+    ).toContain('from a fork (bob/server)');
+    expect(absenceContext(gh, { pull_request: { head: { repo: null } } })).toContain('from a fork,');
+  });
+  test('a same-repository pull request, a push and a missing payload are not forks', () => {
+    const same = {
+      pull_request: { head: { repo: { fork: false, full_name: 'acme/server' } }, base: { repo: { full_name: 'acme/server' } } },
+    };
+    expect(absenceContext(gh, same)).toBe('');
+    expect(absenceContext({ ...gh, GITHUB_EVENT_NAME: 'push' }, { pull_request: { head: { repo: { fork: true } } } })).toBe('');
+    expect(absenceContext(gh, undefined)).toBe('');
+  });
+  test('Dependabot is named whatever the event', () => {
+    expect(absenceContext({ ...gh, GITHUB_ACTOR: 'dependabot[bot]', GITHUB_EVENT_NAME: 'push' }, undefined)).toContain('Dependabot');
+  });
+});
+
+describe('secretGaps', () => {
+  test('each phase a missing secret needs is not measured, naming the secret and why; the others are untouched', () => {
+    const gaps = secretGaps([KEY], 'this run is a pull request from a fork, and GitHub gives fork pull requests no secrets');
+    expect([...gaps.keys()]).toEqual(all);
+    expect(gaps.get('stdio')).toEqual({
+      phase: 'stdio',
+      verdict: 'not-measured',
+      durationMs: 0,
+      step: 'secrets',
+      message:
+        'not run: secret API_KEY is not set (this run is a pull request from a fork, and GitHub gives fork pull requests no secrets); the config says this phase needs it, so it was not measured',
+    });
+    const http = secretGaps([HTTP_ONLY], '');
+    expect([...http.keys()]).toEqual(['http']);
+    expect(http.get('http')?.verdict).toBe('skipped');
+    expect(http.get('http')?.message).toContain("is not set (in this run's environment; in CI, give it to the run step's env:)");
+    expect(http.get('http')?.message).toContain('(whenAbsent: skipped)');
+  });
+  test('skipped only when every missing secret of the phase allows it; two names read as plural', () => {
+    const both = secretGaps([KEY, HTTP_ONLY], '').get('http');
+    expect(both?.verdict).toBe('not-measured');
+    expect(both?.message).toMatch(/secret API_KEY, HTTP_SECRET are not set .* needs them/);
+  });
+  test('no missing secret: no gap', () => {
+    expect(secretGaps([], 'x').size).toBe(0);
+  });
+});
+
+describe('absenceWarning', () => {
+  test('names each secret with its phases, the context and what the phases read as', () => {
+    expect(absenceWarning([], '')).toBeUndefined();
+    expect(absenceWarning([KEY], 'ctx')).toBe(
+      'secret(s) not set: API_KEY (stdio, http, bind, conformance, leaks): ctx. Those phases are not run, and read as not measured, never failed.',
+    );
+    expect(absenceWarning([HTTP_ONLY], '')).toBe(
+      'secret(s) not set: HTTP_SECRET (http). Those phases are not run, and read as skipped, never failed.',
+    );
+  });
+});
