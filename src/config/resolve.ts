@@ -30,7 +30,8 @@ export interface ResolvedCell extends Required<Omit<CellConfig, 'role' | 'client
 export interface ResolvedConfig {
   file: string;
   dir: string;
-  source: { kind: 'directory'; dir: string } | { kind: 'tarball'; file: string };
+  /** `packageDir` of a tarball source: the config's package directory that `--tarball` stands in for (locations in reports). */
+  source: { kind: 'directory'; dir: string } | { kind: 'tarball'; file: string; packageDir?: string };
   bin?: string;
   cells: ResolvedCell[];
   majors: Record<string, MajorRecipe>;
@@ -80,7 +81,11 @@ export interface Overrides {
 export function resolveConfig(loaded: LoadedConfig, overrides: Overrides = {}, cwd = process.cwd()): ResolvedConfig {
   const { config: c, dir, file } = loaded;
   const source: ResolvedConfig['source'] = overrides.tarball
-    ? { kind: 'tarball', file: path.resolve(cwd, overrides.tarball) }
+    ? {
+        kind: 'tarball',
+        file: path.resolve(cwd, overrides.tarball),
+        ...(c.tarball ? {} : { packageDir: path.resolve(dir, c.package ?? '.') }),
+      }
     : c.tarball
       ? { kind: 'tarball', file: path.resolve(dir, c.tarball) }
       : { kind: 'directory', dir: path.resolve(dir, c.package ?? '.') };

@@ -397,6 +397,7 @@ function assemble(
     plan: {
       configHash: plan.hash,
       configFile: path.basename(plan.config.file),
+      ...packageDirOf(plan.config),
       package: { name: plan.package.name, version: plan.package.version, ...(commit ? { commit } : {}) },
       tarball: { file: path.basename(tarball.file), size: tarball.size, sha512: tarball.sha512 },
       cells: plan.cells.map((c) => ({
@@ -425,4 +426,10 @@ function assemble(
     ...(baseline ? { baseline } : {}),
     ...(surface ? { surface } : {}),
   };
+}
+
+/** Where the package's directory is, relative to the config's (posix): reports point at its package.json. */
+function packageDirOf(config: Plan['config']): { packageDir?: string } {
+  const dir = config.source.kind === 'directory' ? config.source.dir : config.source.packageDir;
+  return dir === undefined ? {} : { packageDir: path.relative(config.dir, dir).split(path.sep).join('/') || '.' };
 }

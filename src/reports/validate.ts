@@ -165,6 +165,7 @@ const run = obj({
   plan: obj({
     configHash: str,
     configFile: optional(str),
+    packageDir: optional(str),
     package: nameVersion,
     tarball,
     cells: arrayOf(

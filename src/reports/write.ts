@@ -10,6 +10,7 @@ import { renderJson } from './json.js';
 import { renderJunit } from './junit.js';
 import { renderMarkdown } from './markdown.js';
 import { renderHtml } from './html/page.js';
+import { renderSarif } from './sarif.js';
 
 export interface WriteOptions {
   /** Also write junit.xml (default true). */
@@ -22,6 +23,7 @@ export const RESULTS_FILE = 'results.json';
 export const MARKDOWN_FILE = 'matrix.md';
 export const JUNIT_FILE = 'junit.xml';
 export const HTML_FILE = 'matrix.html';
+export const SARIF_FILE = 'matrix.sarif';
 
 /**
  * Each write its own temporary file: a forced exit's write may start while the graceful one is still in flight
@@ -43,7 +45,7 @@ export function removeTempsInFlight(): void {
   inFlight.clear();
 }
 
-/** Writes results.json, matrix.md, matrix.html and (unless `junit: false`) junit.xml into `outDir`; returns their paths. */
+/** Writes results.json, matrix.md, matrix.html, matrix.sarif and (unless `junit: false`) junit.xml into `outDir`; returns their paths. */
 export async function writeReports(run: RunResult, outDir: string, options: WriteOptions = {}): Promise<string[]> {
   const checked = await checkOutDir(outDir);
   if (checked) throw new Error(checked);
@@ -117,6 +119,7 @@ function render(run: RunResult, options: WriteOptions): [string, string][] {
     [RESULTS_FILE, json],
     [MARKDOWN_FILE, renderMarkdown(stored)],
     [HTML_FILE, renderHtml(stored)],
+    [SARIF_FILE, renderSarif(stored)],
   ];
   if (options.junit !== false) files.push([JUNIT_FILE, renderJunit(stored)]);
   return files;

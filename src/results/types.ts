@@ -220,6 +220,8 @@ export interface RunResult {
     /** sha256 of the resolved plan (config + resolved cells); pieces of one plan share it. */
     configHash: string;
     configFile?: string;
+    /** The package's directory relative to the config's (`.`, `fixtures/server`); absent when the config names a tarball. */
+    packageDir?: string;
     /** `commit`: the source commit (`-dirty` when the tree had changes), when known. */
     package: { name: string; version: string; commit?: string };
     tarball: { file: string; size: number; sha512: string };

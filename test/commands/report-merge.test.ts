@@ -7,7 +7,7 @@ import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { mergeCommand } from '../../src/commands/merge.js';
 import { reportCommand } from '../../src/commands/report.js';
 import { createLogger } from '../../src/logger.js';
-import { renderJson, renderMarkdown } from '../../src/reports/index.js';
+import { renderJson, renderMarkdown, renderSarif } from '../../src/reports/index.js';
 import { CLIENT_NEW, CLIENT_OLD, makeRun, NODE_22, pieceOf, variantSpecs } from '../reports/helpers/make-run.js';
 
 let dir: string;
@@ -38,6 +38,8 @@ describe('report', () => {
     const rewritten = JSON.parse(await readFile(join(dir, 'results.json'), 'utf8')) as { schemaVersion: number; cells: { cell: string }[] };
     expect(rewritten.schemaVersion).toBe(2);
     expect(rewritten.cells.map((c) => c.cell)).toEqual(['floor-1', 'latest-1', '2.0.0', 'latest-2']);
+    // matrix.sarif beside them, rendered from the stored run.
+    expect(await readFile(join(dir, 'matrix.sarif'), 'utf8')).toBe(renderSarif(rewritten as Parameters<typeof renderSarif>[0]));
   });
 
   test('a results.json of an unknown schema version is refused in one line', async () => {
@@ -79,6 +81,12 @@ describe('merge', () => {
     expect(text.out).toContain('| ″ | latest@2 → 2.1.0 · 2025-06-18 | 5 |');
     const junit = await readFile(join(dir, 'merged', 'junit.xml'), 'utf8');
     expect(junit).toContain('<testcase classname="v2-latest~client-1.0.0~node-22" name="stdio"');
+    const sarif = JSON.parse(await readFile(join(dir, 'merged', 'matrix.sarif'), 'utf8')) as {
+      runs: { results: { ruleId: string; properties: { variants: string[] } }[] }[];
+    };
+    expect(sarif.runs[0]!.results.map((r) => [r.ruleId, r.properties.variants])).toEqual([
+      ['stdio/failed', ['v2-latest~client-1.0.0~node-22']],
+    ]);
 
     const lost = logger();
     expect(await mergeCommand(files.slice(1), { cwd: dir, out: 'lost' }, lost.log)).toBe(1);

@@ -119,3 +119,18 @@ describe('resolveConfig: the axes', () => {
     ]);
   });
 });
+
+describe('resolveConfig: the package source', () => {
+  it("--tarball stands in for the config's package directory, which is kept for the reports' locations (matrix.sarif)", () => {
+    const loaded = { file: '/p/matrix.config.ts', dir: '/p', config: { package: './server', cells: [{ pin: 'latest@1' }] } };
+    expect(resolveConfig(loaded, {}, '/p').source).toEqual({ kind: 'directory', dir: '/p/server' });
+    expect(resolveConfig(loaded, { tarball: 'out/x.tgz' }, '/w').source).toEqual({
+      kind: 'tarball',
+      file: '/w/out/x.tgz',
+      packageDir: '/p/server',
+    });
+    // A config that names a tarball has no package directory to point at.
+    const tarball = { ...loaded, config: { tarball: 'x.tgz', cells: [{ pin: 'latest@1' }] } };
+    expect(resolveConfig(tarball, { tarball: 'y.tgz' }, '/w').source).toEqual({ kind: 'tarball', file: '/w/y.tgz' });
+  });
+});

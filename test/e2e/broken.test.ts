@@ -1,11 +1,15 @@
 // Every broken fixture, through the real CLI: exit 1, the cell failed, exactly the targeted phase failed
 // with a message naming the cause, and nothing (process, temp dir) survives the run.
+import { readFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
+import path from 'node:path';
+import type { Log, Result } from 'sarif';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PhaseName, RunResult } from '../../src/results/types.js';
 import type { CliOutcome } from './helpers/cli.js';
 import { runFixture, type FixtureRun } from './helpers/fixture-run.js';
 import { processesMentioning } from './helpers/procs.js';
+import { validateSarif } from '../reports/helpers/sarif-validator.js';
 
 interface Case {
   fixture: string;
@@ -17,6 +21,8 @@ interface Case {
   extra?(r: RunResult, out: CliOutcome): void;
   /** The CLI's environment (the conformance phase is off in the e2e runs unless a case turns it on). */
   env?: Record<string, string>;
+  /** Rule ids matrix.sarif reports at level error, among others of the same phase (docs/phases.md, matrix.sarif). */
+  sarif?: string[];
 }
 
 const CONFORMANCE_ON = { MCP_MATRIX_CONFORMANCE: 'on' };
@@ -26,6 +32,7 @@ const CASES: Case[] = [
     // A server without auth that checks neither Host nor Origin: the official suite's scenario fails, by name.
     fixture: 'conformance-dns-rebinding',
     phase: 'conformance',
+    sarif: ['conformance/dns-rebinding-protection'],
     step: 'dns-rebinding-protection',
     message:
       /^1 of \d+ scenario\(s\) failed: dns-rebinding-protection \(localhost-host-rebinding-rejected: Expected HTTP 4xx for invalid Host\/Origin headers, got 200\)$/,
@@ -79,6 +86,7 @@ const CASES: Case[] = [
   {
     fixture: 'http-no-auth',
     phase: 'http',
+    sarif: ['http/no-token-401', 'http/wrong-token-401'],
     step: 'request without a token',
     message:
       /^no token → 200 \(want 401: the endpoint does not require the bearer token\); wrong token → 200 \(want 401: a wrong token is accepted\); round trip ok$/,
@@ -101,6 +109,7 @@ const CASES: Case[] = [
     // (test/driver/phases/spec-checks.test.ts), never the Origin.
     fixture: 'http-origin-unchecked',
     phase: 'http',
+    sarif: ['http/origin', 'http/host'],
     step: 'request with a foreign Origin',
     message:
       /^no token → no auth \(not checked\); wrong token → no auth \(not checked\); round trip ok; origin: a foreign Origin \(http:\/\/evil\.example\) got 200 \(want 403: the server does not validate Origin \(DNS rebinding\)\) \[MUST, MCP 2025-11-25 basic\/transports#security-warning, level require\]; host: Host evil\.example:\d+ got 200 \(want a 4xx refusal: the server does not validate Host, so a DNS-rebound page reaches it\) \[MUST, MCP 2025-11-25 basic\/transports#security-warning, level require\]$/,
@@ -120,6 +129,7 @@ const CASES: Case[] = [
     // started for the run, mints a token for another resource, and it is accepted (docs/phases.md, OAuth).
     fixture: 'oauth-audience-unchecked',
     phase: 'http',
+    sarif: ['http/oauth-audience'],
     step: 'token for another audience',
     message:
       /^no token → 401 with a Bearer challenge; wrong token → 401; round trip ok; metadata discovery → named by resource_metadata; metadata → resource "http:\/\/127\.0\.0\.1:\d+\/mcp", authorization_servers names the issuer; other audience → 200 \(want 401: a token for another audience is accepted\) \(MUST, MCP 2025-11-25 basic\/authorization#token-audience-binding-and-validation: a server MUST validate that an access token was issued for it as the intended audience \(RFC 8707 §2\)\); expired token → 401; other key → 401; alg none → 401$/,
@@ -133,6 +143,7 @@ const CASES: Case[] = [
   {
     fixture: 'bind-no-token',
     phase: 'bind',
+    sarif: ['bind/exposed'],
     step: 'watch',
     message:
       /^is listening on 0\.0\.0\.0:\d+ \(IPv4 wildcard: every interface\): asked to bind 0\.0\.0\.0 with no token; a request without a token got HTTP 200: anyone who can reach it can use it; a non-loopback bind must be refused \(killed it\)$/,
@@ -141,12 +152,14 @@ const CASES: Case[] = [
     // It exits 2 right after 'listening': caught either while it runs or from the probe's record afterwards.
     fixture: 'bind-listen-then-refuse',
     phase: 'bind',
+    sarif: ['bind/exposed'],
     step: 'watch',
     message: /^(is listening|listened) on 0\.0\.0\.0:\d+ \(IPv4 wildcard: every interface\)(: asked| before exiting \(exit code 2\))/,
   },
   {
     fixture: 'stdin-eof-timer',
     phase: 'leaks',
+    sarif: ['leaks/failed'],
     step: 'stdio shutdown',
     message: /^stdio server still running 3000 ms after stdin EOF: Timeout \(setInterval\) at bin\/server\.js:32$/,
     extra: (r) =>
@@ -217,6 +230,7 @@ const CASES: Case[] = [
   {
     fixture: 'sdk-range-excludes-pin',
     phase: 'environment',
+    sarif: ['environment/sdk-range'],
     step: 'npm install',
     others: 'not-measured',
     // npm refuses the cell outright (ERESOLVE): the message must still name the declared range.
@@ -226,6 +240,7 @@ const CASES: Case[] = [
   {
     fixture: 'sdk-own-copy',
     phase: 'environment',
+    sarif: ['environment/install', 'environment/sdk-range', 'environment/runtime-sdk'],
     step: 'verify',
     message:
       /^@modelcontextprotocol\/sdk: the package loads 1\.25\.0 from node_modules\/broken-sdk-own-copy\/node_modules\/@modelcontextprotocol\/sdk \(its own dependency "1\.25\.0"\), not the pinned 1\.\d+\.\d+; @modelcontextprotocol\/sdk is installed 2 times/,
@@ -285,6 +300,17 @@ afterAll(async () => {
   await Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true })));
 });
 
+/** The results of the matrix.sarif a run wrote, as `rule level uri:line`, with the cell each names. */
+function sarifOf(run: FixtureRun): { results: Result[]; lines: string[] } {
+  const log = JSON.parse(readFileSync(path.join(run.outDir, 'matrix.sarif'), 'utf8')) as Log;
+  const results = log.runs[0]!.results!;
+  const lines = results.map((r) => {
+    const at = r.locations![0]!.physicalLocation!;
+    return `${r.ruleId} ${r.level} ${at.artifactLocation!.uri}:${at.region!.startLine} (${String(r.properties!.cell)})`;
+  });
+  return { results, lines };
+}
+
 function phaseTable(r: RunResult): string {
   return r.cells
     .flatMap((c) => c.phases.map((p) => `${p.phase}: ${p.verdict}${p.step ? ` [${p.step}]` : ''}${p.message ? ` ${p.message}` : ''}`))
@@ -303,6 +329,9 @@ describe('fixtures/broken: each fails exactly its phase', () => {
     expect(conformance.details!.scenarios).toEqual(
       expect.arrayContaining([expect.objectContaining({ name: 'dns-rebinding-protection', level: 'warn' })]),
     );
+    // No false alarm in matrix.sarif either: nothing at level error (a warn sub-check may be a warning).
+    expect(sarifOf(run).lines.filter((l) => l.includes(' error '))).toEqual([]);
+    expect(run.results!.plan.packageDir).toBe('.');
     expect(run.leftoverDirs).toEqual([]);
     expect(run.leftoverProcs).toEqual([]);
   });
@@ -355,10 +384,28 @@ describe('fixtures/broken: each fails exactly its phase', () => {
     // The human summary names the phase and the cause too.
     expect(run.out.stdout + run.out.stderr).toContain(`${c.phase}: FAIL`);
     c.extra?.(r, run.out);
+    // matrix.sarif: the failure at level error, under the failed phase's rules only, at the package's package.json
+    // (a leak at the file and line its live handle was created at), naming the cell.
+    const sarif = sarifOf(run);
+    const errors = sarif.results.filter((x) => x.level === 'error');
+    expect(errors.length, sarif.lines.join('\n')).toBeGreaterThan(0);
+    for (const [i, e] of errors.entries()) {
+      expect(e.ruleId!.startsWith(`${c.phase}/`), sarif.lines.join('\n')).toBe(true);
+      expect(e.properties!.cell).toBe(cell.cell);
+      const uri = e.locations![0]!.physicalLocation!.artifactLocation!.uri;
+      expect(uri === 'package.json' || (c.phase === 'leaks' && /^bin\//.test(uri!)), `${i}: ${uri}`).toBe(true);
+    }
+    expect(errors.map((e) => e.ruleId)).toEqual(expect.arrayContaining(c.sarif ?? []));
     // No cell directory and no process of the fixture survives the run.
     expect(run.leftoverDirs).toEqual([]);
     expect(run.leftoverProcs).toEqual([]);
   });
+
+  it("every matrix.sarif the runs wrote passes Microsoft's SARIF validator (the schema and GitHub's ingestion rules)", async () => {
+    const files = [...runs.values()].map((r) => path.join(r.outDir, 'matrix.sarif'));
+    expect(files.length).toBe(1 + PASSING.length + CASES.length);
+    expect(await validateSarif(files)).toEqual({ errors: [], warnings: [] });
+  }, 180_000);
 
   it('each run stays within its budget', () => {
     const slow = [...runs].filter(([, r]) => r.ms > 90_000).map(([f, r]) => `${f}: ${r.ms} ms`);

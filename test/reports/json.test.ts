@@ -3,7 +3,7 @@ import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { parseResults, renderHtml, renderJson, renderJunit, renderMarkdown, writeReports } from '../../src/reports/index.js';
+import { parseResults, renderHtml, renderJson, renderJunit, renderMarkdown, renderSarif, writeReports } from '../../src/reports/index.js';
 import { makeRun } from './helpers/make-run.js';
 
 describe('renderJson / parseResults', () => {
@@ -134,22 +134,23 @@ describe('renderJson / parseResults', () => {
 });
 
 describe('writeReports', () => {
-  test('writes results.json, matrix.md, matrix.html and junit.xml', async () => {
+  test('writes results.json, matrix.md, matrix.html, matrix.sarif and junit.xml', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'mcp-matrix-reports-'));
     try {
       const out = join(dir, 'a', 'b');
       const run = makeRun();
       const paths = await writeReports(run, out);
-      expect(paths).toEqual(['results.json', 'matrix.md', 'matrix.html', 'junit.xml'].map((f) => join(out, f)));
+      expect(paths).toEqual(['results.json', 'matrix.md', 'matrix.html', 'matrix.sarif', 'junit.xml'].map((f) => join(out, f)));
       expect(await readFile(join(out, 'results.json'), 'utf8')).toBe(renderJson(run));
       // Rendered from the stored JSON, so `report results.json` reproduces the files byte for byte.
       const stored = JSON.parse(renderJson(run)) as typeof run;
       expect(await readFile(join(out, 'matrix.md'), 'utf8')).toBe(renderMarkdown(stored));
       expect(await readFile(join(out, 'matrix.html'), 'utf8')).toBe(renderHtml(stored));
       expect(await readFile(join(out, 'junit.xml'), 'utf8')).toBe(renderJunit(stored));
+      expect(await readFile(join(out, 'matrix.sarif'), 'utf8')).toBe(renderSarif(stored));
       const only = await writeReports(run, join(dir, 'c'), { junit: false });
-      expect(only).toHaveLength(3);
-      expect((await readdir(join(dir, 'c'))).sort()).toEqual(['matrix.html', 'matrix.md', 'results.json']);
+      expect(only).toHaveLength(4);
+      expect((await readdir(join(dir, 'c'))).sort()).toEqual(['matrix.html', 'matrix.md', 'matrix.sarif', 'results.json']);
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

@@ -51,7 +51,13 @@ describe('writeRunReports: the files never say PASSED over an interrupted run', 
     expect(files.json).toEqual({ verdict: 'passed', exitCode: 0, interrupted: false });
     expect(files.headline).toMatch(/^# mcp-matrix: PASSED/);
     expect(files.htmlTitle).toMatch(/^mcp-matrix: PASSED/);
-    expect(r.written.map((f) => path.basename(f)).sort()).toEqual(['junit.xml', 'matrix.html', 'matrix.md', 'results.json']);
+    expect(r.written.map((f) => path.basename(f)).sort()).toEqual([
+      'junit.xml',
+      'matrix.html',
+      'matrix.md',
+      'matrix.sarif',
+      'results.json',
+    ]);
   });
 
   it.each([
@@ -65,12 +71,18 @@ describe('writeRunReports: the files never say PASSED over an interrupted run', 
     expect(controller.signal.aborted).toBe(true);
     expect(r.run).toMatchObject(INTERRUPTED);
     const files = await said(out);
-    expect(files.files, 'no temporary file left').toEqual(['junit.xml', 'matrix.html', 'matrix.md', 'results.json']);
+    expect(files.files, 'no temporary file left').toEqual(['junit.xml', 'matrix.html', 'matrix.md', 'matrix.sarif', 'results.json']);
     expect(files.json).toEqual(INTERRUPTED);
     expect(files.headline).not.toMatch(/PASSED/);
     expect(files.headline).toMatch(/^# mcp-matrix: INTERRUPTED/);
     expect(files.htmlTitle).toMatch(/^mcp-matrix: INTERRUPTED/);
-    expect(r.written.map((f) => path.basename(f)).sort()).toEqual(['junit.xml', 'matrix.html', 'matrix.md', 'results.json']);
+    expect(r.written.map((f) => path.basename(f)).sort()).toEqual([
+      'junit.xml',
+      'matrix.html',
+      'matrix.md',
+      'matrix.sarif',
+      'results.json',
+    ]);
   });
 
   it('after the files were written (the CLI still ends with 130): written again, saying interrupted', async () => {
@@ -110,8 +122,8 @@ describe('the forced exit writes while the graceful write is still in flight (a 
     for (let i = 0; i < 100_000 && !inFlight(); i++) await new Promise((r) => setImmediate(r));
     expect(inFlight(), 'the graceful write has its temporary file open').toBe(true);
     writeReportsSync(makeRun(undefined, { interrupted: true }), out);
-    await expect(graceful).resolves.toHaveLength(4);
-    expect((await readdir(out)).sort()).toEqual(['junit.xml', 'matrix.html', 'matrix.md', 'results.json']);
+    await expect(graceful).resolves.toHaveLength(5);
+    expect((await readdir(out)).sort()).toEqual(['junit.xml', 'matrix.html', 'matrix.md', 'matrix.sarif', 'results.json']);
     expect(() => JSON.parse(readFileSync(path.join(out, 'results.json'), 'utf8'))).not.toThrow();
   });
 
