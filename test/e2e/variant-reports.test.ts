@@ -136,7 +136,7 @@ describe('reports of a run with a client axis (fan-out pieces merged)', () => {
     await cp(path.join(work, 'merged'), path.join(work, 'again'), { recursive: true });
     const again = await cli(['report', 'again/results.json'], { cwd: work });
     expect(again.code, again.stderr).toBe(0);
-    for (const f of ['results.json', 'matrix.md', 'matrix.html', 'junit.xml'])
+    for (const f of ['results.json', 'matrix.md', 'matrix.html', 'matrix.sarif', 'junit.xml'])
       expect(await readFile(path.join(work, 'again', f), 'utf8')).toBe(await readFile(path.join(work, 'merged', f), 'utf8'));
     const lost = await cli(['merge', `pieces/${NEW}/results.json`, '--out', 'lost'], { cwd: work });
     expect(lost.code).toBe(1);
