@@ -17,7 +17,7 @@ h1{font-size:1.4rem;margin:.2rem 0 .6rem}h2{font-size:1.1rem;margin:1.2rem 0 .4r
 table.grid{border-collapse:collapse;width:100%}
 .grid>thead th{text-align:left;background:#f4f4f4;position:sticky;top:0;z-index:1}
 .grid>thead th,.grid>tbody>tr>th,.grid>tbody>tr>td{border:1px solid var(--line);padding:.35rem .45rem;vertical-align:top}
-.rowhead{text-align:left;min-width:11rem;font-weight:normal}.rowhead .pin,.rowhead .sum{color:#555;font-size:.85rem}
+.rowhead{text-align:left;min-width:9rem;font-weight:normal}.rowhead .pin,.rowhead .sum{color:#555;font-size:.85rem;overflow-wrap:anywhere}
 .sq{min-width:7rem}.sq:focus{outline:3px solid #1565c0;outline-offset:-3px}
 .sq.s-fail{background:#fdecea}.sq.s-nm{background:#fff8e1}.sq.s-allowed{background:#f3e5f5}.sq.s-warn{background:#fff3e0}.sq.s-pass{background:#edf7ee}.sq.s-skip{background:#f5f5f5}
 .s-fail{color:var(--fail)}.s-nm{color:var(--nm)}.s-warn{color:var(--warn)}.s-pass{color:var(--pass)}.s-skip{color:var(--skip)}.s-allowed{color:var(--allowed)}
@@ -27,7 +27,8 @@ table.grid{border-collapse:collapse;width:100%}
 .why{color:#555;font-size:.8rem}
 table.heat{border-collapse:collapse;margin-bottom:.25rem;font-size:.75rem}
 .heat th{font-weight:normal;color:#555;padding:0 .25rem;text-align:center;white-space:nowrap}.heat .corner{font-size:.65rem}
-.mini{width:1.6rem;height:1.4rem;text-align:center;border:1px solid #fff;color:#fff;font-weight:bold}
+.heat thead th{font-size:.6rem}
+.mini{min-width:2.1rem;height:1.4rem;text-align:center;border:1px solid #fff;color:#fff;font-weight:bold}
 .mini a,.mini span{color:#fff;text-decoration:none;display:block}
 .mini.s-fail{background:var(--fail)}.mini.s-nm{background:var(--nm)}.mini.s-allowed{background:var(--allowed)}.mini.s-warn{background:var(--warn)}.mini.s-pass{background:var(--pass)}.mini.s-skip{background:#9e9e9e}.mini.s-none{background:#eee}
 .panel{margin-top:.4rem;min-width:28rem}
