@@ -144,6 +144,16 @@ describe('renderHtml', () => {
     expect(table).toContain('<th scope="row">http › round-trip</th><td class="src">harness</td><td class="s-pass">✓ pass</td>');
   });
 
+  test('a planned cell without a result (an interrupted run) is not measured in every square, never passed', () => {
+    const run = makeRun(FOUR_CELLS, { interrupted: true });
+    run.cells = run.cells.filter((c) => c.id !== 'v2-latest');
+    const html = renderHtml(run);
+    expect(html).toContain('<tr class="row problem" id="cell-v2-latest">');
+    expect(html).toMatch(/<td class="sq s-nm problem" id="sq-v2-latest--stdio"[^>]*><button[^>]*>\? not measured<\/button>/);
+    expect(html).toContain('no result was recorded for the stdio phase (the cell stopped before it ran)');
+    expect(html).toContain('The run was interrupted');
+  });
+
   test('a run without sub-checks has no sub-check table; a schema 1 results.json renders', () => {
     expect(renderHtml(makeRun())).not.toContain('id="checks"');
     const html = renderHtml(read('test/reports/fixtures/results-v1.json'));
