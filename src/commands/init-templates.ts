@@ -354,5 +354,20 @@ ${installStep}
           name: mcp-matrix-results
           path: ${at('matrix-results')}
           overwrite: true
+      # GitHub code scanning (optional): matrix.sarif's findings (bind exposure, auth and spec checks, SDK mismatches,
+      # leaks) as alerts. Uncomment the step, and give this job the permission it needs:
+      #   permissions:
+      #     contents: read
+      #     security-events: write${
+        wd === '.'
+          ? ''
+          : `
+      # Its locations are relative to ${wd} (the config's directory); code scanning reads them from the repository root.`
+      }
+      # - if: always() && hashFiles('${at('matrix-results/matrix.sarif')}') != ''
+      #   uses: github/codeql-action/upload-sarif@v4
+      #   with:
+      #     sarif_file: ${at('matrix-results/matrix.sarif')}
+      #     category: mcp-matrix${wd === '.' ? '' : `-${wd.replace(/[^\w.-]+/g, '-')}`}
 `;
 }

@@ -141,7 +141,44 @@ describe('workflows', () => {
     const lint = await createLinter();
     expect(lint(renderWorkflow(), 'mcp-matrix.yml')).toEqual([]);
   });
+
+  test.each([
+    ['init', () => renderWorkflow(), 'matrix-results/matrix.sarif'],
+    [
+      'init, a monorepo member',
+      () => renderWorkflow({ workingDirectory: 'packages/server', pm: 'npm', yarnBerry: false, engines: false }),
+      'packages/server/matrix-results/matrix.sarif',
+    ],
+    ['acceptance', () => readFile(ACCEPTANCE, 'utf8'), '${{ env.WORKDIR }}/matrix-results/matrix.sarif'],
+  ] as const)(
+    '%s: the optional code-scanning upload of matrix.sarif, uncommented with its permission, passes actionlint',
+    async (_name, text, sarif) => {
+      const yaml = await text();
+      const merge = jobs(yaml).get('merge')!;
+      // Commented: the workflow as written needs no security-events permission.
+      expect(merge).toContain('      #     security-events: write\n');
+      expect(merge).toContain(`      #     sarif_file: ${sarif}\n`);
+      expect(yaml).not.toMatch(/^ *security-events:/m);
+      const enabled = withCodeScanning(yaml);
+      expect(jobs(enabled).get('merge')).toMatch(/\n {4}permissions:\n {6}contents: read\n {6}security-events: write\n/);
+      expect(jobs(enabled).get('merge')).toContain(`      - if: always() && hashFiles(`);
+      expect(jobs(enabled).get('merge')).toContain(`          sarif_file: ${sarif}\n`);
+      expect((await createLinter())(enabled, 'mcp-matrix.yml')).toEqual([]);
+    },
+  );
 });
+
+/** The workflow with the commented code-scanning step uncommented and the merge job given `security-events: write`. */
+function withCodeScanning(yaml: string): string {
+  const lines = yaml.split('\n');
+  const from = lines.findIndex((l) => /^ {6}# - if: always\(\) && hashFiles\(.*matrix\.sarif/.test(l));
+  expect(from).toBeGreaterThan(0);
+  for (let i = from; i < lines.length && /^ {6}# /.test(lines[i]!); i++) lines[i] = lines[i]!.replace(/^( {6})# /, '$1');
+  const merge = lines.findIndex((l) => l === '  merge:');
+  const runsOn = lines.findIndex((l, i) => i > merge && l.startsWith('    runs-on:'));
+  lines.splice(runsOn, 0, '    permissions:', '      contents: read', '      security-events: write');
+  return lines.join('\n');
+}
 
 describe('MCP_MATRIX_PIECE: a fan-out cell job writes no annotations and no summary', () => {
   const capture = () => {
