@@ -26,6 +26,8 @@ export default defineConfig({
       { tool: 'search_notes', arguments: { query: 'mcp-matrix' }, expect: { text: 'note-3' } },
       { tool: 'stats', expect: { structuredContent: { notes: 3 } } },
       { tool: 'search_notes', arguments: { query: 'x', limit: 0 }, expect: { isError: true, text: 'Invalid limit' } },
+      // An image and an embedded resource: answer parity compares their types, mimeType, annotations and digests.
+      { tool: 'get_note', arguments: { id: 'note-1', format: 'card' }, expect: { text: 'Welcome' } },
       { resource: 'notes://note-1', expect: { text: 'Welcome' } },
       { resource: 'notes://tag/matrix', expect: { text: 'note-3' } },
       { prompt: 'summarize_note', arguments: { id: 'note-1' }, expect: { messages: 1 } },

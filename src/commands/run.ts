@@ -25,6 +25,8 @@ import { shellWord } from '../cells/driver-launch.js';
 import { rerunsIn } from '../cells/kept.js';
 import { parseFrozenPlan, type FrozenPlan } from '../plan/frozen.js';
 import { parseSnapshot, renderSnapshot, snapshotOf, SNAPSHOT_FILE, type SurfaceItems } from '../results/surface.js';
+import { recordedSnapshot, type Recorded } from '../results/parity.js';
+import { parityLog } from '../reports/parity-lines.js';
 
 export const DEFAULT_OUT = 'matrix-results';
 
@@ -99,11 +101,12 @@ async function runAndReport(options: RunCommandOptions, log: Logger): Promise<nu
   }
   const snapshotFile = path.join(config.dir, SNAPSHOT_FILE);
   let surfaceSnapshot: SurfaceItems | undefined;
+  let comparedSnapshot: Recorded | undefined;
   if (config.surface === false && options.updateSurface) {
     registry.cancel();
     return { kind: 'usage', message: '--update-surface: the config turns the surface check off (`surface: false`)' };
   }
-  if (config.surface !== false && !options.updateSurface) {
+  if ((config.surface !== false || config.parity !== false) && !options.updateSurface) {
     const text = await readFile(snapshotFile, 'utf8').catch(() => undefined);
     if (text !== undefined) {
       const parsed = parseSnapshot(text);
@@ -111,7 +114,8 @@ async function runAndReport(options: RunCommandOptions, log: Logger): Promise<nu
         registry.cancel();
         return { kind: 'usage', message: `${snapshotFile}: ${parsed.error}` };
       }
-      surfaceSnapshot = parsed.items;
+      if (config.surface !== false) surfaceSnapshot = parsed.items;
+      if (config.parity !== false) comparedSnapshot = parsed.compared;
     }
   }
   let dropHardExit = (): void => {};
@@ -128,6 +132,7 @@ async function runAndReport(options: RunCommandOptions, log: Logger): Promise<nu
     invocation: invocation(),
     ...(baseline ? { baseline } : {}),
     ...(surfaceSnapshot ? { surfaceSnapshot } : {}),
+    ...(comparedSnapshot ? { comparedSnapshot } : {}),
     ...(frozen ? { frozen } : {}),
     onPlan: (plan) => {
       // With axes, the expansion and the count before anything runs (as `plan` shows them).
@@ -173,10 +178,12 @@ async function runAndReport(options: RunCommandOptions, log: Logger): Promise<nu
   for (const f of run.surface?.findings ?? []) log.error(`surface differs: ${f}`);
   for (const d of run.surface?.drift ?? [])
     log.error(`surface changed since ${SNAPSHOT_FILE}: ${d}  (commit the change with --update-surface)`);
+  for (const line of parityLog(run)) log.error(line);
   if (options.updateSurface && !run.interrupted) {
     const items = snapshotOf(run.cells);
     if (items) {
-      await writeFile(snapshotFile, renderSnapshot(run.plan.package.name, items));
+      const compared = config.parity === false ? undefined : recordedSnapshot(run.cells);
+      await writeFile(snapshotFile, renderSnapshot(run.plan.package.name, items, compared));
       log.info(`wrote ${path.relative(options.cwd, snapshotFile) || SNAPSHOT_FILE} (${Object.keys(items).length} items): commit it`);
     } else log.error(`--update-surface: no stdio run listed a surface; ${SNAPSHOT_FILE} not written`);
   }

@@ -113,6 +113,15 @@ export interface SurfaceConfig {
   allow?: { item: string; path?: string }[];
 }
 
+export interface ParityConfig {
+  /**
+   * Differences in recorded values (a step's answer: `stdio tools/call add`, `http tools/call add`; a lifecycle
+   * behaviour) that do not fail the run, each with its reason: an item and optionally a JSON path in it
+   * (`content[0].mimeType`; its sub-paths match too). An allowance that matches no difference fails the run (stale).
+   */
+  allow?: { item: string; path?: string; reason: string }[];
+}
+
 export interface MatrixConfig {
   /** Directory to `npm pack`, relative to the config file. @default '.' */
   package?: string;
@@ -156,6 +165,11 @@ export interface MatrixConfig {
    * server phase. @default []
    */
   secrets?: (string | SecretConfig)[];
+  /**
+   * Parity of what the same calls answer (each step's normalised answer) and of lifecycle behaviours, across
+   * every cell and variant and against the values in `mcp-surface.json`; `false` turns it off. @default {}
+   */
+  parity?: ParityConfig | false;
 }
 
 export interface SecretConfig {

@@ -52,15 +52,21 @@ export const CONFIG_REFERENCE: Record<string, string> = {
   'stdio.expect.prompts': 'The exact number of prompts, or their exact names.',
   'stdio.steps':
     'Scripted interactions, run in order on one session: a tool call, a resource read or a prompt get, each with its expectations.',
+  'stdio.steps[] (tool).vary':
+    'The step answer’s paths whose values legitimately differ between runs (an id, a timestamp), e.g. `content[0].text`, `structuredContent.id`: answer parity records them as `(varies)`. Declared, never guessed. Default: none.',
   'stdio.steps[] (tool).tool': 'A tool call: the tool name.',
   'stdio.steps[] (tool).arguments': 'The call’s arguments. Left out, none are sent.',
   'stdio.steps[] (tool).expect': 'What the result must show.',
   'stdio.steps[] (tool).expect.isError': 'The result’s `isError` flag must be exactly this. Default: `false`.',
   'stdio.steps[] (tool).expect.text': 'A substring of the joined text content.',
   'stdio.steps[] (tool).expect.structuredContent': '`structuredContent` must contain this (deep partial match).',
+  'stdio.steps[] (resource).vary':
+    'The step answer’s paths whose values legitimately differ between runs (an id, a timestamp), e.g. `content[0].text`, `structuredContent.id`: answer parity records them as `(varies)`. Declared, never guessed. Default: none.',
   'stdio.steps[] (resource).resource': 'A resource read: the URI.',
   'stdio.steps[] (resource).expect': 'What the contents must show.',
   'stdio.steps[] (resource).expect.text': 'A substring of the joined text contents.',
+  'stdio.steps[] (prompt).vary':
+    'The step answer’s paths whose values legitimately differ between runs (an id, a timestamp), e.g. `content[0].text`, `structuredContent.id`: answer parity records them as `(varies)`. Declared, never guessed. Default: none.',
   'stdio.steps[] (prompt).prompt': 'A prompt get: the prompt name.',
   'stdio.steps[] (prompt).arguments': 'The prompt’s arguments (strings).',
   'stdio.steps[] (prompt).expect': 'What the messages must show.',
@@ -122,6 +128,15 @@ export const CONFIG_REFERENCE: Record<string, string> = {
     'Surface parity: the tools (title, description, input and output schemas, annotations), resource templates and prompts (with their arguments) every stdio run listed must be identical on every cell, and identical to `mcp-surface.json` next to the config when that file exists (`run --update-surface` writes it). Any difference fails the run. `false` turns both checks off. Default: on.',
   'surface.allow': 'Differences that do not fail the run (still shown in matrix.md).',
   'surface.allow[].item': 'The item as reports name it: `tool add`, `resource template note`, `prompt draft`.',
+  parity:
+    'Answer parity: every configured step records its normalised answer (content item types, `mimeType`, `annotations`, text and blob digests, `isError`, `structuredContent`, `_meta` keys; for a resource its `uri`, `mimeType` and digest; for a prompt its messages’ roles and content), and phases record behaviours (lifecycle). The values of the same item must be identical on every cell and variant that recorded it, and identical to the `compared` values in `mcp-surface.json` when the file has them (`run --update-surface` writes them). Any difference fails the run. `false` turns it off. Default: on.',
+  'parity.allow':
+    'Differences that do not fail the run (shown in matrix.md with their reason). One that matches no difference is stale and fails the run: delete it.',
+  'parity.allow[].item':
+    'The item as reports name it: `stdio tools/call add`, `http tools/call add`, `stdio resources/read notes://1`, `stdio prompts/get draft` (a step run twice: `… #2`).',
+  'parity.allow[].path':
+    'A JSON path in the item’s value, e.g. `content[0].mimeType`; its sub-paths match too. Left out, any difference of the item is allowed.',
+  'parity.allow[].reason': 'Why the value may differ between cells (shown beside the difference).',
   'surface.allow[].path':
     'A JSON path in the item, e.g. `inputSchema.required`; its sub-paths match too. Left out, any difference of the item is allowed.',
 };

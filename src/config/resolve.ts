@@ -4,6 +4,7 @@ import path from 'node:path';
 import type { ClientSpec } from './types.js';
 import type { CheckLevel } from '../results/types.js';
 import { CHECKS, defaultLevel } from '../results/checks.js';
+import type { ParityAllowance } from '../results/types.js';
 import type { CellConfig, MajorRecipe, MatrixConfig, Step, SurfaceExpectation } from './define.js';
 import { cellIdFromPin } from './schema.js';
 import { DEFAULT_MAJORS } from './majors.js';
@@ -65,6 +66,8 @@ export interface ResolvedConfig {
   surface: false | { allow: { item: string; path?: string }[] };
   /** The secrets the servers need from the environment (names only, never values); absent when none. */
   secrets?: SecretSpec[];
+  /** Parity of recorded values (step answers, lifecycle behaviours) across cells and the snapshot; `false` turns it off. */
+  parity: false | { allow: ParityAllowance[] };
 }
 
 export type ConfigPhase = 'stdio' | 'http' | 'bind' | 'leaks';
@@ -161,6 +164,7 @@ export function resolveConfig(loaded: LoadedConfig, overrides: Overrides = {}, c
           ),
         }
       : {}),
+    parity: c.parity === false ? false : { allow: c.parity?.allow ?? [] },
   };
 }
 

@@ -8,9 +8,13 @@ import { CHECK_LEVELS, checkIds } from '../results/checks.js';
 const stringRecord = z.record(z.string(), z.string());
 const expectation = z.union([z.number().int().nonnegative(), z.array(z.string())]);
 
+/** Paths in a step's normalised answer that legitimately vary between runs (answer parity masks them). */
+const vary = z.array(z.string().min(1)).optional();
+
 const step = z.union([
   z.strictObject({
     tool: z.string().min(1),
+    vary,
     arguments: z.record(z.string(), z.unknown()).optional(),
     expect: z
       .strictObject({
@@ -20,9 +24,10 @@ const step = z.union([
       })
       .optional(),
   }),
-  z.strictObject({ resource: z.string().min(1), expect: z.strictObject({ text: z.string().optional() }).optional() }),
+  z.strictObject({ resource: z.string().min(1), vary, expect: z.strictObject({ text: z.string().optional() }).optional() }),
   z.strictObject({
     prompt: z.string().min(1),
+    vary,
     arguments: stringRecord.optional(),
     expect: z.strictObject({ messages: z.number().int().nonnegative().optional(), text: z.string().optional() }).optional(),
   }),
@@ -187,6 +192,16 @@ export const configSchema = z
       ])
       .optional(),
     secrets: z.array(secret).optional(),
+    parity: z
+      .union([
+        z.literal(false),
+        z.strictObject({
+          allow: z
+            .array(z.strictObject({ item: z.string().min(1), path: z.string().min(1).optional(), reason: z.string().min(1) }))
+            .optional(),
+        }),
+      ])
+      .optional(),
   })
   .superRefine(
     (cfg, ctx) => {

@@ -5,6 +5,7 @@
 export type Step =
   | {
       tool: string;
+      vary?: Vary;
       arguments?: Record<string, unknown>;
       expect?: {
         /** Expect the result's `isError` flag to be exactly this (default false). */
@@ -15,8 +16,14 @@ export type Step =
         structuredContent?: Record<string, unknown>;
       };
     }
-  | { resource: string; expect?: { text?: string } }
-  | { prompt: string; arguments?: Record<string, string>; expect?: { messages?: number; text?: string } };
+  | { resource: string; vary?: Vary; expect?: { text?: string } }
+  | { prompt: string; vary?: Vary; arguments?: Record<string, string>; expect?: { messages?: number; text?: string } };
+
+/**
+ * Paths in a step's normalised answer whose value legitimately differs between runs (an id, a timestamp):
+ * answer parity records them as `(varies)`. E.g. `content[0].text`, `structuredContent.id`.
+ */
+type Vary = string[];
 
 export interface SurfaceExpectation {
   tools?: number | string[];

@@ -39,6 +39,8 @@ export interface McpSession {
   callTool(name: string, args: Record<string, unknown> | undefined): Promise<Record<string, unknown>>;
   readResource(uri: string): Promise<Record<string, unknown>>;
   getPrompt(name: string, args: Record<string, string> | undefined): Promise<Record<string, unknown>>;
+  /** The last result that came over the wire (before any client parsing), then forgotten; undefined: none since. */
+  takeWireResult?(): unknown;
   ping(): Promise<void>;
   terminateSession(): Promise<void>;
   close(): Promise<void>;
@@ -258,6 +260,11 @@ export function createSession(
     },
     async getPrompt(name, args) {
       return (await call('getPrompt', args ? { name, arguments: args } : { name }, opts)) as Record<string, unknown>;
+    },
+    takeWireResult() {
+      const wire = lastResult;
+      lastResult = undefined;
+      return wire;
     },
     async ping() {
       await call('ping', opts);

@@ -4,6 +4,7 @@
 // it); refused as invalid params, it is re-sent once with `{}` so the failure names that difference.
 
 import { ClientCannotRead, type McpSession } from './adapter.js';
+import { normaliseAnswer } from './answer.js';
 import { checkPromptResult, checkResourceResult, checkToolResult, stepLabel } from './expectations.js';
 import type { ClientSpec, Step } from './protocol.js';
 
@@ -25,6 +26,8 @@ export interface StepOutcome {
    * and the answer. A timeout or a lost connection (no answer at all) propagates as an error instead.
    */
   problem?: string;
+  /** The answer as answer parity compares it across cells (src/driver/answer.ts), before any retry. */
+  answer?: Record<string, unknown>;
 }
 
 type Bound = <T>(promise: Promise<T>, what: string) => Promise<T>;
@@ -67,6 +70,7 @@ export async function runStep(session: McpSession, step: Step, bound: Bound): Pr
   const outcome: StepOutcome = { step: label, ms: 0 };
   let answer: Record<string, unknown>;
   let problem: string | null;
+  session.takeWireResult?.();
   try {
     if ('tool' in step) {
       const { args, sent } = toolArguments(step, session.noArguments);
@@ -94,6 +98,7 @@ export async function runStep(session: McpSession, step: Step, bound: Bound): Pr
     }
   }
   outcome.ms = Date.now() - started;
+  outcome.answer = comparedAnswer(step, answer, session.takeWireResult?.());
   if (problem && 'tool' in step && outcome.arguments === 'omitted' && step.expect?.isError !== true && invalidParams(answer)) {
     // The spec makes `arguments` optional: a server that refuses the call without it but takes `{}` has a
     // difference a host that omits it (the SDK's own `callTool({ name })`) meets. Re-sent once to tell.
@@ -109,6 +114,14 @@ export async function runStep(session: McpSession, step: Step, bound: Bound): Pr
     outcome.problem = `${problem} · sent ${sent} · answer ${bounded(JSON.stringify(answer) ?? 'undefined')}`;
   }
   return outcome;
+}
+
+/** What parity compares: the result as it came over the wire when there was one, else the JSON-RPC error's code. */
+function comparedAnswer(step: Step, answer: Record<string, unknown>, wire: unknown): Record<string, unknown> {
+  if (wire !== undefined) return normaliseAnswer(step, wire);
+  const error = answer.error as { code?: unknown } | undefined;
+  const code = typeof answer.jsonRpcError === 'number' ? answer.jsonRpcError : typeof error?.code === 'number' ? error.code : undefined;
+  return normaliseAnswer(step, answer, code);
 }
 
 /** An invalid-params refusal: error -32602, or (SDK 1.x) an isError result whose text carries it. */

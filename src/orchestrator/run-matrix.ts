@@ -24,6 +24,7 @@ import { deferCleanup, killAll, onHardExit } from '../process/tracker.js';
 import { RESULTS_SCHEMA_VERSION, type BaselineEntry, type CellResult, type RunResult, type VariantRef } from '../results/types.js';
 import { decideRun } from '../results/verdict.js';
 import { compareSnapshot, surfaceCheck, surfaceFailures, type SurfaceItems } from '../results/surface.js';
+import { compareRecorded, parityFailures, type Recorded } from '../results/parity.js';
 import { HARNESS_VERSION } from '../version.js';
 import { errorMessage, fail, ok, type Result } from '../util/result.js';
 import { describeInfraError } from '../util/infra.js';
@@ -53,6 +54,8 @@ export interface RunOptions {
   baseline?: { file: string; entries: BaselineEntry[] };
   /** The committed surface snapshot (mcp-surface.json) the cells must match; absent when there is none. */
   surfaceSnapshot?: SurfaceItems;
+  /** The recorded values (step answers, behaviours) in the committed mcp-surface.json; absent when it has none. */
+  comparedSnapshot?: Recorded;
   /** The plan job's frozen plan (`run --plan`): used as it is, never resolved against the registry. */
   frozen?: FrozenPlan;
   /** Called once the plan is resolved, before any cell starts. */
@@ -138,6 +141,7 @@ export async function runMatrix(config: ResolvedConfig, registry: Registry, opti
         commit,
         options.baseline,
         options.surfaceSnapshot,
+        options.comparedSnapshot,
       ),
     );
     const clients = new Map<string, Promise<Result<ClientInstall>>>();
@@ -257,6 +261,7 @@ export async function runMatrix(config: ResolvedConfig, registry: Registry, opti
       commit,
       options.baseline,
       options.surfaceSnapshot,
+      options.comparedSnapshot,
     );
     const homeless = [...(homes?.refused.values() ?? [])].map((why) => `--keep: ${why}; the cell stays in its run directory`);
     const more = [...(secrets?.warning ? [secrets.warning] : []), ...homeless];
@@ -373,6 +378,7 @@ function assemble(
   commit: string | undefined,
   baseline: RunOptions['baseline'],
   snapshot: SurfaceItems | undefined,
+  recorded: Recorded | undefined,
 ): RunResult {
   const finishedAt = new Date();
   const lockstepErrors = plan.lockstep.filter((f) => f.level === 'error').map((f) => `lockstep: ${f.message}`);
@@ -381,11 +387,13 @@ function assemble(
   const failing = plan.config.lockstep === 'error' ? lockstepErrors : [];
   const allow = plan.config.surface === false ? undefined : plan.config.surface.allow;
   const surface = allow && surfaceCheck(ran, allow, snapshot && compareSnapshot(snapshot, ran, allow));
+  const parity = plan.config.parity === false ? undefined : compareRecorded(ran, plan.config.parity.allow, recorded);
   const decision = decideRun(ran, interrupted, {
     expected: selected.reduce((n, c) => n + c.variants.length, 0),
     lockstepErrors: failing,
     ...(baseline ? { baseline: baseline.entries } : {}),
     surfaceFailures: surfaceFailures(surface),
+    parityFailures: parityFailures(parity),
   });
   return {
     schemaVersion: RESULTS_SCHEMA_VERSION,
@@ -425,6 +433,7 @@ function assemble(
     ...(failing.length > 0 ? { lockstepErrors: failing } : {}),
     ...(baseline ? { baseline } : {}),
     ...(surface ? { surface } : {}),
+    ...(parity ? { parity } : {}),
   };
 }
 

@@ -6,6 +6,7 @@ import type { CellResult, PhaseResult, RunResult, SubCheckResult } from '../resu
 import { checkLine } from '../results/checks.js';
 import { PHASES } from '../results/types.js';
 import { xmlAttr, xmlText } from './format.js';
+import { parityJunit } from './parity-lines.js';
 import { cellOutcome } from '../results/verdict.js';
 import { displayCells, handleText, phaseOf, staleAdvice, variantLabel } from './view.js';
 
@@ -55,14 +56,19 @@ export function renderJunit(run: RunResult): string {
   const cells = displayCells(run);
   const suites = cells.map((cell) => suite(run, cell));
   const staleCount = cells.filter(isStale).length;
+  const parity = parityJunit(run);
   const total = count(
     cells.flatMap((cell) => PHASES.map((p) => phaseOf(cell, p))),
     staleCount,
   );
+  if (parity) {
+    total.tests += parity.tests;
+    total.failures += parity.failures;
+  }
   // junit-10.xsd allows no `skipped` on the root (only on each testsuite).
   const { skipped: _skipped, ...rootCounts } = total;
   const head = `<testsuites${attrs({ name: `mcp-matrix ${run.plan.package.name}@${run.plan.package.version}`, ...rootCounts, time: secs(run.durationMs) })}>`;
-  return ['<?xml version="1.0" encoding="UTF-8"?>', head, ...suites, '</testsuites>', ''].join('\n');
+  return ['<?xml version="1.0" encoding="UTF-8"?>', head, ...suites, ...(parity ? [parity.suite] : []), '</testsuites>', ''].join('\n');
 }
 
 const isStale = (cell: CellResult): boolean => cellOutcome(cell.verdict, cell.allowedToFail) === 'stale-allowance';

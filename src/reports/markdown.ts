@@ -9,6 +9,7 @@ import { renderFailures } from './failures.js';
 import { codeSpan, mdInline, seconds, shortHash } from './format.js';
 import { cellOutcome, judgeBaseline, runReasons, storedFacts } from '../results/verdict.js';
 import { hasAxes } from '../results/variants.js';
+import { parityMarkdown } from './parity-lines.js';
 import {
   allowanceNote,
   clientLabel,
@@ -106,7 +107,7 @@ export function renderTitle(run: RunResult): string {
     `config ${codeSpan(shortHash(run.plan.configHash))}`,
     ...(run.plan.package.commit ? [`commit ${codeSpan(run.plan.package.commit)}`] : []),
   ].join(' · ');
-  const lines = [title, '', `${countLine(run)} · exit code ${run.exitCode}`, ...surfaceLines(run)];
+  const lines = [title, '', `${countLine(run)} · exit code ${run.exitCode}`, ...surfaceLines(run), ...parityMarkdown(run)];
   const reasons = runReasons(displayCells(run), run.interrupted, storedFacts(run));
   if (reasons.length > 0) lines.push('', `**Why ${runVerdictLabel(run.verdict)}:** ${reasons.map(mdInline).join('; ')}`);
   const expected = judgeBaseline(displayCells(run), run.baseline?.entries ?? []).expected;

@@ -5,6 +5,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { CellResult, RunResult } from '../results/types.js';
 import { surfaceCheck, surfaceFailures } from '../results/surface.js';
+import { compareRecorded, parityFailures } from '../results/parity.js';
 import { auditRun, decideRun } from '../results/verdict.js';
 import { plannedVariants } from '../results/variants.js';
 
@@ -119,6 +120,13 @@ export function mergeResults(input: readonly MergePiece[], expected?: ExpectedPl
   const drift = [...new Set(runs.flatMap((r) => r.surface?.drift ?? []))];
   const hasSnapshot = runs.some((r) => r.surface?.drift);
   const surface = surfaced && surfaceCheck(cells, surfaced.allow, hasSnapshot ? drift : undefined);
+  // Recorded-value parity likewise; its snapshot drift is per row, kept from the pieces.
+  const paritied = runs.find((r) => r.parity)?.parity;
+  const parityDrift = [...new Set(runs.flatMap((r) => r.parity?.drift ?? []))];
+  const parity = paritied && {
+    ...compareRecorded(cells, paritied.allow),
+    ...(runs.some((r) => r.parity?.drift) ? { drift: parityDrift } : {}),
+  };
   const span = Date.parse(finishedAt) - Date.parse(startedAt);
   const versions = [...new Set(runs.map((r) => r.tool.version))];
   const mixed = versions.length > 1 ? [`pieces were produced by different mcp-matrix versions: ${versions.join(', ')}`] : [];
@@ -140,11 +148,13 @@ export function mergeResults(input: readonly MergePiece[], expected?: ExpectedPl
         lockstepErrors,
         ...(baseline ? { baseline: baseline.entries } : {}),
         surfaceFailures: surfaceFailures(surface),
+        parityFailures: parityFailures(parity),
       }),
       warnings,
       ...(lockstepErrors.length > 0 ? { lockstepErrors } : {}),
       ...(baseline ? { baseline } : {}),
       ...(surface ? { surface } : {}),
+      ...(parity ? { parity } : {}),
     },
   };
 }

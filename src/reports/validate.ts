@@ -194,6 +194,17 @@ const run = obj({
       drift: optional(arrayOf(str)),
     }),
   ),
+  parity: optional(
+    obj({
+      cells: arrayOf(str),
+      items: arrayOf(str),
+      findings: arrayOf(str),
+      allowed: arrayOf(str),
+      stale: arrayOf(str),
+      allow: arrayOf(obj({ item: str, path: optional(str), reason: str })),
+      drift: optional(arrayOf(str)),
+    }),
+  ),
 });
 
 /** Every shape problem of a parsed results.json, empty when it can be rendered. */

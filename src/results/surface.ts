@@ -84,7 +84,7 @@ export function compareCells(cells: readonly CellResult[], allow: readonly Surfa
  * The rows that saw a value, named briefly: a cell whose every compared variant is among them is named once
  * (`floor-1 (1.23.0, all 12 variants)`), else each variant by its id.
  */
-function nameRows(on: readonly CellResult[], compared: readonly CellResult[], withVersion: boolean): string {
+export function nameRows(on: readonly CellResult[], compared: readonly CellResult[], withVersion: boolean): string {
   const names: string[] = [];
   const done = new Set<string>();
   for (const row of on) {
@@ -124,14 +124,18 @@ export function snapshotOf(cells: readonly CellResult[]): SurfaceItems | undefin
   return undefined;
 }
 
-export function renderSnapshot(packageName: string, items: SurfaceItems): string {
-  return `${JSON.stringify({ package: packageName, items }, null, 2)}\n`;
+/** `compared`: the values answer parity compares (src/results/parity.ts), kept beside the surface. */
+export function renderSnapshot(packageName: string, items: SurfaceItems, compared?: Record<string, unknown>): string {
+  return `${JSON.stringify({ package: packageName, items, ...(compared ? { compared } : {}) }, null, 2)}\n`;
 }
 
-export function parseSnapshot(text: string): { ok: true; items: SurfaceItems } | { ok: false; error: string } {
+export function parseSnapshot(
+  text: string,
+): { ok: true; items: SurfaceItems; compared?: Record<string, unknown> } | { ok: false; error: string } {
   try {
     const parsed: unknown = JSON.parse(text);
-    if (isRecord(parsed) && isRecord(parsed.items)) return { ok: true, items: parsed.items };
+    if (isRecord(parsed) && isRecord(parsed.items))
+      return { ok: true, items: parsed.items, ...(isRecord(parsed.compared) ? { compared: parsed.compared } : {}) };
     return { ok: false, error: 'not a surface snapshot (no "items" object); regenerate it with `mcp-matrix run --update-surface`' };
   } catch (error) {
     return { ok: false, error: `not JSON (${(error as Error).message}); regenerate it with \`mcp-matrix run --update-surface\`` };
@@ -149,18 +153,18 @@ export function surfaceFailures(check: SurfaceCheck | undefined): string[] {
   return [...check.findings.map((f) => `surface: ${f}`), ...(check.drift ?? []).map((d) => `surface snapshot: ${d}`)];
 }
 
-function where(item: string, path: string): string {
+export function where(item: string, path: string): string {
   return path ? `${item}: ${path}` : `${item}:`;
 }
 
-function valueAt(items: SurfaceItems, item: string, path: string): unknown {
+export function valueAt(items: SurfaceItems, item: string, path: string): unknown {
   let value: unknown = items[item];
   for (const key of path.match(/[^.[\]]+/g) ?? [])
     value = isRecord(value) ? value[key] : Array.isArray(value) && /^\d+$/.test(key) ? value[Number(key)] : undefined;
   return value;
 }
 
-function show(value: unknown): string {
+export function show(value: unknown): string {
   if (value === undefined) return 'absent';
   const text = JSON.stringify(value).replace(/"/g, "'");
   return text.length > MAX_VALUE_CHARS ? `${text.slice(0, MAX_VALUE_CHARS - 1)}…` : text;

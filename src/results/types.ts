@@ -241,6 +241,8 @@ export interface RunResult {
   baseline?: { file: string; entries: BaselineEntry[] };
   /** Surface parity across the cells and drift from the snapshot; absent with `surface: false`. */
   surface?: SurfaceCheck;
+  /** Parity of what the cells recorded (step answers, lifecycle behaviours) across cells; absent with `parity: false`. */
+  parity?: ParityCheck;
 }
 
 /** A known failure: cell × phase, optionally only when the message matches `message` (a regular expression). */
@@ -269,5 +271,31 @@ export interface SurfaceCheck {
   /** The config's allowances, so that merge recomputes parity across pieces the same way. */
   allow: SurfaceAllowance[];
   /** Differences from the committed mcp-surface.json (absent when there is none): each fails the run. */
+  drift?: string[];
+}
+
+/** A parity difference the config allows: a compared item (`stdio tools/call add`) and, optionally, a JSON path in it. */
+export interface ParityAllowance {
+  item: string;
+  path?: string;
+  /** Why it may differ (shown beside the allowed difference). */
+  reason: string;
+}
+
+/** Parity of the values the cells' phases recorded under `details.compared` (see src/results/parity.ts). */
+export interface ParityCheck {
+  /** Ids of the rows that recorded any value (the ones compared). */
+  cells: string[];
+  /** The items compared (recorded by at least one row), e.g. `stdio tools/call add`. */
+  items: string[];
+  /** Differences between rows the config does not allow: each fails the run. */
+  findings: string[];
+  /** Differences the config allows: shown, never failing. */
+  allowed: string[];
+  /** Allowances that matched no difference: each fails the run until it is deleted. */
+  stale: string[];
+  /** The config's allowances, so that merge recomputes parity across pieces the same way. */
+  allow: ParityAllowance[];
+  /** Differences from the values in the committed mcp-surface.json (absent when it has none): each fails the run. */
   drift?: string[];
 }

@@ -19,6 +19,7 @@ import {
   type Verdict,
 } from './types.js';
 import { compareCells, surfaceFailures } from './surface.js';
+import { compareRecorded, parityFailures } from './parity.js';
 import { decidePhase } from './checks.js';
 
 export { decidePhase };
@@ -39,6 +40,8 @@ export interface RunFacts {
   baseline?: readonly BaselineEntry[];
   /** Surface parity findings and snapshot drift (see surface.ts `surfaceFailures`): each fails the run. */
   surfaceFailures?: readonly string[];
+  /** Parity findings of recorded values, their snapshot drift and stale allowances (parity.ts `parityFailures`): each fails the run. */
+  parityFailures?: readonly string[];
 }
 
 type JudgedCell = Pick<CellResult, 'id' | 'phases' | 'allowedToFail'> & Partial<Pick<CellResult, 'cell'>>;
@@ -141,7 +144,8 @@ export function decideRun(
     outcomes.some((o) => o === 'failed' || o === 'stale-allowance') ||
     (facts.lockstepErrors?.length ?? 0) > 0 ||
     stale.length > 0 ||
-    (facts.surfaceFailures?.length ?? 0) > 0
+    (facts.surfaceFailures?.length ?? 0) > 0 ||
+    (facts.parityFailures?.length ?? 0) > 0
   )
     return { verdict: 'failed', exitCode: 1 };
   if (outcomes.length === 0 || outcomes.includes('not-measured')) return { verdict: 'not-measured', exitCode: 3 };
@@ -172,6 +176,11 @@ export function runReasons(
   const surface = facts.surfaceFailures?.length ?? 0;
   if (surface)
     reasons.push(`surface: ${surface} difference${surface > 1 ? 's' : ''} between cells or from mcp-surface.json (listed above)`);
+  const parity = facts.parityFailures?.length ?? 0;
+  if (parity)
+    reasons.push(
+      `parity: ${parity} difference${parity > 1 ? 's' : ''} in recorded answers or behaviours between cells, from mcp-surface.json, or stale allowances (listed above)`,
+    );
   const stale = measured.filter((c) => cellOutcome(decideCell(c.phases), c.allowedToFail) === 'stale-allowance').map((c) => c.id);
   if (stale.length) reasons.push(`stale allowance: ${stale.join(', ')} passed but ${stale.length > 1 ? 'are' : 'is'} marked allowedToFail`);
   if (missing.length) reasons.push(`missing ${unit}${missing.length > 1 ? 's' : ''}: ${missing.join(', ')} (no result)`);
@@ -197,13 +206,15 @@ export function asInterrupted(run: RunResult): RunResult {
 }
 
 /** The facts a stored run carries: the variants it was asked for, its lockstep errors, baseline and surface differences. */
-export function storedFacts(run: Pick<RunResult, 'plan' | 'lockstepErrors' | 'baseline' | 'surface'>): RunFacts {
+export function storedFacts(run: Pick<RunResult, 'plan' | 'lockstepErrors' | 'baseline' | 'surface' | 'parity'>): RunFacts {
   const surface = surfaceFailures(run.surface);
+  const parity = parityFailures(run.parity);
   return {
     expected: selectedVariants(run.plan).length,
     ...(run.lockstepErrors ? { lockstepErrors: run.lockstepErrors } : {}),
     ...(run.baseline ? { baseline: run.baseline.entries } : {}),
     ...(surface.length > 0 ? { surfaceFailures: surface } : {}),
+    ...(parity.length > 0 ? { parityFailures: parity } : {}),
   };
 }
 
@@ -249,6 +260,13 @@ export function auditRun(run: RunResult): string[] {
       problems.push(
         `run: stored surface findings [${run.surface.findings.join('; ')}], but its cells' surfaces say [${parity.findings.join('; ')}]`,
       );
+  }
+  if (run.parity) {
+    const recomputed = compareRecorded(run.cells, run.parity.allow);
+    const stored = [...run.parity.findings, ...run.parity.stale];
+    const said = [...recomputed.findings, ...recomputed.stale];
+    if (JSON.stringify(said) !== JSON.stringify(stored))
+      problems.push(`run: stored parity findings [${stored.join('; ')}], but its cells' recorded values say [${said.join('; ')}]`);
   }
   const decision = decideRun(run.cells, run.interrupted, storedFacts(run));
   if (run.verdict !== decision.verdict || run.exitCode !== decision.exitCode)

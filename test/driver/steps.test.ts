@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ClientCannotRead, type McpSession } from '../../src/driver/adapter.js';
 import type { ClientSpec } from '../../src/driver/protocol.js';
 import { describeRequest, runStep, toolArguments } from '../../src/driver/steps.js';
+import { digest } from '../../src/driver/answer.js';
 
 const REJECT_OMITTED =
   'MCP error -32602: Input validation error: Invalid arguments for tool status: Invalid input: expected object, received undefined';
@@ -94,7 +95,28 @@ describe('runStep', () => {
     const { s, calls } = session('empty');
     const out = await runStep(s, { tool: 'status', expect: { text: 'ok' } }, bound);
     expect(calls).toEqual([['status', {}]]);
-    expect(out).toEqual({ step: 'tools/call status', ms: expect.any(Number), arguments: 'empty' });
+    expect(out).toEqual({
+      step: 'tools/call status',
+      ms: expect.any(Number),
+      arguments: 'empty',
+      answer: { isError: false, content: [{ type: 'text', text: digest('ok') }] },
+    });
+  });
+
+  it('records for parity the answer as it came over the wire, or the code of a JSON-RPC error answer', async () => {
+    const wire = { content: [{ type: 'image', data: 'AA', mimeType: 'image/png' }], isError: true };
+    let taken = 0;
+    const { s } = session('empty');
+    // The client parsed the result (here: dropped mimeType); the wire result is what parity compares.
+    Object.assign(s, { takeWireResult: () => (taken++ === 0 ? 'stale' : wire) });
+    const out = await runStep(s, { tool: 'status', expect: { isError: true } }, bound);
+    expect(out.answer).toEqual({ isError: true, content: [{ type: 'image', mimeType: 'image/png', data: digest('AA') }] });
+    const refused = await runStep(
+      session('empty', Object.assign(new Error('Unknown tool'), { code: -32602 })).s,
+      { tool: 'gone', expect: { isError: true } },
+      bound,
+    );
+    expect(refused.answer).toEqual({ error: { code: -32602 } });
   });
 
   it('turns a JSON-RPC error answer into a problem that names the request and the error', async () => {

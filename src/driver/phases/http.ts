@@ -41,6 +41,7 @@ import type { DriverSpec } from '../protocol.js';
 import type { ServerProcess } from '../server-process.js';
 import { portInUse } from '../start-failure.js';
 import { runStep } from '../steps.js';
+import { recordCompared } from '../compared.js';
 
 type HttpSpec = Exclude<DriverSpec['phases']['http'], false>;
 
@@ -466,6 +467,7 @@ async function roundTripCheck(
       const outcome = await runStep(session, call, bounded);
       if (outcome.problem) return fail(`${step}: ${outcome.problem}`);
       evidence.call = { step: outcome.step, ms: outcome.ms };
+      if (outcome.answer) recordCompared(evidence, outcome.step, outcome.answer);
     }
     step = 'ping';
     inFlight.begin(step);

@@ -21,6 +21,7 @@ import { checkSurface, stepLabel, type SurfaceKind } from '../expectations.js';
 import type { DriverSpec, Step } from '../protocol.js';
 import { describeRequest, runStep, type StepOutcome } from '../steps.js';
 import { PipeTransport } from '../stdio-transport.js';
+import { recordCompared, uniqueItem } from '../compared.js';
 import { itemShapes, parityItems, type ItemShape } from '../surface.js';
 
 type StdioSpec = Exclude<DriverSpec['phases']['stdio'], false>;
@@ -108,16 +109,18 @@ export async function stdioPhase(ctx: DriverContext, spec: StdioSpec): Promise<P
       step = 'compare with expect';
       return result('stdio', startedAt, { verdict: 'failed', step, message: problems.join('; '), details }, proc);
     }
-    const stepResults: Omit<StepOutcome, 'problem'>[] = [];
+    const stepResults: Omit<StepOutcome, 'problem' | 'answer'>[] = [];
     details.steps = stepResults;
     for (const s of spec.steps) {
       step = stepLabel(s);
       inFlight.begin(step);
       current = s;
-      const { problem, ...outcome } = await runStep(session, s, bounded);
+      const { problem, answer, ...outcome } = await runStep(session, s, bounded);
       current = undefined;
       step = outcome.step;
       stepResults.push(outcome);
+      // What answer parity compares across cells (src/results/parity.ts).
+      if (answer) recordCompared(details, uniqueItem(details, step), answer);
       if (problem) return result('stdio', startedAt, { verdict: 'failed', step, message: `${step}: ${problem}`, details }, proc);
     }
     step = 'ping';

@@ -1,0 +1,55 @@
+import { describe, expect, test } from 'vitest';
+import { digest, normaliseAnswer, VARIES } from '../../src/driver/answer.js';
+import { recordCompared, uniqueItem } from '../../src/driver/compared.js';
+
+describe('normaliseAnswer', () => {
+  test('a tool result: content types, mimeType, annotations, digests, isError, structuredContent, _meta keys', () => {
+    const wire = {
+      content: [
+        { type: 'text', text: 'hello', annotations: { priority: 1 } },
+        { type: 'image', data: 'iVBOR', mimeType: 'image/png', _meta: { z: 1, a: 2 } },
+        { type: 'resource', resource: { uri: 'notes://1', mimeType: 'text/markdown', text: '# one' } },
+        { type: 'resource_link', uri: 'notes://2', name: 'two' },
+      ],
+      structuredContent: { n: 1 },
+      _meta: { 'io.example/size': 3 },
+    };
+    expect(normaliseAnswer({ tool: 't' }, wire)).toEqual({
+      isError: false,
+      content: [
+        { type: 'text', text: digest('hello'), annotations: { priority: 1 } },
+        { type: 'image', mimeType: 'image/png', data: digest('iVBOR'), _meta: ['a', 'z'] },
+        { type: 'resource', resource: { uri: 'notes://1', mimeType: 'text/markdown', text: digest('# one') } },
+        { type: 'resource_link', uri: 'notes://2', name: 'two' },
+      ],
+      structuredContent: { n: 1 },
+      _meta: ['io.example/size'],
+    });
+    expect(digest('hello')).toMatch(/^sha256:[0-9a-f]{12} \(5 chars\)$/);
+    expect(normaliseAnswer({ tool: 't' }, { isError: true, content: [] })).toEqual({ isError: true, content: [] });
+  });
+
+  test('a resource: uri, mimeType and the text or blob digest; a prompt: roles and content', () => {
+    expect(normaliseAnswer({ resource: 'r://x' }, { contents: [{ uri: 'r://x', mimeType: 'image/png', blob: 'AAAA' }] })).toEqual({
+      contents: [{ uri: 'r://x', mimeType: 'image/png', blob: digest('AAAA') }],
+    });
+    expect(normaliseAnswer({ prompt: 'p' }, { messages: [{ role: 'user', content: { type: 'text', text: 'hi' } }] })).toEqual({
+      messages: [{ role: 'user', content: { type: 'text', text: digest('hi') } }],
+    });
+  });
+
+  test('a JSON-RPC error is its code only; declared varying paths are masked, absent ones left alone', () => {
+    expect(normaliseAnswer({ tool: 't' }, undefined, -32602)).toEqual({ error: { code: -32602 } });
+    const step = { tool: 't', vary: ['content[0].text', 'structuredContent.id', 'content[5].text'] };
+    const answer = normaliseAnswer(step, { content: [{ type: 'text', text: 'id 42' }], structuredContent: { id: 42, n: 1 } });
+    expect(answer).toEqual({ isError: false, content: [{ type: 'text', text: VARIES }], structuredContent: { id: VARIES, n: 1 } });
+  });
+
+  test('recordCompared keeps items in details.compared; a repeated label is numbered', () => {
+    const details: Record<string, unknown> = {};
+    recordCompared(details, uniqueItem(details, 'tools/call a'), 1);
+    recordCompared(details, uniqueItem(details, 'tools/call a'), 2);
+    recordCompared(details, uniqueItem(details, 'tools/call a'), 3);
+    expect(details.compared).toEqual({ 'tools/call a': 1, 'tools/call a #2': 2, 'tools/call a #3': 3 });
+  });
+});
