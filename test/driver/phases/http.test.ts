@@ -326,6 +326,14 @@ describe('httpPhase: sub-checks, retries and never-listened, from src', () => {
       protocolVersion: expect.stringMatching(/^\d{4}-\d{2}-\d{2}$/),
       tools: 2,
       call: { step: 'tools/call echo', ms: expect.any(Number) },
+      // The step's answer as answer parity compares it across cells.
+      compared: {
+        'tools/call echo': {
+          isError: false,
+          content: [{ type: 'text', text: expect.stringMatching(/^sha256:/) }],
+          structuredContent: { echoed: 'hi', length: 2 },
+        },
+      },
       checks: {
         noToken: { outcome: 'ok', text: '401', short: '401' },
         wwwAuthenticate: { outcome: 'ok', text: 'with a Bearer challenge', short: 'Bearer challenge' },

@@ -55,6 +55,12 @@ const ALL_STEPS = [
   { step: 'resources/read mem://a', ms },
   { step: 'prompts/get greet', ms },
 ];
+/** What answer parity compares: every step's normalised answer (src/driver/answer.ts). */
+const COMPARED = {
+  'tools/call echo': { isError: false, content: [{ type: 'text', text: 'sha256:bb2871d7f907 (9 chars)' }] },
+  'resources/read mem://a': { contents: [{ uri: 'mem://a', text: 'sha256:559aead08264 (1 chars)' }] },
+  'prompts/get greet': { messages: [{ role: 'user', content: { type: 'text', text: 'sha256:8f434346648f (2 chars)' } }] },
+};
 const SUMMARY = {
   leakedHandles: null,
   serverName: 'phase-server',
@@ -80,7 +86,7 @@ describe('stdioPhase: a server that answers', () => {
       phase: 'stdio',
       durationMs: ms,
       verdict: 'passed',
-      details: { pid: proc.pid, ...listed(), steps: ALL_STEPS },
+      details: { pid: proc.pid, ...listed(), steps: ALL_STEPS, compared: COMPARED },
     });
     expect(proc.pid).toEqual(expect.any(Number));
     expect(role).toBe('stdio');
@@ -148,7 +154,7 @@ describe('stdioPhase: stdout noise', () => {
       verdict: 'failed',
       step: 'stdout',
       message: 'wrote non-JSON-RPC output to stdout (the protocol channel): "starting phase-server"',
-      details: { pid: server(ctx).proc.pid, ...listed(), steps: ALL_STEPS },
+      details: { pid: server(ctx).proc.pid, ...listed(), steps: ALL_STEPS, compared: COMPARED },
       stdoutNoise: ['starting phase-server', 'second line'],
     });
   });
@@ -250,7 +256,12 @@ describe('stdioPhase: a server that dies or does not answer', () => {
       verdict: 'failed',
       step: 'tools/call echo',
       message: `tools/call echo: answered with error -32603: MCP error -32603: boom · ${SENT_ECHO} · answer ${answer}`,
-      details: { pid: server(ctx).proc.pid, ...listed(), steps: [{ step: 'tools/call echo', ms, arguments: 'omitted' }] },
+      details: {
+        pid: server(ctx).proc.pid,
+        ...listed(),
+        steps: [{ step: 'tools/call echo', ms, arguments: 'omitted' }],
+        compared: { 'tools/call echo': { error: { code: -32603 } } },
+      },
     });
   });
 
@@ -293,7 +304,7 @@ describe('stdioPhase: a server that dies or does not answer', () => {
       verdict: 'failed',
       step: 'ping',
       message: 'timed out after 1500 ms waiting for ping',
-      details: { pid: server(ctx).proc.pid, ...listed(), steps: ALL_STEPS },
+      details: { pid: server(ctx).proc.pid, ...listed(), steps: ALL_STEPS, compared: COMPARED },
     });
   });
 });
