@@ -8,7 +8,8 @@ import { parseResults } from '../reports/json.js';
 import { renderTable } from '../reports/markdown.js';
 import { mergeResults, type ExpectedPlan } from '../reports/merge.js';
 import { attemptOf, pickAttempts, type AttemptPiece } from '../reports/attempts.js';
-import { checkOutDir, writeReports } from '../reports/write.js';
+import { checkOutDir } from '../reports/write.js';
+import { writeReportsResult } from '../reports/write-result.js';
 import type { Failure } from '../util/result.js';
 import { publishMergeErrors, publishToGithub } from './github.js';
 import { DEFAULT_OUT, readFrozenPlan } from './run.js';
@@ -67,7 +68,9 @@ export async function mergeCommand(
     await publishMergeErrors(merged.errors, log);
     return merged.exitCode;
   }
-  const written = await writeReports(merged.run, outDir, { junit: true });
+  const wrote = await writeReportsResult(merged.run, outDir, { junit: true });
+  if (!wrote.ok) return wrote.error;
+  const written = wrote.value;
   log.info(renderTable(merged.run));
   await publishToGithub(merged.run, log);
   log.info(

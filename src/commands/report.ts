@@ -5,7 +5,8 @@ import type { Logger } from '../logger.js';
 import { parseResults } from '../reports/json.js';
 import { renderTable } from '../reports/markdown.js';
 import { auditRun } from '../results/verdict.js';
-import { checkOutDir, writeReports } from '../reports/write.js';
+import { checkOutDir } from '../reports/write.js';
+import { writeReportsResult } from '../reports/write-result.js';
 import type { Failure } from '../util/result.js';
 
 export async function reportCommand(
@@ -29,7 +30,9 @@ export async function reportCommand(
   const outDir = path.resolve(options.cwd, options.out ?? path.dirname(target));
   const badOut = await checkOutDir(outDir);
   if (badOut) return { kind: 'usage', message: `--out: ${badOut}` };
-  const written = await writeReports(parsed.run, outDir, { junit: options.junit });
+  const wrote = await writeReportsResult(parsed.run, outDir, { junit: options.junit });
+  if (!wrote.ok) return wrote.error;
+  const written = wrote.value;
   log.info(renderTable(parsed.run));
   log.info(`wrote ${written.map((f) => path.relative(options.cwd, f)).join(', ')}`);
   return 0;
