@@ -11,6 +11,7 @@ import module from 'node:module';
 import net from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { carryProbe, PROBE_VARS } from './probe-carry.js';
+import { watchScripts } from './script-watch.js';
 import { SDK_PACKAGES_ENV, sdkNamesFromEnv, sdkNoter } from './sdk-load.js';
 import { describeStack, type Attribution, type StackContext } from './stack.js';
 
@@ -282,8 +283,8 @@ type ModuleApi = typeof module & {
 
 /**
  * Record which SDK package copies this process loads (the environment verdict rests on it): every
- * CommonJS load, and every ES module resolution through module hooks (in-thread where Node has
- * them, else `module.register`).
+ * CommonJS load, and every ES module through in-thread module hooks where Node has them, else V8's
+ * script list (script-watch.ts), else `module.register`.
  */
 function watchSdkLoads(file: string): void {
   const names = sdkNamesFromEnv(process.env[SDK_PACKAGES_ENV]);
@@ -305,7 +306,8 @@ function watchSdkLoads(file: string): void {
       note(filename);
       return load.call(this, filename);
     };
-    module.register(new URL('./probe-hooks.js', import.meta.url), { data: { names, file } });
+    // ES modules: V8's own script list, in-thread; the off-thread hooks only where there is no inspector.
+    if (!watchScripts(note)) module.register(new URL('./probe-hooks.js', import.meta.url), { data: { names, file } });
   }
 }
 
