@@ -14,6 +14,7 @@ export default tseslint.config(
       'matrix-results/**',
       'cells/**',
       'bench/results/**',
+      'bench/.build/**',
       '**/node_modules/**',
       '.stryker-tmp/**',
       'reports/mutation/**',

@@ -1,22 +1,24 @@
-// Preloaded into the CLI process only (`node --import bench/probe-cli.mjs bin/mcp-matrix.js …`):
+// Preloaded into the CLI process only (`node --import bench/.build/probe-cli.js bin/mcp-matrix.js …`):
 // records every child process the orchestrator starts (command, args, cwd, start/exit times) and the
 // orchestrator's own peak RSS, and writes them as JSON to $MCP_MATRIX_BENCH_PROBE at exit.
 // Children do not inherit it: npm is a separate program and the driver is forked with execArgv [].
+import type { ChildProcess } from 'node:child_process';
 import { createRequire, syncBuiltinESMExports } from 'node:module';
 import { readFileSync, writeFileSync } from 'node:fs';
+import type { SpawnEntry } from './spawns.js';
 
 const out = process.env.MCP_MATRIX_BENCH_PROBE;
 if (out) {
   const require = createRequire(import.meta.url);
-  const cp = require('node:child_process');
+  const cp = require('node:child_process') as Record<'spawn' | 'fork', (...args: unknown[]) => ChildProcess>;
   const startedAt = Date.now();
-  const spawns = [];
-  const wrap = (kind, original) =>
-    function (...args) {
+  const spawns: SpawnEntry[] = [];
+  const wrap = (kind: SpawnEntry['kind'], original: (...args: unknown[]) => ChildProcess) =>
+    function (this: unknown, ...args: unknown[]): ChildProcess {
       const child = original.apply(this, args);
       const [command, list] = args;
-      const opts = args.find((a, i) => i > 0 && a && typeof a === 'object' && !Array.isArray(a)) ?? {};
-      const entry = {
+      const opts = (args.find((a, i) => i > 0 && a && typeof a === 'object' && !Array.isArray(a)) ?? {}) as { cwd?: unknown };
+      const entry: SpawnEntry = {
         kind,
         command: String(command),
         args: Array.isArray(list) ? list.map(String) : [],
@@ -33,7 +35,7 @@ if (out) {
   cp.fork = wrap('fork', cp.fork);
   syncBuiltinESMExports();
   process.once('exit', () => {
-    let hwmKb;
+    let hwmKb: number | undefined;
     try {
       hwmKb = Number(/VmHWM:\s+(\d+)/.exec(readFileSync('/proc/self/status', 'utf8'))?.[1]);
     } catch {
