@@ -85,6 +85,7 @@ export async function main(argv: string[], log: Logger = createLogger()): Promis
         "Run the frozen plan in this file (`plan --json`'s output) instead of resolving against the registry (CI fan-out)",
       )
       .option('--keep', 'Keep the cell directories, linked at ./cells/<id>, and print how to re-run their driver')
+      .option('--fresh', 'A plain npm install in every cell: no dependency tree reused from the tree cache (install.reuse)')
       .option('--update-surface', 'Write mcp-surface.json (next to the config) from this run instead of comparing with it')
       .option('--publish <file>', 'Replace the table between <!-- mcp-matrix:begin/end --> markers in a Markdown file')
       .option('--progress <mode>', 'default | simple | silent (default: default on a TTY, simple otherwise)')
@@ -195,6 +196,7 @@ export async function main(argv: string[], log: Logger = createLogger()): Promis
           ...(concurrency ? { concurrency: Number(concurrency) } : {}),
           cells: list(flags.cell),
           keep: Boolean(flags.keep),
+          ...(flags.fresh ? { fresh: true } : {}),
           updateSurface: Boolean(flags.updateSurface),
           progress: progress as ProgressMode,
           signal: controller.signal,

@@ -23,6 +23,8 @@ export interface InstallOptions {
   signal?: AbortSignal;
   /** Backoff base; tests shorten it. */
   backoffMs?: number;
+  /** More npm flags (reuse's resolution runs with `--package-lock-only`). */
+  args?: string[];
 }
 
 export async function installCell(cellDir: string, options: InstallOptions): Promise<InstallOutcome> {
@@ -30,12 +32,16 @@ export async function installCell(cellDir: string, options: InstallOptions): Pro
   let last = { code: 'UNKNOWN', message: '' };
   for (let attempt = 1; attempt <= options.attempts; attempt++) {
     // --loglevel=warn: tar's ENOSPC reaches us only as TAR_ENTRY_ERROR warnings, even when npm exits 0.
-    const out = await run('npm', ['install', '--json', '--no-audit', '--no-fund', '--prefer-offline', '--no-progress', '--loglevel=warn'], {
-      cwd: cellDir,
-      env: options.env,
-      timeoutMs: options.timeoutMs,
-      ...(options.signal ? { signal: options.signal } : {}),
-    });
+    const out = await run(
+      'npm',
+      ['install', '--json', '--no-audit', '--no-fund', '--prefer-offline', '--no-progress', '--loglevel=warn', ...(options.args ?? [])],
+      {
+        cwd: cellDir,
+        env: options.env,
+        timeoutMs: options.timeoutMs,
+        ...(options.signal ? { signal: options.signal } : {}),
+      },
+    );
     const durationMs = Math.round(performance.now() - started);
     if (out.cancelled) return { kind: 'not-measured', attempts: attempt, durationMs, code: 'ABORTED', message: 'install interrupted' };
     if (out.ok) {

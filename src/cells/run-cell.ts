@@ -12,13 +12,14 @@ import {
   type CellResult,
   type ClientInstallRef,
   type EnvironmentEvidence,
+  type InstallSourceRef,
   type PhaseName,
   type PhaseResult,
 } from '../results/types.js';
 import { decideCellResult } from '../results/verdict.js';
 import { compareJudges } from '../results/second-judge.js';
 import { installDriver, runDriver, type DriverHooks, type DriverLayout } from './driver-launch.js';
-import { installCell } from './install.js';
+import { installReusing } from './reuse-install.js';
 import { bindKey, bindToShare, sharedBind, sharedBindSkip, type BindShare } from '../judge/bind-share.js';
 import { verifyEnvironment } from '../judge/environment.js';
 import { driverStopped, harnessError, installFailure, instrumentMissing, nextPhase, notRun, suiteMissing } from '../judge/not-measured.js';
@@ -52,6 +53,8 @@ export interface CellContext {
   conformanceSuite?(): Promise<Result<ConformanceSuite>>;
   /** The config's secrets in this run's environment; absent: the config declares none. */
   secrets?: RunSecrets;
+  /** The tree cache's root (install reuse); undefined: every cell is a plain npm install. */
+  treeCache?: string;
 }
 
 /** The environment every server and the driver get: enough to run, nothing inherited by accident. */
@@ -86,11 +89,14 @@ export async function installServer(cell: PlannedCell, ctx: CellContext, hooks: 
     if (ctx.signal.aborted) throw new Error('interrupted');
     cellDir = await createCellDir(ctx.runDir, cell.id, ctx.plan.package.name, ctx.tarball.file, cell.installSet);
     hooks.onInstallStart?.();
-    const install = await installCell(cellDir, {
+    const { install, source } = await installReusing(cellDir, {
       attempts: ctx.plan.config.install.attempts,
       timeoutMs: ctx.plan.config.install.timeoutMs,
       env: { ...process.env, npm_config_update_notifier: 'false' },
       signal: ctx.signal,
+      packageName: ctx.plan.package.name,
+      npmVersion: ctx.npmVersion,
+      treeCache: ctx.treeCache,
     });
     hooks.onInstallEnd?.({ ok: install.kind === 'installed', durationMs: install.durationMs, attempts: install.attempts });
     if (install.kind !== 'installed') {
@@ -101,7 +107,7 @@ export async function installServer(cell: PlannedCell, ctx: CellContext, hooks: 
         cellDir,
         installMs: install.durationMs,
         attempts: install.attempts,
-        environment: installFailure(install, pin),
+        environment: withSource(installFailure(install, pin), source),
       };
     }
     const env = await verifyEnvironment({
@@ -116,6 +122,7 @@ export async function installServer(cell: PlannedCell, ctx: CellContext, hooks: 
       npmVersion: ctx.npmVersion,
       install,
     });
+    env.evidence.installSource = source;
     const driver = await installDriver(cellDir);
     return { kind: 'installed', cellDir, installMs: install.durationMs, attempts: install.attempts, env, driver };
   } catch (error) {
@@ -386,4 +393,9 @@ function driverBound(plan: Plan, scenarios: number): number {
   const bind = c.bind ? c.bind.timeoutMs : 0;
   const conformance = c.http && c.conformance ? c.http.readyTimeoutMs + c.http.timeoutMs + c.conformance.timeoutMs * scenarios : 0;
   return stdio + http + bind + conformance + 30_000;
+}
+
+/** A failed install's result names where npm's tree came from (install reuse falls back to npm's own install). */
+function withSource(result: PhaseResult, source: InstallSourceRef): PhaseResult {
+  return { ...result, details: { ...result.details, installSource: source } };
 }

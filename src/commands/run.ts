@@ -35,6 +35,8 @@ export interface RunCommandOptions extends PrepareOptions {
   out?: string;
   concurrency?: number;
   keep: boolean;
+  /** --fresh: every cell a plain npm install (no install reuse). */
+  fresh?: boolean;
   progress: ProgressMode;
   signal: AbortSignal;
   junit: boolean;
@@ -125,6 +127,7 @@ async function runAndReport(options: RunCommandOptions, log: Logger): Promise<nu
     cells: options.cells,
     ...(options.concurrency ? { concurrency: options.concurrency } : {}),
     keep: options.keep,
+    ...(options.fresh ? { fresh: true } : {}),
     progress: options.progress,
     progressLine: log.info,
     signal: options.signal,

@@ -86,6 +86,11 @@ export interface InstallConfig {
   attempts?: number;
   /** Bound for one `npm install`, in ms. @default 300000 */
   timeoutMs?: number;
+  /**
+   * Reuse a cell's dependency tree from the per-user tree cache when npm, run now, resolves exactly that tree
+   * (`false`, or `run --fresh`: a plain `npm install` in every cell). @default true
+   */
+  reuse?: boolean;
 }
 
 export interface ClientConfig {

@@ -108,6 +108,8 @@ export const CONFIG_REFERENCE: Record<string, string> = {
   install: 'How each cell runs `npm install`.',
   'install.attempts': 'Attempts for network-type install errors (timeouts, resets, 5xx); other errors are never retried. Default: `3`.',
   'install.timeoutMs': 'Bound for one `npm install`, in ms. Default: `300000`.',
+  'install.reuse':
+    "Reuse a cell's dependency tree from the per-user tree cache (`$MCP_MATRIX_TREE_CACHE`, default `~/.cache/mcp-matrix/trees`; `off` disables it) when npm, run now (`npm install --package-lock-only`), resolves exactly the stored tree; the copy is real (a reflink at most) and checked file by file, and npm then installs this run's tarball with its scripts. `false` (or `run --fresh`): every cell is a plain `npm install`. results.json records each cell's source (`environment.installSource`). Default: `true`.",
   lockstep:
     'What a mismatch between the package’s declared SDK ranges and the cells is: `error` fails `plan` and `run`, `warn` prints it, `off` skips the check. Default: `error`.',
   client: 'The driver’s MCP client: the capabilities it declares, the roots it answers, how a tool step without arguments is sent.',

@@ -59,7 +59,7 @@ export interface ResolvedConfig {
   conformance: false | { timeoutMs: number };
   /** Why each `false` phase is skipped: left out of the config, or set to `false`. */
   skipped: Partial<Record<ConfigPhase | 'conformance', SkipReason>>;
-  install: { attempts: number; timeoutMs: number };
+  install: { attempts: number; timeoutMs: number; reuse: boolean };
   lockstep: 'error' | 'warn' | 'off';
   client: ClientSpec;
   /** Surface parity and the snapshot (mcp-surface.json next to the config); `false` turns both off. */
@@ -150,7 +150,7 @@ export function resolveConfig(loaded: LoadedConfig, overrides: Overrides = {}, c
         ? false
         : { timeoutMs: c.conformance?.timeoutMs ?? 30_000 },
     skipped,
-    install: { attempts: c.install?.attempts ?? 3, timeoutMs: c.install?.timeoutMs ?? 300_000 },
+    install: { attempts: c.install?.attempts ?? 3, timeoutMs: c.install?.timeoutMs ?? 300_000, reuse: c.install?.reuse ?? true },
     lockstep: c.lockstep ?? 'error',
     client: resolveClient(c.client ?? {}),
     surface: c.surface === false ? false : { allow: c.surface?.allow ?? [] },

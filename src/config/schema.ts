@@ -179,6 +179,7 @@ export const configSchema = z
       .strictObject({
         attempts: z.number().int().min(1).max(10).optional(),
         timeoutMs: z.number().int().positive().optional(),
+        reuse: z.boolean().optional(),
       })
       .optional(),
     lockstep: z.enum(['error', 'warn', 'off']).optional(),

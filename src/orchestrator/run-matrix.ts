@@ -12,6 +12,7 @@ import type { BindShare } from '../judge/bind-share.js';
 import { recheckInstall, withMutatedInstall } from '../judge/mutated-install.js';
 import { installClient, type ClientInstall } from '../cells/client-install.js';
 import { ensureNodeRuntime, type NodeRuntime } from '../cells/node-runtime.js';
+import { treeCacheDir } from '../cells/tree-cache.js';
 import { ensureConformanceSuite, type ConformanceSuite } from '../cells/conformance-suite.js';
 import type { DriverHooks } from '../cells/driver-launch.js';
 import { cellDirOf, createRunDir, markKept, removeDir, removeRunDir, removeRunDirWithin } from '../cells/workspace.js';
@@ -56,6 +57,8 @@ export interface RunOptions {
   surfaceSnapshot?: SurfaceItems;
   /** The recorded values (step answers, behaviours) in the committed mcp-surface.json; absent when it has none. */
   comparedSnapshot?: Recorded;
+  /** --fresh: every cell a plain npm install, no tree reused or stored. */
+  fresh?: boolean;
   /** The plan job's frozen plan (`run --plan`): used as it is, never resolved against the registry. */
   frozen?: FrozenPlan;
   /** Called once the plan is resolved, before any cell starts. */
@@ -162,6 +165,8 @@ export async function runMatrix(config: ResolvedConfig, registry: Registry, opti
       dispose: (dir) => void disposals.push(removeDir(dir).catch(() => undefined)),
       signal: options.signal,
       repro,
+      // Install reuse (docs/performance.md): off with --fresh or `install.reuse: false`.
+      ...(options.fresh || !config.install.reuse ? {} : { treeCache: treeCacheDir() }),
       // A client from the cache takes no install slot; only an npm install does.
       clientInstall: (client) =>
         once(clients, client.id, () =>

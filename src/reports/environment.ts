@@ -2,7 +2,7 @@
 
 import type { CellResult, EnvironmentEvidence, RunResult, SdkRuntime } from '../results/types.js';
 import { bytes, codeSpan, mdInline, seconds } from './format.js';
-import { axesFacts } from './failures.js';
+import { axesFacts, installSourceLabel } from './failures.js';
 import { displayCells, pinLabel } from './view.js';
 
 export function renderEnvironment(run: RunResult): string {
@@ -47,6 +47,7 @@ function cellEnvironment(run: RunResult, cell: CellResult): string {
     `- Node ${mdInline(env.node)} · npm ${mdInline(env.npm)} · ${mdInline(env.os)} · harness ${mdInline(env.harnessVersion)}`,
     `- Install set: ${installSet || '—'}`,
     `- Installed in ${seconds(env.installMs)}, ${env.installAttempts} ${env.installAttempts === 1 ? 'attempt' : 'attempts'} · lockfile sha256 ${env.lockfileSha256 ? codeSpan(env.lockfileSha256) : 'none'}`,
+    ...(env.installSource ? [`- Server install: ${mdInline(installSourceLabel(env.installSource))}`] : []),
     `- Package: ${codeSpan(`${env.package.name}@${env.package.version}`)} from ${codeSpan(env.tarball.file)}${tarballNote(run, env)}`,
   ];
   const ranges = Object.entries(env.declaredRanges);

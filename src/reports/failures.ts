@@ -1,7 +1,7 @@
 // `## Failures`: one section per failed or not-measured phase (and per stale allowance), with
 // everything needed to act on it: the message, the step, the server's output, the handles, the repro.
 
-import type { CellResult, ClientInstallRef, PhaseResult, RunResult } from '../results/types.js';
+import type { CellResult, ClientInstallRef, InstallSourceRef, PhaseResult, RunResult } from '../results/types.js';
 import { PHASES } from '../results/types.js';
 import { cleanText, fenced, mdInline, seconds } from './format.js';
 import { cellOutcome } from '../results/verdict.js';
@@ -31,6 +31,7 @@ function phaseSection(cell: CellResult, phase: PhaseResult): string {
   const out: string[] = [heading(cell, phase.phase)];
   out.push(`**${label}**${phase.message ? `: ${mdInline(phase.message)}` : ''}`);
   const facts = [`- Cell: ${mdInline(pinLabel(cell))}`, ...axesFacts(cell)];
+  if (cell.environment?.installSource) facts.push(`- Server install: ${mdInline(installSourceLabel(cell.environment.installSource))}`);
   if (phase.step) facts.push(`- Step: ${mdInline(phase.step)}`);
   if (phase.durationMs > 0) facts.push(`- Duration: ${seconds(phase.durationMs)}`);
   out.push(facts.join('\n'));
@@ -67,6 +68,13 @@ export function clientInstallLabel(ref: ClientInstallRef): string {
   const from =
     ref.source === 'run' ? 'installed by this run' : ref.source === 'cache' ? 'from the client cache' : 'installed into the client cache';
   return `${from} (${ref.installedAt.slice(0, 10)}) · package-lock.json sha256 ${ref.lockfileSha256.slice(0, 12)}…`;
+}
+
+/** Where the cell's node_modules came from: npm, or a reused tree npm resolved the same (docs/performance.md). */
+export function installSourceLabel(ref: InstallSourceRef): string {
+  return ref.source === 'reused'
+    ? `reused tree ${ref.entry} of the tree cache (npm resolved the same now; package-lock.json sha256 ${ref.lockfileSha256.slice(0, 12)}…), completed by npm with this run's tarball`
+    : `npm install (${ref.reason})`;
 }
 
 function noResultSection(cell: CellResult): string {

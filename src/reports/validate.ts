@@ -95,6 +95,9 @@ const environment = obj({
   lockfileSha256: optional(str),
   installMs: num,
   installAttempts: num,
+  installSource: optional(
+    obj({ source: oneOf(['npm', 'reused']), reason: optional(str), lockfileSha256: optional(str), entry: optional(str) }),
+  ),
   declaredRanges: recordOf(str),
   loadedSdk: optional(
     arrayOf(

@@ -110,11 +110,19 @@ export interface EnvironmentEvidence {
   lockfileSha256?: string;
   installMs: number;
   installAttempts: number;
+  /** Where the cell's node_modules came from (absent in results written before install reuse). */
+  installSource?: InstallSourceRef;
   /** The SDK range(s) the installed package declares, by package name. */
   declaredRanges: Record<string, string>;
   /** The SDK copies the running stdio and http servers loaded (absent when no server was observed). */
   loadedSdk?: SdkRuntime[];
 }
+
+/**
+ * npm's own install (and why no stored tree was reused), or a verified tree of the per-user tree cache that
+ * npm, run now, resolved the same (its lockfile's sha256 and the cache entry), completed by npm with this run's tarball.
+ */
+export type InstallSourceRef = { source: 'npm'; reason: string } | { source: 'reused'; lockfileSha256: string; entry: string };
 
 export interface CellSummary {
   serverName?: string;

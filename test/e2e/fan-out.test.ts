@@ -8,6 +8,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { RunResult } from '../../src/results/types.js';
+import { TEST_TREE_CACHE } from '../helpers/node-runtimes.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const BIN = path.join(ROOT, 'bin/mcp-matrix.js');
@@ -23,7 +24,15 @@ interface Outcome {
 
 function exec(file: string, args: string[], cwd: string, extraEnv: Record<string, string> = {}): Promise<Outcome> {
   // A private TMPDIR: the run directories of these cells stay out of other tests' sight (and go with `work`).
-  const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', NO_COLOR: '1', CI: 'true', TMPDIR: tmp, ...extraEnv };
+  const env = {
+    PATH: process.env.PATH ?? '',
+    HOME: process.env.HOME ?? '',
+    MCP_MATRIX_TREE_CACHE: TEST_TREE_CACHE,
+    NO_COLOR: '1',
+    CI: 'true',
+    TMPDIR: tmp,
+    ...extraEnv,
+  };
   return new Promise((resolve) => {
     execFile(file, args, { cwd, env, timeout: 600_000, maxBuffer: 32 * 1024 * 1024 }, (error, stdout, stderr) => {
       const code = error ? (typeof (error as { code?: unknown }).code === 'number' ? (error as { code: number }).code : -1) : 0;

@@ -17,6 +17,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { BIN, readResults, ROOT, tempDir } from './helpers/cli.js';
 import { processes, sleep } from './helpers/procs.js';
+import { TEST_TREE_CACHE } from '../helpers/node-runtimes.js';
 
 const dirs: string[] = [];
 const servers: Server[] = [];
@@ -67,7 +68,15 @@ function start(args: string[], env: Record<string, string>): Started {
   const marker = randomBytes(6).toString('hex');
   const child = spawn(process.execPath, [BIN, ...args], {
     cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', NO_COLOR: '1', CI: 'true', [MARKER]: marker, ...env },
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '',
+      MCP_MATRIX_TREE_CACHE: TEST_TREE_CACHE,
+      NO_COLOR: '1',
+      CI: 'true',
+      [MARKER]: marker,
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';

@@ -7,6 +7,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { BIN, readResults, ROOT, tempDir } from './helpers/cli.js';
 import { processes, processesMentioning, runDirs, sleep } from './helpers/procs.js';
+import { TEST_TREE_CACHE } from '../helpers/node-runtimes.js';
 
 const dirs: string[] = [];
 afterAll(async () => {
@@ -43,7 +44,13 @@ describe('interrupting a running matrix', () => {
         [BIN, 'run', '--config', 'matrix.config.ts', '--out', out, '--progress', 'silent', '--concurrency', '2'],
         {
           cwd: ROOT,
-          env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', NO_COLOR: '1', CI: 'true' },
+          env: {
+            PATH: process.env.PATH ?? '',
+            HOME: process.env.HOME ?? '',
+            MCP_MATRIX_TREE_CACHE: TEST_TREE_CACHE,
+            NO_COLOR: '1',
+            CI: 'true',
+          },
           stdio: ['ignore', 'pipe', 'pipe'],
         },
       );

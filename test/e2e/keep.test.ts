@@ -9,6 +9,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { BIN, cli, readResults, ROOT, tempDir } from './helpers/cli.js';
 import { processes, runDirs, sleep } from './helpers/procs.js';
 import type { DriverMessage } from '../../src/driver/protocol.js';
+import { TEST_TREE_CACHE } from '../helpers/node-runtimes.js';
 
 const dirs: string[] = [];
 afterAll(async () => {
@@ -127,7 +128,14 @@ describe('--keep', () => {
       [BIN, 'run', '--config', CONFIG, '--cell', 'latest-1', '--out', 'out', '--progress', 'silent', '--keep'],
       {
         cwd: s.cwd,
-        env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', NO_COLOR: '1', CI: 'true', ...s.env },
+        env: {
+          PATH: process.env.PATH ?? '',
+          HOME: process.env.HOME ?? '',
+          MCP_MATRIX_TREE_CACHE: TEST_TREE_CACHE,
+          NO_COLOR: '1',
+          CI: 'true',
+          ...s.env,
+        },
         stdio: ['ignore', 'pipe', 'pipe'],
       },
     );

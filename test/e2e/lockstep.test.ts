@@ -6,12 +6,19 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { cli, readResults, writeConfig } from './helpers/cli.js';
+import { TEST_TREE_CACHE } from '../helpers/node-runtimes.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const BIN = path.join(ROOT, 'bin/mcp-matrix.js');
 
 function plan(args: string[], cwd = ROOT): Promise<{ code: number; stdout: string; stderr: string }> {
-  const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', NO_COLOR: '1', CI: 'true' };
+  const env = {
+    PATH: process.env.PATH ?? '',
+    HOME: process.env.HOME ?? '',
+    MCP_MATRIX_TREE_CACHE: TEST_TREE_CACHE,
+    NO_COLOR: '1',
+    CI: 'true',
+  };
   return new Promise((resolve) => {
     execFile(process.execPath, [BIN, 'plan', ...args], { cwd, env, timeout: 120_000 }, (error, stdout, stderr) => {
       const code = error ? (typeof (error as { code?: unknown }).code === 'number' ? (error as { code: number }).code : -1) : 0;

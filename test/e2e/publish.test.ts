@@ -8,13 +8,21 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { RunResult } from '../../src/results/types.js';
+import { TEST_TREE_CACHE } from '../helpers/node-runtimes.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 let tmp = os.tmpdir();
 
 function exec(file: string, args: string[], cwd: string): Promise<{ code: number; stdout: string; stderr: string }> {
   // A private TMPDIR: the run directory of the cell stays out of other tests' sight (and goes with `work`).
-  const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', NO_COLOR: '1', CI: 'true', TMPDIR: tmp };
+  const env = {
+    PATH: process.env.PATH ?? '',
+    HOME: process.env.HOME ?? '',
+    MCP_MATRIX_TREE_CACHE: TEST_TREE_CACHE,
+    NO_COLOR: '1',
+    CI: 'true',
+    TMPDIR: tmp,
+  };
   return new Promise((resolve) => {
     execFile(file, args, { cwd, env, timeout: 300_000, maxBuffer: 32 * 1024 * 1024 }, (error, stdout, stderr) => {
       const code = error ? (typeof (error as { code?: unknown }).code === 'number' ? (error as { code: number }).code : -1) : 0;

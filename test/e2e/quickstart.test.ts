@@ -9,13 +9,21 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { RunResult } from '../../src/results/types.js';
 import { ROOT } from './helpers/cli.js';
 import { writeScratchServer } from './helpers/scratch-server.js';
+import { TEST_TREE_CACHE } from '../helpers/node-runtimes.js';
 
 let work: string;
 let tarball: string;
 
 /** `timeoutMs` is a hang guard, not a speed check. */
 function sh(command: string, cwd: string, timeoutMs = 480_000): Promise<{ code: number; stdout: string; stderr: string }> {
-  const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', NO_COLOR: '1', CI: 'true', TMPDIR: path.join(work, 'tmp') };
+  const env = {
+    PATH: process.env.PATH ?? '',
+    HOME: process.env.HOME ?? '',
+    MCP_MATRIX_TREE_CACHE: TEST_TREE_CACHE,
+    NO_COLOR: '1',
+    CI: 'true',
+    TMPDIR: path.join(work, 'tmp'),
+  };
   return new Promise((resolve) => {
     execFile('sh', ['-c', command], { cwd, env, timeout: timeoutMs, maxBuffer: 32 * 1024 * 1024 }, (error, stdout, stderr) => {
       const code = error ? (typeof (error as { code?: unknown }).code === 'number' ? (error as { code: number }).code : -1) : 0;

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterAll, expect, test } from 'vitest';
 import { runWorkflow } from '../helpers/workflow-runner.js';
-import { TEST_CLIENT_CACHE } from '../helpers/node-runtimes.js';
+import { TEST_CLIENT_CACHE, TEST_TREE_CACHE } from '../helpers/node-runtimes.js';
 import { BIN, ROOT, cli } from './helpers/cli.js';
 
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'mm-wf-real-'));
@@ -58,6 +58,7 @@ export default defineConfig({
   const env: Record<string, string> = {
     PATH: process.env.PATH ?? '',
     HOME: process.env.HOME ?? '',
+    MCP_MATRIX_TREE_CACHE: TEST_TREE_CACHE,
     TMPDIR: tmp,
     NO_COLOR: '1',
     MCP_MATRIX_CLIENT_CACHE: TEST_CLIENT_CACHE,

@@ -12,6 +12,7 @@ import type { RunResult } from '../../src/results/types.js';
 import { FOUR_CELLS, makeRun, pieceOf, type CellSpec } from '../reports/helpers/make-run.js';
 import { runWorkflow, type RunOptions, type RunRecord } from '../helpers/workflow-runner.js';
 import { renderWorkflow } from '../../src/commands/init-templates.js';
+import { TEST_TREE_CACHE } from '../helpers/node-runtimes.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const WORKFLOW = path.join(ROOT, '.github/workflows/acceptance.yml');
@@ -65,6 +66,7 @@ function setup(
     env: {
       PATH: process.env.PATH ?? '',
       HOME: process.env.HOME ?? '',
+      MCP_MATRIX_TREE_CACHE: TEST_TREE_CACHE,
       TMPDIR: tmp,
       FAKE_DIR: fake,
       REAL_MCP_MATRIX: path.join(ROOT, 'bin/mcp-matrix.js'),

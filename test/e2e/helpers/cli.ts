@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { RunResult } from '../../../src/results/types.js';
-import { TEST_CLIENT_CACHE, TEST_NODE_CACHE } from '../../helpers/node-runtimes.js';
+import { TEST_CLIENT_CACHE, TEST_NODE_CACHE, TEST_TREE_CACHE } from '../../helpers/node-runtimes.js';
 
 export const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 export const BIN = path.join(ROOT, 'bin', 'mcp-matrix.js');
@@ -30,6 +30,8 @@ export function cli(args: string[], options: { cwd?: string; env?: Record<string
           CI: 'true',
           // Client variants share one client cache per machine, never the user's own.
           MCP_MATRIX_CLIENT_CACHE: TEST_CLIENT_CACHE,
+          // Install reuse (issue 22): cells share one tree cache per machine, as users' runs do.
+          MCP_MATRIX_TREE_CACHE: TEST_TREE_CACHE,
           // The conformance suite costs ~0.4 s CPU per scenario: only the tests that judge it turn it on
           // (MCP_MATRIX_CONFORMANCE: 'on'), on one shared Node 22 runtime.
           MCP_MATRIX_CONFORMANCE: 'off',

@@ -1,0 +1,97 @@
+// A cell's install, reusing a pristine tree when npm, run now, resolves the same one (docs/performance.md,
+// "Install reuse"). npm resolves first (`--package-lock-only`: about a third of an install's CPU); when the
+// lockfile it writes matches a verified tree of the per-user cache (tree-key.ts, tree-cache.ts), that tree is
+// copied into the cell and npm installs the rest: the package under test from this run's tarball, its
+// lifecycle scripts run by npm as they always are. Any cache problem (none stored, a damaged entry, a cache
+// that cannot be read or written, npm changing its mind) ends in npm's own install: the cache never fails a cell.
+import { readdir, readFile, rm } from 'node:fs/promises';
+import path from 'node:path';
+import type { InstallSourceRef } from '../results/types.js';
+import { installCell, type InstallOptions, type InstallOutcome } from './install.js';
+import { contextKey, treeKey } from './tree-key.js';
+import { copyTree, dropTree, findTree, sha256, storeTree } from './tree-cache.js';
+import { errorMessage } from '../util/result.js';
+
+export interface ReuseOptions extends InstallOptions {
+  packageName: string;
+  npmVersion: string;
+  /** The tree cache's root; undefined: a plain npm install (--fresh, `install.reuse: false`, MCP_MATRIX_TREE_CACHE=off). */
+  treeCache: string | undefined;
+}
+
+export interface ReuseOutcome {
+  install: InstallOutcome;
+  source: InstallSourceRef;
+}
+
+export async function installReusing(cellDir: string, options: ReuseOptions): Promise<ReuseOutcome> {
+  const root = options.treeCache;
+  if (root === undefined) return { install: await installCell(cellDir, options), source: { source: 'npm', reason: 'reuse is off' } };
+  const started = performance.now();
+  // The cell's install time is all of it: resolution, copy and npm.
+  const since = (o: ReuseOutcome): ReuseOutcome => ({
+    ...o,
+    install: { ...o.install, durationMs: Math.round(performance.now() - started) },
+  });
+  const context = contextKey(options.npmVersion, options.env);
+  // Nothing stored for this npm, Node and configuration yet: resolving first would only cost.
+  const known = (await readdir(root).catch(() => [] as string[])).some((n) => n.startsWith(`${context}-`));
+  if (!known) return since(await plainAndStore(cellDir, options, root, context, 'no tree stored yet'));
+  const resolved = await installCell(cellDir, { ...options, args: ['--package-lock-only'] });
+  // The registry or the network failing (retried as an install is): npm's own install would meet the same.
+  if (resolved.kind === 'not-measured' && !resolved.cause)
+    return { install: resolved, source: { source: 'npm', reason: 'npm could not resolve the tree' } };
+  if (resolved.kind !== 'installed') {
+    // npm's own install reports the failure as it always has.
+    await rm(path.join(cellDir, 'package-lock.json'), { force: true });
+    return since(await plainAndStore(cellDir, options, root, context, 'npm could not resolve the tree'));
+  }
+  let reason = 'no stored tree matches what npm resolved';
+  try {
+    const lock = await readFile(path.join(cellDir, 'package-lock.json'), 'utf8');
+    const key = treeKey(lock, options.packageName, context);
+    if (!key.ok) return since(await plainAndStore(cellDir, options, root, context, `not reusable: ${key.why}`));
+    const entry = await findTree(root, key.key);
+    if (entry) {
+      const damaged = await copyTree(entry, cellDir);
+      if (damaged) {
+        await dropTree(entry);
+        reason = `the stored tree was damaged (${damaged}); removed`;
+      } else {
+        const install = await installCell(cellDir, options);
+        const lockfileSha256 = sha256(await readFile(path.join(cellDir, 'package-lock.json')).catch(() => ''));
+        if (install.kind === 'installed' && lockfileSha256 === sha256(lock))
+          return since({ install, source: { source: 'reused', lockfileSha256, entry: path.relative(root, entry) } });
+        // npm's own install decides what a failure means; a lockfile npm rewrote is not the tree it resolved.
+        reason =
+          install.kind === 'installed' ? 'npm changed the lockfile on the reused tree' : 'npm could not install onto the reused tree';
+        await clean(cellDir);
+        return since(await plainAndStore(cellDir, options, root, context, reason));
+      }
+    }
+  } catch (error) {
+    reason = `the tree cache could not be used: ${errorMessage(error)}`;
+    await rm(path.join(cellDir, 'node_modules'), { recursive: true, force: true }).catch(() => undefined);
+  }
+  return since(await plainAndStore(cellDir, options, root, context, reason));
+}
+
+/** npm's own install (onto the lockfile npm just wrote, if any), then the tree stored for the next run when it may be. */
+async function plainAndStore(cellDir: string, options: ReuseOptions, root: string, context: string, reason: string): Promise<ReuseOutcome> {
+  const install = await installCell(cellDir, options);
+  const source: InstallSourceRef = { source: 'npm', reason };
+  if (install.kind !== 'installed') return { install, source };
+  try {
+    const lock = await readFile(path.join(cellDir, 'package-lock.json'), 'utf8');
+    const key = treeKey(lock, options.packageName, context);
+    if (key.ok && !key.ownScripts) await storeTree(root, key.key, cellDir, key.drop);
+  } catch {
+    // A cache that cannot be written costs the next run its reuse, never this run its install.
+  }
+  return { install, source };
+}
+
+async function clean(cellDir: string): Promise<void> {
+  await rm(path.join(cellDir, 'node_modules'), { recursive: true, force: true });
+  await rm(path.join(cellDir, 'package-lock.json'), { force: true });
+}

@@ -1,0 +1,59 @@
+// Install reuse through the real CLI (issue 22, item 2): the same failing fixture run with `--fresh`, then
+// storing, then reusing, gives the same verdict on every phase with the same messages; results.json and the
+// failure section name each install's source; `--fresh` neither reads nor writes the tree cache.
+import { existsSync, readdirSync } from 'node:fs';
+import { readFile, rm } from 'node:fs/promises';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { RunResult } from '../../src/results/types.js';
+import { cli, readResults, tempDir } from './helpers/cli.js';
+
+const dirs: string[] = [];
+afterAll(() => Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true }))));
+
+async function runWith(cache: string, flags: string[]): Promise<{ results: RunResult; md: string }> {
+  const out = await tempDir('mm-reuse-out-');
+  dirs.push(out);
+  const r = await cli(
+    ['run', '--config', 'fixtures/broken/stdout-noise/matrix.config.ts', '--out', out, '--progress', 'silent', ...flags],
+    {
+      env: { MCP_MATRIX_TREE_CACHE: cache },
+    },
+  );
+  expect(r.code, r.stderr).toBe(1);
+  return { results: await readResults(out), md: await readFile(path.join(out, 'matrix.md'), 'utf8') };
+}
+
+/** Every phase's verdict, step and message: what must not depend on where the tree came from. */
+const verdicts = (r: RunResult) => r.cells.map((c) => [c.id, c.verdict, c.phases.map((p) => [p.phase, p.verdict, p.step, p.message])]);
+
+describe('install reuse through the CLI', () => {
+  it('--fresh, stored and reused installs give the same verdicts, and each install names its source', async () => {
+    const cache = path.join(await tempDir('mm-reuse-trees-'), 'trees');
+    dirs.push(path.dirname(cache));
+
+    const fresh = await runWith(cache, ['--fresh']);
+    expect(fresh.results.cells[0]!.environment!.installSource).toEqual({ source: 'npm', reason: 'reuse is off' });
+    expect(existsSync(cache), '--fresh writes nothing to the tree cache').toBe(false);
+
+    const stored = await runWith(cache, []);
+    expect(stored.results.cells[0]!.environment!.installSource).toEqual({ source: 'npm', reason: 'no tree stored yet' });
+    expect(readdirSync(cache)).toHaveLength(1);
+
+    const reused = await runWith(cache, []);
+    const source = reused.results.cells[0]!.environment!.installSource!;
+    expect(source).toMatchObject({ source: 'reused', lockfileSha256: reused.results.cells[0]!.environment!.lockfileSha256 });
+
+    expect(verdicts(reused.results)).toEqual(verdicts(fresh.results));
+    expect(verdicts(stored.results)).toEqual(verdicts(fresh.results));
+    expect(reused.results.cells[0]!.phases.find((p) => p.phase === 'stdio')!.verdict).toBe('failed');
+    // The environment phase still proves the tarball: the installed package is this run's packed tarball.
+    expect(reused.results.cells[0]!.environment!.tarball.sha512).toBe(reused.results.plan.tarball.sha512);
+
+    // The failure section says where the failing cell's tree came from.
+    expect(fresh.md).toMatch(/- Server install: npm install \(reuse is off\)/);
+    expect(reused.md).toMatch(
+      /- Server install: reused tree [^\n]+ of the tree cache \(npm resolved the same now; package-lock\.json sha256 [0-9a-f]{12}…\)/,
+    );
+  }, 600_000);
+});
