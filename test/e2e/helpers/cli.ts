@@ -30,8 +30,9 @@ export function cli(args: string[], options: { cwd?: string; env?: Record<string
           CI: 'true',
           // Client variants share one client cache per machine, never the user's own.
           MCP_MATRIX_CLIENT_CACHE: TEST_CLIENT_CACHE,
-          // Install reuse (issue 22): cells share one tree cache per machine, as users' runs do.
-          MCP_MATRIX_TREE_CACHE: TEST_TREE_CACHE,
+          // Install reuse (issue 22): cells share one tree cache per machine, as users' runs do
+          // (MM_TEST_TREE_CACHE=off: every cell a plain npm install, to measure the difference).
+          MCP_MATRIX_TREE_CACHE: process.env.MM_TEST_TREE_CACHE ?? TEST_TREE_CACHE,
           // The conformance suite costs ~0.4 s CPU per scenario: only the tests that judge it turn it on
           // (MCP_MATRIX_CONFORMANCE: 'on'), on one shared Node 22 runtime.
           MCP_MATRIX_CONFORMANCE: 'off',
