@@ -1,12 +1,18 @@
 // Client installs kept across runs in a per-user cache, as the Node runtimes are: the client is the harness's
 // instrument, not the package under test. An entry is installed once, checked before every use (its lockfile,
-// and every locked package on disk at its locked version), and used for at most a week, so the client's own
-// dependencies stay as fresh as a weekly install. Entries are never changed once complete: a new install gets
-// a new directory, renamed into place in one step, so runs that race each end up with a complete copy.
+// every locked package on disk at its locked version, and every file against the manifest recorded when it was
+// stored: src/cache/manifest.ts), and used for at most a week, so the client's own dependencies stay as fresh
+// as a weekly install. A damaged entry is removed, so the next install replaces it. Entries are never changed
+// once complete: a new install gets a new directory, renamed into place in one step, so runs that race each
+// end up with a complete copy. Each use touches the entry's marker: the size bound removes the least recently
+// used entries first (src/cache/bound.ts).
 import { createHash } from 'node:crypto';
-import { mkdir, mkdtemp, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rename, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { cacheLimit, entryBytes, evict, removeAside, type SizedEntry } from '../cache/bound.js';
+import { checkManifest, writeManifest } from '../cache/manifest.js';
+import { makeCacheDir } from '../cache/writable.js';
 
 /** Written last inside an entry before it is renamed into place: a dir with it is complete. */
 export const CLIENT_MARKER = '.mcp-matrix-client.json';
@@ -60,8 +66,16 @@ export function clientKey(client: CachedClient): string {
   return `${client.package.replace('/', '+')}@${client.version}-${hash}`;
 }
 
-/** The newest complete, intact entry younger than the age limit; older and stale leftovers are removed. */
-export async function findClient(root: string, client: CachedClient, now = Date.now()): Promise<ClientEntry | undefined> {
+/**
+ * The newest complete, intact entry younger than the age limit; older and stale leftovers are removed, and so
+ * is a damaged entry (`onDamage` hears which and why). The entry found is marked as used now.
+ */
+export async function findClient(
+  root: string,
+  client: CachedClient,
+  now = Date.now(),
+  onDamage?: (dir: string, reason: string) => void,
+): Promise<ClientEntry | undefined> {
   const keyDir = path.join(root, clientKey(client));
   const names = await readdir(keyDir).catch(() => [] as string[]);
   const found: ClientEntry[] = [];
@@ -71,13 +85,78 @@ export async function findClient(root: string, client: CachedClient, now = Date.
       if (await olderThan(dir, STALE_PARTIAL_MS, now)) await rm(dir, { recursive: true, force: true }).catch(() => undefined);
       continue;
     }
-    const entry = await verify(dir, client);
-    const age = entry ? now - Date.parse(entry.installedAt) : Infinity;
-    if (entry && age >= 0 && age < CLIENT_MAX_AGE_MS) found.push(entry);
-    else if (entry ? age >= REMOVE_AFTER_MS : await olderThan(dir, REMOVE_AFTER_MS, now))
-      await rm(dir, { recursive: true, force: true }).catch(() => undefined);
+    const seen = await inspect(dir, client);
+    if ('damage' in seen) {
+      onDamage?.(dir, seen.damage);
+      await discard(dir);
+      continue;
+    }
+    const entry = seen.entry;
+    const age = now - Date.parse(entry.installedAt);
+    if (age >= 0 && age < CLIENT_MAX_AGE_MS) found.push(entry);
+    else if (age >= REMOVE_AFTER_MS) await discard(dir);
   }
-  return found.sort((a, b) => b.installedAt.localeCompare(a.installedAt))[0];
+  const newest = found.sort((a, b) => b.installedAt.localeCompare(a.installedAt))[0];
+  if (newest) await markUsed(newest.dir);
+  return newest;
+}
+
+/** The entry was used now (its marker's time): a read-only cache is used all the same. */
+export async function markUsed(dir: string, at = new Date()): Promise<void> {
+  await utimes(path.join(dir, CLIENT_MARKER), at, at).catch(() => undefined);
+}
+
+/** Moved aside in one rename (no run sees half of it), then removed; another run may have moved it first. */
+function discard(dir: string): Promise<void> {
+  return removeAside(dir, asideOf(dir));
+}
+
+function asideOf(dir: string): string {
+  return path.join(path.dirname(dir), `${PARTIAL}gone-${path.basename(dir)}`);
+}
+
+/** A complete entry of any key, as the size bound and `mcp-matrix cache` list it. */
+export interface ListedClient extends SizedEntry {
+  key: string;
+  package?: string;
+  version?: string;
+  installedAt?: string;
+}
+
+/** Every complete entry in the cache (partial installs are not entries). */
+export async function listClients(root: string): Promise<ListedClient[]> {
+  const out: ListedClient[] = [];
+  for (const key of await readdir(root).catch(() => [] as string[])) {
+    for (const name of await readdir(path.join(root, key)).catch(() => [] as string[])) {
+      if (name.startsWith(PARTIAL)) continue;
+      const dir = path.join(root, key, name);
+      const marker = await readFile(path.join(dir, CLIENT_MARKER), 'utf8')
+        .then((t) => JSON.parse(t) as Partial<Marker>)
+        .catch(() => ({}) as Partial<Marker>);
+      const used =
+        (
+          await stat(path.join(dir, CLIENT_MARKER))
+            .catch(() => stat(dir))
+            .catch(() => undefined)
+        )?.mtimeMs ?? 0;
+      out.push({
+        dir,
+        key,
+        bytes: await entryBytes(dir),
+        lastUsedMs: used,
+        ...(typeof marker.package === 'string' ? { package: marker.package } : {}),
+        ...(typeof marker.version === 'string' ? { version: marker.version } : {}),
+        ...(typeof marker.installedAt === 'string' ? { installedAt: marker.installedAt } : {}),
+      });
+    }
+  }
+  return out;
+}
+
+/** The size bound, after an entry was stored (never that one); removes least recently used entries first. */
+export async function boundClients(root: string, keep?: string, limit = cacheLimit()): Promise<string[]> {
+  const gone = await evict(await listClients(root), limit, asideOf, keep);
+  return gone.map((e) => e.dir);
 }
 
 /**
@@ -92,7 +171,7 @@ export async function storeClient<F>(
   now = () => new Date(),
 ): Promise<{ entry: ClientEntry } | { failed: F }> {
   const keyDir = path.join(root, clientKey(client));
-  await mkdir(keyDir, { recursive: true });
+  await makeCacheDir(keyDir);
   const partial = await mkdtemp(path.join(keyDir, PARTIAL));
   try {
     const failed = await install(partial);
@@ -100,38 +179,51 @@ export async function storeClient<F>(
     const installedAt = now().toISOString();
     const lockfileSha256 = await lockfileHash(partial);
     const marker: Marker = { package: client.package, version: client.version, installSet: client.installSet, installedAt, lockfileSha256 };
+    await writeManifest(partial, [CLIENT_MARKER]);
     await writeFile(path.join(partial, CLIENT_MARKER), `${JSON.stringify(marker, null, 2)}\n`);
     // Unique per install: racing runs never rename onto each other.
     const dir = path.join(keyDir, `${installedAt.replace(/[:.]/g, '-')}-${path.basename(partial).slice(PARTIAL.length)}`);
     await rename(partial, dir);
+    await boundClients(root, dir).catch(() => undefined);
     return { entry: { dir, installedAt, lockfileSha256 } };
   } finally {
     await rm(partial, { recursive: true, force: true }).catch(() => undefined);
   }
 }
 
-/**
- * The entry as its marker describes it, if it still is that: same install set, the lockfile it was
- * installed with, and every locked package present at its locked version (a damaged entry is skipped).
- */
+/** The entry as its marker describes it, if it still is that (see inspect). */
 export async function verify(dir: string, client: CachedClient): Promise<ClientEntry | undefined> {
+  const seen = await inspect(dir, client);
+  return 'entry' in seen ? seen.entry : undefined;
+}
+
+/**
+ * The entry if it still is what its marker says: same install set, the lockfile it was installed with, every
+ * locked package present at its locked version, and every file as its manifest recorded it; else the damage.
+ */
+export async function inspect(dir: string, client: CachedClient): Promise<{ entry: ClientEntry } | { damage: string }> {
   try {
     const marker = JSON.parse(await readFile(path.join(dir, CLIENT_MARKER), 'utf8')) as Partial<Marker>;
-    if (marker.package !== client.package || marker.version !== client.version) return undefined;
-    if (JSON.stringify(sorted(marker.installSet ?? {})) !== JSON.stringify(sorted(client.installSet))) return undefined;
-    if (typeof marker.installedAt !== 'string' || Number.isNaN(Date.parse(marker.installedAt))) return undefined;
+    if (marker.package !== client.package || marker.version !== client.version)
+      return { damage: `its marker names ${marker.package}@${marker.version}` };
+    if (JSON.stringify(sorted(marker.installSet ?? {})) !== JSON.stringify(sorted(client.installSet)))
+      return { damage: 'its marker names another install set' };
+    if (typeof marker.installedAt !== 'string' || Number.isNaN(Date.parse(marker.installedAt)))
+      return { damage: 'its marker has no install time' };
     const lock = await readFile(path.join(dir, 'package-lock.json'));
-    if (sha256(lock) !== marker.lockfileSha256) return undefined;
+    if (sha256(lock) !== marker.lockfileSha256) return { damage: 'package-lock.json is not the one installed' };
     const packages = (JSON.parse(lock.toString('utf8')) as { packages?: Record<string, { version?: string; link?: boolean }> }).packages;
-    if (!packages) return undefined;
+    if (!packages) return { damage: 'package-lock.json lists no packages' };
     for (const [where, locked] of Object.entries(packages)) {
       if (where === '' || locked.link || !locked.version) continue;
       const manifest = JSON.parse(await readFile(path.join(dir, where, 'package.json'), 'utf8')) as { version?: string };
-      if (manifest.version !== locked.version) return undefined;
+      if (manifest.version !== locked.version) return { damage: `${where} is ${manifest.version}, locked at ${locked.version}` };
     }
-    return { dir, installedAt: marker.installedAt, lockfileSha256: marker.lockfileSha256! };
-  } catch {
-    return undefined;
+    const files = await checkManifest(dir);
+    if (!files.intact) return { damage: files.reason };
+    return { entry: { dir, installedAt: marker.installedAt, lockfileSha256: marker.lockfileSha256! } };
+  } catch (error) {
+    return { damage: (error as Error).message };
   }
 }
 

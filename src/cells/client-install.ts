@@ -1,12 +1,15 @@
 // A client variant's client: a verified entry of the per-user client cache (src/cells/client-cache.ts), or,
 // with the cache off, an install of its own in the run. Either way the run gets <runDir>/clients/<client id>/
 // with the driver shipped into it and the client's node_modules beside it: the driver's bare imports then
-// resolve to that client and nothing else. Installed at most once per run, and reused across runs.
+// resolve to that client and nothing else. Installed at most once per run, and reused across runs. A cache that
+// cannot be written gives way to an install of its own in the run, with a warning (src/cells/cached-tool.ts).
 import { mkdir, symlink } from 'node:fs/promises';
 import path from 'node:path';
 import type { PlannedClient } from '../plan/clients.js';
 import type { ClientInstallRef } from '../results/types.js';
-import { clientCacheDir, findClient, lockfileHash, storeClient } from './client-cache.js';
+import { clientCacheDir, lockfileHash } from './client-cache.js';
+import type { CacheNote } from '../cache/writable.js';
+import { installThroughCache } from './cached-tool.js';
 import { installDriver, type DriverLayout } from './driver-ship.js';
 import { installFailureCause as cause, installManifest, type InstallOutcome } from './install.js';
 import { describeInfraError } from '../util/infra.js';
@@ -20,6 +23,8 @@ export interface ClientInstall {
   attempts: number;
   /** Where the client's node_modules came from: results.json records it with the variant. */
   ref: ClientInstallRef;
+  /** What the run should say about the cache: a damaged entry replaced, a cache that could not be written. */
+  cacheNotes: CacheNote[];
 }
 
 export interface ClientInstallOptions {
@@ -48,40 +53,39 @@ export async function installClient(runDir: string, client: PlannedClient, optio
   const started = performance.now();
   try {
     await mkdir(dir, { recursive: true });
-    if (root === undefined) {
-      const install = await npmInstall(dir, client, options);
-      if (install.kind !== 'installed') return fail('infrastructure', `${what} could not be installed into ${dir}: ${cause(install)}`);
-      const ref: ClientInstallRef = { source: 'run', lockfileSha256: await lockfileHash(dir), installedAt: new Date().toISOString() };
-      return ok({ dir, driver: await installDriver(dir), durationMs: install.durationMs, attempts: install.attempts, ref });
+    let notes: CacheNote[] = [];
+    if (root !== undefined) {
+      const cached = await installThroughCache(root, client, (partial) => npmInstall(partial, client, options));
+      notes = cached.notes;
+      if (cached.kind === 'failed')
+        return fail('infrastructure', `${what} could not be installed into the client cache ${root}: ${cause(cached.install)}`);
+      if (cached.kind === 'entry') {
+        const { entry } = cached;
+        // The run's view of the entry: its node_modules, beside the driver shipped for this run.
+        await symlink(path.join(entry.dir, 'node_modules'), path.join(dir, 'node_modules'), 'junction');
+        const ref: ClientInstallRef = {
+          source: cached.source,
+          lockfileSha256: entry.lockfileSha256,
+          installedAt: entry.installedAt,
+          cacheEntry: path.relative(root, entry.dir).split(path.sep).join('/'),
+        };
+        const durationMs = Math.round(performance.now() - started);
+        return ok({ dir, driver: await installDriver(dir), durationMs, attempts: cached.attempts, ref, cacheNotes: notes });
+      }
     }
-    let entry = await findClient(root, client);
-    let attempts = 0;
-    let source: ClientInstallRef['source'] = 'cache';
-    if (!entry) {
-      const stored = await storeClient(root, client, async (partial) => {
-        const install = await npmInstall(partial, client, options);
-        attempts = install.attempts;
-        return install.kind === 'installed' ? undefined : install;
-      });
-      if ('failed' in stored)
-        return fail('infrastructure', `${what} could not be installed into the client cache ${root}: ${cause(stored.failed)}`);
-      entry = stored.entry;
-      source = 'installed';
-    }
-    // The run's view of the entry: its node_modules, beside the driver shipped for this run.
-    await symlink(path.join(entry.dir, 'node_modules'), path.join(dir, 'node_modules'), 'junction');
-    const ref: ClientInstallRef = {
-      source,
-      lockfileSha256: entry.lockfileSha256,
-      installedAt: entry.installedAt,
-      cacheEntry: path.relative(root, entry.dir).split(path.sep).join('/'),
-    };
-    return ok({ dir, driver: await installDriver(dir), durationMs: Math.round(performance.now() - started), attempts, ref });
+    const install = await npmInstall(dir, client, options);
+    if (install.kind !== 'installed') return fail('infrastructure', `${what} could not be installed into ${dir}: ${cause(install)}`);
+    const ref: ClientInstallRef = { source: 'run', lockfileSha256: await lockfileHash(dir), installedAt: new Date().toISOString() };
+    return ok({
+      dir,
+      driver: await installDriver(dir),
+      durationMs: install.durationMs,
+      attempts: install.attempts,
+      ref,
+      cacheNotes: notes,
+    });
   } catch (error) {
-    return fail(
-      'infrastructure',
-      `${what} could not be installed into ${root ?? dir}: ${describeInfraError(error) ?? errorMessage(error)}`,
-    );
+    return fail('infrastructure', `${what} could not be installed into ${dir}: ${describeInfraError(error) ?? errorMessage(error)}`);
   }
 }
 

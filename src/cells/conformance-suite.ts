@@ -3,13 +3,16 @@
 // same entries, checks and weekly refresh as a client variant's client; with the cache off, once per run),
 // run on Node >= 22 (it needs `fs.globSync`): the host's Node when it is one, else a pinned Node 22 release
 // from the Node runtime cache. Its server scenarios are discovered from the install (conformance-catalogue.ts).
+// A cache that cannot be written gives way to an install in the run, with a warning (cached-tool.ts).
 // Any failure here is the harness's (registry, disk): the phase is not-measured, never failed.
 import { mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { run } from '../process/exec.js';
 import { describeInfraError } from '../util/infra.js';
 import { errorMessage, fail, ok, type Result } from '../util/result.js';
-import { clientCacheDir, findClient, storeClient, type CachedClient } from './client-cache.js';
+import { clientCacheDir, type CachedClient } from './client-cache.js';
+import type { CacheNote } from '../cache/writable.js';
+import { installThroughCache } from './cached-tool.js';
 import { catalogue, parseScenarioList, scenarioSources, type Catalogue } from './conformance-catalogue.js';
 import { installFailureCause as cause, installManifest, type InstallOutcome } from './install.js';
 import { ensureNodeRuntime, type NodeRuntime } from './node-runtime.js';
@@ -31,6 +34,8 @@ export interface ConformanceSuite {
   catalogue: Catalogue;
   /** Where the install came from: the client cache (reused or installed now), or the run's own. */
   source: 'cache' | 'installed' | 'run';
+  /** What the run should say about the caches (a damaged entry replaced, a cache that could not be written). */
+  cacheNotes: CacheNote[];
 }
 
 export interface SuiteOptions {
@@ -72,6 +77,7 @@ export async function ensureConformanceSuite(options: SuiteOptions): Promise<Res
     cli,
     catalogue: found.value,
     source: install.value.source,
+    cacheNotes: [...(node.value.cacheNotes ?? []), ...install.value.notes],
   });
 }
 
@@ -84,34 +90,36 @@ function suiteNode(options: SuiteOptions): Promise<Result<NodeRuntime>> {
     );
   return ensureNodeRuntime(
     { version: CONFORMANCE_NODE },
-    { host, ...(options.signal ? { signal: options.signal } : {}), ...(options.nodeCacheDir ? { cacheDir: options.nodeCacheDir } : {}) },
+    {
+      host,
+      fallbackDir: path.join(options.runDir, 'node'),
+      ...(options.signal ? { signal: options.signal } : {}),
+      ...(options.nodeCacheDir ? { cacheDir: options.nodeCacheDir } : {}),
+    },
   );
 }
 
-async function installSuite(options: SuiteOptions, what: string): Promise<Result<{ dir: string; source: ConformanceSuite['source'] }>> {
+async function installSuite(
+  options: SuiteOptions,
+  what: string,
+): Promise<Result<{ dir: string; source: ConformanceSuite['source']; notes: CacheNote[] }>> {
   const root = 'cacheDir' in options ? options.cacheDir : clientCacheDir();
+  const dir = path.join(options.runDir, 'conformance');
   try {
-    if (root === undefined) {
-      const dir = path.join(options.runDir, 'conformance');
-      await mkdir(dir, { recursive: true });
-      const install = await npmInstall(dir, options);
-      if (install.kind !== 'installed') return fail('infrastructure', `${what} could not be installed into ${dir}: ${cause(install)}`);
-      return ok({ dir, source: 'run' });
+    let notes: CacheNote[] = [];
+    if (root !== undefined) {
+      const cached = await installThroughCache(root, SUITE, (partial) => npmInstall(partial, options));
+      notes = cached.notes;
+      if (cached.kind === 'entry') return ok({ dir: cached.entry.dir, source: cached.source, notes });
+      if (cached.kind === 'failed')
+        return fail('infrastructure', `${what} could not be installed into the client cache ${root}: ${cause(cached.install)}`);
     }
-    const found = await findClient(root, SUITE);
-    if (found) return ok({ dir: found.dir, source: 'cache' });
-    const stored = await storeClient(root, SUITE, async (partial) => {
-      const install = await npmInstall(partial, options);
-      return install.kind === 'installed' ? undefined : install;
-    });
-    if ('failed' in stored)
-      return fail('infrastructure', `${what} could not be installed into the client cache ${root}: ${cause(stored.failed)}`);
-    return ok({ dir: stored.entry.dir, source: 'installed' });
+    await mkdir(dir, { recursive: true });
+    const install = await npmInstall(dir, options);
+    if (install.kind !== 'installed') return fail('infrastructure', `${what} could not be installed into ${dir}: ${cause(install)}`);
+    return ok({ dir, source: 'run', notes });
   } catch (error) {
-    return fail(
-      'infrastructure',
-      `${what} could not be installed into ${root ?? options.runDir}: ${describeInfraError(error) ?? errorMessage(error)}`,
-    );
+    return fail('infrastructure', `${what} could not be installed into ${dir}: ${describeInfraError(error) ?? errorMessage(error)}`);
   }
 }
 

@@ -1,18 +1,24 @@
 // The Node release a variant runs on: the host's binary when it is that release, else the registry's
 // binary package, downloaded once into a per-user cache that survives runs (the runtime is not under
 // test), verified by the registry's integrity hash, extracted next to the cache and renamed into
-// place in one step, so two runs that race both end up with one complete copy.
+// place in one step, so two runs that race both end up with one complete copy. Every file of a copy is
+// recorded when it is stored (src/cache/manifest.ts) and checked before each use: a damaged copy is replaced.
+// A cache that cannot be written gives way to a download into the run's own directory, with a warning;
+// the cache's size is bounded, least recently used releases removed first (src/cache/bound.ts).
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { access, mkdir, mkdtemp, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { access, mkdir, mkdtemp, readdir, readFile, rename, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { classifyNpmError } from '../npm/errors.js';
 import type { PlannedNode } from '../plan/node-versions.js';
 import { nodeBinaryPackage } from '../plan/node-versions.js';
 import { run } from '../process/exec.js';
-import { describeInfraError } from '../util/infra.js';
-import { errorMessage, fail, ok, type Result } from '../util/result.js';
+import { cacheLimit, entryBytes, evict, type SizedEntry } from '../cache/bound.js';
+import { checkManifest, UNRECORDED, writeManifest } from '../cache/manifest.js';
+import { cacheProblem, makeCacheDir, type CacheNote } from '../cache/writable.js';
+import { freeBytes, LOW_SPACE_BYTES } from '../util/infra.js';
+import { fail, ok, type Result } from '../util/result.js';
 
 export interface NodeRuntime {
   /** The `node` binary to fork the driver with. */
@@ -23,12 +29,16 @@ export interface NodeRuntime {
   binDir: string;
   /** Where it came from: the host's own binary, the cache, or a download made by this call. */
   source: 'host' | 'cache' | 'download';
+  /** What the run should say about the cache: a damaged copy replaced, a cache that could not be written. */
+  cacheNotes?: CacheNote[];
 }
 
 export interface NodeRuntimeOptions {
   signal?: AbortSignal;
   /** The cache root; default nodeCacheDir(). */
   cacheDir?: string;
+  /** Where a release is downloaded when the cache cannot be written (the run's own directory); none: that fails. */
+  fallbackDir?: string;
   /** Tests only: the host's version and binary, the platform's package. */
   host?: { version: string; execPath: string };
   platform?: NodeJS.Platform;
@@ -70,7 +80,8 @@ export function ensureNodeRuntime(node: Pick<PlannedNode, 'version'>, opts: Node
   const dir = path.join(root, `${node.version}-${platform}-${arch}`);
   let job = pending.get(dir);
   if (!job) {
-    job = install({ version: node.version, root, dir, platform, arch, ...(opts.signal ? { signal: opts.signal } : {}) });
+    const t: Target = { version: node.version, root, dir, platform, arch, ...(opts.signal ? { signal: opts.signal } : {}) };
+    job = installOrFallBack(t, opts.fallbackDir);
     pending.set(dir, job);
     // A failure is not remembered: the next variant (or run) tries again.
     void job.then((r) => !r.ok && pending.get(dir) === job && pending.delete(dir));
@@ -91,16 +102,48 @@ function binaryIn(dir: string, platform: NodeJS.Platform): string {
   return path.join(dir, 'bin', platform === 'win32' ? 'node.exe' : 'node');
 }
 
-async function install(t: Target): Promise<Result<NodeRuntime>> {
+/** A copy from the cache, else a download into it, else (the cache cannot be written) into `fallbackDir`. */
+async function installOrFallBack(t: Target, fallbackDir: string | undefined): Promise<Result<NodeRuntime>> {
+  const notes: CacheNote[] = [];
+  const done = await install(t, notes);
+  if (!('unwritable' in done)) return withNotes(done, notes);
+  if (fallbackDir === undefined) return withNotes(fail('infrastructure', done.unwritable), notes);
+  notes.push({ cache: t.root, message: `${done.unwritable}; Node releases are downloaded into the run's own directory instead` });
+  const local = { ...t, root: fallbackDir, dir: path.join(fallbackDir, path.basename(t.dir)) };
+  const again = await install(local, notes);
+  return withNotes('unwritable' in again ? fail('infrastructure', again.unwritable) : again, notes);
+}
+
+function withNotes(r: Result<NodeRuntime>, notes: CacheNote[]): Result<NodeRuntime> {
+  if (notes.length === 0) return r;
+  return r.ok
+    ? ok({ ...r.value, cacheNotes: notes })
+    : fail(r.error.kind, `${r.error.message} (${notes.map((n) => n.message).join('; ')})`);
+}
+
+type Installed = Result<NodeRuntime> | { unwritable: string };
+
+async function install(t: Target, notes: CacheNote[]): Promise<Installed> {
   const found = await cached(t);
-  if (found === 'damaged') await discard(t);
-  else if (found) return ok(found);
+  if (typeof found === 'string') {
+    // A copy of an older mcp-matrix is replaced quietly: that is an upgrade, not damage.
+    if (found !== UNRECORDED)
+      notes.push({
+        cache: t.dir,
+        message: `the Node runtime cache's copy of ${t.version} in ${t.root} was damaged (${found}): it was removed, and downloaded again`,
+      });
+    await discard(t);
+  } else if (found) {
+    await utimes(path.join(t.dir, MARKER), new Date(), new Date()).catch(() => undefined);
+    return ok(found);
+  }
   const pkg = nodeBinaryPackage(t.platform, t.arch);
   const where = `${t.platform}-${t.arch}`;
+  const unwritable = (error: unknown) => ({ unwritable: cacheProblem('the Node runtime cache', t.root, error) });
   try {
-    await mkdir(t.root, { recursive: true });
+    await makeCacheDir(t.root);
   } catch (error) {
-    return fail('infrastructure', `cannot create the Node runtime cache ${t.root}: ${describeInfraError(error) ?? errorMessage(error)}`);
+    return unwritable(error);
   }
   await sweepPartials(t.root);
   const dist = await readDist(pkg, t, where);
@@ -109,7 +152,7 @@ async function install(t: Target): Promise<Result<NodeRuntime>> {
   try {
     partial = await mkdtemp(path.join(t.root, `${PARTIAL}${t.version}-`));
     const tarball = await download(pkg, t, partial);
-    if (!tarball.ok) return tarball;
+    if (!tarball.ok) return (await machineMade(tarball.error.message, t.root)) ? unwritable(tarball.error) : tarball;
     const actual = await sha512(tarball.value);
     if (actual !== dist.value.integrity)
       return fail(
@@ -120,16 +163,16 @@ async function install(t: Target): Promise<Result<NodeRuntime>> {
     await mkdir(out);
     const untar = await run('tar', ['-xzf', tarball.value, '-C', out], { timeoutMs: 5 * 60_000, ...signalOf(t) });
     if (untar.cancelled) return fail('infrastructure', `the install of Node ${t.version} was cancelled`);
-    if (!untar.ok)
-      return fail(
-        'infrastructure',
-        `cannot extract ${pkg}@${t.version}: ${untar.stderr.trim() || untar.error || `tar exited ${untar.exitCode}`}`,
-      );
+    if (!untar.ok) {
+      const why = `cannot extract ${pkg}@${t.version}: ${untar.stderr.trim() || untar.error || `tar exited ${untar.exitCode}`}`;
+      return (await machineMade(why, t.root)) ? unwritable(new Error(why)) : fail('infrastructure', why);
+    }
     const staged = path.join(out, 'package');
     const runs = await reportsVersion(binaryIn(staged, t.platform), t);
     if (!runs.ok) return runs;
-    // The binary's own hash: a later run checks the cached copy is still what was verified.
+    // The binary's own hash, and every file's: a later run checks the cached copy is still what was verified.
     const binary = await sha512(binaryIn(staged, t.platform));
+    await writeManifest(staged, [MARKER]);
     await writeFile(
       path.join(staged, MARKER),
       `${JSON.stringify({ package: pkg, version: t.version, integrity: dist.value.integrity, binary })}\n`,
@@ -139,33 +182,84 @@ async function install(t: Target): Promise<Result<NodeRuntime>> {
     } catch (error) {
       // Another run renamed its complete copy first: use that one.
       const theirs = await cached(t);
-      if (theirs && theirs !== 'damaged') return ok(theirs);
-      return fail('infrastructure', `cannot move Node ${t.version} into ${t.dir}: ${describeInfraError(error) ?? errorMessage(error)}`);
+      if (theirs && typeof theirs !== 'string') return ok(theirs);
+      return unwritable(error);
     }
+    await boundRuntimes(t.root, t.dir).catch(() => undefined);
     return ok({ execPath: binaryIn(t.dir, t.platform), version: t.version, binDir: path.join(t.dir, 'bin'), source: 'download' });
   } catch (error) {
-    return fail('infrastructure', `cannot install Node ${t.version} into ${t.root}: ${describeInfraError(error) ?? errorMessage(error)}`);
+    return unwritable(error);
   } finally {
     if (partial) await rm(partial, { recursive: true, force: true }).catch(() => undefined);
   }
 }
 
+/** A failure the cache's disk caused: a machine code or words in the message, or almost no space left. */
+async function machineMade(message: string, root: string): Promise<boolean> {
+  if (/\b(ENOSPC|EDQUOT|EROFS|EACCES|EPERM)\b|No space left|Read-only file system|Permission denied|Disk quota/i.test(message)) return true;
+  const free = await freeBytes(root);
+  return free !== undefined && free < LOW_SPACE_BYTES;
+}
+
+/** A release in the cache, as the size bound and `mcp-matrix cache` list it. */
+export interface ListedRuntime extends SizedEntry {
+  name: string;
+  version?: string;
+}
+
+/** Every complete release in the cache (partial downloads are not entries). */
+export async function listRuntimes(root: string): Promise<ListedRuntime[]> {
+  const out: ListedRuntime[] = [];
+  for (const name of await readdir(root).catch(() => [] as string[])) {
+    if (name.startsWith(PARTIAL)) continue;
+    const dir = path.join(root, name);
+    const marker = await readFile(path.join(dir, MARKER), 'utf8')
+      .then((t) => JSON.parse(t) as { version?: unknown })
+      .catch(() => ({}) as { version?: unknown });
+    const used =
+      (
+        await stat(path.join(dir, MARKER))
+          .catch(() => stat(dir))
+          .catch(() => undefined)
+      )?.mtimeMs ?? 0;
+    out.push({
+      dir,
+      name,
+      bytes: await entryBytes(dir),
+      lastUsedMs: used,
+      ...(typeof marker.version === 'string' ? { version: marker.version } : {}),
+    });
+  }
+  return out;
+}
+
+/** The size bound, after a release was stored (never that one). */
+export async function boundRuntimes(root: string, keep?: string, limit = cacheLimit()): Promise<string[]> {
+  const aside = (dir: string) => `${path.join(root, PARTIAL)}gone-${path.basename(dir)}-${process.pid}`;
+  return (await evict(await listRuntimes(root), limit, aside, keep)).map((e) => e.dir);
+}
+
+/** The damage a copy in the cache has (or 'damaged' alone), undefined when absent; see cached. */
+export async function inspectRuntime(dir: string, version: string, platform: NodeJS.Platform = process.platform, deep = false) {
+  return cached({ version, root: path.dirname(dir), dir, platform, arch: process.arch }, deep);
+}
+
 /**
- * The complete cached copy; `damaged` when the dir is there but its binary is not the one verified at
- * install (a changed file, a marker from another release); undefined when absent.
+ * The complete cached copy; what is wrong with it when the dir is there but is not what was verified at install
+ * (a missing or changed file, a marker from another release, a copy stored before files were recorded);
+ * undefined when absent.
  */
-async function cached(t: Target): Promise<NodeRuntime | 'damaged' | undefined> {
-  let marker: { version?: unknown; binary?: unknown };
+async function cached(t: Target, deep = false): Promise<NodeRuntime | string | undefined> {
+  let marker: { version?: unknown };
   try {
     marker = JSON.parse(await readFile(path.join(t.dir, MARKER), 'utf8')) as typeof marker;
   } catch {
-    return (await exists(t.dir)) ? 'damaged' : undefined;
+    return (await exists(t.dir)) ? `no readable ${MARKER}` : undefined;
   }
+  if (marker.version !== t.version) return `its marker names Node ${String(marker.version)}`;
+  const files = await checkManifest(t.dir, { deep });
+  if (!files.intact) return files.reason;
   const binary = binaryIn(t.dir, t.platform);
-  const hash = await sha512(binary).catch(() => undefined);
-  // A marker without the binary's hash (written before it was recorded) vouches for the release only.
-  const intact = hash !== undefined && (marker.binary === undefined || hash === marker.binary);
-  if (marker.version !== t.version || !intact) return 'damaged';
   return { execPath: binary, version: t.version, binDir: path.join(t.dir, 'bin'), source: 'cache' };
 }
 

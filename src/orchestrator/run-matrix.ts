@@ -14,6 +14,7 @@ import { installClient, type ClientInstall } from '../cells/client-install.js';
 import { ensureNodeRuntime, type NodeRuntime } from '../cells/node-runtime.js';
 import { treeCacheDir } from '../cells/tree-cache.js';
 import { ensureConformanceSuite, type ConformanceSuite } from '../cells/conformance-suite.js';
+import { cacheNotes } from '../cache/notes.js';
 import type { DriverHooks } from '../cells/driver-launch.js';
 import { cellDirOf, createRunDir, markKept, removeDir, removeRunDir, removeRunDirWithin } from '../cells/workspace.js';
 import { linkKeptCells, pruneKeptHomes, type KeptHomes } from '../cells/kept.js';
@@ -154,6 +155,8 @@ export async function runMatrix(config: ResolvedConfig, registry: Registry, opti
     const secrets = config.secrets
       ? runSecrets(config.secrets, process.env, readPullRequestEvent(process.env.GITHUB_EVENT_PATH))
       : undefined;
+    // What the caches said (a damaged entry replaced, a cache that could not be written): the run's warnings.
+    const notes = cacheNotes();
     const ctx: CellContext = {
       plan,
       ...(secrets ? { secrets } : {}),
@@ -170,22 +173,29 @@ export async function runMatrix(config: ResolvedConfig, registry: Registry, opti
       // A client from the cache takes no install slot; only an npm install does.
       clientInstall: (client) =>
         once(clients, client.id, () =>
-          installClient(runDir, client, {
+          notes.take(
+            installClient(runDir, client, {
+              attempts: config.install.attempts,
+              timeoutMs: config.install.timeoutMs,
+              signal: options.signal,
+              slot: installSlots,
+            }),
+          ),
+        ),
+      nodeRuntime: (node) =>
+        once(runtimes, node.version, () =>
+          notes.take(ensureNodeRuntime(node, { signal: options.signal, fallbackDir: path.join(runDir, 'node') })),
+        ),
+      conformanceSuite: () =>
+        (suite ??= notes.take(
+          ensureConformanceSuite({
+            runDir,
             attempts: config.install.attempts,
             timeoutMs: config.install.timeoutMs,
             signal: options.signal,
             slot: installSlots,
           }),
-        ),
-      nodeRuntime: (node) => once(runtimes, node.version, () => ensureNodeRuntime(node, { signal: options.signal })),
-      conformanceSuite: () =>
-        (suite ??= ensureConformanceSuite({
-          runDir,
-          attempts: config.install.attempts,
-          timeoutMs: config.install.timeoutMs,
-          signal: options.signal,
-          slot: installSlots,
-        })),
+        )),
     };
     // The server install of a cell is shared by its variants; its dir goes after the last of them.
     const cellRuns = new Map<
@@ -269,7 +279,7 @@ export async function runMatrix(config: ResolvedConfig, registry: Registry, opti
       options.comparedSnapshot,
     );
     const homeless = [...(homes?.refused.values() ?? [])].map((why) => `--keep: ${why}; the cell stays in its run directory`);
-    const more = [...(secrets?.warning ? [secrets.warning] : []), ...homeless];
+    const more = [...(secrets?.warning ? [secrets.warning] : []), ...homeless, ...notes.lines()];
     return ok(more.length ? { ...run, warnings: [...run.warnings, ...more] } : run);
   } finally {
     await packing;

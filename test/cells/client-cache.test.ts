@@ -32,6 +32,7 @@ async function fakeNpm(dir: string, versions: Record<string, string> = { '@model
     packages[`node_modules/${name}`] = { version };
     await mkdir(path.join(dir, 'node_modules', name), { recursive: true });
     await writeFile(path.join(dir, 'node_modules', name, 'package.json'), JSON.stringify({ name, version }));
+    await writeFile(path.join(dir, 'node_modules', name, 'index.js'), `export const name = ${JSON.stringify(name)};\n`);
   }
   await writeFile(path.join(dir, 'package-lock.json'), JSON.stringify({ lockfileVersion: 3, packages }));
   return undefined;
@@ -115,6 +116,25 @@ describe('an entry is used only while it is what it was', () => {
     await writeFile(path.join(entry.dir, 'node_modules', 'zod', 'package.json'), JSON.stringify({ name: 'zod', version: '3.25.0' }));
     expect(await verify(entry.dir, client)).toBeUndefined();
     expect(await findClient(r, client)).toBeUndefined();
+  });
+
+  it('a file deleted from a locked package (its package.json intact): not used, and the damaged entry is removed', async () => {
+    const r = await root();
+    const entry = await stored(r);
+    await rm(path.join(entry.dir, 'node_modules', 'zod', 'index.js'));
+    expect(await verify(entry.dir, client)).toBeUndefined();
+    expect(await findClient(r, client)).toBeUndefined();
+    expect(existsSync(entry.dir)).toBe(false);
+  });
+
+  it('an edited file, same size, its time moved: not used', async () => {
+    const r = await root();
+    const entry = await stored(r);
+    const file = path.join(entry.dir, 'node_modules', 'zod', 'index.js');
+    const text = await readFile(file, 'utf8');
+    await writeFile(file, text.replace('zod', 'dog'));
+    expect((await readFile(file, 'utf8')).length).toBe(text.length);
+    expect(await verify(entry.dir, client)).toBeUndefined();
   });
 
   it('a locked package removed: not used', async () => {
