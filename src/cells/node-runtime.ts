@@ -250,17 +250,27 @@ export async function inspectRuntime(dir: string, version: string, platform: Nod
  * undefined when absent.
  */
 async function cached(t: Target, deep = false): Promise<NodeRuntime | string | undefined> {
-  let marker: { version?: unknown };
+  let marker: { version?: unknown; binary?: unknown };
   try {
     marker = JSON.parse(await readFile(path.join(t.dir, MARKER), 'utf8')) as typeof marker;
   } catch {
     return (await exists(t.dir)) ? `no readable ${MARKER}` : undefined;
   }
   if (marker.version !== t.version) return `its marker names Node ${String(marker.version)}`;
-  const files = await checkManifest(t.dir, { deep });
-  if (!files.intact) return files.reason;
   const binary = binaryIn(t.dir, t.platform);
+  const files = await checkManifest(t.dir, { deep });
+  if (!files.intact && !(files.reason === UNRECORDED && (await adopted(t.dir, binary, marker.binary)))) return files.reason;
   return { execPath: binary, version: t.version, binDir: path.join(t.dir, 'bin'), source: 'cache' };
+}
+
+/**
+ * A copy stored by an older mcp-matrix (no manifest) whose binary is still the one verified then: its files
+ * are recorded now and it is used (no download, which may not be possible offline). Another copy is replaced.
+ */
+async function adopted(dir: string, binary: string, verified: unknown): Promise<boolean> {
+  if (typeof verified !== 'string' || (await sha512(binary).catch(() => undefined)) !== verified) return false;
+  await writeManifest(dir, [MARKER]).catch(() => undefined);
+  return true;
 }
 
 /** Moves a damaged copy aside (one rename, so no run ever sees half of it) and removes it. */

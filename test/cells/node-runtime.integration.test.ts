@@ -2,13 +2,14 @@
 // fetches each release at most once and still works on a fresh machine.
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { appendFile, cp, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { appendFile, cp, mkdir, mkdtemp, readdir, readFile, rm, utimes, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
-import { ensureNodeRuntime, nodeCacheDir, sha512 } from '../../src/cells/node-runtime.js';
+import { boundRuntimes, ensureNodeRuntime, listRuntimes, nodeCacheDir, sha512 } from '../../src/cells/node-runtime.js';
 import { resolveNodeSpec } from '../../src/plan/node-versions.js';
 import { createRegistry } from '../../src/plan/registry.js';
+import { readOnlyDir } from '../helpers/cache-damage.js';
 import { TEST_NODE_CACHE } from '../helpers/node-runtimes.js';
 
 const registry = createRegistry();
@@ -75,6 +76,109 @@ describe('ensureNodeRuntime', () => {
     expect(r.value.source).toBe('download');
     expect(await sha512(binary)).toBe(verified);
     expect(await readdir(cacheDir)).toEqual([name]);
+  });
+
+  test('a file other than the binary deleted (a header a native addon build reads), or one edited: found, and the copy replaced, saying so', async () => {
+    const cacheDir = await tempDir();
+    const name = `${version}-${process.platform}-${process.arch}`;
+    // The shared copy is whole (the first test made it): a copy of it, with its manifest.
+    await cp(path.join(TEST_NODE_CACHE, name), path.join(cacheDir, name), { recursive: true });
+    const header = path.join(cacheDir, name, 'include', 'node', 'node.h');
+    await rm(header);
+    vi.resetModules();
+    const fresh = (await import('../../src/cells/node-runtime.js')) as typeof import('../../src/cells/node-runtime.js');
+    const r = await fresh.ensureNodeRuntime({ version }, { cacheDir });
+    if (!r.ok) throw new Error(r.error.message);
+    expect(r.value.source).toBe('download');
+    expect(r.value.cacheNotes).toEqual([
+      {
+        cache: path.join(cacheDir, name),
+        message: `the Node runtime cache's copy of ${version} in ${cacheDir} was damaged (include/node/node.h is missing): it was removed, and downloaded again`,
+      },
+    ]);
+    expect(existsSync(header)).toBe(true);
+    expect(await fresh.inspectRuntime(path.join(cacheDir, name), version, process.platform, true)).toMatchObject({ source: 'cache' });
+    // An edited file of the same size, its time moved: the check before use hashes it.
+    const versionH = path.join(cacheDir, name, 'include', 'node', 'node_version.h');
+    const text = await readFile(versionH, 'utf8');
+    await writeFile(versionH, text.replace('define', 'DEFINE'));
+    expect(await fresh.inspectRuntime(path.join(cacheDir, name), version)).toBe('include/node/node_version.h changed content');
+  });
+
+  test('a copy of an older mcp-matrix (no manifest) whose binary is the one verified: used as it is, its files recorded now', async () => {
+    const cacheDir = await tempDir();
+    const name = `${version}-${process.platform}-${process.arch}`;
+    await cp(path.join(TEST_NODE_CACHE, name), path.join(cacheDir, name), { recursive: true });
+    const manifest = path.join(cacheDir, name, '.mcp-matrix-files.json');
+    await rm(manifest);
+    vi.resetModules();
+    const fresh = (await import('../../src/cells/node-runtime.js')) as typeof import('../../src/cells/node-runtime.js');
+    const r = await fresh.ensureNodeRuntime({ version }, { cacheDir });
+    if (!r.ok) throw new Error(r.error.message);
+    expect(r.value.source).toBe('cache');
+    expect(r.value.cacheNotes).toBeUndefined();
+    expect(existsSync(manifest)).toBe(true);
+    expect(await fresh.inspectRuntime(path.join(cacheDir, name), version)).toMatchObject({ source: 'cache' });
+  });
+
+  test('a read-only cache: the release is downloaded into the run’s own directory, with one note naming the cause', async () => {
+    const ro = await readOnlyDir();
+    expect(ro, 'this machine can make no read-only directory (root without mount)').toBeDefined();
+    const runDir = await tempDir();
+    try {
+      const cacheDir = path.join(ro!.dir, 'mcp-matrix', 'node');
+      vi.resetModules();
+      const fresh = (await import('../../src/cells/node-runtime.js')) as typeof import('../../src/cells/node-runtime.js');
+      const r = await fresh.ensureNodeRuntime({ version }, { cacheDir, fallbackDir: path.join(runDir, 'node') });
+      if (!r.ok) throw new Error(r.error.message);
+      expect(r.value.source).toBe('download');
+      expect(r.value.execPath).toBe(path.join(runDir, 'node', `${version}-${process.platform}-${process.arch}`, 'bin', 'node'));
+      expect(execFileSync(r.value.execPath, ['--version'], { encoding: 'utf8' }).trim()).toBe(`v${version}`);
+      const cause = ro!.code === 'EROFS' ? 'the file system is read-only \\(EROFS\\)' : 'permission denied \\(EACCES\\)';
+      expect(r.value.cacheNotes).toEqual([
+        {
+          cache: cacheDir,
+          message: expect.stringMatching(
+            new RegExp(
+              `^the Node runtime cache ${cacheDir} cannot be written: ${cause}: .*; Node releases are downloaded into the run's own directory instead$`,
+            ),
+          ),
+        },
+      ]);
+      // Without a place to fall back to, the cause is the failure.
+      vi.resetModules();
+      const bare = (await import('../../src/cells/node-runtime.js')) as typeof import('../../src/cells/node-runtime.js');
+      const none = await bare.ensureNodeRuntime({ version }, { cacheDir });
+      expect(none.ok).toBe(false);
+      if (!none.ok) expect(none.error.message).toMatch(new RegExp(`^the Node runtime cache ${cacheDir} cannot be written: ${cause}`));
+    } finally {
+      await ro!.release();
+    }
+  });
+
+  test('the cache stays under its limit: least recently used releases go first, never the one just stored', async () => {
+    const cacheDir = await tempDir();
+    const day = 24 * 60 * 60 * 1000;
+    for (const [name, daysAgo] of [
+      ['20.0.0-x', 3],
+      ['21.0.0-x', 1],
+      ['22.0.0-x', 2],
+    ] as const) {
+      await mkdir(path.join(cacheDir, name, 'bin'), { recursive: true });
+      await writeFile(path.join(cacheDir, name, 'bin', 'node'), 'x'.repeat(1000));
+      await writeFile(path.join(cacheDir, name, '.mcp-matrix-runtime.json'), JSON.stringify({ version: name.slice(0, 6) }));
+      const used = new Date(Date.now() - daysAgo * day);
+      await utimes(path.join(cacheDir, name, '.mcp-matrix-runtime.json'), used, used);
+    }
+    const listed = await listRuntimes(cacheDir);
+    expect(listed.map((e) => [e.name, e.version, e.bytes])).toEqual([
+      ['20.0.0-x', '20.0.0', 1000 + 20],
+      ['21.0.0-x', '21.0.0', 1000 + 20],
+      ['22.0.0-x', '22.0.0', 1000 + 20],
+    ]);
+    expect(await boundRuntimes(cacheDir, path.join(cacheDir, '20.0.0-x'), 2100)).toEqual([path.join(cacheDir, '22.0.0-x')]);
+    expect((await readdir(cacheDir)).sort()).toEqual(['20.0.0-x', '21.0.0-x']);
+    expect(await boundRuntimes(cacheDir, undefined, undefined)).toEqual([]);
   });
 
   test('two runs that race on an empty cache both get one complete copy', async () => {
