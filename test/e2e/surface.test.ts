@@ -5,6 +5,7 @@ import { cp, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { cli, readResults, ROOT, tempDir, writeConfig } from './helpers/cli.js';
+import { runFixture } from './helpers/fixture-run.js';
 
 const dirs: string[] = [];
 afterAll(async () => {
@@ -65,7 +66,8 @@ describe('surface snapshot (a copy of fixtures/broken/_base)', () => {
     await cp(path.join(ROOT, 'fixtures/broken/_base/package.json'), path.join(pkg, 'package.json'));
     const config = await writeConfig(
       dir,
-      `{ package: './pkg', cells: [{ pin: 'latest@1' }], stdio: { expect: { tools: ['echo', 'add'] } },
+      `{ package: './pkg', cells: [{ pin: 'latest@1' }],
+         stdio: { expect: { tools: ['echo', 'add'] }, steps: [{ tool: 'echo', arguments: { text: 'hi' }, expect: { text: 'hi' } }] },
          http: false, bind: false, leaks: { graceMs: 3000 }, lockstep: 'off' }`,
     );
     const snapshotFile = path.join(dir, 'mcp-surface.json');
@@ -74,18 +76,32 @@ describe('surface snapshot (a copy of fixtures/broken/_base)', () => {
     expect(update.out.code, update.out.stderr).toBe(0);
     const snapshot = JSON.parse(await readFile(snapshotFile, 'utf8'));
     expect(snapshot.items['tool add'].inputSchema.required).toEqual(['a', 'b']);
+    // The step's answer is recorded beside the surface (answer parity's snapshot).
+    expect(snapshot.compared['stdio tools/call echo']).toEqual({
+      isError: false,
+      content: [{ type: 'text', text: expect.stringMatching(/^sha256:[0-9a-f]{12} \(2 chars\)$/) }],
+    });
     expect(update.out.stdout + update.out.stderr).toMatch(/wrote .*mcp-surface\.json \(2 items\): commit it/);
 
     const clean = await run(config);
     expect(clean.out.code, clean.out.stderr).toBe(0);
     expect(clean.results!.surface!.drift).toEqual([]);
     expect(clean.md).toContain('surface: identical on 1 cell · snapshot: matches mcp-surface.json');
+    expect(clean.results!.parity).toMatchObject({ findings: [], drift: [], stale: [] });
+    expect(clean.md).toContain('answers: 1 item identical on 1 cell · snapshot: matches mcp-surface.json');
 
     // The next release makes b optional: its schema loses b from `required`.
     const server = path.join(pkg, 'bin/server.js');
     const source = await readFile(server, 'utf8');
     expect(source).toContain('b: z.number() }');
-    await writeFile(server, source.replace('b: z.number() }', 'b: z.number().optional() }'));
+    // …and its echo starts marking its text for the user only.
+    expect(source).toContain("content: [{ type: 'text', text }],");
+    await writeFile(
+      server,
+      source
+        .replace('b: z.number() }', 'b: z.number().optional() }')
+        .replace("content: [{ type: 'text', text }],", "content: [{ type: 'text', text, annotations: { audience: ['user'] } }],"),
+    );
     const changed = await run(config);
     expect(changed.out.code, changed.out.stderr).toBe(1);
     expect(changed.results!.cells[0]!.verdict).toBe('passed');
@@ -94,5 +110,58 @@ describe('surface snapshot (a copy of fixtures/broken/_base)', () => {
     expect(changed.out.stdout + changed.out.stderr).toContain(
       "surface changed since mcp-surface.json: tool add: inputSchema.required ['a','b'] → ['a'] (latest-1)",
     );
+    expect(changed.results!.parity!.drift).toEqual([
+      "stdio tools/call echo: content[0].annotations absent → {'audience':['user']} (latest-1)",
+    ]);
+    expect(changed.out.stdout + changed.out.stderr).toContain(
+      "answer changed since mcp-surface.json: stdio tools/call echo: content[0].annotations absent → {'audience':['user']} (latest-1)",
+    );
   }, 600_000);
+});
+
+// Answer parity through the real CLI (2 cells each: 1.x and 2.x): every cell passes, the run fails naming
+// the step, the JSON path and the cells, in results.json, matrix.md, JUnit and the terminal.
+const ANSWER_CASES: { fixture: string; finding: RegExp }[] = [
+  {
+    // isError lost on the 2.x cell only: the error result goes out as a JSON-RPC error there.
+    fixture: 'answer-iserror-lost',
+    finding: /^stdio tools\/call fail: isError true on latest-1 \(1\.\d+\.\d+\); absent on latest-2 \(2\.\d+\.\d+\)$/,
+  },
+  {
+    // The mimeType of an image (a PNG embedded as a resource) dropped on one pin.
+    fixture: 'answer-mimetype-dropped',
+    finding:
+      /^stdio tools\/call card: content\[1\]\.resource\.mimeType 'image\/png' on latest-1 \(1\.\d+\.\d+\); absent on latest-2 \(2\.\d+\.\d+\)$/,
+  },
+];
+
+describe('answer parity (fixtures/broken/answer-*)', () => {
+  it.each(ANSWER_CASES.map((c) => [c.fixture, c] as const))(
+    '%s: every cell passes, the run fails on the answer',
+    async (fixture, c) => {
+      const run = await runFixture(fixture, 'mm-answer');
+      dirs.push(run.outDir);
+      const r = run.results;
+      expect(r, run.out.stderr).toBeDefined();
+      expect(r!.cells.map((cell) => [cell.id, cell.verdict])).toEqual([
+        ['latest-1', 'passed'],
+        ['latest-2', 'passed'],
+      ]);
+      expect(
+        r!.parity!.findings.some((f) => c.finding.test(f)),
+        r!.parity!.findings.join('\n'),
+      ).toBe(true);
+      expect(r!.surface!.findings).toEqual([]);
+      expect(r!).toMatchObject({ verdict: 'failed', exitCode: 1 });
+      expect(run.out.code).toBe(1);
+      const md = await readFile(path.join(run.outDir, 'matrix.md'), 'utf8');
+      expect(md).toMatch(/\nanswers: \d+ differences? in \d+ items? on 2 cells\n- differs: stdio tools\/call /);
+      const junit = await readFile(path.join(run.outDir, 'junit.xml'), 'utf8');
+      expect(junit).toMatch(/<testsuite name="parity" tests="\d+" failures="1"/);
+      expect(run.out.stdout + run.out.stderr).toMatch(/answer differs: stdio tools\/call /);
+      expect(run.leftoverDirs).toEqual([]);
+      expect(run.leftoverProcs).toEqual([]);
+    },
+    400_000,
+  );
 });

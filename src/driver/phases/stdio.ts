@@ -119,8 +119,8 @@ export async function stdioPhase(ctx: DriverContext, spec: StdioSpec): Promise<P
       current = undefined;
       step = outcome.step;
       stepResults.push(outcome);
-      // What answer parity compares across cells (src/results/parity.ts).
-      if (answer) recordCompared(details, uniqueItem(details, step), answer);
+      // What answer parity compares across cells (src/results/parity.ts): a failed step is its own finding.
+      if (answer && !problem) recordCompared(details, uniqueItem(details, step), answer);
       if (problem) return result('stdio', startedAt, { verdict: 'failed', step, message: `${step}: ${problem}`, details }, proc);
     }
     step = 'ping';
