@@ -158,3 +158,27 @@ describe('config schema: the client and Node axes', () => {
     ]);
   });
 });
+
+describe('config schema: answer parity', () => {
+  it('takes parity.allow entries with an item, an optional path and a reason, and steps with vary', () => {
+    const stdio = {
+      steps: [
+        { tool: 'now', vary: ['content[0].text'] },
+        { resource: 'r://x', vary: ['contents[0].text'] },
+      ],
+    };
+    expect(problems({ ...valid, stdio, parity: { allow: [{ item: 'stdio tools/call now', path: 'isError', reason: 'r' }] } })).toEqual([]);
+    expect(problems({ ...valid, parity: false })).toEqual([]);
+  });
+
+  it('refuses an allowance without a reason, an unknown key and an empty vary path, each named', () => {
+    const out = problems({
+      ...valid,
+      stdio: { steps: [{ tool: 'now', vary: [''] }] },
+      parity: { allow: [{ item: 'stdio tools/call now' }], allw: [] },
+    });
+    expect(out.some((l) => l.startsWith('parity.allow[0].reason:'))).toBe(true);
+    expect(out.some((l) => l.startsWith('parity.allw: unknown key'))).toBe(true);
+    expect(out.some((l) => l.startsWith('stdio.steps[0]'))).toBe(true);
+  });
+});
