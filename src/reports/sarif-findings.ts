@@ -42,6 +42,9 @@ export function findingsOf(run: RunResult): Finding[] {
   }
   for (const f of run.surface?.findings ?? []) out.push({ rule: 'surface/parity', level: 'error', text: f, where: 'config' });
   for (const d of run.surface?.drift ?? []) out.push({ rule: 'surface/drift', level: 'error', text: d, where: 'snapshot' });
+  for (const f of run.parity?.findings ?? []) out.push({ rule: 'answers/parity', level: 'error', text: f, where: 'config' });
+  for (const d of run.parity?.drift ?? []) out.push({ rule: 'answers/drift', level: 'error', text: d, where: 'snapshot' });
+  for (const s of run.parity?.stale ?? []) out.push({ rule: 'answers/stale-allowance', level: 'error', text: s, where: 'config' });
   const failing = new Set(run.lockstepErrors ?? []);
   for (const w of run.warnings)
     if (w.startsWith('lockstep: '))

@@ -76,6 +76,21 @@ export const STATIC_RULES: readonly RuleDef[] = [
     help: 'Commit the change with `mcp-matrix run --update-surface` when it is intended.',
   },
   {
+    id: 'answers/parity',
+    short: 'The cells answer the same call differently (content types, mimeType, isError, structuredContent …)',
+    help: "A configured step (or a lifecycle behaviour) gave another answer on another SDK version; allow a known difference with `parity.allow` (with its reason), or declare a value that varies between runs with the step's `vary`.",
+  },
+  {
+    id: 'answers/drift',
+    short: 'An answer changed since the committed mcp-surface.json',
+    help: 'Commit the change with `mcp-matrix run --update-surface` when it is intended.',
+  },
+  {
+    id: 'answers/stale-allowance',
+    short: 'An entry of parity.allow matches no difference',
+    help: 'Delete the entry from `parity.allow` in the config.',
+  },
+  {
     id: 'config/lockstep',
     short: 'The cells do not cover an SDK the package claims (lockstep)',
     help: "The package's declared ranges and the config's pins disagree: add the cells, or narrow the range.",

@@ -2,7 +2,7 @@ import { describe, expect, test } from 'vitest';
 import type { ParityAllowance, RunResult } from '../../src/results/types.js';
 import { compareRecorded, parityFailures, recordedSnapshot, recordedValues } from '../../src/results/parity.js';
 import { auditRun, decideRun, runReasons, storedFacts } from '../../src/results/verdict.js';
-import { mergeResults, renderJunit, renderMarkdown } from '../../src/reports/index.js';
+import { mergeResults, renderJunit, renderMarkdown, renderSarif } from '../../src/reports/index.js';
 import { validateRun } from '../../src/reports/validate.js';
 import { makeRun, pieceOf, type CellSpec } from '../reports/helpers/make-run.js';
 
@@ -108,6 +108,11 @@ describe('recorded-value parity', () => {
     expect(xml).toMatch(
       /<testcase classname="parity" name="stdio tools\/call fail" time="0.000">\s*<failure message="stdio tools\/call fail: isError true/,
     );
+    const sarif = JSON.parse(renderSarif(run)) as { runs: { results: { ruleId: string; level: string; message: { text: string } }[] }[] };
+    expect(sarif.runs[0]!.results.map((r) => [r.ruleId, r.level])).toEqual([['answers/parity', 'error']]);
+    expect(sarif.runs[0]!.results[0]!.message.text).toContain('stdio tools/call fail: isError true on v1-latest');
+    const stale = judged(makeRun([V1, V2_SAME]), [{ item: 'stdio tools/call fail', reason: 'r' }]);
+    expect(JSON.parse(renderSarif(stale)).runs[0].results.map((r: { ruleId: string }) => r.ruleId)).toEqual(['answers/stale-allowance']);
     const passing = judged(makeRun([V1, V2_SAME]));
     expect(renderMarkdown(passing)).toContain('answers: 1 item identical on 2 cells');
   });
