@@ -3,6 +3,7 @@ import type { ParityAllowance, RunResult } from '../../src/results/types.js';
 import { compareRecorded, parityFailures, recordedSnapshot, recordedValues } from '../../src/results/parity.js';
 import { auditRun, decideRun, runReasons, storedFacts } from '../../src/results/verdict.js';
 import { mergeResults, renderJunit, renderMarkdown, renderSarif } from '../../src/reports/index.js';
+import { renderHtml } from '../../src/reports/html/page.js';
 import { validateRun } from '../../src/reports/validate.js';
 import { makeRun, pieceOf, type CellSpec } from '../reports/helpers/make-run.js';
 
@@ -113,6 +114,10 @@ describe('recorded-value parity', () => {
     expect(sarif.runs[0]!.results[0]!.message.text).toContain('stdio tools/call fail: isError true on v1-latest');
     const stale = judged(makeRun([V1, V2_SAME]), [{ item: 'stdio tools/call fail', reason: 'r' }]);
     expect(JSON.parse(renderSarif(stale)).runs[0].results.map((r: { ruleId: string }) => r.ruleId)).toEqual(['answers/stale-allowance']);
+    const html = renderHtml(run);
+    expect(html).toContain('<h2>Answer parity</h2>');
+    expect(html).toMatch(/1 difference\(s\) in 2 items on 2 cells/);
+    expect(html).toContain('differs: stdio tools/call fail: isError true on v1-latest (1.24.0); false on v2-latest (2.4.0)');
     const passing = judged(makeRun([V1, V2_SAME]));
     expect(renderMarkdown(passing)).toContain('answers: 1 item identical on 2 cells');
   });

@@ -10,6 +10,7 @@ import { el, text } from './escape.js';
 import { renderChecks } from './checks.js';
 import { renderGrid } from './grid.js';
 import { renderFailureList, renderHeader, renderSurface, renderWarningList } from './header.js';
+import { renderAnswers } from './answers.js';
 import { MARKS } from './marks.js';
 
 const sha256 = (s: string): string => `'sha256-${createHash('sha256').update(s, 'utf8').digest('base64')}'`;
@@ -40,6 +41,7 @@ export function renderHtml(run: RunResult): string {
   const main = [
     renderHeader(run),
     renderSurface(run),
+    renderAnswers(run),
     controls(),
     el('p', { id: 'none-failing', class: 's-pass' }, text(`${MARKS.pass.mark} no failures: every cell passed and was measured`)),
     renderGrid(run),
