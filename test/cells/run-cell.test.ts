@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { runVariant, type CellContext, type CellInstall } from '../../src/cells/run-cell.js';
+import type { CellContext } from '../../src/cells/cell-context.js';
+import type { CellInstall } from '../../src/cells/install-server.js';
+import { runVariant } from '../../src/cells/run-cell.js';
 import type { PlannedCell, PlannedVariant } from '../../src/plan/plan.js';
 import type { EnvironmentEvidence } from '../../src/results/types.js';
 import { fail } from '../../src/util/result.js';

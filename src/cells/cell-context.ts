@@ -1,0 +1,32 @@
+// What a cell's run gets from the run: the plan, the tarball, where to work, and the instruments the run
+// installs once and shares (a client variant's client, a Node variant's runtime, the conformance suite).
+import type { RunSecrets } from '../judge/secrets.js';
+import type { Tarball } from '../pack/pack.js';
+import type { Plan, PlannedCell, PlannedClient, PlannedNode, PlannedVariant } from '../plan/plan.js';
+import type { Result } from '../util/result.js';
+import type { ClientInstall } from './client-install.js';
+import type { ConformanceSuite } from './conformance-suite.js';
+import type { NodeRuntime } from './node-runtime.js';
+
+export interface CellContext {
+  plan: Plan;
+  tarball: Tarball;
+  runDir: string;
+  harnessVersion: string;
+  npmVersion: string;
+  keep: boolean;
+  signal: AbortSignal;
+  /** Takes a finished cell's directory away off the cell's critical path (the run awaits it before it ends). */
+  dispose(dir: string): void;
+  repro(cell: PlannedCell, variant: PlannedVariant): string;
+  /** A client variant's client, installed once per run (shared by every variant that names it). */
+  clientInstall?(client: PlannedClient): Promise<Result<ClientInstall>>;
+  /** A Node variant's runtime, installed once per release (a per-user cache). */
+  nodeRuntime?(node: PlannedNode): Promise<Result<NodeRuntime>>;
+  /** The conformance suite, installed once per run (a per-user cache); absent: the conformance phase is not measured. */
+  conformanceSuite?(): Promise<Result<ConformanceSuite>>;
+  /** The config's secrets in this run's environment; absent: the config declares none. */
+  secrets?: RunSecrets;
+  /** The tree cache's root (install reuse); undefined: every cell is a plain npm install. */
+  treeCache?: string;
+}

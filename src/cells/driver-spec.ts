@@ -1,0 +1,133 @@
+// The config → driver spec translation: what one variant's driver is told to run (commands, bounds, the
+// environment every server gets), from the resolved config and where the variant's install lives. The
+// driver reads nothing else of the config, so a kept spec run again by hand runs the same phases.
+import path from 'node:path';
+import type { ResolvedConfig } from '../config/resolve.js';
+import type { SecretPhase } from '../config/types.js';
+import type { DriverSpec, OAuthServerSpec } from '../driver/protocol.js';
+import { sharedBindSkip } from '../judge/bind-share.js';
+import type { RunSecrets } from '../judge/secrets.js';
+import { sdkPackageNames } from '../judge/sdk-tree.js';
+import type { PlannedCell, PlannedVariant } from '../plan/plan.js';
+import type { PhaseResult } from '../results/types.js';
+import type { ConformanceSuite } from './conformance-suite.js';
+import { withRuntimePath, type NodeRuntime } from './node-runtime.js';
+
+/** The environment every server and the driver get: enough to run, nothing inherited by accident. */
+export function baseEnv(extra: Record<string, string>): Record<string, string> {
+  // MCP_MATRIX_RUN: the run's cookie, which every process the run starts carries (see process/cookie.ts).
+  const keep = ['PATH', 'HOME', 'TMPDIR', 'LANG', 'LC_ALL', 'USER', 'SHELL', 'TERM', 'SystemRoot', 'MCP_MATRIX_RUN'];
+  const env: Record<string, string> = {};
+  for (const k of keep) if (process.env[k] !== undefined) env[k] = process.env[k]!;
+  return { ...env, ...extra };
+}
+
+/** A variant's Node comes first on PATH, for a server that starts `node` itself. */
+export function withVariantNode(env: Record<string, string>, node: NodeRuntime | undefined): Record<string, string> {
+  return node ? withRuntimePath(env, node) : env;
+}
+
+export interface SpecInput {
+  config: ResolvedConfig;
+  packageName: string;
+  /** The package's bin file, relative to its directory. */
+  binFile: string;
+  cell: Pick<PlannedCell, 'pin' | 'major'>;
+  variant: Pick<PlannedVariant, 'id' | 'client'>;
+  cellDir: string;
+  /** A variant's own work directory (absent: the cell's own driver, as without axes). */
+  workDir?: string;
+  probe: string;
+  node?: NodeRuntime;
+  /** Another variant's bind on this Node (judge/bind-share.ts): bind is not run again. */
+  sharedBind?: PhaseResult;
+  oauth?: OAuthServerSpec;
+  /** The installed conformance suite (absent: the phase is off; false: the suite could not be installed). */
+  conformance?: ConformanceSuite | false;
+  /** The config's secrets in this run's environment: each phase gets the ones it needs. */
+  secrets?: Pick<RunSecrets, 'env'>;
+}
+
+export function driverSpec(input: SpecInput): DriverSpec {
+  const { config: cfg, cell, variant, cellDir, workDir, sharedBind, oauth, conformance } = input;
+  const packageDir = path.join(cellDir, 'node_modules', input.packageName);
+  const bin = path.join(packageDir, input.binFile);
+  const secretEnv = (phase: SecretPhase) => input.secrets?.env(phase) ?? {};
+  const command = (args: string[], env: Record<string, string>, phase: SecretPhase) => ({
+    bin,
+    args,
+    env: { ...env, ...secretEnv(phase) },
+  });
+  const skipBind = sharedBindSkip(sharedBind);
+  return {
+    cellDir,
+    packageDir,
+    major: variant.client?.major ?? cell.major,
+    ...(variant.client ? { clientVersion: variant.client.version } : {}),
+    ...(workDir ? { workDir } : {}),
+    probe: input.probe,
+    baseEnv: withVariantNode(baseEnv({ ...cfg.env, MCP_MATRIX_CELL: variant.id, MCP_MATRIX_PIN: cell.pin }), input.node),
+    // A kept spec run again by hand says why it does not run bind.
+    skipped: skipBind ? { ...cfg.skipped, bind: skipBind } : cfg.skipped,
+    client: cfg.client,
+    sdkPackages: sdkPackageNames(cfg.majors),
+    phases: {
+      stdio: cfg.stdio && {
+        command: command(cfg.stdio.args, cfg.stdio.env, 'stdio'),
+        expect: cfg.stdio.expect,
+        steps: cfg.stdio.steps,
+        timeoutMs: cfg.stdio.timeoutMs,
+      },
+      http: cfg.http && {
+        command: command(cfg.http.args, cfg.http.env, 'http'),
+        host: cfg.http.host,
+        path: cfg.http.path,
+        steps: cfg.stdio ? cfg.stdio.steps : [],
+        readyTimeoutMs: cfg.http.readyTimeoutMs,
+        timeoutMs: cfg.http.timeoutMs,
+        auth: cfg.http.auth,
+        ...(oauth ? { oauth } : {}),
+        checks: cfg.http.checks,
+      },
+      // A bind another variant of this cell measured on this Node is not run again (its result replaces the skip).
+      bind: !sharedBind &&
+        cfg.bind && {
+          command: command(cfg.bind.args, cfg.bind.env, 'bind'),
+          dropEnv: cfg.bind.dropEnv,
+          timeoutMs: cfg.bind.timeoutMs,
+          ...(cfg.bind.path ? { path: cfg.bind.path } : {}),
+        },
+      conformance: cfg.http &&
+        cfg.http.auth !== 'oauth' &&
+        conformance && {
+          command: command(cfg.http.args, cfg.http.env, 'conformance'),
+          host: cfg.http.host,
+          path: cfg.http.path,
+          readyTimeoutMs: cfg.http.readyTimeoutMs,
+          timeoutMs: cfg.conformance ? cfg.conformance.timeoutMs : 30_000,
+          auth: cfg.http.auth,
+          suite: {
+            package: conformance.package,
+            version: conformance.version,
+            node: conformance.node,
+            nodeVersion: conformance.nodeVersion,
+            cli: conformance.cli,
+          },
+          scenarios: conformance.catalogue.run,
+          excluded: conformance.catalogue.excluded,
+        },
+      leaks: cfg.leaks,
+    },
+  };
+}
+
+/** A backstop above the sum of every step's own bound: the driver bounds each step itself. */
+export function driverBound(c: ResolvedConfig, scenarios: number): number {
+  const grace = c.leaks ? c.leaks.graceMs : 10_000;
+  const stdio = c.stdio ? c.stdio.timeoutMs * (6 + c.stdio.steps.length) + grace : 0;
+  // Twice: a port taken by another process is retried once on a new port.
+  const http = c.http ? 2 * c.http.readyTimeoutMs + c.http.timeoutMs * 8 + grace : 0;
+  const bind = c.bind ? c.bind.timeoutMs : 0;
+  const conformance = c.http && c.conformance ? c.http.readyTimeoutMs + c.http.timeoutMs + c.conformance.timeoutMs * scenarios : 0;
+  return stdio + http + bind + conformance + 30_000;
+}

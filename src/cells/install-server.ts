@@ -1,0 +1,85 @@
+// A cell's server install, shared by its variants: a fresh directory, npm install (the install hooks fire
+// here, once per cell), the environment's static check and the driver shipped in. Never throws.
+import { verifyEnvironment } from '../judge/environment.js';
+import { harnessError, installFailure } from '../judge/not-measured.js';
+import { sdkPackageNames } from '../judge/sdk-tree.js';
+import type { PlannedCell } from '../plan/plan.js';
+import type { EnvironmentEvidence, InstallSourceRef, PhaseResult } from '../results/types.js';
+import type { CellContext } from './cell-context.js';
+import { installDriver, type DriverHooks, type DriverLayout } from './driver-launch.js';
+import { installReusing } from './reuse-install.js';
+import { createCellDir } from './workspace.js';
+
+/** The cell's server install, shared by its variants: installed and verified once, or why not. */
+export type CellInstall =
+  | {
+      kind: 'installed';
+      cellDir: string;
+      installMs: number;
+      attempts: number;
+      /** The static half of the environment check (the runtime half is each variant's). */
+      env: { result: PhaseResult; evidence: EnvironmentEvidence };
+      /** The driver shipped into the cell: the one a variant without a client axis runs. */
+      driver: DriverLayout;
+    }
+  | { kind: 'not-installed'; cellDir?: string; installMs: number; attempts?: number; environment: PhaseResult };
+
+/** Installs the cell (never throws); the install hooks fire here, once per cell. */
+export async function installServer(cell: PlannedCell, ctx: CellContext, hooks: DriverHooks = {}): Promise<CellInstall> {
+  const started = performance.now();
+  let cellDir: string | undefined;
+  const elapsed = () => Math.round(performance.now() - started);
+  try {
+    if (ctx.signal.aborted) throw new Error('interrupted');
+    cellDir = await createCellDir(ctx.runDir, cell.id, ctx.plan.package.name, ctx.tarball.file, cell.installSet);
+    hooks.onInstallStart?.();
+    const { install, source } = await installReusing(cellDir, {
+      attempts: ctx.plan.config.install.attempts,
+      timeoutMs: ctx.plan.config.install.timeoutMs,
+      env: { ...process.env, npm_config_update_notifier: 'false' },
+      signal: ctx.signal,
+      packageName: ctx.plan.package.name,
+      npmVersion: ctx.npmVersion,
+      treeCache: ctx.treeCache,
+    });
+    hooks.onInstallEnd?.({ ok: install.kind === 'installed', durationMs: install.durationMs, attempts: install.attempts });
+    if (install.kind !== 'installed') {
+      const { name: packageName, ranges } = ctx.plan.package;
+      const pin = { primary: cell.primary, version: cell.version, packageName, range: ranges[cell.primary] };
+      return {
+        kind: 'not-installed',
+        cellDir,
+        installMs: install.durationMs,
+        attempts: install.attempts,
+        environment: withSource(installFailure(install, pin), source),
+      };
+    }
+    const env = await verifyEnvironment({
+      cellDir,
+      packageName: ctx.plan.package.name,
+      primary: cell.primary,
+      version: cell.version,
+      installSet: cell.installSet,
+      sdkNames: sdkPackageNames(ctx.plan.config.majors),
+      tarball: ctx.tarball,
+      harnessVersion: ctx.harnessVersion,
+      npmVersion: ctx.npmVersion,
+      install,
+    });
+    env.evidence.installSource = source;
+    const driver = await installDriver(cellDir);
+    return { kind: 'installed', cellDir, installMs: install.durationMs, attempts: install.attempts, env, driver };
+  } catch (error) {
+    return {
+      kind: 'not-installed',
+      ...(cellDir ? { cellDir } : {}),
+      installMs: elapsed(),
+      environment: harnessError(error, ctx.signal.aborted),
+    };
+  }
+}
+
+/** A failed install's result names where npm's tree came from (install reuse falls back to npm's own install). */
+function withSource(result: PhaseResult, source: InstallSourceRef): PhaseResult {
+  return { ...result, details: { ...result.details, installSource: source } };
+}

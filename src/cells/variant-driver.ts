@@ -1,0 +1,105 @@
+// One variant's driver run on its cell's install: where the driver works (the cell's own, or a variant's
+// directory with the driver shipped into its client), its spec and backstop, and each phase result it
+// reports, with a shared bind or a missing conformance suite taking the place of the phase it skipped.
+import { mkdir } from 'node:fs/promises';
+import path from 'node:path';
+import type { OAuthServerSpec } from '../driver/protocol.js';
+import { driverStopped, suiteMissing } from '../judge/not-measured.js';
+import type { PlannedCell, PlannedVariant } from '../plan/plan.js';
+import type { CellResult, PhaseName, PhaseResult } from '../results/types.js';
+import { fail, type Result } from '../util/result.js';
+import type { CellContext } from './cell-context.js';
+import type { ClientInstall } from './client-install.js';
+import type { ConformanceSuite } from './conformance-suite.js';
+import { runDriver, type DriverHooks, type DriverLayout } from './driver-launch.js';
+import { baseEnv, driverBound, driverSpec, withVariantNode } from './driver-spec.js';
+import type { CellInstall } from './install-server.js';
+import type { NodeRuntime } from './node-runtime.js';
+
+/** The variant's own instruments, installed by the run: its client and its Node. */
+export interface VariantTools {
+  client?: ClientInstall;
+  node?: NodeRuntime;
+}
+
+export async function runVariantDriver(
+  cell: PlannedCell,
+  variant: PlannedVariant,
+  install: Extract<CellInstall, { kind: 'installed' }>,
+  deps: VariantTools,
+  ctx: CellContext,
+  hooks: DriverHooks,
+  record: (r: PhaseResult) => void,
+  bind?: PhaseResult,
+  oauth?: OAuthServerSpec,
+): Promise<CellResult['summary']> {
+  const cfg = ctx.plan.config;
+  const { cellDir } = install;
+  const alone = variant.id === cell.id;
+  // Without axes the driver runs as it always did; a variant gets its own spec, log and work dir, and the
+  // driver shipped into its client's install (so its bare imports resolve to that client).
+  const workDir = alone ? undefined : path.join(cellDir, '.mcp-matrix', 'variants', variant.id);
+  if (workDir) await mkdir(workDir, { recursive: true });
+  const layout: DriverLayout = workDir
+    ? {
+        dir: workDir,
+        entry: (deps.client?.driver ?? install.driver).entry,
+        probe: install.driver.probe,
+        log: path.join(workDir, 'driver.log'),
+      }
+    : install.driver;
+  const conformance = await conformanceOf(ctx);
+  const spec = driverSpec({
+    config: cfg,
+    packageName: ctx.plan.package.name,
+    binFile: ctx.plan.bin.file,
+    cell,
+    variant,
+    cellDir,
+    ...(workDir ? { workDir } : {}),
+    probe: layout.probe,
+    ...(deps.node ? { node: deps.node } : {}),
+    ...(bind ? { sharedBind: bind } : {}),
+    ...(oauth ? { oauth } : {}),
+    ...(conformance ? { conformance: conformance.ok && conformance.value } : {}),
+    ...(ctx.secrets ? { secrets: ctx.secrets } : {}),
+  });
+  if (ctx.secrets?.mask.length) spec.mask = ctx.secrets.mask;
+  // A phase whose secret is not set is not run: its gap (not measured, naming the secret) stands in for it.
+  const blocked = new Map<PhaseName, PhaseResult>();
+  for (const [phase, gap] of ctx.secrets?.gaps ?? []) {
+    if (!spec.phases[phase]) continue;
+    spec.phases[phase] = false;
+    blocked.set(phase, gap);
+  }
+  const suiteFailure = conformance && !conformance.ok ? suiteMissing(conformance.error.message) : undefined;
+  const outcome = await runDriver(
+    layout,
+    spec,
+    {
+      timeoutMs: driverBound(cfg, spec.phases.conformance ? spec.phases.conformance.scenarios.length : 0),
+      env: withVariantNode(baseEnv({}), deps.node),
+      signal: ctx.signal,
+      ...(deps.node ? { execPath: deps.node.execPath } : {}),
+      // A client's driver serves every cell of the run: the first run on a Node release compiles it, the
+      // rest load the code cache. A cell's own driver runs once per Node release, so a cache would only cost.
+      ...(deps.client ? { compileCacheDir: path.join(ctx.runDir, 'compile-cache') } : {}),
+    },
+    {
+      ...(hooks.onPhaseStart ? { onPhaseStart: hooks.onPhaseStart } : {}),
+      onPhaseResult: (r) =>
+        record(blocked.get(r.phase) ?? (bind && r.phase === 'bind' ? bind : suiteFailure && r.phase === 'conformance' ? suiteFailure : r)),
+    },
+  );
+  if (outcome.kind === 'done') return outcome.summary;
+  const stopped = driverStopped(outcome, ctx.signal.aborted);
+  if (stopped) record(stopped);
+  return { leakedHandles: null };
+}
+
+/** The suite for a run whose config turns the conformance phase on; a run without a provider cannot install it. */
+async function conformanceOf(ctx: CellContext): Promise<Result<ConformanceSuite> | undefined> {
+  if (!ctx.plan.config.conformance) return undefined;
+  if (!ctx.conformanceSuite) return fail('infrastructure', 'no conformance suite was provided to this run');
+  return ctx.conformanceSuite();
+}
