@@ -3,7 +3,7 @@ import type { HttpConfig } from '../config/define.js';
 import type { ItemShape } from '../driver/surface.js';
 import type { PhaseResult } from '../results/types.js';
 import type { InitCell } from './init-cells.js';
-import type { InitPlan } from './init.js';
+import type { InitPlan } from './init-plan.js';
 import type { WorkflowRepo } from './init-repo.js';
 
 /** What init saw the real server do in its scratch cell. */

@@ -8,13 +8,13 @@ import path from 'node:path';
 import semver from 'semver';
 import type { Logger } from '../logger.js';
 import type { HttpConfig } from '../config/define.js';
-import { DEFAULT_MAJORS } from '../config/resolve.js';
 import { invocation } from '../orchestrator/invocation.js';
-import { manifestInfo, type RawManifest } from '../plan/package-info.js';
+import type { RawManifest } from '../plan/package-info.js';
 import { createRegistry, type Registry } from '../plan/registry.js';
 import type { CellResult, PhaseResult } from '../results/types.js';
-import { errorMessage, fail, ok, type Failure, type Result } from '../util/result.js';
-import { cellsForMajor, type InitCell } from './init-cells.js';
+import { errorMessage, type Failure } from '../util/result.js';
+import { parseHttp } from './init-args.js';
+import { deriveInit, initCells, PRIMARIES } from './init-plan.js';
 import { probeServer, type Probe } from './init-probe.js';
 import { exampleSteps, renderConfig, renderWorkflow, type Detected } from './init-templates.js';
 import { detectRepo, workflowFileFor } from './init-repo.js';
@@ -36,22 +36,6 @@ export interface InitOptions {
   /** How the user started mcp-matrix, for the next-step lines. */
   command?: string;
 }
-
-export interface InitPlan {
-  name: string;
-  bin: string;
-  /** Other bins the package declares (named in a comment). */
-  otherBins: string[];
-  /** Declared range per SDK package the harness pins (`@modelcontextprotocol/sdk`, `/server`). */
-  ranges: Record<string, string>;
-  /** SDK majors the declared ranges admit, ascending. */
-  majors: number[];
-}
-
-/** The SDK packages whose declared range decides the cells: the primary package of each major. */
-const PRIMARIES: { major: number; name: string }[] = Object.entries(DEFAULT_MAJORS)
-  .map(([major, recipe]) => ({ major: Number(major), name: recipe.pinned[0]! }))
-  .sort((a, b) => a.major - b.major);
 
 export async function initCommand(options: InitOptions, log: Logger): Promise<number | Failure> {
   const manifestFile = path.join(options.cwd, 'package.json');
@@ -143,83 +127,6 @@ export async function initCommand(options: InitOptions, log: Logger): Promise<nu
   return 0;
 }
 
-/** Pure: package.json → what init writes, or a message saying what the package must declare. */
-export function deriveInit(raw: RawManifest): Result<InitPlan> {
-  const info = manifestInfo(raw);
-  const name = info.name || '(unnamed package)';
-  const bins = Object.keys(info.bins);
-  if (bins.length === 0) {
-    return fail(
-      'usage',
-      `${name} declares no "bin" in package.json: mcp-matrix starts the server through its bin, as an MCP client does. Add one, e.g. "bin": { "my-mcp-server": "./dist/cli.js" }, then run init again.`,
-    );
-  }
-  const unscoped = info.name.replace(/^@[^/]+\//, '');
-  const bin = bins.includes(unscoped) ? unscoped : bins[0]!;
-
-  const ranges: Record<string, string> = {};
-  const majors: number[] = [];
-  const problems: string[] = [];
-  for (const { major, name: sdk } of PRIMARIES) {
-    const range = info.ranges[sdk];
-    if (range === undefined) continue;
-    ranges[sdk] = range;
-    if (semver.validRange(range) === null) {
-      problems.push(`the range "${range}" on ${sdk} is not a semver range (mcp-matrix needs one to find the floor, e.g. "^${major}.0.0")`);
-      continue;
-    }
-    if (semver.intersects(range, `>=${major}.0.0 <${major + 1}.0.0-0`)) majors.push(major);
-    else problems.push(`the range "${range}" on ${sdk} admits no ${major}.x version (${sdk} is the package of SDK major ${major})`);
-  }
-  if (problems.length > 0) return fail('usage', `cannot derive the cells from ${name}'s package.json:`, problems);
-  if (majors.length === 0) {
-    return fail(
-      'usage',
-      `${name} declares no range on ${PRIMARIES.map((p) => p.name).join(' or ')} in "dependencies" or "peerDependencies", so there is no SDK version to test. Add the range you support, e.g. "peerDependencies": { "@modelcontextprotocol/sdk": "^1.23.0" } for SDK 1.x and/or { "@modelcontextprotocol/server": "^2.0.0" } for SDK 2.x, then run init again.`,
-    );
-  }
-  return ok({ name: info.name, bin, otherBins: bins.filter((b) => b !== bin), ranges, majors });
-}
-
-/** Floor and newest per admitted major, resolved against the registry. */
-export async function initCells(plan: InitPlan, registry: Registry): Promise<Result<InitCell[]>> {
-  const cells: InitCell[] = [];
-  const problems: string[] = [];
-  for (const major of plan.majors) {
-    const primary = PRIMARIES.find((p) => p.major === major)!.name;
-    const meta = await registry.meta(primary);
-    if (!meta.ok) return meta;
-    const found = cellsForMajor(major, plan.ranges[primary]!, meta.value.versions.keys());
-    if (typeof found === 'string') problems.push(`${primary}: ${found}`);
-    else cells.push(...found);
-  }
-  return problems.length > 0 ? fail('usage', `cannot derive the cells from ${plan.name}'s package.json:`, problems) : ok(cells);
-}
-
-/** `--http "--transport http --port {port}"` and `--http-env KEY=VALUE` → the http phase config. */
-export function parseHttp(args: string | undefined, env: string[]): Result<HttpConfig | undefined> {
-  if (args === undefined) {
-    return env.length > 0 ? fail('usage', '--http-env needs --http "<the arguments that start the HTTP transport>"') : ok(undefined);
-  }
-  const split = splitArgs(args);
-  if (split.length === 0)
-    return fail('usage', '--http needs the arguments that start the HTTP transport, e.g. --http "--transport http --port {port}"');
-  const vars: Record<string, string> = {};
-  for (const pair of env) {
-    const m = /^([A-Za-z_][A-Za-z0-9_]*)=(.*)$/.exec(pair);
-    if (!m) return fail('usage', `--http-env takes KEY=VALUE (e.g. MCP_TOKEN={token}), got "${pair}"`);
-    vars[m[1]!] = m[2]!;
-  }
-  return ok({ args: split, env: vars });
-}
-
-/** Shell-like: whitespace separates, single or double quotes group. */
-export function splitArgs(text: string): string[] {
-  const out: string[] = [];
-  for (const m of text.matchAll(/"([^"]*)"|'([^']*)'|(\S+)/g)) out.push(m[1] ?? m[2] ?? m[3]!);
-  return out;
-}
-
 /** A scratch cell that could not list the surface leaves nothing to write from: say why, write nothing. */
 function blockingFailure(cell: CellResult): (Omit<Failure, 'kind'> & { kind: 'infrastructure' | 'verdict' }) | undefined {
   const env = cell.phases.find((p) => p.phase === 'environment');
@@ -274,5 +181,3 @@ function showDetected(d: Detected, cell: CellResult, seconds: number, log: Logge
     );
   void cell;
 }
-
-export { renderConfig, renderWorkflow } from './init-templates.js';
