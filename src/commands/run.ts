@@ -15,7 +15,7 @@ import { hasAxes } from '../results/variants.js';
 import { hasAxes as hasPlannedAxes } from '../plan/plan.js';
 import { describeExpansion } from './plan.js';
 import type { ResolvedConfig } from '../config/resolve.js';
-import { describeSwept, sweepStale } from '../process/sweep.js';
+import { describeSwept, sweepStale } from '../orchestrator/sweep.js';
 import { onHardExit } from '../process/tracker.js';
 import { renderPublished, renderTable } from '../reports/markdown.js';
 import { publishToGithub } from './github.js';

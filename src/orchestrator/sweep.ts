@@ -6,7 +6,7 @@
 import { readdirSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { killCarrier, orphanedCarriers, ownerAlive } from './cookie.js';
+import { killCarrier, orphanedCarriers, ownerAlive } from '../process/cookie.js';
 import { readOwner, removeRunDir, RUN_DIR_PREFIX, type RunDirOwner } from '../cells/workspace.js';
 import { homeLinksInto } from '../cells/kept.js';
 
