@@ -1,8 +1,8 @@
 // Argument parsing, the one error boundary, and exit codes: 0 pass · 1 failed (unlisted failure, stale allowance or baseline entry, lockstep error, surface difference) · 2 usage/config · 3 not measured · 130 interrupted.
 import { cac } from 'cac';
 import { createLogger, type Logger } from './logger.js';
-import { currentCookie, killCarriers, startRunCookie } from './process/cookie.js';
-import { deferredCleanups, hardExit, killAll } from './process/tracker.js';
+import { holdLateSignals, watchInterrupts } from './process/interrupts.js';
+import { deferredCleanups } from './process/tracker.js';
 import type { Failure } from './util/result.js';
 import { HARNESS_VERSION } from './version.js';
 import { describeInfraError } from './util/infra.js';
@@ -30,43 +30,9 @@ function exitFor(outcome: number | Failure, log: Logger): number {
   return outcome.kind === 'infrastructure' ? 3 : 2;
 }
 
-/** After the first signal, whatever still waits is cut short: the forced path starts after this. */
-const STOP_BOUND_MS = 1_000;
-/** The forced path waits this long at most for the run directory's removal; the next run sweeps what is left. */
-const FORCED_CLEANUP_MS = 900;
-
 export async function main(argv: string[], log: Logger = createLogger()): Promise<number> {
   const cli = cac('mcp-matrix');
-  const controller = new AbortController();
-  let interrupted = false;
-  // A second signal (CI runners send SIGINT, then SIGTERM a second later), or a first one whose graceful
-  // stop overran: kill everything of the run, write partial results, remove the run dir within a bound.
-  let forcing = false;
-  const forceStop = (why: string) => {
-    forcing = true;
-    log.error(`mcp-matrix: ${why}: stopping now (killing what the run started, writing partial results, removing the run directory)`);
-    const cookie = currentCookie();
-    if (cookie) killCarriers(cookie);
-    void hardExit().then(() => process.exit(130));
-    setTimeout(() => process.exit(130), FORCED_CLEANUP_MS);
-  };
-  // Tools run in their own process groups, so a terminal's Ctrl-C no longer reaches them: the CLI kills them.
-  const onOtherSignal = () => {
-    killAll();
-    process.exit(130);
-  };
-  let signals = 0;
-  const onSignal = (signal: NodeJS.Signals) => {
-    signals++;
-    if (signals > 2) process.exit(130); // a third: no more waiting at all
-    if (forcing) return; // already on the forced path (bounded)
-    if (interrupted) return forceStop(`second signal (${signal})`);
-    interrupted = true;
-    log.error(`\nmcp-matrix: ${signal}: stopping every cell, cleaning up and writing partial results (again to force)`);
-    killAll();
-    controller.abort();
-    setTimeout(() => forcing || forceStop(`still stopping ${STOP_BOUND_MS} ms after ${signal}`), STOP_BOUND_MS).unref();
-  };
+  const interrupts = watchInterrupts(log);
   let command: Promise<number | Failure> | undefined;
   const cwd = process.cwd();
 
@@ -137,11 +103,7 @@ export async function main(argv: string[], log: Logger = createLogger()): Promis
     .option('--http-env <KEY=VALUE>', 'Environment for the HTTP server, e.g. MCP_TOKEN={token}; repeatable')
     .action(async (flags: Flags) => {
       // init runs a scratch cell: interrupts, cleanup and leftovers are handled as in `run`.
-      process.off('SIGINT', onOtherSignal);
-      process.off('SIGTERM', onOtherSignal);
-      process.on('SIGINT', onSignal);
-      process.on('SIGTERM', onSignal);
-      startRunCookie();
+      interrupts.takeOverForRun();
       const { initCommand } = await import('./commands/init.js');
       command = initCommand(
         {
@@ -149,7 +111,7 @@ export async function main(argv: string[], log: Logger = createLogger()): Promis
           force: Boolean(flags.force),
           ...opt('http', str(flags.http)),
           httpEnv: (Array.isArray(flags.httpEnv) ? flags.httpEnv : flags.httpEnv === undefined ? [] : [flags.httpEnv]).map(String),
-          signal: controller.signal,
+          signal: interrupts.signal,
         },
         log,
       );
@@ -179,12 +141,7 @@ export async function main(argv: string[], log: Logger = createLogger()): Promis
     const progress = str(flags.progress) ?? 'default';
     if (!['default', 'simple', 'silent'].includes(progress))
       return Promise.resolve({ kind: 'usage', message: `--progress must be default, simple or silent, got "${progress}"` });
-    process.off('SIGINT', onOtherSignal);
-    process.off('SIGTERM', onOtherSignal);
-    process.on('SIGINT', onSignal);
-    process.on('SIGTERM', onSignal);
-    // Every process this run starts inherits the cookie: leftovers are found by it, now or by a later run.
-    startRunCookie();
+    interrupts.takeOverForRun();
     return import('./commands/run.js').then(({ runCommand }) =>
       runCommand(
         {
@@ -199,7 +156,7 @@ export async function main(argv: string[], log: Logger = createLogger()): Promis
           ...(flags.fresh ? { fresh: true } : {}),
           updateSurface: Boolean(flags.updateSurface),
           progress: progress as ProgressMode,
-          signal: controller.signal,
+          signal: interrupts.signal,
           junit: true,
           ...opt('publish', str(flags.publish)),
           ...opt('baseline', str(flags.baseline)),
@@ -211,8 +168,6 @@ export async function main(argv: string[], log: Logger = createLogger()): Promis
   }
 
   const commands = cli.commands.map((c) => c.name).filter(Boolean);
-  process.on('SIGINT', onOtherSignal);
-  process.on('SIGTERM', onOtherSignal);
   try {
     // `help [command]` is `[command] --help`.
     if (argv[0] === 'help') {
@@ -253,7 +208,7 @@ export async function main(argv: string[], log: Logger = createLogger()): Promis
     const outcome = await (command ?? Promise.resolve(0));
     const code = exitFor(outcome, log);
     await deferredCleanups();
-    return interrupted ? 130 : code;
+    return interrupts.interrupted() ? 130 : code;
   } catch (error) {
     // cac's parse errors are usage; anything else escaped the harness itself: not measured, with its cause.
     if (!(error instanceof Error) || error.name === 'CACError') {
@@ -263,27 +218,9 @@ export async function main(argv: string[], log: Logger = createLogger()): Promis
     log.error(`mcp-matrix: harness error: ${describeInfraError(error) ?? error.message}`);
     return 3;
   } finally {
-    for (const handler of [onSignal, onOtherSignal]) {
-      process.off('SIGINT', handler);
-      process.off('SIGTERM', handler);
-    }
+    interrupts.release();
     holdLateSignals();
   }
-}
-
-let holdingLateSignals = false;
-
-/**
- * Once main() has decided, the bin sets the exit code and the event loop drains. A signal in that moment (a CI
- * runner's SIGTERM just after its SIGINT) must end the process with the decided code, as the reports say, not
- * by the signal's default action (no exit code at all, which reads as a crash).
- */
-function holdLateSignals(): void {
-  if (holdingLateSignals) return;
-  holdingLateSignals = true;
-  const exit = () => process.exit(process.exitCode ?? 130);
-  process.on('SIGINT', exit);
-  process.on('SIGTERM', exit);
 }
 
 function opt<K extends string>(key: K, value: string | undefined): Partial<Record<K, string>> {
