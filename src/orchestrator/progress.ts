@@ -1,12 +1,15 @@
-// Progress display: what each cell is doing and, once known, the mark its result earns. Display only;
-// results come from runVariant. A TTY gets listr2's live tree; `simple` (and CI, and any non-TTY) gets one
-// line per event, prefixed with the cell when cells run concurrently. Marks follow the result: ✔ passed,
+// Progress: the run's units go through here, at most `concurrency` at once (slots.ts's pool; on a TTY,
+// listr2's own concurrency, which decides when a cell's lines appear), and each shows what it is doing and,
+// once known, the mark its result earns. Results come from the runner it is given (runVariant). A TTY gets
+// listr2's live tree; `simple` (and CI, and any non-TTY) gets one line per event, prefixed with the cell
+// when cells run concurrently. Marks follow the result: ✔ passed,
 // ✖ failed (allowed failures and stale allowances too: they need reading), ⊘ not measured, ↓ skipped.
 import { Listr, ListrDefaultRendererLogLevels, type ListrTask } from 'listr2';
 import type { PlannedCell } from '../plan/plan.js';
 import { PHASES, type CellOutcome, type CellResult, type PhaseName, type PhaseResult, type Verdict } from '../results/types.js';
 import type { DriverHooks } from '../cells/driver-launch.js';
 import { seconds } from '../reports/format.js';
+import { pool } from './slots.js';
 
 /** What progress shows: one variant (without axes, its cell): its id, the cell's version and role. */
 export type RunUnit = Pick<PlannedCell, 'id' | 'version' | 'role'>;
@@ -135,20 +138,6 @@ async function runLines<U extends RunUnit>(
     shown.end(result);
     return result;
   });
-}
-
-/** At most `concurrency` at once, results in the cells' order. */
-async function pool<U>(cells: U[], concurrency: number, one: (cell: U) => Promise<CellResult>): Promise<CellResult[]> {
-  const results: CellResult[] = [];
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    while (next < cells.length) {
-      const i = next++;
-      results[i] = await one(cells[i]!);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(concurrency, cells.length) }, worker));
-  return results;
 }
 
 async function runTree<U extends RunUnit>(cells: U[], concurrency: number, runOne: CellRunner<U>): Promise<CellResult[]> {

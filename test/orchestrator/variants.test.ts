@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { interleave, reproCommand, semaphore } from '../../src/orchestrator/run-matrix.js';
+import { interleave, reproCommand } from '../../src/orchestrator/run-units.js';
+import { semaphore } from '../../src/orchestrator/slots.js';
 import type { PlannedCell } from '../../src/plan/plan.js';
 
 const cell = (id: string, variants: string[]): PlannedCell =>

@@ -10,7 +10,7 @@ import { buildPlan, selectCells, selectedIds, variantId, type Plan } from '../..
 import type { Registry } from '../../src/plan/registry.js';
 import { DEFAULT_MAJORS } from '../../src/config/majors.js';
 import { describeExpansion, planJson } from '../../src/commands/plan.js';
-import { variantRef } from '../../src/orchestrator/run-matrix.js';
+import { variantRef } from '../../src/orchestrator/assemble.js';
 import { fakeRegistry, SDK } from './fake-registry.js';
 
 const ZOD = '^3.25 || ^4.0';

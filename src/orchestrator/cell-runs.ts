@@ -1,0 +1,74 @@
+// A cell's variants on its one server install: the install is made once (in an install slot) and shared,
+// the variants take turns on it, share bind (judge/bind-share.ts), and after the last of them the install
+// is re-checked (judge/mutated-install.ts) and its directory disposed of.
+import type { CellContext } from '../cells/cell-context.js';
+import type { DriverHooks } from '../cells/driver-launch.js';
+import { installServer, type CellInstall } from '../cells/install-server.js';
+import { runVariant } from '../cells/run-cell.js';
+import type { BindShare } from '../judge/bind-share.js';
+import { recheckInstall } from '../judge/mutated-install.js';
+import type { PlannedCell } from '../plan/plan.js';
+import type { CellResult } from '../results/types.js';
+import type { RunUnit } from './run-units.js';
+import { semaphore } from './slots.js';
+
+interface CellRun {
+  installing: Promise<CellInstall>;
+  turn: ReturnType<typeof semaphore>;
+  left: number;
+  binds: BindShare;
+  /** Set after the last variant when the install changed under them: why. */
+  mutated?: string;
+}
+
+export interface CellRuns {
+  /** Runs one unit on its cell's shared install; `shown` is the row as the run reports it (a kept cell's home). */
+  run(unit: RunUnit, hooks: DriverHooks): Promise<CellResult>;
+  /** Why a cell's install changed while its variants ran, if it did. */
+  mutated(cellId: string): string | undefined;
+}
+
+export function cellRuns(ctx: CellContext, installSlots: ReturnType<typeof semaphore>, shown: (row: CellResult) => CellResult): CellRuns {
+  const runs = new Map<string, CellRun>();
+  const installOf = (cell: PlannedCell, hooks: DriverHooks): CellRun => {
+    let entry = runs.get(cell.id);
+    if (!entry) {
+      const sharedBy = cell.variants.length;
+      const withShare: DriverHooks = {
+        ...hooks,
+        ...(hooks.onInstallEnd ? { onInstallEnd: (o) => hooks.onInstallEnd!({ ...o, ...(sharedBy > 1 ? { sharedBy } : {}) }) } : {}),
+      };
+      entry = {
+        installing: installSlots(() => installServer(cell, ctx, withShare)),
+        turn: semaphore(1),
+        left: cell.variants.length,
+        binds: new Map(),
+      };
+      runs.set(cell.id, entry);
+    } else if (hooks.onInstallEnd) {
+      // The other variants show the shared install's outcome once it is known.
+      const show = hooks.onInstallEnd;
+      void entry.installing.then((i) =>
+        show({ ok: i.kind === 'installed', durationMs: i.installMs, attempts: i.attempts ?? 1, sharedBy: cell.variants.length }),
+      );
+    }
+    return entry;
+  };
+  return {
+    async run(unit, hooks) {
+      const entry = installOf(unit.cell, hooks);
+      // One variant at a time on a cell's install: a server may keep state in its package directory or
+      // its working directory (a memory file next to its bin), and two variants must not share it at once.
+      const row = shown(await entry.turn(() => runVariant(unit.cell, unit.variant, entry.installing, ctx, hooks, entry.binds)));
+      if (--entry.left === 0) {
+        const install = await entry.installing;
+        if (install.kind === 'installed' && !ctx.signal.aborted) {
+          entry.mutated = await recheckInstall(install.cellDir, install.env.evidence.lockfileSha256);
+        }
+        if (install.cellDir && !ctx.keep) ctx.dispose(install.cellDir);
+      }
+      return row;
+    },
+    mutated: (cellId) => runs.get(cellId)?.mutated,
+  };
+}

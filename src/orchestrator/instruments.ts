@@ -1,0 +1,34 @@
+// The harness's instruments a run installs at most once and shares across its cells: each client
+// variant's client, each Node variant's runtime (a per-user cache), and the conformance suite.
+import path from 'node:path';
+import type { CacheNotes } from '../cache/notes.js';
+import type { CellContext } from '../cells/cell-context.js';
+import { installClient, type ClientInstall } from '../cells/client-install.js';
+import { ensureConformanceSuite, type ConformanceSuite } from '../cells/conformance-suite.js';
+import { ensureNodeRuntime, type NodeRuntime } from '../cells/node-runtime.js';
+import type { ResolvedConfig } from '../config/resolve.js';
+import type { Result } from '../util/result.js';
+import { once, type semaphore } from './slots.js';
+
+export function instruments(
+  config: ResolvedConfig,
+  runDir: string,
+  signal: AbortSignal,
+  slot: ReturnType<typeof semaphore>,
+  notes: CacheNotes,
+): Pick<CellContext, 'clientInstall' | 'nodeRuntime' | 'conformanceSuite'> {
+  const clients = new Map<string, Promise<Result<ClientInstall>>>();
+  const runtimes = new Map<string, Promise<Result<NodeRuntime>>>();
+  // The conformance suite: installed (or found in the cache) once per run, on its first use.
+  let suite: Promise<Result<ConformanceSuite>> | undefined;
+  const { attempts, timeoutMs } = config.install;
+  return {
+    // A client from the cache takes no install slot; only an npm install does.
+    // What a cache says of itself (a damaged entry replaced, a cache that could not be written) goes to `notes`.
+    clientInstall: (client) =>
+      once(clients, client.id, () => notes.take(installClient(runDir, client, { attempts, timeoutMs, signal, slot }))),
+    nodeRuntime: (node) =>
+      once(runtimes, node.version, () => notes.take(ensureNodeRuntime(node, { signal, fallbackDir: path.join(runDir, 'node') }))),
+    conformanceSuite: () => (suite ??= notes.take(ensureConformanceSuite({ runDir, attempts, timeoutMs, signal, slot }))),
+  };
+}
