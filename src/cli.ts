@@ -116,6 +116,15 @@ export async function main(argv: string[], log: Logger = createLogger()): Promis
         log,
       );
     });
+  cli
+    .command(
+      'cache [action] [...caches]',
+      "The harness's per-user caches (clients, node, trees): list (default) shows where each is, its entries and sizes; verify hashes every file and removes a damaged entry (exit 1 when it found one); clear removes every entry. Name caches to act on some only. Size limit: MCP_MATRIX_CACHE_LIMIT (default 2G per cache)",
+    )
+    .action(async (action: string | undefined, caches: string[]) => {
+      const { cacheCommand } = await import('./commands/cache.js');
+      command = cacheCommand(action, caches, {}, log);
+    });
   cli.command('help [command]', 'Show the help of mcp-matrix, or of one command');
   cli.help((sections) => [
     ...sections,

@@ -201,7 +201,7 @@ export async function verify(dir: string, client: CachedClient): Promise<ClientE
  * The entry if it still is what its marker says: same install set, the lockfile it was installed with, every
  * locked package present at its locked version, and every file as its manifest recorded it; else the damage.
  */
-export async function inspect(dir: string, client: CachedClient): Promise<{ entry: ClientEntry } | { damage: string }> {
+export async function inspect(dir: string, client: CachedClient, deep = false): Promise<{ entry: ClientEntry } | { damage: string }> {
   try {
     const marker = JSON.parse(await readFile(path.join(dir, CLIENT_MARKER), 'utf8')) as Partial<Marker>;
     if (marker.package !== client.package || marker.version !== client.version)
@@ -219,12 +219,23 @@ export async function inspect(dir: string, client: CachedClient): Promise<{ entr
       const manifest = JSON.parse(await readFile(path.join(dir, where, 'package.json'), 'utf8')) as { version?: string };
       if (manifest.version !== locked.version) return { damage: `${where} is ${manifest.version}, locked at ${locked.version}` };
     }
-    const files = await checkManifest(dir);
+    const files = await checkManifest(dir, { deep });
     if (!files.intact) return { damage: files.reason };
     return { entry: { dir, installedAt: marker.installedAt, lockfileSha256: marker.lockfileSha256! } };
   } catch (error) {
     return { damage: (error as Error).message };
   }
+}
+
+/** `mcp-matrix cache verify`: the entry against its own marker, every file hashed; the damage, or undefined. */
+export async function damageOf(dir: string): Promise<string | undefined> {
+  const marker = await readFile(path.join(dir, CLIENT_MARKER), 'utf8')
+    .then((t) => JSON.parse(t) as Partial<Marker>)
+    .catch(() => undefined);
+  if (!marker) return `no readable ${CLIENT_MARKER}`;
+  const client = { package: String(marker.package), version: String(marker.version), installSet: marker.installSet ?? {} };
+  const seen = await inspect(dir, client, true);
+  return 'damage' in seen ? seen.damage : undefined;
 }
 
 export async function lockfileHash(dir: string): Promise<string> {

@@ -1,0 +1,98 @@
+// The harness's per-user caches as `mcp-matrix cache` sees them: where each is (and the variable that moves
+// it), its entries with their size and last use, and the deep check of one entry (every file hashed against
+// what was recorded when it was stored). None of them holds anything under test: each is an instrument.
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { duBytes, type SizedEntry } from '../cache/bound.js';
+import { clientCacheDir, damageOf, listClients } from '../cells/client-cache.js';
+import { inspectRuntime, listRuntimes, nodeCacheDir } from '../cells/node-runtime.js';
+import { listTree, TREE_MARKER, treeCacheDir, type TreeFile } from '../cells/tree-cache.js';
+import { readdir, stat } from 'node:fs/promises';
+
+export interface CacheEntry extends SizedEntry {
+  /** What it holds, e.g. `@modelcontextprotocol/sdk@1.32.2` or `Node 22.22.0`. */
+  label: string;
+}
+
+export interface CacheKind {
+  name: 'clients' | 'node' | 'trees';
+  what: string;
+  /** The variable that moves it (or turns it off). */
+  variable: string;
+  /** undefined: turned off. */
+  root: string | undefined;
+  list(root: string): Promise<CacheEntry[]>;
+  /** Every file of the entry hashed: what is wrong, or undefined. */
+  damage(entry: CacheEntry): Promise<string | undefined>;
+}
+
+export function cacheKinds(env: NodeJS.ProcessEnv = process.env): CacheKind[] {
+  return [
+    {
+      name: 'clients',
+      what: "client variants' clients and the conformance suite",
+      variable: 'MCP_MATRIX_CLIENT_CACHE',
+      root: clientCacheDir(env),
+      list: async (root) =>
+        (await listClients(root)).map((e) => ({ ...e, label: e.package ? `${e.package}@${e.version ?? '?'}` : path.basename(e.dir) })),
+      damage: (entry) => damageOf(entry.dir),
+    },
+    {
+      name: 'node',
+      what: 'Node runtimes of node-axis variants and the conformance suite',
+      variable: 'MCP_MATRIX_NODE_CACHE',
+      root: nodeCacheDir(env),
+      list: async (root) => (await listRuntimes(root)).map((e) => ({ ...e, label: `Node ${e.version ?? e.name}` })),
+      damage: async (entry) => {
+        const version = entry.label.replace(/^Node /, '');
+        const seen = await inspectRuntime(entry.dir, version, process.platform, true);
+        return typeof seen === 'string' ? seen : seen === undefined ? 'gone' : undefined;
+      },
+    },
+    {
+      name: 'trees',
+      what: 'pristine dependency trees for install reuse',
+      variable: 'MCP_MATRIX_TREE_CACHE',
+      root: treeCacheDir(env),
+      list: listTrees,
+      damage: async (entry) => treeDamage(entry.dir),
+    },
+  ];
+}
+
+async function listTrees(root: string): Promise<CacheEntry[]> {
+  const out: CacheEntry[] = [];
+  for (const key of await readdir(root).catch(() => [] as string[])) {
+    for (const name of await readdir(path.join(root, key)).catch(() => [] as string[])) {
+      if (name.startsWith('.partial-')) continue;
+      const dir = path.join(root, key, name);
+      const used =
+        (
+          await stat(path.join(dir, TREE_MARKER))
+            .catch(() => stat(dir))
+            .catch(() => undefined)
+        )?.mtimeMs ?? 0;
+      out.push({ dir, bytes: await duBytes(dir), lastUsedMs: used, label: `tree ${key.slice(0, 12)}` });
+    }
+  }
+  return out;
+}
+
+/** The tree against the files its marker recorded (hashes, modes, links), as a cell's copy is checked. */
+async function treeDamage(dir: string): Promise<string | undefined> {
+  const marker = await readFile(path.join(dir, TREE_MARKER), 'utf8')
+    .then((t) => JSON.parse(t) as { files?: TreeFile[] })
+    .catch(() => undefined);
+  if (!Array.isArray(marker?.files)) return `no readable ${TREE_MARKER}`;
+  const now = await listTree(path.join(dir, 'node_modules')).catch((e: Error) => e);
+  if (now instanceof Error) return now.message;
+  const want = new Map(marker.files.map((f) => [f.path, JSON.stringify(f)]));
+  for (const f of now) {
+    const w = want.get(f.path);
+    if (w === undefined) return `node_modules/${f.path} is not in the recorded tree`;
+    if (w !== JSON.stringify(f)) return `node_modules/${f.path} changed`;
+    want.delete(f.path);
+  }
+  const [missing] = want.keys();
+  return missing === undefined ? undefined : `node_modules/${missing} is missing`;
+}

@@ -1,0 +1,146 @@
+// `mcp-matrix cache` on real caches made in temp dirs: a client cache filled through storeClient (an installer
+// that writes what npm would) and a Node runtime cache with one release, recorded as an install records it.
+// list shows locations, entries and sizes; verify finds a damaged entry, removes it and exits 1; clear empties;
+// an off cache and bad words are said as such.
+import { existsSync } from 'node:fs';
+import { mkdir, readdir, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { PassThrough } from 'node:stream';
+import { afterAll, describe, expect, it } from 'vitest';
+import { writeManifest } from '../../src/cache/manifest.js';
+import { storeClient, type CachedClient } from '../../src/cells/client-cache.js';
+import { storeTree } from '../../src/cells/tree-cache.js';
+import { cacheCommand, size } from '../../src/commands/cache.js';
+import type { Logger } from '../../src/logger.js';
+import { tempDir } from '../e2e/helpers/cli.js';
+
+const dirs: string[] = [];
+afterAll(() => Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true }))));
+
+function capture(): { log: Logger; out: string[]; err: string[] } {
+  const out: string[] = [];
+  const err: string[] = [];
+  const log: Logger = {
+    info: (l) => void out.push(l),
+    warn: (l) => void err.push(`warning: ${l}`),
+    error: (l) => void err.push(l),
+    out: new PassThrough(),
+    err: new PassThrough(),
+  };
+  return { log, out, err };
+}
+
+const client: CachedClient = { package: 'pkg', version: '1.0.0', installSet: { pkg: '1.0.0' } };
+
+async function caches(): Promise<{ env: NodeJS.ProcessEnv; clients: string; node: string; entry: string; runtime: string }> {
+  const base = await tempDir('mm-cache-cmd-');
+  dirs.push(base);
+  const clients = path.join(base, 'clients');
+  const node = path.join(base, 'node');
+  const stored = await storeClient(clients, client, async (dir) => {
+    await mkdir(path.join(dir, 'node_modules', 'pkg'), { recursive: true });
+    await writeFile(path.join(dir, 'node_modules', 'pkg', 'package.json'), JSON.stringify({ name: 'pkg', version: '1.0.0' }));
+    await writeFile(path.join(dir, 'node_modules', 'pkg', 'index.js'), 'x'.repeat(2000));
+    await writeFile(
+      path.join(dir, 'package-lock.json'),
+      JSON.stringify({ packages: { '': {}, 'node_modules/pkg': { version: '1.0.0' } } }),
+    );
+    return undefined;
+  });
+  if (!('entry' in stored)) throw new Error('not stored');
+  const runtime = path.join(node, `22.0.0-${process.platform}-${process.arch}`);
+  await mkdir(path.join(runtime, 'bin'), { recursive: true });
+  await writeFile(path.join(runtime, 'bin', 'node'), 'n'.repeat(5000));
+  await writeManifest(runtime, ['.mcp-matrix-runtime.json']);
+  await writeFile(path.join(runtime, '.mcp-matrix-runtime.json'), JSON.stringify({ version: '22.0.0' }));
+  const env = { MCP_MATRIX_CLIENT_CACHE: clients, MCP_MATRIX_NODE_CACHE: node, MCP_MATRIX_TREE_CACHE: 'off' };
+  return { env, clients, node, entry: stored.entry.dir, runtime };
+}
+
+describe('mcp-matrix cache', () => {
+  it('list: each cache’s location, variable, entries with their size, and the limit; an off cache says so', async () => {
+    const c = await caches();
+    const { log, out, err } = capture();
+    expect(await cacheCommand(undefined, [], { env: { ...c.env, MCP_MATRIX_CACHE_LIMIT: '500M' } }, log)).toBe(0);
+    expect(err).toEqual([]);
+    expect(out[0]).toBe(`clients: ${c.clients} (MCP_MATRIX_CLIENT_CACHE) · client variants' clients and the conformance suite`);
+    expect(out[1]).toMatch(/^ {2}1 entry, 2\.\d KB \(limit 500\.0 MB\)$/);
+    expect(out[2]).toMatch(
+      new RegExp(`^ {2}pkg@1\\.0\\.0 +2\\.\\d KB {2}used \\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d {2}${path.relative(c.clients, c.entry)}$`),
+    );
+    expect(out[3]).toBe(`node: ${c.node} (MCP_MATRIX_NODE_CACHE) · Node runtimes of node-axis variants and the conformance suite`);
+    expect(out[4]).toBe('  1 entry, 4.9 KB (limit 500.0 MB)');
+    expect(out[5]).toMatch(/^ {2}Node 22\.0\.0 +4\.9 KB {2}used .* {2}22\.0\.0-/);
+    expect(out[6]).toBe('trees: off (MCP_MATRIX_TREE_CACHE=off)');
+    expect(out).toHaveLength(7);
+  });
+
+  it('verify: intact entries pass (exit 0); a deleted file and an edited one are found, removed, exit 1', async () => {
+    const c = await caches();
+    const ok = capture();
+    expect(await cacheCommand('verify', [], { env: c.env }, ok.log)).toBe(0);
+    expect(ok.out.filter((l) => l.endsWith('  intact'))).toHaveLength(2);
+    await rm(path.join(c.entry, 'node_modules', 'pkg', 'index.js'));
+    await writeFile(path.join(c.runtime, 'bin', 'node'), 'N'.repeat(5000));
+    const bad = capture();
+    expect(await cacheCommand('verify', [], { env: c.env }, bad.log)).toBe(1);
+    expect(bad.err).toEqual([
+      expect.stringMatching(/ {2}DAMAGED \(node_modules\/pkg\/index\.js is missing\): removed; the next run installs it again$/),
+      expect.stringMatching(/ {2}DAMAGED \(bin\/node changed content\): removed; the next run installs it again$/),
+    ]);
+    expect(existsSync(c.entry)).toBe(false);
+    expect(existsSync(c.runtime)).toBe(false);
+    // Nothing left aside.
+    expect(await readdir(c.node)).toEqual([]);
+  });
+
+  it('verify: a tree of the install-reuse cache, against the files its marker recorded', async () => {
+    const base = await tempDir('mm-cache-cmd-');
+    dirs.push(base);
+    const cell = path.join(base, 'cell');
+    await mkdir(path.join(cell, 'node_modules', 'dep'), { recursive: true });
+    await writeFile(path.join(cell, 'node_modules', 'dep', 'index.js'), 'export {};\n');
+    const trees = path.join(base, 'trees');
+    const entry = await storeTree(trees, 'k'.repeat(64), cell, []);
+    const env = { MCP_MATRIX_CLIENT_CACHE: 'off', MCP_MATRIX_NODE_CACHE: path.join(base, 'node'), MCP_MATRIX_TREE_CACHE: trees };
+    const ok = capture();
+    expect(await cacheCommand('verify', ['trees'], { env }, ok.log)).toBe(0);
+    expect(ok.out.at(-1)).toMatch(/^ {2}tree kkkkkkkkkkkk .* {2}intact$/);
+    await writeFile(path.join(entry, 'node_modules', 'dep', 'extra.js'), '');
+    const bad = capture();
+    expect(await cacheCommand('verify', ['trees'], { env }, bad.log)).toBe(1);
+    expect(bad.err).toEqual([expect.stringMatching(/DAMAGED \(node_modules\/dep\/extra\.js is not in the recorded tree\): removed/)]);
+    expect(existsSync(entry)).toBe(false);
+  });
+
+  it('clear: only the caches named, everything in them', async () => {
+    const c = await caches();
+    const { log, out } = capture();
+    expect(await cacheCommand('clear', ['clients'], { env: c.env }, log)).toBe(0);
+    expect(out.at(-1)).toBe('  cleared: 1 item removed');
+    expect(await readdir(c.clients)).toEqual([]);
+    expect(existsSync(c.runtime)).toBe(true);
+    const again = capture();
+    expect(await cacheCommand('clear', ['clients', 'node'], { env: c.env }, again.log)).toBe(0);
+    expect(again.out.filter((l) => l.includes('cleared'))).toEqual(['  cleared: 0 items removed', '  cleared: 1 item removed']);
+  });
+
+  it('an unknown action or cache is a usage error naming the choices', async () => {
+    const { log } = capture();
+    expect(await cacheCommand('frob', [], {}, log)).toEqual({
+      kind: 'usage',
+      message: 'cache: no action "frob"; actions: list, verify, clear',
+    });
+    expect(await cacheCommand('list', ['nodes', 'x'], {}, log)).toEqual({
+      kind: 'usage',
+      message: 'cache: no cache "nodes", "x"; caches: clients, node, trees',
+    });
+  });
+
+  it('sizes read in powers of 1024', () => {
+    expect(size(0)).toBe('0 B');
+    expect(size(1023)).toBe('1023 B');
+    expect(size(1024)).toBe('1.0 KB');
+    expect(size(1536 * 1024 * 1024)).toBe('1.5 GB');
+  });
+});
