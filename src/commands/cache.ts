@@ -6,7 +6,7 @@ import path from 'node:path';
 import { cacheLimit, removeAside } from '../cache/bound.js';
 import type { Logger } from '../logger.js';
 import type { Failure } from '../util/result.js';
-import { cacheKinds, type CacheKind } from './cache-kinds.js';
+import { cacheKinds } from './cache-kinds.js';
 
 export const CACHE_ACTIONS = ['list', 'verify', 'clear'] as const;
 
@@ -69,7 +69,10 @@ export function size(bytes: number): string {
   const units = ['B', 'KB', 'MB', 'GB', 'TB'];
   let n = bytes;
   let u = 0;
-  while (n >= 1024 && u < units.length - 1) ((n /= 1024), u++);
+  while (n >= 1024 && u < units.length - 1) {
+    n /= 1024;
+    u++;
+  }
   return u === 0 ? `${n} B` : `${n.toFixed(1)} ${units[u]}`;
 }
 
