@@ -5,7 +5,7 @@ import base from './stryker.config.mjs';
 
 /** profile → the module it mutates and the test files run against each mutant. */
 export const profiles = {
-  'client-cache': { mutate: 'src/cells/client-cache.ts', tests: ['test/cells/client-cache.test.ts'] },
+  'client-cache': { mutate: 'src/cells/client-cache.ts', tests: ['test/cells/client-cache.test.ts', 'test/cells/cached-tool.test.ts'] },
   surface: { mutate: 'src/results/surface.ts', tests: ['test/results/surface.test.ts'] },
   'node-engines': { mutate: 'src/judge/node-engines.ts', tests: ['test/judge/node-engines.test.ts'] },
   'tool-schemas': { mutate: 'src/judge/tool-schemas.ts', tests: ['test/judge/tool-schemas.test.ts'] },
@@ -34,6 +34,8 @@ export default {
   mutate: [profile.mutate],
   vitest: { configFile: 'vitest.stryker.judge.config.ts', related: false },
   concurrency: 1,
+  // Unit tests of one module run in seconds: a mutant that loops is cut after 15 s, not the base config's minute.
+  timeoutMS: 15_000,
   incrementalFile: `reports/mutation/stryker-incremental-${name}.json`,
   htmlReporter: { fileName: `reports/mutation/${name}.html` },
   jsonReporter: { fileName: `reports/mutation/${name}.json` },

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { bindToShare, sharedBind } from '../../src/judge/bind-share.js';
+import { bindKey, bindToShare, sharedBind, sharedBindSkip } from '../../src/judge/bind-share.js';
+import type { PlannedVariant } from '../../src/plan/plan.js';
 import type { PhaseResult, Verdict } from '../../src/results/types.js';
 
 describe('bind shared by the variants of a cell on one Node release (bind never uses the client)', () => {
@@ -40,5 +41,20 @@ describe('bind shared by the variants of a cell on one Node release (bind never 
         shared: 'bind does not use the client: measured once per cell and Node release',
       },
     });
+  });
+});
+
+describe('the key of a shared bind, and a kept spec run again by hand', () => {
+  it('a variant is keyed by the Node release it runs on, the host’s when it has none', () => {
+    expect(bindKey({ id: 'latest-1~node-20', node: { spec: '20', version: '20.19.5' } as PlannedVariant['node'] })).toBe('20.19.5');
+    expect(bindKey({ id: 'latest-1' })).toBe('host');
+  });
+
+  it('a bind another variant measured says who measured it; one the variant ran itself, or none, runs', () => {
+    const shared = sharedBind({ variant: 'latest-1~client-1.0.0', result: { phase: 'bind', verdict: 'passed', durationMs: 5 } });
+    expect(sharedBindSkip(shared)).toBe('measured by latest-1~client-1.0.0: bind is run once per cell and Node release');
+    expect(sharedBindSkip({ phase: 'bind', verdict: 'passed', durationMs: 5 })).toBeUndefined();
+    expect(sharedBindSkip({ phase: 'bind', verdict: 'passed', durationMs: 5, details: { measuredBy: 7 } })).toBeUndefined();
+    expect(sharedBindSkip(undefined)).toBeUndefined();
   });
 });

@@ -50,3 +50,10 @@ describe("the lockfile re-check after a cell's variants", () => {
     expect(marked.phases.filter((p) => p.phase !== 'environment')).toEqual(row.phases.filter((p) => p.phase !== 'environment'));
   });
 });
+
+describe('the lockfile re-check without a recorded hash', () => {
+  it('an install whose hash was never recorded (no lockfile at install) has nothing to compare: no change is claimed', async () => {
+    await writeFile(path.join(dir, 'package-lock.json'), '{"lockfileVersion":3}');
+    expect(await recheckInstall(dir, undefined)).toBeUndefined();
+  });
+});

@@ -125,3 +125,53 @@ describe('serverNodeMismatch and withServerNode', () => {
     });
   });
 });
+
+describe('node engines: edges', () => {
+  const evidence = {} as EnvironmentEvidence;
+  test('a Node release with a prerelease tag (a v8-canary build) is judged and named as it is', async () => {
+    expect(await sdkEnginesProblems(ROOT, [SDK1], '22.0.0-v8-canary2024')).toEqual([]);
+    expect(await sdkEnginesProblems(ROOT, [SDK1], '16.20.2-v8-canary1')).toEqual([
+      `@modelcontextprotocol/sdk@${sdkVersion} requires node >=18; this variant runs 16.20.2-v8-canary1`,
+    ]);
+  });
+
+  test('engines.node that is not a range (a word, a number, an object) excludes nothing', async () => {
+    const cell = await mkdtemp(path.join(os.tmpdir(), 'mm-node-engines-'));
+    dirs.push(cell);
+    const copies = ['word', 'number', 'object', 'none'].map((name) => ({ name, version: '1.0.0', path: `node_modules/${name}` }));
+    const engines = { word: { node: 'whenever' }, number: { node: 99 }, object: { node: { min: 99 } }, none: undefined };
+    for (const [name, e] of Object.entries(engines)) {
+      await mkdir(path.join(cell, 'node_modules', name), { recursive: true });
+      await writeFile(path.join(cell, 'node_modules', name, 'package.json'), JSON.stringify({ name, version: '1.0.0', engines: e }));
+    }
+    expect(await sdkEnginesProblems(cell, copies, '18.0.0')).toEqual([]);
+  });
+
+  test('an earlier failure without a problem list keeps its message, or "failed", and its step, or "verify"', () => {
+    const bare: PhaseResult = { phase: 'environment', verdict: 'failed', durationMs: 1 };
+    expect(withNodeEngines({ result: { ...bare, message: 'install failed' }, evidence }, ['p']).result).toEqual({
+      ...bare,
+      message: 'install failed; p',
+      step: 'verify',
+      details: { problems: ['install failed', 'p'] },
+    });
+    expect(withNodeEngines({ result: bare, evidence }, ['p']).result).toMatchObject({ message: 'failed; p', step: 'verify' });
+  });
+
+  test('the variant’s version may carry its v; a prerelease Node the server ran on is the same Node', () => {
+    const ran = (node: string): SdkRuntime => ({ server: 'stdio', probe: true, nodeBin: false, answered: true, copies: [], node });
+    expect(serverNodeMismatch([ran('v22.23.5')], 'v22.23.5')).toEqual([]);
+    expect(serverNodeMismatch([ran('v22.0.0-v8-canary1')], '22.0.0-v8-canary1')).toEqual([]);
+  });
+
+  test('a passed result’s own message and step give way to the mismatch; a not-measured one without a step gets "server Node"', () => {
+    const passed: PhaseResult = { phase: 'environment', verdict: 'passed', durationMs: 1, message: 'SDK 1.32.2', step: 'verify' };
+    expect(withServerNode({ result: passed, evidence }, ['m']).result).toMatchObject({
+      verdict: 'not-measured',
+      message: 'm',
+      step: 'server Node',
+    });
+    const unmeasured: PhaseResult = { phase: 'environment', verdict: 'not-measured', durationMs: 1 };
+    expect(withServerNode({ result: unmeasured, evidence }, ['m']).result).toMatchObject({ message: 'm', step: 'server Node' });
+  });
+});

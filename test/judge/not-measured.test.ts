@@ -8,7 +8,7 @@ import {
   notRun,
   suiteMissing,
 } from '../../src/judge/not-measured.js';
-import type { PhaseName, PhaseResult } from '../../src/results/types.js';
+import { PHASES, type PhaseName, type PhaseResult } from '../../src/results/types.js';
 
 const pin = { primary: '@modelcontextprotocol/sdk', version: '1.32.2', packageName: 'srv', range: '>=1.23.0 <1.25.0' };
 const results = (...phases: PhaseResult[]) => new Map<PhaseName, PhaseResult>(phases.map((p) => [p.phase, p]));
@@ -106,5 +106,32 @@ describe('what the harness could not measure', () => {
     });
     expect(driverStopped({ results: [], message: 'gone' }, true)).toMatchObject({ phase: 'stdio', message: 'interrupted' });
     expect(driverStopped({ ...crash, results: [{ phase: 'http', verdict: 'failed', durationMs: 1 }] }, false)).toBeUndefined();
+  });
+});
+
+describe('not measured: edges', () => {
+  it("npm's refusal is the server's verdict even when a cause came with it: the refusal is named, not the cause", () => {
+    const refused = { kind: 'failed' as const, attempts: 1, durationMs: 1, code: 'ERESOLVE', message: 'x', cause: 'the disk is full' };
+    expect(installFailure(refused, { ...pin, range: undefined }).message).toBe('npm install failed (ERESOLVE): x');
+  });
+
+  it('with every phase reported, the harness stopped in the last one', () => {
+    const all = results(...PHASES.map((phase): PhaseResult => ({ phase, verdict: 'passed', durationMs: 1 })));
+    expect(nextPhase(all)).toBe('leaks');
+  });
+
+  it('a phase not run without an environment result, or after an install that passed, is the harness stopping', () => {
+    expect(notRun('http', results(), false).message).toBe('not run: the harness stopped before this phase');
+    const installed: PhaseResult = { phase: 'environment', verdict: 'passed', durationMs: 1, step: 'npm install' };
+    expect(notRun('http', results(installed), false).message).toBe('not run: the harness stopped before this phase');
+  });
+
+  it('a stopped driver: the results of other phases do not stand for the one it was in', () => {
+    const crash = {
+      results: [{ phase: 'stdio', verdict: 'passed', durationMs: 1 }] as PhaseResult[],
+      current: 'http' as const,
+      message: 'killed',
+    };
+    expect(driverStopped(crash, false)).toMatchObject({ phase: 'http', verdict: 'not-measured' });
   });
 });

@@ -286,3 +286,42 @@ describe('runtime SDK identity: every branch, exactly', () => {
     expect(withRuntimeSdk({ result: listed, evidence }, ok).result).toMatchObject({ message: 'a; 2', step: 'custom' });
   });
 });
+
+describe('runtime SDK identity: why nothing was observed', () => {
+  const base = {
+    installSet: { '@modelcontextprotocol/sdk': '1.32.2' },
+    primary: '@modelcontextprotocol/sdk',
+    binFile: './bin/server.js',
+    phases: [] as PhaseResult[],
+  };
+  const UNSEEN = 'so which SDK copy the server runs was not observed';
+
+  it('stdio and http not run (a secret not set) say why; with either one enabled, the driver stopped first', () => {
+    const off = { stdio: false, http: false };
+    expect(judgeRuntimeSdk({ ...base, enabled: off, notRun: 'SECRET_TOKEN is not set' })).toEqual({
+      verdict: 'not-measured',
+      messages: [`no server ran (SECRET_TOKEN is not set), ${UNSEEN}`],
+      observed: [],
+    });
+    expect(judgeRuntimeSdk({ ...base, enabled: off }).messages).toEqual([`no server answered (stdio and http are skipped), ${UNSEEN}`]);
+    for (const enabled of [
+      { stdio: true, http: false },
+      { stdio: false, http: true },
+    ])
+      expect(judgeRuntimeSdk({ ...base, enabled, notRun: 'SECRET_TOKEN is not set' }).messages).toEqual([
+        `no stdio or http server was observed (the driver stopped first), ${UNSEEN}`,
+      ]);
+  });
+
+  it('every process the probe did not see is named, one after another', () => {
+    const unobserved = [
+      { pid: 1, command: 'node a.js', why: 'why a' },
+      { pid: 2, command: 'node b.js', why: 'why b' },
+    ];
+    const runtime: SdkRuntime = { server: 'stdio', probe: true, nodeBin: true, answered: true, copies: [], unobserved };
+    const phases: PhaseResult[] = [{ phase: 'stdio', verdict: 'passed', durationMs: 1, details: { sdkRuntime: [runtime, 'junk', null] } }];
+    expect(judgeRuntimeSdk({ ...base, enabled: { stdio: true, http: false }, phases }).messages).toEqual([
+      `the stdio server answered from a process the probe did not see (node a.js: why a; node b.js: why b), ${UNSEEN}`,
+    ]);
+  });
+});

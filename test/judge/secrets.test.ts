@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { absenceContext, absenceWarning, absentSecrets, secretEnv, secretGaps, secretValues } from '../../src/judge/secrets.js';
+import { absenceContext, absenceWarning, absentSecrets, runSecrets, secretEnv, secretGaps, secretValues } from '../../src/judge/secrets.js';
 import type { SecretSpec } from '../../src/config/types.js';
 
 const all: SecretSpec['phases'] = ['stdio', 'http', 'bind', 'conformance', 'leaks'];
@@ -84,5 +84,47 @@ describe('absenceWarning', () => {
     expect(absenceWarning([HTTP_ONLY], '')).toBe(
       'secret(s) not set: HTTP_SECRET (http). Those phases are not run, and read as skipped, never failed.',
     );
+  });
+});
+
+describe('secrets: edges of the GitHub context and the run’s view', () => {
+  test('a pull request from a fork flagged without a name, one from another repository without a base, pull_request_target', () => {
+    expect(absenceContext(gh, { pull_request: { head: { repo: { fork: true } } } })).toBe(
+      'this run is a pull request from a fork, and GitHub gives fork pull requests no secrets',
+    );
+    for (const base of [undefined, {}])
+      expect(absenceContext(gh, { pull_request: { head: { repo: { full_name: 'bob/server' } }, ...(base ? { base } : {}) } })).toContain(
+        'from a fork (bob/server)',
+      );
+    const target = { ...gh, GITHUB_EVENT_NAME: 'pull_request_target' };
+    expect(absenceContext(target, { pull_request: { head: { repo: { fork: true } } } })).toContain('from a fork');
+  });
+
+  test('a payload without a head, or GitHub without an event name, is no fork', () => {
+    expect(absenceContext(gh, { pull_request: {} })).toBe('');
+    expect(absenceContext({ GITHUB_ACTIONS: 'true' }, { pull_request: { head: { repo: { fork: true } } } })).toBe('');
+  });
+
+  test('the warning lists every absent secret; the phases read as skipped only when every one allows it', () => {
+    expect(absenceWarning([KEY, HTTP_ONLY], '')).toBe(
+      'secret(s) not set: API_KEY (stdio, http, bind, conformance, leaks); HTTP_SECRET (http). Those phases are not run, and read as not measured, never failed.',
+    );
+  });
+
+  test('runSecrets: the gaps and warning with the fork named, each phase’s own secrets, every value masked', () => {
+    const fork = { pull_request: { head: { repo: { fork: true, full_name: 'bob/server' } } } };
+    const run = runSecrets([KEY, HTTP_ONLY], { ...gh, HTTP_SECRET: 'h-123456789' }, fork);
+    expect([...run.gaps.keys()]).toEqual(all);
+    expect(run.gaps.get('http')?.message).toContain('(this run is a pull request from a fork (bob/server)');
+    expect(run.warning).toBe(
+      'secret(s) not set: API_KEY (stdio, http, bind, conformance, leaks): this run is a pull request from a fork (bob/server), and GitHub gives fork pull requests no secrets. Those phases are not run, and read as not measured, never failed.',
+    );
+    expect(run.env('http')).toEqual({ HTTP_SECRET: 'h-123456789' });
+    expect(run.env('stdio')).toEqual({});
+    expect(run.mask).toEqual(['h-123456789']);
+    const present = runSecrets([KEY], { ...gh, API_KEY: 'k-123456789' }, fork);
+    expect(present.gaps.size).toBe(0);
+    expect(present).not.toHaveProperty('warning');
+    expect(present.env('leaks')).toEqual({ API_KEY: 'k-123456789' });
   });
 });

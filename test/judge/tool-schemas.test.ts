@@ -50,3 +50,81 @@ describe('checkToolSchemas', () => {
     expect(checkToolSchemas(failed)).toBe(failed);
   });
 });
+
+describe('checkToolSchemas: what is judged', () => {
+  const withParity = (parity: unknown, phase: PhaseResult['phase'] = 'stdio'): PhaseResult => ({
+    phase,
+    verdict: 'passed',
+    durationMs: 1,
+    details: { parity },
+  });
+
+  test('only a passed stdio result with a recorded surface is judged', () => {
+    const bad = { 'tool add': { inputSchema: { type: 'objekt' } } };
+    for (const result of [
+      withParity(bad, 'http'),
+      withParity(undefined),
+      withParity(['tool add']),
+      withParity(null),
+      { phase: 'stdio', verdict: 'passed', durationMs: 1 } as PhaseResult,
+    ])
+      expect(checkToolSchemas(result)).toBe(result);
+    expect(checkToolSchemas(withParity(bad)).verdict).toBe('failed');
+  });
+
+  test('only tools are judged (a prompt’s or template’s fields are not schemas), and only their recorded entries', () => {
+    const parity = {
+      'prompt draft': { inputSchema: { type: 'objekt' } },
+      'template notes': { outputSchema: { type: 'objekt' } },
+      'tool gone': null,
+      'tool list': ['inputSchema'],
+      'tool bare': { description: 'no schema recorded' },
+      'tool big': { inputSchema: { $truncated: 'sha256-…', bytes: 900_000 } },
+    };
+    const result = withParity(parity);
+    expect(checkToolSchemas(result)).toBe(result);
+  });
+
+  test('a schema that is not an object (a string, an array, null, a number) is named with what it is; true and false are schemas', () => {
+    const result = checkToolSchemas(
+      withParity({
+        'tool a': { inputSchema: 'object' },
+        'tool b': { inputSchema: [{ type: 'object' }] },
+        'tool c': { inputSchema: null, outputSchema: 3 },
+        'tool d': { inputSchema: true, outputSchema: false },
+      }),
+    );
+    expect(result).toEqual({
+      phase: 'stdio',
+      verdict: 'failed',
+      durationMs: 1,
+      details: result.details,
+      step: 'validate tool schemas',
+      message: [
+        'tool a: inputSchema is not valid JSON Schema: expected an object, got "object"',
+        'tool b: inputSchema is not valid JSON Schema: expected an object, got [{"type":"object"}]',
+        'tool c: inputSchema is not valid JSON Schema: expected an object, got null',
+        'tool c: outputSchema is not valid JSON Schema: expected an object, got 3',
+      ].join('; '),
+    });
+  });
+
+  test('a 2020-12 schema passes; one that both drafts refuse is named with ajv’s error', () => {
+    expect(checkToolSchemas(withParity({ 'tool x': { inputSchema: { type: 'array', prefixItems: [{ type: 'number' }] } } })).verdict).toBe(
+      'passed',
+    );
+    const both = checkToolSchemas(withParity({ 'tool x': { inputSchema: { type: 'object', minProperties: -1 } } }));
+    expect(both.message).toMatch(/^tool x: inputSchema is not valid JSON Schema: schema is invalid: data\/minProperties must be >= 0$/);
+  });
+
+  test('vendor keywords and unknown formats are allowed (not strict) in either draft; a schema only one draft accepts passes', () => {
+    const vendor = { type: 'object', 'x-ui': { widget: 'text' }, properties: { d: { type: 'string', format: 'my-date' } } };
+    expect(checkToolSchemas(withParity({ 'tool x': { inputSchema: vendor } })).verdict).toBe('passed');
+    // `additionalItems` must be a schema in draft-07; 2020-12 dropped the keyword, so there it is one more unknown keyword.
+    const only2020 = { type: 'array', items: {}, additionalItems: 5, 'x-ui': 1, prefixItems: [{ type: 'string', format: 'my-date' }] };
+    expect(checkToolSchemas(withParity({ 'tool x': { inputSchema: only2020 } })).verdict).toBe('passed');
+    // The array form of `items` is draft-07 only (2020-12 refuses it): with a vendor keyword it must still pass.
+    const only07 = { type: 'array', items: [{ type: 'string' }], 'x-ui': 1 };
+    expect(checkToolSchemas(withParity({ 'tool x': { inputSchema: only07 } })).verdict).toBe('passed');
+  });
+});

@@ -283,5 +283,10 @@ describe('surface: allowances, the check and its failures', () => {
     expect(text.endsWith('}\n')).toBe(true);
     expect(JSON.parse(text)).toEqual({ package: '@acme/notes-mcp', items });
     expect(parseSnapshot(text)).toEqual({ ok: true, items });
+    // Answer parity's compared values ride along when given; anything but an object there is dropped on reading.
+    const compared = { 'tool add': { content: ['text'] } };
+    expect(JSON.parse(renderSnapshot('@acme/notes-mcp', items, compared))).toEqual({ package: '@acme/notes-mcp', items, compared });
+    expect(parseSnapshot(renderSnapshot('@acme/notes-mcp', items, compared))).toEqual({ ok: true, items, compared });
+    expect(parseSnapshot(JSON.stringify({ items, compared: ['x'] }))).toEqual({ ok: true, items });
   });
 });
