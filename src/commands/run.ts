@@ -10,7 +10,7 @@ import { publishInto } from '../reports/publish.js';
 import { checkOutDir, writeReportsSync, writeRunReports } from '../reports/write.js';
 import { decideRun, storedFacts } from '../results/verdict.js';
 import { baselineFromRun, DEFAULT_BASELINE, parseBaseline, readBaseline, renderBaseline } from '../reports/baseline.js';
-import type { BaselineEntry } from '../results/types.js';
+import type { BaselineEntry, RunResult } from '../results/types.js';
 import { hasAxes } from '../results/variants.js';
 import { hasAxes as hasPlannedAxes } from '../plan/plan.js';
 import { describeExpansion } from './plan.js';
@@ -49,6 +49,10 @@ export interface RunCommandOptions extends PrepareOptions {
   updateSurface?: boolean;
   /** plan.json (`plan --json`'s output): run its frozen plan, never resolving against the registry. */
   plan?: string;
+  /** How a repro line starts (`npx mcp-matrix` for the API); default: as this process was started. */
+  invocation?: string;
+  /** Told the run as its reports say it, and the files written (the programmatic API's result). */
+  onRun?: (run: RunResult, written: string[]) => void;
 }
 
 export async function runCommand(options: RunCommandOptions, log: Logger): Promise<number | Failure> {
@@ -132,7 +136,7 @@ async function runAndReport(options: RunCommandOptions, log: Logger): Promise<nu
     progressLine: log.info,
     signal: options.signal,
     ...(options.config ? { configFlag: options.config } : {}),
-    invocation: invocation(),
+    invocation: options.invocation ?? invocation(),
     ...(baseline ? { baseline } : {}),
     ...(surfaceSnapshot ? { surfaceSnapshot } : {}),
     ...(comparedSnapshot ? { comparedSnapshot } : {}),
@@ -203,6 +207,7 @@ async function runAndReport(options: RunCommandOptions, log: Logger): Promise<nu
   log.info(
     `${run.verdict.toUpperCase()} · ${hasAxes(run.plan) ? `${run.cells.length} variant(s) of ${new Set(run.cells.map((c) => c.cell)).size} cell(s)` : `${run.cells.length} cell(s)`} in ${(run.durationMs / 1000).toFixed(1)} s · ${written.map((f) => path.relative(options.cwd, f)).join(', ')}`,
   );
+  options.onRun?.(run, written);
   return run.exitCode;
 }
 

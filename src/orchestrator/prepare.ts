@@ -1,4 +1,5 @@
 // Config → resolved config → plan: shared by `plan` and `run`.
+import { inlineConfig } from '../config/inline.js';
 import { loadConfig } from '../config/load.js';
 import { DEFAULT_MAJORS, resolveConfig, type Overrides, type ResolvedConfig } from '../config/resolve.js';
 import { buildPlan, lookupNames, type Plan } from '../plan/plan.js';
@@ -8,6 +9,8 @@ import type { Result } from '../util/result.js';
 export interface PrepareOptions extends Overrides {
   cwd: string;
   config?: string;
+  /** The config itself (the programmatic API), instead of a file; its directory is `cwd`. */
+  configObject?: unknown;
   /** The run's abort: registry look-ups stop with it. */
   signal?: AbortSignal;
 }
@@ -24,7 +27,10 @@ export async function prepareConfig(
   const registry = createRegistry(undefined, options.signal ? { signal: options.signal } : {});
   // The default SDK packages are looked up while the config loads; a config with other majors asks for its own.
   if (!flags.frozen) for (const name of lookupNames(DEFAULT_MAJORS)) void registry.meta(name);
-  const loaded = await loadConfig(options.cwd, options.config, options.signal);
+  const loaded =
+    options.configObject !== undefined
+      ? inlineConfig(options.configObject, options.cwd)
+      : await loadConfig(options.cwd, options.config, options.signal);
   if (!loaded.ok) {
     registry.cancel();
     return loaded;
