@@ -1,4 +1,4 @@
-// Argument parsing, the one error boundary, and exit codes: 0 pass · 1 failed (unlisted failure, stale allowance or baseline entry, lockstep error, surface difference) · 2 usage/config · 3 not measured · 130 interrupted.
+// Argument parsing, the one error boundary, and exit codes: 0 pass · 1 failed (unlisted failure, stale allowance or baseline entry, lockstep error, surface or answer difference) · 2 usage/config · 3 not measured · 130 interrupted.
 import { cac } from 'cac';
 import { createLogger, type Logger } from './logger.js';
 import { holdLateSignals, watchInterrupts } from './process/interrupts.js';
@@ -134,7 +134,8 @@ export async function main(argv: string[], log: Logger = createLogger()): Promis
         '  0  every required cell passed (allowed failures and failures listed in the baseline, shown as "expected", included)',
         '  1  a failure not listed in the baseline, a stale allowance, a stale baseline entry (a listed failure that now',
         "     passes: delete the named line), a lockstep error with lockstep: 'error' (plan and run), or a surface",
-        '     difference between cells or from mcp-surface.json not allowed by surface.allow; init: the server failed',
+        '     difference between cells or from mcp-surface.json not allowed by surface.allow, or an answer difference',
+        '     (between cells, from mcp-surface.json, or a stale parity.allow entry); init: the server failed',
         '  2  usage or config error (also a bad baseline file)',
         '  3  not measured (infrastructure) with no failure · 130 interrupted',
       ].join('\n'),
