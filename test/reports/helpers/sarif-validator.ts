@@ -3,7 +3,7 @@
 // SARIF output is read: every result at level error or warning, as `file: RULE message-id (arguments)`.
 // `--rule-kind Sarif;Gh` adds the rules of GitHub's code scanning ingestion (GH1xxx/GH2xxx) to the spec's.
 import { execFile } from 'node:child_process';
-import { accessSync, constants } from 'node:fs';
+import { accessSync, chmodSync, constants, statSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import os from 'node:os';
@@ -15,7 +15,12 @@ const require = createRequire(import.meta.url);
 /** The validator binary for this platform (the package's index resolves its platform package). */
 export function validatorPath(): string {
   const bin = require('@microsoft/sarif-multitool') as string;
-  accessSync(bin, constants.X_OK);
+  // Its postinstall (chmod u+x) does not run where npm holds back install scripts: the file is ours to mark.
+  try {
+    accessSync(bin, constants.X_OK);
+  } catch {
+    chmodSync(bin, statSync(bin).mode | 0o100);
+  }
   return bin;
 }
 
