@@ -14,7 +14,7 @@ describe('normaliseAnswer', () => {
       structuredContent: { n: 1 },
       _meta: { 'io.example/size': 3 },
     };
-    expect(normaliseAnswer({ tool: 't' }, wire)).toEqual({
+    expect(normaliseAnswer({ tool: 't' }, wire)).toStrictEqual({
       isError: false,
       content: [
         { type: 'text', text: digest('hello'), annotations: { priority: 1 } },
@@ -51,5 +51,42 @@ describe('normaliseAnswer', () => {
     recordCompared(details, uniqueItem(details, 'tools/call a'), 2);
     recordCompared(details, uniqueItem(details, 'tools/call a'), 3);
     expect(details.compared).toEqual({ 'tools/call a': 1, 'tools/call a #2': 2, 'tools/call a #3': 3 });
+  });
+});
+
+describe('normaliseAnswer: odd answers and vary paths', () => {
+  test('what is not an object is named by its type; a missing list is empty; fields absent stay absent', () => {
+    expect(VARIES).toBe('(varies)');
+    expect(normaliseAnswer({ tool: 't' }, null)).toStrictEqual({ isError: false, content: [] });
+    expect(normaliseAnswer({ tool: 't' }, { content: 'x' })).toStrictEqual({ isError: false, content: [] });
+    expect(normaliseAnswer({ tool: 't' }, { content: [null, 'x', { type: 'text' }] })).toStrictEqual({
+      isError: false,
+      content: [{ invalid: 'null' }, { invalid: 'string' }, { type: 'text' }],
+    });
+    expect(
+      normaliseAnswer({ resource: 'r' }, { contents: [null, 2, { uri: 'r', annotations: { priority: 1 }, _meta: { k: 1 } }] }),
+    ).toStrictEqual({
+      contents: [{ invalid: 'null' }, { invalid: 'number' }, { uri: 'r', annotations: { priority: 1 }, _meta: ['k'] }],
+    });
+    expect(normaliseAnswer({ resource: 'r' }, { contents: [{ uri: 'r' }] })).toStrictEqual({ contents: [{ uri: 'r' }] });
+    expect(normaliseAnswer({ prompt: 'p' }, { messages: [3, { role: 'user', content: null }] })).toStrictEqual({
+      messages: [{ invalid: 'number' }, { role: 'user', content: { invalid: 'null' } }],
+    });
+    expect(normaliseAnswer({ prompt: 'p' }, { messages: [], _meta: { b: 1, a: 1 } })).toStrictEqual({ messages: [], _meta: ['a', 'b'] });
+  });
+
+  test('a vary path may name a list item by its index; one past the end, or naming nothing, changes nothing', () => {
+    const wire = {
+      content: [
+        { type: 'text', text: 'a' },
+        { type: 'text', text: 'b' },
+      ],
+    };
+    expect(normaliseAnswer({ tool: 't', vary: ['content[1]'] }, wire).content).toStrictEqual([{ type: 'text', text: digest('a') }, VARIES]);
+    expect(normaliseAnswer({ tool: 't', vary: ['content[2]', 'content[x]', '.', 'isError.deep'] }, wire)).toStrictEqual(
+      normaliseAnswer({ tool: 't' }, wire),
+    );
+    const many = { content: Array.from({ length: 12 }, (_, i) => ({ type: 'text', text: String(i) })) };
+    expect((normaliseAnswer({ tool: 't', vary: ['content[11].text'] }, many).content as { text: string }[])[11]!.text).toBe(VARIES);
   });
 });

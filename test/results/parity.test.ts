@@ -137,3 +137,43 @@ describe('recorded-value parity', () => {
     );
   });
 });
+
+describe('recorded-value parity: edges', () => {
+  test('rows without values are not compared; parityFailures names each kind', () => {
+    expect(recordedValues({ phases: [] })).toBeUndefined();
+    const empty = { ...V1, phases: { stdio: { details: { compared: {} } }, http: { details: { compared: null } } } } as unknown as CellSpec;
+    expect(recordedValues(makeRun([empty]).cells[0]!)).toBeUndefined();
+    expect(recordedSnapshot(makeRun([empty, V2]).cells)).toEqual({ 'stdio tools/call fail': lost });
+    expect(recordedSnapshot(makeRun([empty]).cells)).toBeUndefined();
+    expect(parityFailures(undefined)).toEqual([]);
+    const check = { cells: [], items: [], findings: ['f'], allowed: ['a'], stale: ['s'], allow: [], drift: ['d'] };
+    expect(parityFailures(check)).toEqual(['parity: f', 'parity snapshot: d', 'parity: stale s']);
+  });
+
+  test('allowances: kept in the check, used by drift too, stale only when two rows could have shown the difference', () => {
+    const allow = [{ item: 'stdio tools/call fail', path: 'isError', reason: 'r' }];
+    const bySnapshot = compareRecorded(makeRun([V2, { ...V2, id: 'v2-other' }]).cells, allow, { 'stdio tools/call fail': failing });
+    expect(bySnapshot).toMatchObject({ findings: [], drift: [], stale: [], allow });
+    const gone = [{ item: 'stdio tools/call gone', reason: 'renamed' }];
+    expect(compareRecorded(makeRun([V1]).cells, gone).stale).toEqual([]);
+    expect(compareRecorded(makeRun([V1, V2_SAME]).cells, gone).stale).toEqual([
+      'parity.allow stdio tools/call gone: (renamed) matches no difference: no row recorded that item; delete it',
+    ]);
+  });
+
+  test('snapshot items no row recorded: named in order, unless a row recorded them or an allowance covers them', () => {
+    const snapshot = { 'stdio tools/call z': lost, 'stdio tools/call fail': failing, 'stdio tools/call a': lost };
+    expect(compareRecorded([], [], snapshot).drift).toEqual([]);
+    const partial = { ...V2_SAME, phases: recorded({ 'tools/call fail': failing, 'tools/call a': lost }) };
+    expect(compareRecorded(makeRun([V1, partial]).cells, [], snapshot).drift).toEqual([
+      'stdio tools/call z: in the snapshot, recorded by no row',
+    ]);
+    expect(compareRecorded(makeRun([V1]).cells, [], snapshot).drift).toEqual([
+      'stdio tools/call a: in the snapshot, recorded by no row',
+      'stdio tools/call z: in the snapshot, recorded by no row',
+    ]);
+    expect(compareRecorded(makeRun([V1]).cells, [{ item: 'stdio tools/call z', reason: 'r' }], snapshot).drift).toEqual([
+      'stdio tools/call a: in the snapshot, recorded by no row',
+    ]);
+  });
+});
