@@ -13,7 +13,7 @@ export default defineConfig({
   ],
   stdio: {
     expect: {
-      tools: ['add_note', 'get_note', 'list_notes', 'search_notes', 'delete_note', 'stats'],
+      tools: ['add_note', 'get_note', 'list_notes', 'search_notes', 'delete_note', 'stats', 'wait'],
       resourceTemplates: 2,
       prompts: ['summarize_note', 'draft_note'],
     },
@@ -32,6 +32,8 @@ export default defineConfig({
       { resource: 'notes://tag/matrix', expect: { text: 'note-3' } },
       { prompt: 'summarize_note', arguments: { id: 'note-1' }, expect: { messages: 1 } },
       { prompt: 'draft_note', arguments: { topic: 'release evidence' }, expect: { text: 'release evidence' } },
+      // The call the lifecycle checks cancel in flight and send a second initialize beside (docs/phases.md).
+      { tool: 'wait', arguments: { ms: 600 }, slow: true, expect: { text: 'Waited 600 ms' } },
     ],
   },
   http: {

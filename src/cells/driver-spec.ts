@@ -77,6 +77,7 @@ export function driverSpec(input: SpecInput): DriverSpec {
         expect: cfg.stdio.expect,
         steps: cfg.stdio.steps,
         timeoutMs: cfg.stdio.timeoutMs,
+        checks: cfg.stdio.checks,
       },
       http: cfg.http && {
         command: command(cfg.http.args, cfg.http.env, 'http'),

@@ -40,6 +40,12 @@ export interface StdioConfig extends ServerPhaseConfig {
   expect?: SurfaceExpectation;
   /** Scripted tool calls, resource reads and prompt gets with expectations. */
   steps?: Step[];
+  /**
+   * The level of each sub-check, by id (`session`, `unknown-method`, `unknown-tool`, `invalid-arguments`,
+   * `repeated-initialize`, `cancellation`): `'require'` fails the phase, `'warn'` is shown and never fails,
+   * `'off'` is not run. @default `'require'` for each
+   */
+  checks?: Partial<Record<string, CheckLevel>>;
 }
 
 export interface HttpConfig extends ServerPhaseConfig {

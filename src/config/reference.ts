@@ -1,10 +1,10 @@
 // What each config key means: the text of docs/config.md. The keys and types come from the schema
 // (schema-tree.ts); a test fails when a schema key has no entry here, or an entry names no key.
 
-import { CHECKS } from '../results/checks.js';
+import { CHECKS, type CheckPhase } from '../results/checks.js';
 
 /** `http.checks.<id>`: what the check proves, the requirement it comes from, its default level. */
-function checkRows(phase: 'http'): Record<string, string> {
+function checkRows(phase: CheckPhase): Record<string, string> {
   return Object.fromEntries(
     CHECKS.filter((c) => c.phase === phase).map((c) => {
       const from = c.requirement ? `${c.requirement} (${c.spec ? `${c.spec.revision} ${c.spec.section}` : ''})` : "the harness's own";
@@ -56,6 +56,8 @@ export const CONFIG_REFERENCE: Record<string, string> = {
     'The step answer’s paths whose values legitimately differ between runs (an id, a timestamp), e.g. `content[0].text`, `structuredContent.id`: answer parity records them as `(varies)`. Declared, never guessed. Default: none.',
   'stdio.steps[] (tool).tool': 'A tool call: the tool name.',
   'stdio.steps[] (tool).arguments': 'The call’s arguments. Left out, none are sent.',
+  'stdio.steps[] (tool).slow':
+    'The call takes a while (300 ms or more): the lifecycle checks of the stdio and http phases send `notifications/cancelled` for it while it runs (`cancellation`) and a second `initialize` while it is in flight (`repeated-initialize`). Only the first such step is used. One that answers within 300 ms cannot be cancelled in flight: `cancellation` is then skipped with a config warning (`config: … marked slow but answered in N ms`), never a hang. Without one, `cancellation` is skipped and `repeated-initialize` uses the first tool step. Default: `false`.',
   'stdio.steps[] (tool).expect': 'What the result must show.',
   'stdio.steps[] (tool).expect.isError': 'The result’s `isError` flag must be exactly this. Default: `false`.',
   'stdio.steps[] (tool).expect.text': 'A substring of the joined text content.',
@@ -72,6 +74,9 @@ export const CONFIG_REFERENCE: Record<string, string> = {
   'stdio.steps[] (prompt).expect': 'What the messages must show.',
   'stdio.steps[] (prompt).expect.messages': 'The exact number of messages.',
   'stdio.steps[] (prompt).expect.text': 'A substring of the joined text of the messages.',
+  'stdio.checks':
+    "The level of each sub-check of the phase: `'require'` fails the phase, `'warn'` is shown and never fails, `'off'` is not run (recorded as skipped). `session` is the phase's own run (initialize, lists, steps, ping, stdout); the others are the lifecycle edges, run on the same session after its steps (docs/phases.md). An unknown check or level is a config error listing the valid ones. Default: `'require'` for each.",
+  ...checkRows('stdio'),
   http: 'The http phase, on a free loopback port with a random token: no token → 401 with `WWW-Authenticate: Bearer`, a wrong token → 401, the right token → a full Streamable HTTP round trip. Absent: `skipped (not configured)`; `false`: `skipped (disabled)`.',
   'http.args':
     "How the server is told its transport, host, port and token. `{host}`, `{port}`, `{token}` are substituted; with `auth: 'oauth'` also `{issuer}` (the local authorization server's issuer URL), `{jwksUri}` (its JWKS) and `{audience}` (see `oauth.audience`). Default: `--transport streamable-http --host {host} --port {port}`.",

@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import path from 'node:path';
 import type { ClientSpec } from './types.js';
 import type { CheckLevel } from '../results/types.js';
-import { CHECKS, defaultLevel } from '../results/checks.js';
+import { CHECKS, defaultLevel, type CheckPhase } from '../results/checks.js';
 import type { ParityAllowance } from '../results/types.js';
 import type { CellConfig, MajorRecipe, MatrixConfig, Step, SurfaceExpectation } from './define.js';
 import { cellIdFromPin } from './schema.js';
@@ -37,7 +37,17 @@ export interface ResolvedConfig {
   cells: ResolvedCell[];
   majors: Record<string, MajorRecipe>;
   env: Record<string, string>;
-  stdio: false | { args: string[]; env: Record<string, string>; timeoutMs: number; expect: SurfaceExpectation; steps: Step[] };
+  stdio:
+    | false
+    | {
+        args: string[];
+        env: Record<string, string>;
+        timeoutMs: number;
+        expect: SurfaceExpectation;
+        steps: Step[];
+        /** Each sub-check's level (the session and the lifecycle edges), defaults applied. */
+        checks: Record<string, CheckLevel>;
+      };
   http:
     | false
     | {
@@ -132,6 +142,7 @@ export function resolveConfig(loaded: LoadedConfig, overrides: Overrides = {}, c
           timeoutMs: c.stdio.timeoutMs ?? 15_000,
           expect: c.stdio.expect ?? {},
           steps: c.stdio.steps ?? [],
+          checks: resolveChecks('stdio', 'none', c.stdio.checks ?? {}),
         },
     http,
     bind: !c.bind
@@ -192,7 +203,7 @@ function resolveHttp(h: NonNullable<Exclude<MatrixConfig['http'], false>>): Excl
 }
 
 /** Every check of the phase at its configured level, else its default for this `auth`. */
-export function resolveChecks(phase: 'http', auth: string, levels: Partial<Record<string, CheckLevel>>): Record<string, CheckLevel> {
+export function resolveChecks(phase: CheckPhase, auth: string, levels: Partial<Record<string, CheckLevel>>): Record<string, CheckLevel> {
   return Object.fromEntries(CHECKS.filter((c) => c.phase === phase).map((c) => [c.id, levels[c.id] ?? defaultLevel(c, auth)]));
 }
 

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import semver from 'semver';
 import { formatIssues as formatLeafIssues } from './issues.js';
 import { CLIENT_PACKAGES, DEFAULT_MAJORS, pinMajor } from './majors.js';
-import { CHECK_LEVELS, checkIds } from '../results/checks.js';
+import { CHECK_LEVELS, checkIds, type CheckPhase } from '../results/checks.js';
 
 const stringRecord = z.record(z.string(), z.string());
 const expectation = z.union([z.number().int().nonnegative(), z.array(z.string())]);
@@ -16,6 +16,7 @@ const step = z.union([
     tool: z.string().min(1),
     vary,
     arguments: z.record(z.string(), z.unknown()).optional(),
+    slow: z.boolean().optional(),
     expect: z
       .strictObject({
         isError: z.boolean().optional(),
@@ -53,7 +54,7 @@ const client = z.strictObject({
 });
 
 /** `<phase>.checks`: a level per known sub-check (src/driver/checks.ts); unknown names and levels list the valid ones. */
-function checkLevels(phase: 'http') {
+function checkLevels(phase: CheckPhase) {
   const level = z.enum(CHECK_LEVELS as ['require', 'warn', 'off']).optional();
   return z.strictObject(Object.fromEntries(checkIds(phase).map((id) => [id, level])));
 }
@@ -131,6 +132,7 @@ export const configSchema = z
             })
             .optional(),
           steps: z.array(step).optional(),
+          checks: checkLevels('stdio').optional(),
         }),
       ])
       .optional(),

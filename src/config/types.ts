@@ -7,6 +7,11 @@ export type Step =
       tool: string;
       vary?: Vary;
       arguments?: Record<string, unknown>;
+      /**
+       * The call takes a while: the lifecycle checks (src/driver/lifecycle-checks.ts) cancel it in flight
+       * and send a second `initialize` while it runs. One that answers at once is a config warning.
+       */
+      slow?: boolean;
       expect?: {
         /** Expect the result's `isError` flag to be exactly this (default false). */
         isError?: boolean;

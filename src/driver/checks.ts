@@ -9,10 +9,13 @@ import type { CheckLevel, SubCheckResult, Verdict } from '../results/types.js';
 /** `require` fails the phase; `warn` is shown and never fails; `off` is not run (recorded as skipped). */
 export const CHECK_LEVELS: readonly CheckLevel[] = ['require', 'warn', 'off'];
 
+/** The phases whose results record sub-checks. */
+export type CheckPhase = 'stdio' | 'http';
+
 export interface CheckDefinition {
   id: string;
   /** The phase whose config (`<phase>.checks`) sets its level and whose result records it. */
-  phase: 'http';
+  phase: CheckPhase;
   /** What it proves, one line (docs/config.md, the reports' check table). */
   title: string;
   /** The requirement's strength; absent: the harness's own expectation (e.g. the configured steps). */
@@ -30,8 +33,64 @@ const MCP = '2025-11-25';
 const transports = (anchor: string) => ({ revision: `MCP ${MCP}`, section: `basic/transports#${anchor}` });
 const authorization = (anchor: string) => ({ revision: `MCP ${MCP}`, section: `basic/authorization#${anchor}` });
 
+/**
+ * The lifecycle edges (src/driver/lifecycle-checks.ts), the same five in the stdio and the http phase:
+ * one definition per phase, identical but for `phase`, so a lookup by id alone reads the same entry.
+ */
+function lifecycle(phase: CheckPhase): CheckDefinition[] {
+  return [
+    {
+      id: 'unknown-method',
+      phase,
+      title: 'a request for a method the server does not have gets the JSON-RPC error -32601 (Method not found)',
+      requirement: 'MUST',
+      spec: { revision: 'JSON-RPC 2.0', section: '5.1' },
+      defaultLevel: 'require',
+    },
+    {
+      id: 'unknown-tool',
+      phase,
+      title: 'a `tools/call` for a tool the server does not list gets an error or an `isError` result (which is recorded)',
+      spec: { revision: `MCP ${MCP}`, section: 'server/tools#error-handling' },
+      defaultLevel: 'require',
+    },
+    {
+      id: 'invalid-arguments',
+      phase,
+      title:
+        'a configured tool called with arguments its `inputSchema` refuses gets an error or an `isError` result (which is recorded), never a success',
+      requirement: 'MUST',
+      spec: { revision: `MCP ${MCP}`, section: 'server/tools#security-considerations' },
+      defaultLevel: 'require',
+    },
+    {
+      id: 'repeated-initialize',
+      phase,
+      title:
+        'a second `initialize` on the live session while the step marked `slow` is in flight: what the server does is recorded (accepts, errors, closes); the call in flight is answered and the session still answers',
+      spec: { revision: `MCP ${MCP}`, section: 'basic/lifecycle#initialization' },
+      defaultLevel: 'require',
+    },
+    {
+      id: 'cancellation',
+      phase,
+      title:
+        '`notifications/cancelled` for the step marked `slow` while it runs: the next request is answered and the session closes cleanly; whether the cancelled call was answered or dropped is recorded',
+      spec: { revision: `MCP ${MCP}`, section: 'basic/utilities/cancellation' },
+      defaultLevel: 'require',
+    },
+  ];
+}
+
 /** Every known sub-check, in the order they are reported. Other phases' checks join this list. */
 export const CHECKS: readonly CheckDefinition[] = [
+  {
+    id: 'session',
+    phase: 'stdio',
+    title: 'initialize, every list and `expect`, every step, ping, and nothing but JSON-RPC on stdout',
+    defaultLevel: 'require',
+  },
+  ...lifecycle('stdio'),
   {
     id: 'no-token-401',
     phase: 'http',
@@ -175,6 +234,7 @@ export const CHECKS: readonly CheckDefinition[] = [
     title: 'initialize, tools/list, the first tool step, ping and DELETE with the right token',
     defaultLevel: 'require',
   },
+  ...lifecycle('http'),
 ];
 
 export function checkDefinition(id: string): CheckDefinition | undefined {

@@ -51,6 +51,8 @@ export interface DriverSpec {
           expect: SurfaceExpectation;
           steps: Step[];
           timeoutMs: number;
+          /** Each sub-check's level (`session` and the lifecycle edges); a check missing here runs at its catalogue default. */
+          checks?: Record<string, CheckLevel>;
         };
     http:
       | false

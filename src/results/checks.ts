@@ -13,4 +13,5 @@ export {
   defaultLevel,
   notableChecks,
   type CheckDefinition,
+  type CheckPhase,
 } from '../driver/checks.js';

@@ -5,6 +5,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LIFECYCLE_IDS } from '../../src/driver/lifecycle-checks.js';
 import { procAvailable } from '../../src/driver/proc.js';
 import type { PhaseName } from '../../src/results/types.js';
 import {
@@ -136,13 +137,14 @@ describe.each([1, 2] as const)('SDK major %i', (major) => {
         expect: { text: 'Created note-' },
       },
       { tool: 'search_notes', arguments: { query: 'x', limit: 0 }, expect: { isError: true, text: 'Invalid limit' } },
+      { tool: 'wait', arguments: { ms: 600 }, slow: true, expect: { text: 'Waited 600 ms' } },
     ];
     const run = await runDriver(
       c,
       baseSpec(c, pkg, {
         stdio: {
           command: { bin, args: [], env: {} },
-          expect: { tools: 6, prompts: ['summarize_note', 'draft_note'] },
+          expect: { tools: 7, prompts: ['summarize_note', 'draft_note'] },
           steps,
           timeoutMs: 10_000,
         },
@@ -168,7 +170,26 @@ describe.each([1, 2] as const)('SDK major %i', (major) => {
     );
     expectClean(run);
     expect(verdicts(run), explain(run)).toEqual({ stdio: 'passed', http: 'passed', bind: 'passed', leaks: 'passed' });
-    expect(run.done!.summary).toMatchObject({ serverName: 'reference-mcp-server', tools: 6, prompts: 2, leakedHandles: [] });
+    expect(run.done!.summary).toMatchObject({ serverName: 'reference-mcp-server', tools: 7, prompts: 2, leakedHandles: [] });
+    // The lifecycle edges pass on both transports; what the server chose is recorded (evidence.behaviour, details.compared).
+    for (const phase of ['stdio', 'http'] as const) {
+      const r = run.results.get(phase)!;
+      const lifecycle = (r.checks ?? []).filter((c) => LIFECYCLE_IDS.includes(c.id as never));
+      expect(
+        lifecycle.map((c) => [c.id, c.outcome]),
+        explain(run),
+      ).toEqual(LIFECYCLE_IDS.map((id) => [id, 'passed']));
+      // The same on both majors (compat.js answers an unknown tool on 1.x as 2.x does); a second initialize
+      // is accepted over stdio (the SDKs answer it again) and refused over HTTP (400: the session is initialized).
+      expect(r.details!.compared).toEqual({
+        'unknown-tool': { answer: 'error', code: -32602 },
+        'invalid-arguments': { answer: 'isError' },
+        'repeated-initialize': { outcome: phase === 'stdio' ? 'accepts' : 'errors' },
+      });
+      // Both SDKs drop the answer to a cancelled call (the spec allows either); the report says which.
+      expect(lifecycle.find((c) => c.id === 'cancellation')).toMatchObject({ short: 'dropped', evidence: { behaviour: 'dropped' } });
+      expect(r.checks![0]!.id).toBe(phase === 'stdio' ? 'session' : 'no-token-401');
+    }
   });
 
   it('fails leaks for a server that keeps a setInterval after stdin EOF, naming it', async () => {

@@ -4,7 +4,7 @@
 // terminal show a check.
 import { describe, expect, it } from 'vitest';
 import type { SubCheckResult } from '../../src/results/types.js';
-import { CHECKS, checkIds, checkLine, checkResult, decidePhase, defaultLevel, levelOf } from '../../src/driver/checks.js';
+import { CHECKS, checkDefinition, checkIds, checkLine, checkResult, decidePhase, defaultLevel, levelOf } from '../../src/driver/checks.js';
 import { auditRun } from '../../src/results/verdict.js';
 import { validateConfig } from '../../src/config/schema.js';
 import { resolveChecks } from '../../src/config/resolve.js';
@@ -29,9 +29,23 @@ describe('the catalogue', () => {
       expect(defaultLevel(def, 'oauth')).toBe(guarded);
     }
   });
-  it('has unique ids, each with a spec revision and section when it names a requirement', () => {
-    expect(new Set(CHECKS.map((c) => c.id)).size).toBe(CHECKS.length);
-    for (const c of CHECKS.filter((x) => x.requirement)) expect(c.spec?.revision).toMatch(/^(MCP \d{4}-\d{2}-\d{2}|RFC \d+)$/);
+  it('has unique ids within a phase, each with a spec revision and section when it names a requirement', () => {
+    expect(new Set(CHECKS.map((c) => `${c.phase} ${c.id}`)).size).toBe(CHECKS.length);
+    for (const c of CHECKS.filter((x) => x.requirement))
+      expect(c.spec?.revision).toMatch(/^(MCP \d{4}-\d{2}-\d{2}|RFC \d+|JSON-RPC 2\.0)$/);
+  });
+  it('an id in two phases (the lifecycle edges in stdio and http) has one definition but for its phase', () => {
+    const shared = CHECKS.filter((c) => CHECKS.some((o) => o.id === c.id && o.phase !== c.phase));
+    expect(shared.map((c) => `${c.phase} ${c.id}`)).toEqual(
+      ['stdio', 'http'].flatMap((phase) =>
+        ['unknown-method', 'unknown-tool', 'invalid-arguments', 'repeated-initialize', 'cancellation'].map((id) => `${phase} ${id}`),
+      ),
+    );
+    for (const c of shared) {
+      const { phase: _p, ...def } = c;
+      const { phase: _q, ...first } = checkDefinition(c.id)!;
+      expect(def).toEqual(first);
+    }
   });
   it('records a check with its requirement, spec and level; off is skipped whatever was seen', () => {
     expect(checkResult('protocol-version', 'require', { outcome: 'failed', message: '200 (want 400)' })).toEqual({

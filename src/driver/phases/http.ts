@@ -23,6 +23,7 @@ import {
   type DriverContext,
 } from '../context.js';
 import { stepLabel } from '../expectations.js';
+import { httpLifecycle } from './http-lifecycle.js';
 import { LISTENS_TWICE, neverListened, ownDescendant, portRace, type PortRace } from './http-listen.js';
 import {
   CATALOGUE_IDS,
@@ -282,7 +283,16 @@ async function attempt(
     details.checks = tableTexts;
     // The variant's negotiated protocol, when stdio did not record it (stdio off, or it failed before initialize).
     if (typeof details.protocolVersion === 'string') ctx.summary.protocolVersion ??= details.protocolVersion;
-    const reported = reportedChecks(checks, spec);
+    const bearer = tokens ? tokens.valid : token;
+    const lifecycle = await httpLifecycle(
+      spec,
+      url,
+      spec.auth !== 'none' ? `Bearer ${bearer}` : undefined,
+      proc,
+      checks.roundTrip.outcome === 'ok',
+      details,
+    );
+    const reported = [...reportedChecks(checks, spec), ...lifecycle];
     const verdict = decidePhase(reported);
     const message = phaseMessage(checks, reported);
     const failure = reported.find((c) => c.level === 'require' && c.outcome === 'failed');

@@ -3,7 +3,7 @@
 // waits for its exit (at most its grace) and judges what it wrote until then. Exit timing is only
 // recorded here; the leaks phase judges it.
 
-import type { PhaseResult } from '../../results/types.js';
+import type { PhaseResult, SubCheckResult } from '../../results/types.js';
 import type { McpSession } from '../adapter.js';
 import {
   clientLoadFailure,
@@ -20,8 +20,11 @@ import {
 import { checkSurface, stepLabel, type SurfaceKind } from '../expectations.js';
 import type { DriverSpec, Step } from '../protocol.js';
 import { describeRequest, runStep, type StepOutcome } from '../steps.js';
+import { lifecycleChecks } from '../lifecycle-checks.js';
+import { stdioWire } from '../lifecycle-wire.js';
 import { PipeTransport } from '../stdio-transport.js';
 import { recordCompared, uniqueItem } from '../compared.js';
+import { withStdioChecks } from './stdio-checks.js';
 import { itemShapes, parityItems, type ItemShape } from '../surface.js';
 
 type StdioSpec = Exclude<DriverSpec['phases']['stdio'], false>;
@@ -29,7 +32,19 @@ const KINDS: SurfaceKind[] = ['tools', 'resources', 'resourceTemplates', 'prompt
 /** After its exit, how long its stdout may take to deliver its last lines. */
 const LAST_OUTPUT_MS = 250;
 
+/** The phase with its sub-checks: the session below, then the lifecycle edges on it (stdio-checks.ts). */
 export async function stdioPhase(ctx: DriverContext, spec: StdioSpec): Promise<PhaseResult> {
+  let lifecycle: { checks: SubCheckResult[]; stderrTail: string } | undefined;
+  const session = await sessionPhase(ctx, spec, (checks, stderrTail) => (lifecycle = { checks, stderrTail }));
+  const r = withStdioChecks(session, lifecycle?.checks, spec.checks);
+  return r.verdict === 'failed' && !r.stderrTail && lifecycle?.stderrTail ? { ...r, stderrTail: lifecycle.stderrTail } : r;
+}
+
+async function sessionPhase(
+  ctx: DriverContext,
+  spec: StdioSpec,
+  onLifecycle: (checks: SubCheckResult[], stderrTail: string) => void,
+): Promise<PhaseResult> {
   const startedAt = Date.now();
   const { command, env } = commandFor(spec.command, ctx.spec.baseEnv, {});
   let step: string;
@@ -127,6 +142,11 @@ export async function stdioPhase(ctx: DriverContext, spec: StdioSpec): Promise<P
     inFlight.begin(step);
     await bounded(session.ping(), 'ping');
     answeredMs = Date.now() - proc.startedAt;
+    if (firstNoise === undefined) {
+      // The lifecycle edges on this same session; their last request is a ping too.
+      onLifecycle(await lifecycleChecks(stdioWire(transport, proc), spec, details), proc.stderr.tail());
+      answeredMs = Date.now() - proc.startedAt;
+    }
     if (firstNoise !== undefined) {
       step = 'stdout';
       const message = `wrote non-JSON-RPC output to stdout (the protocol channel): ${JSON.stringify(ctx.redactor.text(firstNoise).slice(0, 200))}`;

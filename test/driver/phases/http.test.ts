@@ -340,7 +340,25 @@ describe('httpPhase: sub-checks, retries and never-listened, from src', () => {
         wrongToken: { outcome: 'ok', text: '401', short: '401' },
         roundTrip: { outcome: 'ok', text: 'ok', short: 'ok' },
       },
+      // The lifecycle edges' values for the run's parity comparison (the SDK's transport refuses a second initialize).
+      compared: {
+        'unknown-tool': { answer: 'isError' },
+        'invalid-arguments': { answer: 'isError' },
+        'repeated-initialize': { outcome: 'errors' },
+      },
     });
+    // The lifecycle edges ran on a session of their own, after the round trip (no slow step: nothing to cancel).
+    const lifecycle = r.checks!.slice(-5).map((c) => [c.id, c.outcome, c.short]);
+    expect(lifecycle).toEqual([
+      ['unknown-method', 'passed', '-32601'],
+      ['unknown-tool', 'passed', 'isError'],
+      ['invalid-arguments', 'passed', 'isError'],
+      ['repeated-initialize', 'passed', 'errors'],
+      ['cancellation', 'skipped', 'n/a'],
+    ]);
+    expect(r.checks!.find((c) => c.id === 'invalid-arguments')!.message).toBe(
+      '`tools/call echo` with {} (without the required `text`) got an isError result',
+    );
     expect(ctx.answered.has(ctx.servers[0]!.proc)).toBe(true);
     expect(bench.messages).toContainEqual({ type: 'spawned', pid: ctx.servers[0]!.proc.pid, phase: 'http' });
     // No stdio ran: the variant's negotiated protocol comes from the round trip.

@@ -7,6 +7,8 @@ import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { McpSession } from '../../../src/driver/adapter.js';
 import type { DriverContext } from '../../../src/driver/context.js';
+import { checkDefinition } from '../../../src/driver/checks.js';
+import { LIFECYCLE_IDS } from '../../../src/driver/lifecycle-checks.js';
 import { stdioPhase } from '../../../src/driver/phases/stdio.js';
 import type { DriverSpec, Step } from '../../../src/driver/protocol.js';
 import { ROOT } from '../helpers/cell.js';
@@ -61,6 +63,71 @@ const COMPARED = {
   'resources/read mem://a': { contents: [{ uri: 'mem://a', text: 'sha256:559aead08264 (1 chars)' }] },
   'prompts/get greet': { messages: [{ role: 'user', content: { type: 'text', text: 'sha256:8f434346648f (2 chars)' } }] },
 };
+/** A check's requirement and spec, as the catalogue gives them. */
+function source(id: string): Record<string, unknown> {
+  const d = checkDefinition(id)!;
+  return { ...(d.requirement ? { requirement: d.requirement } : {}), ...(d.spec ? { spec: d.spec } : {}) };
+}
+
+/** The sub-checks of a passing session on the phase server: no slow step, `echo` has no typed argument. */
+function passedChecks(steps = true): unknown[] {
+  const at = (id: string, seen: Record<string, unknown>) => ({ id, outcome: 'passed', level: 'require', ...source(id), ...seen });
+  return [
+    at('session', { message: 'initialize, the lists, every step and ping answered; stdout carried only JSON-RPC' }),
+    at('unknown-method', { message: '`mcp-matrix/no-such-method` got -32601', short: '-32601' }),
+    at('unknown-tool', {
+      message: 'a call to the unknown tool `mcp-matrix-no-such-tool` got the error -32602',
+      short: 'error',
+      evidence: { behaviour: 'error', answer: 'error', code: -32602 },
+    }),
+    at('invalid-arguments', {
+      outcome: 'skipped',
+      message: steps
+        ? 'n/a: no configured tool (echo) declares a required or typed argument'
+        : 'n/a: no tool step in the config (the check calls only tools the config calls)',
+      short: 'n/a',
+    }),
+    at(
+      'repeated-initialize',
+      steps
+        ? {
+            message: expect.stringMatching(
+              /^a second initialize while `tools\/call echo` was in flight: the server accepts; the call in flight was answered \(\d+ ms\); ping answered$/,
+            ),
+            short: 'accepts',
+            evidence: { behaviour: 'accepts', inFlight: 'tools/call echo', inFlightMs: ms },
+          }
+        : {
+            message: 'a second initialize (no tool step: no call in flight): the server accepts; ping answered',
+            short: 'accepts',
+            evidence: { behaviour: 'accepts' },
+          },
+    ),
+    at('cancellation', { outcome: 'skipped', message: 'n/a: no tool step is marked `slow: true` (the call to cancel)', short: 'n/a' }),
+  ];
+}
+
+/** What the lifecycle edges hand to the run's parity comparison. */
+const LIFECYCLE_COMPARED = { 'unknown-tool': { answer: 'error', code: -32602 }, 'repeated-initialize': { outcome: 'accepts' } };
+
+/** The sub-checks of a session that failed at `step`: its failure, and the lifecycle edges not run. */
+function sessionFailed(step: string, message: string): unknown[] {
+  return [
+    { id: 'session', outcome: 'failed', level: 'require', message, step },
+    ...LIFECYCLE_IDS.map((id) => ({
+      id,
+      outcome: 'skipped',
+      level: 'require',
+      ...source(id),
+      message: `not run: the session failed at ${step}`,
+      short: 'not run',
+    })),
+  ];
+}
+
+/** For a test of the session alone (a session made here, not a server's): the lifecycle edges off. */
+const LIFECYCLE_OFF = Object.fromEntries(LIFECYCLE_IDS.map((id) => [id, 'off' as const]));
+
 const SUMMARY = {
   leakedHandles: null,
   serverName: 'phase-server',
@@ -86,7 +153,8 @@ describe('stdioPhase: a server that answers', () => {
       phase: 'stdio',
       durationMs: ms,
       verdict: 'passed',
-      details: { pid: proc.pid, ...listed(), steps: ALL_STEPS, compared: COMPARED },
+      details: { pid: proc.pid, ...listed(), steps: ALL_STEPS, compared: { ...COMPARED, ...LIFECYCLE_COMPARED } },
+      checks: passedChecks(),
     });
     expect(proc.pid).toEqual(expect.any(Number));
     expect(role).toBe('stdio');
@@ -116,7 +184,8 @@ describe('stdioPhase: a server that answers', () => {
       phase: 'stdio',
       durationMs: ms,
       verdict: 'passed',
-      details: { pid: server(ctx).proc.pid, ...listed(false), steps: [] },
+      details: { pid: server(ctx).proc.pid, ...listed(false), steps: [], compared: LIFECYCLE_COMPARED },
+      checks: passedChecks(false),
     });
     expect(ctx.summary).toStrictEqual({ ...SUMMARY, prompts: 0 });
   });
@@ -131,6 +200,7 @@ describe('stdioPhase: a server that answers', () => {
       step: 'compare with expect',
       message: 'tools: expected 2, found 1; prompts: missing other',
       details: { pid: server(ctx).proc.pid, ...listed() },
+      checks: sessionFailed('compare with expect', 'tools: expected 2, found 1; prompts: missing other'),
     });
     expect(ctx.summary).toStrictEqual(SUMMARY);
   });
@@ -156,6 +226,7 @@ describe('stdioPhase: stdout noise', () => {
       message: 'wrote non-JSON-RPC output to stdout (the protocol channel): "starting phase-server"',
       details: { pid: server(ctx).proc.pid, ...listed(), steps: ALL_STEPS, compared: COMPARED },
       stdoutNoise: ['starting phase-server', 'second line'],
+      checks: sessionFailed('stdout', 'wrote non-JSON-RPC output to stdout (the protocol channel): "starting phase-server"'),
     });
   });
 
@@ -193,6 +264,10 @@ describe('stdioPhase: a server that dies or does not answer', () => {
       step: 'initialize',
       message: 'initialize: MCP error -32000: Connection closed (the server exited with code 3; see its stderr)',
       details: { pid: proc.pid },
+      checks: sessionFailed(
+        'initialize',
+        'initialize: MCP error -32000: Connection closed (the server exited with code 3; see its stderr)',
+      ),
     });
     expect(ctx.summary).toStrictEqual({ leakedHandles: null });
     expect(ctx.answered.has(proc)).toBe(false);
@@ -215,6 +290,10 @@ describe('stdioPhase: a server that dies or does not answer', () => {
       message:
         'initialize: could not start /nonexistent/server: spawn /nonexistent/server ENOENT (the server exited with code null; see its stderr)',
       details: { pid: undefined },
+      checks: sessionFailed(
+        'initialize',
+        'initialize: could not start /nonexistent/server: spawn /nonexistent/server ENOENT (the server exited with code null; see its stderr)',
+      ),
     });
   });
 
@@ -228,6 +307,10 @@ describe('stdioPhase: a server that dies or does not answer', () => {
       step: 'tools/call echo',
       message: `tools/call echo: MCP error -32000: Connection closed (the server exited with code 4; see its stderr) · ${SENT_ECHO}`,
       details: { pid: server(ctx).proc.pid, ...listed(), steps: [] },
+      checks: sessionFailed(
+        'tools/call echo',
+        `tools/call echo: MCP error -32000: Connection closed (the server exited with code 4; see its stderr) · ${SENT_ECHO}`,
+      ),
     });
     // What the client still holds from that request is the death's, not a leak (the leaks phase reads this).
     expect(ctx.diedMidRequest).toEqual([
@@ -261,6 +344,10 @@ describe('stdioPhase: a server that dies or does not answer', () => {
         ...listed(),
         steps: [{ step: 'tools/call echo', ms, arguments: 'omitted' }],
       },
+      checks: sessionFailed(
+        'tools/call echo',
+        `tools/call echo: answered with error -32603: MCP error -32603: boom · ${SENT_ECHO} · answer ${answer}`,
+      ),
     });
   });
 
@@ -274,6 +361,7 @@ describe('stdioPhase: a server that dies or does not answer', () => {
       step: 'initialize',
       message: 'timed out after 1500 ms waiting for initialize',
       details: { pid: server(ctx).proc.pid },
+      checks: sessionFailed('initialize', 'timed out after 1500 ms waiting for initialize'),
     });
   });
 
@@ -304,6 +392,7 @@ describe('stdioPhase: a server that dies or does not answer', () => {
       step: 'ping',
       message: 'timed out after 1500 ms waiting for ping',
       details: { pid: server(ctx).proc.pid, ...listed(), steps: ALL_STEPS, compared: COMPARED },
+      checks: sessionFailed('ping', 'timed out after 1500 ms waiting for ping'),
     });
   });
 });
@@ -312,7 +401,7 @@ describe('stdioPhase: the client', () => {
   it('a client that cannot load fails "load the client" with the import error, and the server gets stdin EOF', async () => {
     const ctx = bench.context({ major: 2 });
     const r = await stdioPhase(ctx, spec(''));
-    expect(Object.keys(r).sort()).toEqual(['durationMs', 'message', 'phase', 'step', 'verdict']);
+    expect(Object.keys(r).sort()).toEqual(['checks', 'durationMs', 'message', 'phase', 'step', 'verdict']);
     expect(r).toMatchObject({ phase: 'stdio', verdict: 'failed', step: 'load the client' });
     expect(r.message).toMatch(
       /^could not load the client @modelcontextprotocol\/client@\(version unknown\): Cannot find package '@modelcontextprotocol\/client' imported from \/.*adapter\.ts \(the cell's own SDK\)$/,
@@ -385,7 +474,7 @@ describe('stdioPhase: what only a client other than the SDK 1.x one could do', (
       list: async (kind) => (kind === 'tools' ? [{ name: 'only', inputSchema: { type: 'object' } }] : null),
       ping: async () => {},
     }));
-    const r = await stdioPhase(ctx, spec('', { steps: [] }));
+    const r = await stdioPhase(ctx, spec('', { steps: [], checks: LIFECYCLE_OFF }));
     expect(r.verdict).toBe('passed');
     expect(r.details).toMatchObject({
       serverInfo: { name: 'from-session', version: '9.9.9' },
@@ -428,7 +517,7 @@ describe('stdioPhase: what only a client other than the SDK 1.x one could do', (
       list: async () => null,
       ping: async () => {},
     }));
-    const r = await stdioPhase(ctx, spec('', { steps: [] }));
+    const r = await stdioPhase(ctx, spec('', { steps: [], checks: LIFECYCLE_OFF }));
     expect(r.verdict).toBe('passed');
     expect(ctx.summary).toStrictEqual({ leakedHandles: null, tools: 0, resources: 0, resourceTemplates: 0, prompts: 0 });
     const named = bench.context();
@@ -438,7 +527,7 @@ describe('stdioPhase: what only a client other than the SDK 1.x one could do', (
       protocolVersion: () => undefined,
       list: async () => null,
     }));
-    await stdioPhase(named, spec('', { steps: [] }));
+    await stdioPhase(named, spec('', { steps: [], checks: LIFECYCLE_OFF }));
     expect(named.summary).toStrictEqual({ leakedHandles: null, tools: 0, resources: 0, resourceTemplates: 0, prompts: 0 });
   });
 
@@ -459,6 +548,7 @@ describe('stdioPhase: what only a client other than the SDK 1.x one could do', (
       step: 'spawn',
       message: 'spawn: no session',
       details: { pid: server(ctx).proc.pid },
+      checks: sessionFailed('spawn', 'spawn: no session'),
     });
   });
 });

@@ -1,0 +1,331 @@
+// The lifecycle edges, run by the stdio and the http phase on a live session after its steps, over raw
+// JSON-RPC (lifecycle-wire.ts): an unknown method, an unknown tool, schema-invalid arguments, a second
+// `initialize` while a call is in flight, and `notifications/cancelled` for the step marked `slow`.
+// Each is a sub-check (catalogue: checks.ts); what the server chose where the spec allows a choice is
+// recorded (`evidence.behaviour`), and what must be the same on every cell is handed to the run's
+// parity comparison (`details.compared`). A server gone under one check leaves the later ones unrun.
+
+import type { CheckLevel, SubCheckResult } from '../results/types.js';
+import { checkResult, levelOf, type CheckFinding } from './checks.js';
+import { recordCompared } from './compared.js';
+import { sleep } from './context.js';
+import { checkToolResult, stepLabel } from './expectations.js';
+import { describeAnswer, within, type Answer, type Wire } from './lifecycle-wire.js';
+import type { Step } from './protocol.js';
+
+export const LIFECYCLE_IDS = ['unknown-method', 'unknown-tool', 'invalid-arguments', 'repeated-initialize', 'cancellation'] as const;
+export type LifecycleId = (typeof LIFECYCLE_IDS)[number];
+
+/** A call marked slow that answers sooner cannot be cancelled in flight: a config warning. */
+export const SLOW_MS = 300;
+export const UNKNOWN_METHOD = 'mcp-matrix/no-such-method';
+export const UNKNOWN_TOOL = 'mcp-matrix-no-such-tool';
+const CLIENT_INFO = { name: 'mcp-matrix-driver', version: '0.1.0' };
+
+type ToolStep = Extract<Step, { tool: string }>;
+
+export interface LifecycleSpec {
+  steps: Step[];
+  timeoutMs: number;
+  checks?: Record<string, CheckLevel>;
+}
+
+/** A check's finding, and whether the server is gone after it (the later checks are then not run). */
+interface Seen extends CheckFinding {
+  gone?: string;
+}
+
+const toolSteps = (steps: readonly Step[]): ToolStep[] => steps.filter((s): s is ToolStep => 'tool' in s);
+export const slowStep = (steps: readonly Step[]): ToolStep | undefined => toolSteps(steps).find((s) => s.slow === true);
+const callParams = (s: ToolStep) => ({ name: s.tool, arguments: s.arguments ?? {} });
+const gone = (a: Answer): string | undefined => (a.kind === 'closed' ? a.why : undefined);
+
+/** An answer to a tool call that must not succeed: `error` or `isError`, else null (a success, or none). */
+export function errorShape(a: Answer): { answer: 'error'; code?: number } | { answer: 'isError' } | null {
+  if (a.kind === 'error') return { answer: 'error', ...(a.code !== undefined ? { code: a.code } : {}) };
+  if (a.kind === 'result' && a.result.isError === true) return { answer: 'isError' };
+  return null;
+}
+
+const shapeText = (s: NonNullable<ReturnType<typeof errorShape>>): string =>
+  s.answer === 'isError' ? 'an isError result' : `the error ${s.answer === 'error' && s.code !== undefined ? s.code : '(no code)'}`;
+
+/** Runs every lifecycle check in order on one session; `details` gets what parity compares. */
+export async function lifecycleChecks(wire: Wire, spec: LifecycleSpec, details: Record<string, unknown>): Promise<SubCheckResult[]> {
+  const t = spec.timeoutMs;
+  let goneWhy: { why: string; during: string } | undefined;
+  let slowMs: number | undefined;
+  let ended = false;
+  const runs: Record<LifecycleId, () => Promise<Seen>> = {
+    'unknown-method': () => unknownMethod(wire, t),
+    'unknown-tool': () => unknownTool(wire, t, details),
+    'invalid-arguments': () => invalidArguments(wire, t, spec.steps, details),
+    'repeated-initialize': async () => {
+      const r = await repeatedInitialize(wire, t, spec.steps, details);
+      slowMs = r.slowMs;
+      return r;
+    },
+    cancellation: async () => {
+      ended = true;
+      return cancellation(wire, t, spec.steps, slowMs);
+    },
+  };
+  const out: SubCheckResult[] = [];
+  for (const id of LIFECYCLE_IDS) {
+    const level = levelOf(id, spec.checks, 'none');
+    if (level === 'off') {
+      out.push(checkResult(id, level, { outcome: 'skipped', message: '' }));
+      continue;
+    }
+    if (goneWhy) {
+      out.push(
+        checkResult(id, level, { outcome: 'skipped', message: `not run: ${goneWhy.why} during ${goneWhy.during}`, short: 'not run' }),
+      );
+      continue;
+    }
+    const { gone: why, ...finding } = await runs[id]();
+    if (why) goneWhy = { why, during: id };
+    // A slow step that answered at once is the config's mistake: shown as a warning, never the server's failure.
+    out.push(
+      finding.outcome === 'not-measured' && finding.message.startsWith('config:')
+        ? checkResult(id, 'warn', finding)
+        : checkResult(id, level, finding),
+    );
+  }
+  if (!ended) await wire.end();
+  return out;
+}
+
+async function unknownMethod(wire: Wire, t: number): Promise<Seen> {
+  const a = await within(wire.request(UNKNOWN_METHOD, {}).answer, t);
+  const step = UNKNOWN_METHOD;
+  if (a.kind === 'error' && a.code === -32601) return { outcome: 'passed', message: `\`${UNKNOWN_METHOD}\` got -32601`, short: '-32601' };
+  const short = a.kind === 'error' ? `${a.code ?? 'no code'} (want -32601)` : a.kind === 'result' ? 'a result (want -32601)' : 'no answer';
+  return {
+    outcome: 'failed',
+    message: `a request for the unknown method \`${UNKNOWN_METHOD}\` got ${describeAnswer(a)} (want the error -32601, Method not found)`,
+    short,
+    step,
+    ...(gone(a) ? { gone: gone(a) } : {}),
+  };
+}
+
+async function unknownTool(wire: Wire, t: number, details: Record<string, unknown>): Promise<Seen> {
+  const a = await within(wire.request('tools/call', { name: UNKNOWN_TOOL, arguments: {} }).answer, t);
+  const shape = errorShape(a);
+  if (shape) {
+    recordCompared(details, 'unknown-tool', shape);
+    const text = shapeText(shape);
+    return {
+      outcome: 'passed',
+      message: `a call to the unknown tool \`${UNKNOWN_TOOL}\` got ${text}`,
+      short: shape.answer,
+      evidence: { behaviour: shape.answer, ...shape },
+    };
+  }
+  return {
+    outcome: 'failed',
+    message: `a call to the unknown tool \`${UNKNOWN_TOOL}\` got ${a.kind === 'result' ? 'a success result' : describeAnswer(a)} (want an error or an isError result)`,
+    short: a.kind === 'result' ? 'success' : 'no answer',
+    step: `tools/call ${UNKNOWN_TOOL}`,
+    ...(gone(a) ? { gone: gone(a) } : {}),
+  };
+}
+
+const WRONG: Record<string, unknown> = {
+  string: 12345,
+  number: 'not a number',
+  integer: 'not an integer',
+  boolean: 'not a boolean',
+  array: 'not an array',
+  object: 'not an object',
+};
+
+/** Arguments `schema` refuses, made from a configured call's own: one required key left out, else one typed key of the wrong type. */
+export function invalidArgumentsFor(schema: unknown, base: Record<string, unknown>): { args: Record<string, unknown>; why: string } | null {
+  const s = (schema ?? {}) as { required?: unknown; properties?: unknown };
+  const required = Array.isArray(s.required) ? s.required.filter((k): k is string => typeof k === 'string') : [];
+  if (required.length > 0) {
+    const key = required[0]!;
+    const { [key]: _left, ...rest } = base;
+    return { args: rest, why: `without the required \`${key}\`` };
+  }
+  const props = s.properties && typeof s.properties === 'object' ? (s.properties as Record<string, { type?: unknown }>) : {};
+  for (const [key, p] of Object.entries(props)) {
+    const type = typeof p?.type === 'string' ? p.type : undefined;
+    if (type && type in WRONG)
+      return { args: { ...base, [key]: WRONG[type] }, why: `\`${key}\` is ${JSON.stringify(WRONG[type])}, not a ${type}` };
+  }
+  return null;
+}
+
+async function listTools(wire: Wire, t: number): Promise<Record<string, unknown>[] | Answer> {
+  const tools: Record<string, unknown>[] = [];
+  let cursor: string | undefined;
+  for (let page = 0; page < 20; page++) {
+    const a = await within(wire.request('tools/list', cursor ? { cursor } : {}).answer, t);
+    if (a.kind !== 'result') return a;
+    tools.push(...((a.result.tools as Record<string, unknown>[] | undefined) ?? []));
+    cursor = typeof a.result.nextCursor === 'string' ? a.result.nextCursor : undefined;
+    if (!cursor) break;
+  }
+  return tools;
+}
+
+async function invalidArguments(wire: Wire, t: number, steps: readonly Step[], details: Record<string, unknown>): Promise<Seen> {
+  const configured = toolSteps(steps);
+  if (configured.length === 0)
+    return { outcome: 'skipped', message: 'n/a: no tool step in the config (the check calls only tools the config calls)', short: 'n/a' };
+  const tools = await listTools(wire, t);
+  if (!Array.isArray(tools))
+    return {
+      outcome: 'failed',
+      message: `tools/list got ${describeAnswer(tools)}`,
+      short: 'tools/list failed',
+      step: 'tools/list',
+      ...(gone(tools) ? { gone: gone(tools) } : {}),
+    };
+  for (const s of configured) {
+    const tool = tools.find((x) => x.name === s.tool);
+    const bad = tool && invalidArgumentsFor(tool.inputSchema, s.arguments ?? {});
+    if (!bad) continue;
+    const sent = `\`tools/call ${s.tool}\` with ${JSON.stringify(bad.args)} (${bad.why})`;
+    const a = await within(wire.request('tools/call', { name: s.tool, arguments: bad.args }).answer, t);
+    const shape = errorShape(a);
+    if (shape) {
+      recordCompared(details, 'invalid-arguments', shape);
+      return {
+        outcome: 'passed',
+        message: `${sent} got ${shapeText(shape)}`,
+        short: shape.answer,
+        evidence: { behaviour: shape.answer, ...shape, tool: s.tool },
+      };
+    }
+    const text = a.kind === 'result' ? `a success result: ${JSON.stringify(a.result).slice(0, 200)}` : describeAnswer(a);
+    return {
+      outcome: 'failed',
+      message: `${sent} got ${text} (want an error or an isError result: the arguments do not match its inputSchema)`,
+      short: a.kind === 'result' ? 'success' : 'no answer',
+      step: `tools/call ${s.tool}`,
+      ...(gone(a) ? { gone: gone(a) } : {}),
+    };
+  }
+  const names = [...new Set(configured.map((s) => s.tool))].join(', ');
+  return { outcome: 'skipped', message: `n/a: no configured tool (${names}) declares a required or typed argument`, short: 'n/a' };
+}
+
+async function repeatedInitialize(
+  wire: Wire,
+  t: number,
+  steps: readonly Step[],
+  details: Record<string, unknown>,
+): Promise<Seen & { slowMs?: number }> {
+  const slow = slowStep(steps);
+  const flying = slow ?? toolSteps(steps)[0];
+  const label = flying ? `\`${stepLabel(flying)}\`` : undefined;
+  const sentAt = Date.now();
+  const call = flying ? wire.request('tools/call', callParams(flying)) : undefined;
+  // A slow call is given a moment to be under way; a quick one is only queued before the second initialize.
+  if (slow) await sleep(50);
+  const init = await within(
+    wire.request('initialize', { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: CLIENT_INFO }).answer,
+    t,
+  );
+  const behaviour = init.kind === 'result' ? 'accepts' : init.kind === 'error' ? 'errors' : init.kind === 'closed' ? 'closes' : 'no answer';
+  recordCompared(details, 'repeated-initialize', { outcome: behaviour });
+  const flown = call ? await within(call.answer, t) : undefined;
+  const callMs = Date.now() - sentAt;
+  const problems: string[] = [];
+  if (behaviour === 'closes') problems.push(`the server closed the session on it (${describeAnswer(init)})`);
+  if (behaviour === 'no answer') problems.push(`it got no answer (${describeAnswer(init)})`);
+  if (flying && flown) {
+    if (flown.kind === 'none' || flown.kind === 'closed') problems.push(`the call in flight (${label}) was lost: ${describeAnswer(flown)}`);
+    else if (flown.kind === 'error') problems.push(`the call in flight (${label}) got ${describeAnswer(flown)} instead of its answer`);
+    else {
+      const wrong = checkToolResult(flying, flown.result);
+      if (wrong) problems.push(`the call in flight (${label}) was answered wrongly: ${wrong}`);
+    }
+  }
+  const ping = await within(wire.request('ping', {}).answer, t);
+  if (ping.kind !== 'result') problems.push(`the session no longer answers: ping got ${describeAnswer(ping)}`);
+  const what = `a second initialize${label ? ` while ${label} was in flight` : ' (no tool step: no call in flight)'}: the server ${behaviour === 'no answer' ? 'did not answer it' : `${behaviour}${init.kind === 'error' ? ` (${describeAnswer(init)})` : ''}`}`;
+  const evidence = { behaviour, ...(label ? { inFlight: stepLabel(flying!), inFlightMs: callMs } : {}) };
+  const why = gone(ping) ?? gone(flown ?? ping) ?? gone(init);
+  const slowMs = slow && flown?.kind === 'result' ? callMs : undefined;
+  if (problems.length)
+    return {
+      outcome: 'failed',
+      message: `${what}; ${problems.join('; ')}`,
+      short: behaviour,
+      step: 'repeated initialize',
+      evidence,
+      ...(why ? { gone: why } : {}),
+      ...(slowMs ? { slowMs } : {}),
+    };
+  const flownText = label ? `; the call in flight was answered (${callMs} ms)` : '';
+  return { outcome: 'passed', message: `${what}${flownText}; ping answered`, short: behaviour, evidence, ...(slowMs ? { slowMs } : {}) };
+}
+
+async function cancellation(wire: Wire, t: number, steps: readonly Step[], slowMs: number | undefined): Promise<Seen> {
+  const slow = slowStep(steps);
+  if (!slow) {
+    const ended = await wire.end();
+    return ended
+      ? { outcome: 'failed', message: `the session did not close cleanly: ${ended}`, short: 'close failed', step: 'session close' }
+      : { outcome: 'skipped', message: 'n/a: no tool step is marked `slow: true` (the call to cancel)', short: 'n/a' };
+  }
+  const label = `\`${stepLabel(slow)}\``;
+  const sentAt = Date.now();
+  const call = wire.request('tools/call', callParams(slow));
+  const early = await within(call.answer, SLOW_MS);
+  if (early.kind !== 'none') {
+    await wire.end();
+    if (early.kind === 'closed')
+      return {
+        outcome: 'failed',
+        message: `${label} (marked slow) was sent to be cancelled, and ${early.why}`,
+        short: 'server gone',
+        step: stepLabel(slow),
+        gone: early.why,
+      };
+    return {
+      outcome: 'not-measured',
+      message: `config: ${label} is marked slow but answered in ${Date.now() - sentAt} ms, before notifications/cancelled could be sent; mark a call that takes ${SLOW_MS} ms or more (not judged)`,
+      short: 'not slow',
+    };
+  }
+  const step = `notifications/cancelled for ${stepLabel(slow)}`;
+  const notified = await wire.notify('notifications/cancelled', { requestId: call.id, reason: 'mcp-matrix: cancellation check' });
+  const ping = await within(wire.request('ping', {}).answer, t);
+  if (notified || ping.kind !== 'result') {
+    await wire.end();
+    const why = gone(ping);
+    return {
+      outcome: 'failed',
+      message: `after notifications/cancelled for ${label}${notified ? ` (${notified})` : ''}, the next request (ping) got ${describeAnswer(ping)}`,
+      short: why ? 'server gone' : 'no answer',
+      step,
+      ...(why ? { gone: why } : {}),
+    };
+  }
+  // How long an answer may still take: twice the uncancelled call's time (repeated-initialize measured it), else the bound.
+  const wait = Math.min(t, slowMs ? 2 * slowMs + 500 : t) - (Date.now() - sentAt);
+  const late = await within(call.answer, wait);
+  const cancelled = late.kind === 'result' || late.kind === 'error' ? 'answered' : 'dropped';
+  const ended = await wire.end();
+  const seen = cancelled === 'answered' ? `answered (${describeAnswer(late)})` : `dropped (${describeAnswer(late)})`;
+  if (late.kind === 'closed' || ended)
+    return {
+      outcome: 'failed',
+      message: `after notifications/cancelled for ${label}, ping answered, but ${late.kind === 'closed' ? late.why : `the session did not close cleanly: ${ended}`}`,
+      short: 'close failed',
+      step,
+      ...(gone(late) ? { gone: gone(late) } : {}),
+    };
+  return {
+    outcome: 'passed',
+    message: `notifications/cancelled for ${label}: the cancelled call was ${seen}; the next request (ping) was answered and the session closed cleanly`,
+    short: cancelled,
+    evidence: { behaviour: cancelled },
+  };
+}

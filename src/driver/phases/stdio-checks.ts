@@ -1,0 +1,46 @@
+// The stdio phase's sub-checks: `session` (what the phase always judged: initialize, the lists and
+// `expect`, the steps, ping, stdout) and the lifecycle edges run after it on the same session. The
+// phase's verdict is what they fold to (decidePhase), so a lifecycle failure fails the phase and the
+// session's own failure leaves the edges unrun.
+
+import type { CheckLevel, PhaseResult, SubCheckResult } from '../../results/types.js';
+import { checkLine, checkResult, decidePhase, levelOf, notableChecks } from '../checks.js';
+import { LIFECYCLE_IDS } from '../lifecycle-checks.js';
+
+/** The session's result with every sub-check: its verdict, message and step now come from them. */
+export function withStdioChecks(
+  session: PhaseResult,
+  lifecycle: SubCheckResult[] | undefined,
+  levels: Readonly<Record<string, CheckLevel>> | undefined,
+): PhaseResult {
+  const own = checkResult(
+    'session',
+    levelOf('session', levels, 'none'),
+    session.verdict === 'passed'
+      ? { outcome: 'passed', message: 'initialize, the lists, every step and ping answered; stdout carried only JSON-RPC' }
+      : { outcome: session.verdict, message: session.message ?? session.verdict, ...(session.step ? { step: session.step } : {}) },
+  );
+  const why =
+    session.verdict === 'passed'
+      ? 'not run'
+      : `not run: the session ${session.verdict === 'failed' ? 'failed' : 'was not measured'}${session.step ? ` at ${session.step}` : ''}`;
+  const edges =
+    lifecycle ??
+    LIFECYCLE_IDS.map((id) => checkResult(id, levelOf(id, levels, 'none'), { outcome: 'skipped', message: why, short: 'not run' }));
+  const checks = [own, ...edges];
+  const verdict = decidePhase(checks);
+  const decisive = notableChecks(edges).filter((c) => c.level === 'require');
+  const failed = decisive.find((c) => c.outcome === 'failed') ?? decisive[0];
+  const { message: _m, step: _s, ...rest } = session;
+  const message = [...(own.outcome === 'passed' || own.level === 'off' ? [] : [session.message ?? '']), ...decisive.map(checkLine)].filter(
+    Boolean,
+  );
+  const step = own.outcome !== 'passed' && own.level !== 'off' ? session.step : failed?.step;
+  return {
+    ...rest,
+    verdict,
+    ...(message.length && verdict !== 'passed' ? { message: message.join('; ') } : {}),
+    ...(step && verdict !== 'passed' ? { step } : {}),
+    checks,
+  };
+}

@@ -1,0 +1,170 @@
+// The lifecycle edges (src/driver/lifecycle-checks.ts) in the stdio phase, run from src against a real
+// server process (test/driver/fixtures/phase-server.mjs, raw JSON-RPC, one defect per mode) with the
+// project's own SDK 1.x client: each check passes on a right server and fails alone, naming the cause.
+// Both SDK majors' own servers, over stdio and HTTP: test/driver/driver.integration.test.ts.
+
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { invalidArgumentsFor } from '../../../src/driver/lifecycle-checks.js';
+import { stdioPhase } from '../../../src/driver/phases/stdio.js';
+import type { DriverSpec, Step } from '../../../src/driver/protocol.js';
+import type { PhaseResult } from '../../../src/results/types.js';
+import { ROOT } from '../helpers/cell.js';
+import { phaseBench, type PhaseBench } from '../helpers/phase-bench.js';
+
+const SERVER = join(ROOT, 'test/driver/fixtures/phase-server.mjs');
+type StdioSpec = Exclude<DriverSpec['phases']['stdio'], false>;
+const SLOW: Step = { tool: 'slow', slow: true, expect: { text: 'slow done' } };
+
+let bench: PhaseBench;
+beforeAll(async () => {
+  bench = await phaseBench('mcp-matrix-lifecycle-');
+});
+afterAll(() => bench.dispose());
+
+function spec(mode: string, steps: Step[] = [{ tool: 'echo' }, SLOW], env: Record<string, string> = {}): StdioSpec {
+  return { command: { bin: SERVER, args: [], env: { MODE: mode, ...env } }, expect: {}, steps, timeoutMs: 3000 };
+}
+
+/** Each check as `[id, outcome, short]`, session first. */
+const outcomes = (r: PhaseResult) => r.checks!.map((c) => [c.id, c.outcome, c.short ?? null]);
+const check = (r: PhaseResult, id: string) => r.checks!.find((c) => c.id === id)!;
+
+describe('lifecycle checks in the stdio phase', () => {
+  it('a right server passes each; a cancelled call it drops is reported as dropped', async () => {
+    const r = await stdioPhase(bench.context(), spec('slow'));
+    expect(r.verdict, JSON.stringify(r.checks)).toBe('passed');
+    expect(outcomes(r)).toEqual([
+      ['session', 'passed', null],
+      ['unknown-method', 'passed', '-32601'],
+      ['unknown-tool', 'passed', 'error'],
+      ['invalid-arguments', 'skipped', 'n/a'],
+      ['repeated-initialize', 'passed', 'accepts'],
+      ['cancellation', 'passed', 'dropped'],
+    ]);
+    expect(check(r, 'repeated-initialize').message).toMatch(
+      /^a second initialize while `tools\/call slow` was in flight: the server accepts; the call in flight was answered \(\d+ ms\); ping answered$/,
+    );
+    expect(check(r, 'cancellation')).toMatchObject({
+      message: expect.stringMatching(
+        /^notifications\/cancelled for `tools\/call slow`: the cancelled call was dropped \(no answer within \d+ ms\); the next request \(ping\) was answered and the session closed cleanly$/,
+      ),
+      evidence: { behaviour: 'dropped' },
+    });
+    expect(r.details!.compared).toEqual({
+      'unknown-tool': { answer: 'error', code: -32602 },
+      'repeated-initialize': { outcome: 'accepts' },
+    });
+  });
+
+  it('a cancelled call that is answered anyway is reported as answered (the spec allows both)', async () => {
+    const r = await stdioPhase(bench.context(), spec('slow,answer-cancelled'));
+    expect(r.verdict).toBe('passed');
+    expect(check(r, 'cancellation')).toMatchObject({ outcome: 'passed', short: 'answered', evidence: { behaviour: 'answered' } });
+    expect(check(r, 'cancellation').message).toContain('the cancelled call was answered (the error -32800 "cancelled")');
+  });
+
+  it('a server that dies on notifications/cancelled fails cancellation alone, naming its exit', async () => {
+    const r = await stdioPhase(bench.context(), spec('slow,die-on-cancel'));
+    expect(r.verdict).toBe('failed');
+    expect(r.step).toBe('notifications/cancelled for tools/call slow');
+    expect(outcomes(r).filter(([, outcome]) => outcome === 'failed')).toEqual([['cancellation', 'failed', 'server gone']]);
+    expect(r.message).toBe(
+      'cancellation: after notifications/cancelled for `tools/call slow`, the next request (ping) got the server exited (code 6) [harness, level require]',
+    );
+  });
+
+  it('a second initialize that kills the call in flight fails repeated-initialize alone: the call was lost', async () => {
+    const r = await stdioPhase(bench.context(), spec('slow,init-kills-calls'));
+    expect(r.verdict).toBe('failed');
+    expect(r.step).toBe('repeated initialize');
+    expect(outcomes(r).filter(([, outcome]) => outcome === 'failed')).toEqual([['repeated-initialize', 'failed', 'accepts']]);
+    expect(check(r, 'repeated-initialize').message).toBe(
+      'a second initialize while `tools/call slow` was in flight: the server accepts; the call in flight (`tools/call slow`) was lost: no answer within 3000 ms',
+    );
+    // The session still answers: the cancellation check after it runs and passes.
+    expect(check(r, 'cancellation').outcome).toBe('passed');
+  });
+
+  it('a success for an unknown tool fails unknown-tool', async () => {
+    const r = await stdioPhase(bench.context(), spec('slow,success-unknown'));
+    expect(r.verdict).toBe('failed');
+    expect(r.step).toBe('tools/call mcp-matrix-no-such-tool');
+    expect(check(r, 'unknown-tool')).toMatchObject({
+      outcome: 'failed',
+      message: 'a call to the unknown tool `mcp-matrix-no-such-tool` got a success result (want an error or an isError result)',
+    });
+    expect(r.details!.compared).not.toHaveProperty('unknown-tool');
+  });
+
+  it('a result for an unknown method fails unknown-method', async () => {
+    const r = await stdioPhase(bench.context(), spec('slow,result-unknown-method'));
+    expect(r.verdict).toBe('failed');
+    expect(check(r, 'unknown-method')).toMatchObject({
+      outcome: 'failed',
+      short: 'a result (want -32601)',
+      message: 'a request for the unknown method `mcp-matrix/no-such-method` got a result (want the error -32601, Method not found)',
+    });
+  });
+
+  it('arguments its schema refuses, answered with a success, fail invalid-arguments, naming what was sent', async () => {
+    const schema = JSON.stringify({ type: 'object', properties: { text: { type: 'string' } }, required: ['text'] });
+    const r = await stdioPhase(bench.context(), spec('slow', [{ tool: 'echo', arguments: { text: 'hi' } }, SLOW], { ECHO_SCHEMA: schema }));
+    expect(r.verdict).toBe('failed');
+    expect(check(r, 'invalid-arguments')).toMatchObject({
+      outcome: 'failed',
+      step: 'tools/call echo',
+      message:
+        '`tools/call echo` with {} (without the required `text`) got a success result: {"content":[{"type":"text","text":"echo {}"}]} (want an error or an isError result: the arguments do not match its inputSchema)',
+    });
+  });
+
+  it('a step marked slow that answers at once is a config warning, never a failure or a hang', async () => {
+    const r = await stdioPhase(bench.context(), spec('slow', undefined, { SLOW_MS: '0' }));
+    expect(r.verdict).toBe('passed');
+    expect(check(r, 'cancellation')).toMatchObject({
+      outcome: 'not-measured',
+      level: 'warn',
+      short: 'not slow',
+      message: expect.stringMatching(
+        /^config: `tools\/call slow` is marked slow but answered in \d+ ms, before notifications\/cancelled could be sent; mark a call that takes 300 ms or more \(not judged\)$/,
+      ),
+    });
+  });
+
+  it('a check set off is recorded as skipped and not run', async () => {
+    const r = await stdioPhase(bench.context(), { ...spec('slow,die-on-cancel'), checks: { cancellation: 'off' } });
+    expect(r.verdict).toBe('passed');
+    expect(check(r, 'cancellation')).toMatchObject({ outcome: 'skipped', level: 'off', message: 'off in the config (not run)' });
+  });
+});
+
+describe('invalidArgumentsFor', () => {
+  it('leaves out the first required key of the configured arguments', () => {
+    expect(invalidArgumentsFor({ required: ['a', 'b'], properties: {} }, { a: 1, b: 2 })).toEqual({
+      args: { b: 2 },
+      why: 'without the required `a`',
+    });
+  });
+
+  it('else gives a typed key a value of another type', () => {
+    for (const [type, wrong] of [
+      ['string', 12345],
+      ['number', 'not a number'],
+      ['integer', 'not an integer'],
+      ['boolean', 'not a boolean'],
+      ['array', 'not an array'],
+      ['object', 'not an object'],
+    ] as const)
+      expect(invalidArgumentsFor({ properties: { x: { type } } }, { y: 1 })).toEqual({
+        args: { y: 1, x: wrong },
+        why: `\`x\` is ${JSON.stringify(wrong)}, not a ${type}`,
+      });
+  });
+
+  it('is null for a schema that refuses nothing it can name', () => {
+    expect(invalidArgumentsFor({ properties: { x: {} } }, {})).toBeNull();
+    expect(invalidArgumentsFor(undefined, {})).toBeNull();
+    expect(invalidArgumentsFor({ properties: { x: { type: ['string', 'null'] } } }, {})).toBeNull();
+  });
+});
