@@ -266,6 +266,17 @@ async function repeatedInitialize(
   return { outcome: 'passed', message: `${what}${flownText}; ping answered`, short: behaviour, evidence, ...(slowMs ? { slowMs } : {}) };
 }
 
+/** Why the server is gone, when it goes within `ms`; else undefined (the timer is cleared either way). */
+function exitedWithin(wire: Wire, ms: number): Promise<string | undefined> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => resolve(undefined), ms);
+    void wire.gone.then((why) => {
+      clearTimeout(timer);
+      resolve(why);
+    });
+  });
+}
+
 async function cancellation(wire: Wire, t: number, steps: readonly Step[], slowMs: number | undefined): Promise<Seen> {
   const slow = slowStep(steps);
   if (!slow) {
@@ -297,30 +308,29 @@ async function cancellation(wire: Wire, t: number, steps: readonly Step[], slowM
   const step = `notifications/cancelled for ${stepLabel(slow)}`;
   const notified = await wire.notify('notifications/cancelled', { requestId: call.id, reason: 'mcp-matrix: cancellation check' });
   const ping = await within(wire.request('ping', {}).answer, t);
-  if (notified || ping.kind !== 'result') {
-    await wire.end();
-    const why = gone(ping);
+  // How long an answer may still take: twice the uncancelled call's time (repeated-initialize measured it), else the bound.
+  const wait = Math.min(t, slowMs ? 2 * slowMs + 500 : t) - (Date.now() - sentAt);
+  const late = ping.kind === 'result' ? await within(call.answer, wait) : undefined;
+  // An exit is the finding whenever it came: before ping's answer, or after it.
+  const why = gone(ping) ?? (late && gone(late)) ?? (await exitedWithin(wire, 100));
+  const ended = await wire.end();
+  if (why)
+    return { outcome: 'failed', message: `after notifications/cancelled for ${label}, ${why}`, short: 'server gone', step, gone: why };
+  if (notified || ping.kind !== 'result' || !late)
     return {
       outcome: 'failed',
       message: `after notifications/cancelled for ${label}${notified ? ` (${notified})` : ''}, the next request (ping) got ${describeAnswer(ping)}`,
-      short: why ? 'server gone' : 'no answer',
+      short: 'no answer',
       step,
-      ...(why ? { gone: why } : {}),
     };
-  }
-  // How long an answer may still take: twice the uncancelled call's time (repeated-initialize measured it), else the bound.
-  const wait = Math.min(t, slowMs ? 2 * slowMs + 500 : t) - (Date.now() - sentAt);
-  const late = await within(call.answer, wait);
   const cancelled = late.kind === 'result' || late.kind === 'error' ? 'answered' : 'dropped';
-  const ended = await wire.end();
   const seen = cancelled === 'answered' ? `answered (${describeAnswer(late)})` : `dropped (${describeAnswer(late)})`;
-  if (late.kind === 'closed' || ended)
+  if (ended)
     return {
       outcome: 'failed',
-      message: `after notifications/cancelled for ${label}, ping answered, but ${late.kind === 'closed' ? late.why : `the session did not close cleanly: ${ended}`}`,
+      message: `after notifications/cancelled for ${label}, ping answered, but the session did not close cleanly: ${ended}`,
       short: 'close failed',
       step,
-      ...(gone(late) ? { gone: gone(late) } : {}),
     };
   return {
     outcome: 'passed',

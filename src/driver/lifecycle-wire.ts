@@ -189,7 +189,14 @@ export async function httpSession(
       );
       open.add(req);
       req.on('close', () => open.delete(req));
-      req.on('error', (e) => resolve({ kind: 'closed', why: `the connection failed: ${e.message}` }));
+      // A refused or reset connection is most often the server's exit: named as that when it follows at once.
+      req.on('error', (e) => {
+        const timer = setTimeout(() => resolve({ kind: 'closed', why: `the connection failed: ${e.message}` }), 500);
+        void gone.then((why) => {
+          clearTimeout(timer);
+          resolve({ kind: 'closed', why });
+        });
+      });
       void gone.then((why) => resolve({ kind: 'closed', why }));
       req.end(body);
     });

@@ -8,7 +8,7 @@ import { PHASES } from '../results/types.js';
 import { xmlAttr, xmlText } from './format.js';
 import { parityJunit } from './parity-lines.js';
 import { cellOutcome } from '../results/verdict.js';
-import { displayCells, handleText, phaseOf, staleAdvice, variantLabel } from './view.js';
+import { displayCells, handleText, phaseOf, recordedBehaviour, staleAdvice, variantLabel } from './view.js';
 
 const secs = (ms: number): string => (Math.max(0, ms) / 1000).toFixed(3);
 
@@ -155,7 +155,9 @@ function checkCase(cell: CellResult, phase: PhaseResult, c: SubCheckResult): str
       return `${open}>\n      <failure${attrs({ message: line, type })}>${body(evidence)}</failure>\n    </testcase>`;
     }
     case 'passed':
-      return c.outcome === 'passed' ? `${open}/>` : `${open}>\n      <system-out>${xmlText(`WARN ${line}`)}</system-out>\n    </testcase>`;
+      // A passed check that records what the server chose (answered or dropped, error or isError) says so.
+      if (c.outcome === 'passed' && recordedBehaviour(c) === undefined) return `${open}/>`;
+      return `${open}>\n      <system-out>${xmlText(c.outcome === 'passed' ? line : `WARN ${line}`)}</system-out>\n    </testcase>`;
   }
 }
 

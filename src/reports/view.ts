@@ -115,9 +115,15 @@ export function checkLabel(c: SubCheckResult): string {
 }
 
 /** `pass`, `FAIL`, `warn`, `not measured`, `—` (skipped or off): one sub-check's outcome in the check table. */
+/** What a check recorded the server chose where the spec allows a choice (`dropped`, `isError`, `accepts`). */
+export function recordedBehaviour(c: SubCheckResult): string | undefined {
+  const b = c.evidence?.behaviour;
+  return typeof b === 'string' ? b : undefined;
+}
+
 export function checkOutcomeLabel(c: SubCheckResult | undefined, allowedToFail = false): string {
   if (!c || c.outcome === 'skipped') return '—';
-  if (c.outcome === 'passed') return 'pass';
+  if (c.outcome === 'passed') return recordedBehaviour(c) ? `pass (${recordedBehaviour(c)})` : 'pass';
   if (c.outcome === 'not-measured') return 'not measured';
   if (c.level === 'warn') return 'warn';
   return allowedToFail ? 'FAIL (allowed)' : 'FAIL';

@@ -23,11 +23,64 @@ interface Case {
   env?: Record<string, string>;
   /** Rule ids matrix.sarif reports at level error, among others of the same phase (docs/phases.md, matrix.sarif). */
   sarif?: string[];
+  /** Another phase that fails the same way (a lifecycle check runs in stdio and http): its step and message. */
+  also?: { phase: PhaseName; step: string; message: RegExp };
 }
 
 const CONFORMANCE_ON = { MCP_MATRIX_CONFORMANCE: 'on' };
 
+/** A lifecycle check's failure in the http phase: after the 401 checks and the round trip, which passed. */
+const afterRoundTrip = (check: string): RegExp =>
+  new RegExp(`^no token → 401 with a Bearer challenge; wrong token → 401; round trip ok; ${check}$`);
+
 const CASES: Case[] = [
+  {
+    // Dies (an uncaught exception) on notifications/cancelled: the cancellation check of stdio and http fails alone.
+    fixture: 'cancel-crash',
+    phase: 'stdio',
+    step: 'notifications/cancelled for tools/call wait',
+    message:
+      /^cancellation: after notifications\/cancelled for `tools\/call wait`, the server exited \(code 1\) \[harness, level require\]$/,
+    also: {
+      phase: 'http',
+      step: 'notifications/cancelled for tools/call wait',
+      message: afterRoundTrip(
+        'cancellation: after notifications\\/cancelled for `tools\\/call wait`, the server exited \\(code 1\\) \\[harness, level require\\]',
+      ),
+    },
+    sarif: ['stdio/cancellation', 'http/cancellation'],
+    extra: (r) => {
+      for (const name of ['stdio', 'http'] as const) {
+        const p = r.cells[0]!.phases.find((x) => x.phase === name)!;
+        expect(p.checks!.filter((c) => c.outcome === 'failed').map((c) => c.id)).toEqual(['cancellation']);
+        expect(p.stderrTail).toContain('BROKEN: crashed on notifications/cancelled');
+      }
+    },
+  },
+  {
+    // A second initialize loses the slow call in flight: repeated-initialize of stdio and http fails alone.
+    fixture: 'init-kills-call',
+    phase: 'stdio',
+    step: 'repeated initialize',
+    message:
+      /^repeated-initialize: a second initialize while `tools\/call wait` was in flight: the server accepts; the call in flight \(`tools\/call wait`\) was lost: no answer within 3000 ms \[harness, level require\]$/,
+    also: {
+      phase: 'http',
+      step: 'repeated initialize',
+      message: afterRoundTrip(
+        'repeated-initialize: a second initialize while `tools\\/call wait` was in flight: the server accepts; the call in flight \\(`tools\\/call wait`\\) was lost: no answer within 3000 ms \\[harness, level require\\]',
+      ),
+    },
+    sarif: ['stdio/repeated-initialize', 'http/repeated-initialize'],
+    extra: (r) => {
+      for (const name of ['stdio', 'http'] as const) {
+        const p = r.cells[0]!.phases.find((x) => x.phase === name)!;
+        expect(p.checks!.filter((c) => c.outcome === 'failed').map((c) => c.id)).toEqual(['repeated-initialize']);
+        // The session still answers after it: cancellation runs and passes.
+        expect(p.checks!.find((c) => c.id === 'cancellation')!.outcome).toBe('passed');
+      }
+    },
+  },
   {
     // A server without auth that checks neither Host nor Origin: the official suite's scenario fails, by name.
     fixture: 'conformance-dns-rebinding',
@@ -372,9 +425,14 @@ describe('fixtures/broken: each fails exactly its phase', () => {
     const cell = r.cells[0]!;
     expect(cell.verdict, table).toBe('failed');
     const failed = cell.phases.filter((p) => p.verdict === 'failed').map((p) => p.phase);
-    expect(failed, table).toEqual([c.phase]);
+    expect(failed, table).toEqual(c.also ? [c.phase, c.also.phase] : [c.phase]);
+    if (c.also) {
+      const also = cell.phases.find((p) => p.phase === c.also!.phase)!;
+      expect(also.message, table).toMatch(c.also.message);
+      expect(also.step).toBe(c.also.step);
+    }
     for (const p of cell.phases) {
-      if (p.phase === c.phase) continue;
+      if (p.phase === c.phase || p.phase === c.also?.phase) continue;
       if (c.others) expect(p.verdict, table).toBe(c.others);
       else expect(['passed', 'skipped'], table).toContain(p.verdict);
     }
@@ -390,7 +448,11 @@ describe('fixtures/broken: each fails exactly its phase', () => {
     const errors = sarif.results.filter((x) => x.level === 'error');
     expect(errors.length, sarif.lines.join('\n')).toBeGreaterThan(0);
     for (const [i, e] of errors.entries()) {
-      expect(e.ruleId!.startsWith(`${c.phase}/`), sarif.lines.join('\n')).toBe(true);
+      const phases = [c.phase, ...(c.also ? [c.also.phase] : [])];
+      expect(
+        phases.some((p) => e.ruleId!.startsWith(`${p}/`)),
+        sarif.lines.join('\n'),
+      ).toBe(true);
       expect(e.properties!.cell).toBe(cell.cell);
       const uri = e.locations![0]!.physicalLocation!.artifactLocation!.uri;
       expect(uri === 'package.json' || (c.phase === 'leaks' && /^bin\//.test(uri!)), `${i}: ${uri}`).toBe(true);

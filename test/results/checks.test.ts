@@ -172,6 +172,22 @@ describe('reports show every sub-check', () => {
     // v1-latest: 6 phases + 3 checks; failures: the http phase and its required check.
     expect(xml).toMatch(/<testsuite name="v1-latest[^"]*" tests="9" failures="2" errors="0" skipped="0"/);
   });
+  it('a passed check that records what the server chose says which: `pass (dropped)` in the table, its line in JUnit', () => {
+    const dropped: SubCheckResult = {
+      id: 'cancellation',
+      outcome: 'passed',
+      level: 'require',
+      message: 'notifications/cancelled for `tools/call wait`: the cancelled call was dropped (no answer within 1400 ms); …',
+      short: 'dropped',
+      evidence: { behaviour: 'dropped' },
+    };
+    const chose = makeRun([{ ...FOUR_CELLS[0]!, phases: { stdio: { verdict: 'passed', checks: [dropped] } } }, ...FOUR_CELLS.slice(1)]);
+    expect(auditRun(chose)).toEqual([]);
+    expect(renderMarkdown(chose)).toContain('| stdio › cancellation | harness | require | pass (dropped) | — | — | — |');
+    expect(renderJunit(chose)).toMatch(
+      /<testcase classname="v1-floor" name="stdio › cancellation" time="0.000">\n\s*<system-out>cancellation: notifications\/cancelled for `tools\/call wait`: the cancelled call was dropped .*\[harness, level require\]<\/system-out>/,
+    );
+  });
   it('the terminal says each warning, and the failed phase with its message', () => {
     const lines = renderTerminalFailures(run);
     expect(lines).toContain(

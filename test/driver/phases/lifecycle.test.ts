@@ -70,7 +70,7 @@ describe('lifecycle checks in the stdio phase', () => {
     expect(r.step).toBe('notifications/cancelled for tools/call slow');
     expect(outcomes(r).filter(([, outcome]) => outcome === 'failed')).toEqual([['cancellation', 'failed', 'server gone']]);
     expect(r.message).toBe(
-      'cancellation: after notifications/cancelled for `tools/call slow`, the next request (ping) got the server exited (code 6) [harness, level require]',
+      'cancellation: after notifications/cancelled for `tools/call slow`, the server exited (code 6) [harness, level require]',
     );
   });
 
