@@ -162,7 +162,7 @@ describe('renderSarif', () => {
   it('rules: every static rule and http sub-check, plus each second judge scenario seen; security findings carry a severity', () => {
     const rules = log.runs[0]!.tool.driver.rules!;
     const ids = rules.map((r) => r.id);
-    expect(ids).toEqual(expect.arrayContaining([...STATIC_RULES.map((r) => r.id), ...CHECKS.map((c) => `http/${c.id}`)]));
+    expect(ids).toEqual(expect.arrayContaining([...STATIC_RULES.map((r) => r.id), ...CHECKS.map((c) => `${c.phase}/${c.id}`)]));
     expect(ids).toContain('conformance/dns-rebinding-protection');
     expect(new Set(ids).size).toBe(ids.length);
     for (const r of results(log)) expect(rules[r.ruleIndex!]!.id).toBe(r.ruleId);
@@ -176,8 +176,11 @@ describe('renderSarif', () => {
   it('every rule id is documented in docs/phases.md (matrix.sarif)', async () => {
     const doc = await readFile(new URL('../../docs/phases.md', import.meta.url), 'utf8');
     const section = doc.slice(doc.indexOf('## matrix.sarif'));
-    for (const id of [...STATIC_RULES.map((r) => r.id), ...CHECKS.map((c) => `http/${c.id}`)])
-      expect(section.includes(`\`${id}\``) || (id.startsWith('http/') && section.includes('`http/<check>`')), id).toBe(true);
+    for (const id of [...STATIC_RULES.map((r) => r.id), ...CHECKS.map((c) => `${c.phase}/${c.id}`)]) {
+      const phase = id.split('/')[0]!;
+      const byCatalogue = (phase === 'http' || phase === 'stdio') && section.includes(`\`${phase}/<check>\``);
+      expect(section.includes(`\`${id}\``) || byCatalogue, id).toBe(true);
+    }
   });
 
   it('fingerprints are stable across runs (no port, no time in them) and distinct per finding', () => {
