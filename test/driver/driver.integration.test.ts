@@ -181,7 +181,7 @@ describe.each([1, 2] as const)('SDK major %i', (major) => {
       ).toEqual(LIFECYCLE_IDS.map((id) => [id, 'passed']));
       // The same on both majors (compat.js answers an unknown tool on 1.x as 2.x does); a second initialize
       // is accepted over stdio (the SDKs answer it again) and refused over HTTP (400: the session is initialized).
-      expect(r.details!.compared).toEqual({
+      expect(r.details!.compared).toMatchObject({
         'unknown-tool': { answer: 'error', code: -32602 },
         'invalid-arguments': { answer: 'isError' },
         'repeated-initialize': { outcome: phase === 'stdio' ? 'accepts' : 'errors' },

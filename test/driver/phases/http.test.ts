@@ -333,18 +333,16 @@ describe('httpPhase: sub-checks, retries and never-listened, from src', () => {
           content: [{ type: 'text', text: expect.stringMatching(/^sha256:/) }],
           structuredContent: { echoed: 'hi', length: 2 },
         },
+        // The lifecycle edges' values (the SDK's transport refuses a second initialize).
+        'unknown-tool': { answer: 'isError' },
+        'invalid-arguments': { answer: 'isError' },
+        'repeated-initialize': { outcome: 'errors' },
       },
       checks: {
         noToken: { outcome: 'ok', text: '401', short: '401' },
         wwwAuthenticate: { outcome: 'ok', text: 'with a Bearer challenge', short: 'Bearer challenge' },
         wrongToken: { outcome: 'ok', text: '401', short: '401' },
         roundTrip: { outcome: 'ok', text: 'ok', short: 'ok' },
-      },
-      // The lifecycle edges' values for the run's parity comparison (the SDK's transport refuses a second initialize).
-      compared: {
-        'unknown-tool': { answer: 'isError' },
-        'invalid-arguments': { answer: 'isError' },
-        'repeated-initialize': { outcome: 'errors' },
       },
     });
     // The lifecycle edges ran on a session of their own, after the round trip (no slow step: nothing to cancel).
