@@ -29,6 +29,8 @@ export interface RunMatrixOptions {
   baseline?: string;
   /** Keep the cell directories, as `--keep`. @default false */
   keep?: boolean;
+  /** A plain npm install in every cell (no dependency tree reused), as `--fresh`. @default false */
+  fresh?: boolean;
   /** Stops the run: the cells are stopped and the reports say interrupted (exit code 130). */
   signal?: AbortSignal;
   /** Print what the CLI prints (progress lines, the table, failures): `true` to stdout/stderr, or a logger of yours. @default false */
@@ -61,6 +63,7 @@ export async function runMatrix(options: RunMatrixOptions = {}): Promise<RunMatr
       ...(options.plan !== undefined ? { plan: options.plan } : {}),
       ...(options.baseline !== undefined ? { baseline: options.baseline } : {}),
       keep: options.keep ?? false,
+      ...(options.fresh ? { fresh: true } : {}),
       progress: options.print ? 'simple' : 'silent',
       signal: options.signal ?? new AbortController().signal,
       junit: true,
