@@ -15,13 +15,15 @@ export interface Options {
   axesBaseline?: string;
   /** Section 6: the naive loop, the cold and warm runs, the edited single cell. */
   yardsticks: boolean;
+  /** Section 6 alone. */
+  yardsticksOnly: boolean;
   naiveLoop: string;
   from?: string;
 }
 
 const HELP =
   'node bench/.build/run.js [--reps N] [--quick] [--scale 4,8,16] [--config FILE] [--no-warmup] [--keep-tmp] ' +
-  '[--axes-only | --no-axes] [--axes-clients a,b] [--axes-node 20,22] [--axes-baseline DIR] [--no-yardsticks] [--naive-loop FILE] [--from FILE]';
+  '[--axes-only | --no-axes] [--axes-clients a,b] [--axes-node 20,22] [--axes-baseline DIR] [--no-yardsticks | --yardsticks-only] [--naive-loop FILE] [--from FILE]';
 
 export function parseArgs(argv: string[], root: string): Options | 'help' {
   const o: Options = {
@@ -36,6 +38,7 @@ export function parseArgs(argv: string[], root: string): Options | 'help' {
     axesClients: ['latest@1', 'latest@2'],
     axesNode: [20, 22],
     yardsticks: true,
+    yardsticksOnly: false,
     // The team's shared yardstick, beside the checkout (issue 22): ../shared/bench/naive-loop/.
     naiveLoop: path.resolve(root, '..', 'shared', 'bench', 'naive-loop', 'naive-loop.sh'),
   };
@@ -57,6 +60,7 @@ export function parseArgs(argv: string[], root: string): Options | 'help' {
     else if (a === '--axes-only') o.axesOnly = true;
     else if (a === '--no-axes') o.axes = false;
     else if (a === '--no-yardsticks') o.yardsticks = false;
+    else if (a === '--yardsticks-only') o.yardsticksOnly = true;
     else if (a.startsWith('--naive-loop')) o.naiveLoop = path.resolve(val());
     else if (a.startsWith('--axes-clients')) o.axesClients = val().split(',');
     else if (a.startsWith('--axes-baseline')) o.axesBaseline = path.resolve(val());
@@ -71,6 +75,8 @@ export function parseArgs(argv: string[], root: string): Options | 'help' {
   o.scale = scale ?? (o.quick ? [4, 8] : [4, 8, 16]);
   if (!Number.isInteger(o.reps) || o.reps < 1) throw new Error('--reps must be a positive integer');
   if (o.axesOnly && !o.axes) throw new Error('--axes-only and --no-axes exclude each other');
+  if (o.yardsticksOnly && (o.axesOnly || !o.yardsticks)) throw new Error('--yardsticks-only excludes --axes-only and --no-yardsticks');
+  if (o.yardsticksOnly) o.axes = false;
   if (o.scale.some((n) => !Number.isInteger(n) || n < 1)) throw new Error('--scale takes cell counts, e.g. 4,8,16');
   return o;
 }

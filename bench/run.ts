@@ -59,7 +59,7 @@ function metaOf(o: Options, configFile: string) {
     axes: undefined as
       | undefined
       | { clients: string[]; node: (number | string)[]; variants: number; only: boolean; baseline?: { dir: string; commit: string } },
-    yardsticks: o.yardsticks && !o.axesOnly ? { naiveLoop: o.naiveLoop } : undefined,
+    yardsticks: o.yardsticks && !o.axesOnly ? { naiveLoop: o.naiveLoop, only: o.yardsticksOnly } : undefined,
   };
 }
 
@@ -152,7 +152,8 @@ async function main(): Promise<void> {
     useTime.on = doc.meta.memoryBy?.includes('/usr/bin/time') ?? false;
     const axes = doc.meta.axes ? { axesClients: doc.meta.axes.clients, axesNode: doc.meta.axes.node } : {};
     const opts = { ...o, reps: doc.meta.reps, scale: doc.meta.scale, axesOnly: Boolean(doc.meta.axes?.only), ...axes };
-    const nCells = doc.reps[0]!.serial?.cells.length ?? doc.reps[0]!.axesAlone!.cells.length;
+    const first = doc.reps[0]!;
+    const nCells = first.serial?.cells.length ?? first.axesAlone?.cells.length ?? first.yardsticks?.cold.cells.length ?? 0;
     return console.log(render(summarizeAll(doc.reps, opts, nCells, doc.axesWarmup), doc.meta));
   }
   const configFile = path.resolve(ROOT, o.config);
@@ -173,9 +174,9 @@ async function main(): Promise<void> {
     meta.axes.baseline = { dir: o.axesBaseline, commit: gitHead(o.axesBaseline) };
     log(`axes baseline: ${o.axesBaseline} @ ${meta.axes.baseline.commit}`);
   }
-  const tarball = o.axesOnly ? undefined : await packOnce(project, tmp);
+  const tarball = o.axesOnly || o.yardsticksOnly ? undefined : await packOnce(project, tmp);
   const scaleFiles: Record<number, string> = {};
-  if (!o.axesOnly) for (const n of o.scale) if (n !== nCells) scaleFiles[n] = await scaleConfig(project, n, tmp);
+  if (tarball) for (const n of o.scale) if (n !== nCells) scaleFiles[n] = await scaleConfig(project, n, tmp);
 
   let axesWarmup: Run | undefined;
   if (o.warmup) {
