@@ -16,7 +16,7 @@ export const profiles = {
   secrets: { mutate: 'src/judge/secrets.ts', tests: ['test/judge/secrets.test.ts'] },
   'variant-environment': { mutate: 'src/judge/variant-environment.ts', tests: ['test/judge/*.test.ts'] },
   'spec-checks': { mutate: 'src/driver/spec-checks.ts', tests: ['test/driver/phases/spec-checks.test.ts'] },
-  checks: { mutate: 'src/driver/checks.ts', tests: ['test/results/checks.test.ts'] },
+  checks: { mutate: 'src/driver/checks.ts', tests: ['test/results/checks.test.ts', 'test/config/docs.test.ts'] },
   answering: { mutate: 'src/driver/answering.ts', tests: ['test/driver/answering.test.ts'] },
   'conformance-catalogue': { mutate: 'src/cells/conformance-catalogue.ts', tests: ['test/cells/conformance-catalogue.test.ts'] },
   'second-judge': { mutate: 'src/results/second-judge.ts', tests: ['test/results/second-judge.test.ts'] },

@@ -11,6 +11,7 @@ import {
   clientCacheDir,
   clientKey,
   boundClients,
+  damageOf,
   findClient,
   inspect,
   listClients,
@@ -392,5 +393,39 @@ describe('use, listing and the size bound', () => {
     expect(existsSync(old.dir)).toBe(false);
     expect(existsSync(kept.dir)).toBe(true);
     expect(await boundClients(r, kept.dir, undefined)).toEqual([]);
+  });
+});
+
+describe('damageOf (mcp-matrix cache verify): the entry against its own marker, every file hashed', () => {
+  it('an intact entry has no damage; one without a readable marker names it; an entry whose marker has no install set is another set', async () => {
+    const r = await root();
+    const entry = await stored(r);
+    expect(await damageOf(entry.dir)).toBeUndefined();
+    const file = path.join(entry.dir, CLIENT_MARKER);
+    const marker = JSON.parse(await readFile(file, 'utf8')) as Record<string, unknown>;
+    await writeFile(file, JSON.stringify({ ...marker, installSet: undefined }));
+    expect(await damageOf(entry.dir)).toBeUndefined();
+    await writeFile(file, '{ not json');
+    expect(await damageOf(entry.dir)).toBe(`no readable ${CLIENT_MARKER}`);
+    await rm(file);
+    expect(await damageOf(entry.dir)).toBe(`no readable ${CLIENT_MARKER}`);
+  });
+
+  it('a same-size edit with its time put back passes the quick check before use, not the deep one', async () => {
+    const r = await root();
+    // Whole-second times, which utimes sets back exactly (the manifest records the time to the sub-millisecond).
+    const t = new Date('2026-01-01T00:00:00Z');
+    const s = await storeClient(r, client, async (d) => {
+      await fakeNpm(d);
+      await utimes(path.join(d, 'node_modules', 'zod', 'index.js'), t, t);
+      return undefined;
+    });
+    if (!('entry' in s)) throw new Error('store failed');
+    const js = path.join(s.entry.dir, 'node_modules', 'zod', 'index.js');
+    await writeFile(js, (await readFile(js, 'utf8')).replace('zod', 'dog'));
+    await utimes(js, t, t);
+    expect(await inspect(s.entry.dir, client)).toEqual({ entry: s.entry });
+    expect(await inspect(s.entry.dir, client, true)).toEqual({ damage: 'node_modules/zod/index.js changed content' });
+    expect(await damageOf(s.entry.dir)).toBe('node_modules/zod/index.js changed content');
   });
 });

@@ -67,3 +67,62 @@ describe('conformance catalogue: what the suite itself says each scenario needs'
     expect(advertises({}, 'tools')).toBe(false);
   });
 });
+
+describe('conformance catalogue: reading the suite exactly', () => {
+  it('only items under a server-scenarios header (any case) count; any unindented line is a header and ends them', () => {
+    const list = [
+      '  - stray-before-any-header [x]',
+      'SERVER SCENARIOS (test against a server):',
+      '  -   spaced-name [2025-06-18]',
+      '\t- tabbed',
+      '  not an item',
+      '  - ping',
+      'Client scenarios:',
+      '  - client-only',
+      '  server scenarios, indented: not a header',
+      '  - still-client',
+    ].join('\n');
+    expect(parseScenarioList(list)).toEqual(['spaced-name', 'tabbed', 'ping']);
+  });
+
+  it('a scenario named twice keeps its first class; escapes in a template description are undone; its code runs to the next class', () => {
+    const bundle = [
+      'this.name=`a`,this.specVersions=[`x`],this.description=`Line\\none \\`quoted\\` \\\\ end`;first();',
+      'this.name=`b`,this.specVersions=[],this.description="Plain \\"string\\"";second();',
+      'this.name=`a`,this.specVersions=[`y`],this.description=`Again`;third();',
+    ].join('');
+    const sources = scenarioSources(bundle);
+    expect([...sources.keys()]).toEqual(['a', 'b']);
+    expect(sources.get('a')).toEqual({ description: 'Line\none `quoted` \\ end', code: ';first();' });
+    expect(sources.get('b')).toEqual({ description: 'Plain "string"', code: ';second();' });
+    expect(scenarioSources('nothing here').size).toBe(0);
+  });
+
+  it('a fixture is what the description asks to implement (a run-time name said so), else a test:// or test_ name, whole words only', () => {
+    expect(fixtureOf({ description: 'Implement resource template `test://template/{id}/data`', code: '' })).toBe(
+      'test://template/{id}/data',
+    );
+    expect(fixtureOf({ description: 'Implement a tool named `${E}`', code: '' })).toBe('a tool the suite names at run time');
+    expect(fixtureOf({ description: 'Implement resource `test://static-text` please', code: '' })).toBe('test://static-text');
+    expect(fixtureOf({ description: 'Reads test://watched-resource then stops', code: 'test_other' })).toBe('test://watched-resource');
+    expect(fixtureOf({ description: 'no fixture', code: 'callTool(`test_tool_with_logging`)' })).toBe('test_tool_with_logging');
+    expect(fixtureOf({ description: 'a contest_entry is not a fixture', code: 'latest_version' })).toBeUndefined();
+  });
+
+  it('the capability is the endpoint’s head; only subscribe and unsubscribe are resources.subscribe', () => {
+    expect(capabilityOf('**Endpoint**: `prompts/get`')).toBe('prompts');
+    expect(capabilityOf('**Endpoint**: `resources/unsubscribe`')).toBe('resources.subscribe');
+    expect(capabilityOf('**Endpoint**: `resources/subscribed`')).toBe('resources');
+    expect(capabilityOf('**Endpoint**: `resources/resubscribe`')).toBe('resources');
+    expect(capabilityOf('Endpoint: `tools/list`')).toBeUndefined();
+    expect(capabilityOf('no endpoint')).toBeUndefined();
+  });
+
+  it('a scenario for servers without authentication is marked so, whatever the line break or case', () => {
+    const sources = new Map([
+      ['a', { description: 'Scope: servers WITHOUT\n  Authentication', code: '' }],
+      ['b', { description: 'with authentication', code: '' }],
+    ]);
+    expect(catalogue(['a', 'b'], sources)).toEqual({ run: [{ name: 'a', unauthenticatedOnly: true }, { name: 'b' }], excluded: [] });
+  });
+});

@@ -18,6 +18,8 @@ describe('probedOf / answeringOf', () => {
       { pid: 11, ppid: 10, node: 'v20.0.0' },
     ]);
     expect(probedOf([{ type: 'probe', pid: 5 }])).toEqual([{ pid: 5 }]);
+    // A parent or Node of the wrong type (a record from another probe version) is left out, not copied.
+    expect(probedOf([{ type: 'probe', pid: 6, ppid: '1', node: 22 }])).toEqual([{ pid: 6 }]);
   });
 
   it('the process that loaded an SDK copy answered, not the launcher that started it', () => {
