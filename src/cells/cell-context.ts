@@ -1,5 +1,6 @@
 // What a cell's run gets from the run: the plan, the tarball, where to work, and the instruments the run
 // installs once and shares (a client variant's client, a Node variant's runtime, the conformance suite).
+import type { CacheNote } from '../cache/writable.js';
 import type { RunSecrets } from '../judge/secrets.js';
 import type { Tarball } from '../pack/pack.js';
 import type { Plan, PlannedCell, PlannedClient, PlannedNode, PlannedVariant } from '../plan/plan.js';
@@ -29,4 +30,6 @@ export interface CellContext {
   secrets?: RunSecrets;
   /** The tree cache's root (install reuse); undefined: every cell is a plain npm install. */
   treeCache?: string;
+  /** Hears that the tree cache could not be written (the run's warnings, one line per cache). */
+  cacheNote?(note: CacheNote): void;
 }

@@ -33,7 +33,7 @@ export async function installServer(cell: PlannedCell, ctx: CellContext, hooks: 
     if (ctx.signal.aborted) throw new Error('interrupted');
     cellDir = await createCellDir(ctx.runDir, cell.id, ctx.plan.package.name, ctx.tarball.file, cell.installSet);
     hooks.onInstallStart?.();
-    const { install, source } = await installReusing(cellDir, {
+    const { install, source, cacheNote } = await installReusing(cellDir, {
       attempts: ctx.plan.config.install.attempts,
       timeoutMs: ctx.plan.config.install.timeoutMs,
       env: { ...process.env, npm_config_update_notifier: 'false' },
@@ -42,6 +42,7 @@ export async function installServer(cell: PlannedCell, ctx: CellContext, hooks: 
       npmVersion: ctx.npmVersion,
       treeCache: ctx.treeCache,
     });
+    if (cacheNote) ctx.cacheNote?.(cacheNote);
     hooks.onInstallEnd?.({ ok: install.kind === 'installed', durationMs: install.durationMs, attempts: install.attempts });
     if (install.kind !== 'installed') {
       const { name: packageName, ranges } = ctx.plan.package;

@@ -7,6 +7,7 @@
 import { readdir, readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { InstallSourceRef } from '../results/types.js';
+import { cacheProblem, realMkdirError, type CacheNote } from '../cache/writable.js';
 import { installCell, type InstallOptions, type InstallOutcome } from './install.js';
 import { contextKey, treeKey } from './tree-key.js';
 import { copyTree, dropTree, findTree, sha256, storeTree } from './tree-cache.js';
@@ -22,6 +23,8 @@ export interface ReuseOptions extends InstallOptions {
 export interface ReuseOutcome {
   install: InstallOutcome;
   source: InstallSourceRef;
+  /** The tree cache could not be written: the run's warnings say so, once. */
+  cacheNote?: CacheNote;
 }
 
 export async function installReusing(cellDir: string, options: ReuseOptions): Promise<ReuseOutcome> {
@@ -85,8 +88,14 @@ async function plainAndStore(cellDir: string, options: ReuseOptions, root: strin
     const lock = await readFile(path.join(cellDir, 'package-lock.json'), 'utf8');
     const key = treeKey(lock, options.packageName, context);
     if (key.ok && !key.ownScripts) await storeTree(root, key.key, cellDir, key.drop);
-  } catch {
+  } catch (error) {
     // A cache that cannot be written costs the next run its reuse, never this run its install.
+    const real = await realMkdirError(root, error).catch(() => error);
+    return {
+      install,
+      source,
+      cacheNote: { cache: root, message: `${cacheProblem('the tree cache', root, real)}; every cell is a plain npm install` },
+    };
   }
   return { install, source };
 }

@@ -156,6 +156,7 @@ async function runCells(
     repro: reproFor(config, facts.tarball, options),
     // Install reuse (docs/performance.md): off with --fresh or `install.reuse: false`.
     ...(options.fresh || !config.install.reuse ? {} : { treeCache: treeCacheDir() }),
+    cacheNote: (note) => void notes.take(Promise.resolve(ok({ cacheNotes: [note] }))),
     ...instruments(config, runDir.dir, options.signal, installSlots, notes),
   };
   const shownKept = (r: CellResult): CellResult => {

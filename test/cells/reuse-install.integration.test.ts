@@ -138,5 +138,12 @@ describe('installReusing (real npm)', () => {
     expect(r.out.install.kind).toBe('installed');
     expect(r.out.source).toEqual({ source: 'npm', reason: 'no tree stored yet' });
     expect(existsSync(path.join(r.dir, 'node_modules/reuse-plain/bin/server.js'))).toBe(true);
+    // One line for the run's warnings, naming the real cause.
+    expect(r.out.cacheNote).toEqual({
+      cache: path.join(work, 'not-a-dir', 'trees'),
+      message: expect.stringMatching(
+        /^the tree cache .*not-a-dir\/trees cannot be written: .*ENOTDIR.*; every cell is a plain npm install$/,
+      ),
+    });
   }, 600_000);
 });
