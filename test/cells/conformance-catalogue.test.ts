@@ -125,4 +125,18 @@ describe('conformance catalogue: reading the suite exactly', () => {
     ]);
     expect(catalogue(['a', 'b'], sources)).toEqual({ run: [{ name: 'a', unauthenticatedOnly: true }, { name: 'b' }], excluded: [] });
   });
+
+  it('a header only starts the list when it begins with "server scenarios"; the header line itself is no item', () => {
+    expect(
+      parseScenarioList('Server scenarios - test against a server:\n  - ping\nClient, not server scenarios:\n  - sse-retry\n'),
+    ).toEqual(['ping']);
+  });
+
+  it('a fixture to implement is found by its wording alone, whatever its name, spaces or article', () => {
+    expect(fixtureOf({ description: 'Implement tool `echo_back` that echoes', code: '' })).toBe('echo_back');
+    expect(fixtureOf({ description: 'Implement a prompt named   `greet`', code: '' })).toBe('greet');
+    expect(fixtureOf({ description: 'Implement resource template\n`notes://{id}`', code: '' })).toBe('notes://{id}');
+    expect(capabilityOf('**Endpoint**:`tools/list`')).toBe('tools');
+    expect(capabilityOf('**Endpoint**:   `prompts/list`')).toBe('prompts');
+  });
 });

@@ -4,7 +4,18 @@
 // terminal show a check.
 import { describe, expect, it } from 'vitest';
 import type { SubCheckResult } from '../../src/results/types.js';
-import { CHECKS, checkDefinition, checkIds, checkLine, checkResult, decidePhase, defaultLevel, levelOf } from '../../src/driver/checks.js';
+import {
+  CHECKS,
+  checkDefinition,
+  checkIds,
+  checkLine,
+  checkResult,
+  checkSource,
+  decidePhase,
+  defaultLevel,
+  levelOf,
+  notableChecks,
+} from '../../src/driver/checks.js';
 import { auditRun } from '../../src/results/verdict.js';
 import { validateConfig } from '../../src/config/schema.js';
 import { resolveChecks } from '../../src/config/resolve.js';
@@ -194,5 +205,53 @@ describe('reports show every sub-check', () => {
       'v1-floor · http › origin: warn: a foreign Origin (http://evil.example) got 200 (want 403) [MUST, MCP 2025-11-25 basic/transports#security-warning, level warn]',
     );
     expect(lines).toContain('v1-latest · http: FAIL: protocol-version: …');
+  });
+});
+
+describe('a check’s reported result, its source, and which ones a reader must see', () => {
+  it('the finding’s short form, step and evidence are kept when given and absent when not; an off check says so', () => {
+    const full = checkResult('origin', 'warn', {
+      outcome: 'failed',
+      message: '200',
+      short: 'got 200',
+      step: 'POST /mcp',
+      evidence: { status: 200 },
+    });
+    expect(full).toMatchObject({
+      id: 'origin',
+      outcome: 'failed',
+      level: 'warn',
+      short: 'got 200',
+      step: 'POST /mcp',
+      evidence: { status: 200 },
+    });
+    const bare = checkResult('origin', 'warn', { outcome: 'passed', message: '403' });
+    for (const key of ['short', 'step', 'evidence']) expect(bare).not.toHaveProperty(key);
+    expect(checkResult('origin', 'off', { outcome: 'failed', message: 'x', step: 's' })).toMatchObject({
+      outcome: 'skipped',
+      message: 'off in the config (not run)',
+      short: 'off',
+    });
+    expect(() => checkResult('no-such-check', 'require', { outcome: 'passed', message: '' })).toThrow(
+      'unknown sub-check "no-such-check" (not in src/driver/checks.ts)',
+    );
+  });
+
+  it('a requirement without a spec section is named alone; the harness’s own check is "harness"', () => {
+    expect(checkSource({ requirement: 'MUST', level: 'require' })).toBe('MUST, level require');
+    expect(checkSource({ level: 'warn' })).toBe('harness, level warn');
+  });
+
+  it('a reader sees the checks that failed or were not measured, at require or warn; never an off one', () => {
+    const c = (outcome: SubCheckResult['outcome'], level: SubCheckResult['level']) =>
+      checkResult('origin', level === 'off' ? 'warn' : level, { outcome, message: outcome });
+    const checks = [
+      c('failed', 'require'),
+      c('not-measured', 'warn'),
+      c('passed', 'require'),
+      c('skipped', 'warn'),
+      { ...c('failed', 'warn'), level: 'off' as const },
+    ];
+    expect(notableChecks(checks).map((k) => `${k.outcome}/${k.level}`)).toEqual(['failed/require', 'not-measured/warn']);
   });
 });

@@ -99,4 +99,9 @@ describe('two judges: what is compared', () => {
       'auth passed',
     ]);
   });
+
+  it('only a second judge’s check is compared: one of our own naming another of ours stands as it is', () => {
+    const own = [phase('http', [ours('origin', 'passed'), { ...ours('host', 'failed'), sameAs: 'origin' }])];
+    expect(compareJudges(own)).toEqual(own);
+  });
 });
