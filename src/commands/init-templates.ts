@@ -358,12 +358,7 @@ ${installStep}
       # leaks) as alerts. Uncomment the step, and give this job the permission it needs:
       #   permissions:
       #     contents: read
-      #     security-events: write${
-        wd === '.'
-          ? ''
-          : `
-      # Its locations are relative to ${wd} (the config's directory); code scanning reads them from the repository root.`
-      }
+      #     security-events: write
       # - if: always() && hashFiles('${at('matrix-results/matrix.sarif')}') != ''
       #   uses: github/codeql-action/upload-sarif@v4
       #   with:

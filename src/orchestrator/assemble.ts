@@ -17,6 +17,8 @@ export interface RunFacts {
   startedAt: Date;
   npmVersion: string;
   commit: string | undefined;
+  /** The config's directory inside its git checkout (reports' locations are repository paths); undefined outside git. */
+  configDir: string | undefined;
   baseline: { file: string; entries: BaselineEntry[] } | undefined;
   snapshot: SurfaceItems | undefined;
   /** The recorded values (step answers, behaviours) in the committed mcp-surface.json. */
@@ -66,12 +68,13 @@ function runSurface(plan: Plan, ran: CellResult[], snapshot: SurfaceItems | unde
 }
 
 /** What results.json records of the plan: the config, the package and its tarball, every planned cell. */
-function planRecord({ plan, tarball, selected, commit }: RunFacts): RunResult['plan'] {
+function planRecord({ plan, tarball, selected, commit, configDir }: RunFacts): RunResult['plan'] {
   const chosen = selectedIds(plan.cells, selected);
   return {
     configHash: plan.hash,
     configFile: path.basename(plan.config.file),
     ...packageDirOf(plan.config),
+    ...(configDir !== undefined ? { configDir } : {}),
     package: { name: plan.package.name, version: plan.package.version, ...(commit ? { commit } : {}) },
     tarball: { file: path.basename(tarball.file), size: tarball.size, sha512: tarball.sha512 },
     cells: plan.cells.map((c) => ({

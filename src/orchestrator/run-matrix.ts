@@ -11,7 +11,7 @@ import type { ResolvedConfig } from '../config/resolve.js';
 import { readPullRequestEvent } from '../cells/github-event.js';
 import { withMutatedInstall } from '../judge/mutated-install.js';
 import { runSecrets, type RunSecrets } from '../judge/secrets.js';
-import { sourceCommit } from '../pack/commit.js';
+import { repoPrefix, sourceCommit } from '../pack/commit.js';
 import { fingerprint, packDirectory, type Tarball } from '../pack/pack.js';
 import { thawPlan, type FrozenPlan } from '../plan/frozen.js';
 import { buildPlan, hasAxes, selectCells, type Plan, type PlannedCell, type PlannedVariant } from '../plan/plan.js';
@@ -73,10 +73,11 @@ export async function runMatrix(config: ResolvedConfig, registry: Registry, opti
   options.signal.addEventListener('abort', stopPacking, { once: true });
   const packing = obtainTarball(config.source, runDir.dir, packAbort.signal);
   try {
-    const [planned, npmVersion, commit] = await Promise.all([
+    const [planned, npmVersion, commit, configDir] = await Promise.all([
       options.frozen ? thawPlan(config, options.frozen) : buildPlan(config, registry),
       npmVersionOf(options.signal),
       sourceCommit(config.source.kind === 'directory' ? config.source.dir : options.cwd),
+      repoPrefix(config.dir),
     ]);
     if (!planned.ok) {
       stopPacking();
@@ -103,6 +104,7 @@ export async function runMatrix(config: ResolvedConfig, registry: Registry, opti
       startedAt,
       npmVersion,
       commit,
+      configDir,
       baseline: options.baseline,
       snapshot: options.surfaceSnapshot,
       recorded: options.comparedSnapshot,

@@ -1,7 +1,8 @@
 // matrix.sarif: the run's findings as SARIF 2.1.0 (the format GitHub code scanning takes). One result
 // per finding and cell: the variants of a cell that found the same thing share it. Locations are
-// relative to the config's directory: the package's package.json for a finding about the package, the
-// config for a finding about the config. Pure: the run in, the file's text out.
+// repository paths (the config's directory in its git checkout, else relative to the config's directory):
+// the package's package.json for a finding about the package, the config for a finding about the
+// config. Pure: the run in, the file's text out.
 
 import { createHash } from 'node:crypto';
 import path from 'node:path';
@@ -106,9 +107,11 @@ function location(run: RunResult, f: Finding, variants: string[]): Location {
         : where === 'snapshot'
           ? SNAPSHOT_FILE
           : config;
+  // Repository paths where the run knew where the config sits in its checkout (code scanning reads them from the root).
+  const root = run.plan.configDir;
   return {
     physicalLocation: {
-      artifactLocation: { uri },
+      artifactLocation: { uri: root === undefined ? uri : path.posix.normalize(`${root}/${uri}`) },
       // A finding about the file as a whole (package.json, the config) anchors at its first line.
       region: { startLine: typeof where === 'object' && pkg !== undefined ? where.line : 1 },
     },

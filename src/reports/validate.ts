@@ -169,6 +169,7 @@ const run = obj({
     configHash: str,
     configFile: optional(str),
     packageDir: optional(str),
+    configDir: optional(str),
     package: nameVersion,
     tarball,
     cells: arrayOf(

@@ -228,6 +228,8 @@ export interface RunResult {
     /** sha256 of the resolved plan (config + resolved cells); pieces of one plan share it. */
     configHash: string;
     configFile?: string;
+    /** The config's directory inside its git checkout (`.` at its root, `packages/server`); absent outside git. */
+    configDir?: string;
     /** The package's directory relative to the config's (`.`, `fixtures/server`); absent when the config names a tarball. */
     packageDir?: string;
     /** `commit`: the source commit (`-dirty` when the tree had changes), when known. */

@@ -400,6 +400,8 @@ describe('fixtures/broken: each fails exactly its phase', () => {
     // No false alarm in matrix.sarif either: nothing at level error (a warn sub-check may be a warning).
     expect(sarifOf(run).lines.filter((l) => l.includes(' error '))).toEqual([]);
     expect(run.results!.plan.packageDir).toBe('.');
+    // Where the config sits in this checkout: matrix.sarif's paths are the repository's.
+    expect(run.results!.plan.configDir).toBe('fixtures/broken/_base');
     expect(run.leftoverDirs).toEqual([]);
     expect(run.leftoverProcs).toEqual([]);
   });
@@ -457,7 +459,7 @@ describe('fixtures/broken: each fails exactly its phase', () => {
     // The human summary names the phase and the cause too.
     expect(run.out.stdout + run.out.stderr).toContain(`${c.phase}: FAIL`);
     c.extra?.(r, run.out);
-    // matrix.sarif: the failure at level error, under the failed phase's rules only, at the package's package.json
+    // matrix.sarif: the failure at level error, under the failed phase's rules only, at the package's package.json (a repository path)
     // (a leak at the file and line its live handle was created at), naming the cell.
     const sarif = sarifOf(run);
     const errors = sarif.results.filter((x) => x.level === 'error');
@@ -470,7 +472,8 @@ describe('fixtures/broken: each fails exactly its phase', () => {
       ).toBe(true);
       expect(e.properties!.cell).toBe(cell.cell);
       const uri = e.locations![0]!.physicalLocation!.artifactLocation!.uri;
-      expect(uri === 'package.json' || (c.phase === 'leaks' && /^bin\//.test(uri!)), `${i}: ${uri}`).toBe(true);
+      const at = `fixtures/broken/${fixture}/`;
+      expect(uri === `${at}package.json` || (c.phase === 'leaks' && uri!.startsWith(`${at}bin/`)), `${i}: ${uri}`).toBe(true);
     }
     expect(errors.map((e) => e.ruleId)).toEqual(expect.arrayContaining(c.sarif ?? []));
     // No cell directory and no process of the fixture survives the run.

@@ -193,6 +193,18 @@ describe('renderSarif', () => {
     expect(new Set(prints).size).toBe(prints.length);
   });
 
+  it("paths are the repository's when the run knew where the config sits in its checkout", () => {
+    const run = withPackageDir(failingRun(), '../server');
+    const r = results(parse({ ...run, plan: { ...run.plan, configDir: 'packages/matrix' } }));
+    expect([...new Set(r.map(uri))]).toEqual([
+      'packages/server/package.json',
+      'packages/server/bin/server.js',
+      'packages/matrix/matrix.config.ts',
+    ]);
+    const atRoot = results(parse({ ...run, plan: { ...run.plan, configDir: '.', packageDir: '.' } }));
+    expect([...new Set(atRoot.map(uri))]).toEqual(['package.json', 'bin/server.js', 'matrix.config.ts']);
+  });
+
   it('without the package directory (a config naming a tarball) a package finding points at the config', () => {
     const r = results(parse(failingRun()));
     expect(r.map(uri)).toEqual(Array(r.length).fill('matrix.config.ts'));
