@@ -88,7 +88,9 @@ describe('surface snapshot (a copy of fixtures/broken/_base)', () => {
     expect(clean.results!.surface!.drift).toEqual([]);
     expect(clean.md).toContain('surface: identical on 1 cell · snapshot: matches mcp-surface.json');
     expect(clean.results!.parity).toMatchObject({ findings: [], drift: [], stale: [] });
-    expect(clean.md).toContain('answers: 1 item identical on 1 cell · snapshot: matches mcp-surface.json');
+    // The step's answer, and the lifecycle checks' recorded values beside it.
+    expect(clean.md).toMatch(/\nanswers: \d+ items identical on 1 cell · snapshot: matches mcp-surface\.json\n/);
+    expect(clean.results!.parity!.items).toContain('stdio tools/call echo');
 
     // The next release makes b optional: its schema loses b from `required`.
     const server = path.join(pkg, 'bin/server.js');
