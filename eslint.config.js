@@ -1,5 +1,6 @@
-// Lint: typescript-eslint's recommended rules; only the logger and reporters may print; the in-cell
-// driver and the harness import each other only across the boundary in scripts/lint/driver-boundary.js.
+// Lint: typescript-eslint's recommended rules; in src/ only logger.ts may print (reporters render strings,
+// the logger writes them; the in-cell driver, its own program, writes its log to its stderr); the driver and
+// the harness import each other only across the boundary in scripts/lint/driver-boundary.js.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import boundary from './scripts/lint/driver-boundary.js';

@@ -1,0 +1,128 @@
+// @ts-check
+// The mutation profiles (docs/testing.md): which modules each run mutates, and which unit tests run against
+// each mutant. One Stryker config (stryker.config.mjs) and one vitest config (vitest.config.ts) read the
+// profile named by MUTATION_PROFILE (default `all`); each profile has its npm script (`npm run mutate:<name>`).
+// The e2e and *.integration tests never run against a mutant: they pack, install real SDKs and compile the
+// driver into a cell, so the forked driver never carries Stryker's in-memory mutant switch.
+
+/**
+ * @typedef {object} Profile
+ * @property {string[]} mutate the modules mutated
+ * @property {string[]} tests the test files run against each mutant (vitest include globs)
+ * @property {string[]} [exclude] vitest exclude globs (absent: vitest's own)
+ * @property {number} concurrency Stryker's test runners at once
+ * @property {number} [timeoutMS] how long a mutant may run past its dry-run time (absent: a minute)
+ * @property {string} [report] the name of its html and json reports under reports/mutation/ (absent: `mutation`)
+ */
+
+/** What the Stryker sandbox and earlier reports hold: never a test to run. */
+const SANDBOX = ['**/node_modules/**', '.stryker-tmp/**', 'reports/**'];
+
+/**
+ * A judging module against its own unit tests only, so a run fits the shared 2-core machine (docs/testing.md,
+ * "Judging modules"); its reports are named after the profile.
+ * @param {string} name
+ * @param {string} module
+ * @param {string[]} tests
+ * @returns {[string, Profile]}
+ */
+const judging = (name, module, tests) => [
+  name,
+  // Unit tests of one module run in seconds: a mutant that loops is cut after 15 s, not the default minute.
+  { mutate: [module], tests, exclude: SANDBOX, concurrency: 1, timeoutMS: 15_000, report: name },
+];
+
+/** @type {Record<string, Profile>} */
+export const PROFILES = {
+  // The verdict-critical modules against the whole unit suite (`npm run mutate`); test/lint runs eslint over
+  // the repository (no mutated module in it, and over 20 s on a loaded machine).
+  all: {
+    mutate: [
+      'src/driver/phases/*.ts',
+      'src/driver/listen-watch.ts',
+      'src/driver/start-failure.ts',
+      'src/driver/expectations.ts',
+      'src/results/verdict.ts',
+      'src/judge/environment.ts',
+      'src/judge/runtime-sdk.ts',
+      'src/judge/sdk-tree.ts',
+      'src/judge/tarball-files.ts',
+      'src/driver/redact.ts',
+      'src/driver/oauth.ts',
+    ],
+    tests: ['test/**/*.test.ts'],
+    exclude: ['test/e2e/**', 'test/**/*.integration.test.ts', 'test/lint/**', 'fixtures/**', ...SANDBOX],
+    concurrency: 2,
+  },
+  // The network phases: bind, http and what they share, against only the tests that exercise them (in-process
+  // phases against real servers, and table tests). A shorter dry run, and no unrelated slow test can stop it.
+  net: {
+    mutate: ['src/driver/phases/bind.ts', 'src/driver/phases/http.ts', 'src/driver/listen-watch.ts', 'src/driver/start-failure.ts'],
+    tests: [
+      'test/driver/phases/bind.test.ts',
+      'test/driver/phases/http.test.ts',
+      'test/driver/listen-watch.test.ts',
+      'test/driver/listen-watch.no-proc.test.ts',
+      'test/driver/start-failure.test.ts',
+    ],
+    concurrency: 1,
+  },
+  // leaks.ts against the tests that run the leaks phase, with and without /proc: no other unit test reaches it.
+  leaks: {
+    mutate: ['src/driver/phases/leaks.ts'],
+    tests: ['test/driver/phases/leaks.test.ts', 'test/driver/phases/leaks.no-proc.test.ts'],
+    exclude: SANDBOX,
+    concurrency: 1,
+  },
+  // listen-watch.ts against its own tests: every phase test reaches it too, but each starts real servers, so
+  // with them every surviving mutant would cost minutes.
+  'listen-watch': {
+    mutate: ['src/driver/listen-watch.ts'],
+    tests: ['test/driver/listen-watch.test.ts', 'test/driver/listen-watch.no-proc.test.ts'],
+    exclude: SANDBOX,
+    concurrency: 1,
+  },
+  // The OAuth sub-checks against their own unit tests (the judges, and discovery over real loopback sockets);
+  // the phase-level tests (real servers and a real authorization server) are too slow per mutant.
+  oauth: {
+    mutate: ['src/driver/oauth.ts'],
+    tests: ['test/driver/oauth.test.ts'],
+    concurrency: 1,
+  },
+  // verdict.ts against the tests that judge runs: the full unit suite reaches it through many slow tests.
+  verdict: {
+    mutate: ['src/results/verdict.ts'],
+    tests: ['test/results/**/*.test.ts', 'test/reports/**/*.test.ts'],
+    exclude: SANDBOX,
+    concurrency: 1,
+  },
+  ...Object.fromEntries([
+    judging('client-cache', 'src/cells/client-cache.ts', ['test/cells/client-cache.test.ts', 'test/cells/cached-tool.test.ts']),
+    judging('surface', 'src/results/surface.ts', ['test/results/surface.test.ts']),
+    judging('node-engines', 'src/judge/node-engines.ts', ['test/judge/node-engines.test.ts']),
+    judging('tool-schemas', 'src/judge/tool-schemas.ts', ['test/judge/tool-schemas.test.ts']),
+    judging('not-measured', 'src/judge/not-measured.ts', ['test/judge/not-measured.test.ts']),
+    judging('bind-share', 'src/judge/bind-share.ts', ['test/judge/bind-share.test.ts']),
+    judging('mutated-install', 'src/judge/mutated-install.ts', ['test/judge/mutated-install.test.ts']),
+    judging('runtime-sdk', 'src/judge/runtime-sdk.ts', ['test/judge/runtime-sdk.test.ts']),
+    judging('secrets', 'src/judge/secrets.ts', ['test/judge/secrets.test.ts']),
+    judging('variant-environment', 'src/judge/variant-environment.ts', ['test/judge/*.test.ts']),
+    judging('spec-checks', 'src/driver/spec-checks.ts', ['test/driver/phases/spec-checks.test.ts']),
+    judging('checks', 'src/driver/checks.ts', ['test/results/checks.test.ts', 'test/config/docs.test.ts']),
+    judging('answering', 'src/driver/answering.ts', ['test/driver/answering.test.ts']),
+    judging('conformance-catalogue', 'src/cells/conformance-catalogue.ts', ['test/cells/conformance-catalogue.test.ts']),
+    judging('second-judge', 'src/results/second-judge.ts', ['test/results/second-judge.test.ts']),
+  ]),
+};
+
+/**
+ * The profile this run uses: MUTATION_PROFILE, or `all`. An unknown name is an error at once, naming the profiles.
+ * @param {Record<string, string | undefined>} env
+ * @returns {{ name: string; profile: Profile }}
+ */
+export function selectedProfile(env = process.env) {
+  const name = env.MUTATION_PROFILE || 'all';
+  const profile = PROFILES[name];
+  if (!profile) throw new Error(`MUTATION_PROFILE=${name} is not a mutation profile; the profiles: ${Object.keys(PROFILES).join(', ')}`);
+  return { name, profile };
+}
