@@ -1,7 +1,8 @@
 // Argument parsing, the one error boundary, and exit codes: 0 pass · 1 failed (unlisted failure, stale allowance or baseline entry, lockstep error, surface or answer difference) · 2 usage/config · 3 not measured · 130 interrupted.
 import { cac } from 'cac';
 import { createLogger, type Logger } from './logger.js';
-import { holdLateSignals, watchInterrupts } from './process/interrupts.js';
+import { watchInterrupts } from './process/interrupts.js';
+import { holdLateSignals } from './process/late-signals.js';
 import { deferredCleanups } from './process/tracker.js';
 import type { Failure } from './util/result.js';
 import { HARNESS_VERSION } from './version.js';

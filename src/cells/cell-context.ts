@@ -1,8 +1,11 @@
 // What a cell's run gets from the run: the plan, the tarball, where to work, and the instruments the run
-// installs once and shares (a client variant's client, a Node variant's runtime, the conformance suite).
+// installs once and shares (a client variant's client, a Node variant's runtime, the conformance suite);
+// and the cell's server install its variants share.
 import type { CacheNote } from '../cache/writable.js';
 import type { RunSecrets } from '../judge/secrets.js';
 import type { Tarball } from '../pack/pack.js';
+import type { EnvironmentEvidence, PhaseResult } from '../results/types.js';
+import type { DriverLayout } from './driver-launch.js';
 import type { Plan, PlannedCell, PlannedClient, PlannedNode, PlannedVariant } from '../plan/plan.js';
 import type { Result } from '../util/result.js';
 import type { ClientInstall } from './client-install.js';
@@ -33,3 +36,17 @@ export interface CellContext {
   /** Hears that the tree cache could not be written (the run's warnings, one line per cache). */
   cacheNote?(note: CacheNote): void;
 }
+
+/** The cell's server install, shared by its variants: installed and verified once, or why not. */
+export type CellInstall =
+  | {
+      kind: 'installed';
+      cellDir: string;
+      installMs: number;
+      attempts: number;
+      /** The static half of the environment check (the runtime half is each variant's). */
+      env: { result: PhaseResult; evidence: EnvironmentEvidence };
+      /** The driver shipped into the cell: the one a variant without a client axis runs. */
+      driver: DriverLayout;
+    }
+  | { kind: 'not-installed'; cellDir?: string; installMs: number; attempts?: number; environment: PhaseResult };

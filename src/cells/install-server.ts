@@ -4,25 +4,11 @@ import { verifyEnvironment } from '../judge/environment.js';
 import { harnessError, installFailure } from '../judge/not-measured.js';
 import { sdkPackageNames } from '../judge/sdk-tree.js';
 import type { PlannedCell } from '../plan/plan.js';
-import type { EnvironmentEvidence, InstallSourceRef, PhaseResult } from '../results/types.js';
-import type { CellContext } from './cell-context.js';
-import { installDriver, type DriverHooks, type DriverLayout } from './driver-launch.js';
+import type { InstallSourceRef, PhaseResult } from '../results/types.js';
+import type { CellContext, CellInstall } from './cell-context.js';
+import { installDriver, type DriverHooks } from './driver-launch.js';
 import { installReusing } from './reuse-install.js';
 import { createCellDir } from './workspace.js';
-
-/** The cell's server install, shared by its variants: installed and verified once, or why not. */
-export type CellInstall =
-  | {
-      kind: 'installed';
-      cellDir: string;
-      installMs: number;
-      attempts: number;
-      /** The static half of the environment check (the runtime half is each variant's). */
-      env: { result: PhaseResult; evidence: EnvironmentEvidence };
-      /** The driver shipped into the cell: the one a variant without a client axis runs. */
-      driver: DriverLayout;
-    }
-  | { kind: 'not-installed'; cellDir?: string; installMs: number; attempts?: number; environment: PhaseResult };
 
 /** Installs the cell (never throws); the install hooks fire here, once per cell. */
 export async function installServer(cell: PlannedCell, ctx: CellContext, hooks: DriverHooks = {}): Promise<CellInstall> {

@@ -12,9 +12,8 @@ import { PHASES, type CellResult, type ClientInstallRef, type PhaseName, type Ph
 import { compareJudges } from '../results/second-judge.js';
 import { decideCellResult } from '../results/verdict.js';
 import { withAuthorizationServer } from './authorization-server.js';
-import type { CellContext } from './cell-context.js';
+import type { CellContext, CellInstall } from './cell-context.js';
 import type { DriverHooks } from './driver-launch.js';
-import type { CellInstall } from './install-server.js';
 import { runVariantDriver, type VariantTools } from './variant-driver.js';
 
 /** One variant: its driver run on the cell's install. Awaits the shared install; never throws. */

@@ -8,12 +8,11 @@ import { driverStopped, suiteMissing } from '../judge/not-measured.js';
 import type { PlannedCell, PlannedVariant } from '../plan/plan.js';
 import type { CellResult, PhaseName, PhaseResult } from '../results/types.js';
 import { fail, type Result } from '../util/result.js';
-import type { CellContext } from './cell-context.js';
+import type { CellContext, CellInstall } from './cell-context.js';
 import type { ClientInstall } from './client-install.js';
 import type { ConformanceSuite } from './conformance-suite.js';
 import { runDriver, type DriverHooks, type DriverLayout } from './driver-launch.js';
 import { baseEnv, driverBound, driverSpec, withVariantNode } from './driver-spec.js';
-import type { CellInstall } from './install-server.js';
 import type { NodeRuntime } from './node-runtime.js';
 
 /** The variant's own instruments, installed by the run: its client and its Node. */

@@ -16,7 +16,8 @@ import { errorMessage, type Failure } from '../util/result.js';
 import { parseHttp } from './init-args.js';
 import { deriveInit, initCells, PRIMARIES } from './init-plan.js';
 import { probeServer, type Probe } from './init-probe.js';
-import { exampleSteps, renderConfig, renderWorkflow, type Detected } from './init-templates.js';
+import { exampleSteps, renderConfig, type Detected } from './init-config-template.js';
+import { renderWorkflow } from './init-workflow-template.js';
 import { detectRepo, workflowFileFor } from './init-repo.js';
 
 export const CONFIG_FILE = 'matrix.config.ts';

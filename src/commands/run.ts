@@ -9,7 +9,7 @@ import type { ProgressMode } from '../orchestrator/progress.js';
 import { publishInto } from '../reports/publish.js';
 import { checkOutDir, writeReportsSync, writeRunReports } from '../reports/write.js';
 import { decideRun, storedFacts } from '../results/verdict.js';
-import { baselineFromRun, DEFAULT_BASELINE, parseBaseline, readBaseline, renderBaseline } from '../reports/baseline.js';
+import { baselineFromRun, DEFAULT_BASELINE, parseBaseline, renderBaseline } from '../reports/baseline.js';
 import type { BaselineEntry, RunResult } from '../results/types.js';
 import { hasAxes } from '../results/variants.js';
 import { hasAxes as hasPlannedAxes } from '../plan/plan.js';
@@ -20,7 +20,7 @@ import { onHardExit } from '../process/tracker.js';
 import { renderPublished, renderTable } from '../reports/markdown.js';
 import { publishToGithub } from './github.js';
 import { renderTerminalFailures } from '../reports/terminal.js';
-import type { Failure, Result } from '../util/result.js';
+import { fail, type Failure, type Result } from '../util/result.js';
 import { shellWord } from '../cells/driver-launch.js';
 import { rerunsIn } from '../cells/kept.js';
 import { parseFrozenPlan, type FrozenPlan } from '../plan/frozen.js';
@@ -272,4 +272,11 @@ export async function readFrozenPlan(file: string, shown: string): Promise<Resul
     };
   }
   return parseFrozenPlan(json, shown);
+}
+
+/** The baseline file's entries, or a usage error naming it (as shown to the user). */
+async function readBaseline(file: string, shown: string): Promise<Result<BaselineEntry[]>> {
+  const text = await readFile(file, 'utf8').catch(() => undefined);
+  if (text === undefined) return fail('usage', `--baseline: cannot read ${shown}`);
+  return parseBaseline(text, shown);
 }

@@ -1,9 +1,9 @@
 // A cell's variants on its one server install: the install is made once (in an install slot) and shared,
 // the variants take turns on it, share bind (judge/bind-share.ts), and after the last of them the install
 // is re-checked (judge/mutated-install.ts) and its directory disposed of.
-import type { CellContext } from '../cells/cell-context.js';
+import type { CellContext, CellInstall } from '../cells/cell-context.js';
 import type { DriverHooks } from '../cells/driver-launch.js';
-import { installServer, type CellInstall } from '../cells/install-server.js';
+import { installServer } from '../cells/install-server.js';
 import { runVariant } from '../cells/run-cell.js';
 import type { BindShare } from '../judge/bind-share.js';
 import { recheckInstall } from '../judge/mutated-install.js';

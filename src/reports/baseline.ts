@@ -1,8 +1,8 @@
 // The baseline of known failures (mcp-matrix.baseline.json): cell × phase, an optional message pattern and
-// a reason, after the MCP conformance suite's expected-failures.yml. Read here, judged in verdict.ts.
-// Written one entry per line so that a stale entry names the line to delete.
+// a reason, after the MCP conformance suite's expected-failures.yml. Parsed and rendered here (pure: the
+// run command reads and writes the file), judged in verdict.ts. Rendered one entry per line so that a stale
+// entry names the line to delete.
 
-import { readFile, writeFile } from 'node:fs/promises';
 import { PHASES, type BaselineEntry, type PhaseName, type RunResult } from '../results/types.js';
 import { baselineMatches } from '../results/verdict.js';
 import { fail, ok, type Result } from '../util/result.js';
@@ -57,12 +57,6 @@ export function parseBaseline(text: string, file: string): Result<BaselineEntry[
   return ok(entries);
 }
 
-export async function readBaseline(file: string, shown: string): Promise<Result<BaselineEntry[]>> {
-  const text = await readFile(file, 'utf8').catch(() => undefined);
-  if (text === undefined) return fail('usage', `--baseline: cannot read ${shown}`);
-  return parseBaseline(text, shown);
-}
-
 /**
  * The baseline that lists exactly the run's current failures (cells not allowed to fail): an existing
  * entry that still matches keeps its message pattern and reason; a new one gets a reason to edit.
@@ -100,8 +94,4 @@ export function renderBaseline(entries: readonly Omit<BaselineEntry, 'line'>[]):
       `    ${JSON.stringify({ cell: e.cell, phase: e.phase, ...(e.message !== undefined ? { message: e.message } : {}), reason: e.reason })}`,
   );
   return `{\n  "expectedFailures": [\n${body.join(',\n')}\n  ]\n}\n`;
-}
-
-export async function writeBaseline(file: string, entries: readonly Omit<BaselineEntry, 'line'>[]): Promise<void> {
-  await writeFile(file, renderBaseline(entries));
 }

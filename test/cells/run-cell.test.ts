@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { CellContext } from '../../src/cells/cell-context.js';
-import type { CellInstall } from '../../src/cells/install-server.js';
+import type { CellContext, CellInstall } from '../../src/cells/cell-context.js';
 import { runVariant } from '../../src/cells/run-cell.js';
 import type { PlannedCell, PlannedVariant } from '../../src/plan/plan.js';
 import type { EnvironmentEvidence } from '../../src/results/types.js';

