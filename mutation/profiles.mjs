@@ -96,6 +96,14 @@ export const PROFILES = {
     exclude: SANDBOX,
     concurrency: 1,
   },
+  // Answer parity's judging modules (parity.ts compares recorded values across cells, answer.ts normalises an
+  // answer) against their own unit tests.
+  parity: {
+    mutate: ['src/results/parity.ts', 'src/driver/answer.ts'],
+    tests: ['test/results/parity.test.ts', 'test/driver/answer.test.ts'],
+    exclude: SANDBOX,
+    concurrency: 1,
+  },
   ...Object.fromEntries([
     judging('client-cache', 'src/cells/client-cache.ts', ['test/cells/client-cache.test.ts', 'test/cells/cached-tool.test.ts']),
     judging('surface', 'src/results/surface.ts', ['test/results/surface.test.ts']),
