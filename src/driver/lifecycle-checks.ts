@@ -9,7 +9,7 @@ import type { CheckLevel, SubCheckResult } from '../results/types.js';
 import { checkResult, levelOf, type CheckFinding } from './checks.js';
 import { recordCompared } from './compared.js';
 import { sleep } from './context.js';
-import { checkToolResult, stepLabel } from './expectations.js';
+import { stepLabel } from './expectations.js';
 import { describeAnswer, within, type Answer, type Wire } from './lifecycle-wire.js';
 import type { Step } from './protocol.js';
 
@@ -238,13 +238,12 @@ async function repeatedInitialize(
   const problems: string[] = [];
   if (behaviour === 'closes') problems.push(`the server closed the session on it (${describeAnswer(init)})`);
   if (behaviour === 'no answer') problems.push(`it got no answer (${describeAnswer(init)})`);
+  // Not lost is what is judged, never the answer's content: the step is sent again, and may not be idempotent
+  // (a second create_entities finds them there). The slow step, sent for this check, must get a result.
   if (flying && flown) {
     if (flown.kind === 'none' || flown.kind === 'closed') problems.push(`the call in flight (${label}) was lost: ${describeAnswer(flown)}`);
-    else if (flown.kind === 'error') problems.push(`the call in flight (${label}) got ${describeAnswer(flown)} instead of its answer`);
-    else {
-      const wrong = checkToolResult(flying, flown.result);
-      if (wrong) problems.push(`the call in flight (${label}) was answered wrongly: ${wrong}`);
-    }
+    else if (flown.kind === 'error' && slow)
+      problems.push(`the call in flight (${label}) got ${describeAnswer(flown)} instead of its answer`);
   }
   const ping = await within(wire.request('ping', {}).answer, t);
   if (ping.kind !== 'result') problems.push(`the session no longer answers: ping got ${describeAnswer(ping)}`);
