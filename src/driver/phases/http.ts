@@ -8,7 +8,8 @@
 import { randomBytes } from 'node:crypto';
 import type { PhaseResult, SubCheckResult } from '../../results/types.js';
 import { checkLine, checkResult, decidePhase, levelOf, notableChecks } from '../checks.js';
-import { rawSender, SPEC_CHECK_IDS, SPEC_INITIALIZE, specChecks } from '../spec-checks.js';
+import { rawSender, SPEC_INITIALIZE } from '../raw-http.js';
+import { SPEC_CHECK_IDS, specChecks } from '../spec-checks.js';
 import { isUnauthorized, type McpSession, type SdkAdapter } from '../adapter.js';
 import {
   clientLoadFailure,

@@ -7,15 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { httpPhase } from '../../../src/driver/phases/http.js';
 import type { DriverSpec, Step } from '../../../src/driver/protocol.js';
 import type { PhaseResult } from '../../../src/results/types.js';
-import {
-  judgeHost,
-  judgeOrigin,
-  judgeProtocolVersion,
-  judgeQueryToken,
-  judgeSessions,
-  negotiatedVersion,
-  type RawAnswer,
-} from '../../../src/driver/spec-checks.js';
+import { judgeHost, judgeOrigin, judgeProtocolVersion, judgeQueryToken, judgeSessions } from '../../../src/driver/spec-checks.js';
+import { negotiatedVersion, type RawAnswer } from '../../../src/driver/raw-http.js';
 import { ROOT } from '../helpers/cell.js';
 import { phaseBench, type PhaseBench } from '../helpers/phase-bench.js';
 

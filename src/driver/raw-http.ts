@@ -1,0 +1,94 @@
+// The raw HTTP the http phase's spec checks send: one request over node:http with exactly the headers a
+// check needs (a Host override needs node:http: fetch forbids it), and what came back. It lives apart from
+// the judgements in spec-checks.ts so those stay pure functions of a RawAnswer.
+
+import { request } from 'node:http';
+
+/** What one raw request got back: status and the headers the checks read; or why there was no answer. */
+export interface RawAnswer {
+  status: number;
+  sessionId?: string;
+  contentType?: string;
+  body: string;
+}
+
+export interface RawRequest {
+  method: 'POST' | 'DELETE' | 'GET';
+  headers: Record<string, string>;
+  body?: unknown;
+  /** The path and query, when not the endpoint's own (the query-string token). */
+  path?: string;
+}
+
+export type Send = (req: RawRequest) => Promise<RawAnswer | Error>;
+
+/** How long a body is read: enough for an initialize answer on an SSE stream. */
+const BODY_LIMIT = 64 * 1024;
+
+/** A sender for one endpoint: node:http, the Host header as given (else the URL's), bounded by `timeoutMs`. */
+export function rawSender(url: string, timeoutMs: number): Send {
+  const target = new URL(url);
+  return (req) =>
+    new Promise((resolve) => {
+      const body = req.body === undefined ? undefined : JSON.stringify(req.body);
+      const headers: Record<string, string> = { ...req.headers };
+      if (body !== undefined) headers['content-length'] = String(Buffer.byteLength(body));
+      const r = request(
+        {
+          host: target.hostname.replace(/^\[|\]$/g, ''),
+          port: target.port,
+          path: req.path ?? `${target.pathname}${target.search}`,
+          method: req.method,
+          headers,
+          agent: false,
+          timeout: timeoutMs,
+        },
+        (res) => {
+          let text = '';
+          res.setEncoding('utf8');
+          const finish = (): void => {
+            const sid = res.headers['mcp-session-id'];
+            resolve({
+              status: res.statusCode ?? 0,
+              ...(typeof sid === 'string' ? { sessionId: sid } : {}),
+              ...(res.headers['content-type'] ? { contentType: res.headers['content-type'] } : {}),
+              body: text,
+            });
+          };
+          res.on('data', (chunk: string) => {
+            text += chunk;
+            // An SSE answer to a POST ends when its response is sent; one that stays open is read up to the first event.
+            if (text.length > BODY_LIMIT || (/event-stream/.test(res.headers['content-type'] ?? '') && /\n\n/.test(text))) {
+              finish();
+              res.destroy();
+            }
+          });
+          res.on('end', finish);
+          res.on('error', finish);
+        },
+      );
+      r.on('timeout', () => r.destroy(new Error(`no answer within ${timeoutMs} ms`)));
+      r.on('error', (e) => resolve(e));
+      r.end(body);
+    });
+}
+
+export const JSON_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+
+export const SPEC_INITIALIZE = (id: number, protocolVersion: string) => ({
+  jsonrpc: '2.0',
+  id,
+  method: 'initialize',
+  params: { protocolVersion, capabilities: {}, clientInfo: { name: 'mcp-matrix-driver', version: '0.1.0' } },
+});
+
+/** The protocol version the server answered initialize with (JSON or the first SSE event), if it did. */
+export function negotiatedVersion(a: RawAnswer): string | undefined {
+  const data = /event-stream/.test(a.contentType ?? '') ? /^data: ?(.*)$/m.exec(a.body)?.[1] : a.body;
+  try {
+    const v = (JSON.parse(data ?? '') as { result?: { protocolVersion?: unknown } }).result?.protocolVersion;
+    return typeof v === 'string' ? v : undefined;
+  } catch {
+    return undefined;
+  }
+}
