@@ -1,0 +1,20 @@
+// What the lifecycle checks share (lifecycle-checks.ts and lifecycle-in-flight.ts): a check's finding,
+// the configured tool steps and the call each makes, and whether an answer says the server is gone.
+
+import type { CheckFinding } from './checks.js';
+import type { Answer } from './lifecycle-wire.js';
+import type { Step } from './protocol.js';
+
+export const CLIENT_INFO = { name: 'mcp-matrix-driver', version: '0.1.0' };
+
+export type ToolStep = Extract<Step, { tool: string }>;
+
+/** A check's finding, and whether the server is gone after it (the later checks are then not run). */
+export interface Seen extends CheckFinding {
+  gone?: string;
+}
+
+export const toolSteps = (steps: readonly Step[]): ToolStep[] => steps.filter((s): s is ToolStep => 'tool' in s);
+export const slowStep = (steps: readonly Step[]): ToolStep | undefined => toolSteps(steps).find((s) => s.slow === true);
+export const callParams = (s: ToolStep) => ({ name: s.tool, arguments: s.arguments ?? {} });
+export const gone = (a: Answer): string | undefined => (a.kind === 'closed' ? a.why : undefined);
