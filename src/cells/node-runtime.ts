@@ -5,12 +5,10 @@
 // recorded when it is stored (src/cache/manifest.ts) and checked before each use: a damaged copy is replaced.
 // A cache that cannot be written gives way to a download into the run's own directory, with a warning;
 // the cache's size is bounded, least recently used releases removed first (src/cache/bound.ts).
-import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
-import { access, mkdir, mkdtemp, readdir, readFile, rename, rm, stat, utimes, writeFile } from 'node:fs/promises';
+// The registry's side (the hash, the download, the binary's own version) is node-release.ts.
+import { mkdir, mkdtemp, readdir, readFile, rename, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { classifyNpmError } from '../npm/errors.js';
 import type { PlannedNode } from '../plan/node-versions.js';
 import { nodeBinaryPackage } from '../plan/node-versions.js';
 import { run } from '../process/exec.js';
@@ -19,6 +17,7 @@ import { checkManifest, UNRECORDED, writeManifest } from '../cache/manifest.js';
 import { cacheProblem, makeCacheDir, type CacheNote } from '../cache/writable.js';
 import { freeBytes, LOW_SPACE_BYTES } from '../util/infra.js';
 import { fail, ok, type Result } from '../util/result.js';
+import { download, readDist, reportsVersion, sha512, signalOf, type Target } from './node-release.js';
 
 export interface NodeRuntime {
   /** The `node` binary to fork the driver with. */
@@ -50,7 +49,6 @@ const MARKER = '.mcp-matrix-runtime.json';
 const PARTIAL = '.partial-';
 /** A partial download older than this belongs to a run that died. */
 const STALE_PARTIAL_MS = 6 * 60 * 60 * 1000;
-const DOWNLOAD_TIMEOUT_MS = 15 * 60 * 1000;
 
 /** `$MCP_MATRIX_NODE_CACHE`, else `${XDG_CACHE_HOME:-~/.cache}/mcp-matrix/node` (`%LOCALAPPDATA%\mcp-matrix\node` on Windows). */
 export function nodeCacheDir(env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform): string {
@@ -87,15 +85,6 @@ export function ensureNodeRuntime(node: Pick<PlannedNode, 'version'>, opts: Node
     void job.then((r) => !r.ok && pending.get(dir) === job && pending.delete(dir));
   }
   return job;
-}
-
-interface Target {
-  version: string;
-  root: string;
-  dir: string;
-  platform: NodeJS.Platform;
-  arch: string;
-  signal?: AbortSignal;
 }
 
 function binaryIn(dir: string, platform: NodeJS.Platform): string {
@@ -291,92 +280,6 @@ async function exists(file: string): Promise<boolean> {
   );
 }
 
-interface Dist {
-  integrity: string;
-}
-
-/** The registry's integrity hash of the release's tarball; a release without a binary here says so. */
-async function readDist(pkg: string, t: Target, where: string): Promise<Result<Dist>> {
-  const out = await run('npm', ['view', `${pkg}@${t.version}`, 'dist', '--json', '--loglevel=error'], {
-    timeoutMs: 60_000,
-    ...signalOf(t),
-  });
-  if (out.cancelled) return fail('infrastructure', `the look-up of ${pkg}@${t.version} was cancelled`);
-  if (out.ok) {
-    try {
-      const dist = JSON.parse(out.stdout) as { integrity?: unknown };
-      if (typeof dist.integrity === 'string' && dist.integrity.startsWith('sha512-')) return ok({ integrity: dist.integrity });
-    } catch {
-      // fall through: no usable answer
-    }
-    if (out.stdout.trim() === '') return noBinary(pkg, t, where);
-    return fail('infrastructure', `the registry gives no sha512 integrity for ${pkg}@${t.version}, so its binary cannot be verified`);
-  }
-  const c = out.timedOut ? { code: 'ETIMEDOUT', message: 'no answer within 60 s' } : classifyNpmError(out.stderr || out.error || '');
-  if (c.code === 'E404') return noBinary(pkg, t, where);
-  return fail('infrastructure', `npm view ${pkg}@${t.version} failed: ${c.code}: ${c.message}`);
-}
-
-async function noBinary(pkg: string, t: Target, where: string): Promise<Result<never>> {
-  const out = await run('npm', ['view', pkg, 'versions', '--json', '--loglevel=error'], { timeoutMs: 60_000, ...signalOf(t) });
-  let versions: string[] = [];
-  try {
-    const parsed = JSON.parse(out.stdout) as unknown;
-    versions = (Array.isArray(parsed) ? parsed : [parsed]).filter((v): v is string => typeof v === 'string');
-  } catch {
-    // no package at all
-  }
-  const major = t.version.split('.')[0]!;
-  const same = versions.filter((v) => v.split('.')[0] === major);
-  const has =
-    versions.length === 0
-      ? `the registry has no ${pkg} package`
-      : `${pkg} has ${same.length ? `${major}.x: ${same.slice(-5).join(', ')}` : `no ${major}.x release (newest: ${versions.at(-1)})`}`;
-  return fail('infrastructure', `no Node ${t.version} binary is published for ${where} (${has}), so this variant cannot run here`);
-}
-
-async function download(pkg: string, t: Target, dest: string): Promise<Result<string>> {
-  // npm fetches it, so the user's registry, proxy, auth and cafile settings apply.
-  const out = await run('npm', ['pack', `${pkg}@${t.version}`, '--pack-destination', dest, '--json', '--loglevel=error'], {
-    cwd: dest,
-    timeoutMs: DOWNLOAD_TIMEOUT_MS,
-    ...signalOf(t),
-  });
-  if (out.cancelled) return fail('infrastructure', `the download of Node ${t.version} was cancelled`);
-  if (!out.ok) {
-    const c = out.timedOut
-      ? { code: 'ETIMEDOUT', message: `no complete download within ${DOWNLOAD_TIMEOUT_MS / 60_000} min` }
-      : classifyNpmError(out.stderr || out.error || '');
-    return fail('infrastructure', `cannot download ${pkg}@${t.version}: ${c.code}: ${c.message}`);
-  }
-  const file = (await readdir(dest)).find((f) => f.endsWith('.tgz'));
-  if (!file) return fail('infrastructure', `npm pack ${pkg}@${t.version} left no tarball in ${dest}`);
-  return ok(path.join(dest, file));
-}
-
-/** The staged binary must run on this machine and be the release asked for. */
-async function reportsVersion(binary: string, t: Target): Promise<Result<void>> {
-  try {
-    await access(binary);
-  } catch {
-    return fail('infrastructure', `the package of Node ${t.version} holds no ${path.relative(path.dirname(path.dirname(binary)), binary)}`);
-  }
-  const out = await run(binary, ['--version'], { timeoutMs: 60_000, ...signalOf(t) });
-  if (out.cancelled) return fail('infrastructure', `the install of Node ${t.version} was cancelled`);
-  const said = out.stdout.trim();
-  if (out.ok && said === `v${t.version}`) return ok(undefined);
-  return fail(
-    'infrastructure',
-    `the Node ${t.version} binary does not run on this machine (${out.ok ? `it reports ${said || 'nothing'}` : (out.stderr.trim().split('\n')[0] ?? '') || out.error || `exit ${out.exitCode}`})`,
-  );
-}
-
-export async function sha512(file: string): Promise<string> {
-  const hash = createHash('sha512');
-  for await (const chunk of createReadStream(file)) hash.update(chunk as Buffer);
-  return `sha512-${hash.digest('base64')}`;
-}
-
 /** Partial downloads of runs that died; a live run's partial is younger than STALE_PARTIAL_MS. */
 async function sweepPartials(root: string): Promise<void> {
   const entries = await readdir(root).catch(() => [] as string[]);
@@ -386,10 +289,6 @@ async function sweepPartials(root: string): Promise<void> {
     const s = await stat(full).catch(() => undefined);
     if (s && Date.now() - s.mtimeMs > STALE_PARTIAL_MS) await rm(full, { recursive: true, force: true }).catch(() => undefined);
   }
-}
-
-function signalOf(t: Target): { signal?: AbortSignal } {
-  return t.signal ? { signal: t.signal } : {};
 }
 
 function short(integrity: string): string {

@@ -6,7 +6,8 @@ import { appendFile, cp, mkdir, mkdtemp, readdir, readFile, rm, utimes, writeFil
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
-import { boundRuntimes, ensureNodeRuntime, listRuntimes, nodeCacheDir, sha512 } from '../../src/cells/node-runtime.js';
+import { sha512 } from '../../src/cells/node-release.js';
+import { boundRuntimes, ensureNodeRuntime, listRuntimes, nodeCacheDir } from '../../src/cells/node-runtime.js';
 import { resolveNodeSpec } from '../../src/plan/node-versions.js';
 import { createRegistry } from '../../src/plan/registry.js';
 import { readOnlyDir } from '../helpers/cache-damage.js';
