@@ -3,14 +3,16 @@
 // *why*, and it reports every TCP listen synchronously so the bind phase sees even a brief listen,
 // and every listen that failed (an attempt to expose itself is a finding even when the port was taken).
 // Rules: never print, never keep the loop alive, never throw into the host program.
+// Its listen records are probe-listen.ts, its crash records probe-crashes.ts.
 
 import { createHook } from 'node:async_hooks';
 import childProcess from 'node:child_process';
 import { appendFileSync } from 'node:fs';
 import module from 'node:module';
-import net from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { carryProbe, PROBE_VARS } from './probe-carry.js';
+import { watchCrashes } from './probe-crashes.js';
+import { patchListen } from './probe-listen.js';
 import { watchScripts } from './script-watch.js';
 import { SDK_PACKAGES_ENV, sdkNamesFromEnv, sdkNoter } from './sdk-load.js';
 import { describeStack, type Attribution, type StackContext } from './stack.js';
@@ -217,64 +219,6 @@ export function identifiedHandles(ignoreFds: number[] = [1, 2]): IdentifiedHandl
   return out;
 }
 
-/** The probe's record of a listen that failed: the address and port it asked for, and why it was refused. */
-export function listenFailure(error: unknown): Record<string, unknown> | undefined {
-  const e = (typeof error === 'object' && error !== null ? error : {}) as {
-    syscall?: unknown;
-    code?: unknown;
-    address?: unknown;
-    port?: unknown;
-  };
-  if (e.syscall !== 'listen' || typeof e.address !== 'string') return undefined;
-  return {
-    type: 'listen-failed',
-    address: e.address,
-    ...(typeof e.port === 'number' ? { port: e.port } : {}),
-    code: typeof e.code === 'string' ? e.code : 'error',
-  };
-}
-
-function patchListen(): void {
-  const proto = net.Server.prototype as net.Server & { __mcpMatrixProbe?: boolean };
-  if (proto.__mcpMatrixProbe) return;
-  proto.__mcpMatrixProbe = true;
-  const original = proto.listen;
-  const reported = new WeakSet<net.Server>();
-  const report = (server: net.Server): void => {
-    if (reported.has(server)) return;
-    const address = server.address();
-    if (!address) return;
-    reported.add(server);
-    if (typeof address === 'string') write({ type: 'listen', address });
-    else write({ type: 'listen', address: address.address, port: address.port, family: address.family });
-  };
-  // A listen that fails (EADDRINUSE, EACCES …) is an attempt all the same: bind judges what the server
-  // tried, not only what it got. The error event is observed on its way, never handled here.
-  const emit = proto.emit;
-  proto.emit = function (this: net.Server, event: string | symbol, ...args: unknown[]) {
-    if (event === 'error') {
-      try {
-        const record = listenFailure(args[0]);
-        if (record) write(record);
-      } catch {
-        // ignore
-      }
-    }
-    return (emit as (...a: unknown[]) => boolean).apply(this, [event, ...args]);
-  } as typeof proto.emit;
-  proto.listen = function (this: net.Server, ...args: unknown[]) {
-    this.once('listening', () => report(this));
-    const result = (original as (...a: unknown[]) => net.Server).apply(this, args);
-    // A numeric host binds synchronously: report now, before the program can exit without an event.
-    try {
-      if (this.listening) report(this);
-    } catch {
-      // ignore
-    }
-    return result;
-  } as typeof proto.listen;
-}
-
 type Resolve = (specifier: string, context: unknown, next: (s: string, c: unknown) => { url: string }) => { url: string };
 type ModuleApi = typeof module & {
   Module: { prototype: { load(this: unknown, filename: string): unknown } };
@@ -333,49 +277,6 @@ function carryIntoChildren(): void {
   };
 }
 
-/** The probe's record of an uncaught error: what the bind phase needs to tell a crash from a refusal. */
-export function crashRecord(error: unknown, origin: string): Record<string, unknown> {
-  const e = (typeof error === 'object' && error !== null ? error : {}) as { name?: unknown; code?: unknown; message?: unknown };
-  const message = typeof e.message === 'string' ? e.message : String(error);
-  return {
-    type: 'crash',
-    origin,
-    name: typeof e.name === 'string' ? e.name : typeof error,
-    ...(typeof e.code === 'string' ? { code: e.code } : {}),
-    message: (message.split('\n')[0] ?? '').slice(0, 500),
-  };
-}
-
-/** Whether the server's own code takes an uncaught error (its 'uncaughtException' listener or capture callback). */
-function handledByServer(): boolean {
-  return process.listenerCount('uncaughtException') > 0 || process.hasUncaughtExceptionCaptureCallback();
-}
-
-/**
- * Records each uncaught error. A monitor only observes: the crash (a module that cannot load, a syntax error)
- * still ends the process as before. One the server's own handler takes is recorded `handled: true` (it did
- * not end the process); if the handler exits at once (within the same turn), the error did end it after all,
- * and it is recorded again, unhandled.
- */
-function watchCrashes(): void {
-  let inHandler: Record<string, unknown> | undefined;
-  process.on('uncaughtExceptionMonitor', (error, origin) => {
-    try {
-      const handled = handledByServer();
-      const record = crashRecord(error, origin);
-      write(handled ? { ...record, handled: true } : record);
-      if (!handled) return;
-      inHandler = record;
-      queueMicrotask(() => (inHandler = undefined));
-    } catch {
-      // The probe must never disturb the server.
-    }
-  });
-  process.on('exit', () => {
-    if (inHandler) write({ ...inHandler, exitedInHandler: true });
-  });
-}
-
 function install(): void {
   const g = globalThis as { __mcpMatrixProbeInstalled?: boolean };
   if (g.__mcpMatrixProbeInstalled) return;
@@ -386,14 +287,14 @@ function install(): void {
     write({ type: 'probe', node: process.version, ppid: process.ppid });
     // Signal handlers are unref'd: this does not keep the process alive.
     process.on('SIGUSR2', () => write({ type: 'handles', handles: liveHandles() }));
-    patchListen();
+    patchListen(write);
     carryIntoChildren();
     try {
       watchSdkLoads(PROBE_FILE);
     } catch {
       // Without it the environment check says it could not observe; the server runs on.
     }
-    watchCrashes();
+    watchCrashes(write);
   }
   createHook({ init }).enable();
 }

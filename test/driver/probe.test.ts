@@ -10,7 +10,8 @@ import { promisify } from 'node:util';
 import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import net from 'node:net';
-import { listenFailure, type ProbeHandle } from '../../src/driver/probe.js';
+import { listenFailure } from '../../src/driver/probe-listen.js';
+import type { ProbeHandle } from '../../src/driver/probe.js';
 import { ROOT, removeDir, tempDir } from './helpers/cell.js';
 
 const run = promisify(execFile);

@@ -2,7 +2,7 @@ import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { crashRecord } from '../../src/driver/probe.js';
+import { crashRecord } from '../../src/driver/probe-crashes.js';
 import { fatalReport, portInUse, spawnFailure, startFailure } from '../../src/driver/start-failure.js';
 
 const crash = (name: string, message: string, code?: string): Record<string, unknown> =>
