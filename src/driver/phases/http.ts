@@ -3,11 +3,11 @@
 // requirements (spec-checks.ts), the OAuth ones (oauth.ts), and a full SDK round trip with the right
 // credentials. Every sub-check runs and is reported, so one finding never hides another. Why a server
 // does not answer on its port (a race with another process, retried once, or its own doing) is
-// http-listen.ts's.
+// http-listen.ts's. The refusal checks and how the sub-checks are reported are http-refusals.ts's.
 
 import { randomBytes } from 'node:crypto';
-import type { PhaseResult, SubCheckResult } from '../../results/types.js';
-import { checkLine, checkResult, decidePhase, levelOf, notableChecks } from '../checks.js';
+import type { PhaseResult } from '../../results/types.js';
+import { decidePhase, levelOf } from '../checks.js';
 import { rawSender, SPEC_INITIALIZE } from '../raw-http.js';
 import { SPEC_CHECK_IDS, specChecks } from '../spec-checks.js';
 import { isUnauthorized, type McpSession, type SdkAdapter } from '../adapter.js';
@@ -25,14 +25,26 @@ import {
 } from '../context.js';
 import { stepLabel } from '../expectations.js';
 import { httpLifecycle } from './http-lifecycle.js';
+import {
+  challengeCheck,
+  failed,
+  NO_AUTH,
+  NOT_JUDGED,
+  ok,
+  phaseMessage,
+  postInitialize,
+  reportedChecks,
+  statusCheck,
+  type HttpChecks,
+  type Probe,
+  type SubCheck,
+} from './http-refusals.js';
 import { LISTENS_TWICE, neverListened, ownDescendant, portRace, type PortRace } from './http-listen.js';
 import {
-  CATALOGUE_IDS,
   discover,
   discoveryCheck,
   fetchTokens,
   metadataCheck,
-  oauthLabel,
   refusalCheck,
   roundTripOAuthCheck,
   type OAuthCheck,
@@ -50,93 +62,6 @@ type HttpSpec = Exclude<DriverSpec['phases']['http'], false>;
 export { TEST_PORTS_ENV, takeTestPort } from '../listen-watch.js';
 export { portRace } from './http-listen.js';
 
-const INITIALIZE = {
-  jsonrpc: '2.0',
-  id: 1,
-  method: 'initialize',
-  params: { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 'mcp-matrix-driver', version: '0.1.0' } },
-};
-
-interface Probe {
-  status: number;
-  wwwAuthenticate: string | null;
-}
-
-/** One sub-check: `text` goes into the message, `short` into the table cell. */
-export interface SubCheck {
-  /** `n/a`: the challenge is judged only on a refusal (a 4xx). */
-  outcome: 'ok' | 'failed' | 'no auth' | 'n/a';
-  text: string;
-  short: string;
-  /** The step to name when this sub-check is the first that failed. */
-  step?: string;
-}
-
-export interface HttpChecks {
-  noToken: SubCheck;
-  wwwAuthenticate: SubCheck;
-  wrongToken: SubCheck;
-  roundTrip: SubCheck;
-  /** `auth: 'oauth'`: the resource-server sub-checks, in the order the message reads. */
-  oauth?: OAuthCheck[];
-  /** The transport's own requirements (src/driver/spec-checks.ts), already reported. */
-  spec?: SubCheckResult[];
-}
-
-async function postInitialize(url: string, authorization: string | undefined, timeoutMs: number): Promise<Probe> {
-  const controller = new AbortController();
-  const timer = setTimeout(() => controller.abort(new StepTimeout(timeoutMs, 'an HTTP response')), timeoutMs);
-  try {
-    const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
-    if (authorization) headers.authorization = authorization;
-    const res = await fetch(url, { method: 'POST', headers, body: JSON.stringify(INITIALIZE), signal: controller.signal });
-    // Drain the body so the connection does not linger in the driver.
-    await res.arrayBuffer().catch(() => undefined);
-    return { status: res.status, wwwAuthenticate: res.headers.get('www-authenticate') };
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
-const ok = (text: string, short = 'ok'): SubCheck => ({ outcome: 'ok', text, short });
-const failed = (text: string, short: string, step: string): SubCheck => ({ outcome: 'failed', text, short, step });
-const NO_AUTH: SubCheck = { outcome: 'no auth', text: 'no auth (not checked)', short: 'no auth' };
-const NOT_JUDGED: SubCheck = { outcome: 'n/a', text: '', short: 'n/a' };
-
-/** The status sub-checks: exactly 401, never "any 4xx" (403 means authenticated but forbidden). */
-export function statusCheck(probe: Probe | Error, who: 'no token' | 'wrong token'): SubCheck {
-  const step = who === 'no token' ? 'request without a token' : 'request with a wrong token';
-  if (probe instanceof Error) return failed(`no answer (${errorText(probe)})`, 'no answer', step);
-  if (probe.status === 401) return ok('401', '401');
-  const short = `${probe.status} (want 401)`;
-  if (probe.status >= 200 && probe.status < 300) {
-    const why = who === 'no token' ? 'the endpoint does not require the bearer token' : 'a wrong token is accepted';
-    return failed(`${probe.status} (want 401: ${why})`, short, step);
-  }
-  return failed(short, short, step);
-}
-
-/** The challenge sub-check on the no-token refusal; not judged when there was no refusal at all. */
-export function challengeCheck(probe: Probe | Error): SubCheck | null {
-  if (probe instanceof Error || probe.status < 400 || probe.status >= 500) return null;
-  const header = probe.wwwAuthenticate;
-  if (/^bearer\b/i.test(header ?? '')) return ok('with a Bearer challenge', 'Bearer challenge');
-  const step = 'request without a token';
-  if (header === null) return failed('without WWW-Authenticate', 'no challenge', step);
-  return failed(`with WWW-Authenticate ${JSON.stringify(header)} (want Bearer)`, 'not a Bearer challenge', step);
-}
-
-/**
- * `no token → 401 without WWW-Authenticate; wrong token → 403 (want 401); round trip ok`, then with
- * `auth: 'oauth'` each resource-server sub-check: `; other audience → 200 (want 401: …) (MUST, …)`.
- */
-export function checksMessage(c: HttpChecks): string {
-  const noToken = c.noToken.outcome === 'no auth' ? c.noToken.text : `${c.noToken.text} ${c.wwwAuthenticate.text}`.trim();
-  const base = `no token → ${noToken}; wrong token → ${c.wrongToken.text}; round trip ${c.roundTrip.text}`;
-  const oauth = (c.oauth ?? []).filter((o) => o.id !== 'roundTrip').map((o) => `; ${oauthLabel(o.id)} → ${o.text}`);
-  return base + oauth.join('');
-}
-
 type Attempt = { kind: 'result'; result: PhaseResult } | { kind: 'port-race'; race: PortRace };
 
 function pickPort(host: string): Promise<number> {
@@ -148,40 +73,6 @@ function pickPort(host: string): Promise<number> {
 export function endpointUrl(host: string, port: number, path: string): string {
   const hostInUrl = host.includes(':') ? `[${host}]` : host;
   return `http://${hostInUrl}:${port}${path.startsWith('/') ? path : `/${path}`}`;
-}
-
-/** The 401 checks and the round trip as reported sub-checks, at their configured levels. */
-export function reportedChecks(c: HttpChecks, spec: Pick<HttpSpec, 'auth' | 'checks'>): SubCheckResult[] {
-  const auth = spec.auth ?? 'bearer';
-  const at = (id: string, check: SubCheck | OAuthCheck): SubCheckResult =>
-    checkResult(id, levelOf(id, spec.checks, auth), {
-      outcome: check.outcome === 'ok' ? 'passed' : check.outcome === 'failed' ? 'failed' : 'skipped',
-      message: check.outcome === 'n/a' ? 'not judged: there was no refusal' : check.text,
-      short: check.short,
-      ...(check.step ? { step: check.step } : {}),
-    });
-  // The OAuth checks (`auth: 'oauth'` only); their round trip is the one above.
-  const oauth = (c.oauth ?? []).filter((o) => o.id !== 'roundTrip').map((o) => at(CATALOGUE_IDS[o.id], o));
-  return [
-    at('no-token-401', c.noToken),
-    at('www-authenticate', c.wwwAuthenticate),
-    at('wrong-token-401', c.wrongToken),
-    ...oauth,
-    ...(c.spec ?? []),
-    at('round-trip', c.roundTrip),
-  ];
-}
-
-/**
- * The phase's message: the 401 checks (and OAuth checks) and the round trip as they always read, then
- * every other required check that failed or was not measured. Warnings are not in it: each is shown
- * from `checks` (the table, `## Sub-checks`, JUnit, the terminal), so the message names only what decides.
- */
-export function phaseMessage(c: HttpChecks, reported: readonly SubCheckResult[]): string {
-  // Those checksMessage already reads out (the 401 checks, the OAuth checks, the round trip).
-  const legacy = new Set(['no-token-401', 'www-authenticate', 'wrong-token-401', 'round-trip', ...Object.values(CATALOGUE_IDS)]);
-  const decisive = notableChecks(reported.filter((r) => !legacy.has(r.id))).filter((r) => r.level === 'require');
-  return [checksMessage(c), ...decisive.map(checkLine)].join('; ');
 }
 
 export async function httpPhase(ctx: DriverContext, spec: HttpSpec): Promise<PhaseResult> {

@@ -3,18 +3,15 @@
 import net from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { endpointUrl, portRace, takeTestPort, TEST_PORTS_ENV } from '../../../src/driver/phases/http.js';
 import {
   challengeCheck,
   checksMessage,
-  endpointUrl,
   reportedChecks,
-  portRace,
   statusCheck,
-  takeTestPort,
-  TEST_PORTS_ENV,
   type HttpChecks,
   type SubCheck,
-} from '../../../src/driver/phases/http.js';
+} from '../../../src/driver/phases/http-refusals.js';
 import { activeResources } from '../../../src/driver/driver-handles.js';
 import { decidePhase } from '../../../src/driver/checks.js';
 import { SPEC_CHECK_IDS } from '../../../src/driver/spec-checks.js';
