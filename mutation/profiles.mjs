@@ -57,7 +57,14 @@ export const PROFILES = {
   // The network phases: bind, http and what they share, against only the tests that exercise them (in-process
   // phases against real servers, and table tests). A shorter dry run, and no unrelated slow test can stop it.
   net: {
-    mutate: ['src/driver/phases/bind.ts', 'src/driver/phases/http.ts', 'src/driver/listen-watch.ts', 'src/driver/start-failure.ts'],
+    mutate: [
+      'src/driver/phases/bind.ts',
+      'src/driver/phases/bind-judgement.ts',
+      'src/driver/phases/http.ts',
+      'src/driver/phases/http-refusals.ts',
+      'src/driver/listen-watch.ts',
+      'src/driver/start-failure.ts',
+    ],
     tests: [
       'test/driver/phases/bind.test.ts',
       'test/driver/phases/http.test.ts',
