@@ -3,9 +3,9 @@
 // install of its own, never the harness's) and smooths over every client-side difference the phases would
 // otherwise branch on, from @modelcontextprotocol/sdk 1.0.0 to @modelcontextprotocol/client 2.x.
 
-import { readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { observe } from './adapter-observe.js';
+import { installedVersion, olderThan } from './adapter-version.js';
+import { unreadable } from './adapter-unreadable.js';
 import type { ClientSpec } from './protocol.js';
 
 const RECONNECT = { initialReconnectionDelay: 20, maxReconnectionDelay: 100, reconnectionDelayGrowFactor: 1.5, maxRetries: 2 };
@@ -279,145 +279,6 @@ export function createSession(
     },
   };
   return session;
-}
-
-type Message = { id?: unknown; method?: unknown; result?: Record<string, unknown>; error?: { code?: unknown; message?: unknown } } | null;
-
-/**
- * Wraps `start` and `send` so that, on any transport, the initialize response is seen (v1 has no
- * negotiated-version getter) and every server→client request is recorded with the client's answer.
- */
-function observe(
-  transport: Record<string, unknown>,
-  on: {
-    onInitialize(result: Record<string, unknown>): void;
-    onServerRequest(seen: SeenRequest): void;
-    onResult(result: unknown): void;
-  },
-): void {
-  const pending = new Map<unknown, SeenRequest>();
-  const start = transport.start as (() => Promise<void>) | undefined;
-  if (typeof start === 'function') {
-    transport.start = async function (this: Record<string, unknown>) {
-      const handler = transport.onmessage as ((message: unknown, extra?: unknown) => void) | undefined;
-      if (handler) {
-        transport.onmessage = (message: unknown, extra?: unknown) => {
-          const m = message as Message;
-          const result = m?.result;
-          if (result !== undefined) on.onResult(result);
-          if (result && typeof result.protocolVersion === 'string' && result.capabilities) on.onInitialize(result);
-          if (typeof m?.method === 'string' && m.id !== undefined && m.id !== null) {
-            const seen: SeenRequest = { method: m.method, answer: 'unanswered' };
-            pending.set(m.id, seen);
-            on.onServerRequest(seen);
-          }
-          handler(message, extra);
-        };
-      }
-      return start.call(transport);
-    };
-  }
-  const send = transport.send as ((message: unknown, ...rest: unknown[]) => Promise<void>) | undefined;
-  if (typeof send !== 'function') return;
-  transport.send = function (this: unknown, message: unknown, ...rest: unknown[]) {
-    const m = message as Message;
-    const seen = m && m.method === undefined ? pending.get(m.id) : undefined;
-    if (seen) {
-      pending.delete(m!.id);
-      seen.answer = m!.error ? `error ${String(m!.error.code)} ${String(m!.error.message ?? '')}`.trim() : 'result';
-    }
-    return send.call(transport, message, ...rest);
-  };
-}
-
-interface Issue {
-  code?: string;
-  path?: (string | number)[];
-  message?: string;
-  /** zod 3: each union member's issues, with full paths. */
-  unionErrors?: { issues?: Issue[] }[];
-  /** zod 4: each union member's issues, with paths relative to the union. */
-  errors?: Issue[][];
-}
-
-/**
- * A client that rejected a result it received: the SDK's own zod validation (zod 3 `ZodError` up to
- * 1.22, zod 4 `$ZodError` after; v2 wraps it in an `SdkError` INVALID_RESULT whose message carries the
- * issues as JSON). Returns what it could not read, or null for any other error.
- */
-export function unreadable(error: unknown, major: number, answer: unknown): { what: string; type?: string } | null {
-  const e = error as { issues?: unknown; code?: unknown; message?: unknown } | null;
-  let issues: unknown = e?.issues;
-  if (!Array.isArray(issues) && major >= 2 && e?.code === 'INVALID_RESULT' && typeof e.message === 'string') {
-    try {
-      issues = JSON.parse(e.message.slice(e.message.indexOf('[')));
-    } catch {
-      issues = undefined;
-    }
-  }
-  if (!Array.isArray(issues) || issues.length === 0) return null;
-  const issue = issues[0] as Issue;
-  const path = issue.path ?? [];
-  const branches = (issue.unionErrors?.map((u) => u.issues ?? []) ?? issue.errors ?? []).map((b) => b.map((i) => relativeTo(path, i)));
-  if (issue.code === 'invalid_union' && branches.length) {
-    const type = (at(answer, path) as { type?: unknown } | undefined)?.type;
-    const refusesType = (b: Issue[]): boolean =>
-      b.some((i) => i.path?.length === 1 && i.path[0] === 'type' && /^invalid_(literal|value)$/.test(i.code ?? ''));
-    if (typeof type === 'string' && branches.every(refusesType)) {
-      return { what: `${fieldPath(path)} has type ${JSON.stringify(type)}, which this client does not know`, type };
-    }
-    const fitting = branches.find((b) => b.length && !refusesType(b));
-    const inner = fitting?.[0];
-    if (inner) return { what: `${fieldPath([...path, ...(inner.path ?? [])])}: ${inner.message ?? inner.code}` };
-  }
-  return { what: `${fieldPath(path)}: ${issue.message ?? issue.code}` };
-}
-
-function relativeTo(prefix: (string | number)[], issue: Issue): Issue {
-  const p = issue.path ?? [];
-  const under = p.length >= prefix.length && prefix.every((k, i) => p[i] === k);
-  return under ? { ...issue, path: p.slice(prefix.length) } : issue;
-}
-
-function at(value: unknown, path: (string | number)[]): unknown {
-  return path.reduce<unknown>((v, k) => (v && typeof v === 'object' ? (v as Record<string | number, unknown>)[k] : undefined), value);
-}
-
-/** `content[0].type`; the whole result when the path is empty. */
-function fieldPath(path: (string | number)[]): string {
-  const text = path.map((k, i) => (typeof k === 'number' ? `[${k}]` : i === 0 ? k : `.${k}`)).join('');
-  return text || 'the result';
-}
-
-/** The installed version of `pkg`, read from the package.json above the file `entry` resolves to. */
-function installedVersion(pkg: string, entry: string): string | undefined {
-  try {
-    let dir = dirname(fileURLToPath(import.meta.resolve(entry)));
-    for (;;) {
-      try {
-        const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { name?: string; version?: string };
-        if (manifest.name === pkg) return manifest.version;
-      } catch {
-        // no manifest here: keep walking up
-      }
-      if (dirname(dir) === dir) return undefined;
-      dir = dirname(dir);
-    }
-  } catch {
-    return undefined;
-  }
-}
-
-/** `a < b` on the release part of two versions (`1.9.0` < `1.10.0`). */
-export function olderThan(a: string, b: string): boolean {
-  const parts = (v: string): number[] =>
-    v
-      .split(/[-+]/)[0]!
-      .split('.')
-      .map((n) => Number(n) || 0);
-  const [x, y] = [parts(a), parts(b)];
-  for (let i = 0; i < 3; i++) if ((x[i] ?? 0) !== (y[i] ?? 0)) return (x[i] ?? 0) < (y[i] ?? 0);
-  return false;
 }
 
 let leakedForTest = false;

@@ -6,11 +6,11 @@ import {
   createSession,
   DEFAULT_CLIENT,
   isUnauthorized,
-  olderThan,
-  unreadable,
   type Ctor,
   type SeenRequest,
 } from '../../src/driver/adapter.js';
+import { unreadable } from '../../src/driver/adapter-unreadable.js';
+import { olderThan } from '../../src/driver/adapter-version.js';
 
 /** What real clients threw for an unknown content type (`video`) and a text item without `text`. */
 const RECORDED = JSON.parse(readFileSync(new URL('./fixtures/client-read-errors.json', import.meta.url), 'utf8')) as Record<
