@@ -75,7 +75,7 @@ function variantSpec(server: Cell, client: Cell, clientVersion: string): DriverS
   const spec = baseSpec(server, pkg, {
     stdio: {
       command: { bin, args: [], env: {} },
-      expect: { tools: 6, prompts: ['summarize_note', 'draft_note'] },
+      expect: { tools: 7, prompts: ['summarize_note', 'draft_note'] },
       steps: STEPS,
       timeoutMs: 10_000,
     },
@@ -133,7 +133,7 @@ describe.skipIf(!hasReference).each([1, 2])('the reference server on SDK %i.x', 
       } else {
         expect(run.results.get('http')!.details!.protocolVersion).toBe(protocol);
       }
-      expect(run.done!.summary).toMatchObject({ serverName: 'reference-mcp-server', tools: 6, prompts: 2, protocolVersion: protocol });
+      expect(run.done!.summary).toMatchObject({ serverName: 'reference-mcp-server', tools: 7, prompts: 2, protocolVersion: protocol });
     },
     180_000,
   );

@@ -31,7 +31,7 @@ describe('mcp-matrix on the reference server', () => {
         'conformance:skipped',
         'leaks:passed',
       ]);
-      expect(cell.summary).toMatchObject({ tools: 6, resourceTemplates: 2, prompts: 2, leakedHandles: [] });
+      expect(cell.summary).toMatchObject({ tools: 7, resourceTemplates: 2, prompts: 2, leakedHandles: [] });
     }
     const latest2 = run.cells.find((c) => c.pin === 'latest@2')!;
     expect(Object.keys(latest2.installSet)).toContain('@modelcontextprotocol/node');
@@ -81,7 +81,7 @@ describe('mcp-matrix on the reference server', () => {
   it('refuses an unknown config key, naming its path, with exit 2', async () => {
     const cfg = await writeConfig(
       await scratch(),
-      `{ package: ${JSON.stringify(REF)}, cells: [{ pin: 'latest@1' }], stdio: { expect: { tools: 6 }, tiemout: 5 } } as never`,
+      `{ package: ${JSON.stringify(REF)}, cells: [{ pin: 'latest@1' }], stdio: { expect: { tools: 7 }, tiemout: 5 } } as never`,
     );
     const r = await cli(['plan', '--config', cfg]);
     expect(r.code).toBe(2);

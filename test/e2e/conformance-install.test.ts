@@ -1,5 +1,6 @@
-// A conformance suite that cannot be installed is the harness's infrastructure, never the server's fault:
-// the phase is not-measured with the cause, every other phase is still judged, and the run exits 3.
+// The conformance suite's cache is an instrument: when it cannot be written, the suite is installed into the run
+// instead, the phase is still measured, and one warning names the cache and the real cause (issue 22 item 3). A
+// suite that cannot be installed at all is not-measured with its cause (test/judge/not-measured.test.ts, suiteMissing).
 import { rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, expect, it } from 'vitest';
@@ -8,10 +9,10 @@ import { cli, readResults, tempDir } from './helpers/cli.js';
 const dirs: string[] = [];
 afterAll(async () => Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true }))));
 
-it('an uninstallable suite (its cache cannot be written): conformance not measured, naming the cause; the rest judged', async () => {
+it('a suite cache that cannot be written: the suite is installed into the run, conformance measured, one warning names the cause', async () => {
   const dir = await tempDir('mm-conformance-install-');
   dirs.push(dir);
-  // A file where the cache directory should be: nothing can be installed into it.
+  // A file where the cache directory should be: nothing can be stored in it.
   const blocked = path.join(dir, 'not-a-dir');
   await writeFile(blocked, '');
   const out = path.join(dir, 'out');
@@ -20,11 +21,10 @@ it('an uninstallable suite (its cache cannot be written): conformance not measur
   });
   const results = await readResults(out);
   const phases = Object.fromEntries(results.cells[0]!.phases.map((p) => [p.phase, p]));
-  expect(phases.conformance).toMatchObject({ verdict: 'not-measured', step: 'suite install' });
-  expect(phases.conformance!.message).toMatch(
-    /^the conformance suite @modelcontextprotocol\/conformance@\S+ could not be installed into .*not-a-dir/,
-  );
-  for (const p of ['environment', 'stdio', 'http', 'bind', 'leaks']) expect(phases[p]!.verdict, p).toBe('passed');
-  expect([r.code, results.exitCode]).toEqual([3, 3]);
-  expect(r.stdout + r.stderr).toContain('conformance: not measured');
+  for (const p of ['environment', 'stdio', 'http', 'bind', 'conformance', 'leaks']) expect(phases[p]!.verdict, p).toBe('passed');
+  const about = results.warnings.filter((w) => w.includes('not-a-dir'));
+  expect(about, results.warnings.join('\n')).toHaveLength(1);
+  expect(about[0]).toMatch(/ENOTDIR|not a directory/i);
+  expect([r.code, results.exitCode]).toEqual([0, 0]);
+  expect(r.stdout + r.stderr).toContain('not-a-dir');
 });

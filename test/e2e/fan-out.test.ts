@@ -55,7 +55,7 @@ export default defineConfig({
     { pin: 'latest@1', role: 'latest supported 1.x' },
     { pin: '2.0.0', role: 'representative 2.x' },
   ],
-  stdio: { expect: { tools: 6, resourceTemplates: 2, prompts: 2 } },
+  stdio: { expect: { tools: 7, resourceTemplates: 2, prompts: 2 } },
   // Two cells only: the lockstep check (floor cells) has its own tests.
   lockstep: 'off',${extra}
 });

@@ -58,7 +58,7 @@ export default defineConfig({
   package: ${JSON.stringify(path.join(ROOT, 'fixtures/reference-server'))},
   bin: 'reference-mcp-server',
   cells: [{ pin: 'floor@1' }, { pin: 'latest@1' }, { pin: '2.0.0' }, { pin: 'latest@2' }],
-  stdio: { expect: { tools: 6, resourceTemplates: 2, prompts: 2 } },
+  stdio: { expect: { tools: 7, resourceTemplates: 2, prompts: 2 } },
 });
 `,
     );

@@ -104,7 +104,7 @@ describe('reports of a run with a client axis (fan-out pieces merged)', () => {
     );
   });
 
-  it('junit.xml is valid against junit-10.xsd: a testsuite per variant, the failure classed by the variant id', async () => {
+  it('junit.xml is valid against junit-10.xsd: a testsuite per variant and one for answer parity, the failure classed by the variant id', async () => {
     const xml = await readFile(path.join(work, 'merged', 'junit.xml'), 'utf8');
     const schema = await readFile(path.join(ROOT, 'test/reports/fixtures/junit-10.xsd'), 'utf8');
     const checked = await validateXML({
@@ -112,7 +112,9 @@ describe('reports of a run with a client axis (fan-out pieces merged)', () => {
       schema: [{ fileName: 'junit-10.xsd', contents: schema }],
     });
     expect(checked.errors.map((e) => e.rawMessage)).toEqual([]);
-    expect(xml.match(/<testsuite /g)).toHaveLength(2);
+    // One per variant, and the answer parity suite (the steps' answers compared across them).
+    expect(xml.match(/<testsuite /g)).toHaveLength(3);
+    expect(xml).toMatch(/<testsuite name="parity" tests="\d+"/);
     expect(xml).toMatch(
       new RegExp(
         `<testcase classname="${OLD}" name="stdio" time="[\\d.]+">\\n\\s*<failure message="tools/call find_doc: the client @modelcontextprotocol/sdk@1\\.0\\.0`,

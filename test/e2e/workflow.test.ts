@@ -42,7 +42,7 @@ export default defineConfig({
   package: ${JSON.stringify(path.join(ROOT, 'fixtures/reference-server'))},
   bin: 'reference-mcp-server',
   cells: [{ pin: 'latest@1', role: 'latest supported 1.x' }],
-  stdio: { expect: { tools: 6, resourceTemplates: 2, prompts: 2 } },
+  stdio: { expect: { tools: 7, resourceTemplates: 2, prompts: 2 } },
   lockstep: 'off',
 });
 `,
