@@ -62,6 +62,7 @@ export const PROFILES = {
       'src/driver/phases/bind-judgement.ts',
       'src/driver/phases/http.ts',
       'src/driver/phases/http-refusals.ts',
+      'src/driver/phases/http-round-trip.ts',
       'src/driver/listen-watch.ts',
       'src/driver/start-failure.ts',
     ],

@@ -3,41 +3,28 @@
 // requirements (spec-checks.ts), the OAuth ones (oauth.ts), and a full SDK round trip with the right
 // credentials. Every sub-check runs and is reported, so one finding never hides another. Why a server
 // does not answer on its port (a race with another process, retried once, or its own doing) is
-// http-listen.ts's. The refusal checks and how the sub-checks are reported are http-refusals.ts's.
+// http-listen.ts's. The refusal checks and how the sub-checks are reported are http-refusals.ts's;
+// the round trip is http-round-trip.ts's.
 
 import { randomBytes } from 'node:crypto';
 import type { PhaseResult } from '../../results/types.js';
 import { decidePhase, levelOf } from '../checks.js';
 import { rawSender, SPEC_INITIALIZE } from '../raw-http.js';
 import { SPEC_CHECK_IDS, specChecks } from '../spec-checks.js';
-import { isUnauthorized, type McpSession, type SdkAdapter } from '../adapter.js';
-import {
-  clientLoadFailure,
-  commandFor,
-  errorText,
-  substitute,
-  exitNote,
-  RequestWindow,
-  result,
-  StepTimeout,
-  withTimeout,
-  type DriverContext,
-} from '../context.js';
-import { stepLabel } from '../expectations.js';
+import { type SdkAdapter } from '../adapter.js';
+import { clientLoadFailure, commandFor, substitute, result, type DriverContext } from '../context.js';
 import { httpLifecycle } from './http-lifecycle.js';
+import { roundTripCheck, type RoundTripServer } from './http-round-trip.js';
 import {
   challengeCheck,
-  failed,
   NO_AUTH,
   NOT_JUDGED,
-  ok,
   phaseMessage,
   postInitialize,
   reportedChecks,
   statusCheck,
   type HttpChecks,
   type Probe,
-  type SubCheck,
 } from './http-refusals.js';
 import { LISTENS_TWICE, neverListened, ownDescendant, portRace, type PortRace } from './http-listen.js';
 import {
@@ -52,10 +39,7 @@ import {
 } from '../oauth.js';
 import { freePort, ownListenOn, takeTestPort, waitUntilListening } from '../listen-watch.js';
 import type { DriverSpec } from '../protocol.js';
-import type { ServerProcess } from '../server-process.js';
 import { portInUse } from '../start-failure.js';
-import { runStep } from '../steps.js';
-import { recordCompared } from '../compared.js';
 
 type HttpSpec = Exclude<DriverSpec['phases']['http'], false>;
 
@@ -320,72 +304,4 @@ export async function hostAllowlist(url: string, authorization: string | undefin
     if (!(a instanceof Error) && a.sessionId) await send({ method: 'DELETE', headers: { ...headers, 'mcp-session-id': a.sessionId } });
   if (named instanceof Error || named.status < 200 || named.status >= 300) return null;
   return `every request to Host ${new URL(url).host} got 403, but Host localhost:${port} is served: a Host allowlist, not a token; run it with http.host: 'localhost'`;
-}
-
-/** The server under the round trip: it answered initialize; it died under the request in flight. */
-interface RoundTripServer {
-  answered(): void;
-  diedUnder(inFlight: RequestWindow): void;
-  proc: ServerProcess;
-}
-
-/** initialize, list tools, the first configured tool step, ping, session DELETE. */
-async function roundTripCheck(
-  spec: HttpSpec,
-  adapter: SdkAdapter,
-  url: string,
-  headers: Record<string, string>,
-  server: RoundTripServer,
-): Promise<{ outcome: 'ok' | 'failed'; check: SubCheck; evidence: Record<string, unknown> }> {
-  const evidence: Record<string, unknown> = {};
-  const session: McpSession = adapter.session(spec.timeoutMs + 1000);
-  const bounded = <T>(p: Promise<T>, what: string): Promise<T> => withTimeout(p, spec.timeoutMs, what);
-  let step = 'initialize';
-  /** The request in flight: a server that dies under it leaves the client holding what it made for it. */
-  const inFlight = new RequestWindow(step);
-  const fail = (problem: string) => ({
-    outcome: 'failed' as const,
-    check: failed(`failed: ${problem}`, `failed at ${step}`, step),
-    evidence,
-  });
-  try {
-    try {
-      await bounded(session.connect(adapter.httpTransport(url, headers)), 'initialize');
-      server.answered();
-    } catch (error) {
-      if (isUnauthorized(error) && spec.auth !== 'none')
-        return fail(`initialize: the right token was refused with 401: ${errorText(error)}`);
-      throw error;
-    }
-    evidence.protocolVersion = session.protocolVersion();
-    step = 'list tools';
-    inFlight.begin(step);
-    const tools = await bounded(session.list('tools'), 'tools/list');
-    evidence.tools = tools?.length ?? 0;
-    const call = spec.steps.find((x) => 'tool' in x);
-    if (call) {
-      step = stepLabel(call);
-      inFlight.begin(step);
-      const outcome = await runStep(session, call, bounded);
-      if (outcome.problem) return fail(`${step}: ${outcome.problem}`);
-      evidence.call = { step: outcome.step, ms: outcome.ms };
-      if (outcome.answer) recordCompared(evidence, outcome.step, outcome.answer);
-    }
-    step = 'ping';
-    inFlight.begin(step);
-    await bounded(session.ping(), 'ping');
-    step = 'terminate session';
-    inFlight.begin(step);
-    await bounded(session.terminateSession(), 'session DELETE');
-    return { outcome: 'ok', check: ok('ok'), evidence };
-  } catch (error) {
-    // A server that died under the request (it is stopped only after the round trip): name its exit, as stdio does.
-    const { proc } = server;
-    const exit = proc.exitInfo ?? (error instanceof StepTimeout ? null : await proc.waitExit(500));
-    if (exit) server.diedUnder(inFlight);
-    const crash = exitNote(exit);
-    return fail(`${error instanceof StepTimeout ? '' : `${step}: `}${errorText(error)}${crash}`);
-  } finally {
-    await withTimeout(session.close(), 2000, 'client close').catch(() => {});
-  }
 }
