@@ -7,54 +7,9 @@
 import { request as httpRequest, type ClientRequest } from 'node:http';
 import type { JsonRpcMessage, PipeTransport } from './stdio-transport.js';
 import type { ServerProcess } from './server-process.js';
+import { answerOf, goneWhy, ID_PREFIX, within, writeFailed, type Answer, type Wire } from './lifecycle-answer.js';
 
-export type Answer =
-  | { kind: 'result'; result: Record<string, unknown> }
-  | { kind: 'error'; code?: number; message: string }
-  /** No answer will come: the server's stream ended without one, or a wait ran out (`why` says which). */
-  | { kind: 'none'; why: string }
-  /** The server is gone: it exited, or (HTTP) the session is unknown to it. */
-  | { kind: 'closed'; why: string };
-
-export interface Call {
-  id: string;
-  answer: Promise<Answer>;
-}
-
-export interface Wire {
-  request(method: string, params?: Record<string, unknown>): Call;
-  /** Null when delivered; else why not. */
-  notify(method: string, params?: Record<string, unknown>): Promise<string | null>;
-  /** Resolves, with why, once the server is gone. */
-  gone: Promise<string>;
-  /** Ends the session (HTTP: DELETE, whose refusal is returned), abandoning every call still open. */
-  end(): Promise<string | null>;
-}
-
-/** `call`'s answer, or `none` once `ms` ran out (the timer is cleared either way). */
-export function within(answer: Promise<Answer>, ms: number): Promise<Answer> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(() => resolve({ kind: 'none', why: `no answer within ${ms} ms` }), Math.max(0, ms));
-    void answer.then((a) => {
-      clearTimeout(timer);
-      resolve(a);
-    });
-  });
-}
-
-const ID_PREFIX = 'mcp-matrix-lifecycle-';
-
-/** The JSON-RPC response as an Answer. */
-function answerOf(message: Record<string, unknown>): Answer {
-  const error = message.error as { code?: unknown; message?: unknown } | undefined;
-  if (error && typeof error === 'object')
-    return { kind: 'error', ...(typeof error.code === 'number' ? { code: error.code } : {}), message: String(error.message ?? '') };
-  return { kind: 'result', result: (message.result ?? {}) as Record<string, unknown> };
-}
-
-function goneWhy(proc: ServerProcess): Promise<string> {
-  return proc.closed.then((e) => `the server exited (${e.signal ? `signal ${e.signal}` : `code ${e.code}`})`);
-}
+export { within, type Answer, type Call, type Wire } from './lifecycle-answer.js';
 
 /**
  * The stdio phase's pipe, shared with the SDK client: installed after the client connected, it takes the
@@ -77,7 +32,7 @@ export function stdioWire(transport: PipeTransport, proc: ServerProcess): Wire {
   const send = (message: Record<string, unknown>): Promise<string | null> =>
     transport.send({ jsonrpc: '2.0', ...message } as JsonRpcMessage).then(
       () => null,
-      (e: unknown) => `could not write to its stdin: ${e instanceof Error ? e.message : String(e)}`,
+      (e: unknown) => writeFailed(gone, e),
     );
   return {
     request(method, params) {
