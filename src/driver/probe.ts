@@ -38,7 +38,8 @@ interface Tracked {
 const MAX_DEPTH = 4;
 
 const PROBE_FILE = process.env.MCP_MATRIX_PROBE_FILE;
-const SELF = fileURLToPath(import.meta.url);
+// The probe and its parts that wrap the server's calls: their frames never count as a handle's creator.
+const SELF = ['./probe.js', './probe-listen.js', './probe-crashes.js'].map((f) => fileURLToPath(new URL(f, import.meta.url)));
 /**
  * Every non-promise resource since start, until it is provably over. There is no `destroy` hook: with one, Node
  * tracks the destruction of every promise too (a weak handle per promise, thousands per run). Whether a resource
