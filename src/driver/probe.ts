@@ -39,7 +39,9 @@ const MAX_DEPTH = 4;
 
 const PROBE_FILE = process.env.MCP_MATRIX_PROBE_FILE;
 // The probe and its parts that wrap the server's calls: their frames never count as a handle's creator.
-const SELF = ['./probe.js', './probe-listen.js', './probe-crashes.js'].map((f) => fileURLToPath(new URL(f, import.meta.url)));
+const SELF = ['probe', 'probe-listen', 'probe-crashes'].map((f) =>
+  fileURLToPath(import.meta.url).replace(/probe(\.[cm]?[jt]s)$/, `${f}$1`),
+);
 /**
  * Every non-promise resource since start, until it is provably over. There is no `destroy` hook: with one, Node
  * tracks the destruction of every promise too (a weak handle per promise, thousands per run). Whether a resource
