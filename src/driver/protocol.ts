@@ -106,6 +106,9 @@ export interface DriverSpec {
   };
 }
 
+/** The http phase's part of the spec when it runs: what http.ts and the modules split from it are handed. */
+export type HttpSpec = Exclude<DriverSpec['phases']['http'], false>;
+
 /** The local authorization server (src/cells/authorization-server.ts), as the driver reaches it. */
 /** The tokens the driver sends, each for one sub-check. */
 export interface TestTokens {

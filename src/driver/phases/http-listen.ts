@@ -6,11 +6,9 @@ import { SERVER_TAG_VAR } from '../cookie.js';
 import type { DriverContext } from '../context.js';
 import { listensOf, type SeenListen } from '../listen-watch.js';
 import { environOf, portHolder } from '../proc.js';
-import type { DriverSpec } from '../protocol.js';
+import type { HttpSpec } from '../protocol.js';
 import type { ServerProcess } from '../server-process.js';
 import { portInUse } from '../start-failure.js';
-
-type HttpSpec = Exclude<DriverSpec['phases']['http'], false>;
 
 /** A server that held its port and then failed a second listen there: its own doing, never a port race. */
 export const LISTENS_TWICE = (port: number): string =>

@@ -2,13 +2,11 @@
 // Bearer challenge) and how every sub-check of the phase is reported and read out in its message. http.ts
 // starts the server and runs them; the judgements here are pure functions of what came back.
 
-import type { DriverSpec } from '../protocol.js';
+import type { HttpSpec } from '../protocol.js';
 import type { SubCheckResult } from '../../results/types.js';
 import { checkLine, checkResult, levelOf, notableChecks } from '../checks.js';
 import { errorText, StepTimeout } from '../context.js';
 import { CATALOGUE_IDS, oauthLabel, type OAuthCheck } from '../oauth.js';
-
-type HttpSpec = Exclude<DriverSpec['phases']['http'], false>;
 
 const INITIALIZE = {
   jsonrpc: '2.0',

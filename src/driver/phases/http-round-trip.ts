@@ -2,7 +2,7 @@
 // its steps and what each answered, named by the step that failed. Apart from the refusal checks because
 // it is the one sub-check that goes through the adapter's client.
 
-import type { DriverSpec } from '../protocol.js';
+import type { HttpSpec } from '../protocol.js';
 import { isUnauthorized, type McpSession, type SdkAdapter } from '../adapter.js';
 import { errorText, exitNote, RequestWindow, StepTimeout, withTimeout } from '../context.js';
 import { stepLabel } from '../expectations.js';
@@ -10,8 +10,6 @@ import { failed, ok, type SubCheck } from './http-refusals.js';
 import type { ServerProcess } from '../server-process.js';
 import { runStep } from '../steps.js';
 import { recordCompared } from '../compared.js';
-
-type HttpSpec = Exclude<DriverSpec['phases']['http'], false>;
 
 /** The server under the round trip: it answered initialize; it died under the request in flight. */
 export interface RoundTripServer {

@@ -38,10 +38,8 @@ import {
   type TestTokens,
 } from '../oauth.js';
 import { freePort, ownListenOn, takeTestPort, waitUntilListening } from '../listen-watch.js';
-import type { DriverSpec } from '../protocol.js';
+import type { HttpSpec } from '../protocol.js';
 import { portInUse } from '../start-failure.js';
-
-type HttpSpec = Exclude<DriverSpec['phases']['http'], false>;
 
 export { TEST_PORTS_ENV, takeTestPort } from '../listen-watch.js';
 export { portRace } from './http-listen.js';
