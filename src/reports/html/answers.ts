@@ -3,8 +3,9 @@
 
 import type { RunResult } from '../../results/types.js';
 import { hasAxes } from '../../results/variants.js';
-import { el, text } from './escape.js';
-import { MARKS, type State } from './marks.js';
+import { el } from './escape.js';
+import type { State } from './marks.js';
+import { paritySection } from './parity-section.js';
 
 export function renderAnswers(run: RunResult): string {
   const p = run.parity;
@@ -20,17 +21,5 @@ export function renderAnswers(run: RunResult): string {
       : failing === 0
         ? `${items} identical on ${p.cells.length} ${unit}${p.allowed.length ? ` but for ${p.allowed.length} allowed difference(s)` : ''}${p.drift?.length === 0 ? ' · matches mcp-surface.json' : ''}`
         : `${failing} difference(s) in ${items} on ${p.cells.length} ${unit}`;
-  const lines = [
-    ...p.findings.map((f) => el('li', { class: 's-fail' }, text(`${MARKS.fail.mark} differs: ${f}`))),
-    ...(p.drift ?? []).map((d) => el('li', { class: 's-fail' }, text(`${MARKS.fail.mark} changed since mcp-surface.json: ${d}`))),
-    ...p.stale.map((s) => el('li', { class: 's-fail' }, text(`${MARKS.fail.mark} stale: ${s}`))),
-    ...p.allowed.map((a) => el('li', { class: 's-skip' }, text(`${MARKS.skip.mark} allowed: ${a}`))),
-  ];
-  return el(
-    'section',
-    { id: 'answers' },
-    h,
-    el('p', { class: `s-${state}` }, text(`${MARKS[state].mark} ${head}`)),
-    lines.length ? el('ul', {}, ...lines) : '',
-  );
+  return paritySection('answers', h, state, head, p);
 }

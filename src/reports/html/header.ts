@@ -11,6 +11,7 @@ import { displayCells, phaseOf, runVerdictLabel } from '../view.js';
 import { detailId } from './detail.js';
 import { el, text } from './escape.js';
 import { isProblem, MARKS, stateOf, type State } from './marks.js';
+import { paritySection } from './parity-section.js';
 
 const RUN_STATE: Record<RunResult['verdict'], State> = { passed: 'pass', failed: 'fail', 'not-measured': 'nm', interrupted: 'nm' };
 
@@ -88,18 +89,7 @@ export function renderSurface(run: RunResult): string {
       : failing === 0
         ? `identical on ${s.cells.length} ${unit}${s.allowed.length ? ` but for ${s.allowed.length} allowed difference(s)` : ''}${s.drift?.length === 0 ? ' · matches mcp-surface.json' : ''}`
         : `${failing} difference(s) on ${s.cells.length} ${unit}`;
-  const items = [
-    ...s.findings.map((f) => el('li', { class: 's-fail' }, text(`${MARKS.fail.mark} differs: ${f}`))),
-    ...(s.drift ?? []).map((d) => el('li', { class: 's-fail' }, text(`${MARKS.fail.mark} changed since mcp-surface.json: ${d}`))),
-    ...s.allowed.map((a) => el('li', { class: 's-skip' }, text(`${MARKS.skip.mark} allowed: ${a}`))),
-  ];
-  return el(
-    'section',
-    { id: 'surface' },
-    h,
-    el('p', { class: `s-${state}` }, text(`${MARKS[state].mark} ${head}`)),
-    items.length ? el('ul', {}, ...items) : '',
-  );
+  return paritySection('surface', h, state, head, s);
 }
 
 /** Every failed or not-measured variant × phase, each a link that opens its square. */
