@@ -1,5 +1,5 @@
-// The only file in reports that touches the disk: mkdir -p, then each report written atomically
-// (temporary file + rename), so an interrupted write never leaves a half results.json behind.
+// The only file in reports that writes to the disk (load.ts only reads): mkdir -p, then each report
+// written atomically (temporary file + rename), so an interrupted write never leaves a half results.json behind.
 
 import { mkdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { mkdir, open, rename, rm, stat, statfs, writeFile } from 'node:fs/promises';
