@@ -1,17 +1,22 @@
 // GitHub Actions surfaces: the step summary, one annotation per failure, folded log groups.
 // Everything here returns strings/lines; the CLI prints them or appends to $GITHUB_STEP_SUMMARY.
+// The annotations say what fails the run as every other report does (matrix.sarif's findings): each failed
+// sub-check by name, and the run's own findings (surface and answer parity, drift, stale allowances, lockstep).
 
-import type { BaselineEntry, CellResult, PhaseResult, RunResult } from '../results/types.js';
+import type { BaselineEntry, CellResult, PhaseResult, RunResult, SubCheckResult } from '../results/types.js';
 import { PHASES } from '../results/types.js';
+import { checkSource } from '../results/checks.js';
+import { SNAPSHOT_FILE } from '../results/surface.js';
 import { cleanText } from './format.js';
+import { renderChecks } from './checks.js';
 import { renderFailures } from './failures.js';
 import { renderTable, renderTitle, renderWarnings } from './markdown.js';
 import { baselineMatches, cellOutcome, judgeBaseline } from '../results/verdict.js';
-import { displayCells, problemPhases, staleAdvice, variantLabel } from './view.js';
+import { displayCells, phaseOf, staleAdvice, variantLabel } from './view.js';
 
-/** The table and the failure sections (no environment: that stays in matrix.md). */
+/** The title (with the surface and answer parity lines), the table, the sub-checks and the failure sections (no environment: that stays in matrix.md). */
 export function renderStepSummary(run: RunResult): string {
-  const parts = [renderTitle(run), renderTable(run), renderFailures(run), renderWarnings(run)];
+  const parts = [renderTitle(run), renderTable(run), renderChecks(run), renderFailures(run), renderWarnings(run)];
   return `${parts.filter((p) => p !== '').join('\n\n')}\n`;
 }
 
@@ -30,8 +35,11 @@ function command(kind: 'error' | 'warning', title: string, message: string): str
 }
 
 /**
- * One annotation per phase that needs attention: `::error` for a failure that fails the run (and for
- * a stale allowance), `::warning` for an allowed failure or a phase that was not measured.
+ * One annotation per problem, errors first (GitHub shows 10 of each kind; `capAnnotations` cuts the rest):
+ * `::error` for what fails the run: a failed phase (each failed required sub-check by name, as matrix.sarif
+ * reports it), a stale allowance or baseline entry, a surface or answer difference between variants or from
+ * mcp-surface.json, a lockstep error; `::warning` for an allowed failure, a failed sub-check at level warn, and
+ * a phase that was not measured.
  */
 export function renderAnnotations(run: RunResult): string[] {
   const out: string[] = [];
@@ -41,9 +49,9 @@ export function renderAnnotations(run: RunResult): string[] {
       out.push(command('warning', `mcp-matrix ${cell.id}: not measured`, message));
       continue;
     }
-    for (const phase of problemPhases(cell, PHASES))
+    for (const phase of PHASES.map((name) => phaseOf(cell, name)))
       out.push(
-        phaseAnnotation(
+        ...phaseAnnotations(
           cell,
           phase,
           (run.baseline?.entries ?? []).find((e) => baselineMatches(e, cell, phase)),
@@ -67,11 +75,51 @@ export function renderAnnotations(run: RunResult): string[] {
         `${e.cell} · ${e.phase} no longer fails as listed: delete line ${e.line} of ${run.baseline?.file ?? 'the baseline'}`,
       ),
     );
-  return out;
+  out.push(...runFindings(run));
+  return [...out.filter((l) => l.startsWith('::error')), ...out.filter((l) => !l.startsWith('::error'))];
 }
 
-function phaseAnnotation(cell: CellResult, phase: PhaseResult, listed?: BaselineEntry): string {
-  // A failure the baseline lists is expected: a warning, like an allowed failure.
+/** The run's own findings, each failing it: they belong to no one variant (the message names the variants). */
+function runFindings(run: RunResult): string[] {
+  const s = run.surface;
+  const p = run.parity;
+  const update = '\n(if the change is intended, commit it with run --update-surface)';
+  return [
+    ...(s?.findings ?? []).map((f) => command('error', 'mcp-matrix: surface differs', f)),
+    ...(s?.drift ?? []).map((d) => command('error', `mcp-matrix: surface changed since ${SNAPSHOT_FILE}`, `${d}${update}`)),
+    ...(p?.findings ?? []).map((f) => command('error', 'mcp-matrix: answer differs', f)),
+    ...(p?.drift ?? []).map((d) => command('error', `mcp-matrix: answer changed since ${SNAPSHOT_FILE}`, `${d}${update}`)),
+    ...(p?.stale ?? []).map((a) => command('error', 'mcp-matrix: stale parity.allow entry', a)),
+    ...(run.lockstepErrors ?? []).map((e) => command('error', 'mcp-matrix: lockstep', e.replace(/^lockstep: /, ''))),
+  ];
+}
+
+/**
+ * A phase's annotations: a failed phase is named by its failed required sub-checks when it has any (each
+ * with its own step), else by its message; a failed sub-check at level warn is a warning of its own.
+ */
+function phaseAnnotations(cell: CellResult, phase: PhaseResult, listed?: BaselineEntry): string[] {
+  const problem = phase.verdict === 'failed' || phase.verdict === 'not-measured';
+  const failed = (phase.checks ?? []).filter((c) => c.outcome === 'failed' && c.level !== 'off');
+  const required = phase.verdict === 'failed' ? failed.filter((c) => c.level === 'require') : [];
+  const warned = failed.filter((c) => c.level === 'warn').map((c) => checkAnnotation(cell, phase, c, 'failed (warn)', 'warning'));
+  if (required.length > 0) {
+    const { what, kind } = failedLabel(cell, phase, listed);
+    return [...required.map((c) => checkAnnotation(cell, phase, c, what, kind)), ...warned];
+  }
+  return [...(problem ? [phaseAnnotation(cell, phase, listed)] : []), ...warned];
+}
+
+function checkAnnotation(cell: CellResult, phase: PhaseResult, check: SubCheckResult, what: string, kind: 'error' | 'warning'): string {
+  const lines = [`${variantLabel(cell)}: ${check.message} [${checkSource(check)}]`];
+  const step = check.step ?? (check.level === 'require' ? phase.step : undefined);
+  if (step) lines.push(`step: ${step}`);
+  lines.push(`repro: ${cell.repro}`);
+  return command(kind, `mcp-matrix ${cell.id} · ${phase.phase} › ${check.id} ${what}`, lines.join('\n'));
+}
+
+/** How a failed phase is named, and whether it fails the run (a failure the baseline lists is expected, like an allowed one). */
+function failedLabel(cell: CellResult, phase: PhaseResult, listed?: BaselineEntry): { what: string; kind: 'error' | 'warning' } {
   const allowed = phase.verdict === 'failed' && (cell.allowedToFail || listed !== undefined);
   const what =
     phase.verdict === 'failed'
@@ -81,7 +129,11 @@ function phaseAnnotation(cell: CellResult, phase: PhaseResult, listed?: Baseline
           ? 'failed (allowed)'
           : 'failed'
       : 'not measured';
-  const kind = phase.verdict === 'failed' && !allowed ? 'error' : 'warning';
+  return { what, kind: phase.verdict === 'failed' && !allowed ? 'error' : 'warning' };
+}
+
+function phaseAnnotation(cell: CellResult, phase: PhaseResult, listed?: BaselineEntry): string {
+  const { what, kind } = failedLabel(cell, phase, listed);
   const lines = [`${variantLabel(cell)}: ${phase.message ?? what}`];
   if (phase.step) lines.push(`step: ${phase.step}`);
   lines.push(`repro: ${cell.repro}`);

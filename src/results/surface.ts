@@ -164,9 +164,18 @@ export function valueAt(items: SurfaceItems, item: string, path: string): unknow
   return value;
 }
 
+/** A value in a finding, its keys sorted as results.json stores them: report and merge recompute the same text from the file. */
 export function show(value: unknown): string {
   if (value === undefined) return 'absent';
-  const text = JSON.stringify(value).replace(/"/g, "'");
+  const sorted = (_key: string, v: unknown): unknown =>
+    isRecord(v)
+      ? Object.fromEntries(
+          Object.keys(v)
+            .sort()
+            .map((k) => [k, v[k]]),
+        )
+      : v;
+  const text = JSON.stringify(value, sorted).replace(/"/g, "'");
   return text.length > MAX_VALUE_CHARS ? `${text.slice(0, MAX_VALUE_CHARS - 1)}…` : text;
 }
 

@@ -123,13 +123,13 @@ describe('reports of a run with a client axis (fan-out pieces merged)', () => {
     expect(xml).toContain('<property name="client:version" value="1.0.0"/>');
   });
 
-  it('GitHub: the step summary has the table, one ::error names the variant and its client', () => {
+  it('GitHub: the step summary has the table, one ::error names the variant, its client and the failed sub-check', () => {
     expect(summary).toContain('| Pin (role) | Client (pin → version, protocol) |');
     const errors = merged.stdout.split('\n').filter((l) => l.startsWith('::error '));
     expect(errors).toHaveLength(1);
     expect(errors[0]).toMatch(
       new RegExp(
-        `^::error title=mcp-matrix ${OLD} · stdio failed::latest@1 → [\\d.]+ \\(latest 1\\.x\\) · client @modelcontextprotocol/sdk@1\\.0\\.0 \\(pin 1\\.0\\.0\\): tools/call find_doc`,
+        `^::error title=mcp-matrix ${OLD} · stdio › session failed::latest@1 → [\\d.]+ \\(latest 1\\.x\\) · client @modelcontextprotocol/sdk@1\\.0\\.0 \\(pin 1\\.0\\.0\\): tools/call find_doc`,
       ),
     );
   });

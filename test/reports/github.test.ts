@@ -1,7 +1,25 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, test } from 'vitest';
 import { escapeData, escapeProperty, groupLines, renderAnnotations, renderStepSummary } from '../../src/reports/index.js';
 import { capAnnotations, renderMergeErrorAnnotations, renderMergeErrorSummary } from '../../src/reports/github.js';
+import { parseResultsText } from '../../src/reports/load.js';
+import type { RunResult } from '../../src/results/types.js';
 import { FOUR_CELLS, makeRun } from './helpers/make-run.js';
+
+/** A real run's results.json: `mcp-matrix run --config fixtures/broken/<fixture>/matrix.config.ts` (conformance off). */
+function fixtureRun(fixture: string): RunResult {
+  const loaded = parseResultsText(readFileSync(new URL(`./fixtures/${fixture}.results.json`, import.meta.url), 'utf8'));
+  if (!loaded.ok) throw new Error(loaded.error.message);
+  return loaded.run;
+}
+
+/** An annotation's kind, title and message, unescaped. */
+function parsed(line: string): { kind: string; title: string; message: string } {
+  const m = /^::(error|warning) title=([^:]*)::(.*)$/.exec(line);
+  if (!m) throw new Error(`not an annotation: ${line}`);
+  const un = (t: string): string => decodeURIComponent(t);
+  return { kind: m[1]!, title: un(m[2]!), message: un(m[3]!) };
+}
 
 describe('workflow commands', () => {
   test('escaping of data and properties', () => {
@@ -92,5 +110,164 @@ describe('annotation limits (GitHub shows at most 10 per kind per step)', () => 
       '::error title=mcp-matrix merge::a: b, c',
     ]);
     expect(renderMergeErrorSummary(e)).toContain('- cell v1 (pin 1.0.0) has no evidence: no piece contains it\n');
+  });
+});
+
+// The findings every other report shows (results.json, matrix.md, JUnit, SARIF) are annotated too: real runs
+// of the fixtures of answer parity and the lifecycle sub-checks (fixtures/broken/*, docs/phases.md).
+describe('answer parity and lifecycle sub-checks (real runs of fixtures/broken/*)', () => {
+  test.each([
+    ['answer-iserror-lost', /^stdio tools\/call fail: isError true on latest-1 \(1\.\d+\.\d+\); absent on latest-2 \(2\.\d+\.\d+\)$/],
+    [
+      'answer-mimetype-dropped',
+      /^stdio tools\/call card: content\[1\]\.resource\.mimeType 'image\/png' on latest-1 \(1\.\d+\.\d+\); absent on latest-2 \(2\.\d+\.\d+\)$/,
+    ],
+    ['unknown-tool-shape', /^stdio unknown-tool: answer 'isError' on latest-1 \(1\.\d+\.\d+\); 'error' on latest-2 \(2\.\d+\.\d+\)$/],
+  ])('%s: every cell passed, the answer difference that fails the run is an ::error of its own', (fixture, finding) => {
+    const run = fixtureRun(fixture);
+    expect(run.cells.map((c) => c.verdict)).toEqual(['passed', 'passed']);
+    expect(run.exitCode).toBe(1);
+    const annotations = renderAnnotations(run).map(parsed);
+    // One per finding, as matrix.sarif's answers/parity results: nothing else fails the run.
+    expect(annotations).toEqual(run.parity!.findings.map((f) => ({ kind: 'error', title: 'mcp-matrix: answer differs', message: f })));
+    expect(annotations.some((a) => finding.test(a.message))).toBe(true);
+    const summary = renderStepSummary(run);
+    expect(summary).toContain('- differs: ');
+    expect(summary).toContain('## Sub-checks');
+  });
+
+  test.each([
+    [
+      'cancel-crash',
+      'cancellation',
+      'notifications/cancelled for tools/call wait',
+      /^latest@1 → 1\.\d+\.\d+ \(latest 1\.x\): after notifications\/cancelled for `tools\/call wait`, the server exited \(code 1\) \[harness, level require\]$/,
+    ],
+    [
+      'init-kills-call',
+      'repeated-initialize',
+      'repeated initialize',
+      /^latest@1 → 1\.\d+\.\d+ \(latest 1\.x\): a second initialize while `tools\/call wait` was in flight: the server accepts; the call in flight \(`tools\/call wait`\) was lost: no answer within 3000 ms \[harness, level require\]$/,
+    ],
+  ])('%s: the failed lifecycle sub-check of stdio and http is named in each ::error', (fixture, check, step, message) => {
+    const run = fixtureRun(fixture);
+    const annotations = renderAnnotations(run).map(parsed);
+    const errors = annotations.filter((a) => a.kind === 'error');
+    expect(errors.map((a) => a.title)).toEqual([
+      `mcp-matrix latest-1 · stdio › ${check} failed`,
+      `mcp-matrix latest-1 · http › ${check} failed`,
+    ]);
+    for (const e of errors) {
+      const [first, ...rest] = e.message.split('\n');
+      expect(first).toMatch(message);
+      expect(rest).toEqual([`step: ${step}`, expect.stringMatching(/^repro: .* run --cell latest-1 --config fixtures\/broken\//)]);
+    }
+    // The http sub-checks the fixture's server fails at level warn (it checks neither Origin nor Host): warnings, after the errors.
+    expect(annotations.filter((a) => a.kind === 'warning').map((a) => a.title)).toEqual([
+      'mcp-matrix latest-1 · http › origin failed (warn)',
+      'mcp-matrix latest-1 · http › host failed (warn)',
+    ]);
+    // The job summary has the sub-checks' table, the lifecycle rows with what the server did.
+    const summary = renderStepSummary(run);
+    expect(summary).toContain('## Sub-checks');
+    expect(summary).toMatch(new RegExp(`\\| stdio › ${check} \\| harness \\| require \\| FAIL`));
+    expect(summary).toMatch(
+      /\| stdio › (cancellation|repeated-initialize) \| harness \| require \| pass \((dropped|answered|accepts|errors|closes)\) \|/,
+    );
+  });
+});
+
+describe("the run's own findings (makeRun)", () => {
+  test('surface and answer differences, drift, a stale parity.allow and a lockstep error: one ::error each, before the warnings', () => {
+    const [floor, v1] = FOUR_CELLS;
+    const run = {
+      ...makeRun([{ ...floor!, phases: { http: { verdict: 'not-measured', message: 'registry down' } } }, { ...v1! }]),
+      surface: {
+        cells: ['v1-floor', 'v1-latest'],
+        findings: ['tool add: description a on v1-floor; b on v1-latest'],
+        allowed: [],
+        allow: [],
+        drift: ['tool echo: removed'],
+      },
+      parity: {
+        cells: ['v1-floor', 'v1-latest'],
+        items: ['stdio tools/call add'],
+        findings: ['stdio tools/call add: isError true on v1-floor; absent on v1-latest'],
+        allowed: [],
+        stale: ["parity.allow { item: 'stdio tools/call x' } matches no difference"],
+        allow: [],
+        drift: ['stdio tools/call add: isError absent → true (v1-floor)'],
+      },
+      lockstepErrors: ['lockstep: @modelcontextprotocol/server 2.1.0 and @modelcontextprotocol/client 2.0.0'],
+    } satisfies RunResult;
+    expect(renderAnnotations(run).map(parsed)).toEqual([
+      { kind: 'error', title: 'mcp-matrix: surface differs', message: 'tool add: description a on v1-floor; b on v1-latest' },
+      {
+        kind: 'error',
+        title: 'mcp-matrix: surface changed since mcp-surface.json',
+        message: 'tool echo: removed\n(if the change is intended, commit it with run --update-surface)',
+      },
+      {
+        kind: 'error',
+        title: 'mcp-matrix: answer differs',
+        message: 'stdio tools/call add: isError true on v1-floor; absent on v1-latest',
+      },
+      {
+        kind: 'error',
+        title: 'mcp-matrix: answer changed since mcp-surface.json',
+        message: 'stdio tools/call add: isError absent → true (v1-floor)\n(if the change is intended, commit it with run --update-surface)',
+      },
+      {
+        kind: 'error',
+        title: 'mcp-matrix: stale parity.allow entry',
+        message: "parity.allow { item: 'stdio tools/call x' } matches no difference",
+      },
+      {
+        kind: 'error',
+        title: 'mcp-matrix: lockstep',
+        message: '@modelcontextprotocol/server 2.1.0 and @modelcontextprotocol/client 2.0.0',
+      },
+      expect.objectContaining({ kind: 'warning', title: 'mcp-matrix v1-floor · http not measured' }),
+    ]);
+  });
+
+  test("a failed sub-check at level warn in a passing phase is a warning; an allowed cell's failed required one too", () => {
+    const [floor, v1] = FOUR_CELLS;
+    const origin = {
+      id: 'origin',
+      outcome: 'failed',
+      level: 'warn',
+      message: 'a foreign Origin got 200 (want 403)',
+      step: 'request with a foreign Origin',
+    } as const;
+    const cancel = { id: 'cancellation', outcome: 'failed', level: 'require', message: 'the server exited (code 1)' } as const;
+    const run = makeRun([
+      { ...floor!, phases: { http: { verdict: 'passed', checks: [origin] } } },
+      {
+        ...v1!,
+        allowedToFail: true,
+        phases: { stdio: { verdict: 'failed', message: 'cancellation: …', step: 'cancel', checks: [cancel] } },
+      },
+    ]);
+    expect(
+      renderAnnotations(run).map((l) => {
+        const a = parsed(l);
+        return [a.kind, a.title, a.message.split('\n').slice(0, 2)];
+      }),
+    ).toEqual([
+      [
+        'warning',
+        'mcp-matrix v1-floor · http › origin failed (warn)',
+        [
+          '1.24.0 (lower supported boundary): a foreign Origin got 200 (want 403) [harness, level warn]',
+          'step: request with a foreign Origin',
+        ],
+      ],
+      [
+        'warning',
+        'mcp-matrix v1-latest · stdio › cancellation failed (allowed)',
+        ['latest@1 → 1.32.2 (latest supported 1.x): the server exited (code 1) [harness, level require]', 'step: cancel'],
+      ],
+    ]);
   });
 });

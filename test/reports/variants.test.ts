@@ -169,9 +169,10 @@ describe('JUnit, annotations and the terminal with axes', () => {
 
   test('annotations and terminal lines name the variant id, the cell, the client and the Node', () => {
     const lines = renderAnnotations(axesRun());
+    // Errors first (the cap never cuts an error for a warning), then the warnings.
     expect(lines).toEqual([
-      '::warning title=mcp-matrix v1-latest~client-latest-2~node-20%3A not measured::latest@1 → 1.32.2 (latest supported 1.x) · client @modelcontextprotocol/client@2.1.0 (pin latest@2) · Node 20 → v20.19.5: no result was recorded for this variant.%0Arepro: npx mcp-matrix run --config matrix.config.ts --cell v1-latest~client-latest-2~node-20',
       `::error title=mcp-matrix ${OLD_CLIENT_FAILS} · stdio failed::latest@2 → 2.1.0 (latest supported 2.x) · adapter @modelcontextprotocol/node 2.1.0 · client @modelcontextprotocol/sdk@1.0.0 (pin 1.0.0) · Node 22 → v22.11.0: ${message}%0Astep: tools/call add-note%0Arepro: npx mcp-matrix run --cell ${OLD_CLIENT_FAILS}`,
+      '::warning title=mcp-matrix v1-latest~client-latest-2~node-20%3A not measured::latest@1 → 1.32.2 (latest supported 1.x) · client @modelcontextprotocol/client@2.1.0 (pin latest@2) · Node 20 → v20.19.5: no result was recorded for this variant.%0Arepro: npx mcp-matrix run --config matrix.config.ts --cell v1-latest~client-latest-2~node-20',
     ]);
     expect(renderTerminalFailures(axesRun())).toEqual([
       `${OLD_CLIENT_FAILS} · stdio: FAIL: ${message}`,

@@ -2,7 +2,7 @@ import { describe, expect, test } from 'vitest';
 import type { ParityAllowance, RunResult } from '../../src/results/types.js';
 import { compareRecorded, parityFailures, recordedSnapshot, recordedValues } from '../../src/results/parity.js';
 import { auditRun, decideRun, runReasons, storedFacts } from '../../src/results/verdict.js';
-import { mergeResults, renderJunit, renderMarkdown, renderSarif } from '../../src/reports/index.js';
+import { mergeResults, renderJson, renderJunit, renderMarkdown, renderSarif } from '../../src/reports/index.js';
 import { renderHtml } from '../../src/reports/html/page.js';
 import { validateRun } from '../../src/reports/validate.js';
 import { makeRun, pieceOf, type CellSpec } from '../reports/helpers/make-run.js';
@@ -36,6 +36,20 @@ describe('recorded-value parity', () => {
     expect(runReasons(run.cells, false, storedFacts(run)).join('\n')).toMatch(/^parity: 1 difference in recorded answers/m);
     expect(auditRun(run)).toEqual([]);
     expect(validateRun(run)).toEqual([]);
+  });
+
+  test('a value is shown with its keys in order, as results.json stores it: the stored findings are the ones recomputed from it', () => {
+    // The driver records {type, text}; results.json sorts keys; report and merge recompute the findings from the file.
+    const live = {
+      ...V1,
+      phases: recorded({ 'tools/call fail': { content: [{ type: 'text', text: 'sha256:aaaaaaaaaaaa (12 chars)' }] } }),
+    };
+    const run = judged(makeRun([live, { ...V2, phases: recorded({ 'tools/call fail': { isError: true } }) }]));
+    expect(run.parity!.findings).toContain(
+      "stdio tools/call fail: content [{'text':'sha256:aaaaaaaaaaaa (12 chars)','type':'text'}] on v1-latest (1.24.0); absent on v2-latest (2.4.0)",
+    );
+    const stored = JSON.parse(renderJson(run)) as RunResult;
+    expect(auditRun(stored)).toEqual([]);
   });
 
   test('a mimeType dropped from an image names content[0].mimeType', () => {
@@ -85,7 +99,7 @@ describe('recorded-value parity', () => {
     expect(drifted.verdict).toBe('failed');
     const added = judged(makeRun([{ ...V1, phases: recorded({ 'tools/call fail': failing, 'tools/call new': lost }) }]), [], snapshot);
     expect(added.parity!.drift).toEqual([
-      "stdio tools/call new: absent → {'isError':false,'content':[{'type':'text','text':'sha256:aaaaaaaaaaaa (12 char… (v1-latest)",
+      "stdio tools/call new: absent → {'content':[{'text':'sha256:aaaaaaaaaaaa (12 chars)','type':'text'}],'isError':… (v1-latest)",
     ]);
     const allowed = judged(makeRun([V2]), [{ item: 'stdio tools/call fail', path: 'isError', reason: 'r' }], snapshot);
     expect(allowed.parity).toMatchObject({ drift: [], stale: [] });
