@@ -6,7 +6,7 @@ import semver from 'semver';
 import type { NodeRef } from '../results/types.js';
 import { stableVersions } from './pins.js';
 import type { Registry } from './registry.js';
-import { fail, ok, type Result } from '../util/result.js';
+import { allProblems, fail, ok, type Result } from '../util/result.js';
 
 /** A resolved entry of the Node axis; `id` is the variant id part, e.g. `node-22`. */
 export interface PlannedNode extends NodeRef {
@@ -102,13 +102,8 @@ export async function resolveNodeAxis(specs: readonly (number | string)[], regis
   const distinct = [...new Set(specs.map(nodeSpec))];
   const resolved = await Promise.all(distinct.map((s) => resolveNodeSpec(s, registry)));
   const problems = resolved.flatMap((r) => (r.ok ? [] : [r.error]));
-  if (problems.length === 1) return { ok: false, error: problems[0]! };
-  if (problems.length > 1)
-    return fail(
-      problems.some((p) => p.kind === 'infrastructure') ? 'infrastructure' : 'usage',
-      'the Node axis has problems:',
-      problems.map((p) => p.message),
-    );
+  const failed = allProblems(problems, 'the Node axis has problems:');
+  if (failed) return failed;
   return ok(resolved.flatMap((r) => (r.ok ? [r.value] : [])));
 }
 

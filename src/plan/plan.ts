@@ -10,7 +10,7 @@ import { resolvePin } from './pins.js';
 import { resolveClient, type PlannedClient } from './clients.js';
 import { nodeReleases, resolveNodeAxis, type PlannedNode } from './node-versions.js';
 import type { PackageMeta, Registry } from './registry.js';
-import { fail, ok, type Result } from '../util/result.js';
+import { allProblems, fail, ok, type Result } from '../util/result.js';
 
 export type { PlannedClient, PlannedNode };
 
@@ -55,16 +55,8 @@ export async function buildPlan(config: ResolvedConfig, registry: Registry): Pro
     config.cells.map((cell) => (axes.ok ? planCell(cell, config, registry, info.value, axes.value) : Promise.resolve(axes))),
   );
   const problems = axes.ok ? resolved.flatMap((r) => (r.ok ? [] : [r.error])) : [axes.error];
-  if (problems.length > 0) {
-    const kind = problems.some((p) => p.kind === 'infrastructure') ? 'infrastructure' : 'usage';
-    return problems.length === 1
-      ? { ok: false, error: problems[0]! }
-      : fail(
-          kind,
-          'the plan has problems:',
-          problems.map((p) => p.message),
-        );
-  }
+  const failed = allProblems(problems, 'the plan has problems:');
+  if (failed) return failed;
   const cells = resolved.flatMap((r) => (r.ok ? [r.value] : []));
   const metas = new Map<string, PackageMeta>();
   for (const n of names) {
@@ -98,13 +90,8 @@ async function resolveAxes(config: ResolvedConfig, registry: Registry, info: Pac
     specs.length > 0 ? resolveNodeAxis(specs, registry) : Promise.resolve(ok<PlannedNode[]>([])),
   ]);
   const problems = [...clients, node].flatMap((r) => (r.ok ? [] : [r.error]));
-  if (problems.length === 1) return { ok: false, error: problems[0]! };
-  if (problems.length > 1)
-    return fail(
-      problems.some((p) => p.kind === 'infrastructure') ? 'infrastructure' : 'usage',
-      'the axes have problems:',
-      problems.map((p) => p.message),
-    );
+  const failed = allProblems(problems, 'the axes have problems:');
+  if (failed) return failed;
   return ok({
     clients: new Map(clients.flatMap((r, i) => (r.ok ? [[pins[i]!, r.value] as const] : []))),
     node: new Map((node.ok ? node.value : []).map((n) => [n.spec, n] as const)),

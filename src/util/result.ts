@@ -25,3 +25,17 @@ export const fail = (kind: FailureKind, message: string, details?: string[]): { 
 export function errorMessage(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
+
+/**
+ * Every problem at once (a plan's cells, its axes, a Node axis): none is undefined, one is itself, more are
+ * one failure under `heading` listing each, infrastructure when any of them is.
+ */
+export function allProblems(problems: readonly Failure[], heading: string): { ok: false; error: Failure } | undefined {
+  if (problems.length === 0) return undefined;
+  if (problems.length === 1) return { ok: false, error: problems[0]! };
+  return fail(
+    problems.some((p) => p.kind === 'infrastructure') ? 'infrastructure' : 'usage',
+    heading,
+    problems.map((p) => p.message),
+  );
+}
