@@ -6,23 +6,21 @@
 // once complete: a new install gets a new directory, renamed into place in one step, so runs that race each
 // end up with a complete copy. Each use touches the entry's marker: the size bound removes the least recently
 // used entries first (src/cache/bound.ts).
-import { createHash } from 'node:crypto';
-import { mkdtemp, readdir, readFile, rename, rm, stat, utimes, writeFile } from 'node:fs/promises';
-import os from 'node:os';
+import { mkdtemp, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { cacheLimit, entryBytes, evict, removeAside, type SizedEntry } from '../cache/bound.js';
 import { checkManifest, writeManifest } from '../cache/manifest.js';
 import { makeCacheDir } from '../cache/writable.js';
+import { entryName, lastUsedMs, PARTIAL, sweepIfStale, touchMarker } from '../cache/entry-dirs.js';
+import { turnedOff, userCacheDir } from '../cache/location.js';
+import { sha256 } from '../util/sha256.js';
 
 /** Written last inside an entry before it is renamed into place: a dir with it is complete. */
 export const CLIENT_MARKER = '.mcp-matrix-client.json';
-const PARTIAL = '.partial-';
 /** An entry is used for this long after its install; then the next run installs a fresh one. */
 export const CLIENT_MAX_AGE_MS = 7 * 24 * 60 * 60 * 1000;
 /** Nobody can still be using an entry this old (no run lasts days): it is removed. */
 const REMOVE_AFTER_MS = 2 * CLIENT_MAX_AGE_MS;
-/** A partial install older than this belongs to a run that died. */
-const STALE_PARTIAL_MS = 6 * 60 * 60 * 1000;
 
 /** What a cached client is: the install set it was made from, when, and the lockfile it resolved to. */
 export interface ClientEntry {
@@ -52,17 +50,14 @@ export interface CachedClient {
  */
 export function clientCacheDir(env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform): string | undefined {
   const set = env.MCP_MATRIX_CLIENT_CACHE;
-  if (set !== undefined && set.trim().toLowerCase() === 'off') return undefined;
-  if (set) return path.resolve(set);
-  if (platform === 'win32' && env.LOCALAPPDATA) return path.join(env.LOCALAPPDATA, 'mcp-matrix', 'clients');
-  const base = env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache');
-  return path.join(base, 'mcp-matrix', 'clients');
+  if (turnedOff(set)) return undefined;
+  return set ? path.resolve(set) : userCacheDir('clients', env, platform);
 }
 
 /** `@modelcontextprotocol+sdk@1.32.2-<hash of the install set>`: one key per exact install set. */
 export function clientKey(client: CachedClient): string {
   const set = Object.entries(client.installSet).sort(([a], [b]) => a.localeCompare(b));
-  const hash = createHash('sha256').update(JSON.stringify(set)).digest('hex').slice(0, 12);
+  const hash = sha256(JSON.stringify(set)).slice(0, 12);
   return `${client.package.replace('/', '+')}@${client.version}-${hash}`;
 }
 
@@ -82,7 +77,7 @@ export async function findClient(
   for (const name of names) {
     const dir = path.join(keyDir, name);
     if (name.startsWith(PARTIAL)) {
-      if (await olderThan(dir, STALE_PARTIAL_MS, now)) await rm(dir, { recursive: true, force: true }).catch(() => undefined);
+      await sweepIfStale(dir, now);
       continue;
     }
     const seen = await inspect(dir, client);
@@ -103,7 +98,7 @@ export async function findClient(
 
 /** The entry was used now (its marker's time): a read-only cache is used all the same. */
 export async function markUsed(dir: string, at = new Date()): Promise<void> {
-  await utimes(path.join(dir, CLIENT_MARKER), at, at).catch(() => undefined);
+  await touchMarker(dir, CLIENT_MARKER, at);
 }
 
 /** Moved aside in one rename (no run sees half of it), then removed; another run may have moved it first. */
@@ -133,12 +128,7 @@ export async function listClients(root: string): Promise<ListedClient[]> {
       const marker = await readFile(path.join(dir, CLIENT_MARKER), 'utf8')
         .then((t) => JSON.parse(t) as Partial<Marker>)
         .catch(() => ({}) as Partial<Marker>);
-      const used =
-        (
-          await stat(path.join(dir, CLIENT_MARKER))
-            .catch(() => stat(dir))
-            .catch(() => undefined)
-        )?.mtimeMs ?? 0;
+      const used = await lastUsedMs(dir, CLIENT_MARKER);
       out.push({
         dir,
         key,
@@ -182,7 +172,7 @@ export async function storeClient<F>(
     await writeManifest(partial, [CLIENT_MARKER]);
     await writeFile(path.join(partial, CLIENT_MARKER), `${JSON.stringify(marker, null, 2)}\n`);
     // Unique per install: racing runs never rename onto each other.
-    const dir = path.join(keyDir, `${installedAt.replace(/[:.]/g, '-')}-${path.basename(partial).slice(PARTIAL.length)}`);
+    const dir = path.join(keyDir, entryName(installedAt, partial));
     await rename(partial, dir);
     await boundClients(root, dir).catch(() => undefined);
     return { entry: { dir, installedAt, lockfileSha256 } };
@@ -242,15 +232,6 @@ export async function lockfileHash(dir: string): Promise<string> {
   return sha256(await readFile(path.join(dir, 'package-lock.json')));
 }
 
-function sha256(data: Buffer): string {
-  return createHash('sha256').update(data).digest('hex');
-}
-
 function sorted(set: Record<string, string>): [string, string][] {
   return Object.entries(set).sort(([a], [b]) => a.localeCompare(b));
-}
-
-async function olderThan(dir: string, ms: number, now: number): Promise<boolean> {
-  const s = await stat(dir).catch(() => undefined);
-  return s !== undefined && now - s.mtimeMs > ms;
 }

@@ -6,13 +6,14 @@
 // A cache that cannot be written gives way to a download into the run's own directory, with a warning;
 // the cache's size is bounded, least recently used releases removed first (src/cache/bound.ts).
 // The registry's side (the hash, the download, the binary's own version) is node-release.ts.
-import { mkdir, mkdtemp, readdir, readFile, rename, rm, stat, utimes, writeFile } from 'node:fs/promises';
-import os from 'node:os';
+import { mkdir, mkdtemp, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { PlannedNode } from '../plan/node-versions.js';
 import { nodeBinaryPackage } from '../plan/node-versions.js';
 import { run } from '../process/exec.js';
-import { cacheLimit, entryBytes, evict, type SizedEntry } from '../cache/bound.js';
+import { cacheLimit, entryBytes, evict, removeAside, type SizedEntry } from '../cache/bound.js';
+import { lastUsedMs, PARTIAL, sweepIfStale, touchMarker } from '../cache/entry-dirs.js';
+import { userCacheDir } from '../cache/location.js';
 import { checkManifest, UNRECORDED, writeManifest } from '../cache/manifest.js';
 import { cacheProblem, makeCacheDir, type CacheNote } from '../cache/writable.js';
 import { freeBytes, LOW_SPACE_BYTES } from '../util/infra.js';
@@ -46,16 +47,11 @@ export interface NodeRuntimeOptions {
 
 /** Written last inside a runtime dir before it is renamed into place: a dir with it is complete. */
 const MARKER = '.mcp-matrix-runtime.json';
-const PARTIAL = '.partial-';
-/** A partial download older than this belongs to a run that died. */
-const STALE_PARTIAL_MS = 6 * 60 * 60 * 1000;
 
 /** `$MCP_MATRIX_NODE_CACHE`, else `${XDG_CACHE_HOME:-~/.cache}/mcp-matrix/node` (`%LOCALAPPDATA%\mcp-matrix\node` on Windows). */
 export function nodeCacheDir(env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform): string {
   if (env.MCP_MATRIX_NODE_CACHE) return path.resolve(env.MCP_MATRIX_NODE_CACHE);
-  if (platform === 'win32' && env.LOCALAPPDATA) return path.join(env.LOCALAPPDATA, 'mcp-matrix', 'node');
-  const base = env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache');
-  return path.join(base, 'mcp-matrix', 'node');
+  return userCacheDir('node', env, platform);
 }
 
 /** The env with the runtime's bin dir first on PATH: a server that runs `node` (a shell wrapper, npx) gets this one. */
@@ -123,7 +119,7 @@ async function install(t: Target, notes: CacheNote[]): Promise<Installed> {
       });
     await discard(t);
   } else if (found) {
-    await utimes(path.join(t.dir, MARKER), new Date(), new Date()).catch(() => undefined);
+    await touchMarker(t.dir, MARKER);
     return ok(found);
   }
   const pkg = nodeBinaryPackage(t.platform, t.arch);
@@ -205,12 +201,7 @@ export async function listRuntimes(root: string): Promise<ListedRuntime[]> {
     const marker = await readFile(path.join(dir, MARKER), 'utf8')
       .then((t) => JSON.parse(t) as { version?: unknown })
       .catch(() => ({}) as { version?: unknown });
-    const used =
-      (
-        await stat(path.join(dir, MARKER))
-          .catch(() => stat(dir))
-          .catch(() => undefined)
-      )?.mtimeMs ?? 0;
+    const used = await lastUsedMs(dir, MARKER);
     out.push({
       dir,
       name,
@@ -264,13 +255,7 @@ async function adopted(dir: string, binary: string, verified: unknown): Promise<
 
 /** Moves a damaged copy aside (one rename, so no run ever sees half of it) and removes it. */
 async function discard(t: Target): Promise<void> {
-  const aside = `${path.join(t.root, PARTIAL)}damaged-${t.version}-${process.pid}-${Date.now()}`;
-  try {
-    await rename(t.dir, aside);
-  } catch {
-    return; // another run moved it first
-  }
-  await rm(aside, { recursive: true, force: true }).catch(() => undefined);
+  await removeAside(t.dir, `${path.join(t.root, PARTIAL)}damaged-${t.version}-${process.pid}-${Date.now()}`);
 }
 
 async function exists(file: string): Promise<boolean> {
@@ -280,15 +265,10 @@ async function exists(file: string): Promise<boolean> {
   );
 }
 
-/** Partial downloads of runs that died; a live run's partial is younger than STALE_PARTIAL_MS. */
+/** Partial downloads of runs that died (sweepIfStale: a live run's partial stays). */
 async function sweepPartials(root: string): Promise<void> {
   const entries = await readdir(root).catch(() => [] as string[]);
-  for (const name of entries) {
-    if (!name.startsWith(PARTIAL)) continue;
-    const full = path.join(root, name);
-    const s = await stat(full).catch(() => undefined);
-    if (s && Date.now() - s.mtimeMs > STALE_PARTIAL_MS) await rm(full, { recursive: true, force: true }).catch(() => undefined);
-  }
+  for (const name of entries) if (name.startsWith(PARTIAL)) await sweepIfStale(path.join(root, name), Date.now());
 }
 
 function short(integrity: string): string {

@@ -10,7 +10,8 @@ import type { InstallSourceRef } from '../results/types.js';
 import { cacheProblem, realMkdirError, type CacheNote } from '../cache/writable.js';
 import { installCell, type InstallOptions, type InstallOutcome } from './install.js';
 import { contextKey, treeKey } from './tree-key.js';
-import { copyTree, dropTree, findTree, sha256, storeTree } from './tree-cache.js';
+import { copyTree, dropTree, findTree, storeTree } from './tree-cache.js';
+import { sha256 } from '../util/sha256.js';
 import { errorMessage } from '../util/result.js';
 
 export interface ReuseOptions extends InstallOptions {

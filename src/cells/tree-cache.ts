@@ -5,20 +5,19 @@
 // a real copy (a reflink where the file system has one), checked file by file against the recorded hashes.
 // Entries are never changed once complete: a new one is written beside and renamed into place in one step.
 import { execFile } from 'node:child_process';
-import { createHash } from 'node:crypto';
 import { cpSync, constants as fsConstants } from 'node:fs';
-import { lstat, mkdir, mkdtemp, readdir, readFile, readlink, rename, rm, stat, utimes, writeFile } from 'node:fs/promises';
-import os from 'node:os';
+import { lstat, mkdir, mkdtemp, readdir, readFile, readlink, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { entryName, PARTIAL, sweepIfStale, touchMarker } from '../cache/entry-dirs.js';
+import { turnedOff, userCacheDir } from '../cache/location.js';
+import { sha256 } from '../util/sha256.js';
 
 const exec = promisify(execFile);
 /** Written last inside an entry before it is renamed into place: a dir with it is complete. */
 export const TREE_MARKER = '.mcp-matrix-tree.json';
-const PARTIAL = '.partial-';
 /** Entries kept; the least recently used go first beyond this. */
 export const TREE_MAX_ENTRIES = 24;
-const STALE_PARTIAL_MS = 6 * 60 * 60 * 1000;
 
 /** One file of a tree: a regular file with its hash and mode, or a symlink with its target. */
 export type TreeFile = { path: string; sha256: string; mode: number } | { path: string; link: string };
@@ -35,10 +34,8 @@ interface Marker {
  */
 export function treeCacheDir(env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform): string | undefined {
   const set = env.MCP_MATRIX_TREE_CACHE;
-  if (set !== undefined && set.trim().toLowerCase() === 'off') return undefined;
-  if (set) return path.resolve(set);
-  if (platform === 'win32' && env.LOCALAPPDATA) return path.join(env.LOCALAPPDATA, 'mcp-matrix', 'trees');
-  return path.join(env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache'), 'mcp-matrix', 'trees');
+  if (turnedOff(set)) return undefined;
+  return set ? path.resolve(set) : userCacheDir('trees', env, platform);
 }
 
 /** The newest complete entry of `key` (its marker read, its files not yet checked), or undefined. */
@@ -48,8 +45,7 @@ export async function findTree(root: string, key: string, now = Date.now()): Pro
   for (const name of names) {
     const dir = path.join(keyDir, name);
     if (name.startsWith(PARTIAL)) {
-      const s = await stat(dir).catch(() => undefined);
-      if (s && now - s.mtimeMs > STALE_PARTIAL_MS) await rm(dir, { recursive: true, force: true }).catch(() => undefined);
+      await sweepIfStale(dir, now);
       continue;
     }
     const marker = await readMarker(dir);
@@ -74,8 +70,7 @@ export async function copyTree(entry: string, cellDir: string): Promise<string |
     return problem;
   }
   // Least recently used goes first: a use counts.
-  const t = new Date();
-  await utimes(path.join(entry, TREE_MARKER), t, t).catch(() => undefined);
+  await touchMarker(entry, TREE_MARKER);
   return undefined;
 }
 
@@ -94,7 +89,7 @@ export async function storeTree(root: string, key: string, cellDir: string, drop
     const createdAt = new Date().toISOString();
     const marker: Marker = { key, createdAt, files: await listTree(modules) };
     await writeFile(path.join(partial, TREE_MARKER), `${JSON.stringify(marker)}\n`);
-    const dir = path.join(keyDir, `${createdAt.replace(/[:.]/g, '-')}-${path.basename(partial).slice(PARTIAL.length)}`);
+    const dir = path.join(keyDir, entryName(createdAt, partial));
     await rename(partial, dir);
     await prune(root).catch(() => undefined);
     return dir;
@@ -126,16 +121,23 @@ export async function listTree(dir: string): Promise<TreeFile[]> {
 }
 
 async function differs(dir: string, files: TreeFile[]): Promise<string | undefined> {
-  const now = await listTree(dir);
-  const want = new Map(files.map((f) => [f.path, f]));
+  return treeDifference(files, await listTree(dir));
+}
+
+/**
+ * The first way the tree `now` differs from the `recorded` one (a cell's copy, or `mcp-matrix cache verify`'s
+ * entry): a file not recorded, a file `changed` (its hash, mode or link), or a recorded file missing.
+ */
+export function treeDifference(recorded: TreeFile[], now: TreeFile[], changed = 'differs from the recorded tree'): string | undefined {
+  const want = new Map(recorded.map((f) => [f.path, JSON.stringify(f)]));
   for (const f of now) {
     const w = want.get(f.path);
-    if (!w) return `node_modules/${f.path} is not in the recorded tree`;
-    if (JSON.stringify(w) !== JSON.stringify(f)) return `node_modules/${f.path} differs from the recorded tree`;
+    if (w === undefined) return `node_modules/${f.path} is not in the recorded tree`;
+    if (w !== JSON.stringify(f)) return `node_modules/${f.path} ${changed}`;
     want.delete(f.path);
   }
-  const missing = want.keys().next();
-  return missing.done ? undefined : `node_modules/${missing.value} is missing`;
+  const [missing] = want.keys();
+  return missing === undefined ? undefined : `node_modules/${missing} is missing`;
 }
 
 /** A real copy: `cp` reflinks where the file system can (never a hard link); Node's copy elsewhere. */
@@ -172,8 +174,4 @@ async function prune(root: string): Promise<void> {
   }
   entries.sort((a, b) => b.used - a.used);
   for (const old of entries.slice(TREE_MAX_ENTRIES)) await dropTree(old.dir);
-}
-
-export function sha256(data: Buffer | string): string {
-  return createHash('sha256').update(data).digest('hex');
 }

@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { sha256 } from './tree-cache.js';
+import { sha256 } from '../util/sha256.js';
 
 interface Locked {
   version?: string;

@@ -6,8 +6,9 @@ import path from 'node:path';
 import { duBytes, type SizedEntry } from '../cache/bound.js';
 import { clientCacheDir, damageOf, listClients } from '../cells/client-cache.js';
 import { inspectRuntime, listRuntimes, nodeCacheDir } from '../cells/node-runtime.js';
-import { listTree, TREE_MARKER, treeCacheDir, type TreeFile } from '../cells/tree-cache.js';
-import { readdir, stat } from 'node:fs/promises';
+import { listTree, TREE_MARKER, treeCacheDir, treeDifference, type TreeFile } from '../cells/tree-cache.js';
+import { lastUsedMs, PARTIAL } from '../cache/entry-dirs.js';
+import { readdir } from 'node:fs/promises';
 
 export interface CacheEntry extends SizedEntry {
   /** What it holds, e.g. `@modelcontextprotocol/sdk@1.32.2` or `Node 22.22.0`. */
@@ -64,15 +65,9 @@ async function listTrees(root: string): Promise<CacheEntry[]> {
   const out: CacheEntry[] = [];
   for (const key of await readdir(root).catch(() => [] as string[])) {
     for (const name of await readdir(path.join(root, key)).catch(() => [] as string[])) {
-      if (name.startsWith('.partial-')) continue;
+      if (name.startsWith(PARTIAL)) continue;
       const dir = path.join(root, key, name);
-      const used =
-        (
-          await stat(path.join(dir, TREE_MARKER))
-            .catch(() => stat(dir))
-            .catch(() => undefined)
-        )?.mtimeMs ?? 0;
-      out.push({ dir, bytes: await duBytes(dir), lastUsedMs: used, label: `tree ${key.slice(0, 12)}` });
+      out.push({ dir, bytes: await duBytes(dir), lastUsedMs: await lastUsedMs(dir, TREE_MARKER), label: `tree ${key.slice(0, 12)}` });
     }
   }
   return out;
@@ -86,13 +81,5 @@ async function treeDamage(dir: string): Promise<string | undefined> {
   if (!Array.isArray(marker?.files)) return `no readable ${TREE_MARKER}`;
   const now = await listTree(path.join(dir, 'node_modules')).catch((e: Error) => e);
   if (now instanceof Error) return now.message;
-  const want = new Map(marker.files.map((f) => [f.path, JSON.stringify(f)]));
-  for (const f of now) {
-    const w = want.get(f.path);
-    if (w === undefined) return `node_modules/${f.path} is not in the recorded tree`;
-    if (w !== JSON.stringify(f)) return `node_modules/${f.path} changed`;
-    want.delete(f.path);
-  }
-  const [missing] = want.keys();
-  return missing === undefined ? undefined : `node_modules/${missing} is missing`;
+  return treeDifference(marker.files, now, 'changed');
 }
