@@ -3,21 +3,16 @@
 import { existsSync } from 'node:fs';
 import { mkdir, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { entryName, lastUsedMs, PARTIAL, STALE_PARTIAL_MS, sweepIfStale, touchMarker } from '../../src/cache/entry-dirs.js';
 import { tempDir } from '../e2e/helpers/cli.js';
 
-const dirs: string[] = [];
-afterAll(() => Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true }))));
-const scratch = async () => {
-  const d = await tempDir('mm-entry-dirs-');
-  dirs.push(d);
-  return d;
-};
+let root = '';
+beforeAll(async () => void (root = await tempDir('mm-entry-dirs-')));
+afterAll(() => rm(root, { recursive: true, force: true }));
 
 describe('sweepIfStale', () => {
   it('removes a partial older than STALE_PARTIAL_MS and keeps one exactly that old; a missing one is no error', async () => {
-    const root = await scratch();
     const old = path.join(root, `${PARTIAL}old`);
     const edge = path.join(root, `${PARTIAL}edge`);
     await mkdir(old);
@@ -40,7 +35,6 @@ describe('entryName', () => {
 
 describe('lastUsedMs and touchMarker', () => {
   it('is the marker’s time, touched on use; without a marker the directory’s; without either 0', async () => {
-    const root = await scratch();
     const dir = path.join(root, 'entry');
     await mkdir(dir);
     await writeFile(path.join(dir, '.marker'), '{}');
