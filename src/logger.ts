@@ -1,4 +1,5 @@
-// The only place besides reporters that writes to the terminal. Streams are injected so tests can capture them.
+// The only place in the harness that writes to the terminal (reporters render strings; the in-cell driver is
+// its own program). Streams are injected so tests can capture them.
 import type { Writable } from 'node:stream';
 
 export interface Logger {

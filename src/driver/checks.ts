@@ -1,6 +1,6 @@
 // The sub-checks a phase reports, in one list: each check's id, its phase, the requirement it tests
 // (MUST or SHOULD, the document and section it comes from) and its default level; and the one rule
-// that folds a phase's sub-checks into its verdict. Pure data and pure functions with no imports: the
+// that folds a phase's sub-checks into its verdict. Pure data and pure functions, importing types only: the
 // driver records checks with it inside a cell, and the harness reads the same list through
 // src/results/checks.ts (the config's names and defaults, the verdict rules, the reports).
 
