@@ -12,6 +12,19 @@ import type { Step } from './protocol.js';
 
 /** A call marked slow that answers sooner cannot be cancelled in flight: a config warning. */
 export const SLOW_MS = 300;
+/** How long a call known to be slow is given to be under way before a second initialize or a cancellation is sent. */
+export const UNDER_WAY_MS = 50;
+/** After a cancellation, how long past the uncancelled call's own time (and half of it again) a late answer or an exit is awaited. */
+export const LATE_MARGIN_MS = 200;
+
+/**
+ * How long, from its sending, a cancelled call's answer (or the server's exit) is awaited: the time the same
+ * call took uncancelled (`repeated-initialize` measured it on this session) and half of it again, plus
+ * LATE_MARGIN_MS; without that measurement, the step bound `t`.
+ */
+export function lateWaitMs(slowMs: number | undefined, t: number): number {
+  return slowMs ? Math.min(t, Math.round(1.5 * slowMs) + LATE_MARGIN_MS) : t;
+}
 
 export async function repeatedInitialize(
   wire: Wire,
@@ -25,7 +38,7 @@ export async function repeatedInitialize(
   const sentAt = Date.now();
   const call = flying ? wire.request('tools/call', callParams(flying)) : undefined;
   // A slow call is given a moment to be under way; a quick one is only queued before the second initialize.
-  if (slow) await sleep(50);
+  if (slow) await sleep(UNDER_WAY_MS);
   const init = await within(
     wire.request('initialize', { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: CLIENT_INFO }).answer,
     t,
@@ -86,7 +99,9 @@ export async function cancellation(wire: Wire, t: number, steps: readonly Step[]
   const label = `\`${stepLabel(slow)}\``;
   const sentAt = Date.now();
   const call = wire.request('tools/call', callParams(slow));
-  const early = await within(call.answer, SLOW_MS);
+  // Known slow (measured uncancelled above): cancelled once under way, as the second initialize was sent.
+  // Else it is given SLOW_MS to show that it is slow, which a call that answers sooner is not (a config warning).
+  const early = await within(call.answer, slowMs !== undefined && slowMs >= SLOW_MS ? UNDER_WAY_MS : SLOW_MS);
   if (early.kind !== 'none') {
     await wire.end();
     if (early.kind === 'closed')
@@ -106,8 +121,7 @@ export async function cancellation(wire: Wire, t: number, steps: readonly Step[]
   const step = `notifications/cancelled for ${stepLabel(slow)}`;
   const notified = await wire.notify('notifications/cancelled', { requestId: call.id, reason: 'mcp-matrix: cancellation check' });
   const ping = await within(wire.request('ping', {}).answer, t);
-  // How long an answer may still take: twice the uncancelled call's time (repeated-initialize measured it), else the bound.
-  const wait = Math.min(t, slowMs ? 2 * slowMs + 500 : t) - (Date.now() - sentAt);
+  const wait = lateWaitMs(slowMs, t) - (Date.now() - sentAt);
   const late = ping.kind === 'result' ? await within(call.answer, wait) : undefined;
   // An exit is the finding whenever it came: before ping's answer, or after it.
   const why = gone(ping) ?? (late && gone(late)) ?? (await exitedWithin(wire, 100));

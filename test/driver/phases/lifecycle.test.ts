@@ -6,6 +6,7 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { invalidArgumentsFor } from '../../../src/driver/lifecycle-checks.js';
+import { lateWaitMs, UNDER_WAY_MS } from '../../../src/driver/lifecycle-in-flight.js';
 import { stdioPhase } from '../../../src/driver/phases/stdio.js';
 import type { DriverSpec, Step } from '../../../src/driver/protocol.js';
 import type { PhaseResult } from '../../../src/results/types.js';
@@ -57,6 +58,31 @@ describe('lifecycle checks in the stdio phase', () => {
       'repeated-initialize': { outcome: 'accepts' },
     });
     expect(r.details!.compared).not.toHaveProperty('invalid-arguments');
+  });
+
+  it('a dropped cancelled call is awaited for its uncancelled time and half again + 200 ms, not twice + 500', async () => {
+    const r = await stdioPhase(bench.context(), spec('slow'));
+    const inFlightMs = check(r, 'repeated-initialize').evidence!.inFlightMs as number;
+    const waited = Number(/no answer within (\d+) ms/.exec(check(r, 'cancellation').message)?.[1]);
+    // The wait counts from the call's sending; the call was under way (UNDER_WAY_MS) before the cancellation.
+    expect(waited).toBeGreaterThan(0);
+    expect(waited).toBeLessThanOrEqual(Math.round(1.5 * inFlightMs) + 200 - UNDER_WAY_MS);
+    expect(lateWaitMs(600, 3000)).toBe(1100);
+    expect(lateWaitMs(600, 1000)).toBe(1000);
+    expect(lateWaitMs(undefined, 3000)).toBe(3000);
+  });
+
+  it('a cancelled call answered anyway when its time is up is still seen as answered', async () => {
+    const r = await stdioPhase(bench.context(), spec('slow,ignore-cancel'));
+    expect(check(r, 'cancellation')).toMatchObject({ outcome: 'passed', short: 'answered', evidence: { behaviour: 'answered' } });
+    expect(check(r, 'cancellation').message).toContain('the cancelled call was answered (a result)');
+  });
+
+  it('a server that exits when a cancelled call would have finished fails cancellation, naming its exit', async () => {
+    const r = await stdioPhase(bench.context(), spec('slow,die-when-cancelled-done'));
+    expect(r.verdict).toBe('failed');
+    expect(outcomes(r).filter(([, outcome]) => outcome === 'failed')).toEqual([['cancellation', 'failed', 'server gone']]);
+    expect(check(r, 'cancellation').message).toBe('after notifications/cancelled for `tools/call slow`, the server exited (code 7)');
   });
 
   it('a cancelled call that is answered anyway is reported as answered (the spec allows both)', async () => {
