@@ -44,18 +44,27 @@ function schemaProblem(schema: unknown): string | undefined {
   return problem;
 }
 
-/** Compiled by a fresh Ajv of each draft (a schema's own `$id` must not meet another's). */
+/**
+ * One Ajv of each draft for the process, emptied after every compile (`removeSchema()` keeps only the
+ * meta-schemas), so each schema meets a fresh instance as far as `$id`s go (a schema's own `$id` must not
+ * meet another's) while the meta-schema's validator is compiled once, not twice per schema (~30 ms each).
+ */
+let drafts: { compile(schema: unknown): unknown; removeSchema(): unknown }[] | undefined;
+
 function compileProblem(schema: boolean | Record<string, unknown>): string | undefined {
-  const errors: string[] = [];
-  for (const ajv of [
+  drafts ??= [
     new Ajv({ strict: false, validateFormats: false, logger: false }),
     new Ajv2020({ strict: false, validateFormats: false, logger: false }),
-  ]) {
+  ];
+  const errors: string[] = [];
+  for (const ajv of drafts) {
     try {
       ajv.compile(schema);
       return undefined;
     } catch (error) {
       errors.push(error instanceof Error ? error.message : String(error));
+    } finally {
+      ajv.removeSchema();
     }
   }
   return errors[0];

@@ -45,6 +45,20 @@ describe('checkToolSchemas', () => {
     expect(checkToolSchemas(stdio(b, a)).verdict).toBe('passed');
   });
 
+  test('a nested $id, and one whose schema failed to compile, is not remembered by the next schema (the instances are emptied)', () => {
+    const nested = (n: number) => ({
+      type: 'object',
+      properties: { p: { $id: 'https://example.com/nested', type: 'string', minLength: n } },
+    });
+    expect(checkToolSchemas(stdio(nested(1), nested(2))).verdict).toBe('passed');
+    // Refused by both drafts (a $ref to nothing), after its $id was seen; the same $id then compiles.
+    const broken = { $id: 'https://example.com/broken', type: 'object', properties: { q: { $ref: '#/definitions/none' } } };
+    expect(checkToolSchemas(stdio(broken)).verdict).toBe('failed');
+    expect(checkToolSchemas(stdio({ $id: 'https://example.com/broken', type: 'object', minProperties: 3 })).verdict).toBe('passed');
+    // A $ref to another schema's $id resolves only within its own schema, never to one compiled earlier.
+    expect(checkToolSchemas(stdio({ $ref: 'https://example.com/nested', maxLength: 9 })).verdict).toBe('failed');
+  });
+
   test('a failed stdio result or another phase is left as is', () => {
     const failed: PhaseResult = { ...stdio({ type: 'objekt' }), verdict: 'failed', message: 'list tools: timed out' };
     expect(checkToolSchemas(failed)).toBe(failed);
