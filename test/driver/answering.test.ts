@@ -1,10 +1,14 @@
 // Which process of a server's group answered (a launcher's child, not the launcher), and what the probe
 // could not see: the rules on records, then real launchers run through the stdio phase.
-import { join } from 'node:path';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { answeringOf, probedOf, whyUnprobed } from '../../src/driver/answering.js';
+import { AnsweredServers, answeringOf, probedOf, whyUnprobed } from '../../src/driver/answering.js';
 import { stdioPhase } from '../../src/driver/phases/stdio.js';
-import { procAvailable } from '../../src/driver/proc.js';
+import { groupMembers, killGroup, procAvailable } from '../../src/driver/proc.js';
+import type { ServerProcess } from '../../src/driver/server-process.js';
 import { observeSdk } from '../../src/driver/sdk-runtime.js';
 import { ROOT } from './helpers/cell.js';
 import { phaseBench, type PhaseBench } from './helpers/phase-bench.js';
@@ -130,5 +134,114 @@ describe.runIf(procAvailable())('a launcher run through the stdio phase', () => 
     const proc = ctx.servers[0]!.proc;
     expect(observeSdk(ctx, 'stdio', proc)).toMatchObject({ probe: true, nodeBin: false, node: process.version });
     expect(observeSdk(ctx, 'stdio', proc)).not.toHaveProperty('unobserved');
+  });
+});
+
+// AnsweredServers against real process groups read from /proc, with the probe's records written by the test:
+// the group's shape (wrappers, a helper that already exited, an unprobed node) is then exact, not a race.
+describe.runIf(procAvailable())('AnsweredServers on a real group', () => {
+  const groups: ChildProcess[] = [];
+  let dir: string;
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'mcp-matrix-answered-'));
+    mkdirSync(join(dir, 'cell', 'x'), { recursive: true });
+    mkdirSync(join(dir, 'cell-x'), { recursive: true });
+    for (const f of ['cell/x/server.js', 'cell-x/server.js']) writeFileSync(join(dir, f), 'setInterval(() => {}, 1000);\n');
+  });
+  afterAll(() => {
+    for (const g of groups) if (g.pid) killGroup(g.pid, 'SIGKILL');
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** A detached group (its leader's pid is the group id), once `count` members are alive. */
+  const group = async (command: string, args: string[], count: number): Promise<number> => {
+    const child = spawn(command, args, { detached: true, stdio: 'ignore', env: { PATH: process.env.PATH ?? '' } });
+    groups.push(child);
+    const pid = child.pid!;
+    for (let i = 0; i < 200 && (groupMembers(pid)?.length ?? 0) < count; i++) await new Promise((r) => setTimeout(r, 25));
+    expect(groupMembers(pid)).toHaveLength(count);
+    return pid;
+  };
+  const server = (pid: number | undefined, records: Record<string, unknown>[]) =>
+    ({ pid, probeRecords: () => records }) as unknown as ServerProcess;
+  const ppid = (pid: number) => Number(readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')[1]);
+  const url = 'file:///cell/.mcp-matrix/driver/probe.js';
+
+  it('two shells between the group leader and the probed server are both wrappers, found through /proc: not unseen', async () => {
+    const node = JSON.stringify(`${process.execPath} ${join(dir, 'cell/x/server.js')}; true`);
+    const leader = await group('sh', ['-c', `sh -c ${node}; true`], 3);
+    const members = groupMembers(leader)!.map((m) => m.pid);
+    const inner = members.find((p) => p !== leader && ppid(p) === leader)!;
+    const served = members.find((p) => ppid(p) === inner)!;
+    const proc = server(leader, [probe(served, inner)]);
+    const answered = new AnsweredServers().add(proc);
+    // The inner shell is the probed server's parent by its record; the leader is the inner shell's by /proc alone.
+    expect(answered.answering(proc, [join(dir, 'cell')], url)).toEqual({
+      answering: [{ pid: served, ppid: inner, node: 'v22.0.0' }],
+      unobserved: [],
+    });
+  });
+
+  it('an unprobed node is named by its program and its script inside the cell, a leading option skipped, with why', async () => {
+    const script = join(dir, 'cell/x/server.js');
+    const leader = await group(process.execPath, ['--no-warnings', script], 1);
+    const proc = server(leader, []);
+    const answered = new AnsweredServers();
+    expect(answered.has(proc)).toBe(false);
+    answered.add(proc);
+    expect(answered.has(proc)).toBe(true);
+    const why = 'its environment has no NODE_OPTIONS, so it did not load the probe';
+    const node = basename(process.execPath);
+    expect(answered.answering(proc, ['/elsewhere', join(dir, 'cell')], url)).toEqual({
+      answering: [],
+      unobserved: [{ pid: leader, command: `${node} x/server.js`, why }],
+    });
+    // A script outside every cell keeps its absolute path.
+    expect(answered.answering(proc, ['/elsewhere'], url).unobserved).toEqual([{ pid: leader, command: `${node} ${script}`, why }]);
+    // A cell whose name is a prefix of the script's folder (cell vs cell-x) does not hold it.
+    const sibling = join(dir, 'cell-x/server.js');
+    const other = server(await group(process.execPath, [sibling], 1), []);
+    expect(answered.add(other).answering(other, [join(dir, 'cell')], url).unobserved[0]!.command).toBe(`${node} ${sibling}`);
+  });
+
+  it('a probed helper that already left the group (exited) is not what answered, though innermost; if none is left, the records decide', async () => {
+    const leader = await group('sh', ['-c', `${process.execPath} ${join(dir, 'cell/x/server.js')}; true`], 2);
+    const served = groupMembers(leader)!.find((m) => m.pid !== leader)!.pid;
+    const gone = 2 ** 22 + 17; // past pid_max's default: no live process has it
+    const records = [probe(leader, 1), probe(gone, leader), probe(served, leader)];
+    const proc = server(leader, records);
+    const seen = new AnsweredServers().add(proc).answering(proc, [dir], url);
+    expect(seen.answering.map((p) => p.pid)).toEqual([served]);
+    expect(seen.unobserved).toEqual([]);
+    // Every probed process gone from the group: the innermost by the records, rather than nothing.
+    const lost = server(leader, [probe(gone, 1), probe(gone + 1, gone)]);
+    expect(
+      new AnsweredServers()
+        .add(lost)
+        .answering(lost, [dir], url)
+        .answering.map((p) => p.pid),
+    ).toEqual([gone + 1]);
+  });
+
+  it('the group is looked at once, when the server first answered: a later add keeps that moment', async () => {
+    const leader = await group('sh', ['-c', `${process.execPath} ${join(dir, 'cell/x/server.js')}; true`], 2);
+    const child = groupMembers(leader)!.find((m) => m.pid !== leader)!.pid;
+    const proc = server(leader, []);
+    const answered = new AnsweredServers().add(proc);
+    process.kill(child, 'SIGKILL');
+    for (let i = 0; i < 200 && groupMembers(leader)!.some((m) => m.pid === child); i++) await new Promise((r) => setTimeout(r, 25));
+    expect(
+      answered
+        .add(proc)
+        .answering(proc, [dir], url)
+        .unobserved.map((u) => u.pid)
+        .sort(),
+    ).toEqual([leader, child].sort());
+    // A server that never got a pid has no group: nothing unseen, the records decide.
+    const none = server(undefined, [probe(7, 1)]);
+    expect(new AnsweredServers().add(none).answering(none, [dir], url)).toEqual({
+      answering: [{ pid: 7, ppid: 1, node: 'v22.0.0' }],
+      unobserved: [],
+    });
   });
 });
