@@ -112,6 +112,26 @@ export const PROFILES = {
     exclude: SANDBOX,
     concurrency: 1,
   },
+  // The lifecycle checks' judgements (an unknown method, an unknown tool, invalid arguments, the order and
+  // the unrun), the answers they read and the steps they share, against their unit tests (a scripted wire).
+  lifecycle: {
+    mutate: ['src/driver/lifecycle-checks.ts', 'src/driver/lifecycle-answer.ts', 'src/driver/lifecycle-steps.ts'],
+    tests: ['test/driver/lifecycle-checks.test.ts', 'test/driver/lifecycle-answer.test.ts', 'test/driver/lifecycle-steps.test.ts'],
+    exclude: SANDBOX,
+    concurrency: 1,
+    timeoutMS: 15_000,
+    report: 'lifecycle',
+  },
+  // The checks of a call in flight (a repeated initialize, a cancellation) and the raw JSON-RPC wire, against
+  // the stdio phase's lifecycle tests: real server processes, one defect per mode; seconds per mutant.
+  'lifecycle-live': {
+    mutate: ['src/driver/lifecycle-in-flight.ts', 'src/driver/lifecycle-wire.ts'],
+    tests: ['test/driver/phases/lifecycle.test.ts', 'test/driver/lifecycle-*.test.ts'],
+    exclude: SANDBOX,
+    concurrency: 1,
+    timeoutMS: 15_000,
+    report: 'lifecycle-live',
+  },
   ...Object.fromEntries([
     judging('client-cache', 'src/cells/client-cache.ts', ['test/cells/client-cache.test.ts', 'test/cells/cached-tool.test.ts']),
     judging('surface', 'src/results/surface.ts', ['test/results/surface.test.ts']),
@@ -128,6 +148,8 @@ export const PROFILES = {
     judging('answering', 'src/driver/answering.ts', ['test/driver/answering.test.ts']),
     judging('conformance-catalogue', 'src/cells/conformance-catalogue.ts', ['test/cells/conformance-catalogue.test.ts']),
     judging('second-judge', 'src/results/second-judge.ts', ['test/results/second-judge.test.ts']),
+    judging('stdio-checks', 'src/driver/phases/stdio-checks.ts', ['test/driver/phases/stdio-checks.test.ts']),
+    judging('driver-spec', 'src/cells/driver-spec.ts', ['test/cells/driver-spec.test.ts']),
   ]),
 };
 
