@@ -2,7 +2,8 @@
 // its level, one column per cell; a square counts its variants' outcomes with a mark and a word. What each
 // check saw is in the expanded square of its phase.
 
-import type { CellResult, RunResult, SubCheckResult } from '../../results/types.js';
+import type { RunResult } from '../../results/types.js';
+import { checkOf, checkRows, requirementOf } from '../check-rows.js';
 import { checkOutcomeLabel } from '../view.js';
 import { el, text } from './escape.js';
 import { countLine, groups } from './grid.js';
@@ -17,20 +18,12 @@ const OUTCOME_STATE: Record<string, State> = {
   'FAIL (allowed)': 'allowed',
 };
 
-function checkOf(cell: CellResult, key: string): SubCheckResult | undefined {
-  for (const phase of cell.phases) for (const c of phase.checks ?? []) if (`${phase.phase} › ${c.id}` === key) return c;
-  return undefined;
-}
-
 /** The section, or '' when no variant recorded a sub-check. */
 export function renderChecks(run: RunResult): string {
-  const rows = new Map<string, SubCheckResult>();
-  for (const cell of run.cells)
-    for (const phase of cell.phases)
-      for (const c of phase.checks ?? []) if (!rows.has(`${phase.phase} › ${c.id}`)) rows.set(`${phase.phase} › ${c.id}`, c);
-  if (rows.size === 0) return '';
+  const rows = checkRows(run.cells);
+  if (rows.length === 0) return '';
   const all = groups(run);
-  const body = [...rows].map(([key, first]) => {
+  const body = rows.map(({ key, first }) => {
     const squares = all.map((group) => {
       const states = group.variants
         .filter((v) => v.phases.length > 0)
@@ -42,9 +35,7 @@ export function renderChecks(run: RunResult): string {
           : `${MARKS[state].mark} ${checkOutcomeLabel(checkOf(group.variants[0]!, key), group.variants[0]!.allowedToFail)}`;
       return { state, cell: el('td', { class: `s-${state}` }, text(word)) };
     });
-    const requirement = first.requirement
-      ? `${first.requirement}${first.spec ? ` · ${first.spec.revision} ${first.spec.section}` : ''}`
-      : (first.judge ?? 'harness');
+    const requirement = requirementOf(first);
     const problem = squares.some((s) => isProblem(s.state));
     return el(
       'tr',
