@@ -1,14 +1,20 @@
 import { defineConfig } from 'vitest/config';
+import WallSequencer from './test/helpers/sequencer.js';
 
 // Two projects: fast unit tests, and slow tests that pack, install real SDK versions and start real servers.
 const slow = ['test/e2e/**/*.test.ts', 'test/**/*.integration.test.ts', 'fixtures/**/test/**/*.test.ts'];
 // MM_TEST_TIMINGS=<file>: each test file appends its wall and CPU seconds there (test/helpers/cpu-timings.ts).
 const setupFiles = process.env.MM_TEST_TIMINGS ? ['test/helpers/cpu-timings.ts'] : [];
+// Both projects' files at a time: three e2e files and one unit file (test/helpers/sequencer.ts).
+const WORKERS = 4;
 
 export default defineConfig({
   test: {
     // One directory per run for what test files share (test/helpers/run-cache.ts).
     globalSetup: ['test/global-setup.ts'],
+    // Unit and e2e files share one pool of WORKERS, dealt out longest first with one worker on unit files at a
+    // time (test/helpers/sequencer.ts): the unit files' waits overlap the e2e files' work instead of preceding it.
+    sequence: { sequencer: WallSequencer },
     projects: [
       {
         test: {
@@ -17,9 +23,9 @@ export default defineConfig({
           exclude: [...slow, '**/node_modules/**'],
           testTimeout: 20_000,
           setupFiles,
-          // Mostly waiting on real processes and timers (about 40 CPU-s in a 7-minute run with one worker, the
-          // default on 2 cores): three files at a time overlap the waits.
-          maxWorkers: 3,
+          // One pool with the e2e project (same maxWorkers, same sequence.groupOrder): mostly waiting on real
+          // processes and timers (72 CPU-s over 453 s of file wall time), so one worker at a time runs them.
+          maxWorkers: WORKERS,
         },
       },
       {
@@ -34,9 +40,8 @@ export default defineConfig({
           // (a floor of ~9 min on 2 cores) where two files at a time took ~20 min on a dedicated 2-core machine.
           // Three at a time keep both cores busy through the waits (docs/performance.md, "The test suite's time");
           // four made the timing-sensitive hard-kill test flaky in a clean-clone run (passes alone, failed at 4).
-          maxWorkers: 3,
-          // Vitest 4 runs projects with different maxWorkers in separate groups: unit first, then e2e.
-          sequence: { groupOrder: 1 },
+          // Of the pool's four workers, one is on unit files while any are left (test/helpers/sequencer.ts).
+          maxWorkers: WORKERS,
         },
       },
     ],
