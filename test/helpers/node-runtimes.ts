@@ -1,11 +1,20 @@
+// The caches every test run on this machine shares (each filled once, never the user's own): under
+// `${XDG_CACHE_HOME:-~/.cache}/mcp-matrix-tests`, beside where the harness keeps a user's caches, so an empty
+// XDG_CACHE_HOME is a fresh machine for the tests as for the harness (the npm cache aside).
 import os from 'node:os';
 import path from 'node:path';
 
+/** The root of the test caches. */
+export const TEST_CACHE_ROOT = path.join(process.env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache'), 'mcp-matrix-tests');
+
 /** One Node runtime cache for every test run on this machine: each release is downloaded at most once. */
-export const TEST_NODE_CACHE = path.join(os.tmpdir(), 'mm-node-runtimes');
+export const TEST_NODE_CACHE = path.join(TEST_CACHE_ROOT, 'node-runtimes');
 
 /** One client-install cache for every test run on this machine (MCP_MATRIX_CLIENT_CACHE): each client is installed once a week. */
-export const TEST_CLIENT_CACHE = path.join(os.tmpdir(), 'mm-client-installs');
+export const TEST_CLIENT_CACHE = path.join(TEST_CACHE_ROOT, 'client-installs');
 
 /** One tree cache for every test run on this machine (MCP_MATRIX_TREE_CACHE, install reuse), never the user's own. */
-export const TEST_TREE_CACHE = path.join(os.tmpdir(), 'mm-tree-cache');
+export const TEST_TREE_CACHE = path.join(TEST_CACHE_ROOT, 'trees');
+
+/** Published MCP server tarballs (test/e2e/helpers/published.ts). */
+export const TEST_PUBLISHED_CACHE = path.join(TEST_CACHE_ROOT, 'published-tarballs');

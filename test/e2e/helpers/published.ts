@@ -4,11 +4,11 @@
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdir, mkdtemp, readdir, readFile, rename, rm } from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
+import { TEST_PUBLISHED_CACHE } from '../../helpers/node-runtimes.js';
 
 /** Outside the harness's own `mcp-matrix-*` temp dirs, so leftover checks never count it. */
-export const PUBLISHED_CACHE = process.env.MM_PUBLISHED_CACHE ?? path.join(os.tmpdir(), 'mm-published-tarballs');
+export const PUBLISHED_CACHE = process.env.MM_PUBLISHED_CACHE ?? TEST_PUBLISHED_CACHE;
 
 function sri(bytes: Buffer): string {
   return `sha512-${createHash('sha512').update(bytes).digest('base64')}`;
