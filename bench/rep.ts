@@ -1,4 +1,5 @@
 // One repetition's raw measurements (what bench/results/*.json keeps) and the shape of a target line.
+import type { Flood } from './flood.js';
 import type { Floor } from './floor.js';
 import type { Run } from './harness.js';
 import type { Yardsticks } from './yardsticks.js';
@@ -18,6 +19,7 @@ export interface Rep {
   axesBase?: Run;
   axesCold?: Run;
   yardsticks?: Yardsticks;
+  flood?: Flood;
 }
 
 /** Every section's rows and targets in the bench's full runs (sections 1–4 only with the project's own config). */

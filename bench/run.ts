@@ -11,6 +11,7 @@
 //   4. the orchestrator's peak RSS (its own, via probe-cli.ts; the tree's, via /usr/bin/time -v) and spawn log (spawns.ts)
 //   5. axes: the cells × 2 clients × 2 Node releases (16 variants) vs the same cells alone (axes.ts)
 //   6. yardsticks: the naive loop, a cold run, a warm re-run, `run --cell` after an edit (yardsticks.ts)
+//   7. the driver's peak RSS under the flood fixture (flood.ts)
 //
 // Flags: see args.ts (`npm run bench -- --help`).
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -20,6 +21,7 @@ import path from 'node:path';
 import { HELP, parseArgs, type Options } from './args.js';
 import { summarizeAxes } from './axes.js';
 import { axesConfigs, scaleConfig, type AxesConfigs } from './configs.js';
+import { floodTargets, measureFlood } from './flood.js';
 import { floorFor, loadProject, packOnce, type Floor, type Project } from './floor.js';
 import { runCli, useTime, type Run } from './harness.js';
 import type { Full, Rep, Target } from './rep.js';
@@ -68,7 +70,7 @@ function summarizeAll(reps: Rep[], o: Options, nCells: number, axesWarmup: Run |
   const main = reps[0]?.serial ? summarize(reps as Full[], o, nCells, CORES, useTime.on) : undefined;
   const axes = reps[0]?.axes ? summarizeAxes(reps, o, nCells, axesWarmup, useTime.on) : undefined;
   const yardsticks = summarizeYardsticks(reps);
-  const targets: Target[] = [...(main?.targets ?? []), ...(axes?.targets ?? []), ...(yardsticks?.targets ?? [])];
+  const targets: Target[] = [...(main?.targets ?? []), ...(axes?.targets ?? []), ...(yardsticks?.targets ?? []), ...floodTargets(reps)];
   return { main, axes, yardsticks, targets };
 }
 
@@ -192,6 +194,7 @@ async function main(): Promise<void> {
     if (axes) await measureAxes(r, axes, axesEnv, baseBin, tmp);
     if (tarball) await measureMain(r, project, configFile, tarball, scaleFiles, o, tmp);
     if (meta.yardsticks) r.yardsticks = await measureYardsticks(rep, project, configFile, o.naiveLoop, tmp);
+    if (tarball) r.flood = await measureFlood(tmp);
     reps.push(r);
   }
 
