@@ -146,11 +146,18 @@ describe('interrupts and hard kills', () => {
     const configDir = await tempDir('mm-hardkill-config-');
     dirs.push(configDir);
     const config = path.join(configDir, 'matrix.config.ts');
-    await writeFile(config, 'export default new Promise(() => {});\n');
+    // It says when the CLI has begun to load it (a file beside it), then never settles. The interrupt is sent once
+    // the wait has begun, not after a fixed pause that a loaded machine may not give the CLI to get there.
+    const loading = path.join(configDir, 'loading');
+    await writeFile(
+      config,
+      `import { writeFileSync } from 'node:fs';\nwriteFileSync(${JSON.stringify(loading)}, '');\nexport default new Promise(() => {});\n`,
+    );
     const out = path.join(configDir, 'out');
     // The default bound (30 s): only the interrupt can end this wait early.
     const s = start(['run', '--config', config, '--out', out, '--progress', 'silent'], { TMPDIR: tmp });
-    await sleep(3000);
+    await until('the config loading', () => existsSync(loading), 60_000, s);
+    await sleep(500);
     expect(s.child.exitCode, s.output()).toBeNull();
     s.child.kill('SIGINT');
     const { code, ms } = await stopped(s);
