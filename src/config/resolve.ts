@@ -1,5 +1,4 @@
 // Apply defaults once; nothing downstream reads the raw config.
-import { createHash } from 'node:crypto';
 import path from 'node:path';
 import type { ClientSpec } from './types.js';
 import type { CheckLevel } from '../results/types.js';
@@ -10,6 +9,7 @@ import { cellIdFromPin } from './schema.js';
 import { DEFAULT_MAJORS } from './majors.js';
 import type { LoadedConfig } from './load.js';
 import type { SecretPhase, SecretSpec } from './types.js';
+import { sha256 } from '../util/sha256.js';
 
 export { DEFAULT_MAJORS };
 
@@ -236,5 +236,5 @@ export function hashConfig(config: ResolvedConfig): string {
   // Where the package comes from (a directory or a tarball packed from it) is not part of the identity:
   // the tarball's own sha512 is recorded beside the hash.
   const { file: _file, dir: _dir, source: _source, ...rest } = config;
-  return createHash('sha256').update(JSON.stringify(rest)).digest('hex');
+  return sha256(JSON.stringify(rest));
 }

@@ -1,6 +1,5 @@
 // The environment phase's static half: prove the cell holds exactly the tarball and the pinned SDK, once
 // per install (the runtime half, what the servers loaded, is runtime-sdk.ts's after the driver).
-import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -9,6 +8,7 @@ import type { Tarball } from '../pack/pack.js';
 import type { EnvironmentEvidence, PhaseResult } from '../results/types.js';
 import { findSdkCopies, readVersion, resolveFrom } from './sdk-tree.js';
 import { missingFromTarball, type Manifest } from './tarball-files.js';
+import { sha256 } from '../util/sha256.js';
 
 export interface EnvironmentInput {
   cellDir: string;
@@ -81,7 +81,7 @@ export async function verifyEnvironment(input: EnvironmentInput): Promise<{ resu
     package: { name: manifest?.name ?? input.packageName, version: manifest?.version ?? '?' },
     tarball: { file: path.basename(input.tarball.file), size: input.tarball.size, sha512: input.tarball.sha512 },
     sdkPackages,
-    ...(lock ? { lockfileSha256: createHash('sha256').update(lock).digest('hex') } : {}),
+    ...(lock ? { lockfileSha256: sha256(lock) } : {}),
     installMs: input.install.durationMs,
     installAttempts: input.install.attempts,
     declaredRanges,

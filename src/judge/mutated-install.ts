@@ -1,15 +1,15 @@
 // After a cell's last variant its install must be as it was installed: a changed lockfile means the
 // harness mutated the install under its variants, so none of them measured the pinned install.
-import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { CellResult } from '../results/types.js';
 import { decideCellResult } from '../results/verdict.js';
+import { sha256 } from '../util/sha256.js';
 
 /** sha256 of the cell's package-lock.json as it is now (undefined when there is none). */
 export async function lockfileSha256(cellDir: string): Promise<string | undefined> {
   const lock = await readFile(path.join(cellDir, 'package-lock.json')).catch(() => undefined);
-  return lock ? createHash('sha256').update(lock).digest('hex') : undefined;
+  return lock ? sha256(lock) : undefined;
 }
 
 /** The install's change since `installed` (its lockfile's sha256), named; undefined when unchanged. */

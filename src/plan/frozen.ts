@@ -2,12 +2,12 @@
 // the resolved cells (pins, install sets, clients, Node releases), the lockstep findings and the plan hash
 // into plan.json; each cell job thaws it (`run --plan plan.json`) and never resolves again, so a release
 // published between the plan job and a cell job (or before a re-run days later) changes nothing.
-import { createHash } from 'node:crypto';
 import type { ResolvedConfig } from '../config/resolve.js';
 import type { LockstepFinding } from './lockstep.js';
 import { pickBin, readPackageDir, readTarball } from './package-info.js';
 import type { Plan, PlannedCell } from './plan.js';
 import { fail, ok, type Result } from '../util/result.js';
+import { sha256 } from '../util/sha256.js';
 
 export const FROZEN_PLAN_VERSION = 1;
 
@@ -31,7 +31,7 @@ export function configShape(config: ResolvedConfig): string {
   const text = JSON.stringify(rest, (key, value: unknown) =>
     key === 'env' && value && typeof value === 'object' && !Array.isArray(value) ? Object.keys(value).sort() : value,
   );
-  return createHash('sha256').update(text).digest('hex');
+  return sha256(text);
 }
 
 export function freezePlan(plan: Plan): FrozenPlan {
