@@ -39,29 +39,37 @@ export function normaliseAnswer(step: Step, wire: unknown, errorCode?: number): 
 }
 
 function contentItem(item: unknown): Json {
-  if (!isRecord(item)) return { invalid: item === null ? 'null' : typeof item };
-  const out: Json = { type: item.type };
+  if (!isRecord(item)) return invalid(item);
+  return recorded(item, { type: item.type }, 'data', (out) => {
+    for (const key of ['uri', 'name', 'title', 'description', 'size'] as const) if (item[key] !== undefined) out[key] = item[key];
+    if (isRecord(item.resource)) out.resource = resourceContents(item.resource);
+  });
+}
+
+function resourceContents(item: unknown): Json {
+  if (!isRecord(item)) return invalid(item);
+  return recorded(item, { uri: item.uri }, 'blob');
+}
+
+/**
+ * What a content item and a resource's contents record alike, in this order (as they always were: results.json
+ * and mcp-surface.json keep it): mimeType, the text and the binary field digested, the item's own keys (`own`),
+ * annotations, the _meta keys.
+ */
+function recorded(item: Json, out: Json, binary: 'data' | 'blob', own?: (out: Json) => void): Json {
   if (item.mimeType !== undefined) out.mimeType = item.mimeType;
   if (typeof item.text === 'string') out.text = digest(item.text);
-  if (typeof item.data === 'string') out.data = digest(item.data);
-  for (const key of ['uri', 'name', 'title', 'description', 'size'] as const) if (item[key] !== undefined) out[key] = item[key];
-  if (isRecord(item.resource)) out.resource = resourceContents(item.resource);
+  const bytes = item[binary];
+  if (typeof bytes === 'string') out[binary] = digest(bytes);
+  own?.(out);
   if (item.annotations !== undefined) out.annotations = structuredClone(item.annotations);
   const meta = metaKeys(item);
   if (meta) out._meta = meta;
   return out;
 }
 
-function resourceContents(item: unknown): Json {
-  if (!isRecord(item)) return { invalid: item === null ? 'null' : typeof item };
-  const out: Json = { uri: item.uri };
-  if (item.mimeType !== undefined) out.mimeType = item.mimeType;
-  if (typeof item.text === 'string') out.text = digest(item.text);
-  if (typeof item.blob === 'string') out.blob = digest(item.blob);
-  if (item.annotations !== undefined) out.annotations = structuredClone(item.annotations);
-  const meta = metaKeys(item);
-  if (meta) out._meta = meta;
-  return out;
+function invalid(item: unknown): Json {
+  return { invalid: item === null ? 'null' : typeof item };
 }
 
 function metaKeys(value: Json): string[] | undefined {
