@@ -167,8 +167,14 @@ describe('interrupts and hard kills', () => {
     expect(s.output()).toMatch(
       /mcp-matrix: interrupted while loading the config and looking up the registry: no cell ran, no results written/,
     );
-    // Not the forced stop that ends a wait which does not listen (1 s after the signal).
-    expect(s.output()).not.toMatch(/still stopping/);
+    // Through the ordinary stop, not the forced one that ends a wait which does not listen (1 s after the signal):
+    // the wait ended and the ordinary path said so before any forced stop. On a loaded machine the process may still
+    // be finishing (cleaning up, exiting) when the forced stop's second comes; that says nothing about the wait.
+    const text = s.output();
+    const ordinary = text.indexOf('interrupted while loading the config');
+    const forced = text.indexOf('still stopping');
+    expect(ordinary, text).toBeGreaterThanOrEqual(0);
+    expect(forced === -1 || ordinary < forced, text).toBe(true);
     await sleep(200);
     expect(marked(s.marker)).toEqual([]);
     expect(readdirSync(tmp)).toEqual([]);
