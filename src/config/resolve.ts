@@ -28,6 +28,13 @@ export interface ResolvedCell extends Required<Omit<CellConfig, 'role' | 'client
   node?: string[];
 }
 
+/** How the stdio, http and bind phases start the server: what their resolved parts share. */
+export interface ServerStart {
+  args: string[];
+  env: Record<string, string>;
+  timeoutMs: number;
+}
+
 export interface ResolvedConfig {
   file: string;
   dir: string;
@@ -39,21 +46,15 @@ export interface ResolvedConfig {
   env: Record<string, string>;
   stdio:
     | false
-    | {
-        args: string[];
-        env: Record<string, string>;
-        timeoutMs: number;
+    | (ServerStart & {
         expect: SurfaceExpectation;
         steps: Step[];
         /** Each sub-check's level (the session and the lifecycle edges), defaults applied. */
         checks: Record<string, CheckLevel>;
-      };
+      });
   http:
     | false
-    | {
-        args: string[];
-        env: Record<string, string>;
-        timeoutMs: number;
+    | (ServerStart & {
         path: string;
         host: string;
         readyTimeoutMs: number;
@@ -62,8 +63,8 @@ export interface ResolvedConfig {
         oauth?: { audience?: string; scopes: string[] };
         /** Every http sub-check's level, defaults applied (src/driver/checks.ts). */
         checks: Record<string, CheckLevel>;
-      };
-  bind: false | { args: string[]; env: Record<string, string>; timeoutMs: number; dropEnv: string[]; path?: string };
+      });
+  bind: false | (ServerStart & { dropEnv: string[]; path?: string });
   leaks: false | { graceMs: number };
   /** On by default whenever http is configured (the suite tests the server's HTTP endpoint). */
   conformance: false | { timeoutMs: number };
