@@ -66,8 +66,10 @@ describe('renderHtml', () => {
     expect(html).not.toContain('<img');
     expect(html).not.toContain('</pre><script');
     expect(html).toContain(
-      '&lt;/pre&gt;&lt;script&gt;window.pwned=1&lt;/script&gt;&lt;img src=x onerror=&quot;window.pwned=2&quot;&gt; &amp; &quot;quoted&quot; &#39;single&#39;',
+      // In element content only `& < >` mean anything; quotes stay (an attribute value escapes them too: attr()).
+      '&lt;/pre&gt;&lt;script&gt;window.pwned=1&lt;/script&gt;&lt;img src=x onerror="window.pwned=2"&gt; &amp; "quoted" \'single\'',
     );
+    expect(html).not.toMatch(/<[a-z]+ [^>]*onerror=/);
   });
 
   test('a failing square: mark and word, a closed panel with the message, step, stderr, stdout, handles, repro', () => {
@@ -142,6 +144,32 @@ describe('renderHtml', () => {
     const table = /<section id="checks">[\s\S]*?<\/section>/.exec(html)![0];
     expect(table).toContain('<tr class="row"><th scope="row">http › origin</th><td class="src">MUST</td><td class="s-warn">! warn</td>');
     expect(table).toContain('<th scope="row">http › round-trip</th><td class="src">harness</td><td class="s-pass">✓ pass</td>');
+  });
+
+  test('a lifecycle sub-check that passed says what the server did, and is a pass: in its square and in the sub-check table', () => {
+    const cancellation = {
+      id: 'cancellation',
+      outcome: 'passed',
+      level: 'require',
+      message: 'notifications/cancelled for `tools/call wait`: the cancelled call was dropped',
+      evidence: { behaviour: 'dropped' },
+    } as const;
+    const stdio = (verdict: 'passed' | 'failed') => ({
+      verdict,
+      ...(verdict === 'failed' ? { message: 'boom' } : {}),
+      checks: [cancellation],
+    });
+    const run = makeRun([
+      { ...FOUR_CELLS[0]!, phases: { stdio: stdio('failed') } },
+      { ...FOUR_CELLS[1]!, phases: { stdio: stdio('passed') } },
+    ]);
+    const html = renderHtml(run);
+    expect(html).toContain('<tr class="s-pass"><td class="m">✓ pass (dropped)</td><td>cancellation</td>');
+    expect(html).not.toMatch(/<tr class="s-fail"><td class="m">✗ pass/);
+    const table = /<section id="checks">[\s\S]*?<\/section>/.exec(html)![0];
+    expect(table).toContain(
+      '<th scope="row">stdio › cancellation</th><td class="src">harness</td><td class="s-pass">✓ pass (dropped)</td><td class="s-pass">✓ pass (dropped)</td>',
+    );
   });
 
   test('a planned cell without a result (an interrupted run) is not measured in every square, never passed', () => {

@@ -7,16 +7,7 @@ import { checkOf, checkRows, requirementOf } from '../check-rows.js';
 import { checkOutcomeLabel } from '../view.js';
 import { el, text } from './escape.js';
 import { countLine, groups } from './grid.js';
-import { isProblem, MARKS, worst, type State } from './marks.js';
-
-const OUTCOME_STATE: Record<string, State> = {
-  pass: 'pass',
-  warn: 'warn',
-  'not measured': 'nm',
-  '—': 'skip',
-  FAIL: 'fail',
-  'FAIL (allowed)': 'allowed',
-};
+import { checkState, isProblem, MARKS, worst } from './marks.js';
 
 /** The section, or '' when no variant recorded a sub-check. */
 export function renderChecks(run: RunResult): string {
@@ -25,9 +16,7 @@ export function renderChecks(run: RunResult): string {
   const all = groups(run);
   const body = rows.map(({ key, first }) => {
     const squares = all.map((group) => {
-      const states = group.variants
-        .filter((v) => v.phases.length > 0)
-        .map((v) => OUTCOME_STATE[checkOutcomeLabel(checkOf(v, key), v.allowedToFail)] ?? 'skip');
+      const states = group.variants.filter((v) => v.phases.length > 0).map((v) => checkState(checkOf(v, key), v.allowedToFail));
       const state = worst(states);
       const word =
         group.variants.length > 1

@@ -10,12 +10,12 @@ import { stderrTail } from '../terminal.js';
 import { clientInstallLabel } from '../failures.js';
 import { checkOutcomeLabel, conformanceLabel, handleText, httpLabel, leaksLabel, nodeLabel, variantLabel } from '../view.js';
 import { anchor, el, text } from './escape.js';
-import { MARKS, stateOf, type State } from './marks.js';
+import { checkState, MARKS, stateOf } from './marks.js';
 
 /** Bounds per detail, so a flood from one server cannot blow up the page. */
 const NOISE_LINES = 12;
 const LINE_CHARS = 300;
-const DETAILS_CHARS = 1500;
+const DETAILS_CHARS = 500;
 
 export const detailId = (variant: string, phase: string): string => `v-${anchor(variant)}--${phase}`;
 
@@ -36,8 +36,7 @@ function fact(name: string, value: string): string {
 function checksTable(checks: readonly SubCheckResult[], allowed: boolean): string {
   const rows = checks.map((c) => {
     const outcome = checkOutcomeLabel(c, allowed);
-    const state: State =
-      outcome === 'pass' ? 'pass' : outcome === 'warn' ? 'warn' : outcome === 'not measured' ? 'nm' : outcome === '—' ? 'skip' : 'fail';
+    const state = checkState(c, allowed);
     return el(
       'tr',
       { class: `s-${state}` },

@@ -5,8 +5,16 @@ import { cleanText } from '../format.js';
 
 const ENTITIES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 
-/** Text for element content or a quoted attribute value: control codes removed, `& < > " '` escaped. */
+/**
+ * Text for element content: control codes removed, `& < >` escaped. Quotes mean nothing there, and a 48-variant
+ * page of failures holds thousands of them (JSON details, messages): left as they are, the page stays under 1 MB.
+ */
 export function text(value: string): string {
+  return cleanText(value).replace(/[&<>]/g, (c) => ENTITIES[c] ?? c);
+}
+
+/** A quoted attribute value: control codes removed, `& < > " '` escaped. */
+export function attr(value: string): string {
   return cleanText(value).replace(/[&<>"']/g, (c) => ENTITIES[c] ?? c);
 }
 
@@ -22,7 +30,7 @@ export function anchor(value: string): string {
 export function el(tag: string, attrs: Record<string, string | number | boolean | undefined>, ...children: string[]): string {
   const list = Object.entries(attrs)
     .filter(([, v]) => v !== undefined && v !== false)
-    .map(([k, v]) => (v === true ? ` ${k}` : ` ${k}="${text(String(v))}"`))
+    .map(([k, v]) => (v === true ? ` ${k}` : ` ${k}="${attr(String(v))}"`))
     .join('');
   return `<${tag}${list}>${children.join('')}</${tag}>`;
 }

@@ -1,7 +1,7 @@
 // What one square of matrix.html says: a state (for colour and the filter), a mark and a word. Colour
 // is never the only signal, so every state has its own mark and text.
 
-import type { CellResult, PhaseResult } from '../../results/types.js';
+import type { CellResult, PhaseResult, SubCheckResult } from '../../results/types.js';
 import { notableChecks } from '../../results/checks.js';
 import { phaseLabel } from '../view.js';
 
@@ -38,6 +38,18 @@ export function worst(states: readonly State[]): State {
 }
 
 /** Failed (allowed or not) or not measured: what the "failures only" filter keeps and what expands. */
+/**
+ * A sub-check's state, read from the check (never from its label: a lifecycle check that passed is labelled
+ * with what the server did, `pass (dropped)`). Not recorded or skipped: `skip`.
+ */
+export function checkState(c: SubCheckResult | undefined, allowedToFail = false): State {
+  if (!c || c.outcome === 'skipped') return 'skip';
+  if (c.outcome === 'passed') return 'pass';
+  if (c.outcome === 'not-measured') return 'nm';
+  if (c.level === 'warn') return 'warn';
+  return allowedToFail ? 'allowed' : 'fail';
+}
+
 export const isProblem = (s: State): boolean => s === 'fail' || s === 'allowed' || s === 'nm';
 
 /** Expands in place: a problem, or a pass with a warning to read. */
