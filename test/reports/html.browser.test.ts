@@ -101,18 +101,23 @@ describe('matrix.html in Chromium', () => {
   test('a passing run of 48 variants: heat maps, and "failures only" leaves nothing but the note', async () => {
     const run = await load('reports/axes/results.json');
     const { page, problems } = await open('axes', run);
-    expect(await page.locator('tr.row').count()).toBe(4);
-    expect(await page.locator('td.mini').count()).toBe(4 * 5 * 12);
+    // The grid: 4 cells × 6 phases (environment, stdio, http, bind, conformance, leaks) × 12 variants.
+    expect(await page.locator('#grid tr.row').count()).toBe(4);
+    expect(await page.locator('td.mini').count()).toBe(4 * 6 * 12);
     expect(await page.locator('#sq-floor-1--stdio .word').innerText()).toBe('✓ 12 ok');
     expect(await page.locator('h1').innerText()).toContain('✓ PASSED');
     expect(await page.locator('#surface').innerText()).toContain('identical on 48 variants');
+    expect(await page.locator('#answers').innerText()).toContain('17 items identical on 48 variants');
+    // The lifecycle sub-checks passed everywhere (each says what the server did): ok squares, nothing failing.
+    for (const check of ['stdio › cancellation', 'stdio › repeated-initialize', 'http › cancellation', 'http › repeated-initialize'])
+      expect(await page.locator('#checks tr.row', { hasText: check }).locator('td.s-pass').count()).toBe(4);
     await shot(page, 'passing-axes.png');
     await page.locator('#failures-only').check();
     expect(await page.locator('tr.row:visible').count()).toBe(0);
     expect(await page.locator('#none-failing').isVisible()).toBe(true);
     await shot(page, 'passing-axes-filtered.png');
     await page.locator('#failures-only').uncheck();
-    expect(await page.locator('tr.row:visible').count()).toBe(4);
+    expect(await page.locator('#grid tr.row:visible').count()).toBe(4);
     expect(problems).toEqual([]);
     await page.close();
   });
