@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { MatrixConfig } from '../../src/config/define.js';
 import { resolveConfig } from '../../src/config/resolve.js';
 import { baseEnv, driverBound, driverSpec, type SpecInput } from '../../src/cells/driver-spec.js';
+import type { ConformanceSuite } from '../../src/cells/conformance-suite.js';
 import type { PhaseResult } from '../../src/results/types.js';
 
 const resolve = (config: MatrixConfig) => resolveConfig({ file: '/p/matrix.config.ts', dir: '/p', config }, {}, '/p');
@@ -55,6 +56,14 @@ describe('the config → driver spec translation', () => {
   it('the backstop is above the sum of every bound, plus 30 s', () => {
     const cfg = resolve({ cells: [{ pin: 'latest@1' }], stdio: { timeoutMs: 1000 }, leaks: { graceMs: 500 } });
     expect(driverBound(cfg, 0)).toBe(1000 * 6 + 500 + 30_000);
+    // A conformance bound without http: nothing to run it against, nothing added.
+    const alone = resolve({
+      cells: [{ pin: 'latest@1' }],
+      stdio: { timeoutMs: 1000 },
+      conformance: { timeoutMs: 5000 },
+      leaks: { graceMs: 500 },
+    } as MatrixConfig);
+    expect(driverBound(alone, 3)).toBe(1000 * 6 + 500 + 30_000);
   });
 
   it('the base environment keeps only what a server needs to run', () => {
@@ -65,5 +74,114 @@ describe('the config → driver spec translation', () => {
         ['PATH', 'HOME', 'TMPDIR', 'LANG', 'LC_ALL', 'USER', 'SHELL', 'TERM', 'SystemRoot', 'MCP_MATRIX_RUN', 'A'].includes(k),
       ),
     ).toBe(true);
+  });
+});
+
+describe('the driver spec in full', () => {
+  const suite = {
+    package: '@modelcontextprotocol/conformance',
+    version: '0.1.9',
+    node: '/n/bin/node',
+    nodeVersion: 'v22.0.0',
+    cli: '/s/dist/index.js',
+    catalogue: { run: ['server-initialize', 'tools-list'], excluded: [{ name: 'x', why: 'y' }] },
+    source: 'run',
+    cacheNotes: [],
+  } as unknown as ConformanceSuite;
+  const secrets = { env: (phase: string) => ({ [`S_${phase.toUpperCase()}`]: phase }) };
+  const config: MatrixConfig = {
+    cells: [{ pin: 'latest@1' }],
+    env: { SHARED: '1' },
+    stdio: { args: ['--stdio'], env: { A: 'a' }, steps: [{ tool: 'echo' }], timeoutMs: 1000 },
+    http: { args: ['--http', '{port}'], env: { B: 'b' }, readyTimeoutMs: 2000, timeoutMs: 3000 },
+    bind: { args: ['--bind'], env: { C: 'c' }, timeoutMs: 4000 },
+    conformance: { timeoutMs: 5000 },
+    leaks: { graceMs: 600 },
+  } as MatrixConfig;
+
+  it('every phase gets its command with its own secrets, its bounds and its checks; conformance runs the installed suite', () => {
+    const spec = driverSpec(input(config, { conformance: suite, secrets: secrets as never }));
+    const bin = '/cells/latest-1/node_modules/srv/bin/server.js';
+    const r = resolve(config);
+    expect(spec.phases).toEqual({
+      stdio: {
+        command: { bin, args: ['--stdio'], env: { A: 'a', S_STDIO: 'stdio' } },
+        expect: r.stdio && r.stdio.expect,
+        steps: [{ tool: 'echo' }],
+        timeoutMs: 1000,
+        checks: r.stdio && r.stdio.checks,
+      },
+      http: {
+        command: { bin, args: ['--http', '{port}'], env: { B: 'b', S_HTTP: 'http' } },
+        host: r.http && r.http.host,
+        path: r.http && r.http.path,
+        steps: [{ tool: 'echo' }],
+        readyTimeoutMs: 2000,
+        timeoutMs: 3000,
+        auth: r.http && r.http.auth,
+        checks: r.http && r.http.checks,
+      },
+      bind: {
+        command: { bin, args: ['--bind'], env: { C: 'c', S_BIND: 'bind' } },
+        dropEnv: r.bind && r.bind.dropEnv,
+        timeoutMs: 4000,
+        path: r.bind && r.bind.path,
+      },
+      conformance: {
+        command: { bin, args: ['--http', '{port}'], env: { B: 'b', S_CONFORMANCE: 'conformance' } },
+        host: r.http && r.http.host,
+        path: r.http && r.http.path,
+        readyTimeoutMs: 2000,
+        timeoutMs: 5000,
+        auth: r.http && r.http.auth,
+        suite: { package: suite.package, version: '0.1.9', node: '/n/bin/node', nodeVersion: 'v22.0.0', cli: '/s/dist/index.js' },
+        scenarios: ['server-initialize', 'tools-list'],
+        excluded: [{ name: 'x', why: 'y' }],
+      },
+      leaks: r.leaks,
+    });
+    expect(spec.baseEnv).toMatchObject({ SHARED: '1' });
+    // No secrets: each command has its own environment only.
+    expect(driverSpec(input(config, { conformance: suite })).phases.bind).toMatchObject({ command: { env: { C: 'c' } } });
+  });
+
+  it('http without stdio has no steps; a bind path is passed on; an OAuth server is passed to http, and conformance is off with it', () => {
+    const spec = driverSpec(
+      input({ cells: [{ pin: 'latest@1' }], http: {}, bind: { path: '/mcp' } } as MatrixConfig, { conformance: suite }),
+    );
+    expect(spec.phases.http && spec.phases.http.steps).toEqual([]);
+    expect(spec.phases.http).not.toHaveProperty('oauth');
+    expect(spec.phases.bind && spec.phases.bind.path).toBe('/mcp');
+    expect(spec.phases.conformance && spec.phases.conformance.timeoutMs).toBe(30_000);
+    const oauth = { issuer: 'http://127.0.0.1:1' } as never;
+    const guarded = driverSpec(
+      input({ cells: [{ pin: 'latest@1' }], http: { auth: 'oauth' } } as MatrixConfig, { conformance: suite, oauth }),
+    );
+    expect(guarded.phases.http).toMatchObject({ oauth });
+    expect(guarded.phases.conformance).toBe(false);
+  });
+
+  it('the backstop adds every phase: stdio per step, http twice its wait, bind, conformance per scenario, 30 s', () => {
+    const r = resolve(config);
+    expect(driverBound(r, 3)).toBe(1000 * (6 + 1) + 600 + (2 * 2000 + 3000 * 8 + 600) + 4000 + (2000 + 3000 + 5000 * 3) + 30_000);
+    // Without leaks the grace is 10 s; conformance's default bound is 30 s a scenario.
+    const bare = resolve({ cells: [{ pin: 'latest@1' }], http: { readyTimeoutMs: 2000, timeoutMs: 3000 }, leaks: false } as MatrixConfig);
+    expect(driverBound(bare, 3)).toBe(2 * 2000 + 3000 * 8 + 10_000 + (2000 + 3000 + 30_000 * 3) + 30_000);
+  });
+
+  it('the base environment copies each kept variable that is set, and no other', () => {
+    const keep = ['PATH', 'HOME', 'TMPDIR', 'LANG', 'LC_ALL', 'USER', 'SHELL', 'TERM', 'SystemRoot', 'MCP_MATRIX_RUN'];
+    const saved = { ...process.env };
+    try {
+      for (const k of Object.keys(process.env)) delete process.env[k];
+      for (const k of keep) process.env[k] = `v-${k}`;
+      process.env.OTHER = 'x';
+      expect(baseEnv({ A: '1' })).toEqual({ ...Object.fromEntries(keep.map((k) => [k, `v-${k}`])), A: '1' });
+      delete process.env.HOME;
+      expect(baseEnv({})).not.toHaveProperty('HOME');
+    } finally {
+      for (const k of Object.keys(process.env)) delete process.env[k];
+      Object.assign(process.env, saved);
+    }
   });
 });

@@ -281,6 +281,59 @@ describe('lifecycleChecks on a scripted wire', () => {
   });
 });
 
+describe('lifecycleChecks with the checks of a call in flight on', () => {
+  const inFlight: Script = (m, p) => (m === 'initialize' || m === 'ping' ? { kind: 'result', result: {} } : right(m, p));
+  const ALL = {};
+
+  it("a step marked slow that answers at once: cancellation is the config's mistake, a warning whatever its level, and it ends the session itself", async () => {
+    const r = await run(
+      inFlight,
+      [
+        { tool: 'echo', arguments: { text: 'hi', n: 1 } },
+        { tool: 'slow', slow: true },
+      ],
+      ALL,
+    );
+    expect(r.results.map((c) => [c.id, c.outcome, c.level])).toEqual([
+      ['unknown-method', 'passed', 'require'],
+      ['unknown-tool', 'passed', 'require'],
+      ['invalid-arguments', 'passed', 'require'],
+      ['repeated-initialize', 'passed', 'require'],
+      ['cancellation', 'not-measured', 'warn'],
+    ]);
+    expect(r.by('cancellation').message).toMatch(/^config: `tools\/call slow` is marked slow but answered in \d+ ms/);
+    // The configured call's own arguments stay; only the required one is left out.
+    expect(r.sent).toContainEqual(['tools/call', { name: 'echo', arguments: { n: 1 } }]);
+    // The second initialize names the harness as its client.
+    expect(r.sent).toContainEqual([
+      'initialize',
+      { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 'mcp-matrix-driver', version: '0.1.0' } },
+    ]);
+    expect(r.ends()).toBe(1);
+  });
+
+  it('the same finding from a check at warn stays at warn; without a slow step cancellation is n/a, ending the session once', async () => {
+    const r = await run(inFlight, [{ tool: 'slow', slow: true }], { cancellation: 'warn' });
+    expect(r.by('cancellation')).toMatchObject({ outcome: 'not-measured', level: 'warn' });
+    const none = await run(inFlight, [ECHO_STEP], ALL);
+    expect(seen(none.by('cancellation'))).toEqual({
+      outcome: 'skipped',
+      level: 'require',
+      message: 'n/a: no tool step is marked `slow: true` (the call to cancel)',
+      short: 'n/a',
+    });
+    expect(none.ends()).toBe(1);
+  });
+
+  it('the names it sends are fixed: an unknown method and an unknown tool no server has', async () => {
+    const r = await run(right);
+    expect(r.sent.slice(0, 2)).toEqual([
+      ['mcp-matrix/no-such-method', {}],
+      ['tools/call', { name: 'mcp-matrix-no-such-tool', arguments: {} }],
+    ]);
+  });
+});
+
 describe('errorShape', () => {
   it.each<[Answer, ReturnType<typeof errorShape>]>([
     [
@@ -294,7 +347,7 @@ describe('errorShape', () => {
     [{ kind: 'none', why: 'x' }, null],
     [{ kind: 'closed', why: 'x' }, null],
   ])('%o → %o', (answer, shape) => {
-    expect(errorShape(answer)).toEqual(shape);
+    expect(errorShape(answer)).toStrictEqual(shape);
   });
 });
 
@@ -321,6 +374,7 @@ describe('invalidArgumentsFor', () => {
   });
   it('a schema with neither, or none at all, or a type that is not a string: null', () => {
     expect(invalidArgumentsFor(undefined, {})).toBeNull();
+    expect(invalidArgumentsFor({ properties: null }, {})).toBeNull();
     expect(invalidArgumentsFor({ required: 'a', properties: 'x' }, {})).toBeNull();
     expect(invalidArgumentsFor({ properties: { a: { type: ['string'] }, b: { type: 'null' } } }, {})).toBeNull();
     expect(invalidArgumentsFor({ properties: { toString: { type: 'string' } } }, {})).toMatchObject({

@@ -135,4 +135,18 @@ describe('withStdioChecks', () => {
     expect(r.message!.split('; ')[0]).toBe('ping: no answer');
     expect(r.message!.split('; ')).toHaveLength(2);
   });
+  it('a passed session without the edges run: each edge is reported as not run, no more', () => {
+    const r = withStdioChecks(session(), undefined, undefined);
+    expect(r.verdict).toBe('passed');
+    expect(r.checks!.slice(1).map((c) => [c.outcome, c.message, c.short])).toEqual(
+      LIFECYCLE_IDS.map(() => ['skipped', 'not run', 'not run']),
+    );
+  });
+
+  it("a passed session's own message (a note) never joins a failed edge's; a failed session without a message adds no empty part", () => {
+    const edges = [edge('unknown-method', 'failed', 'require', 'mcp-matrix/no-such-method')];
+    const line = 'unknown-method: unknown-method failed [MUST, JSON-RPC 2.0 5.1, level require]';
+    expect(withStdioChecks(session({ message: 'a note' }), edges, undefined).message).toBe(line);
+    expect(withStdioChecks(session({ verdict: 'failed' }), edges, undefined).message).toBe(line);
+  });
 });
