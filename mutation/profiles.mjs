@@ -112,20 +112,31 @@ export const PROFILES = {
     exclude: SANDBOX,
     concurrency: 1,
   },
-  // The lifecycle checks' judgements (an unknown method, an unknown tool, invalid arguments, the order and
-  // the unrun), the answers they read and the steps they share, against their unit tests (a scripted wire).
+  // The lifecycle checks' judgements (an unknown method, an unknown tool, invalid arguments, a second
+  // initialize and a cancellation with a call in flight, the order and the unrun), the answers they read and
+  // the steps they share, against their unit tests (a scripted wire).
   lifecycle: {
-    mutate: ['src/driver/lifecycle-checks.ts', 'src/driver/lifecycle-answer.ts', 'src/driver/lifecycle-steps.ts'],
-    tests: ['test/driver/lifecycle-checks.test.ts', 'test/driver/lifecycle-answer.test.ts', 'test/driver/lifecycle-steps.test.ts'],
+    mutate: [
+      'src/driver/lifecycle-checks.ts',
+      'src/driver/lifecycle-in-flight.ts',
+      'src/driver/lifecycle-answer.ts',
+      'src/driver/lifecycle-steps.ts',
+    ],
+    tests: [
+      'test/driver/lifecycle-checks.test.ts',
+      'test/driver/lifecycle-in-flight.test.ts',
+      'test/driver/lifecycle-answer.test.ts',
+      'test/driver/lifecycle-steps.test.ts',
+    ],
     exclude: SANDBOX,
     concurrency: 1,
     timeoutMS: 15_000,
     report: 'lifecycle',
   },
-  // The checks of a call in flight (a repeated initialize, a cancellation) and the raw JSON-RPC wire, against
-  // the stdio phase's lifecycle tests: real server processes, one defect per mode; seconds per mutant.
+  // The raw JSON-RPC wire (stdio and HTTP) against the stdio phase's lifecycle tests (real server processes,
+  // one defect per mode; seconds per mutant) and the lifecycle unit tests (its pure readings).
   'lifecycle-live': {
-    mutate: ['src/driver/lifecycle-in-flight.ts', 'src/driver/lifecycle-wire.ts'],
+    mutate: ['src/driver/lifecycle-wire.ts'],
     tests: ['test/driver/phases/lifecycle.test.ts', 'test/driver/lifecycle-*.test.ts'],
     exclude: SANDBOX,
     concurrency: 1,
