@@ -1,7 +1,7 @@
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isNodeScript, launchOf, launchOfShebang, splitString } from '../../src/driver/launch.js';
 
 const node = (flags: string[], env: Record<string, string> = {}) => ({ kind: 'node', flags, env });
@@ -68,7 +68,12 @@ describe('splitString (env -S)', () => {
 });
 
 describe('launchOf: a bin file', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'mm-launch-'));
+  // Made in beforeAll, not when the file is collected: a run that filters these tests out (vitest -t, a mutation
+  // run) collects the file but runs no hook, and a directory made at collection was left in /tmp.
+  let dir = '';
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'mm-launch-'));
+  });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
   const file = (name: string, text: string): string => {
     const p = join(dir, name);

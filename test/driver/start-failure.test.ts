@@ -1,7 +1,7 @@
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { crashRecord } from '../../src/driver/probe-crashes.js';
 import { fatalReport, portInUse, spawnFailure, startFailure } from '../../src/driver/start-failure.js';
 
@@ -103,7 +103,12 @@ describe('startFailure: a crash while loading is not a refusal', () => {
 });
 
 describe('spawnFailure: the package is to blame, or the machine', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'mm-spawn-'));
+  // Made in beforeAll, not when the file is collected: a run that filters these tests out (vitest -t, a mutation
+  // run) collects the file but runs no hook, and a directory made at collection was left in /tmp.
+  let dir = '';
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'mm-spawn-'));
+  });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
   const err = (code: string): NodeJS.ErrnoException => Object.assign(new Error(`spawn x ${code}`), { code });
 
@@ -288,7 +293,12 @@ describe('startFailure: every load code, each evidence source, exactly', () => {
 });
 
 describe('spawnFailure, exactly', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'mm-spawn-exact-'));
+  // Made in beforeAll, not when the file is collected: a run that filters these tests out (vitest -t, a mutation
+  // run) collects the file but runs no hook, and a directory made at collection was left in /tmp.
+  let dir = '';
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'mm-spawn-exact-'));
+  });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
   const err = (code?: string): NodeJS.ErrnoException => Object.assign(new Error(`spawn x ${code ?? ''}`.trim()), code ? { code } : {});
 

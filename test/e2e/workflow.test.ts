@@ -8,13 +8,19 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import os from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
-import { afterAll, expect, test } from 'vitest';
+import { afterAll, beforeAll, expect, test } from 'vitest';
 import { runWorkflow } from '../helpers/workflow-runner.js';
 import { TEST_CLIENT_CACHE, TEST_TREE_CACHE } from '../helpers/node-runtimes.js';
 import { BIN, ROOT, cli } from './helpers/cli.js';
 
-const tmp = mkdtempSync(path.join(os.tmpdir(), 'mm-wf-real-'));
-const cleanup: (() => void)[] = [() => rmSync(tmp, { recursive: true, force: true })];
+// Made in beforeAll, not when the file is collected: a run that filters every test of it out (vitest -t,
+// a mutation run) collects it but runs no hook, and a directory made at collection was left in /tmp.
+let tmp = '';
+const cleanup: (() => void)[] = [];
+beforeAll(() => {
+  tmp = mkdtempSync(path.join(os.tmpdir(), 'mm-wf-real-'));
+  cleanup.push(() => rmSync(tmp, { recursive: true, force: true }));
+});
 afterAll(() => cleanup.reverse().forEach((f) => f()));
 
 async function releaseProxy(hits: string): Promise<string> {

@@ -1,16 +1,21 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { exportTargets, missingFromTarball } from '../../src/judge/tarball-files.js';
 
-const dir = mkdtempSync(path.join(tmpdir(), 'mm-tarball-files-'));
-mkdirSync(path.join(dir, 'dist'));
-writeFileSync(path.join(dir, 'dist/index.js'), '');
-for (const f of ['data.json', 'native.node', 'j/index.json', 'n/index.node']) {
-  mkdirSync(path.dirname(path.join(dir, f)), { recursive: true });
-  writeFileSync(path.join(dir, f), '');
-}
+// Made in beforeAll, not when the file is collected: a run that filters every test of it out (vitest -t,
+// a mutation run) collects it but runs no hook, and a directory made at collection was left in /tmp.
+let dir = '';
+beforeAll(() => {
+  dir = mkdtempSync(path.join(tmpdir(), 'mm-tarball-files-'));
+  mkdirSync(path.join(dir, 'dist'));
+  writeFileSync(path.join(dir, 'dist/index.js'), '');
+  for (const f of ['data.json', 'native.node', 'j/index.json', 'n/index.node']) {
+    mkdirSync(path.dirname(path.join(dir, f)), { recursive: true });
+    writeFileSync(path.join(dir, f), '');
+  }
+});
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('missingFromTarball', () => {
