@@ -111,6 +111,20 @@ describe('repeatedInitialize', () => {
     expect(r.message.split('; ').slice(1)).toEqual([problem]);
   });
 
+  it('a second initialize with no answer and the call lost: both problems, in order; a slow step without a result keeps no time', async () => {
+    const w = scripted((m) => (m === 'ping' ? ok : { kind: 'none', why: 'no answer within 500 ms' }));
+    const r = await repeatedInitialize(w.wire, 500, [SLOW], {});
+    expect(r).toEqual({
+      outcome: 'failed',
+      message:
+        'a second initialize while `tools/call slow` was in flight: the server did not answer it; it got no answer (no answer within 500 ms); the call in flight (`tools/call slow`) was lost: no answer within 500 ms',
+      short: 'no answer',
+      step: 'repeated initialize',
+      evidence: { behaviour: 'no answer', inFlight: 'tools/call slow', inFlightMs: expect.any(Number) },
+    });
+    expect((r.evidence as { inFlightMs: number }).inFlightMs).toBeLessThan(5000);
+  });
+
   it('a quick call that errors is not lost (its answer is not judged); a server gone names why', async () => {
     const quick = await repeatedInitialize(
       scripted((m) => (m === 'tools/call' ? { kind: 'error', message: 'x' } : ok)).wire,
@@ -218,6 +232,51 @@ describe('cancellation', () => {
       message: 'after notifications/cancelled for `tools/call slow`, ping answered, but the session did not close cleanly: DELETE got 500',
       short: 'close failed',
     });
+  });
+
+  it('a cancelled call answered late is `answered`, as a result or an error; the notification names the call and why', async () => {
+    const late = (a: Answer) => (m: string) => (m === 'tools/call' ? new Promise<Answer>((r) => setTimeout(() => r(a), 450)) : ok);
+    const noted: unknown[] = [];
+    const w = scripted(late({ kind: 'result', result: { content: [] } }));
+    const notify = w.wire.notify;
+    w.wire.notify = (method, params) => {
+      noted.push([method, params]);
+      return notify(method, params);
+    };
+    const r = await cancellation(w.wire, 2000, [SLOW], undefined);
+    expect(r).toEqual({
+      outcome: 'passed',
+      message:
+        'notifications/cancelled for `tools/call slow`: the cancelled call was answered (a result); the next request (ping) was answered and the session closed cleanly',
+      short: 'answered',
+      evidence: { behaviour: 'answered' },
+    });
+    expect(noted).toEqual([['notifications/cancelled', { requestId: 'id-1', reason: 'mcp-matrix: cancellation check' }]]);
+    expect(w.sent.map(([m]) => m)).toEqual(['tools/call', 'ping']);
+    const errored = await cancellation(scripted(late({ kind: 'error', code: -32800, message: 'cancelled' })).wire, 2000, [SLOW], undefined);
+    expect(errored).toMatchObject({ short: 'answered', message: expect.stringContaining('was answered (the error -32800 "cancelled")') });
+  });
+
+  it('a step measured slow is cancelled once under way: a call answering after 150 ms is cancelled, not a config warning', async () => {
+    const w = scripted((m) => (m === 'tools/call' ? new Promise<Answer>((r) => setTimeout(() => r(ok), 150)) : ok));
+    const r = await cancellation(w.wire, 2000, [SLOW], 400);
+    expect(r).toMatchObject({ outcome: 'passed', short: 'answered' });
+    // Not measured slow (or measured quick): it is given SLOW_MS, and answering at 150 ms is the config's mistake.
+    for (const slowMs of [undefined, 299]) {
+      const quick = await cancellation(
+        scripted((m) => (m === 'tools/call' ? new Promise<Answer>((r) => setTimeout(() => r(ok), 150)) : ok)).wire,
+        2000,
+        [SLOW],
+        slowMs,
+      );
+      expect(quick).toEqual({
+        outcome: 'not-measured',
+        message: expect.stringMatching(
+          /^config: `tools\/call slow` is marked slow but answered in \d+ ms, before notifications\/cancelled could be sent; mark a call that takes 300 ms or more \(not judged\)$/,
+        ),
+        short: 'not slow',
+      });
+    }
   });
 
   it('the late wait: the uncancelled time and half again plus 200 ms, never past the step bound', () => {
