@@ -154,7 +154,9 @@ export const PROFILES = {
     judging('runtime-sdk', 'src/judge/runtime-sdk.ts', ['test/judge/runtime-sdk.test.ts']),
     judging('secrets', 'src/judge/secrets.ts', ['test/judge/secrets.test.ts']),
     judging('variant-environment', 'src/judge/variant-environment.ts', ['test/judge/*.test.ts']),
-    judging('spec-checks', 'src/driver/spec-checks.ts', ['test/driver/phases/spec-checks.test.ts']),
+    // The judges and specChecks on a scripted sender (test/driver/spec-checks.test.ts): the real-server tests
+    // (test/driver/phases/spec-checks.test.ts) cost about 7 s a mutant on the shared machine, an hour a run.
+    judging('spec-checks', 'src/driver/spec-checks.ts', ['test/driver/spec-checks.test.ts']),
     judging('checks', 'src/driver/checks.ts', ['test/results/checks.test.ts', 'test/config/docs.test.ts']),
     judging('answering', 'src/driver/answering.ts', ['test/driver/answering.test.ts']),
     judging('conformance-catalogue', 'src/cells/conformance-catalogue.ts', ['test/cells/conformance-catalogue.test.ts']),

@@ -1,0 +1,591 @@
+// spec-checks.ts on scripted answers, no server: each judge at the edges of its pass and fail (status
+// ranges, the visible-ASCII bounds, every message, short, step and evidence), and specChecks' requests in
+// order (headers, paths, bodies), its levels, its not-measured and its clean-up of the sessions it opened.
+// The same checks against real servers are in test/driver/phases/spec-checks.test.ts.
+import { describe, expect, it } from 'vitest';
+import type { CheckLevel } from '../../src/results/types.js';
+import type { RawAnswer, RawRequest, Send } from '../../src/driver/raw-http.js';
+import {
+  judgeHost,
+  judgeOrigin,
+  judgeProtocolVersion,
+  judgeQueryToken,
+  judgeSessions,
+  SPEC_CHECK_IDS,
+  specChecks,
+  type SpecCheckInput,
+} from '../../src/driver/spec-checks.js';
+
+const a = (status: number, extra: Partial<RawAnswer> = {}): RawAnswer => ({ status, body: '', ...extra });
+const reset = new Error('socket hang up');
+
+describe('judgeOrigin', () => {
+  const L = 'http://localhost:7';
+  it('passes a foreign 403 with a loopback 2xx (200 and 299), naming both and keeping the evidence', () => {
+    expect(judgeOrigin(a(403), a(200), L)).toEqual({
+      outcome: 'passed',
+      message: 'a foreign Origin got 403; a loopback Origin got 200',
+      short: '403',
+      evidence: { foreign: '403', loopback: '200', loopbackOrigin: L },
+    });
+    expect(judgeOrigin(a(403), a(299), L).outcome).toBe('passed');
+  });
+  it('no answer to the foreign Origin fails as no answer, naming the error', () => {
+    expect(judgeOrigin(reset, a(200), L)).toEqual({
+      outcome: 'failed',
+      message: 'a foreign Origin (http://evil.example) got no answer (socket hang up) (want 403)',
+      short: 'no answer',
+      step: 'request with a foreign Origin',
+      evidence: { foreign: 'no answer (socket hang up)', loopback: '200', loopbackOrigin: L },
+    });
+  });
+  it('a foreign 2xx is named as no Origin validation; a foreign non-2xx other than 403 is only named', () => {
+    expect(judgeOrigin(a(200), a(200), L)).toEqual({
+      outcome: 'failed',
+      message: 'a foreign Origin (http://evil.example) got 200 (want 403: the server does not validate Origin (DNS rebinding))',
+      short: '200 (want 403)',
+      step: 'request with a foreign Origin',
+      evidence: { foreign: '200', loopback: '200', loopbackOrigin: L },
+    });
+    expect(judgeOrigin(a(299), a(200), L).message).toMatch(/\(DNS rebinding\)\)$/);
+    for (const s of [199, 300, 401, 404])
+      expect(judgeOrigin(a(s), a(200), L)).toMatchObject({
+        outcome: 'failed',
+        message: `a foreign Origin (http://evil.example) got ${s} (want 403)`,
+        short: `${s} (want 403)`,
+      });
+  });
+  it('a loopback Origin refused too (an error, 199, 300, 403) fails: it refuses every Origin', () => {
+    expect(judgeOrigin(a(403), a(403), L)).toEqual({
+      outcome: 'failed',
+      message: `a foreign Origin got 403, but a loopback Origin (${L}) got 403 too (want 2xx: it refuses every Origin)`,
+      short: 'loopback Origin 403',
+      step: 'request with a loopback Origin',
+      evidence: { foreign: '403', loopback: '403', loopbackOrigin: L },
+    });
+    expect(judgeOrigin(a(403), reset, L)).toMatchObject({ outcome: 'failed', short: 'loopback Origin no answer (socket hang up)' });
+    expect(judgeOrigin(a(403), a(199), L).outcome).toBe('failed');
+    expect(judgeOrigin(a(403), a(300), L).outcome).toBe('failed');
+  });
+});
+
+describe('judgeHost', () => {
+  it('any 4xx (400, 403, 499) is a refusal, named with its status', () => {
+    for (const s of [400, 403, 499])
+      expect(judgeHost(a(s), 8080)).toEqual({
+        outcome: 'passed',
+        message: `Host evil.example:8080 refused with ${s}`,
+        short: String(s),
+        evidence: { status: s },
+      });
+  });
+  it('399, 500 and 200 are not refusals; no answer fails as no answer', () => {
+    for (const s of [200, 399, 500])
+      expect(judgeHost(a(s), 8080)).toEqual({
+        outcome: 'failed',
+        message: `Host evil.example:8080 got ${s} (want a 4xx refusal: the server does not validate Host, so a DNS-rebound page reaches it)`,
+        short: `${s} (want 4xx)`,
+        step: 'request with a foreign Host',
+        evidence: { status: s },
+      });
+    expect(judgeHost(reset, 8080)).toEqual({
+      outcome: 'failed',
+      message: 'Host evil.example:8080 got no answer (socket hang up) (want a 4xx refusal)',
+      short: 'no answer',
+      step: 'request with a foreign Host',
+    });
+  });
+});
+
+describe('judgeProtocolVersion', () => {
+  it('passes exactly 400 for the unsupported version and 2xx (200, 299) for the negotiated one', () => {
+    expect(judgeProtocolVersion(a(400), a(200), '2025-06-18')).toEqual({
+      outcome: 'passed',
+      message: '1999-01-01 got 400; the negotiated 2025-06-18 got 200',
+      short: '400',
+      evidence: { unsupported: '400', negotiated: '200', version: '2025-06-18' },
+    });
+    expect(judgeProtocolVersion(a(400), a(299), 'v').outcome).toBe('passed');
+  });
+  it('the unsupported version served (200, 299) says the header is ignored; 199, 300, 401 or no answer are only named', () => {
+    expect(judgeProtocolVersion(a(200), a(200), 'v')).toEqual({
+      outcome: 'failed',
+      message: 'a request with MCP-Protocol-Version 1999-01-01 got 200 (want 400: the header is ignored)',
+      short: '200 (want 400)',
+      step: 'request with an unsupported protocol version',
+      evidence: { unsupported: '200', negotiated: '200', version: 'v' },
+    });
+    expect(judgeProtocolVersion(a(299), a(200), 'v').message).toMatch(/: the header is ignored\)$/);
+    for (const s of [199, 300, 401])
+      expect(judgeProtocolVersion(a(s), a(200), 'v')).toMatchObject({
+        message: `a request with MCP-Protocol-Version 1999-01-01 got ${s} (want 400)`,
+        short: `${s} (want 400)`,
+      });
+    expect(judgeProtocolVersion(reset, a(200), 'v')).toMatchObject({
+      outcome: 'failed',
+      message: 'a request with MCP-Protocol-Version 1999-01-01 got no answer (socket hang up) (want 400)',
+      short: 'no answer (socket hang up) (want 400)',
+    });
+  });
+  it('the negotiated version refused (199, 300, 400, no answer) fails naming it', () => {
+    expect(judgeProtocolVersion(a(400), a(400), '2025-06-18')).toEqual({
+      outcome: 'failed',
+      message: 'MCP-Protocol-Version 1999-01-01 got 400, but the negotiated 2025-06-18 got 400 too (want 2xx)',
+      short: 'negotiated 400',
+      step: 'request with the negotiated protocol version',
+      evidence: { unsupported: '400', negotiated: '400', version: '2025-06-18' },
+    });
+    for (const n of [a(199), a(300), reset]) expect(judgeProtocolVersion(a(400), n, 'v').outcome).toBe('failed');
+    expect(judgeProtocolVersion(a(400), reset, 'v').short).toBe('negotiated no answer (socket hang up)');
+  });
+});
+
+describe('judgeSessions', () => {
+  const ok = { first: 'abc', second: 'abd', withoutId: a(400), deleted: a(204), afterDelete: a(404) };
+  it('all four pass, with their messages', () => {
+    expect(judgeSessions(ok)).toEqual({
+      'session-id-visible-ascii': { outcome: 'passed', message: '3 visible ASCII characters', short: 'ok' },
+      'session-id-distinct': { outcome: 'passed', message: 'two sessions got different IDs', short: 'ok' },
+      'session-required': { outcome: 'passed', message: 'a request without Mcp-Session-Id got 400', short: '400' },
+      'session-ended-404': { outcome: 'passed', message: 'after DELETE (204) the ID got 404', short: '404' },
+    });
+  });
+  it('visible ASCII is 0x21 to 0x7E, the whole ID: the bounds pass, a space or DEL anywhere fails', () => {
+    expect(judgeSessions({ ...ok, first: '!~' })['session-id-visible-ascii'].outcome).toBe('passed');
+    for (const id of [' ab', 'a b', 'ab ', 'ab\x7f', '\x7fab', ''])
+      expect(judgeSessions({ ...ok, first: id })['session-id-visible-ascii'], JSON.stringify(id)).toEqual({
+        outcome: 'failed',
+        message: `the session ID ${JSON.stringify(id)} has characters outside visible ASCII (0x21 to 0x7E)`,
+        short: 'not visible ASCII',
+        step: 'initialize',
+      });
+  });
+  it('distinct: no second ID, or the same one, fails at the second initialize', () => {
+    const { second: _, ...noSecond } = ok;
+    expect(judgeSessions(noSecond)['session-id-distinct']).toEqual({
+      outcome: 'failed',
+      message: 'a second initialize got no Mcp-Session-Id',
+      short: 'no second ID',
+      step: 'second initialize',
+    });
+    expect(judgeSessions({ ...ok, second: 'abc' })['session-id-distinct']).toEqual({
+      outcome: 'failed',
+      message: 'two sessions got the same Mcp-Session-Id',
+      short: 'same ID',
+      step: 'second initialize',
+    });
+  });
+  it('required: only 400 passes; 401, 200 or no answer fail naming what came', () => {
+    for (const [w, seen] of [
+      [a(401), '401'],
+      [a(200), '200'],
+      [reset, 'no answer (socket hang up)'],
+    ] as const)
+      expect(judgeSessions({ ...ok, withoutId: w })['session-required']).toEqual({
+        outcome: 'failed',
+        message: `a request (ping) without Mcp-Session-Id got ${seen} (want 400)`,
+        short: `${seen} (want 400)`,
+        step: 'request without a session ID',
+      });
+  });
+  it('ended: DELETE 405 is skipped; DELETE not 2xx (199, 300, 500, no answer) fails; 200 and 299 go on', () => {
+    expect(judgeSessions({ ...ok, deleted: a(405) })['session-ended-404']).toEqual({
+      outcome: 'skipped',
+      message: 'the server does not let a client end its session (DELETE got 405)',
+      short: 'DELETE 405',
+    });
+    for (const [d, seen] of [
+      [a(199), '199'],
+      [a(300), '300'],
+      [a(500), '500'],
+      [reset, 'no answer (socket hang up)'],
+    ] as const)
+      expect(judgeSessions({ ...ok, deleted: d })['session-ended-404']).toEqual({
+        outcome: 'failed',
+        message: `DELETE of the session got ${seen} (want 2xx, or 405 when clients may not end sessions)`,
+        short: `DELETE ${seen}`,
+        step: 'session DELETE',
+      });
+    expect(judgeSessions({ ...ok, deleted: a(200) })['session-ended-404'].message).toBe('after DELETE (200) the ID got 404');
+    expect(judgeSessions({ ...ok, deleted: a(299) })['session-ended-404'].outcome).toBe('passed');
+  });
+  it('ended: after DELETE only 404 passes; a 2xx (200, 299) says the session is still valid; 400, 300, 199, no answer are only named', () => {
+    expect(judgeSessions({ ...ok, afterDelete: a(200) })['session-ended-404']).toEqual({
+      outcome: 'failed',
+      message: "after DELETE (204) a request with the ended session's ID got 200 (want 404: the session is still valid)",
+      short: '200 (want 404)',
+      step: 'request after session DELETE',
+    });
+    expect(judgeSessions({ ...ok, afterDelete: a(299) })['session-ended-404'].message).toMatch(/still valid\)$/);
+    for (const [x, seen] of [
+      [a(400), '400'],
+      [a(300), '300'],
+      [a(199), '199'],
+      [reset, 'no answer (socket hang up)'],
+    ] as const)
+      expect(judgeSessions({ ...ok, afterDelete: x })['session-ended-404']).toMatchObject({
+        outcome: 'failed',
+        message: `after DELETE (204) a request with the ended session's ID got ${seen} (want 404)`,
+        short: `${seen} (want 404)`,
+      });
+  });
+  it('no first ID: all four skipped, saying the server has no sessions', () => {
+    const none = { outcome: 'skipped', message: 'the server issued no Mcp-Session-Id (no sessions)', short: 'no sessions' };
+    expect(judgeSessions({ withoutId: a(200), deleted: reset, afterDelete: reset })).toEqual({
+      'session-id-visible-ascii': none,
+      'session-id-distinct': none,
+      'session-required': none,
+      'session-ended-404': none,
+    });
+  });
+});
+
+describe('judgeQueryToken', () => {
+  it('judged only when the no-token request got a 4xx (400 and 499 are; 399, 500 and none are not)', () => {
+    const skipped = {
+      outcome: 'skipped',
+      message: 'not judged: a request without any token was not refused (see no-token-401)',
+      short: 'n/a',
+    };
+    for (const anon of [undefined, 200, 399, 500]) expect(judgeQueryToken(a(200), anon)).toEqual(skipped);
+    expect(judgeQueryToken(a(200), 400).outcome).toBe('failed');
+    expect(judgeQueryToken(a(200), 499).outcome).toBe('failed');
+  });
+  it('401 passes whatever the no-token status; so does the no-token status itself', () => {
+    expect(judgeQueryToken(a(401), 403)).toEqual({
+      outcome: 'passed',
+      message: 'the token in the query string got 401, as a request without a token does',
+      short: '401',
+    });
+    expect(judgeQueryToken(a(403), 403)).toMatchObject({ outcome: 'passed', short: '403' });
+  });
+  it('anything else fails: a 2xx (200, 299) names the token in the URI as accepted; 300, 403 or no answer are only named', () => {
+    expect(judgeQueryToken(a(200), 401)).toEqual({
+      outcome: 'failed',
+      message:
+        'the right token in the query string (?access_token=…) without an Authorization header got 200 (want 401: a token in the URI is accepted)',
+      short: '200 (want 401)',
+      step: 'request with the token in the query string',
+    });
+    expect(judgeQueryToken(a(299), 401).message).toMatch(/is accepted\)$/);
+    for (const [x, seen] of [
+      [a(300), '300'],
+      [a(199), '199'],
+      [a(403), '403'],
+      [reset, 'no answer (socket hang up)'],
+    ] as const)
+      expect(judgeQueryToken(x, 401)).toEqual({
+        outcome: 'failed',
+        message: `the right token in the query string (?access_token=…) without an Authorization header got ${seen} (want 401)`,
+        short: `${seen} (want 401)`,
+        step: 'request with the token in the query string',
+      });
+  });
+});
+
+/** A scripted stateful server: what a conforming one answers, with `over` changing one answer. */
+function scripted(over: (req: RawRequest, n: number) => RawAnswer | Error | undefined = () => undefined) {
+  const sent: RawRequest[] = [];
+  const deleted = new Set<string>();
+  let sessions = 0;
+  const send: Send = async (req) => {
+    sent.push(req);
+    const changed = over(req, sent.length);
+    if (changed) return changed;
+    const method = (req.body as { method?: string } | undefined)?.method;
+    const h = req.headers;
+    if (req.method === 'DELETE') {
+      deleted.add(h['mcp-session-id']!);
+      return a(200);
+    }
+    if (method === 'initialize') {
+      if (h.origin === 'http://evil.example' || h.host?.startsWith('evil.example')) return a(403);
+      if (req.path?.includes('access_token')) return a(401);
+      const result = JSON.stringify({ jsonrpc: '2.0', id: 1, result: { protocolVersion: '2025-06-18' } });
+      return a(200, { sessionId: `s${++sessions}`, contentType: 'application/json', body: result });
+    }
+    if (method === 'notifications/initialized') return a(202);
+    const sid = h['mcp-session-id'];
+    if (!sid) return a(400);
+    if (deleted.has(sid)) return a(404);
+    if (h['mcp-protocol-version'] === '1999-01-01') return a(400);
+    return a(200);
+  };
+  return { sent, send };
+}
+
+const INPUT: SpecCheckInput = {
+  url: 'http://127.0.0.1:5555/mcp',
+  port: 5555,
+  authorization: 'Bearer tok',
+  token: 'tok',
+  anonymousStatus: 401,
+  timeoutMs: 1000,
+  levels: {},
+};
+const JSON_H = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+const AUTH_H = { ...JSON_H, authorization: 'Bearer tok' };
+const INIT = {
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 'mcp-matrix-driver', version: '0.1.0' } },
+};
+const PING = { jsonrpc: '2.0', id: 2, method: 'ping' };
+const outcomes = (r: { id: string; outcome: string; level: string }[]): Record<string, string> =>
+  Object.fromEntries(r.map((c) => [c.id, `${c.outcome}/${c.level}`]));
+
+describe('specChecks on a scripted server', () => {
+  it('a conforming stateful server passes every check, in report order, at require by default; the requests are exactly these', async () => {
+    const { sent, send } = scripted();
+    const r = await specChecks(INPUT, send);
+    expect(r.map((c) => c.id)).toEqual(SPEC_CHECK_IDS);
+    expect(SPEC_CHECK_IDS).toEqual([
+      'token-in-header',
+      'origin',
+      'host',
+      'protocol-version',
+      'session-id-visible-ascii',
+      'session-id-distinct',
+      'session-required',
+      'session-ended-404',
+    ]);
+    expect(r.every((c) => c.outcome === 'passed' && c.level === 'require')).toBe(true);
+    expect(r.find((c) => c.id === 'origin')!.message).toBe('a foreign Origin got 403; a loopback Origin got 200');
+    expect(r.find((c) => c.id === 'protocol-version')!.message).toBe('1999-01-01 got 400; the negotiated 2025-06-18 got 200');
+    const v = { 'mcp-protocol-version': '2025-06-18' };
+    expect(sent).toEqual([
+      { method: 'POST', headers: { ...AUTH_H, origin: 'http://evil.example' }, body: INIT },
+      { method: 'POST', headers: { ...AUTH_H, origin: 'http://localhost:5555' }, body: INIT },
+      { method: 'POST', headers: { ...AUTH_H, host: 'evil.example:5555' }, body: INIT },
+      { method: 'POST', headers: JSON_H, body: INIT, path: '/mcp?access_token=tok' },
+      { method: 'POST', headers: AUTH_H, body: INIT },
+      {
+        method: 'POST',
+        headers: { ...AUTH_H, 'mcp-session-id': 's2', ...v },
+        body: { jsonrpc: '2.0', method: 'notifications/initialized' },
+      },
+      { method: 'POST', headers: { ...AUTH_H, 'mcp-session-id': 's2', 'mcp-protocol-version': '1999-01-01' }, body: PING },
+      { method: 'POST', headers: { ...AUTH_H, 'mcp-session-id': 's2', ...v }, body: PING },
+      { method: 'POST', headers: AUTH_H, body: INIT },
+      { method: 'POST', headers: { ...AUTH_H, ...v }, body: PING },
+      { method: 'DELETE', headers: { authorization: 'Bearer tok', 'mcp-session-id': 's2', ...v } },
+      { method: 'POST', headers: { ...AUTH_H, 'mcp-session-id': 's2', ...v }, body: PING },
+      // The clean-up: the loopback Origin's session and the second one; s2 was ended by the check itself.
+      { method: 'DELETE', headers: { authorization: 'Bearer tok', 'mcp-session-id': 's1' } },
+      { method: 'DELETE', headers: { authorization: 'Bearer tok', 'mcp-session-id': 's3' } },
+    ]);
+  });
+
+  it('the query-string token keeps the URL query and its path; without authorization no header is sent, and token-in-header is skipped without a token', async () => {
+    const { sent, send } = scripted();
+    const r = await specChecks({ ...INPUT, url: 'http://127.0.0.1:5555/x/mcp?tenant=a', levels: { origin: 'off', host: 'off' } }, send);
+    expect(sent[0]).toEqual({ method: 'POST', headers: JSON_H, body: INIT, path: '/x/mcp?tenant=a&access_token=tok' });
+    expect(outcomes(r)['token-in-header']).toBe('passed/require');
+
+    const open = scripted();
+    const { authorization: _a, token: _t, ...none } = INPUT;
+    const r2 = await specChecks({ ...none, levels: { origin: 'off', host: 'off' } }, open.send);
+    expect(r2.find((c) => c.id === 'token-in-header')).toMatchObject({
+      outcome: 'skipped',
+      message: 'no token (auth none)',
+      short: 'no auth',
+    });
+    expect(open.sent[0]).toEqual({ method: 'POST', headers: JSON_H, body: INIT });
+    expect(open.sent.every((q) => !('authorization' in q.headers))).toBe(true);
+    expect(open.sent.filter((q) => q.path !== undefined)).toEqual([]);
+  });
+
+  it('a check set to off sends nothing for it and is recorded skipped/off; a level is reported as configured', async () => {
+    const { sent, send } = scripted();
+    const levels: Record<string, CheckLevel> = {
+      origin: 'off',
+      host: 'warn',
+      'token-in-header': 'off',
+      'protocol-version': 'off',
+      'session-id-visible-ascii': 'off',
+      'session-id-distinct': 'off',
+      'session-required': 'off',
+      'session-ended-404': 'off',
+    };
+    const r = await specChecks({ ...INPUT, levels }, send);
+    expect(sent).toEqual([{ method: 'POST', headers: { ...AUTH_H, host: 'evil.example:5555' }, body: INIT }]);
+    expect(outcomes(r)).toEqual({
+      'token-in-header': 'skipped/off',
+      origin: 'skipped/off',
+      host: 'passed/warn',
+      'protocol-version': 'skipped/off',
+      'session-id-visible-ascii': 'skipped/off',
+      'session-id-distinct': 'skipped/off',
+      'session-required': 'skipped/off',
+      'session-ended-404': 'skipped/off',
+    });
+    expect(r.find((c) => c.id === 'origin')!.message).toBe('off in the config (not run)');
+  });
+
+  it('one session check on is enough to initialize and run the session requests; protocol-version off sends no bogus version', async () => {
+    const { sent, send } = scripted();
+    const off: Record<string, CheckLevel> = { origin: 'off', host: 'off', 'token-in-header': 'off', 'protocol-version': 'off' };
+    for (const on of ['session-id-visible-ascii', 'session-id-distinct', 'session-required', 'session-ended-404']) {
+      sent.length = 0;
+      const levels = Object.fromEntries(
+        ['session-id-visible-ascii', 'session-id-distinct', 'session-required', 'session-ended-404'].map((id) => [
+          id,
+          id === on ? 'warn' : 'off',
+        ]),
+      ) as Record<string, CheckLevel>;
+      const r = await specChecks({ ...INPUT, levels: { ...off, ...levels } }, send);
+      expect(outcomes(r)[on], on).toBe('passed/warn');
+      expect(sent.some((q) => q.headers['mcp-protocol-version'] === '1999-01-01')).toBe(false);
+      expect(sent.filter((q) => q.method === 'DELETE').length).toBe(2);
+    }
+  });
+
+  it('protocol-version alone: no second initialize, no ping without a session, no DELETE of the session but the clean-up', async () => {
+    const { sent, send } = scripted();
+    const levels: Record<string, CheckLevel> = {
+      origin: 'off',
+      host: 'off',
+      'token-in-header': 'off',
+      'session-id-visible-ascii': 'off',
+      'session-id-distinct': 'off',
+      'session-required': 'off',
+      'session-ended-404': 'off',
+    };
+    const r = await specChecks({ ...INPUT, levels }, send);
+    expect(outcomes(r)['protocol-version']).toBe('passed/require');
+    expect(sent.map((q) => `${q.method} ${(q.body as { method?: string } | undefined)?.method ?? ''}`)).toEqual([
+      'POST initialize',
+      'POST notifications/initialized',
+      'POST ping',
+      'POST ping',
+      'DELETE ',
+    ]);
+    expect(sent.at(-1)).toEqual({ method: 'DELETE', headers: { authorization: 'Bearer tok', 'mcp-session-id': 's1' } });
+  });
+
+  it('initialize refused or unanswered: protocol-version and the session checks are not measured, saying why', async () => {
+    const levels: Record<string, CheckLevel> = { origin: 'off', host: 'off', 'token-in-header': 'off' };
+    for (const [answer, seen] of [
+      [a(500), '500'],
+      [a(199), '199'],
+      [a(300), '300'],
+      [reset, 'no answer (socket hang up)'],
+    ] as const) {
+      const { sent, send } = scripted((q) => ((q.body as { method?: string })?.method === 'initialize' ? answer : undefined));
+      const r = await specChecks({ ...INPUT, levels }, send);
+      expect(sent.length).toBe(1);
+      const measured = r.filter((c) => c.id === 'protocol-version' || c.id.startsWith('session-'));
+      expect(measured.length).toBe(5);
+      for (const c of measured)
+        expect(c).toMatchObject({
+          outcome: 'not-measured',
+          message: `initialize with the right credentials got ${seen}, so this could not be judged (the round trip says why)`,
+          short: 'not measured',
+        });
+    }
+  });
+
+  it('a server that gives no negotiated version is spoken to in 2025-03-26; one at 2xx other than 200 is measured', async () => {
+    const { sent, send } = scripted((q) =>
+      (q.body as { method?: string })?.method === 'initialize' ? a(299, { sessionId: 'only', body: 'not json' }) : undefined,
+    );
+    const levels: Record<string, CheckLevel> = { origin: 'off', host: 'off', 'token-in-header': 'off' };
+    const r = await specChecks({ ...INPUT, levels }, send);
+    expect(sent[1]!.headers['mcp-protocol-version']).toBe('2025-03-26');
+    expect(r.find((c) => c.id === 'protocol-version')).toMatchObject({
+      outcome: 'passed',
+      message: '1999-01-01 got 400; the negotiated 2025-03-26 got 200',
+    });
+    // Both initializes got the same ID: not distinct.
+    expect(r.find((c) => c.id === 'session-id-distinct')!.message).toBe('two sessions got the same Mcp-Session-Id');
+  });
+
+  it('a stateless server (no session ID): the session checks are skipped; no second initialize, and no DELETE but the clean-up', async () => {
+    const { sent, send } = scripted((q) => {
+      const m = (q.body as { method?: string } | undefined)?.method;
+      if (m === 'initialize' && !q.headers.origin && !q.headers.host && !q.path) return a(200, { body: '' });
+      if (m === 'ping') return a(200);
+      return undefined;
+    });
+    const r = await specChecks(INPUT, send);
+    expect(outcomes(r)).toMatchObject({
+      'protocol-version': 'failed/require',
+      'session-id-visible-ascii': 'skipped/require',
+      'session-ended-404': 'skipped/require',
+    });
+    const afterInit = sent.slice(4);
+    expect(afterInit.map((q) => `${q.method} ${(q.body as { method?: string } | undefined)?.method ?? ''}`)).toEqual([
+      'POST initialize',
+      'POST notifications/initialized',
+      'POST ping',
+      'POST ping',
+      'POST ping',
+      'DELETE ',
+    ]);
+    expect(afterInit[1]!.headers).toEqual({ ...AUTH_H, 'mcp-protocol-version': '2025-03-26' });
+    // Only the loopback Origin's session (s1 from the script) is closed.
+    expect(sent.filter((q) => q.method === 'DELETE')).toEqual([
+      { method: 'DELETE', headers: { authorization: 'Bearer tok', 'mcp-session-id': 's1' } },
+    ]);
+  });
+
+  it('a second initialize without an ID fails distinct; one refused is not kept for the clean-up', async () => {
+    let inits = 0;
+    const { sent, send } = scripted((q) => {
+      if ((q.body as { method?: string } | undefined)?.method !== 'initialize') return undefined;
+      inits += 1;
+      return inits === 2 ? a(200) : undefined;
+    });
+    const r = await specChecks({ ...INPUT, levels: { origin: 'off', host: 'off', 'token-in-header': 'off' } }, send);
+    expect(r.find((c) => c.id === 'session-id-distinct')!.message).toBe('a second initialize got no Mcp-Session-Id');
+    expect(sent.filter((q) => q.method === 'DELETE').map((q) => q.headers['mcp-session-id'])).toEqual(['s1']);
+
+    const errs = scripted((q) => {
+      if ((q.body as { method?: string } | undefined)?.method !== 'initialize') return undefined;
+      return q.headers.origin === 'http://localhost:5555' ? reset : undefined;
+    });
+    const r2 = await specChecks({ ...INPUT, levels: { host: 'off', 'token-in-header': 'off' } }, errs.send);
+    expect(r2.find((c) => c.id === 'origin')).toMatchObject({ outcome: 'failed', short: 'loopback Origin no answer (socket hang up)' });
+    // s1 ended by its check; s2 (the second initialize) cleaned up.
+    expect(errs.sent.filter((q) => q.method === 'DELETE').map((q) => q.headers['mcp-session-id'])).toEqual(['s1', 's2']);
+  });
+
+  it('a session whose DELETE fails (500, 405, or no answer) is still closed by the clean-up', async () => {
+    for (const answer of [a(500), a(405), reset, a(300)]) {
+      let deletes = 0;
+      const { sent, send } = scripted((q) => (q.method === 'DELETE' && ++deletes === 1 ? answer : undefined));
+      await specChecks({ ...INPUT, levels: { origin: 'off', host: 'off', 'token-in-header': 'off' } }, send);
+      expect(sent.filter((q) => q.method === 'DELETE').map((q) => q.headers['mcp-session-id'])).toEqual(['s1', 's1', 's2']);
+    }
+  });
+
+  it('a DELETE at 2xx other than 200 ends the session: the clean-up does not close it again', async () => {
+    const { sent, send } = scripted((q) => (q.method === 'DELETE' ? a(299) : undefined));
+    await specChecks({ ...INPUT, levels: { origin: 'off', host: 'off', 'token-in-header': 'off' } }, send);
+    expect(sent.filter((q) => q.method === 'DELETE').map((q) => q.headers['mcp-session-id'])).toEqual(['s1', 's2']);
+  });
+
+  it('a sender that throws: every session opened so far is closed before the error goes on', async () => {
+    const { sent, send } = scripted((q) => {
+      if ((q.body as { method?: string } | undefined)?.method === 'ping') throw new Error('sender broke');
+      return undefined;
+    });
+    await expect(specChecks({ ...INPUT, levels: { origin: 'off', host: 'off', 'token-in-header': 'off' } }, send)).rejects.toThrow(
+      'sender broke',
+    );
+    expect(sent.filter((q) => q.method === 'DELETE')).toEqual([
+      { method: 'DELETE', headers: { authorization: 'Bearer tok', 'mcp-session-id': 's1' } },
+    ]);
+  });
+
+  it('the query-string token is judged against the no-token status given', async () => {
+    const { send } = scripted((q) => (q.path ? a(200) : undefined));
+    const r = await specChecks({ ...INPUT, levels: { origin: 'off', host: 'off' } }, send);
+    expect(r.find((c) => c.id === 'token-in-header')).toMatchObject({ outcome: 'failed', short: '200 (want 401)' });
+    const served = scripted((q) => (q.path ? a(200) : undefined));
+    const { anonymousStatus: _, ...noAnon } = INPUT;
+    const r2 = await specChecks({ ...noAnon, levels: { origin: 'off', host: 'off' } }, served.send);
+    expect(r2.find((c) => c.id === 'token-in-header')!.outcome).toBe('skipped');
+  });
+});
