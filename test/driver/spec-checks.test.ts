@@ -354,7 +354,7 @@ describe('specChecks on a scripted server', () => {
     expect(r.find((c) => c.id === 'origin')!.message).toBe('a foreign Origin got 403; a loopback Origin got 200');
     expect(r.find((c) => c.id === 'protocol-version')!.message).toBe('1999-01-01 got 400; the negotiated 2025-06-18 got 200');
     const v = { 'mcp-protocol-version': '2025-06-18' };
-    expect(sent).toEqual([
+    expect(sent).toStrictEqual([
       { method: 'POST', headers: { ...AUTH_H, origin: 'http://evil.example' }, body: INIT },
       { method: 'POST', headers: { ...AUTH_H, origin: 'http://localhost:5555' }, body: INIT },
       { method: 'POST', headers: { ...AUTH_H, host: 'evil.example:5555' }, body: INIT },
@@ -380,7 +380,7 @@ describe('specChecks on a scripted server', () => {
   it('the query-string token keeps the URL query and its path; without authorization no header is sent, and token-in-header is skipped without a token', async () => {
     const { sent, send } = scripted();
     const r = await specChecks({ ...INPUT, url: 'http://127.0.0.1:5555/x/mcp?tenant=a', levels: { origin: 'off', host: 'off' } }, send);
-    expect(sent[0]).toEqual({ method: 'POST', headers: JSON_H, body: INIT, path: '/x/mcp?tenant=a&access_token=tok' });
+    expect(sent[0]).toStrictEqual({ method: 'POST', headers: JSON_H, body: INIT, path: '/x/mcp?tenant=a&access_token=tok' });
     expect(outcomes(r)['token-in-header']).toBe('passed/require');
 
     const open = scripted();
@@ -391,9 +391,9 @@ describe('specChecks on a scripted server', () => {
       message: 'no token (auth none)',
       short: 'no auth',
     });
-    expect(open.sent[0]).toEqual({ method: 'POST', headers: JSON_H, body: INIT });
+    expect(open.sent[0]).toStrictEqual({ method: 'POST', headers: JSON_H, body: INIT });
     expect(open.sent.every((q) => !('authorization' in q.headers))).toBe(true);
-    expect(open.sent.filter((q) => q.path !== undefined)).toEqual([]);
+    expect(open.sent.filter((q) => 'path' in q)).toEqual([]);
   });
 
   it('a check set to off sends nothing for it and is recorded skipped/off; a level is reported as configured', async () => {
@@ -409,7 +409,7 @@ describe('specChecks on a scripted server', () => {
       'session-ended-404': 'off',
     };
     const r = await specChecks({ ...INPUT, levels }, send);
-    expect(sent).toEqual([{ method: 'POST', headers: { ...AUTH_H, host: 'evil.example:5555' }, body: INIT }]);
+    expect(sent).toStrictEqual([{ method: 'POST', headers: { ...AUTH_H, host: 'evil.example:5555' }, body: INIT }]);
     expect(outcomes(r)).toEqual({
       'token-in-header': 'skipped/off',
       origin: 'skipped/off',
@@ -461,7 +461,7 @@ describe('specChecks on a scripted server', () => {
       'POST ping',
       'DELETE ',
     ]);
-    expect(sent.at(-1)).toEqual({ method: 'DELETE', headers: { authorization: 'Bearer tok', 'mcp-session-id': 's1' } });
+    expect(sent.at(-1)).toStrictEqual({ method: 'DELETE', headers: { authorization: 'Bearer tok', 'mcp-session-id': 's1' } });
   });
 
   it('initialize refused or unanswered: protocol-version and the session checks are not measured, saying why', async () => {
@@ -523,11 +523,30 @@ describe('specChecks on a scripted server', () => {
       'POST ping',
       'DELETE ',
     ]);
-    expect(afterInit[1]!.headers).toEqual({ ...AUTH_H, 'mcp-protocol-version': '2025-03-26' });
+    expect(afterInit[1]!.headers).toStrictEqual({ ...AUTH_H, 'mcp-protocol-version': '2025-03-26' });
     // Only the loopback Origin's session (s1 from the script) is closed.
-    expect(sent.filter((q) => q.method === 'DELETE')).toEqual([
+    expect(sent.filter((q) => q.method === 'DELETE')).toStrictEqual([
       { method: 'DELETE', headers: { authorization: 'Bearer tok', 'mcp-session-id': 's1' } },
     ]);
+  });
+
+  it('an empty Mcp-Session-Id is no session: the checks are skipped and nothing is closed; an empty second one is no second ID', async () => {
+    const empty = scripted((q) =>
+      (q.body as { method?: string } | undefined)?.method === 'initialize' ? a(200, { sessionId: '' }) : undefined,
+    );
+    const levels: Record<string, CheckLevel> = { origin: 'off', host: 'off', 'token-in-header': 'off', 'protocol-version': 'off' };
+    const r = await specChecks({ ...INPUT, levels }, empty.send);
+    expect(outcomes(r)).toMatchObject({ 'session-id-visible-ascii': 'skipped/require', 'session-id-distinct': 'skipped/require' });
+    expect(empty.sent.filter((q) => q.method === 'DELETE')).toEqual([]);
+
+    let inits = 0;
+    const second = scripted((q) => {
+      if ((q.body as { method?: string } | undefined)?.method !== 'initialize') return undefined;
+      inits += 1;
+      return inits === 2 ? a(200, { sessionId: '' }) : undefined;
+    });
+    const r2 = await specChecks({ ...INPUT, levels }, second.send);
+    expect(r2.find((c) => c.id === 'session-id-distinct')!.message).toBe('a second initialize got no Mcp-Session-Id');
   });
 
   it('a second initialize without an ID fails distinct; one refused is not kept for the clean-up', async () => {
@@ -574,7 +593,7 @@ describe('specChecks on a scripted server', () => {
     await expect(specChecks({ ...INPUT, levels: { origin: 'off', host: 'off', 'token-in-header': 'off' } }, send)).rejects.toThrow(
       'sender broke',
     );
-    expect(sent.filter((q) => q.method === 'DELETE')).toEqual([
+    expect(sent.filter((q) => q.method === 'DELETE')).toStrictEqual([
       { method: 'DELETE', headers: { authorization: 'Bearer tok', 'mcp-session-id': 's1' } },
     ]);
   });
