@@ -163,6 +163,12 @@ export const PROFILES = {
     judging('second-judge', 'src/results/second-judge.ts', ['test/results/second-judge.test.ts']),
     judging('stdio-checks', 'src/driver/phases/stdio-checks.ts', ['test/driver/phases/stdio-checks.test.ts']),
     judging('driver-spec', 'src/cells/driver-spec.ts', ['test/cells/driver-spec.test.ts']),
+    judging('steps', 'src/driver/steps.ts', ['test/driver/steps.test.ts']),
+    judging('escaped', 'src/driver/escaped.ts', ['test/driver/escaped.test.ts']),
+    judging('conformance', 'src/driver/phases/conformance.ts', ['test/driver/phases/conformance.test.ts']),
+    // The http phase's helpers are reached through httpPhase against real servers (seconds per mutant).
+    judging('http-listen', 'src/driver/phases/http-listen.ts', ['test/driver/phases/http.test.ts']),
+    judging('http-lifecycle', 'src/driver/phases/http-lifecycle.ts', ['test/driver/phases/http.test.ts']),
   ]),
 };
 

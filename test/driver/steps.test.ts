@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ClientCannotRead, type McpSession } from '../../src/driver/adapter.js';
 import type { ClientSpec } from '../../src/driver/protocol.js';
-import { describeRequest, runStep, toolArguments } from '../../src/driver/steps.js';
+import { describeRequest, invalidParams, runStep, toolArguments } from '../../src/driver/steps.js';
 import { digest } from '../../src/driver/answer.js';
 
 const REJECT_OMITTED =
@@ -159,5 +159,149 @@ describe('a client that cannot read the answer', () => {
     const { s } = session('empty', new ClientCannotRead(why, answer));
     const out = await runStep(s, { tool: 'find_doc', arguments: { topic: 'a' } }, bound);
     expect(out.problem).toBe(`${why} · sent tools/call {"name":"find_doc","arguments":{"topic":"a"}} · answer ${JSON.stringify(answer)}`);
+  });
+});
+
+describe('invalidParams', () => {
+  it('error -32602, or an isError result whose text carries -32602; nothing else', () => {
+    expect(invalidParams({ error: { code: -32602 } })).toBe(true);
+    expect(invalidParams({ error: { code: -32603 } })).toBe(false);
+    expect(invalidParams({ isError: true, content: [{ type: 'text', text: 'MCP error -32602: bad' }] })).toBe(true);
+    expect(
+      invalidParams({
+        isError: true,
+        content: [
+          { type: 'image', data: 'x' },
+          { type: 'text', text: 'error -32602' },
+        ],
+      }),
+    ).toBe(true);
+    // Not an error result, no content list, no text, or another code in the text.
+    expect(invalidParams({ isError: false, content: [{ type: 'text', text: '-32602' }] })).toBe(false);
+    expect(invalidParams({ content: [{ type: 'text', text: '-32602' }] })).toBe(false);
+    expect(invalidParams({ isError: true, content: '-32602' })).toBe(false);
+    expect(invalidParams({ isError: true, content: [{ type: 'text', text: 'MCP error -32603: internal' }] })).toBe(false);
+    expect(invalidParams({ isError: true, content: [{ type: 'text', text: -32602 }] })).toBe(false);
+    expect(invalidParams({ isError: true, content: [] })).toBe(false);
+  });
+});
+
+describe('runStep: what it sends, bounds and records', () => {
+  /** A bound that records what each call was bounded as. */
+  function recording(): { bound: <T>(p: Promise<T>, what: string) => Promise<T>; whats: string[] } {
+    const whats: string[] = [];
+    return { whats, bound: <T>(p: Promise<T>, what: string) => (whats.push(what), p) };
+  }
+
+  it("bounds every call (the retry too) under the step's label, and measures the step", async () => {
+    const { s } = session('omit');
+    const r = recording();
+    const slow = <T>(p: Promise<T>, what: string): Promise<T> =>
+      r.bound(
+        p.then((v) => new Promise<T>((resolve) => setTimeout(() => resolve(v), 30))),
+        what,
+      );
+    const out = await runStep(s, { tool: 'status', expect: { text: 'ok' } }, slow);
+    expect(r.whats).toEqual(['tools/call status', 'tools/call status']);
+    expect(out.ms).toBeGreaterThanOrEqual(25);
+    expect(out.ms).toBeLessThan(60_000);
+  });
+
+  it('reads a resource by its URI: no contents fails, naming the request and the answer', async () => {
+    const { s } = session('empty');
+    const asked: unknown[] = [];
+    s.readResource = async (uri: string) => (asked.push(uri), { contents: [] });
+    const r = recording();
+    const out = await runStep(s, { resource: 'note://1' }, r.bound);
+    expect(asked).toEqual(['note://1']);
+    expect(r.whats).toEqual(['resources/read note://1']);
+    expect(out).toEqual({
+      step: 'resources/read note://1',
+      ms: expect.any(Number),
+      problem: 'returned no contents · sent resources/read {"uri":"note://1"} · answer {"contents":[]}',
+      answer: expect.any(Object),
+    });
+    s.readResource = async () => ({ contents: [{ uri: 'note://1', text: 'hello' }] });
+    const ok = await runStep(s, { resource: 'note://1', expect: { text: 'hell' } }, bound);
+    expect(ok.problem).toBeUndefined();
+    expect(ok.arguments).toBeUndefined();
+  });
+
+  it('gets a prompt with its arguments: a wrong message count fails, naming the request', async () => {
+    const { s } = session('empty');
+    const asked: unknown[] = [];
+    s.getPrompt = async (name: string, args?: Record<string, string>) => (asked.push([name, args]), { messages: [] });
+    const r = recording();
+    const out = await runStep(s, { prompt: 'greet', arguments: { who: 'x' }, expect: { messages: 1 } }, r.bound);
+    expect(asked).toEqual([['greet', { who: 'x' }]]);
+    expect(r.whats).toEqual(['prompts/get greet']);
+    expect(out.problem).toBe(
+      'expected 1 messages, got 0 · sent prompts/get {"name":"greet","arguments":{"who":"x"}} · answer {"messages":[]}',
+    );
+    expect(out.arguments).toBeUndefined();
+    s.getPrompt = async () => ({ messages: [{ role: 'user', content: { type: 'text', text: 'hi' } }] });
+    expect((await runStep(s, { prompt: 'greet', expect: { messages: 1, text: 'hi' } }, bound)).problem).toBeUndefined();
+  });
+
+  it('no re-send when the arguments were configured or sent as {}: the refusal is the answer', async () => {
+    const error = Object.assign(new Error('Invalid params'), { code: -32602 });
+    const configured = session('omit', error);
+    const out = await runStep(configured.s, { tool: 'echo', arguments: { txt: 'x' } }, bound);
+    expect(configured.calls).toEqual([['echo', { txt: 'x' }]]);
+    expect(out.emptyRetry).toBeUndefined();
+    expect(out.answer).toEqual({ error: { code: -32602 } });
+    const empty = session('empty', error);
+    const second = await runStep(empty.s, { tool: 'status' }, bound);
+    expect(empty.calls).toEqual([['status', {}]]);
+    expect(second.emptyRetry).toBeUndefined();
+    expect(second.problem).toMatch(
+      /^answered with error -32602: Invalid params · sent tools\/call \{"name":"status","arguments":\{\}\} \(no arguments configured: sent \{\}\)/,
+    );
+  });
+
+  it('a {} that is answered but still fails the expectation: recorded as refused, the first refusal kept', async () => {
+    const { s, calls } = session('omit');
+    const out = await runStep(s, { tool: 'status', expect: { text: 'something else' } }, bound);
+    expect(calls).toEqual([
+      ['status', undefined],
+      ['status', {}],
+    ]);
+    expect(out.emptyRetry).toBe('refused');
+    expect(out.problem).toBe(
+      `returned isError: ${JSON.stringify(REJECT_OMITTED)} · sent tools/call {"name":"status"} (arguments omitted) · answer ` +
+        JSON.stringify({ content: [{ type: 'text', text: REJECT_OMITTED }], isError: true }),
+    );
+  });
+
+  it('a refusal without arguments that is not invalid params: no re-send', async () => {
+    const { s, calls } = session('omit');
+    s.callTool = async (name: string, args?: Record<string, unknown>) => (
+      calls.push([name, args]),
+      { isError: true, content: [{ type: 'text', text: 'boom' }] }
+    );
+    const out = await runStep(s, { tool: 'status', expect: { text: 'ok' } }, bound);
+    expect(calls).toEqual([['status', undefined]]);
+    expect(out.emptyRetry).toBeUndefined();
+  });
+
+  it("1.0.x's -1 and -2 (connection closed, timeout) are not answers either", async () => {
+    for (const code of [-1, -2]) {
+      const { s } = session('empty', Object.assign(new Error('gone'), { code }));
+      await expect(runStep(s, { tool: 'x' }, bound)).rejects.toThrow('gone');
+      await expect(runStep(s, { tool: 'x', expect: { isError: true } }, bound)).rejects.toThrow('gone');
+    }
+    const { s } = session('empty');
+    s.callTool = () => Promise.reject(null);
+    await expect(runStep(s, { tool: 'x', expect: { isError: true } }, bound)).rejects.toBeNull();
+  });
+
+  it('quotes an answer of exactly the bound whole', async () => {
+    const { s } = session('empty');
+    const base = JSON.stringify({ content: [{ type: 'text', text: '' }] }).length;
+    s.callTool = async () => ({ content: [{ type: 'text', text: 'y'.repeat(400 - base) }] });
+    const out = await runStep(s, { tool: 't', expect: { text: 'z' } }, bound);
+    const answer = out.problem!.split(' · answer ')[1]!;
+    expect(answer.length).toBe(400);
+    expect(answer.endsWith('"}]}')).toBe(true);
   });
 });

@@ -1,6 +1,19 @@
 // The conformance phase's verdict rules: the suite's checks.json → a scenario → a sub-check → the phase.
-import { describe, expect, it } from 'vitest';
-import { judgeScenario, outOfScope, scenarioCheck, summarize } from '../../../src/driver/phases/conformance.js';
+import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  advertises,
+  conformancePhase,
+  judgeScenario,
+  outOfScope,
+  scenarioCheck,
+  summarize,
+} from '../../../src/driver/phases/conformance.js';
+import type { DriverSpec } from '../../../src/driver/protocol.js';
+import { phaseBench, type PhaseBench } from '../helpers/phase-bench.js';
+
+type ConformanceSpec = Exclude<DriverSpec['phases']['conformance'], false | undefined>;
 
 describe('conformance verdicts from the suite checks', () => {
   it('a FAILURE check fails the scenario with its id and message; WARNING passes, named; INFO alone is not measured', () => {
@@ -73,4 +86,429 @@ describe('conformance verdicts from the suite checks', () => {
     expect(check.evidence!.sameAs).toEqual(['origin', 'host']);
     expect(scenarioCheck(judgeScenario('ping', [{ id: 'ping', status: 'SUCCESS' }], 1), 'x').sameAs).toBeUndefined();
   });
+});
+
+describe('the verdict rules in detail', () => {
+  it('a scenario lists every check (message only when there is one), its spec URLs once each; INFO is never judged', () => {
+    const s = judgeScenario(
+      'tools-list',
+      [
+        { id: 'a', status: 'SUCCESS', specReferences: [{ url: 'https://x/1' }, { id: 'no-url' }] },
+        { id: 'b', status: 'INFO', errorMessage: 'note', specReferences: [{ url: 'https://x/1' }, { url: 'https://x/2' }] },
+        { id: 'c', status: 'FAILURE' },
+        { id: 'd', status: 'FAILURE', errorMessage: 'second' },
+      ],
+      7,
+    );
+    expect(s).toEqual({
+      name: 'tools-list',
+      verdict: 'failed',
+      message: 'c: FAILURE; d: second',
+      checks: [
+        { id: 'a', status: 'SUCCESS' },
+        { id: 'b', status: 'INFO', message: 'note' },
+        { id: 'c', status: 'FAILURE' },
+        { id: 'd', status: 'FAILURE', message: 'second' },
+      ],
+      durationMs: 7,
+      level: 'require',
+      specUrls: ['https://x/1', 'https://x/2'],
+    });
+    expect(judgeScenario('s', [{ id: 'i', status: 'INFO' }], 2)).toEqual({
+      name: 's',
+      verdict: 'not-measured',
+      message: 'the suite recorded no check',
+      checks: [{ id: 'i', status: 'INFO' }],
+      durationMs: 2,
+      level: 'require',
+      specUrls: [],
+    });
+    expect(judgeScenario('s', [], 2).verdict).toBe('not-measured');
+    // An INFO beside a success does not stop the pass; no warning: no message at all.
+    const ok = judgeScenario(
+      's',
+      [
+        { id: 'i', status: 'INFO' },
+        { id: 'k', status: 'SUCCESS' },
+      ],
+      2,
+    );
+    expect(ok.verdict).toBe('passed');
+    expect(ok).not.toHaveProperty('message');
+    const warned = judgeScenario(
+      's',
+      [
+        { id: 'w', status: 'WARNING' },
+        { id: 'v', status: 'WARNING', errorMessage: 'm' },
+      ],
+      2,
+    );
+    expect([warned.verdict, warned.message]).toEqual(['passed', 'warning: w: WARNING; v: m']);
+  });
+
+  it('out of scope without a message of its own: the reason alone, in parentheses', () => {
+    const ok = judgeScenario('s', [{ id: 'k', status: 'SUCCESS' }], 1);
+    expect(outOfScope(ok)).toEqual({
+      ...ok,
+      level: 'warn',
+      message: '(level warn: the scenario is for servers without authentication and this endpoint requires a bearer token)',
+    });
+  });
+
+  it('the summary names every failed and unmeasured scenario and counts the passes; warned ones are no verdict', () => {
+    const ok = judgeScenario('ping', [{ id: 'p', status: 'SUCCESS' }], 1);
+    const bad1 = judgeScenario('a', [{ id: 'x', status: 'FAILURE', errorMessage: '1' }], 1);
+    const bad2 = judgeScenario('b', [{ id: 'y', status: 'FAILURE', errorMessage: '2' }], 1);
+    const lost = (name: string, message?: string) => ({
+      name,
+      verdict: 'not-measured' as const,
+      ...(message ? { message } : {}),
+      checks: [],
+      durationMs: 1,
+      level: 'require' as const,
+      specUrls: [],
+    });
+    expect(summarize([ok, bad1, bad2, lost('l1', 'gone'), lost('l2'), outOfScope(bad1)])).toEqual({
+      verdict: 'failed',
+      step: 'a',
+      message: `2 of 6 scenario(s) failed: a (x: 1); b (y: 2); not measured: l1 (gone); l2 (not-measured); warn: a (${outOfScope(bad1).message})`,
+    });
+    expect(summarize([lost('l1', 'gone'), lost('l2'), ok])).toEqual({
+      verdict: 'not-measured',
+      step: 'l1',
+      message: 'not measured: l1 (gone); l2 (not-measured)',
+    });
+    expect(summarize([ok, ok])).toEqual({ verdict: 'passed', message: '2/2 scenarios passed: ping, ping' });
+    expect(summarize([])).toEqual({ verdict: 'not-measured', message: 'no scenario of the suite applies to this server' });
+    // A warned scenario that was not measured is neither a failure nor unmeasured, nor a warning to show.
+    const warnedLost = { ...lost('w'), level: 'warn' as const };
+    expect(summarize([ok, warnedLost])).toEqual({ verdict: 'passed', message: '1/2 scenarios passed: ping, w' });
+  });
+
+  it('a sub-check in full: passed says so, the evidence holds the checks, the spec and every own check of that section', () => {
+    const url = 'https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#security-warning';
+    const ok = judgeScenario('dns', [{ id: 'r', status: 'SUCCESS', specReferences: [{ url }] }], 4);
+    expect(scenarioCheck(ok, 'suite@1')).toEqual({
+      id: 'dns',
+      outcome: 'passed',
+      level: 'require',
+      message: 'passed',
+      evidence: { checks: [{ id: 'r', status: 'SUCCESS' }], durationMs: 4, spec: [url], sameAs: ['origin', 'host'] },
+      judge: 'suite@1',
+      sameAs: 'origin',
+    });
+    const lost = { ...ok, verdict: 'not-measured' as const, specUrls: [], checks: [] };
+    expect(scenarioCheck(lost, 'suite@1')).toEqual({
+      id: 'dns',
+      outcome: 'not-measured',
+      level: 'require',
+      message: 'not-measured',
+      evidence: { checks: [], durationMs: 4 },
+      judge: 'suite@1',
+    });
+    const warned = judgeScenario('w', [{ id: 'w', status: 'WARNING', errorMessage: 'm' }], 1);
+    expect(scenarioCheck(warned, 'j').message).toBe('warning: w: m');
+    // The same section under another revision, or a URL that only contains it, is not ours.
+    for (const other of [url.replace('2025-11-25', '2025-06-18'), `${url}-x`]) {
+      const s = judgeScenario('dns', [{ id: 'r', status: 'SUCCESS', specReferences: [{ url: other }] }], 4);
+      const check = scenarioCheck(s, 'j');
+      expect(check).not.toHaveProperty('sameAs');
+      expect(check.evidence).not.toHaveProperty('sameAs');
+    }
+  });
+
+  it('advertises: a capability path present and not null/false', () => {
+    expect(advertises({ tools: {} }, 'tools')).toBe(true);
+    expect(advertises({ tools: { listChanged: true } }, 'tools')).toBe(true);
+    expect(advertises({ resources: { subscribe: true } }, 'resources.subscribe')).toBe(true);
+    expect(advertises({ resources: { subscribe: 0 } }, 'resources.subscribe')).toBe(true);
+    expect(advertises({ resources: {} }, 'resources.subscribe')).toBe(false);
+    expect(advertises({ resources: { subscribe: false } }, 'resources.subscribe')).toBe(false);
+    expect(advertises({ resources: { subscribe: null } }, 'resources.subscribe')).toBe(false);
+    expect(advertises({ resources: { subscribe: undefined } }, 'resources.subscribe')).toBe(false);
+    expect(advertises({ resources: true }, 'resources.subscribe')).toBe(false);
+    expect(advertises({ resources: null }, 'resources.subscribe')).toBe(false);
+    expect(advertises({}, 'tools')).toBe(false);
+    expect(advertises({ tools: false }, 'tools')).toBe(false);
+  });
+});
+
+// The phase itself, from src in the test's own process: a real HTTP server (a few lines of Node) and a stand-in
+// for the suite's CLI (a Node script taking the suite's arguments and writing its checks.json as the suite does).
+describe('conformancePhase against a real server and a stand-in suite', () => {
+  let bench: PhaseBench;
+  let SERVER: string;
+  let SUITE: string;
+  beforeAll(async () => {
+    bench = await phaseBench('mcp-matrix-conformance-');
+    // Requires the bearer token unless NO_AUTH; answers initialize with CAPS (as JSON, or as SSE when SSE is set),
+    // or with STATUS; `exit` as a method ends it with code 3; logs every request's method and session to LOG.
+    SERVER = bench.server(
+      'server.mjs',
+      `import http from 'node:http';
+import { appendFileSync } from 'node:fs';
+const port = Number(process.argv[process.argv.indexOf('--port') + 1]);
+const host = process.argv[process.argv.indexOf('--host') + 1];
+http.createServer((req, res) => {
+  let body = '';
+  req.on('data', (d) => (body += d));
+  req.on('end', () => {
+    if (process.env.LOG) appendFileSync(process.env.LOG, JSON.stringify({ method: req.method, auth: req.headers.authorization ?? null, session: req.headers['mcp-session-id'] ?? null, body: body ? JSON.parse(body).method : null }) + '\\n');
+    if (!process.env.NO_AUTH && req.headers.authorization !== 'Bearer ' + process.env.MCP_SERVER_TOKEN) return res.writeHead(401).end();
+    if (req.method === 'DELETE') return res.writeHead(200).end();
+    const msg = JSON.parse(body);
+    if (msg.method === 'exit') process.exit(3);
+    if (process.env.STATUS) return res.writeHead(Number(process.env.STATUS)).end('no');
+    const result = process.env.CAPS === 'none' ? { serverInfo: { name: 's' } } : { capabilities: JSON.parse(process.env.CAPS ?? '{}') };
+    const answer = JSON.stringify({ jsonrpc: '2.0', id: msg.id, result });
+    if (process.env.SSE) return res.writeHead(200, { 'content-type': 'text/event-stream', 'mcp-session-id': 'sess-1' }).end('event: message\\ndata: {"jsonrpc":"2.0","method":"note"}\\ndata: ' + answer + '\\n\\n');
+    res.writeHead(200, { 'content-type': 'application/json', ...(process.env.SESSION ? { 'mcp-session-id': 'sess-1' } : {}) }).end(answer);
+  });
+}).listen(port, host);
+process.on('SIGTERM', () => process.exit(0));
+`,
+    );
+    // The suite's CLI: server --url U --scenario S --output-dir D. The scenario's name says what it does.
+    SUITE = bench.server(
+      'suite.mjs',
+      `import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+const arg = (k) => process.argv[process.argv.indexOf(k) + 1];
+const [url, scenario, out] = [arg('--url'), arg('--scenario'), arg('--output-dir')];
+if (process.argv[2] !== 'server') process.exit(9);
+const write = (checks, dir = scenario + '-0') => { mkdirSync(join(out, dir), { recursive: true }); writeFileSync(join(out, dir, 'checks.json'), typeof checks === 'string' ? checks : JSON.stringify(checks)); };
+const post = (method) => fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: JSON.stringify({ jsonrpc: '2.0', id: 9, method, params: {} }) }).then((r) => r.status, () => 0);
+if (scenario.startsWith('pass')) {
+  const status = await post('ping');
+  write([{ id: 'reached', status: status === 200 ? 'SUCCESS' : 'FAILURE', errorMessage: 'HTTP ' + status, specReferences: [{ url: 'https://x/' + scenario }] }]);
+} else if (scenario.startsWith('fail')) {
+  write([{ id: 'f', status: 'FAILURE', errorMessage: 'bad' }, { id: 'ok', status: 'SUCCESS' }]);
+} else if (scenario === 'odd') {
+  write('not json', 'a-first');
+  write({ not: 'a list' }, 'b-second');
+  write([null, { id: 'no-status' }, { id: 'k', status: 'SUCCESS', NO_COLOR: process.env.NO_COLOR }], 'c-third');
+} else if (scenario === 'env') {
+  write([{ id: 'env', status: process.env.NO_COLOR === '1' && process.env.FROM_BASE === 'yes' ? 'SUCCESS' : 'FAILURE' }]);
+} else if (scenario === 'crash') {
+  await post('exit');
+  write([{ id: 'c', status: 'FAILURE', errorMessage: 'connection reset' }]);
+} else if (scenario === 'hang') {
+  setInterval(() => {}, 1000);
+} else {
+  console.error('line 1'); console.error('line 2'); console.error('line 3'); console.error('line 4');
+  process.exit(4);
+}
+`,
+    );
+  });
+  afterAll(() => bench?.dispose());
+
+  function spec(over: Partial<ConformanceSpec> = {}, env: Record<string, string> = {}): ConformanceSpec {
+    return {
+      command: { bin: SERVER, args: ['--host', '{host}', '--port', '{port}'], env: { MCP_SERVER_TOKEN: '{token}', ...env } },
+      host: '127.0.0.1',
+      path: '/mcp',
+      readyTimeoutMs: 10_000,
+      timeoutMs: 10_000,
+      suite: {
+        package: '@modelcontextprotocol/conformance',
+        version: '9.9.9',
+        node: process.execPath,
+        nodeVersion: process.version,
+        cli: SUITE,
+      },
+      scenarios: [{ name: 'pass' }],
+      excluded: [{ name: 'fixture-tools', why: 'needs the fixture tools' }],
+      ...over,
+    };
+  }
+
+  async function run(s: ConformanceSpec, over: Partial<DriverSpec> = {}) {
+    const ctx = bench.context(over);
+    const r = await conformancePhase(ctx, s);
+    for (const server of ctx.servers) await server.proc.waitExit(5000);
+    for (const server of ctx.servers) expect(server.proc.running).toBe(false);
+    return { r, ctx };
+  }
+
+  it('behind the bearer token: the suite goes through the proxy, which adds it; scenarios judged, run one by one', async () => {
+    const log = join(bench.cell, 'bearer.log');
+    const s = spec(
+      {
+        scenarios: [
+          { name: 'pass' },
+          { name: 'fail' },
+          { name: 'pass-subscribe', capability: 'resources.subscribe' },
+          { name: 'pass-tools', capability: 'tools' },
+          { name: 'fail-unauth', unauthenticatedOnly: true },
+        ],
+      },
+      { CAPS: JSON.stringify({ tools: {} }), LOG: log, SESSION: '1' },
+    );
+    const { r, ctx } = await run(s);
+    const details = r.details!;
+    const url = details.url as string;
+    expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
+    const proxy = details.proxy as { url: string; adds: string; forwarded: number };
+    expect(proxy.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
+    expect(proxy.url).not.toBe(url);
+    // The capability look-up (initialize, then its session deleted) and each scenario's one request.
+    expect(proxy).toEqual({ url: proxy.url, adds: 'Authorization: Bearer <the run token>', forwarded: 4 });
+    const seen = readFileSync(log, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(seen.map((l) => [l.method, l.body, l.session])).toEqual([
+      ['POST', 'initialize', null],
+      ['DELETE', null, 'sess-1'],
+      ['POST', 'ping', null],
+      ['POST', 'ping', null],
+    ]);
+    expect(new Set(seen.map((l) => l.auth)).size).toBe(1);
+    expect(seen[0]!.auth).toMatch(/^Bearer [0-9a-f]{48}$/);
+    // The token is the run's secret: redacted from anything the driver reports.
+    expect(ctx.redactor.text(String(seen[0]!.auth))).not.toContain(String(seen[0]!.auth).slice(7));
+    expect(r).toMatchObject({
+      phase: 'conformance',
+      verdict: 'failed',
+      step: 'fail',
+      message: `1 of 4 scenario(s) failed: fail (f: bad); warn: fail-unauth (f: bad (level warn: the scenario is for servers without authentication and this endpoint requires a bearer token))`,
+    });
+    expect(details).toEqual({
+      suite: { package: '@modelcontextprotocol/conformance', version: '9.9.9', node: process.version },
+      url,
+      auth: 'bearer',
+      excluded: [{ name: 'fixture-tools', why: 'needs the fixture tools' }],
+      proxy,
+      capabilities: { tools: {} },
+      scenarios: [
+        { name: 'pass', verdict: 'passed', level: 'require', durationMs: expect.any(Number) },
+        { name: 'fail', verdict: 'failed', level: 'require', message: 'f: bad', durationMs: expect.any(Number) },
+        { name: 'pass-tools', verdict: 'passed', level: 'require', durationMs: expect.any(Number) },
+        {
+          name: 'fail-unauth',
+          verdict: 'failed',
+          level: 'warn',
+          message: 'f: bad (level warn: the scenario is for servers without authentication and this endpoint requires a bearer token)',
+          durationMs: expect.any(Number),
+        },
+      ],
+      notAdvertised: [{ name: 'pass-subscribe', why: 'the server does not advertise resources.subscribe' }],
+    });
+    expect(r.checks!.map((c) => [c.id, c.outcome, c.level, c.judge])).toEqual([
+      ['pass', 'passed', 'require', '@modelcontextprotocol/conformance@9.9.9'],
+      ['fail', 'failed', 'require', '@modelcontextprotocol/conformance@9.9.9'],
+      ['pass-tools', 'passed', 'require', '@modelcontextprotocol/conformance@9.9.9'],
+      ['fail-unauth', 'failed', 'warn', '@modelcontextprotocol/conformance@9.9.9'],
+    ]);
+    expect(r.checks![0]!.evidence).toMatchObject({ spec: ['https://x/pass'] });
+    // Each scenario wrote under the run's own directory, the earlier run's output removed first.
+    const outRoot = join(bench.cell, '.mcp-matrix', 'conformance');
+    expect(readdirSync(outRoot).sort()).toEqual(['fail', 'fail-unauth', 'pass', 'pass-tools']);
+    expect(r.durationMs).toBeGreaterThanOrEqual(0);
+    expect(r.durationMs).toBeLessThan(120_000);
+  }, 60_000);
+
+  it("auth none: no proxy, the suite talks to the server itself; an SSE answer's capabilities are read", async () => {
+    const log = join(bench.cell, 'none.log');
+    const workDir = join(bench.cell, 'run-none');
+    mkdirSync(join(workDir, 'conformance', 'stale'), { recursive: true });
+    const { r } = await run(
+      spec(
+        {
+          auth: 'none',
+          scenarios: [
+            { name: 'pass' },
+            { name: 'pass-sub', capability: 'resources.subscribe' },
+            { name: 'pass-unauth', unauthenticatedOnly: true },
+          ],
+        },
+        { NO_AUTH: '1', SSE: '1', CAPS: JSON.stringify({ resources: { subscribe: true } }), LOG: log },
+      ),
+      { workDir },
+    );
+    expect(r).toMatchObject({ verdict: 'passed', message: '3/3 scenarios passed: pass, pass-sub, pass-unauth' });
+    expect(r).not.toHaveProperty('step');
+    expect(r.details).not.toHaveProperty('proxy');
+    expect(r.details).toMatchObject({ auth: 'none', capabilities: { resources: { subscribe: true } }, notAdvertised: [] });
+    expect((r.details!.scenarios as { level: string }[]).map((s) => s.level)).toEqual(['require', 'require', 'require']);
+    const seen = readFileSync(log, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(seen.map((l) => [l.method, l.session, l.auth])).toEqual([
+      ['POST', null, null],
+      ['DELETE', 'sess-1', null],
+      ['POST', null, null],
+      ['POST', null, null],
+      ['POST', null, null],
+    ]);
+    // workDir, not the cell's .mcp-matrix: the stale entry is gone.
+    expect(readdirSync(join(workDir, 'conformance')).sort()).toEqual(['pass', 'pass-sub', 'pass-unauth']);
+  }, 60_000);
+
+  it('a capability look-up that fails runs every scenario, and says why in the details', async () => {
+    for (const [env, error] of [
+      [{ STATUS: '500' }, 'initialize answered HTTP 500'],
+      [{ CAPS: 'none' }, 'initialize answered without capabilities'],
+    ] as const) {
+      const { r } = await run(spec({ scenarios: [{ name: 'pass-tools', capability: 'tools' }] }, env));
+      expect(r.details!.capabilities).toEqual({ error });
+      expect(r.details!.notAdvertised).toEqual([]);
+      expect((r.details!.scenarios as { name: string }[]).map((s) => s.name)).toEqual(['pass-tools']);
+    }
+  }, 60_000);
+
+  it('the suite runs with the base environment and NO_COLOR; of its output entries the first checks list counts', async () => {
+    const { r } = await run(spec({ scenarios: [{ name: 'env' }, { name: 'odd' }] }), {
+      baseEnv: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: bench.cell, FROM_BASE: 'yes' },
+    });
+    expect(r.verdict).toBe('passed');
+    const odd = r.checks!.find((c) => c.id === 'odd')!;
+    expect(odd.evidence!.checks).toEqual([{ id: 'k', status: 'SUCCESS' }]);
+  }, 60_000);
+
+  it('not measured when the suite leaves no checks: its exit and last lines, its timeout, or that it could not start', async () => {
+    const { r } = await run(spec({ scenarios: [{ name: 'nothing' }], timeoutMs: 10_000 }));
+    expect(r).toMatchObject({
+      verdict: 'not-measured',
+      step: 'nothing',
+      message: 'not measured: nothing (the suite left no checks.json (exit 4): line 2 | line 3 | line 4)',
+    });
+    expect(r.checks).toEqual([
+      {
+        id: 'nothing',
+        outcome: 'not-measured',
+        level: 'require',
+        message: 'the suite left no checks.json (exit 4): line 2 | line 3 | line 4',
+        evidence: { checks: [], durationMs: expect.any(Number) },
+        judge: '@modelcontextprotocol/conformance@9.9.9',
+      },
+    ]);
+    const hang = await run(spec({ scenarios: [{ name: 'hang' }], timeoutMs: 1500 }));
+    expect(hang.r.message).toBe('not measured: hang (the suite did not finish within 1500 ms)');
+    const absent = join(bench.cell, 'no-such-node');
+    const noNode = await run(spec({ suite: { ...spec().suite, node: absent } }));
+    expect(noNode.r.message).toMatch(/^not measured: pass \(the suite could not be started: .*ENOENT/);
+  }, 60_000);
+
+  it('a server that exits during the suite: the verdict says so', async () => {
+    const { r } = await run(spec({ scenarios: [{ name: 'crash' }] }));
+    expect(r).toMatchObject({
+      verdict: 'failed',
+      message: '1 of 1 scenario(s) failed: crash (c: connection reset) (the server exited with code 3 during the suite)',
+    });
+    const { r: ok } = await run(spec({ scenarios: [{ name: 'pass' }] }));
+    expect(ok.message).toBe('1/1 scenarios passed: pass');
+  }, 60_000);
+
+  it('a server that never listens: not measured, naming why; no scenario runs', async () => {
+    const silent = bench.server('silent.mjs', "setInterval(() => {}, 1000);\nprocess.on('SIGTERM', () => process.exit(0));\n");
+    const { r } = await run({ ...spec(), command: { bin: silent, args: [], env: {} }, readyTimeoutMs: 800 });
+    expect(r).toMatchObject({ phase: 'conformance', verdict: 'not-measured' });
+    expect(r.message).toMatch(/^the server did not start for the suite: /);
+    expect(r.step).toEqual(expect.any(String));
+    expect(r).not.toHaveProperty('checks');
+    expect(r.details).not.toHaveProperty('scenarios');
+  }, 60_000);
 });
