@@ -166,9 +166,9 @@ export const PROFILES = {
     judging('steps', 'src/driver/steps.ts', ['test/driver/steps.test.ts']),
     judging('escaped', 'src/driver/escaped.ts', ['test/driver/escaped.test.ts']),
     judging('conformance', 'src/driver/phases/conformance.ts', ['test/driver/phases/conformance.test.ts']),
-    // The http phase's helpers are reached through httpPhase against real servers (seconds per mutant).
+    // Why a server is not answering is reached through httpPhase against real servers (seconds per mutant).
     judging('http-listen', 'src/driver/phases/http-listen.ts', ['test/driver/phases/http.test.ts']),
-    judging('http-lifecycle', 'src/driver/phases/http-lifecycle.ts', ['test/driver/phases/http.test.ts']),
+    judging('http-lifecycle', 'src/driver/phases/http-lifecycle.ts', ['test/driver/phases/http-lifecycle.test.ts']),
   ]),
 };
 

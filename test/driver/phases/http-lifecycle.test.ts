@@ -1,0 +1,98 @@
+// The http phase's lifecycle edges on a session of their own, against real servers started as the phase
+// starts them: not run after a failed round trip, failed (the first, the rest not run) without a session,
+// and run on a session of their own otherwise.
+
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LIFECYCLE_IDS } from '../../../src/driver/lifecycle-checks.js';
+import { freePort, waitUntilListening } from '../../../src/driver/listen-watch.js';
+import { httpLifecycle } from '../../../src/driver/phases/http-lifecycle.js';
+import { TEST_SERVER } from '../helpers/cell.js';
+import { phaseBench, type PhaseBench } from '../helpers/phase-bench.js';
+
+let bench: PhaseBench;
+beforeAll(async () => {
+  bench = await phaseBench('mcp-matrix-http-lifecycle-');
+});
+afterAll(() => bench?.dispose());
+
+const TOKEN = 'lifecycle-token-0123456789abcdef';
+
+/** A real server on a free loopback port, listening; the phase's token in MCP_SERVER_TOKEN. */
+async function started(bin: string) {
+  const ctx = bench.context();
+  const port = await freePort('127.0.0.1');
+  const proc = ctx.startServer(
+    'http',
+    { bin, args: ['--transport', 'http', '--host', '127.0.0.1', '--port', String(port)], env: {} },
+    { ...ctx.spec.baseEnv, MCP_SERVER_TOKEN: TOKEN },
+  );
+  const ready = await waitUntilListening(proc, '127.0.0.1', port, 10_000);
+  expect(ready.ok).toBe(true);
+  return { proc, url: `http://127.0.0.1:${port}/mcp` };
+}
+
+describe('httpLifecycle', () => {
+  it('after a failed round trip: every edge not run, at its level (configured, or its default), the cause named', async () => {
+    const { proc, url } = await started(TEST_SERVER);
+    try {
+      const details: Record<string, unknown> = {};
+      const checks = await httpLifecycle(
+        { steps: [], timeoutMs: 5000, checks: { 'unknown-tool': 'warn', cancellation: 'off' } },
+        url,
+        `Bearer ${TOKEN}`,
+        proc,
+        false,
+        details,
+      );
+      expect(checks.map((c) => [c.id, c.outcome, c.level, c.message, c.short])).toEqual([
+        ['unknown-method', 'skipped', 'require', 'not run: the round trip failed', 'not run'],
+        ['unknown-tool', 'skipped', 'warn', 'not run: the round trip failed', 'not run'],
+        ['invalid-arguments', 'skipped', 'require', 'not run: the round trip failed', 'not run'],
+        ['repeated-initialize', 'skipped', 'require', 'not run: the round trip failed', 'not run'],
+        ['cancellation', 'skipped', 'off', expect.stringContaining('off'), expect.any(String)],
+      ]);
+      expect(checks.every((c) => c.step === undefined)).toBe(true);
+      expect(details).toEqual({});
+    } finally {
+      proc.terminate();
+      await proc.waitExit(5000);
+    }
+  }, 30_000);
+
+  it('no session of their own (the token refused): the first edge fails naming why, the rest are not run', async () => {
+    const { proc, url } = await started(TEST_SERVER);
+    try {
+      const checks = await httpLifecycle({ steps: [], timeoutMs: 5000 }, url, 'Bearer wrong', proc, true, {});
+      expect(checks.map((c) => c.id)).toEqual([...LIFECYCLE_IDS]);
+      expect(checks[0]).toMatchObject({
+        id: 'unknown-method',
+        outcome: 'failed',
+        level: 'require',
+        short: 'no session',
+        step: 'lifecycle session',
+      });
+      expect(checks[0]!.message).toMatch(/^the lifecycle checks' .*401/);
+      for (const c of checks.slice(1)) {
+        expect([c.outcome, c.message, c.short, c.step]).toEqual(['skipped', 'not run: no session of their own', 'not run', undefined]);
+      }
+    } finally {
+      proc.terminate();
+      await proc.waitExit(5000);
+    }
+  }, 30_000);
+
+  it('with a session of their own: every edge is judged by the lifecycle checks, with the right token', async () => {
+    const { proc, url } = await started(TEST_SERVER);
+    try {
+      const details: Record<string, unknown> = {};
+      const checks = await httpLifecycle({ steps: [], timeoutMs: 5000 }, url, `Bearer ${TOKEN}`, proc, true, details);
+      expect(checks.map((c) => c.id)).toEqual([...LIFECYCLE_IDS]);
+      expect(checks[0]).toMatchObject({ id: 'unknown-method', outcome: 'passed' });
+      expect(checks.some((c) => c.short === 'no session' || c.message.startsWith('not run: the round trip'))).toBe(false);
+      expect(Object.keys(details).length).toBeGreaterThan(0);
+    } finally {
+      proc.terminate();
+      await proc.waitExit(5000);
+    }
+  }, 30_000);
+});
