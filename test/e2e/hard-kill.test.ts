@@ -194,8 +194,12 @@ describe('interrupts and hard kills', () => {
     expect(code, s.output()).toBe(130);
     expect(ms).toBeLessThan(10_000);
     console.log(`SIGINT + SIGTERM during npm install: exit after ${ms} ms`);
-    expect(s.output(), s.output()).toMatch(/SIGINT: stopping every cell/);
-    expect(s.output(), s.output()).toMatch(/mcp-matrix: second signal \(SIGTERM\): stopping now/);
+    // Sent back to back, the two arrive in either order (a clean-clone CI under load saw SIGTERM handled first):
+    // whichever comes first starts the ordinary stop, and the other forces it.
+    const first = /mcp-matrix: (SIGINT|SIGTERM): stopping every cell/.exec(s.output())?.[1];
+    expect(first, s.output()).toBeDefined();
+    const second = first === 'SIGINT' ? 'SIGTERM' : 'SIGINT';
+    expect(s.output(), s.output()).toContain(`mcp-matrix: second signal (${second}): stopping now`);
     const results = await readResults(out);
     expect(results.interrupted).toBe(true);
     expect(results.verdict).toBe('interrupted');
