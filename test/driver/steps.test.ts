@@ -295,6 +295,14 @@ describe('runStep: what it sends, bounds and records', () => {
     await expect(runStep(s, { tool: 'x', expect: { isError: true } }, bound)).rejects.toBeNull();
   });
 
+  it('a JSON-RPC error taken as isError is quoted as the text block it stands for', async () => {
+    const { s } = session('empty', Object.assign(new Error('Unknown tool: nope'), { code: -32602 }));
+    const out = await runStep(s, { tool: 'nope', expect: { isError: true, text: 'something else' } }, bound);
+    expect(out.problem).toMatch(
+      /· answer \{"isError":true,"content":\[\{"type":"text","text":"Unknown tool: nope"\}\],"jsonRpcError":-32602\}$/,
+    );
+  });
+
   it('quotes an answer of exactly the bound whole', async () => {
     const { s } = session('empty');
     const base = JSON.stringify({ content: [{ type: 'text', text: '' }] }).length;
