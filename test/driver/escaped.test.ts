@@ -6,13 +6,16 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { RUN_COOKIE_VAR, SERVER_TAG_VAR } from '../../src/driver/cookie.js';
-import { findTagged, killTaggedNow, sweepTagged } from '../../src/driver/escaped.js';
+import { findTagged, killTaggedNow, NO_PROC, sweepTagged } from '../../src/driver/escaped.js';
 
-const proc = vi.hoisted(() => ({ off: false }));
+const proc = vi.hoisted(() => ({ off: false, offAfter: Infinity }));
 
 vi.mock('../../src/driver/proc.js', async (importOriginal) => {
   const real = await importOriginal<typeof import('../../src/driver/proc.js')>();
-  return { ...real, carriers: (...args: Parameters<typeof real.carriers>) => (proc.off ? null : real.carriers(...args)) };
+  return {
+    ...real,
+    carriers: (...args: Parameters<typeof real.carriers>) => (proc.off || proc.offAfter-- <= 0 ? null : real.carriers(...args)),
+  };
 });
 
 const started: ChildProcess[] = [];
@@ -20,6 +23,7 @@ const alsoKill: number[] = [];
 
 afterEach(() => {
   proc.off = false;
+  proc.offAfter = Infinity;
   for (const pid of [...started.map((c) => c.pid!), ...alsoKill]) {
     try {
       process.kill(pid, 'SIGKILL');
@@ -97,6 +101,10 @@ describe('findTagged', () => {
     await tagged(c, 'cell#1');
     proc.off = true;
     expect(findTagged(c, 'cell')).toBeNull();
+    // What the leaks phase reports then (static: killed by hand, see docs/testing.md).
+    expect(NO_PROC).toBe(
+      'no /proc: escaped descendants cannot be found by their environment; only each server’s process group was checked',
+    );
   });
 });
 
@@ -155,6 +163,30 @@ describe('sweepTagged', () => {
     const found = await sweepTagged(c, 'cell#', 60_000);
     expect(found!.map((f) => f.pid)).toEqual([leader.pid]);
     expect(await goneWithin(childPid)).toBe(true);
+  }, 20_000);
+
+  it('keeps looking until none is left: one tagged after the first look is killed too (not named: it was not found at first)', async () => {
+    const c = cookie();
+    const first = await tagged(c, 'cell#1');
+    const sweep = sweepTagged(c, 'cell#', 60_000);
+    // Started while the sweep waits for the first round to die (spawn returns once the child has exec'd).
+    const late = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], {
+      env: { ...process.env, [RUN_COOKIE_VAR]: c, [SERVER_TAG_VAR]: 'cell#2' },
+      stdio: 'ignore',
+    });
+    started.push(late);
+    const found = await sweep;
+    expect(found!.map((f) => f.pid)).toEqual([first.pid]);
+    await exited(late);
+    expect(late.signalCode).toBe('SIGKILL');
+  }, 20_000);
+
+  it('/proc gone after the first look: what was found is named, at once', async () => {
+    const c = cookie();
+    const a = await tagged(c, 'cell#1');
+    proc.offAfter = 1;
+    const found = await sweepTagged(c, 'cell#', 60_000);
+    expect(found!.map((f) => f.pid)).toEqual([a.pid]);
   }, 20_000);
 
   it('with no tagged process: an empty list at once', async () => {
