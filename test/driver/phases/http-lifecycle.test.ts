@@ -2,6 +2,8 @@
 // starts them: not run after a failed round trip, failed (the first, the rest not run) without a session,
 // and run on a session of their own otherwise.
 
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LIFECYCLE_IDS } from '../../../src/driver/lifecycle-checks.js';
 import { freePort, waitUntilListening } from '../../../src/driver/listen-watch.js';
@@ -90,6 +92,41 @@ describe('httpLifecycle', () => {
       expect(checks[0]).toMatchObject({ id: 'unknown-method', outcome: 'passed' });
       expect(checks.some((c) => c.short === 'no session' || c.message.startsWith('not run: the round trip'))).toBe(false);
       expect(Object.keys(details).length).toBeGreaterThan(0);
+    } finally {
+      proc.terminate();
+      await proc.waitExit(5000);
+    }
+  }, 30_000);
+
+  it('opens its session as the driver: initialize names the client mcp-matrix-driver 0.1.0', async () => {
+    const log = join(bench.cell, 'initialize.log');
+    // Records each initialize's params; answers it, takes notifications, and refuses anything else as unknown.
+    const bin = bench.server(
+      'recording.mjs',
+      `import http from 'node:http';
+import { appendFileSync } from 'node:fs';
+const port = Number(process.argv[process.argv.indexOf('--port') + 1]);
+http.createServer((req, res) => {
+  let body = '';
+  req.on('data', (d) => (body += d));
+  req.on('end', () => {
+    const msg = body ? JSON.parse(body) : {};
+    if (msg.method === 'initialize') {
+      appendFileSync(${JSON.stringify(log)}, JSON.stringify(msg.params) + '\\n');
+      return res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: msg.id, result: { protocolVersion: '2025-03-26', capabilities: {}, serverInfo: { name: 'r', version: '1' } } }));
+    }
+    if (msg.id === undefined) return res.writeHead(202).end();
+    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: msg.id, error: { code: -32601, message: 'no' } }));
+  });
+}).listen(port, '127.0.0.1');
+process.on('SIGTERM', () => process.exit(0));
+`,
+    );
+    const { proc, url } = await started(bin);
+    try {
+      await httpLifecycle({ steps: [], timeoutMs: 1000 }, url, undefined, proc, true, {});
+      const first = JSON.parse(readFileSync(log, 'utf8').split('\n')[0]!) as { clientInfo: unknown };
+      expect(first.clientInfo).toEqual({ name: 'mcp-matrix-driver', version: '0.1.0' });
     } finally {
       proc.terminate();
       await proc.waitExit(5000);
