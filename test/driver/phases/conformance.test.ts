@@ -512,3 +512,49 @@ if (scenario.startsWith('pass')) {
     expect(r.details).not.toHaveProperty('scenarios');
   }, 60_000);
 });
+
+describe('the verdict rules: several of a kind, and the own check a cited section names', () => {
+  const lost = (name: string) => ({
+    name,
+    verdict: 'not-measured' as const,
+    message: 'gone',
+    checks: [],
+    durationMs: 1,
+    level: 'require' as const,
+    specUrls: [],
+  });
+  const warned = (name: string) => outOfScope(judgeScenario(name, [{ id: 'x', status: 'FAILURE', errorMessage: 'e' }], 1));
+
+  it('two warned scenarios are named apart; a not-measured phase names its warned ones too', () => {
+    const why = '(level warn: the scenario is for servers without authentication and this endpoint requires a bearer token)';
+    const ok = judgeScenario('ping', [{ id: 'p', status: 'SUCCESS' }], 1);
+    expect(summarize([ok, warned('a'), warned('b')]).message).toBe(
+      `1/3 scenarios passed: ping, a, b; warn: a (x: e ${why}); b (x: e ${why})`,
+    );
+    expect(summarize([lost('l'), warned('a')])).toEqual({
+      verdict: 'not-measured',
+      step: 'l',
+      message: `not measured: l (gone); warn: a (x: e ${why})`,
+    });
+  });
+
+  it('one own check of the cited section: sameAs names it, the evidence lists none; a section outside MCP is never matched', () => {
+    const one = judgeScenario(
+      'server-sse-multiple-streams',
+      [
+        {
+          id: 'v',
+          status: 'SUCCESS',
+          specReferences: [{ url: 'https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#protocol-version-header' }],
+        },
+      ],
+      1,
+    );
+    const check = scenarioCheck(one, 'j');
+    expect(check.sameAs).toBe('protocol-version');
+    expect(check.evidence).not.toHaveProperty('sameAs');
+    // RFC 6750 section 3 is our www-authenticate check's, but only MCP pages are matched (by revision and section).
+    const rfc = judgeScenario('r', [{ id: 'r', status: 'SUCCESS', specReferences: [{ url: 'https://www.rfc-editor.org/rfc/6750/3' }] }], 1);
+    expect(scenarioCheck(rfc, 'j')).not.toHaveProperty('sameAs');
+  });
+});
