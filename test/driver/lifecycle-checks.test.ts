@@ -374,6 +374,7 @@ describe('invalidArgumentsFor', () => {
   });
   it('a schema with neither, or none at all, or a type that is not a string: null', () => {
     expect(invalidArgumentsFor(undefined, {})).toBeNull();
+    expect(invalidArgumentsFor({ properties: { x: {} } }, {})).toBeNull();
     expect(invalidArgumentsFor({ properties: null }, {})).toBeNull();
     expect(invalidArgumentsFor({ required: 'a', properties: 'x' }, {})).toBeNull();
     expect(invalidArgumentsFor({ properties: { a: { type: ['string'] }, b: { type: 'null' } } }, {})).toBeNull();

@@ -5,7 +5,6 @@
 
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { invalidArgumentsFor } from '../../../src/driver/lifecycle-checks.js';
 import { lateWaitMs, UNDER_WAY_MS } from '../../../src/driver/lifecycle-in-flight.js';
 import { stdioPhase } from '../../../src/driver/phases/stdio.js';
 import type { DriverSpec, Step } from '../../../src/driver/protocol.js';
@@ -164,35 +163,5 @@ describe('lifecycle checks in the stdio phase', () => {
     const r = await stdioPhase(bench.context(), { ...spec('slow,die-on-cancel'), checks: { cancellation: 'off' } });
     expect(r.verdict).toBe('passed');
     expect(check(r, 'cancellation')).toMatchObject({ outcome: 'skipped', level: 'off', message: 'off in the config (not run)' });
-  });
-});
-
-describe('invalidArgumentsFor', () => {
-  it('leaves out the first required key of the configured arguments', () => {
-    expect(invalidArgumentsFor({ required: ['a', 'b'], properties: {} }, { a: 1, b: 2 })).toEqual({
-      args: { b: 2 },
-      why: 'without the required `a`',
-    });
-  });
-
-  it('else gives a typed key a value of another type', () => {
-    for (const [type, wrong] of [
-      ['string', 12345],
-      ['number', 'not a number'],
-      ['integer', 'not an integer'],
-      ['boolean', 'not a boolean'],
-      ['array', 'not an array'],
-      ['object', 'not an object'],
-    ] as const)
-      expect(invalidArgumentsFor({ properties: { x: { type } } }, { y: 1 })).toEqual({
-        args: { y: 1, x: wrong },
-        why: `\`x\` is ${JSON.stringify(wrong)}, not a ${type}`,
-      });
-  });
-
-  it('is null for a schema that refuses nothing it can name', () => {
-    expect(invalidArgumentsFor({ properties: { x: {} } }, {})).toBeNull();
-    expect(invalidArgumentsFor(undefined, {})).toBeNull();
-    expect(invalidArgumentsFor({ properties: { x: { type: ['string', 'null'] } } }, {})).toBeNull();
   });
 });
