@@ -1,12 +1,14 @@
-// At the start of a run: what a dead run left behind (kill -9 of the CLI, a crashed CI runner) is
-// swept: processes carrying a cookie whose owner is dead are killed, and run directories whose
-// owner is dead are removed. Only what provably belongs to a dead run is touched: a directory
+// At the start of a run: what a dead run left behind in this run's temp dir (kill -9 of the CLI, a
+// crashed CI runner) is swept: run directories whose owner is dead are removed, and processes carrying
+// a dead owner's cookie are killed when that run was this temp dir's (its run dir is here, or the
+// process's TMPDIR is this one). Only what provably belongs to a dead run is touched: a directory
 // without an owner record (another tool's, or an older harness's) is left alone, and so is a kept one
-// (--keep) while a `cells/<id>` home still links into it.
+// (--keep) while a `cells/<id>` home still links into it. Runs in other temp dirs (parallel CI jobs,
+// test files) sweep their own: one run never kills another's orphans out from under its next run.
 import { readdirSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { killCarrier, orphanedCarriers, ownerAlive } from '../process/cookie.js';
+import { killCarrier, orphanedCarriers, ownerAlive, RUN_COOKIE_VAR } from '../process/cookie.js';
 import { readOwner, removeRunDir, RUN_DIR_PREFIX, type RunDirOwner } from '../cells/workspace.js';
 import { homeLinksInto } from '../cells/kept.js';
 
@@ -25,11 +27,8 @@ export function shortCommand(cmdline: string): string {
 }
 
 export function sweepStale(tmp: string = os.tmpdir()): Swept {
-  const processes = (orphanedCarriers() ?? []).map((c) => {
-    killCarrier(c);
-    return { pid: c.pid, what: shortCommand(c.cmdline) };
-  });
   const dirs: Swept['dirs'] = [];
+  const deadCookies = new Set<string>();
   let names: string[] = [];
   try {
     names = readdirSync(tmp).filter((n) => n.startsWith(RUN_DIR_PREFIX));
@@ -39,10 +38,26 @@ export function sweepStale(tmp: string = os.tmpdir()): Swept {
   for (const name of names) {
     const dir = path.join(tmp, name);
     const owner = readOwner(dir);
-    if (owner && !stillKept(owner, dir) && !ownerAlive(owner.cookie)) dirs.push({ dir, ownerPid: owner.pid });
+    if (!owner || ownerAlive(owner.cookie)) continue;
+    deadCookies.add(owner.cookie);
+    if (!stillKept(owner, dir)) dirs.push({ dir, ownerPid: owner.pid });
   }
+  const here = path.resolve(tmp);
+  const processes = (orphanedCarriers(TMP_VARS) ?? [])
+    .filter((c) => deadCookies.has(c.vars[RUN_COOKIE_VAR]!) || tmpDirOf(c.vars) === here)
+    .map((c) => {
+      killCarrier(c);
+      return { pid: c.pid, what: shortCommand(c.cmdline) };
+    });
   const removed = Promise.all(dirs.map((d) => removeRunDir(d.dir).catch(() => undefined))).then(() => undefined);
   return { processes, dirs, removed };
+}
+
+const TMP_VARS = ['TMPDIR', 'TMP', 'TEMP'];
+
+/** The temp dir a process with these variables uses, as os.tmpdir() derives it on Linux (none set: /tmp). */
+function tmpDirOf(vars: Record<string, string>): string {
+  return path.resolve(TMP_VARS.map((v) => vars[v]).find(Boolean) ?? '/tmp');
 }
 
 /** A kept run dir stays while one of its homes (`cells/<id>`) still links into it; one kept without homes stays for good. */

@@ -67,9 +67,9 @@ export async function settleCarriers(cookie: string, boundMs: number): Promise<C
   }
 }
 
-/** Every live cookie whose owner is dead, with its carriers (null without /proc). */
-export function orphanedCarriers(): Carrier[] | null {
-  const found = carriers(RUN_COOKIE_VAR);
+/** Every live cookie whose owner is dead, with its carriers and their variables `also` (null without /proc). */
+export function orphanedCarriers(also: string[] = []): Carrier[] | null {
+  const found = carriers(RUN_COOKIE_VAR, undefined, also);
   if (!found) return null;
   const alive = new Map<string, boolean>();
   return found.filter((c) => {

@@ -133,7 +133,7 @@ describe.runIf(procAvailable())('carriers: found by environment, whatever the gr
 });
 
 describe.runIf(procAvailable())('sweep at start', () => {
-  it('removes run dirs of dead owners, kills their processes, leaves live, kept and unowned dirs alone', async () => {
+  it('removes run dirs of dead owners, kills the processes of this temp dir’s dead runs, leaves live, kept and unowned dirs and other temp dirs’ orphans alone', async () => {
     const tmp = mkdtempSync(path.join(os.tmpdir(), 'mm-sweep-'));
     temps.push(tmp);
     const dead = deadCookie();
@@ -147,14 +147,22 @@ describe.runIf(procAvailable())('sweep at start', () => {
     const live = mk('live', { pid: process.pid, cookie: makeCookie(process.pid, startTime(process.pid)), startedAt: '' });
     const kept = mk('kept', { pid: cookieOwner(dead)!.pid, cookie: dead, startedAt: '', kept: true });
     const unowned = mk('unowned');
-    const orphan = sleeper({ [RUN_COOKIE_VAR]: dead }, true);
+    const orphan = sleeper({ [RUN_COOKIE_VAR]: dead, TMPDIR: path.join(tmp, 'own-tmp') }, true);
+    // Dead runs of this temp dir that left no run dir here: known by their TMPDIR (TMP/TEMP when it is unset).
+    const sameTmp = sleeper({ [RUN_COOKIE_VAR]: deadCookie(), TMPDIR: `${tmp}/` }, true);
+    const sameTmpByTmp = sleeper({ [RUN_COOKIE_VAR]: deadCookie(), TMPDIR: '', TMP: tmp }, true);
+    // Another temp dir's dead run: its own next run sweeps it (and must find it there to say so).
+    const elsewhere = sleeper({ [RUN_COOKIE_VAR]: deadCookie(), TMPDIR: path.join(tmp, 'other') }, true);
     try {
-      await waitCarrying(orphan);
+      await waitCarrying(orphan, sameTmp, sameTmpByTmp, elsewhere);
       const swept = sweepStale(tmp);
       await swept.removed;
       expect(swept.dirs).toEqual([{ dir: stale, ownerPid: cookieOwner(dead)!.pid }]);
+      expect(swept.processes.map((p) => p.pid).sort()).toEqual([orphan.pid, sameTmp.pid, sameTmpByTmp.pid].sort());
       expect(swept.processes).toContainEqual({ pid: orphan.pid, what: 'node' });
       expect(await waitGone(orphan.pid!)).toBe(true);
+      expect(await waitGone(sameTmp.pid!)).toBe(true);
+      expect(existsSync(`/proc/${elsewhere.pid}`)).toBe(true);
       expect([stale, live, kept, unowned].map(existsSync)).toEqual([false, true, true, true]);
       const line = describeSwept(swept)!;
       expect(line).toMatch(
@@ -163,7 +171,7 @@ describe.runIf(procAvailable())('sweep at start', () => {
         ),
       );
     } finally {
-      orphan.kill('SIGKILL');
+      [orphan, sameTmp, sameTmpByTmp, elsewhere].forEach((c) => c.kill('SIGKILL'));
     }
   });
 
