@@ -134,6 +134,7 @@ async function runAndReport(options: RunCommandOptions, log: Logger): Promise<nu
     ...(options.fresh ? { fresh: true } : {}),
     progress: options.progress,
     progressLine: log.info,
+    warn: log.warn,
     signal: options.signal,
     ...(options.config ? { configFlag: options.config } : {}),
     invocation: options.invocation ?? invocation(),

@@ -29,7 +29,15 @@ export interface RunDir {
   close(cookie: string | undefined, interrupted: boolean): Promise<void>;
 }
 
-export async function openRunDir(cookie: string | undefined, keep: boolean): Promise<Result<RunDir>> {
+/**
+ * `warn` gets what the end of the run could not do (the directory's removal failed): the run is over, so it is
+ * a warning, with the cause; the owner record goes last, so the next run in this temp dir sweeps what is left.
+ */
+export async function openRunDir(
+  cookie: string | undefined,
+  keep: boolean,
+  warn: (line: string) => void = () => undefined,
+): Promise<Result<RunDir>> {
   const created = await createRunDir(cookie).then(
     (dir) => ({ dir }),
     (error: unknown) => ({ error }),
@@ -66,7 +74,12 @@ export async function openRunDir(cookie: string | undefined, keep: boolean): Pro
         if (cookie) await settleCarriers(cookie, SETTLE_MS);
         await Promise.all(disposals);
         if (keep) keepRun();
-        else await removeRunDir(runDir).catch(() => undefined);
+        else
+          await removeRunDir(runDir).catch((error: unknown) =>
+            warn(
+              `could not remove the run directory ${runDir}: ${describeInfraError(error) ?? errorMessage(error)}; the next run in ${os.tmpdir()} sweeps it`,
+            ),
+          );
         dropHardExit();
       })();
       // Interrupted: the partial results go out first; the CLI waits for this before it exits.

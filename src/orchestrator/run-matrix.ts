@@ -40,6 +40,8 @@ export interface RunOptions {
   progress: ProgressMode;
   /** Where line progress (simple/CI) goes: the logger. */
   progressLine?(line: string): void;
+  /** Where what the run's end could not do goes (its directory not removed): the logger. */
+  warn?(line: string): void;
   signal: AbortSignal;
   /** The config flag as the user gave it, for repro commands. */
   configFlag?: string;
@@ -64,7 +66,7 @@ export interface RunOptions {
 export async function runMatrix(config: ResolvedConfig, registry: Registry, options: RunOptions): Promise<Result<RunResult>> {
   const startedAt = new Date();
   const cookie = currentCookie();
-  const opened = await openRunDir(cookie, options.keep);
+  const opened = await openRunDir(cookie, options.keep, options.warn);
   if (!opened.ok) return opened;
   const runDir = opened.value;
   // Packing needs only the source: it runs while the registry answers the plan's look-ups.
