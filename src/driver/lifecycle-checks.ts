@@ -4,13 +4,15 @@
 // Each is a sub-check (catalogue: checks.ts); what the server chose where the spec allows a choice is
 // recorded (`evidence.behaviour`), and what must be the same on every cell is handed to the run's
 // parity comparison (`details.compared`). A server gone under one check leaves the later ones unrun.
+// Their wall time, each check's and the waits each made by design go to `details.lifecycle` (LifecycleTimes):
+// the bench shows them apart from the phase's other work, which a minimal client also does.
 // The two checks of a call in flight live in lifecycle-in-flight.ts.
 
 import type { CheckLevel, SubCheckResult } from '../results/types.js';
 import { checkResult, levelOf } from './checks.js';
 import { recordCompared } from './compared.js';
 import { cancellation, repeatedInitialize } from './lifecycle-in-flight.js';
-import { gone, toolSteps, type Seen } from './lifecycle-steps.js';
+import { gone, toolSteps, type OnWait, type Seen, type Wait } from './lifecycle-steps.js';
 import { describeAnswer, within, type Answer, type Wire } from './lifecycle-wire.js';
 import type { Step } from './protocol.js';
 
@@ -19,6 +21,15 @@ export type LifecycleId = (typeof LIFECYCLE_IDS)[number];
 
 export const UNKNOWN_METHOD = 'mcp-matrix/no-such-method';
 export const UNKNOWN_TOOL = 'mcp-matrix-no-such-tool';
+
+/** `details.lifecycle`: the lifecycle sub-checks' wall time, and each one run with the waits it made by design. */
+export interface LifecycleTimes {
+  durationMs: number;
+  /** http: opening the checks' own session (initialize, notifications/initialized), inside `durationMs`. */
+  sessionMs?: number;
+  checks: { id: LifecycleId; durationMs: number; waits?: Wait[] }[];
+}
+export const LIFECYCLE_TIMES_KEY = 'lifecycle';
 
 export interface LifecycleSpec {
   steps: Step[];
@@ -39,21 +50,23 @@ const shapeText = (s: NonNullable<ReturnType<typeof errorShape>>): string =>
 /** Runs every lifecycle check in order on one session; `details` gets what parity compares. */
 export async function lifecycleChecks(wire: Wire, spec: LifecycleSpec, details: Record<string, unknown>): Promise<SubCheckResult[]> {
   const t = spec.timeoutMs;
+  const startedAt = Date.now();
+  const times: LifecycleTimes['checks'] = [];
   let goneWhy: { why: string; during: string } | undefined;
   let slowMs: number | undefined;
   let ended = false;
-  const runs: Record<LifecycleId, () => Promise<Seen>> = {
+  const runs: Record<LifecycleId, (onWait: OnWait) => Promise<Seen>> = {
     'unknown-method': () => unknownMethod(wire, t),
     'unknown-tool': () => unknownTool(wire, t, details),
     'invalid-arguments': () => invalidArguments(wire, t, spec.steps, details),
-    'repeated-initialize': async () => {
-      const r = await repeatedInitialize(wire, t, spec.steps, details);
+    'repeated-initialize': async (onWait) => {
+      const r = await repeatedInitialize(wire, t, spec.steps, details, onWait);
       slowMs = r.slowMs;
       return r;
     },
-    cancellation: async () => {
+    cancellation: async (onWait) => {
       ended = true;
-      return cancellation(wire, t, spec.steps, slowMs);
+      return cancellation(wire, t, spec.steps, slowMs, onWait);
     },
   };
   const out: SubCheckResult[] = [];
@@ -69,7 +82,10 @@ export async function lifecycleChecks(wire: Wire, spec: LifecycleSpec, details: 
       );
       continue;
     }
-    const { gone: why, ...finding } = await runs[id]();
+    const from = Date.now();
+    const waits: Wait[] = [];
+    const { gone: why, ...finding } = await runs[id]((w) => waits.push(w));
+    times.push({ id, durationMs: Date.now() - from, ...(waits.length ? { waits } : {}) });
     if (why) goneWhy = { why, during: id };
     // A slow step that answered at once is the config's mistake: shown as a warning, never the server's failure.
     out.push(
@@ -79,6 +95,8 @@ export async function lifecycleChecks(wire: Wire, spec: LifecycleSpec, details: 
     );
   }
   if (!ended) await wire.end();
+  const timed: LifecycleTimes = { durationMs: Date.now() - startedAt, checks: times };
+  details[LIFECYCLE_TIMES_KEY] = timed;
   return out;
 }
 

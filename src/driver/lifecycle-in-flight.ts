@@ -1,12 +1,13 @@
 // The lifecycle checks of a call in flight, run last on a session (lifecycle-checks.ts runs them): a second
 // `initialize` while a tool call is under way must lose neither the call nor the session, and
 // `notifications/cancelled` for the step marked `slow` must leave the server answering. They need a live,
-// timed call, which the other lifecycle checks do not.
+// timed call, which the other lifecycle checks do not. Each wait they make by design goes to `onWait`
+// (what it waited for, how long, its deadline), so what is the check's waiting can be told from overhead.
 
 import { recordCompared } from './compared.js';
 import { sleep } from './context.js';
 import { stepLabel } from './expectations.js';
-import { callParams, CLIENT_INFO, gone, slowStep, toolSteps, type Seen } from './lifecycle-steps.js';
+import { callParams, CLIENT_INFO, gone, slowStep, toolSteps, waited, type OnWait, type Seen } from './lifecycle-steps.js';
 import { describeAnswer, within, type Wire } from './lifecycle-wire.js';
 import type { Step } from './protocol.js';
 
@@ -16,6 +17,9 @@ export const SLOW_MS = 300;
 export const UNDER_WAY_MS = 50;
 /** After a cancellation, how long past the uncancelled call's own time (and half of it again) a late answer or an exit is awaited. */
 export const LATE_MARGIN_MS = 200;
+/** After the late window, how long an exit is still watched for (an exit then is the cancellation's doing too). */
+export const EXIT_WATCH_MS = 100;
+const NO_WAITS: OnWait = () => {};
 
 /**
  * How long, from its sending, a cancelled call's answer (or the server's exit) is awaited: the time the same
@@ -31,6 +35,7 @@ export async function repeatedInitialize(
   t: number,
   steps: readonly Step[],
   details: Record<string, unknown>,
+  onWait: OnWait = NO_WAITS,
 ): Promise<Seen & { slowMs?: number }> {
   const slow = slowStep(steps);
   const flying = slow ?? toolSteps(steps)[0];
@@ -47,6 +52,8 @@ export async function repeatedInitialize(
   recordCompared(details, 'repeated-initialize', { outcome: behaviour });
   const flown = call ? await within(call.answer, t) : undefined;
   const callMs = Date.now() - sentAt;
+  // The call in flight takes its own time (the slow step: as long as the config made it); the check waits for it.
+  if (flying && flown) onWait({ for: 'the call in flight, answered', ms: callMs });
   const problems: string[] = [];
   if (behaviour === 'closes') problems.push(`the server closed the session on it (${describeAnswer(init)})`);
   if (behaviour === 'no answer') problems.push(`it got no answer (${describeAnswer(init)})`);
@@ -88,7 +95,13 @@ function exitedWithin(wire: Wire, ms: number): Promise<string | undefined> {
   });
 }
 
-export async function cancellation(wire: Wire, t: number, steps: readonly Step[], slowMs: number | undefined): Promise<Seen> {
+export async function cancellation(
+  wire: Wire,
+  t: number,
+  steps: readonly Step[],
+  slowMs: number | undefined,
+  onWait: OnWait = NO_WAITS,
+): Promise<Seen> {
   const slow = slowStep(steps);
   if (!slow) {
     const ended = await wire.end();
@@ -101,7 +114,8 @@ export async function cancellation(wire: Wire, t: number, steps: readonly Step[]
   const call = wire.request('tools/call', callParams(slow));
   // Known slow (measured uncancelled above): cancelled once under way, as the second initialize was sent.
   // Else it is given SLOW_MS to show that it is slow, which a call that answers sooner is not (a config warning).
-  const early = await within(call.answer, slowMs !== undefined && slowMs >= SLOW_MS ? UNDER_WAY_MS : SLOW_MS);
+  const underWay = slowMs !== undefined && slowMs >= SLOW_MS ? UNDER_WAY_MS : SLOW_MS;
+  const early = await waited(onWait, 'the call to be under way', within(call.answer, underWay), underWay);
   if (early.kind !== 'none') {
     await wire.end();
     if (early.kind === 'closed')
@@ -122,9 +136,15 @@ export async function cancellation(wire: Wire, t: number, steps: readonly Step[]
   const notified = await wire.notify('notifications/cancelled', { requestId: call.id, reason: 'mcp-matrix: cancellation check' });
   const ping = await within(wire.request('ping', {}).answer, t);
   const wait = lateWaitMs(slowMs, t) - (Date.now() - sentAt);
-  const late = ping.kind === 'result' ? await within(call.answer, wait) : undefined;
+  const late =
+    ping.kind === 'result'
+      ? await waited(onWait, 'a late answer to the cancelled call', within(call.answer, wait), Math.max(0, wait))
+      : undefined;
   // An exit is the finding whenever it came: before ping's answer, or after it.
-  const why = gone(ping) ?? (late && gone(late)) ?? (await exitedWithin(wire, 100));
+  const why =
+    gone(ping) ??
+    (late && gone(late)) ??
+    (await waited(onWait, 'an exit after the cancellation', exitedWithin(wire, EXIT_WATCH_MS), EXIT_WATCH_MS));
   const ended = await wire.end();
   if (why)
     return { outcome: 'failed', message: `after notifications/cancelled for ${label}, ${why}`, short: 'server gone', step, gone: why };

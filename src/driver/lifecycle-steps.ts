@@ -1,5 +1,6 @@
 // What the lifecycle checks share (lifecycle-checks.ts and lifecycle-in-flight.ts): a check's finding,
-// the configured tool steps and the call each makes, and whether an answer says the server is gone.
+// the configured tool steps and the call each makes, whether an answer says the server is gone, and the
+// waits a check makes by design (recorded, so the bench can tell a check's waiting from overhead).
 
 import type { CheckFinding } from './checks.js';
 import type { Answer } from './lifecycle-wire.js';
@@ -18,3 +19,19 @@ export const toolSteps = (steps: readonly Step[]): ToolStep[] => steps.filter((s
 export const slowStep = (steps: readonly Step[]): ToolStep | undefined => toolSteps(steps).find((s) => s.slow === true);
 export const callParams = (s: ToolStep) => ({ name: s.tool, arguments: s.arguments ?? {} });
 export const gone = (a: Answer): string | undefined => (a.kind === 'closed' ? a.why : undefined);
+
+/** A wait a check makes by design: `ms` as it lasted; `deadlineMs` when it waits for nothing to come (it runs out then). */
+export interface Wait {
+  for: string;
+  ms: number;
+  deadlineMs?: number;
+}
+export type OnWait = (wait: Wait) => void;
+
+/** `p`, with the time spent waiting for it reported to `onWait`. */
+export async function waited<T>(onWait: OnWait, what: string, p: Promise<T>, deadlineMs?: number): Promise<T> {
+  const from = Date.now();
+  const value = await p;
+  onWait({ for: what, ms: Date.now() - from, ...(deadlineMs !== undefined ? { deadlineMs } : {}) });
+  return value;
+}

@@ -4,7 +4,15 @@
 // mode: test/driver/phases/lifecycle.test.ts.
 import { describe, expect, it } from 'vitest';
 import { COMPARED_KEY } from '../../src/driver/compared.js';
-import { errorShape, invalidArgumentsFor, lifecycleChecks, UNKNOWN_METHOD, UNKNOWN_TOOL } from '../../src/driver/lifecycle-checks.js';
+import {
+  errorShape,
+  invalidArgumentsFor,
+  lifecycleChecks,
+  LIFECYCLE_TIMES_KEY,
+  UNKNOWN_METHOD,
+  UNKNOWN_TOOL,
+  type LifecycleTimes,
+} from '../../src/driver/lifecycle-checks.js';
 import type { Answer, Wire } from '../../src/driver/lifecycle-wire.js';
 import type { Step } from '../../src/driver/protocol.js';
 import type { SubCheckResult } from '../../src/results/types.js';
@@ -100,6 +108,33 @@ describe('lifecycleChecks on a scripted wire', () => {
       ['tools/call', { name: 'echo', arguments: {} }],
     ]);
     expect(r.ends()).toBe(1);
+  });
+
+  it('records the wall time of the checks, of each one run (in order), and the waits each made by design', async () => {
+    const slowTool: Step = { tool: 'echo', arguments: { text: 'hi' }, slow: true };
+    // The slow call answers at once: the cancellation finds it not slow (a config warning) after its under-way wait alone.
+    let calls = 0;
+    const r = await run(
+      (method, params) => {
+        if (method === 'tools/call' && params.name === 'echo' && params.arguments && 'text' in (params.arguments as object)) {
+          calls++;
+          return calls === 1 ? ({ kind: 'result', result: {} } as Answer) : right(method, params);
+        }
+        return method === 'initialize' || method === 'ping' ? { kind: 'result', result: {} } : right(method, params);
+      },
+      [slowTool],
+      { 'unknown-tool': 'off' },
+    );
+    const times = r.details[LIFECYCLE_TIMES_KEY] as LifecycleTimes;
+    expect(times.checks.map((c) => c.id)).toEqual(['unknown-method', 'invalid-arguments', 'repeated-initialize', 'cancellation']);
+    const sum = times.checks.reduce((a, c) => a + c.durationMs, 0);
+    expect(times.durationMs).toBeGreaterThanOrEqual(sum);
+    expect(times.durationMs).toBeLessThan(sum + 50);
+    expect(times.checks[0]).toEqual({ id: 'unknown-method', durationMs: expect.any(Number) });
+    expect(times.checks[2]!.waits!.map((w) => w.for)).toEqual(['the call in flight, answered']);
+    const cancel = times.checks[3]!;
+    expect(cancel.waits!.map((w) => w.for)).toEqual(['the call to be under way']);
+    for (const c of times.checks) expect(c.durationMs).toBeGreaterThanOrEqual((c.waits ?? []).reduce((a, w) => a + w.ms, 0));
   });
 
   it.each<[Answer, string, string]>([

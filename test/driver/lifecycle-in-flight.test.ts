@@ -3,7 +3,15 @@
 // same checks against real server processes: test/driver/phases/lifecycle.test.ts.
 import { describe, expect, it } from 'vitest';
 import { COMPARED_KEY } from '../../src/driver/compared.js';
-import { cancellation, lateWaitMs, repeatedInitialize } from '../../src/driver/lifecycle-in-flight.js';
+import {
+  cancellation,
+  EXIT_WATCH_MS,
+  lateWaitMs,
+  repeatedInitialize,
+  SLOW_MS,
+  UNDER_WAY_MS,
+} from '../../src/driver/lifecycle-in-flight.js';
+import type { Wait } from '../../src/driver/lifecycle-steps.js';
 import type { Answer, Wire } from '../../src/driver/lifecycle-wire.js';
 import type { Step } from '../../src/driver/protocol.js';
 
@@ -284,5 +292,59 @@ describe('cancellation', () => {
     expect(lateWaitMs(1000, 3000)).toBe(1700);
     expect(lateWaitMs(1000, 1500)).toBe(1500);
     expect(lateWaitMs(0, 3000)).toBe(3000);
+  });
+
+  it('reports the waits it makes by design: under way, a late answer and an exit, each with its deadline', async () => {
+    // A dropped call, measured slow (400 ms): under way UNDER_WAY_MS, the late window 1.5 × 400 + 200 from its
+    // sending, then EXIT_WATCH_MS for an exit. Each wait runs to its deadline, since nothing comes.
+    const waits: Wait[] = [];
+    const r = await cancellation(scripted((m) => (m === 'tools/call' ? never : ok)).wire, 2000, [SLOW], 400, (w) => waits.push(w));
+    expect(r).toMatchObject({ outcome: 'passed', short: 'dropped' });
+    expect(waits.map((w) => w.for)).toEqual([
+      'the call to be under way',
+      'a late answer to the cancelled call',
+      'an exit after the cancellation',
+    ]);
+    const [underWay, late, exit] = waits as [Wait, Wait, Wait];
+    expect(underWay.deadlineMs).toBe(UNDER_WAY_MS);
+    expect(late.deadlineMs).toBeGreaterThan(lateWaitMs(400, 2000) - UNDER_WAY_MS - 100);
+    expect(late.deadlineMs).toBeLessThanOrEqual(lateWaitMs(400, 2000) - UNDER_WAY_MS);
+    expect(exit.deadlineMs).toBe(EXIT_WATCH_MS);
+    for (const w of waits) expect(w.ms).toBeGreaterThanOrEqual(w.deadlineMs! - 5);
+    // Not measured slow: it is given SLOW_MS to show it is slow; an answer that comes sooner ends the wait.
+    const quick: Wait[] = [];
+    await cancellation(
+      scripted((m) => (m === 'tools/call' ? new Promise<Answer>((res) => setTimeout(() => res(ok), 60)) : ok)).wire,
+      2000,
+      [SLOW],
+      undefined,
+      (w) => quick.push(w),
+    );
+    expect(quick).toEqual([{ for: 'the call to be under way', ms: expect.any(Number), deadlineMs: SLOW_MS }]);
+    expect(quick[0]!.ms).toBeLessThan(SLOW_MS);
+    // A late answer ends the late window when it comes; the exit watch then still runs.
+    const answered: Wait[] = [];
+    await cancellation(
+      scripted((m) => (m === 'tools/call' ? new Promise<Answer>((res) => setTimeout(() => res(ok), 150)) : ok)).wire,
+      2000,
+      [SLOW],
+      400,
+      (w) => answered.push(w),
+    );
+    expect(answered.map((w) => w.for)).toEqual([
+      'the call to be under way',
+      'a late answer to the cancelled call',
+      'an exit after the cancellation',
+    ]);
+    expect(answered[1]!.ms).toBeLessThan(answered[1]!.deadlineMs! - 200);
+  });
+
+  it('a second initialize reports the time of the call in flight it waits for; with no call in flight, none', async () => {
+    const waits: Wait[] = [];
+    const r = await repeatedInitialize(scripted(() => ok).wire, 500, [ECHO, SLOW], {}, (w) => waits.push(w));
+    expect(waits).toEqual([{ for: 'the call in flight, answered', ms: r.slowMs }]);
+    const none: Wait[] = [];
+    await repeatedInitialize(scripted(() => ok).wire, 500, [], {}, (w) => none.push(w));
+    expect(none).toEqual([]);
   });
 });

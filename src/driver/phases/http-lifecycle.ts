@@ -3,7 +3,7 @@
 
 import type { SubCheckResult } from '../../results/types.js';
 import { checkResult, levelOf } from '../checks.js';
-import { LIFECYCLE_IDS, lifecycleChecks, type LifecycleSpec } from '../lifecycle-checks.js';
+import { LIFECYCLE_IDS, LIFECYCLE_TIMES_KEY, lifecycleChecks, type LifecycleSpec, type LifecycleTimes } from '../lifecycle-checks.js';
 import { httpSession } from '../lifecycle-wire.js';
 import type { ServerProcess } from '../server-process.js';
 
@@ -23,7 +23,15 @@ export async function httpLifecycle(
       return checkResult(id, level, { outcome: 'skipped', message: `not run: ${why}`, short: 'not run' });
     });
   if (!roundTripOk) return notRun('the round trip failed');
+  const openedAt = Date.now();
   const session = await httpSession(url, authorization, proc, spec.timeoutMs, { name: 'mcp-matrix-driver', version: '0.1.0' });
-  if (typeof session === 'string') return notRun('no session of their own', `the lifecycle checks' ${session}`);
-  return lifecycleChecks(session.wire, spec, details);
+  const sessionMs = Date.now() - openedAt;
+  if (typeof session === 'string') {
+    details[LIFECYCLE_TIMES_KEY] = { durationMs: sessionMs, sessionMs, checks: [] } satisfies LifecycleTimes;
+    return notRun('no session of their own', `the lifecycle checks' ${session}`);
+  }
+  const checks = await lifecycleChecks(session.wire, spec, details);
+  // The session's opening is the checks' time too.
+  details[LIFECYCLE_TIMES_KEY] = { ...(details[LIFECYCLE_TIMES_KEY] as LifecycleTimes), durationMs: Date.now() - openedAt, sessionMs };
+  return checks;
 }

@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LIFECYCLE_IDS } from '../../../src/driver/lifecycle-checks.js';
+import { LIFECYCLE_IDS, type LifecycleTimes } from '../../../src/driver/lifecycle-checks.js';
 import { freePort, waitUntilListening } from '../../../src/driver/listen-watch.js';
 import { httpLifecycle } from '../../../src/driver/phases/http-lifecycle.js';
 import { TEST_SERVER } from '../helpers/cell.js';
@@ -64,7 +64,10 @@ describe('httpLifecycle', () => {
   it('no session of their own (the token refused): the first edge fails naming why, the rest are not run', async () => {
     const { proc, url } = await started(TEST_SERVER);
     try {
-      const checks = await httpLifecycle({ steps: [], timeoutMs: 5000 }, url, 'Bearer wrong', proc, true, {});
+      const details: Record<string, unknown> = {};
+      const checks = await httpLifecycle({ steps: [], timeoutMs: 5000 }, url, 'Bearer wrong', proc, true, details);
+      // The time spent trying is theirs: no check ran.
+      expect(details.lifecycle).toEqual({ durationMs: expect.any(Number), sessionMs: expect.any(Number), checks: [] });
       expect(checks.map((c) => c.id)).toEqual([...LIFECYCLE_IDS]);
       expect(checks[0]).toMatchObject({
         id: 'unknown-method',
@@ -92,6 +95,11 @@ describe('httpLifecycle', () => {
       expect(checks[0]).toMatchObject({ id: 'unknown-method', outcome: 'passed' });
       expect(checks.some((c) => c.short === 'no session' || c.message.startsWith('not run: the round trip'))).toBe(false);
       expect(Object.keys(details).length).toBeGreaterThan(0);
+      // Their time includes opening their own session.
+      const times = details.lifecycle as LifecycleTimes;
+      expect(times.checks.map((c) => c.id)).toEqual([...LIFECYCLE_IDS]);
+      expect(times.sessionMs).toBeGreaterThan(0);
+      expect(times.durationMs).toBeGreaterThanOrEqual(times.sessionMs! + times.checks.reduce((x, c) => x + c.durationMs, 0));
     } finally {
       proc.terminate();
       await proc.waitExit(5000);

@@ -335,6 +335,22 @@ describe('httpPhase: sub-checks, retries and never-listened, from src', () => {
         'invalid-arguments': { answer: 'isError' },
         'repeated-initialize': { outcome: 'errors' },
       },
+      // The lifecycle checks' own time (their session's opening included), each check run, and what each waited for.
+      lifecycle: {
+        durationMs: expect.any(Number),
+        sessionMs: expect.any(Number),
+        checks: [
+          { id: 'unknown-method', durationMs: expect.any(Number) },
+          { id: 'unknown-tool', durationMs: expect.any(Number) },
+          { id: 'invalid-arguments', durationMs: expect.any(Number) },
+          {
+            id: 'repeated-initialize',
+            durationMs: expect.any(Number),
+            waits: [{ for: 'the call in flight, answered', ms: expect.any(Number) }],
+          },
+          { id: 'cancellation', durationMs: expect.any(Number) },
+        ],
+      },
       checks: {
         noToken: { outcome: 'ok', text: '401', short: '401' },
         wwwAuthenticate: { outcome: 'ok', text: 'with a Bearer challenge', short: 'Bearer challenge' },

@@ -5,7 +5,8 @@
 
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { lateWaitMs, UNDER_WAY_MS } from '../../../src/driver/lifecycle-in-flight.js';
+import type { LifecycleTimes } from '../../../src/driver/lifecycle-checks.js';
+import { EXIT_WATCH_MS, lateWaitMs, UNDER_WAY_MS } from '../../../src/driver/lifecycle-in-flight.js';
 import { stdioPhase } from '../../../src/driver/phases/stdio.js';
 import type { DriverSpec, Step } from '../../../src/driver/protocol.js';
 import type { PhaseResult } from '../../../src/results/types.js';
@@ -57,6 +58,23 @@ describe('lifecycle checks in the stdio phase', () => {
       'repeated-initialize': { outcome: 'accepts' },
     });
     expect(r.details!.compared).not.toHaveProperty('invalid-arguments');
+    // Their own time, inside the phase's, with the waits each made by design (the bench shows them apart).
+    const times = r.details!.lifecycle as LifecycleTimes;
+    expect(times.checks.map((c) => c.id)).toEqual([
+      'unknown-method',
+      'unknown-tool',
+      'invalid-arguments',
+      'repeated-initialize',
+      'cancellation',
+    ]);
+    expect(times.durationMs).toBeLessThanOrEqual(r.durationMs);
+    const cancel = times.checks.at(-1)!;
+    expect(cancel.waits!.map((w) => [w.for, w.deadlineMs])).toEqual([
+      ['the call to be under way', UNDER_WAY_MS],
+      ['a late answer to the cancelled call', expect.any(Number)],
+      ['an exit after the cancellation', EXIT_WATCH_MS],
+    ]);
+    expect(cancel.durationMs).toBeGreaterThanOrEqual(cancel.waits!.reduce((x, w) => x + w.ms, 0));
   });
 
   it('a dropped cancelled call is awaited for its uncancelled time and half again + 200 ms, not twice + 500', async () => {
