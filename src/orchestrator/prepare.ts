@@ -1,8 +1,8 @@
 // Config → resolved config → plan: shared by `plan` and `run`.
 import { inlineConfig } from '../config/inline.js';
 import { loadConfig } from '../config/load.js';
-import { DEFAULT_MAJORS, resolveConfig, type Overrides, type ResolvedConfig } from '../config/resolve.js';
-import { buildPlan, lookupNames, type Plan } from '../plan/plan.js';
+import { resolveConfig, type Overrides, type ResolvedConfig } from '../config/resolve.js';
+import { buildPlan, pinLookupNames, type Plan } from '../plan/plan.js';
 import { createRegistry, type Registry } from '../plan/registry.js';
 import type { Result } from '../util/result.js';
 
@@ -25,8 +25,6 @@ export async function prepareConfig(
   flags: PrepareFlags = {},
 ): Promise<Result<{ config: ResolvedConfig; registry: Registry }>> {
   const registry = createRegistry(undefined, options.signal ? { signal: options.signal } : {});
-  // The default SDK packages are looked up while the config loads; a config with other majors asks for its own.
-  if (!flags.frozen) for (const name of lookupNames(DEFAULT_MAJORS)) void registry.meta(name);
   const loaded =
     options.configObject !== undefined
       ? inlineConfig(options.configObject, options.cwd)
@@ -42,6 +40,9 @@ export async function prepareConfig(
     { ...(options.tarball ? { tarball: options.tarball } : {}), ...(conformanceOff ? { conformanceOff } : {}) },
     options.cwd,
   );
+  // The pins' look-ups start now, while the run reads the package and packs it; only what the pins name:
+  // each is an `npm view` (~0.4 CPU-s), so a major no cell pins is never looked up (buildPlan adds lockstep's).
+  if (!flags.frozen) for (const name of pinLookupNames(config)) void registry.meta(name);
   return { ok: true, value: { config, registry } };
 }
 

@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import type { ResolvedConfig, ResolvedCell } from '../config/resolve.js';
 import type { MajorRecipe } from '../config/define.js';
 import { hashConfig } from '../config/resolve.js';
+import { pinMajor } from '../config/majors.js';
 import { checkEnginesLockstep, checkLockstep, type LockstepFinding } from './lockstep.js';
 import { installSetFor } from './install-set.js';
 import { pickBin, readPackageDir, readTarball, type PackageInfo } from './package-info.js';
@@ -46,8 +47,8 @@ export async function buildPlan(config: ResolvedConfig, registry: Registry): Pro
   if (!info.ok) return info;
   const bin = pickBin(info.value, config.bin);
   if (!bin.ok) return bin;
-  // Warm every primary and companion look-up at once; each package is fetched once per run.
-  const names = lookupNames(config.majors);
+  // Warm every look-up the plan reads at once; each package is fetched once per run, and no other is.
+  const names = planLookupNames(config, info.value.ranges);
   await Promise.all([...names].map((n) => registry.meta(n)));
 
   const axes = await resolveAxes(config, registry, info.value);
@@ -173,7 +174,29 @@ export function selectedIds(all: PlannedCell[], selected: PlannedCell[]): string
   });
 }
 
-/** The packages a plan reads from the registry: each major's primary and its companions. */
+/** Each major's primary and its companions: what its cells read from the registry. */
 export function lookupNames(majors: Record<string, MajorRecipe>): Set<string> {
   return new Set(Object.values(majors).flatMap((m) => [m.pinned[0]!, ...(m.companions ?? []).map((c) => c.name)]));
+}
+
+/**
+ * The look-ups the cells' pins need, known from the config alone: the majors a pin names (every major for
+ * `floor`, which may resolve to any). Each look-up is an `npm view` (~0.4 CPU-s): a major no cell pins costs
+ * nothing, unless the lockstep check reads it (planLookupNames).
+ */
+export function pinLookupNames(config: Pick<ResolvedConfig, 'cells' | 'majors'>): Set<string> {
+  const pinned = new Set(config.cells.map((c) => pinMajor(c.pin)));
+  const majors = Object.entries(config.majors).filter(([major]) => pinned.has(undefined) || pinned.has(major));
+  return lookupNames(Object.fromEntries(majors));
+}
+
+/** Every look-up the plan reads: the pins' and, unless lockstep is off, the primary of each major the package declares a range on. */
+export function planLookupNames(
+  config: Pick<ResolvedConfig, 'cells' | 'majors' | 'lockstep'>,
+  ranges: Record<string, string>,
+): Set<string> {
+  const names = pinLookupNames(config);
+  if (config.lockstep !== 'off')
+    for (const recipe of Object.values(config.majors)) if (ranges[recipe.pinned[0]!]) names.add(recipe.pinned[0]!);
+  return names;
 }
