@@ -10,7 +10,7 @@ const CAUSES = {
 
 let cli;
 try {
-  cli = await import('../dist/cli.js');
+  cli = await import('../dist/bundle/cli.js');
 } catch (error) {
   const code = typeof error?.code === 'string' ? error.code : undefined;
   const cause = code && CAUSES[code] ? `${CAUSES[code]} (${code}): ` : '';

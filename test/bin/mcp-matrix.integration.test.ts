@@ -33,7 +33,7 @@ describe('bin/mcp-matrix.js: a harness that cannot load', () => {
     copyFileSync(BIN, path.join(dir, 'bin', 'mcp-matrix.js'));
     const r = run(`exec "${process.execPath}" "${path.join(dir, 'bin', 'mcp-matrix.js')}" --version`);
     expect(r.stderr).toBe(
-      `mcp-matrix: harness error: could not load the harness itself: Cannot find module '${path.join(dir, 'dist', 'cli.js')}' imported from ${path.join(dir, 'bin', 'mcp-matrix.js')} (a limit on open files reads as a missing module; otherwise build it: npm run build)\n`,
+      `mcp-matrix: harness error: could not load the harness itself: Cannot find module '${path.join(dir, 'dist', 'bundle', 'cli.js')}' imported from ${path.join(dir, 'bin', 'mcp-matrix.js')} (a limit on open files reads as a missing module; otherwise build it: npm run build)\n`,
     );
     expect(r.status).toBe(3);
   });
