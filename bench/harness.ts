@@ -5,6 +5,7 @@ import { mkdtemp, readFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { RunResult } from '../src/results/types.js';
+import { phaseLifecycle, type PhaseLifecycle } from './lifecycle.js';
 import { analyzeSpawns, installCounts, type Installs, type Orchestrator, type ProbeLog } from './spawns.js';
 import { log, round, sec, sh, timed, ROOT, type Timed } from './util.js';
 
@@ -17,6 +18,8 @@ export interface PhaseRow {
   verdict: string;
   durationMs: number;
   message?: string;
+  /** Its lifecycle sub-checks (stdio, http), as the driver timed them. */
+  lifecycle?: PhaseLifecycle;
 }
 export interface CellRow {
   id: string;
@@ -121,14 +124,18 @@ function summarizeRun(
     durationMs: c.durationMs,
     installMs: c.environment?.installMs,
     phases: Object.fromEntries(
-      c.phases.map((p) => [
-        p.phase,
-        {
-          verdict: p.verdict,
-          durationMs: p.durationMs,
-          ...(p.verdict !== 'passed' ? { message: String(p.message ?? '').slice(0, 300) } : {}),
-        },
-      ]),
+      c.phases.map((p) => {
+        const lifecycle = phaseLifecycle(p.details);
+        return [
+          p.phase,
+          {
+            verdict: p.verdict,
+            durationMs: p.durationMs,
+            ...(p.verdict !== 'passed' ? { message: String(p.message ?? '').slice(0, 300) } : {}),
+            ...(lifecycle ? { lifecycle } : {}),
+          },
+        ];
+      }),
     ),
   }));
   return {
