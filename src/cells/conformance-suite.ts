@@ -2,10 +2,13 @@
 // phase runs it: installed once per machine into the per-user client cache (the harness's instruments: the
 // same entries, checks and weekly refresh as a client variant's client; with the cache off, once per run),
 // run on Node >= 22 (it needs `fs.globSync`): the host's Node when it is one, else a pinned Node 22 release
-// from the Node runtime cache. Its server scenarios are discovered from the install (conformance-catalogue.ts).
+// from the Node runtime cache. Its server scenarios are discovered from the install (conformance-catalogue.ts):
+// `conformance list --server` is a Node 22 process (~0.65 CPU-s), so a cache entry records its output when it is
+// stored, as one of the entry's files (checked before use like the suite's own code), with the Node that printed
+// it; a run on the same Node reads it back instead of asking again.
 // A cache that cannot be written gives way to an install in the run, with a warning (cached-tool.ts).
 // Any failure here is the harness's (registry, disk): the phase is not-measured, never failed.
-import { mkdir, readFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { run } from '../process/exec.js';
 import { describeInfraError } from '../util/infra.js';
@@ -23,6 +26,8 @@ export const CONFORMANCE_VERSION = '0.1.16';
 /** The Node release the suite runs on when the host's Node is older than 22. */
 export const CONFORMANCE_NODE = '22.22.0';
 const MIN_NODE_MAJOR = 22;
+/** In a cache entry: what `conformance list --server` printed when the entry was stored, and on which Node. */
+export const LIST_RECORD = 'mcp-matrix-conformance-list.json';
 
 export interface ConformanceSuite {
   package: string;
@@ -63,11 +68,12 @@ const SUITE: CachedClient = {
 /** The suite, ready to run; any failure is infrastructure (the message names the cause). */
 export async function ensureConformanceSuite(options: SuiteOptions): Promise<Result<ConformanceSuite>> {
   const what = `the conformance suite ${CONFORMANCE_PACKAGE}@${CONFORMANCE_VERSION}`;
-  const [node, install] = await Promise.all([suiteNode(options), installSuite(options, what)]);
+  const nodeReady = suiteNode(options);
+  const [node, install] = await Promise.all([nodeReady, installSuite(options, what, nodeReady)]);
   if (!node.ok) return fail('infrastructure', `${what} needs Node >= ${MIN_NODE_MAJOR}: ${node.error.message}`);
   if (!install.ok) return install;
-  const cli = path.join(install.value.dir, 'node_modules', ...CONFORMANCE_PACKAGE.split('/'), 'dist', 'index.js');
-  const found = await discover(node.value.execPath, cli, options.signal);
+  const cli = suiteCli(install.value.dir);
+  const found = await discover(node.value, cli, install.value.dir, options.signal);
   if (!found.ok) return fail('infrastructure', `${what} is installed but its scenarios could not be read: ${found.error.message}`);
   return ok({
     package: CONFORMANCE_PACKAGE,
@@ -99,16 +105,25 @@ function suiteNode(options: SuiteOptions): Promise<Result<NodeRuntime>> {
   );
 }
 
+function suiteCli(dir: string): string {
+  return path.join(dir, 'node_modules', ...CONFORMANCE_PACKAGE.split('/'), 'dist', 'index.js');
+}
+
 async function installSuite(
   options: SuiteOptions,
   what: string,
+  nodeReady: Promise<Result<NodeRuntime>>,
 ): Promise<Result<{ dir: string; source: ConformanceSuite['source']; notes: CacheNote[] }>> {
   const root = 'cacheDir' in options ? options.cacheDir : clientCacheDir();
   const dir = path.join(options.runDir, 'conformance');
   try {
     let notes: CacheNote[] = [];
     if (root !== undefined) {
-      const cached = await installThroughCache(root, SUITE, (partial) => npmInstall(partial, options));
+      const cached = await installThroughCache(root, SUITE, async (partial) => {
+        const install = await npmInstall(partial, options);
+        if (install.kind === 'installed') await recordList(partial, nodeReady, options.signal);
+        return install;
+      });
       notes = cached.notes;
       if (cached.kind === 'entry') return ok({ dir: cached.entry.dir, source: cached.source, notes });
       if (cached.kind === 'failed')
@@ -129,15 +144,44 @@ async function npmInstall(dir: string, options: SuiteOptions): Promise<InstallOu
   return slot(() => installManifest(dir, manifest, options));
 }
 
-/** `conformance list --server` for the names, the bundle for what each needs. */
-async function discover(node: string, cli: string, signal?: AbortSignal): Promise<Result<Catalogue>> {
-  const listed = await run(node, [cli, 'list', '--server'], { timeoutMs: 60_000, ...(signal ? { signal } : {}) });
+interface ListRecord {
+  node: string;
+  stdout: string;
+}
+
+/** `conformance list --server`'s output, from the entry's record when the same Node printed it, else asked now. */
+async function listScenarios(node: NodeRuntime, cli: string, dir: string, signal?: AbortSignal): Promise<Result<string>> {
+  const recorded = await readFile(path.join(dir, LIST_RECORD), 'utf8')
+    .then((text) => JSON.parse(text) as Partial<ListRecord>)
+    .catch(() => undefined);
+  if (recorded?.node === node.version && typeof recorded.stdout === 'string') return ok(recorded.stdout);
+  const listed = await run(node.execPath, [cli, 'list', '--server'], { timeoutMs: 60_000, ...(signal ? { signal } : {}) });
   if (!listed.ok)
     return fail(
       'infrastructure',
       `conformance list --server: ${listed.stderr.trim().split('\n')[0] || listed.error || `exit ${listed.exitCode}`}`,
     );
-  const names = parseScenarioList(listed.stdout);
+  return ok(listed.stdout);
+}
+
+/**
+ * Into a new cache entry, before its manifest is written: the list as its Node prints it. Only a list that names
+ * scenarios is kept; anything else is left for the run to ask again (and to report, if it fails again).
+ */
+async function recordList(dir: string, nodeReady: Promise<Result<NodeRuntime>>, signal?: AbortSignal): Promise<void> {
+  const node = await nodeReady;
+  if (!node.ok) return;
+  const listed = await run(node.value.execPath, [suiteCli(dir), 'list', '--server'], { timeoutMs: 60_000, ...(signal ? { signal } : {}) });
+  if (!listed.ok || parseScenarioList(listed.stdout).length === 0) return;
+  const record: ListRecord = { node: node.value.version, stdout: listed.stdout };
+  await writeFile(path.join(dir, LIST_RECORD), JSON.stringify(record));
+}
+
+/** `conformance list --server` for the names, the bundle for what each needs. */
+async function discover(node: NodeRuntime, cli: string, dir: string, signal?: AbortSignal): Promise<Result<Catalogue>> {
+  const listed = await listScenarios(node, cli, dir, signal);
+  if (!listed.ok) return listed;
+  const names = parseScenarioList(listed.value);
   if (names.length === 0) return fail('infrastructure', 'conformance list --server named no scenario');
   const bundle = await readFile(cli, 'utf8');
   return ok(catalogue(names, scenarioSources(bundle)));

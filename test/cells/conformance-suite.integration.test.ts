@@ -1,12 +1,12 @@
 // The conformance suite as the phase gets it: a registry that refuses is infrastructure (the phase is then
 // not-measured, never failed) and leaves nothing in the cache; a real install is discovered from the suite.
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { CONFORMANCE_VERSION, ensureConformanceSuite } from '../../src/cells/conformance-suite.js';
+import { CONFORMANCE_VERSION, ensureConformanceSuite, LIST_RECORD } from '../../src/cells/conformance-suite.js';
 import { TEST_CLIENT_CACHE, TEST_NODE_CACHE } from '../helpers/node-runtimes.js';
 
 const dirs: string[] = [];
@@ -78,5 +78,55 @@ describe('the conformance suite install', () => {
     expect(again.value.catalogue.excluded).toEqual(
       expect.arrayContaining([{ name: 'tools-call-simple-text', why: "needs the suite's fixture test_simple_text" }]),
     );
+  });
+
+  it('a new entry records what `conformance list --server` printed and on which Node; a run on that Node reads it back and starts no list process', async () => {
+    // A cache of its own: the shared one may hold an entry stored before the record existed.
+    const cacheDir = await temp();
+    const first = await ensureConformanceSuite({
+      runDir: await temp(),
+      cacheDir,
+      attempts: 2,
+      timeoutMs: 300_000,
+      nodeCacheDir: TEST_NODE_CACHE,
+    });
+    if (!first.ok) throw new Error(first.error.message);
+    expect(first.value.source).toBe('installed');
+    const entry = first.value.cli.split(`${path.sep}node_modules${path.sep}`)[0]!;
+    const record = JSON.parse(await readFile(path.join(entry, LIST_RECORD), 'utf8')) as { node: string; stdout: string };
+    expect(record.node).toBe(first.value.nodeVersion);
+    expect(record.stdout).toMatch(/^\s+- server-initialize/m);
+
+    // The same Node's version at a path where nothing runs: the catalogue can only come from the record.
+    const host = (version: string) => ({ version: `v${version}`, execPath: path.join(entry, 'no-such-node') });
+    const again = await ensureConformanceSuite({
+      runDir: await temp(),
+      cacheDir,
+      attempts: 1,
+      timeoutMs: 60_000,
+      host: host(first.value.nodeVersion),
+    });
+    if (!again.ok) throw new Error(again.error.message);
+    expect(again.value.source).toBe('cache');
+    expect(again.value.catalogue).toEqual(first.value.catalogue);
+
+    // Another Node: the record is not its answer, so the suite is asked (and here cannot be).
+    const other = await ensureConformanceSuite({ runDir: await temp(), cacheDir, attempts: 1, timeoutMs: 60_000, host: host('99.0.0') });
+    expect(other.ok).toBe(false);
+    if (!other.ok) expect(other.error.message).toMatch(/scenarios could not be read: conformance list --server/);
+
+    // The record is one of the entry's files: an edit is damage, and the entry is replaced (the list asked again).
+    await writeFile(path.join(entry, LIST_RECORD), JSON.stringify({ ...record, stdout: `${record.stdout}  - made-up-scenario\n` }));
+    const healed = await ensureConformanceSuite({
+      runDir: await temp(),
+      cacheDir,
+      attempts: 2,
+      timeoutMs: 300_000,
+      nodeCacheDir: TEST_NODE_CACHE,
+    });
+    if (!healed.ok) throw new Error(healed.error.message);
+    expect(healed.value.source).toBe('installed');
+    expect(healed.value.cacheNotes.map((n) => n.message).join('\n')).toMatch(/was damaged/);
+    expect(healed.value.catalogue).toEqual(first.value.catalogue);
   });
 });
