@@ -7,6 +7,7 @@ import { cp, mkdir, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT, tempDir } from './helpers/cli.js';
+import { harnessTarball } from './helpers/harness-tarball.js';
 
 interface Ran {
   code: number;
@@ -47,10 +48,8 @@ beforeAll(async () => {
   dir = await tempDir('mm-api-package-');
   app = path.join(dir, 'app');
   await mkdir(app);
-  // The built package (npm test builds first): packed without running prepare again.
-  const packed = await run('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', dir], ROOT);
-  expect(packed.code, packed.stderr).toBe(0);
-  const tarball = path.join(dir, (JSON.parse(packed.stdout) as { filename: string }[])[0]!.filename);
+  // The built package (npm test builds first): packed without running prepare again, once per run.
+  const { tarball } = await harnessTarball(dir);
   await writeFile(path.join(app, 'package.json'), JSON.stringify({ name: 'api-user', private: true, type: 'module' }));
   const installed = await run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', tarball], app);
   expect(installed.code, installed.stderr).toBe(0);

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { RunResult } from '../../src/results/types.js';
-import { TEST_TREE_CACHE } from '../helpers/node-runtimes.js';
+import { TEST_CACHE_ENV } from '../helpers/node-runtimes.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const BIN = path.join(ROOT, 'bin/mcp-matrix.js');
@@ -27,7 +27,7 @@ function exec(file: string, args: string[], cwd: string, extraEnv: Record<string
   const env = {
     PATH: process.env.PATH ?? '',
     HOME: process.env.HOME ?? '',
-    MCP_MATRIX_TREE_CACHE: TEST_TREE_CACHE,
+    ...TEST_CACHE_ENV,
     NO_COLOR: '1',
     CI: 'true',
     TMPDIR: tmp,

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { BIN, readResults, ROOT, tempDir } from './helpers/cli.js';
 import { processes, processesMentioning, runDirs, sleep } from './helpers/procs.js';
-import { TEST_TREE_CACHE } from '../helpers/node-runtimes.js';
+import { TEST_CACHE_ENV } from '../helpers/node-runtimes.js';
 
 const dirs: string[] = [];
 afterAll(async () => {
@@ -47,7 +47,7 @@ describe('interrupting a running matrix', () => {
           env: {
             PATH: process.env.PATH ?? '',
             HOME: process.env.HOME ?? '',
-            MCP_MATRIX_TREE_CACHE: TEST_TREE_CACHE,
+            ...TEST_CACHE_ENV,
             NO_COLOR: '1',
             CI: 'true',
           },

@@ -9,7 +9,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { BIN, cli, readResults, ROOT, tempDir } from './helpers/cli.js';
 import { processes, runDirs, sleep } from './helpers/procs.js';
 import type { DriverMessage } from '../../src/driver/protocol.js';
-import { TEST_TREE_CACHE } from '../helpers/node-runtimes.js';
+import { TEST_CACHE_ENV } from '../helpers/node-runtimes.js';
 
 const dirs: string[] = [];
 afterAll(async () => {
@@ -131,7 +131,7 @@ describe('--keep', () => {
         env: {
           PATH: process.env.PATH ?? '',
           HOME: process.env.HOME ?? '',
-          MCP_MATRIX_TREE_CACHE: TEST_TREE_CACHE,
+          ...TEST_CACHE_ENV,
           NO_COLOR: '1',
           CI: 'true',
           ...s.env,

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { cli, readResults, writeConfig } from './helpers/cli.js';
-import { TEST_TREE_CACHE } from '../helpers/node-runtimes.js';
+import { TEST_CACHE_ENV } from '../helpers/node-runtimes.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const BIN = path.join(ROOT, 'bin/mcp-matrix.js');
@@ -15,7 +15,7 @@ function plan(args: string[], cwd = ROOT): Promise<{ code: number; stdout: strin
   const env = {
     PATH: process.env.PATH ?? '',
     HOME: process.env.HOME ?? '',
-    MCP_MATRIX_TREE_CACHE: TEST_TREE_CACHE,
+    ...TEST_CACHE_ENV,
     NO_COLOR: '1',
     CI: 'true',
   };

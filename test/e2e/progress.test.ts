@@ -7,7 +7,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { BIN, ROOT, cli, tempDir, writeConfig } from './helpers/cli.js';
 import { finalScreen } from './helpers/screen.js';
-import { TEST_TREE_CACHE } from '../helpers/node-runtimes.js';
+import { TEST_CACHE_ENV } from '../helpers/node-runtimes.js';
 
 const CONFIG = 'fixtures/broken/crash-on-tool/matrix.config.ts';
 const COLUMNS = 200;
@@ -62,7 +62,7 @@ describe('progress that matches the result', () => {
           ['-qec', command, '/dev/null'],
           {
             cwd: ROOT,
-            env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', MCP_MATRIX_TREE_CACHE: TEST_TREE_CACHE, TERM: 'xterm' },
+            env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...TEST_CACHE_ENV, TERM: 'xterm' },
             timeout: 600_000,
             maxBuffer: 64 * 1024 * 1024,
           },

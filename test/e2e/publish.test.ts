@@ -8,7 +8,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { RunResult } from '../../src/results/types.js';
-import { TEST_TREE_CACHE } from '../helpers/node-runtimes.js';
+import { TEST_CACHE_ENV } from '../helpers/node-runtimes.js';
+import { harnessTarball } from './helpers/harness-tarball.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 let tmp = os.tmpdir();
@@ -18,7 +19,7 @@ function exec(file: string, args: string[], cwd: string): Promise<{ code: number
   const env = {
     PATH: process.env.PATH ?? '',
     HOME: process.env.HOME ?? '',
-    MCP_MATRIX_TREE_CACHE: TEST_TREE_CACHE,
+    ...TEST_CACHE_ENV,
     NO_COLOR: '1',
     CI: 'true',
     TMPDIR: tmp,
@@ -42,14 +43,12 @@ describe('the packed harness, installed into an empty directory', () => {
     app = path.join(work, 'app');
     tmp = path.join(work, 'tmp');
     await mkdir(tmp);
-    // `npm test` has just built dist; --ignore-scripts keeps prepack from rebuilding it under other running tests.
-    const packed = await exec('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', work], ROOT);
-    expect(packed.code, packed.stderr).toBe(0);
-    const report = JSON.parse(packed.stdout.slice(packed.stdout.indexOf('['))) as { filename: string; files: { path: string }[] }[];
-    files = report[0]!.files.map((f) => f.path);
+    // `npm test` has just built dist: packed without running prepare again, once per run (helpers/harness-tarball.ts).
+    const packed = await harnessTarball(work);
+    files = packed.files;
     await mkdir(app);
     await writeFile(path.join(app, 'package.json'), JSON.stringify({ name: 'consumer', version: '1.0.0', private: true }));
-    installed = await exec('npm', ['install', '--no-audit', '--no-fund', path.join(work, report[0]!.filename)], app);
+    installed = await exec('npm', ['install', '--no-audit', '--no-fund', packed.tarball], app);
     // What a user writes: the config imports defineConfig from the installed package.
     await writeFile(
       path.join(app, 'matrix.config.ts'),

@@ -1,36 +1,24 @@
 // The README's quick start, exactly as written, on a scratch stdio-only SDK 1.x server package: install
 // (the packed harness stands in for the git URL), init, run. The first run must pass every configured
-// phase, and nothing may wait for a timeout. Then the same with a server that has an HTTP transport.
-import { execFile } from 'node:child_process';
+// phase, and nothing may wait for a timeout. Then the same with a server that has an HTTP transport. The install from
+// a git URL is quickstart-git.test.ts: the suite's longest test, in a file of its own so that the pool runs it beside
+// these instead of after them.
 import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { RunResult } from '../../src/results/types.js';
 import { ROOT } from './helpers/cli.js';
+import { harnessTarball } from './helpers/harness-tarball.js';
 import { writeScratchServer } from './helpers/scratch-server.js';
-import { TEST_TREE_CACHE } from '../helpers/node-runtimes.js';
+import { sh as shell, type ShellOutcome } from './helpers/shell.js';
 
 let work: string;
 let tarball: string;
 
 /** `timeoutMs` is a hang guard, not a speed check. */
-function sh(command: string, cwd: string, timeoutMs = 480_000): Promise<{ code: number; stdout: string; stderr: string }> {
-  const env = {
-    PATH: process.env.PATH ?? '',
-    HOME: process.env.HOME ?? '',
-    MCP_MATRIX_TREE_CACHE: TEST_TREE_CACHE,
-    NO_COLOR: '1',
-    CI: 'true',
-    TMPDIR: path.join(work, 'tmp'),
-  };
-  return new Promise((resolve) => {
-    execFile('sh', ['-c', command], { cwd, env, timeout: timeoutMs, maxBuffer: 32 * 1024 * 1024 }, (error, stdout, stderr) => {
-      const code = error ? (typeof (error as { code?: unknown }).code === 'number' ? (error as { code: number }).code : -1) : 0;
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
+const sh = (command: string, cwd: string, timeoutMs?: number): Promise<ShellOutcome> =>
+  shell(command, cwd, path.join(work, 'tmp'), timeoutMs);
 
 /** The commands of the README's quick start block, comments dropped. */
 async function quickStart(): Promise<string[]> {
@@ -46,10 +34,8 @@ async function quickStart(): Promise<string[]> {
 beforeAll(async () => {
   work = await mkdtemp(path.join(os.tmpdir(), 'mm-quickstart-'));
   await mkdir(path.join(work, 'tmp'));
-  // `npm test` has just built dist; --ignore-scripts keeps prepare from rebuilding it under other running tests.
-  const packed = await sh(`npm pack --json --ignore-scripts --pack-destination ${JSON.stringify(work)}`, ROOT);
-  expect(packed.code, packed.stderr).toBe(0);
-  tarball = path.join(work, (JSON.parse(packed.stdout.slice(packed.stdout.indexOf('['))) as { filename: string }[])[0]!.filename);
+  // `npm test` has just built dist: packed without running prepare again, once per run (helpers/harness-tarball.ts).
+  tarball = (await harnessTarball(work)).tarball;
 });
 afterAll(async () => {
   if (work) await rm(work, { recursive: true, force: true });
@@ -137,22 +123,5 @@ describe("the README's quick start", () => {
       'latest-1 conformance: passed',
       'latest-1 leaks: passed',
     ]);
-  });
-
-  test('installs from a git URL: the prepare script builds it there, and npx mcp-matrix runs it', { timeout: 900_000 }, async () => {
-    // A bare clone of this repository's committed HEAD stands in for github:<owner>/mcp-matrix (same npm path: clone,
-    // install its dependencies including devDependencies, run prepare, pack, install the packed result).
-    const repo = path.join(work, 'mcp-matrix.git');
-    expect((await sh(`git clone -q --bare ${JSON.stringify(ROOT)} ${JSON.stringify(repo)}`, work)).code).toBe(0);
-    const app = await writeScratchServer(path.join(work, 'git'));
-    // Every devDependency and a build: on a loaded machine this took over 480 s, so it gets the test's own bound.
-    const installed = await sh(`npm install --save-dev --no-audit --no-fund git+file://${repo}`, app, 840_000);
-    expect(installed.code, installed.stderr).toBe(0);
-    const version = await sh('npx mcp-matrix --version', app);
-    expect(version.code, version.stderr).toBe(0);
-    expect(version.stdout).toMatch(/^mcp-matrix\/\d+\.\d+\.\d+/);
-    const help = await sh('npx mcp-matrix help init', app);
-    expect(help.code).toBe(0);
-    expect(help.stdout).toContain('--http <args>');
   });
 });

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { runWorkflow } from '../helpers/workflow-runner.js';
-import { TEST_CLIENT_CACHE, TEST_TREE_CACHE } from '../helpers/node-runtimes.js';
+import { TEST_CACHE_ENV } from '../helpers/node-runtimes.js';
 import { BIN, ROOT, cli } from './helpers/cli.js';
 
 // Made in beforeAll, not when the file is collected: a run that filters every test of it out (vitest -t,
@@ -64,10 +64,9 @@ export default defineConfig({
   const env: Record<string, string> = {
     PATH: process.env.PATH ?? '',
     HOME: process.env.HOME ?? '',
-    MCP_MATRIX_TREE_CACHE: TEST_TREE_CACHE,
+    ...TEST_CACHE_ENV,
     TMPDIR: tmp,
     NO_COLOR: '1',
-    MCP_MATRIX_CLIENT_CACHE: TEST_CLIENT_CACHE,
   };
   const run = runWorkflow({
     workflow: path.join(ROOT, '.github/workflows/acceptance.yml'),

@@ -18,3 +18,14 @@ export const TEST_TREE_CACHE = path.join(TEST_CACHE_ROOT, 'trees');
 
 /** Published MCP server tarballs (test/e2e/helpers/published.ts). */
 export const TEST_PUBLISHED_CACHE = path.join(TEST_CACHE_ROOT, 'published-tarballs');
+
+/**
+ * The harness's per-user caches pointed at the test caches, for every CLI process a test starts: without them a
+ * run fills the user's own (`~/.cache/mcp-matrix`), and on a fresh machine installs again what the test caches hold
+ * (the conformance suite and its Node 22, for one). MM_TEST_TREE_CACHE=off: every cell a plain npm install.
+ */
+export const TEST_CACHE_ENV: Record<string, string> = {
+  MCP_MATRIX_CLIENT_CACHE: TEST_CLIENT_CACHE,
+  MCP_MATRIX_NODE_CACHE: TEST_NODE_CACHE,
+  MCP_MATRIX_TREE_CACHE: process.env.MM_TEST_TREE_CACHE ?? TEST_TREE_CACHE,
+};

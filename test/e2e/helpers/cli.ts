@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { RunResult } from '../../../src/results/types.js';
-import { TEST_CLIENT_CACHE, TEST_NODE_CACHE, TEST_TREE_CACHE } from '../../helpers/node-runtimes.js';
+import { TEST_CACHE_ENV } from '../../helpers/node-runtimes.js';
 
 export const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 export const BIN = path.join(ROOT, 'bin', 'mcp-matrix.js');
@@ -28,15 +28,13 @@ export function cli(args: string[], options: { cwd?: string; env?: Record<string
           HOME: process.env.HOME ?? '',
           NO_COLOR: '1',
           CI: 'true',
-          // Client variants share one client cache per machine, never the user's own.
-          MCP_MATRIX_CLIENT_CACHE: TEST_CLIENT_CACHE,
-          // Install reuse (issue 22): cells share one tree cache per machine, as users' runs do
-          // (MM_TEST_TREE_CACHE=off: every cell a plain npm install, to measure the difference).
-          MCP_MATRIX_TREE_CACHE: process.env.MM_TEST_TREE_CACHE ?? TEST_TREE_CACHE,
+          // The harness's caches: the test caches, never the user's own. Client variants share one client cache per
+          // machine; install reuse (issue 22) shares one tree cache, as users' runs do (MM_TEST_TREE_CACHE=off: every cell
+          // a plain npm install, to measure the difference).
+          ...TEST_CACHE_ENV,
           // The conformance suite costs ~0.4 s CPU per scenario: only the tests that judge it turn it on
           // (MCP_MATRIX_CONFORMANCE: 'on'), on one shared Node 22 runtime.
           MCP_MATRIX_CONFORMANCE: 'off',
-          MCP_MATRIX_NODE_CACHE: TEST_NODE_CACHE,
           ...options.env,
         },
         timeout: options.timeoutMs ?? 600_000,

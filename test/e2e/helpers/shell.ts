@@ -1,0 +1,27 @@
+// A shell command as a user types it (the README's quick start): `sh -c`, a minimal environment, the test caches.
+import { execFile } from 'node:child_process';
+import { TEST_CACHE_ENV } from '../../helpers/node-runtimes.js';
+
+export interface ShellOutcome {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** `tmp` is the command's TMPDIR; `timeoutMs` is a hang guard, not a speed check. */
+export function sh(command: string, cwd: string, tmp: string, timeoutMs = 480_000): Promise<ShellOutcome> {
+  const env = {
+    PATH: process.env.PATH ?? '',
+    HOME: process.env.HOME ?? '',
+    ...TEST_CACHE_ENV,
+    NO_COLOR: '1',
+    CI: 'true',
+    TMPDIR: tmp,
+  };
+  return new Promise((resolve) => {
+    execFile('sh', ['-c', command], { cwd, env, timeout: timeoutMs, maxBuffer: 32 * 1024 * 1024 }, (error, stdout, stderr) => {
+      const code = error ? (typeof (error as { code?: unknown }).code === 'number' ? (error as { code: number }).code : -1) : 0;
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
