@@ -265,6 +265,15 @@ describe('httpSession: opening its own session', () => {
     expect(await s.wire.notify('notifications/gone')).toBe('notifications/gone got HTTP 404');
     expect(await s.wire.notify('notifications/cancelled', { requestId: 'x' })).toBe('notifications/cancelled got HTTP 500');
   });
+
+  it('a notification is delivered when its response ends: an SSE stream held open is no delivery, whatever it carries', async () => {
+    const { url } = await scripted(
+      server((_s, res) => events(res, ['data: {"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"x"}}\n\n'], false)),
+    );
+    const { proc } = process_();
+    const s = await session(url, proc, undefined, 300);
+    expect(await s.wire.notify('notifications/cancelled', { requestId: 'x' })).toBe('notifications/cancelled got no answer within 300 ms');
+  });
 });
 
 describe('httpSession: reading an answer', () => {
@@ -345,10 +354,11 @@ describe('httpSession: reading an answer', () => {
       message: 'HTTP 400: {"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Bad Request"}}',
       status: 400,
     });
+    // Strict: a refusal without a numeric JSON-RPC code has no `code` key at all.
     const stringCode = await s.wire.request('string-code').answer;
-    expect(stringCode).toEqual({ kind: 'error', message: 'HTTP 422: {"error":{"code":"E1"}}', status: 422 });
-    expect(await s.wire.request('plain').answer).toEqual({ kind: 'error', message: `HTTP 503: ${'x'.repeat(200)}`, status: 503 });
-    expect(await s.wire.request('empty').answer).toEqual({ kind: 'error', message: 'HTTP 500', status: 500 });
+    expect(stringCode).toStrictEqual({ kind: 'error', message: 'HTTP 422: {"error":{"code":"E1"}}', status: 422 });
+    expect(await s.wire.request('plain').answer).toStrictEqual({ kind: 'error', message: `HTTP 503: ${'x'.repeat(200)}`, status: 503 });
+    expect(await s.wire.request('empty').answer).toStrictEqual({ kind: 'error', message: 'HTTP 500', status: 500 });
     expect(await s.wire.request('ok-empty').answer).toMatchObject({ kind: 'none', why: 'the response ended without an answer' });
   });
 
@@ -455,6 +465,17 @@ describe('httpSession: ending the session', () => {
     expect(await s.wire.end()).toBe('DELETE of the session got HTTP 500');
   });
 
+  it('a DELETE whose response is cut off mid-body: its status is the answer', async () => {
+    const { url } = await scripted((s, res) => {
+      if (s.method !== 'DELETE') return void handshake(s, res);
+      res.writeHead(500, { 'content-length': '100' });
+      res.write('partial', () => res.socket?.destroy());
+    });
+    const { proc } = process_();
+    const s = await session(url, proc);
+    expect(await s.wire.end()).toBe('DELETE of the session got HTTP 500');
+  });
+
   it('a DELETE not answered within the timeout is named', async () => {
     const { url } = await scripted((s, res) => {
       if (s.method !== 'DELETE') handshake(s, res);
@@ -547,6 +568,17 @@ describe('stdioWire', () => {
     await tick();
     expect(client).toEqual([]);
     expect(await within(a.answer, 50)).toEqual({ kind: 'none', why: 'no answer within 50 ms' });
+  });
+
+  it('a pipe with no client on it yet: messages that are not ours are dropped, ours still answered', async () => {
+    const { transport, say } = await pipe();
+    transport.onmessage = undefined;
+    const bare = stdioWire(transport, process_().proc);
+    const a = bare.request('ping');
+    say({ method: 'notifications/message', params: { level: 'info' } });
+    say({ id: 1, result: {} });
+    say({ id: a.id, result: { pong: true } });
+    expect(await a.answer).toEqual({ kind: 'result', result: { pong: true } });
   });
 
   it('notify sends the notification (params only when given) and resolves null', async () => {
