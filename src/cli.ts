@@ -120,7 +120,7 @@ export async function main(argv: string[], log: Logger = createLogger()): Promis
   cli
     .command(
       'cache [action] [...caches]',
-      "The harness's per-user caches (clients, node, trees): list (default) shows where each is, its entries and sizes; verify hashes every file and removes a damaged entry (exit 1 when it found one); clear removes every entry. Name caches to act on some only. Size limit: MCP_MATRIX_CACHE_LIMIT (default 2G per cache)",
+      "The harness's per-user caches (clients, node, trees, configs): list (default) shows where each is, its entries and sizes; verify hashes every file and removes a damaged entry (exit 1 when it found one); clear removes every entry. Name caches to act on some only. Size limit: MCP_MATRIX_CACHE_LIMIT (default 2G per cache)",
     )
     .action(async (action: string | undefined, caches: string[]) => {
       const { cacheCommand } = await import('./commands/cache.js');

@@ -9,6 +9,7 @@ import { inspectRuntime, listRuntimes, nodeCacheDir } from '../cells/node-runtim
 import { listTree, TREE_MARKER, treeCacheDir, treeDifference, type TreeFile } from '../cells/tree-cache.js';
 import { lastUsedMs, PARTIAL } from '../cache/entry-dirs.js';
 import { readdir } from 'node:fs/promises';
+import { configCacheDir, listConfigEntries, parseEntry } from '../config/transpile-cache.js';
 
 export interface CacheEntry extends SizedEntry {
   /** What it holds, e.g. `@modelcontextprotocol/sdk@1.32.2` or `Node 22.22.0`. */
@@ -16,7 +17,7 @@ export interface CacheEntry extends SizedEntry {
 }
 
 export interface CacheKind {
-  name: 'clients' | 'node' | 'trees';
+  name: 'clients' | 'node' | 'trees' | 'configs';
   what: string;
   /** The variable that moves it (or turns it off). */
   variable: string;
@@ -57,6 +58,18 @@ export function cacheKinds(env: NodeJS.ProcessEnv = process.env): CacheKind[] {
       root: treeCacheDir(env),
       list: listTrees,
       damage: async (entry) => treeDamage(entry.dir),
+    },
+    {
+      name: 'configs',
+      what: 'config files as jiti transpiled them (TypeScript to JavaScript)',
+      variable: 'MCP_MATRIX_CONFIG_CACHE',
+      root: configCacheDir(env),
+      list: async (root) =>
+        listConfigEntries(root).map((e) => ({ dir: e.file, bytes: e.bytes, lastUsedMs: e.lastUsedMs, label: e.filename })),
+      damage: async (entry) => {
+        const read = parseEntry(await readFile(entry.dir, 'utf8'));
+        return 'why' in read ? read.why : undefined;
+      },
     },
   ];
 }

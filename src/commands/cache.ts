@@ -1,4 +1,4 @@
-// `mcp-matrix cache [list|verify|clear] [clients|node|trees...]`: where the harness's per-user caches are,
+// `mcp-matrix cache [list|verify|clear] [clients|node|trees|configs...]`: where the harness's per-user caches are,
 // what they hold and how big they are; `verify` hashes every file of every entry and removes a damaged one
 // (the next run installs it again); `clear` removes the entries. Exit 0, or 1 when verify found damage.
 import { readdir } from 'node:fs/promises';
@@ -7,6 +7,7 @@ import { cacheLimit, removeAside } from '../cache/bound.js';
 import type { Logger } from '../logger.js';
 import type { Failure } from '../util/result.js';
 import { cacheKinds } from './cache-kinds.js';
+import { CONFIG_CACHE_MAX_ENTRIES } from '../config/transpile-cache.js';
 
 export const CACHE_ACTIONS = ['list', 'verify', 'clear'] as const;
 
@@ -33,7 +34,14 @@ export async function cacheCommand(
     }
     const entries = (await kind.list(kind.root)).sort((a, b) => b.lastUsedMs - a.lastUsedMs);
     const total = entries.reduce((sum, e) => sum + e.bytes, 0);
-    const bound = kind.name === 'trees' ? 'the 24 most recently used entries' : limit === undefined ? 'no limit' : `limit ${size(limit)}`;
+    const bound =
+      kind.name === 'trees'
+        ? 'the 24 most recently used entries'
+        : kind.name === 'configs'
+          ? `the ${CONFIG_CACHE_MAX_ENTRIES} most recently used entries`
+          : limit === undefined
+            ? 'no limit'
+            : `limit ${size(limit)}`;
     log.info(`${kind.name}: ${kind.root} (${kind.variable}) · ${kind.what}`);
     log.info(`  ${entries.length} ${entries.length === 1 ? 'entry' : 'entries'}, ${size(total)} (${bound})`);
     for (const e of entries) {

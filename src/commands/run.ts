@@ -99,7 +99,7 @@ async function runAndReport(options: RunCommandOptions, log: Logger): Promise<nu
   const prepared = await prepareConfig(options, { frozen: frozen !== undefined });
   if (options.signal.aborted) return interruptedEarly('while loading the config and looking up the registry');
   if (!prepared.ok) return prepared.error;
-  const { config, registry } = prepared.value;
+  const { config, registry, cacheNotes: configCacheNotes } = prepared.value;
   const badSource = await checkSource(config.source);
   if (badSource) {
     registry.cancel();
@@ -132,6 +132,7 @@ async function runAndReport(options: RunCommandOptions, log: Logger): Promise<nu
     ...(options.concurrency ? { concurrency: options.concurrency } : {}),
     keep: options.keep,
     ...(options.fresh ? { fresh: true } : {}),
+    ...(configCacheNotes.length > 0 ? { configCacheNotes } : {}),
     progress: options.progress,
     progressLine: log.info,
     warn: log.warn,

@@ -1,7 +1,10 @@
-// Find and load matrix.config.ts (TypeScript, via jiti) and validate it.
+// Find and load matrix.config.ts (TypeScript, via jiti) and validate it. What jiti transpiles is kept in the
+// per-user config cache (transpile-cache.ts): Babel runs only for a file, path or jiti not seen before.
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { createJiti } from 'jiti';
+import { createJiti, type JitiOptions } from 'jiti';
+import { cacheProblem, makeCacheDir, type CacheNote } from '../cache/writable.js';
+import { configCacheDir, transpileCache } from './transpile-cache.js';
 import { configDocPath } from './doc-path.js';
 import { validateConfig } from './schema.js';
 import { SELF_ALIAS } from './self.js';
@@ -14,6 +17,8 @@ export interface LoadedConfig {
   file: string;
   dir: string;
   config: MatrixConfig;
+  /** What the config cache said (a damaged entry replaced, a cache that could not be written): the run's warnings. */
+  cacheNotes?: CacheNote[];
 }
 
 export function findConfig(cwd: string, explicit?: string): Result<string> {
@@ -56,9 +61,26 @@ export async function loadConfig(cwd: string, explicit?: string, signal?: AbortS
     if (signal?.aborted) onAbort();
     else signal?.addEventListener('abort', onAbort, { once: true });
   });
+  const cacheNotes: CacheNote[] = [];
+  let cacheRoot = configCacheDir();
+  if (cacheRoot !== undefined) {
+    try {
+      await makeCacheDir(cacheRoot);
+    } catch (error) {
+      cacheNotes.push({
+        cache: cacheRoot,
+        message: `${cacheProblem('the config cache', cacheRoot, error)}; configs are transpiled on every run instead`,
+      });
+      cacheRoot = undefined;
+    }
+  }
+  let cache: ReturnType<typeof transpileCache> | undefined;
   try {
-    // No on-disk cache: a config is tiny and a stale transpile would be a confusing bug.
-    const jiti = createJiti(import.meta.url, { fsCache: false, moduleCache: false, interopDefault: true, alias: SELF_ALIAS });
+    // jiti's own on-disk cache stays off: it trusts a file by the hash of its source alone, never its code.
+    const options: JitiOptions = { fsCache: false, moduleCache: false, interopDefault: true, alias: SELF_ALIAS };
+    const babel = createJiti(import.meta.url, options);
+    cache = transpileCache(cacheRoot, (o) => ({ code: babel.transform(o) }));
+    const jiti = createJiti(import.meta.url, { ...options, transform: (o) => cache!.transform(o) });
     const loading = (async () => {
       const mod: unknown = await jiti.import(file, { default: true });
       return typeof mod === 'function' ? await (mod as () => unknown)() : mod;
@@ -80,6 +102,7 @@ export async function loadConfig(cwd: string, explicit?: string, signal?: AbortS
   } finally {
     clearTimeout(timer);
     if (onAbort) signal?.removeEventListener('abort', onAbort);
+    cacheNotes.push(...(cache?.notes() ?? []));
   }
   const parsed = validateConfig(raw);
   if (!parsed.ok) {
@@ -89,5 +112,5 @@ export async function loadConfig(cwd: string, explicit?: string, signal?: AbortS
       `every key is described in ${configDocPath(cwd)}`,
     ]);
   }
-  return ok({ file, dir: path.dirname(file), config: parsed.config as MatrixConfig });
+  return ok({ file, dir: path.dirname(file), config: parsed.config as MatrixConfig, ...(cacheNotes.length > 0 ? { cacheNotes } : {}) });
 }

@@ -5,6 +5,7 @@ import { resolveConfig, type Overrides, type ResolvedConfig } from '../config/re
 import { buildPlan, pinLookupNames, type Plan } from '../plan/plan.js';
 import { createRegistry, type Registry } from '../plan/registry.js';
 import type { Result } from '../util/result.js';
+import type { CacheNote } from '../cache/writable.js';
 
 export interface PrepareOptions extends Overrides {
   cwd: string;
@@ -23,7 +24,7 @@ export interface PrepareFlags {
 export async function prepareConfig(
   options: PrepareOptions,
   flags: PrepareFlags = {},
-): Promise<Result<{ config: ResolvedConfig; registry: Registry }>> {
+): Promise<Result<{ config: ResolvedConfig; registry: Registry; cacheNotes: CacheNote[] }>> {
   const registry = createRegistry(undefined, options.signal ? { signal: options.signal } : {});
   const loaded =
     options.configObject !== undefined
@@ -43,7 +44,7 @@ export async function prepareConfig(
   // The pins' look-ups start now, while the run reads the package and packs it; only what the pins name:
   // each is an `npm view` (~0.4 CPU-s), so a major no cell pins is never looked up (buildPlan adds lockstep's).
   if (!flags.frozen) for (const name of pinLookupNames(config)) void registry.meta(name);
-  return { ok: true, value: { config, registry } };
+  return { ok: true, value: { config, registry, cacheNotes: loaded.value.cacheNotes ?? [] } };
 }
 
 export async function preparePlan(options: PrepareOptions): Promise<Result<{ plan: Plan; registry: Registry }>> {

@@ -22,6 +22,7 @@ import type { Recorded } from '../results/parity.js';
 import type { SurfaceItems } from '../results/surface.js';
 import type { BaselineEntry, CellResult, RunResult } from '../results/types.js';
 import { ok, type Result } from '../util/result.js';
+import type { CacheNote } from '../cache/writable.js';
 import { HARNESS_VERSION } from '../version.js';
 import { assemble, type RunFacts } from './assemble.js';
 import { cellRuns } from './cell-runs.js';
@@ -55,6 +56,8 @@ export interface RunOptions {
   comparedSnapshot?: Recorded;
   /** --fresh: every cell a plain npm install, no tree reused or stored. */
   fresh?: boolean;
+  /** What the config cache said while the config loaded: the run's warnings, with the other caches'. */
+  configCacheNotes?: CacheNote[];
   /** The plan job's frozen plan (`run --plan`): used as it is, never resolved against the registry. */
   frozen?: FrozenPlan;
   /** Called once the plan is resolved, before any cell starts. */
@@ -116,6 +119,7 @@ export async function runMatrix(config: ResolvedConfig, registry: Registry, opti
       : undefined;
     // What the caches said (a damaged entry replaced, a cache that could not be written): the run's warnings.
     const notes = cacheNotes();
+    if (options.configCacheNotes) void notes.take(Promise.resolve(ok({ cacheNotes: options.configCacheNotes })));
     const rows = await runCells(config, facts, runDir, options, secrets, notes);
     const run = assemble(facts, rows, options.signal.aborted);
     const homeless = runDir.refusedHomes().map((why) => `--keep: ${why}; the cell stays in its run directory`);

@@ -3,7 +3,7 @@
 // list shows locations, entries and sizes; verify finds a damaged entry, removes it and exits 1; clear empties;
 // an off cache and bad words are said as such.
 import { existsSync } from 'node:fs';
-import { mkdir, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -11,6 +11,7 @@ import { writeManifest } from '../../src/cache/manifest.js';
 import { storeClient, type CachedClient } from '../../src/cells/client-cache.js';
 import { storeTree } from '../../src/cells/tree-cache.js';
 import { cacheCommand, size } from '../../src/commands/cache.js';
+import { transpileCache } from '../../src/config/transpile-cache.js';
 import type { Logger } from '../../src/logger.js';
 import { tempDir } from '../e2e/helpers/cli.js';
 
@@ -53,7 +54,12 @@ async function caches(): Promise<{ env: NodeJS.ProcessEnv; clients: string; node
   await writeFile(path.join(runtime, 'bin', 'node'), 'n'.repeat(5000));
   await writeManifest(runtime, ['.mcp-matrix-runtime.json']);
   await writeFile(path.join(runtime, '.mcp-matrix-runtime.json'), JSON.stringify({ version: '22.0.0' }));
-  const env = { MCP_MATRIX_CLIENT_CACHE: clients, MCP_MATRIX_NODE_CACHE: node, MCP_MATRIX_TREE_CACHE: 'off' };
+  const env = {
+    MCP_MATRIX_CLIENT_CACHE: clients,
+    MCP_MATRIX_NODE_CACHE: node,
+    MCP_MATRIX_TREE_CACHE: 'off',
+    MCP_MATRIX_CONFIG_CACHE: 'off',
+  };
   return { env, clients, node, entry: stored.entry.dir, runtime };
 }
 
@@ -72,7 +78,8 @@ describe('mcp-matrix cache', () => {
     expect(out[4]).toBe('  1 entry, 4.9 KB (limit 500.0 MB)');
     expect(out[5]).toMatch(/^ {2}Node 22\.0\.0 +4\.9 KB {2}used .* {2}22\.0\.0-/);
     expect(out[6]).toBe('trees: off (MCP_MATRIX_TREE_CACHE=off)');
-    expect(out).toHaveLength(7);
+    expect(out[7]).toBe('configs: off (MCP_MATRIX_CONFIG_CACHE=off)');
+    expect(out).toHaveLength(8);
   });
 
   it('verify: intact entries pass (exit 0); a deleted file and an edited one are found, removed, exit 1', async () => {
@@ -125,6 +132,44 @@ describe('mcp-matrix cache', () => {
     expect(again.out.filter((l) => l.includes('cleared'))).toEqual(['  cleared: 0 items removed', '  cleared: 1 item removed']);
   });
 
+  it('configs: each entry listed with the config it was made from; verify finds an edited one and removes it', async () => {
+    const base = await tempDir('mm-cache-cmd-');
+    dirs.push(base);
+    const configs = path.join(base, 'configs');
+    await mkdir(configs);
+    const made = transpileCache(configs, (o) => ({ code: `/* js */ ${o.source}` }));
+    made.transform({ source: 'a', filename: '/srv/a/matrix.config.ts', ts: true });
+    made.transform({ source: 'b', filename: '/srv/b/matrix.config.ts', ts: true });
+    const env = {
+      MCP_MATRIX_CLIENT_CACHE: 'off',
+      MCP_MATRIX_NODE_CACHE: 'off',
+      MCP_MATRIX_TREE_CACHE: 'off',
+      MCP_MATRIX_CONFIG_CACHE: configs,
+    };
+    const listed = capture();
+    expect(await cacheCommand('list', ['configs'], { env }, listed.log)).toBe(0);
+    expect(listed.out[0]).toBe(
+      `configs: ${configs} (MCP_MATRIX_CONFIG_CACHE) · config files as jiti transpiled them (TypeScript to JavaScript)`,
+    );
+    expect(listed.out[1]).toMatch(/^ {2}2 entries, \d+ B \(the 256 most recently used entries\)$/);
+    expect(
+      listed.out
+        .slice(2)
+        .map((l) => l.trim().split(/\s+/)[0])
+        .sort(),
+    ).toEqual(['/srv/a/matrix.config.ts', '/srv/b/matrix.config.ts']);
+    const [first] = (await readdir(configs)).sort();
+    const file = path.join(configs, first!);
+    const entry = JSON.parse(await readFile(file, 'utf8')) as { code: string };
+    await writeFile(file, JSON.stringify({ ...entry, code: `${entry.code};` }));
+    const bad = capture();
+    expect(await cacheCommand('verify', ['configs'], { env }, bad.log)).toBe(1);
+    expect(bad.err).toEqual([
+      expect.stringMatching(/ {2}DAMAGED \(its code is not the code recorded\): removed; the next run installs it again$/),
+    ]);
+    expect(await readdir(configs)).toHaveLength(1);
+  });
+
   it('an unknown action or cache is a usage error naming the choices', async () => {
     const { log } = capture();
     expect(await cacheCommand('frob', [], {}, log)).toEqual({
@@ -133,7 +178,7 @@ describe('mcp-matrix cache', () => {
     });
     expect(await cacheCommand('list', ['nodes', 'x'], {}, log)).toEqual({
       kind: 'usage',
-      message: 'cache: no cache "nodes", "x"; caches: clients, node, trees',
+      message: 'cache: no cache "nodes", "x"; caches: clients, node, trees, configs',
     });
   });
 
