@@ -19,17 +19,17 @@
 const SANDBOX = ['**/node_modules/**', '.stryker-tmp/**', 'reports/**'];
 
 /**
- * A judging module against its own unit tests only, so a run fits the shared 2-core machine (docs/testing.md,
- * "Judging modules"); its reports are named after the profile.
+ * A judging module (or a few that judge together) against its own unit tests only, so a run fits the shared
+ * 2-core machine (docs/testing.md, "Judging modules"); its reports are named after the profile.
  * @param {string} name
- * @param {string} module
+ * @param {string | string[]} modules
  * @param {string[]} tests
  * @returns {[string, Profile]}
  */
-const judging = (name, module, tests) => [
+const judging = (name, modules, tests) => [
   name,
   // Unit tests of one module run in seconds: a mutant that loops is cut after 15 s, not the default minute.
-  { mutate: [module], tests, exclude: SANDBOX, concurrency: 1, timeoutMS: 15_000, report: name },
+  { mutate: [modules].flat(), tests, exclude: SANDBOX, concurrency: 1, timeoutMS: 15_000, report: name },
 ];
 
 /** @type {Record<string, Profile>} */
@@ -144,7 +144,13 @@ export const PROFILES = {
     report: 'lifecycle-live',
   },
   ...Object.fromEntries([
-    judging('client-cache', 'src/cells/client-cache.ts', ['test/cells/client-cache.test.ts', 'test/cells/cached-tool.test.ts']),
+    // The client cache with the rules it shares with the other harness caches: a partial's age limit and an
+    // entry's last use (entry-dirs.ts), where a cache lives and when it is turned off (location.ts).
+    judging(
+      'client-cache',
+      ['src/cells/client-cache.ts', 'src/cache/entry-dirs.ts', 'src/cache/location.ts'],
+      ['test/cells/client-cache.test.ts', 'test/cells/cached-tool.test.ts', 'test/cache/entry-dirs.test.ts', 'test/cache/location.test.ts'],
+    ),
     judging('surface', 'src/results/surface.ts', ['test/results/surface.test.ts']),
     judging('node-engines', 'src/judge/node-engines.ts', ['test/judge/node-engines.test.ts']),
     judging('tool-schemas', 'src/judge/tool-schemas.ts', ['test/judge/tool-schemas.test.ts']),
