@@ -108,6 +108,11 @@ function passedChecks(steps = true): unknown[] {
 }
 
 /** What the lifecycle edges hand to the run's parity comparison. */
+/** details.lifecycle: the sub-checks' own time, every check in its order (bench/lifecycle.ts reads it). */
+const LIFECYCLE_TIMES = {
+  durationMs: expect.any(Number),
+  checks: LIFECYCLE_IDS.map((id) => expect.objectContaining({ id, durationMs: expect.any(Number) })),
+};
 const LIFECYCLE_COMPARED = { 'unknown-tool': { answer: 'error', code: -32602 }, 'repeated-initialize': { outcome: 'accepts' } };
 
 /** The sub-checks of a session that failed at `step`: its failure, and the lifecycle edges not run. */
@@ -153,7 +158,13 @@ describe('stdioPhase: a server that answers', () => {
       phase: 'stdio',
       durationMs: ms,
       verdict: 'passed',
-      details: { pid: proc.pid, ...listed(), steps: ALL_STEPS, compared: { ...COMPARED, ...LIFECYCLE_COMPARED } },
+      details: {
+        pid: proc.pid,
+        ...listed(),
+        steps: ALL_STEPS,
+        compared: { ...COMPARED, ...LIFECYCLE_COMPARED },
+        lifecycle: LIFECYCLE_TIMES,
+      },
       checks: passedChecks(),
     });
     expect(proc.pid).toEqual(expect.any(Number));
@@ -184,7 +195,7 @@ describe('stdioPhase: a server that answers', () => {
       phase: 'stdio',
       durationMs: ms,
       verdict: 'passed',
-      details: { pid: server(ctx).proc.pid, ...listed(false), steps: [], compared: LIFECYCLE_COMPARED },
+      details: { pid: server(ctx).proc.pid, ...listed(false), steps: [], compared: LIFECYCLE_COMPARED, lifecycle: LIFECYCLE_TIMES },
       checks: passedChecks(false),
     });
     expect(ctx.summary).toStrictEqual({ ...SUMMARY, prompts: 0 });
