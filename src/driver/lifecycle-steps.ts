@@ -28,10 +28,10 @@ export interface Wait {
 }
 export type OnWait = (wait: Wait) => void;
 
-/** `p`, with the time spent waiting for it reported to `onWait`. */
-export async function waited<T>(onWait: OnWait, what: string, p: Promise<T>, deadlineMs?: number): Promise<T> {
+/** `p`, a wait for nothing to come up to `deadlineMs`, with the time spent on it reported to `onWait`. */
+export async function waited<T>(onWait: OnWait, what: string, p: Promise<T>, deadlineMs: number): Promise<T> {
   const from = Date.now();
   const value = await p;
-  onWait({ for: what, ms: Date.now() - from, ...(deadlineMs !== undefined ? { deadlineMs } : {}) });
+  onWait({ for: what, ms: Date.now() - from, deadlineMs });
   return value;
 }

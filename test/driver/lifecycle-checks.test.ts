@@ -8,7 +8,6 @@ import {
   errorShape,
   invalidArgumentsFor,
   lifecycleChecks,
-  LIFECYCLE_TIMES_KEY,
   UNKNOWN_METHOD,
   UNKNOWN_TOOL,
   type LifecycleTimes,
@@ -125,7 +124,7 @@ describe('lifecycleChecks on a scripted wire', () => {
       [slowTool],
       { 'unknown-tool': 'off' },
     );
-    const times = r.details[LIFECYCLE_TIMES_KEY] as LifecycleTimes;
+    const times = r.details.lifecycle as LifecycleTimes;
     expect(times.checks.map((c) => c.id)).toEqual(['unknown-method', 'invalid-arguments', 'repeated-initialize', 'cancellation']);
     const sum = times.checks.reduce((a, c) => a + c.durationMs, 0);
     expect(times.durationMs).toBeGreaterThanOrEqual(sum);
