@@ -16,6 +16,9 @@ export const TEST_CLIENT_CACHE = path.join(TEST_CACHE_ROOT, 'client-installs');
 /** One tree cache for every test run on this machine (MCP_MATRIX_TREE_CACHE, install reuse), never the user's own. */
 export const TEST_TREE_CACHE = path.join(TEST_CACHE_ROOT, 'trees');
 
+/** One config-transpile cache for every test run on this machine (MCP_MATRIX_CONFIG_CACHE), never the user's own. */
+export const TEST_CONFIG_CACHE = path.join(TEST_CACHE_ROOT, 'configs');
+
 /** Published MCP server tarballs (test/e2e/helpers/published.ts). */
 export const TEST_PUBLISHED_CACHE = path.join(TEST_CACHE_ROOT, 'published-tarballs');
 
@@ -28,4 +31,5 @@ export const TEST_CACHE_ENV: Record<string, string> = {
   MCP_MATRIX_CLIENT_CACHE: TEST_CLIENT_CACHE,
   MCP_MATRIX_NODE_CACHE: TEST_NODE_CACHE,
   MCP_MATRIX_TREE_CACHE: process.env.MM_TEST_TREE_CACHE ?? TEST_TREE_CACHE,
+  MCP_MATRIX_CONFIG_CACHE: TEST_CONFIG_CACHE,
 };
