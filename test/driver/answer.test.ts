@@ -88,5 +88,12 @@ describe('normaliseAnswer: odd answers and vary paths', () => {
     );
     const many = { content: Array.from({ length: 12 }, (_, i) => ({ type: 'text', text: String(i) })) };
     expect((normaliseAnswer({ tool: 't', vary: ['content[11].text'] }, many).content as { text: string }[])[11]!.text).toBe(VARIES);
+    expect((normaliseAnswer({ tool: 't', vary: ['content[11]'] }, many).content as unknown[])[11]).toBe(VARIES);
+  });
+
+  test('a vary path through a field that is absent, or into a string, masks nothing and reads on safely', () => {
+    const wire = { content: [{ type: 'text', text: 'a' }] };
+    const paths = ['structuredContent.a.b', 'structuredContent.0.b', 'structuredContent.x.0', 'content[0].text[0]', 'content[0].text.x.y'];
+    expect(normaliseAnswer({ tool: 't', vary: paths }, wire)).toStrictEqual(normaliseAnswer({ tool: 't' }, wire));
   });
 });
