@@ -13,17 +13,17 @@ export function withStdioChecks(
   lifecycle: SubCheckResult[] | undefined,
   levels: Readonly<Record<string, CheckLevel>> | undefined,
 ): PhaseResult {
+  const what = `the session ${session.verdict === 'failed' ? 'failed' : 'was not measured'}${session.step ? ` at ${session.step}` : ''}`;
+  // A session result without a message still names its cause: what happened and where, never a bare verdict.
+  const cause = session.message || `${what} (the driver recorded no message)`;
   const own = checkResult(
     'session',
     levelOf('session', levels, 'none'),
     session.verdict === 'passed'
       ? { outcome: 'passed', message: 'initialize, the lists, every step and ping answered; stdout carried only JSON-RPC' }
-      : { outcome: session.verdict, message: session.message ?? session.verdict, ...(session.step ? { step: session.step } : {}) },
+      : { outcome: session.verdict, message: cause, ...(session.step ? { step: session.step } : {}) },
   );
-  const why =
-    session.verdict === 'passed'
-      ? 'not run'
-      : `not run: the session ${session.verdict === 'failed' ? 'failed' : 'was not measured'}${session.step ? ` at ${session.step}` : ''}`;
+  const why = session.verdict === 'passed' ? 'not run' : `not run: ${what}`;
   const edges =
     lifecycle ??
     LIFECYCLE_IDS.map((id) => checkResult(id, levelOf(id, levels, 'none'), { outcome: 'skipped', message: why, short: 'not run' }));
@@ -32,9 +32,7 @@ export function withStdioChecks(
   const decisive = notableChecks(edges).filter((c) => c.level === 'require');
   const failed = decisive.find((c) => c.outcome === 'failed') ?? decisive[0];
   const { message: _m, step: _s, ...rest } = session;
-  const message = [...(own.outcome === 'passed' || own.level === 'off' ? [] : [session.message ?? '']), ...decisive.map(checkLine)].filter(
-    Boolean,
-  );
+  const message = [...(own.outcome === 'passed' || own.level === 'off' ? [] : [cause]), ...decisive.map(checkLine)].filter(Boolean);
   const step = own.outcome !== 'passed' && own.level !== 'off' ? session.step : failed?.step;
   return {
     ...rest,

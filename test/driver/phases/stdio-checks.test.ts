@@ -61,10 +61,31 @@ describe('withStdioChecks', () => {
         id === 'cancellation' ? [id, 'skipped', 'off in the config (not run)'] : [id, 'skipped', 'not run: the session was not measured'],
       ),
     ]);
-    // The session's message missing: its verdict stands for it in its check.
+    // The session's message missing: the cause is named in its check and in the phase's message.
     const bare = withStdioChecks(session({ verdict: 'failed' }), undefined, undefined);
-    expect(bare.checks![0]).toEqual(own('failed', 'failed'));
+    const cause = 'the session failed (the driver recorded no message)';
+    expect(bare.checks![0]).toEqual(own('failed', cause));
+    expect(bare.message).toBe(cause);
     expect(bare.checks![1]!.message).toBe('not run: the session failed');
+  });
+
+  it('a session that failed or was not measured without a message: the phase message names that, and where', () => {
+    const atStep = withStdioChecks(session({ verdict: 'failed', step: 'ping' }), undefined, undefined);
+    expect([atStep.verdict, atStep.message, atStep.step]).toEqual([
+      'failed',
+      'the session failed at ping (the driver recorded no message)',
+      'ping',
+    ]);
+    const unmeasured = withStdioChecks(session({ verdict: 'not-measured' }), undefined, undefined);
+    expect([unmeasured.verdict, unmeasured.message]).toEqual([
+      'not-measured',
+      'the session was not measured (the driver recorded no message)',
+    ]);
+    // With a failed edge beside it, the session's cause still comes first.
+    const edges = [edge('unknown-method', 'failed', 'require', 'mcp-matrix/no-such-method')];
+    expect(withStdioChecks(session({ verdict: 'failed' }), edges, undefined).message!.split('; ')[0]).toBe(
+      'the session failed (the driver recorded no message)',
+    );
   });
 
   it('a required edge that failed fails the phase: its line is the message and its step the step', () => {
@@ -143,10 +164,9 @@ describe('withStdioChecks', () => {
     );
   });
 
-  it("a passed session's own message (a note) never joins a failed edge's; a failed session without a message adds no empty part", () => {
+  it("a passed session's own message (a note) never joins a failed edge's", () => {
     const edges = [edge('unknown-method', 'failed', 'require', 'mcp-matrix/no-such-method')];
     const line = 'unknown-method: unknown-method failed [MUST, JSON-RPC 2.0 5.1, level require]';
     expect(withStdioChecks(session({ message: 'a note' }), edges, undefined).message).toBe(line);
-    expect(withStdioChecks(session({ verdict: 'failed' }), edges, undefined).message).toBe(line);
   });
 });
