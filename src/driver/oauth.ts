@@ -30,11 +30,55 @@ import type { TestTokens } from './protocol.js';
 
 export type { TestTokens };
 
+/** The list's items, split at commas outside quoted strings. */
+function listItems(header: string): string[] {
+  const items: string[] = [];
+  let item = '';
+  let quoted = false;
+  for (let i = 0; i < header.length; i++) {
+    const ch = header[i]!;
+    if (quoted && ch === '\\') item += ch + (header[++i] ?? '');
+    else if (ch === ',' && !quoted) {
+      items.push(item.trim());
+      item = '';
+    } else {
+      if (ch === '"') quoted = !quoted;
+      item += ch;
+    }
+  }
+  return [...items, item.trim()].filter(Boolean);
+}
+
+/**
+ * The auth-params of the `Bearer` challenge, wherever it stands: a 401 may carry several challenges, in several
+ * `WWW-Authenticate` lines (which fetch joins with `, `) or one list (RFC 7235 §4.1), e.g. `Basic realm="x",
+ * Bearer resource_metadata="…"`. An item that starts a challenge is a scheme token not followed by `=`; the
+ * others are parameters of the challenge before them. Undefined: no Bearer challenge.
+ */
+export function bearerParams(header: string | null): string[] | undefined {
+  let params: string[] | undefined;
+  let inBearer = false;
+  for (const item of listItems(header ?? '')) {
+    const scheme = /^([!#$%&'*+.^_`|~0-9A-Za-z-]+)(?:\s+(.*))?$/s.exec(item);
+    if (scheme && !/^[^\s=]+\s*=/.test(item)) {
+      if (params) return params; // the Bearer challenge ended where the next one begins
+      inBearer = scheme[1]!.toLowerCase() === 'bearer';
+      if (inBearer) params = scheme[2] ? [scheme[2]] : [];
+    } else if (inBearer) params!.push(item);
+  }
+  return params;
+}
+
 /** `resource_metadata="…"` from a `WWW-Authenticate: Bearer` challenge, if any. */
 export function resourceMetadataParam(header: string | null): string | undefined {
-  if (!header || !/^\s*bearer\b/i.test(header)) return undefined;
-  const m = /(?:^|[\s,])resource_metadata\s*=\s*(?:"([^"]*)"|([^\s,]+))/i.exec(header.replace(/^\s*bearer\b/i, ' '));
-  return m ? (m[1] ?? m[2]) : undefined;
+  // Each name=value in turn (a quoted value is consumed whole, so a name inside one is not a parameter);
+  // space-separated ones are read too, as lenient clients do.
+  for (const param of bearerParams(header) ?? []) {
+    for (const m of param.matchAll(/([!#$%&'*+.^_`|~0-9A-Za-z-]+)\s*=\s*(?:"((?:[^"\\]|\\.)*)"|([^\s"]+))/g)) {
+      if (m[1]!.toLowerCase() === 'resource_metadata') return m[2] !== undefined ? m[2].replace(/\\(.)/g, '$1') : m[3];
+    }
+  }
+  return undefined;
 }
 
 /**

@@ -29,6 +29,12 @@ describe('resourceMetadataParam', () => {
   it('nothing without a Bearer challenge or without the parameter (a look-alike name does not count)', () => {
     expect(resourceMetadataParam(null)).toBeUndefined();
     expect(resourceMetadataParam('Basic resource_metadata="http://a/x"')).toBeUndefined();
+    // The Bearer challenge among others (RFC 7235 §4.1), and a parameter of another challenge or inside a quoted string.
+    expect(resourceMetadataParam('Basic realm="a", Bearer resource_metadata="http://a/b"')).toBe('http://a/b');
+    expect(resourceMetadataParam('DPoP algs="ES256", Bearer realm="m", resource_metadata="http://a/c"')).toBe('http://a/c');
+    expect(resourceMetadataParam('Bearer realm="m", Basic resource_metadata="http://a/x"')).toBeUndefined();
+    expect(resourceMetadataParam('Bearer error_description="no resource_metadata=http://a/x here"')).toBeUndefined();
+    expect(resourceMetadataParam('Bearer error_description="a, b", resource_metadata="http://a/d"')).toBe('http://a/d');
     expect(resourceMetadataParam('Bearer realm="mcp"')).toBeUndefined();
     expect(resourceMetadataParam('Bearer x_resource_metadata="http://a/x"')).toBeUndefined();
   });

@@ -6,7 +6,7 @@ import type { HttpSpec } from '../protocol.js';
 import type { SubCheckResult } from '../../results/types.js';
 import { checkLine, checkResult, levelOf, notableChecks } from '../checks.js';
 import { errorText, StepTimeout } from '../context.js';
-import { CATALOGUE_IDS, oauthLabel, type OAuthCheck } from '../oauth.js';
+import { bearerParams, CATALOGUE_IDS, oauthLabel, type OAuthCheck } from '../oauth.js';
 
 const INITIALIZE = {
   jsonrpc: '2.0',
@@ -81,7 +81,7 @@ export function statusCheck(probe: Probe | Error, who: 'no token' | 'wrong token
 export function challengeCheck(probe: Probe | Error): SubCheck | null {
   if (probe instanceof Error || probe.status < 400 || probe.status >= 500) return null;
   const header = probe.wwwAuthenticate;
-  if (/^bearer\b/i.test(header ?? '')) return ok('with a Bearer challenge', 'Bearer challenge');
+  if (bearerParams(header)) return ok('with a Bearer challenge', 'Bearer challenge');
   const step = 'request without a token';
   if (header === null) return failed('without WWW-Authenticate', 'no challenge', step);
   return failed(`with WWW-Authenticate ${JSON.stringify(header)} (want Bearer)`, 'not a Bearer challenge', step);
