@@ -233,8 +233,17 @@ export async function specChecks(input: SpecCheckInput, send: Send = rawSender(i
   const NOT_RUN: CheckFinding = { outcome: 'skipped', message: 'off in the config (not run)' };
   try {
     if (on('origin')) {
-      const loopbackOrigin = `http://localhost:${input.port}`;
-      const [foreign, loopback] = [await init({ origin: FOREIGN_ORIGIN }), await init({ origin: loopbackOrigin })];
+      const localhost = `http://localhost:${input.port}`;
+      const foreign = await init({ origin: FOREIGN_ORIGIN });
+      let loopback = await init({ origin: localhost });
+      let loopbackOrigin = localhost;
+      // A server may serve only the Origin of the address it was reached at (http://127.0.0.1:PORT): that one
+      // served is a loopback page served, not "every Origin refused".
+      const own = new URL(input.url).origin;
+      if ((loopback instanceof Error || !ok2xx(loopback)) && own !== localhost) {
+        const second = await init({ origin: own });
+        [loopback, loopbackOrigin] = !(second instanceof Error) && ok2xx(second) ? [second, own] : [loopback, `${localhost} or ${own}`];
+      }
       findings.origin = judgeOrigin(foreign, loopback, loopbackOrigin);
     }
     if (on('host')) findings.host = judgeHost(await init({ host: `${FOREIGN_HOST}:${input.port}` }), input.port);

@@ -2,6 +2,8 @@
 // ranges, the visible-ASCII bounds, every message, short, step and evidence), and specChecks' requests in
 // order (headers, paths, bodies), its levels, its not-measured and its clean-up of the sessions it opened.
 // The same checks against real servers are in test/driver/phases/spec-checks.test.ts.
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import type { CheckLevel } from '../../src/results/types.js';
 import type { RawAnswer, RawRequest, Send } from '../../src/driver/raw-http.js';
@@ -562,7 +564,8 @@ describe('specChecks on a scripted server', () => {
 
     const errs = scripted((q) => {
       if ((q.body as { method?: string } | undefined)?.method !== 'initialize') return undefined;
-      return q.headers.origin === 'http://localhost:5555' ? reset : undefined;
+      // Every loopback Origin (localhost, and the URL's own 127.0.0.1) reset: no answer to either.
+      return q.headers.origin === 'http://localhost:5555' || q.headers.origin === 'http://127.0.0.1:5555' ? reset : undefined;
     });
     const r2 = await specChecks({ ...INPUT, levels: { host: 'off', 'token-in-header': 'off' } }, errs.send);
     expect(r2.find((c) => c.id === 'origin')).toMatchObject({ outcome: 'failed', short: 'loopback Origin no answer (socket hang up)' });
@@ -606,5 +609,63 @@ describe('specChecks on a scripted server', () => {
     const { anonymousStatus: _, ...noAnon } = INPUT;
     const r2 = await specChecks({ ...noAnon, levels: { origin: 'off', host: 'off' } }, served.send);
     expect(r2.find((c) => c.id === 'token-in-header')!.outcome).toBe('skipped');
+  });
+});
+
+describe('specChecks on a real loopback server that serves only its own Origin', () => {
+  // Origin must be the origin of the Host it was reached at (http://127.0.0.1:PORT): a policy that refuses
+  // the foreign Origin and serves the loopback page of its own address. Not "refuses every Origin".
+  it('origin passes with its own address as the loopback Origin; the refused localhost one is not the verdict', async () => {
+    const origins: (string | undefined)[] = [];
+    const server = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        origins.push(req.headers.origin);
+        if (req.method === 'DELETE') return res.writeHead(200).end();
+        if (req.headers.origin !== undefined && req.headers.origin !== `http://${req.headers.host}`) return res.writeHead(403).end();
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ jsonrpc: '2.0', id: 1, result: { protocolVersion: '2025-03-26', capabilities: {} } }));
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const port = (server.address() as AddressInfo).port;
+    try {
+      const levels = Object.fromEntries(SPEC_CHECK_IDS.map((id) => [id, id === 'origin' ? 'require' : 'off'])) as Record<
+        string,
+        CheckLevel
+      >;
+      const r = await specChecks({ url: `http://127.0.0.1:${port}/mcp`, port, timeoutMs: 5000, levels });
+      expect(r.find((c) => c.id === 'origin')).toMatchObject({
+        outcome: 'passed',
+        message: 'a foreign Origin got 403; a loopback Origin got 200',
+        evidence: { foreign: '403', loopback: '200', loopbackOrigin: `http://127.0.0.1:${port}` },
+      });
+      expect(origins).toEqual(['http://evil.example', `http://localhost:${port}`, `http://127.0.0.1:${port}`]);
+    } finally {
+      await new Promise<void>((r) => server.close(() => r()));
+    }
+  });
+
+  it('refusing both loopback Origins still fails, naming both', async () => {
+    const server = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => res.writeHead(req.headers.origin ? 403 : 200).end());
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const port = (server.address() as AddressInfo).port;
+    try {
+      const levels = Object.fromEntries(SPEC_CHECK_IDS.map((id) => [id, id === 'origin' ? 'require' : 'off'])) as Record<
+        string,
+        CheckLevel
+      >;
+      const r = await specChecks({ url: `http://127.0.0.1:${port}/mcp`, port, timeoutMs: 5000, levels });
+      expect(r.find((c) => c.id === 'origin')).toMatchObject({
+        outcome: 'failed',
+        message: `a foreign Origin got 403, but a loopback Origin (http://localhost:${port} or http://127.0.0.1:${port}) got 403 too (want 2xx: it refuses every Origin)`,
+        step: 'request with a loopback Origin',
+      });
+    } finally {
+      await new Promise<void>((r) => server.close(() => r()));
+    }
   });
 });
