@@ -57,8 +57,9 @@ export function rawSender(url: string, timeoutMs: number): Send {
           };
           res.on('data', (chunk: string) => {
             text += chunk;
-            // An SSE answer to a POST ends when its response is sent; one that stays open is read up to the first event.
-            if (text.length > BODY_LIMIT || (/event-stream/.test(res.headers['content-type'] ?? '') && /\n\n/.test(text))) {
+            // An SSE answer to a POST ends when its response is sent; one that stays open is read up to its first
+            // event with data (a priming event, `id` and empty data, is not the answer).
+            if (text.length > BODY_LIMIT || (/event-stream/.test(res.headers['content-type'] ?? '') && sseData(text, true).length)) {
               finish();
               res.destroy();
             }
@@ -82,9 +83,26 @@ export const SPEC_INITIALIZE = (id: number, protocolVersion: string) => ({
   params: { protocolVersion, capabilities: {}, clientInfo: { name: 'mcp-matrix-driver', version: '0.1.0' } },
 });
 
-/** The protocol version the server answered initialize with (JSON or the first SSE event), if it did. */
+/**
+ * The data of each SSE event with any, in order: an event ends at a blank line, and SSE allows CRLF, LF or CR
+ * as the line end. `complete`: only events whose blank line has come (the last may still be arriving).
+ */
+export function sseData(text: string, complete = false): string[] {
+  const events = text.split(/\r\n\r\n|\n\n|\r\r/);
+  return (complete ? events.slice(0, -1) : events)
+    .map((event) =>
+      event
+        .split(/\r\n|\n|\r/)
+        .filter((line) => line.startsWith('data:'))
+        .map((line) => line.slice(5).replace(/^ /, ''))
+        .join('\n'),
+    )
+    .filter(Boolean);
+}
+
+/** The protocol version the server answered initialize with (JSON or the first SSE event with data), if it did. */
 export function negotiatedVersion(a: RawAnswer): string | undefined {
-  const data = /event-stream/.test(a.contentType ?? '') ? /^data: ?(.*)$/m.exec(a.body)?.[1] : a.body;
+  const data = /event-stream/.test(a.contentType ?? '') ? sseData(a.body)[0] : a.body;
   try {
     const v = (JSON.parse(data ?? '') as { result?: { protocolVersion?: unknown } }).result?.protocolVersion;
     return typeof v === 'string' ? v : undefined;

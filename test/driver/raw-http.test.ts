@@ -1,0 +1,44 @@
+// The spec checks' raw sender (raw-http.ts) over a real loopback socket: an SSE answer to a POST that the
+// server keeps open after its event is read up to that event, whatever the line ends (SSE allows CRLF,
+// LF or CR), so a server that holds its stream open is judged on its answer, not timed out.
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { JSON_HEADERS, negotiatedVersion, rawSender, SPEC_INITIALIZE } from '../../src/driver/raw-http.js';
+
+let server: Server;
+let base = '';
+const RESULT = JSON.stringify({ jsonrpc: '2.0', id: 1, result: { protocolVersion: '2025-03-26', capabilities: {} } });
+
+beforeAll(async () => {
+  server = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      const eol = req.url === '/crlf' ? '\r\n' : req.url === '/cr' ? '\r' : '\n';
+      res.writeHead(200, { 'content-type': 'text/event-stream', 'mcp-session-id': 'abc' });
+      // A priming event first (an id, empty data: what a server with an event store sends), a moment apart.
+      if (req.url === '/priming') res.write(`id: e0${eol}data: ${eol}${eol}`);
+      // The event, then the stream held open (a server that keeps it for later messages).
+      setTimeout(() => res.write(`event: message${eol}data: ${RESULT}${eol}${eol}`), 20);
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(() => {
+  server.closeAllConnections();
+  return new Promise<void>((r) => server.close(() => r()));
+});
+
+describe('rawSender on an SSE answer held open', () => {
+  for (const path of ['/lf', '/crlf', '/cr', '/priming']) {
+    it(`${path}: the first event with data is the answer, read without waiting for the stream's end`, async () => {
+      const startedAt = Date.now();
+      const a = await rawSender(`${base}${path}`, 3000)({ method: 'POST', headers: JSON_HEADERS, body: SPEC_INITIALIZE(1, '2025-03-26') });
+      expect(a).not.toBeInstanceOf(Error);
+      if (a instanceof Error) return;
+      expect([a.status, a.sessionId, negotiatedVersion(a)]).toEqual([200, 'abc', '2025-03-26']);
+      expect(Date.now() - startedAt).toBeLessThan(3000);
+    });
+  }
+});
