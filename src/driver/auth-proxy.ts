@@ -26,7 +26,15 @@ export function startAuthProxy(target: string, token: string, host = '127.0.0.1'
     if (req.headers.origin === `http://${own}`) headers.origin = upstream.origin;
     // No keep-alive upstream: nothing of the proxy outlives its close (the leaks phase counts the driver's handles).
     const forward = http.request(
-      { hostname: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers, agent: false },
+      // An IPv6 URL spells its host in brackets, which a lookup does not take.
+      {
+        hostname: upstream.hostname.replace(/^\[|\]$/g, ''),
+        port: upstream.port,
+        method: req.method,
+        path: req.url,
+        headers,
+        agent: false,
+      },
       (answer) => {
         res.writeHead(answer.statusCode ?? 502, answer.headers);
         answer.pipe(res);
