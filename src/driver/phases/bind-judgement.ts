@@ -5,6 +5,7 @@
 import type { Verdict } from '../../results/types.js';
 import { describeListen, listenAddress, type ClassifiedListen, type FailedListen, type Unauthenticated } from '../listen-watch.js';
 import type { StartFailure } from '../start-failure.js';
+import { bearerParams } from '../oauth.js';
 
 /** How the phase ended, recorded as `details.outcome` (additive; the table reads `loopback-only`). */
 export type BindOutcome =
@@ -47,7 +48,8 @@ export function observed(u: Unauthenticated, withLoopbackHost?: Unauthenticated 
   ) {
     return `; a request without a token got HTTP 403, but HTTP ${withLoopbackHost.status} with \`Host: ${withLoopbackHost.host ?? 'localhost'}\`: a Host allowlist, not a token of its own (anyone who reaches it and sends a loopback Host name can use it)`;
   }
-  if (u.status === 401 || (u.status === 403 && /^bearer\b/i.test(u.challenge ?? ''))) {
+  // The Bearer challenge may stand among others (RFC 7235 §4.1), as the http phase reads it.
+  if (u.status === 401 || (u.status === 403 && bearerParams(u.challenge ?? null))) {
     return `; a request without a token got HTTP ${u.status}, so it guards the socket with a token of its own`;
   }
   if (u.status === 403) {

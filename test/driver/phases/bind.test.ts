@@ -398,6 +398,14 @@ describe('bindPhase: every outcome, from src', () => {
     );
   });
 
+  it('a wildcard listen that answers 403 with a Bearer challenge after another one: a token of its own', async () => {
+    const r = await bind(
+      'forbid-bearer-second.mjs',
+      `import http from 'node:http';\n${ARGS}http.createServer((req, res) => { res.statusCode = 403; res.setHeader('www-authenticate', ['Basic realm="x"', 'Bearer error="insufficient_scope"']); res.end(); }).listen(port, '0.0.0.0');\n`,
+    );
+    expect(r.message).toContain('; a request without a token got HTTP 403, so it guards the socket with a token of its own;');
+  });
+
   it('a wildcard listen that answers no HTTP: named as such', async () => {
     const r = await bind('raw.mjs', `import net from 'node:net';\n${ARGS}net.createServer((s) => s.destroy()).listen(port, '0.0.0.0');\n`);
     const port = r.details!.port as number;
