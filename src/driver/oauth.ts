@@ -246,12 +246,34 @@ export function discoveryCheck(d: Discovery): OAuthCheck {
 
 const normalize = (u: string): string => u.replace(/\/+$/, '');
 
-/** The document's `resource` and `authorization_servers` (naming the harness's issuer); not judged without one. */
-export function metadataCheck(d: Discovery, issuer: string): OAuthCheck {
+/**
+ * Whether `resource` identifies the server reached at `url`: the same origin, and the URL's path is the
+ * resource's or under it, trailing slashes aside (what the SDK's client accepts, checkResourceAllowed).
+ */
+export function resourceNames(resource: string, url: string): boolean {
+  try {
+    const r = new URL(resource);
+    const u = new URL(url);
+    const rp = normalize(r.pathname);
+    const up = normalize(u.pathname);
+    return r.origin === u.origin && (up === rp || up.startsWith(`${rp}/`));
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The document's `resource` (naming this server: one of `identities`, its URL and its configured audience, when
+ * given) and `authorization_servers` (naming the harness's issuer); not judged without one. A client refuses
+ * metadata whose `resource` is another server's (RFC 9728 §3.3).
+ */
+export function metadataCheck(d: Discovery, issuer: string, identities: readonly string[] = []): OAuthCheck {
   const doc = d.document;
   if (!doc) return check('metadata', 'n/a', 'not judged (no metadata document)', 'n/a');
   const problems: string[] = [];
   if (typeof doc.resource !== 'string' || doc.resource === '') problems.push('no `resource`');
+  else if (identities.length && !identities.some((url) => resourceNames(doc.resource as string, url)))
+    problems.push(`\`resource\` ${JSON.stringify(doc.resource)} that does not name this server (${[...new Set(identities)].join(' or ')})`);
   const servers = doc.authorization_servers;
   if (!Array.isArray(servers) || servers.length === 0) problems.push('no `authorization_servers`');
   else if (!servers.some((s) => typeof s === 'string' && normalize(s) === normalize(issuer))) {

@@ -111,6 +111,26 @@ describe('discover (real sockets)', () => {
     expect(d.tried[0]).toMatchObject({ url: 'http://127.0.0.1:1/prm', status: expect.any(String) });
     expect(d.tried).toHaveLength(3);
   });
+
+  it('metadata whose resource names another server fails; this server, with a trailing slash or as a path prefix, passes', async () => {
+    const issuer = 'http://127.0.0.1:7';
+    const judged = async (resource: string, audience?: string) => {
+      routes['/prm-resource'] = [200, JSON.stringify({ resource, authorization_servers: [issuer] })];
+      const d = await discover(`${base}/mcp`, `Bearer resource_metadata="${base}/prm-resource"`, 2000);
+      return metadataCheck(d, issuer, [`${base}/mcp`, ...(audience ? [audience] : [])]);
+    };
+    // A client (RFC 9728 §3.3; the SDK's checkResourceAllowed) refuses metadata for another resource.
+    const other = await judged('http://other.example/mcp');
+    expect(other).toMatchObject({ outcome: 'failed', step: 'protected resource metadata' });
+    expect(
+      other.text.startsWith(`the metadata has \`resource\` "http://other.example/mcp" that does not name this server (${base}/mcp) (MUST`),
+    ).toBe(true);
+    expect((await judged(`${base}/mcp/other`)).outcome).toBe('failed');
+    expect((await judged(`${base}/mcpx`)).outcome).toBe('failed');
+    for (const ok of [`${base}/mcp`, `${base}/mcp/`, base, `${base}/`]) expect((await judged(ok)).outcome, ok).toBe('ok');
+    // The configured audience (a server known by another name) is this server too.
+    expect((await judged('https://mcp.example.com/mcp', 'https://mcp.example.com/mcp/')).outcome).toBe('ok');
+  });
 });
 
 describe('the judges', () => {

@@ -275,7 +275,8 @@ async function oauthChecks(
   };
   return [
     discoveryCheck(discovery),
-    metadataCheck(discovery, issuer),
+    // This server is its URL, or the audience the config names it by.
+    metadataCheck(discovery, issuer, [url, ...(typeof details.audience === 'string' ? [details.audience] : [])]),
     refusalCheck('audience', audience),
     refusalCheck('expired', expired),
     refusalCheck('otherKey', otherKey),
