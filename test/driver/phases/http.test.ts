@@ -110,12 +110,17 @@ describe('sub-checks, exactly', () => {
     });
   });
 
-  it('the challenge: 400 is a refusal; the scheme must come first; each result in full', () => {
+  it('the challenge: 400 is a refusal; a Bearer challenge among others counts (3259316), none is a failure; each result in full', () => {
     expect(challengeCheck(probe(400, 'Bearer'))).toEqual({ outcome: 'ok', text: 'with a Bearer challenge', short: 'Bearer challenge' });
     expect(challengeCheck(probe(399, 'Bearer'))).toBeNull();
     expect(challengeCheck(probe(401, 'Basic, Bearer'))).toEqual({
+      outcome: 'ok',
+      text: 'with a Bearer challenge',
+      short: 'Bearer challenge',
+    });
+    expect(challengeCheck(probe(401, 'Basic realm="x"'))).toEqual({
       outcome: 'failed',
-      text: 'with WWW-Authenticate "Basic, Bearer" (want Bearer)',
+      text: 'with WWW-Authenticate "Basic realm=\\"x\\"" (want Bearer)',
       short: 'not a Bearer challenge',
       step: 'request without a token',
     });
