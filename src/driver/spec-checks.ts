@@ -49,12 +49,23 @@ export function judgeOrigin(foreign: RawAnswer | Error, loopback: RawAnswer | Er
   return { outcome: 'passed', message: `a foreign Origin got 403; a loopback Origin got ${loopback.status}`, short: '403', evidence };
 }
 
-/** Host: a foreign Host (what a DNS-rebound page sends) is refused; the status is named. */
-export function judgeHost(foreign: RawAnswer | Error, port: number): CheckFinding {
+/**
+ * Host: a foreign Host (what a DNS-rebound page sends) is refused; the status is named. `own`: the same
+ * initialize with the server's own Host, the control: when it is refused too, the foreign Host's refusal
+ * is not the Host's doing, and proves nothing.
+ */
+export function judgeHost(foreign: RawAnswer | Error, port: number, own?: { host: string; answer: RawAnswer | Error }): CheckFinding {
   const host = `${FOREIGN_HOST}:${port}`;
   const step = 'request with a foreign Host';
   if (foreign instanceof Error)
     return { outcome: 'failed', message: `Host ${host} got ${seen(foreign)} (want a 4xx refusal)`, short: 'no answer', step };
+  if (foreign.status >= 400 && foreign.status < 500 && own && (own.answer instanceof Error || !ok2xx(own.answer)))
+    return {
+      outcome: 'not-measured',
+      message: `Host ${host} got ${foreign.status}, but initialize with its own Host (${own.host}) got ${seen(own.answer)} too: the refusal is not the Host's, so this could not be judged`,
+      short: 'not measured',
+      evidence: { status: foreign.status, own: seen(own.answer) },
+    };
   if (foreign.status >= 400 && foreign.status < 500)
     return {
       outcome: 'passed',
@@ -246,7 +257,9 @@ export async function specChecks(input: SpecCheckInput, send: Send = rawSender(i
       }
       findings.origin = judgeOrigin(foreign, loopback, loopbackOrigin);
     }
-    if (on('host')) findings.host = judgeHost(await init({ host: `${FOREIGN_HOST}:${input.port}` }), input.port);
+    const foreignHost = on('host') ? await init({ host: `${FOREIGN_HOST}:${input.port}` }) : undefined;
+    /** initialize with the right credentials and the server's own Host: the control of the Host check. */
+    let control: RawAnswer | Error | undefined;
     if (on('token-in-header')) {
       if (!input.token) findings['token-in-header'] = { outcome: 'skipped', message: 'no token (auth none)', short: 'no auth' };
       else {
@@ -261,6 +274,7 @@ export async function specChecks(input: SpecCheckInput, send: Send = rawSender(i
     const sessionIds = ['session-id-visible-ascii', 'session-id-distinct', 'session-required', 'session-ended-404'];
     if (on('protocol-version') || sessionIds.some(on)) {
       const first = await init();
+      control = first;
       if (first instanceof Error || !ok2xx(first)) {
         const why = `initialize with the right credentials got ${seen(first)}, so this could not be judged (the round trip says why)`;
         for (const id of ['protocol-version', ...sessionIds])
@@ -301,6 +315,16 @@ export async function specChecks(input: SpecCheckInput, send: Send = rawSender(i
           );
         }
       }
+    }
+    if (foreignHost) {
+      const refused = !(foreignHost instanceof Error) && foreignHost.status >= 400 && foreignHost.status < 500;
+      // A refusal is judged against the control (the session checks' initialize when they ran; else one of its own).
+      if (refused) control ??= await init();
+      findings.host = judgeHost(
+        foreignHost,
+        input.port,
+        refused && control ? { host: new URL(input.url).host, answer: control } : undefined,
+      );
     }
   } finally {
     // Leave no session of the checks open on the server (its leaks are the leaks phase's to judge).

@@ -411,7 +411,12 @@ describe('specChecks on a scripted server', () => {
       'session-ended-404': 'off',
     };
     const r = await specChecks({ ...INPUT, levels }, send);
-    expect(sent).toStrictEqual([{ method: 'POST', headers: { ...AUTH_H, host: 'evil.example:5555' }, body: INIT }]);
+    // The foreign Host's refusal, then its control (initialize with the own Host), whose session is cleaned up.
+    expect(sent).toStrictEqual([
+      { method: 'POST', headers: { ...AUTH_H, host: 'evil.example:5555' }, body: INIT },
+      { method: 'POST', headers: AUTH_H, body: INIT },
+      { method: 'DELETE', headers: { authorization: 'Bearer tok', 'mcp-session-id': 's1' } },
+    ]);
     expect(outcomes(r)).toEqual({
       'token-in-header': 'skipped/off',
       origin: 'skipped/off',
@@ -663,6 +668,39 @@ describe('specChecks on a real loopback server that serves only its own Origin',
         outcome: 'failed',
         message: `a foreign Origin got 403, but a loopback Origin (http://localhost:${port} or http://127.0.0.1:${port}) got 403 too (want 2xx: it refuses every Origin)`,
         step: 'request with a loopback Origin',
+      });
+    } finally {
+      await new Promise<void>((r) => server.close(() => r()));
+    }
+  });
+});
+
+describe('specChecks on a real loopback server that refuses every initialize', () => {
+  // A 4xx to a foreign Host proves nothing when initialize with its own Host is refused the same: not a pass.
+  it('host is not measured, naming the refusal its own Host got too; a server that serves its own Host passes', async () => {
+    let refuseAll = true;
+    const server = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        if (req.method === 'DELETE') return res.writeHead(200).end();
+        if (refuseAll || req.headers.host?.startsWith('evil.example')) return res.writeHead(400).end();
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ jsonrpc: '2.0', id: 1, result: { protocolVersion: '2025-03-26', capabilities: {} } }));
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const port = (server.address() as AddressInfo).port;
+    try {
+      const levels = Object.fromEntries(SPEC_CHECK_IDS.map((id) => [id, id === 'host' ? 'require' : 'off'])) as Record<string, CheckLevel>;
+      const input = { url: `http://127.0.0.1:${port}/mcp`, port, timeoutMs: 5000, levels };
+      expect((await specChecks(input)).find((c) => c.id === 'host')).toMatchObject({
+        outcome: 'not-measured',
+        message: `Host evil.example:${port} got 400, but initialize with its own Host (127.0.0.1:${port}) got 400 too: the refusal is not the Host's, so this could not be judged`,
+      });
+      refuseAll = false;
+      expect((await specChecks(input)).find((c) => c.id === 'host')).toMatchObject({
+        outcome: 'passed',
+        message: `Host evil.example:${port} refused with 400`,
       });
     } finally {
       await new Promise<void>((r) => server.close(() => r()));
