@@ -37,16 +37,26 @@ afterEach(() => {
 
 const cookie = (): string => `${process.pid}.0.${randomBytes(6).toString('hex')}`;
 
-/** A live Node process carrying the cookie and the tag; resolves once it runs (its first line on stdout). */
-async function tagged(runCookie: string, tag: string, script = 'setInterval(() => {}, 1000)', detached = false): Promise<ChildProcess> {
+/**
+ * A live Node process carrying the cookie and the tag; resolves once it runs (its first line on stdout).
+ * `printed()` is all it wrote: its later lines may come in the same chunk as the first (a loaded machine).
+ */
+async function tagged(
+  runCookie: string,
+  tag: string,
+  script = 'setInterval(() => {}, 1000)',
+  detached = false,
+): Promise<ChildProcess & { printed: () => string }> {
   const child = spawn(process.execPath, ['-e', `console.log('up');${script}`], {
     env: { ...process.env, [RUN_COOKIE_VAR]: runCookie, [SERVER_TAG_VAR]: tag },
     stdio: ['ignore', 'pipe', 'ignore'],
     detached,
   });
   started.push(child);
+  let out = '';
+  child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
   await new Promise<void>((resolve) => child.stdout!.once('data', () => resolve()));
-  return child;
+  return Object.assign(child, { printed: () => out });
 }
 
 function alive(pid: number): boolean {
@@ -150,14 +160,10 @@ describe('sweepTagged', () => {
       "const k = require('node:child_process').spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { env: {}, stdio: 'ignore' }); console.log('child ' + k.pid); setInterval(() => {}, 1000)",
       true,
     );
-    const childPid = await new Promise<number>((resolve) => {
-      let out = '';
-      leader.stdout!.on('data', (d: Buffer) => {
-        out += d.toString();
-        const m = /child (\d+)/.exec(out);
-        if (m) resolve(Number(m[1]));
-      });
-    });
+    // Polled, not awaited as a new chunk: "child <pid>" may have come in the same chunk as "up" (a CI run timed out so).
+    let printed: RegExpExecArray | null = null;
+    while (!(printed = /child (\d+)/.exec(leader.printed()))) await new Promise((r) => setTimeout(r, 20));
+    const childPid = Number(printed[1]);
     alsoKill.push(childPid);
     expect(alive(childPid)).toBe(true);
     const found = await sweepTagged(c, 'cell#', 60_000);
