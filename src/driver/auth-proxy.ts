@@ -14,6 +14,12 @@ export interface AuthProxy {
   close(): Promise<void>;
 }
 
+/** The server's endpoint as reached through the proxy: the proxy's origin, the endpoint's path and its query. */
+export function proxiedUrl(proxyOrigin: string, serverUrl: string): string {
+  const u = new URL(serverUrl);
+  return `${proxyOrigin}${u.pathname}${u.search}`;
+}
+
 /** Starts the proxy on `host` (a free port) in front of `target` (the server's origin). */
 export function startAuthProxy(target: string, token: string, host = '127.0.0.1'): Promise<AuthProxy> {
   const upstream = new URL(target);

@@ -4,7 +4,7 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startAuthProxy, type AuthProxy } from '../../src/driver/auth-proxy.js';
+import { proxiedUrl, startAuthProxy, type AuthProxy } from '../../src/driver/auth-proxy.js';
 
 let server: Server | undefined;
 let proxy: AuthProxy | undefined;
@@ -17,7 +17,7 @@ afterEach(async () => {
 async function serve(host: string): Promise<{ origin: string; seen: IncomingHttpHeaders[] }> {
   const seen: IncomingHttpHeaders[] = [];
   server = createServer((req, res) => {
-    seen.push(req.headers);
+    seen.push({ ...req.headers, 'x-url': req.url });
     req.resume();
     req.on('end', () => res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}'));
   });
@@ -38,4 +38,13 @@ describe('startAuthProxy', () => {
       expect(proxy.forwarded()).toBe(1);
     });
   }
+
+  it('the suite is pointed at the endpoint behind the proxy with its path and its query (a path such as /x/mcp?tenant=a)', async () => {
+    const { origin, seen } = await serve('127.0.0.1');
+    proxy = await startAuthProxy(origin, 'tok');
+    const url = proxiedUrl(proxy.origin, `${origin}/x/mcp?tenant=a`);
+    expect(url).toBe(`${proxy.origin}/x/mcp?tenant=a`);
+    expect((await fetch(url, { method: 'POST', body: '{}' })).status).toBe(200);
+    expect(seen[0]!['x-url']).toBe('/x/mcp?tenant=a');
+  });
 });

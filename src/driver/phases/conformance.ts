@@ -13,7 +13,7 @@ import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { CheckLevel, PhaseResult, SubCheckResult } from '../../results/types.js';
 import { CHECKS, decidePhase } from '../checks.js';
-import { startAuthProxy, type AuthProxy } from '../auth-proxy.js';
+import { proxiedUrl, startAuthProxy, type AuthProxy } from '../auth-proxy.js';
 import { commandFor, errorText, result, type DriverContext } from '../context.js';
 import { freePort, waitUntilListening } from '../listen-watch.js';
 import { killGroup } from '../proc.js';
@@ -158,7 +158,7 @@ export async function conformancePhase(ctx: DriverContext, spec: ConformanceSpec
     let url = serverUrl;
     if (spec.auth !== 'none') {
       proxy = await startAuthProxy(new URL(serverUrl).origin, token, spec.host.includes(':') ? '::1' : '127.0.0.1');
-      url = `${proxy.origin}${new URL(serverUrl).pathname}`;
+      url = proxiedUrl(proxy.origin, serverUrl);
       details.proxy = { url, adds: 'Authorization: Bearer <the run token>' };
     }
     const capabilities = await serverCapabilities(url, spec.timeoutMs);
