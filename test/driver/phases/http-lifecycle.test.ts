@@ -86,6 +86,35 @@ describe('httpLifecycle', () => {
     }
   }, 30_000);
 
+  it('no session of their own with the first edge off: the first edge that is on fails, so the failure is not lost', async () => {
+    const { proc, url } = await started(TEST_SERVER);
+    try {
+      const checks = await httpLifecycle(
+        { steps: [], timeoutMs: 5000, checks: { 'unknown-method': 'off' } },
+        url,
+        'Bearer wrong',
+        proc,
+        true,
+        {},
+      );
+      expect(checks.map((c) => [c.id, c.outcome, c.level, c.short])).toEqual([
+        ['unknown-method', 'skipped', 'off', 'off'],
+        ['unknown-tool', 'failed', 'require', 'no session'],
+        ['invalid-arguments', 'skipped', 'require', 'not run'],
+        ['repeated-initialize', 'skipped', 'require', 'not run'],
+        ['cancellation', 'skipped', 'require', 'not run'],
+      ]);
+      expect(checks[1]!.message).toMatch(/^the lifecycle checks' .*401/);
+      // Every edge off: nothing to fail, and no session is opened.
+      const off = Object.fromEntries(LIFECYCLE_IDS.map((id) => [id, 'off' as const]));
+      const none = await httpLifecycle({ steps: [], timeoutMs: 5000, checks: off }, url, 'Bearer wrong', proc, true, {});
+      expect(none.every((c) => c.outcome === 'skipped' && c.level === 'off')).toBe(true);
+    } finally {
+      proc.terminate();
+      await proc.waitExit(5000);
+    }
+  }, 30_000);
+
   it('with a session of their own: every edge is judged by the lifecycle checks, with the right token', async () => {
     const { proc, url } = await started(TEST_SERVER);
     try {
