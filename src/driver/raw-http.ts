@@ -29,7 +29,16 @@ const BODY_LIMIT = 64 * 1024;
 export function rawSender(url: string, timeoutMs: number): Send {
   const target = new URL(url);
   return (req) =>
-    new Promise((resolve) => {
+    new Promise((settle) => {
+      // The whole exchange is bounded, not only an idle socket: a stream that trickles comments never goes idle.
+      const deadline = setTimeout(() => {
+        settle(new Error(`no answer within ${timeoutMs} ms`));
+        r.destroy();
+      }, timeoutMs);
+      const resolve = (a: RawAnswer | Error): void => {
+        clearTimeout(deadline);
+        settle(a);
+      };
       const body = req.body === undefined ? undefined : JSON.stringify(req.body);
       const headers: Record<string, string> = { ...req.headers };
       if (body !== undefined) headers['content-length'] = String(Buffer.byteLength(body));

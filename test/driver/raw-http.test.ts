@@ -14,6 +14,13 @@ beforeAll(async () => {
   server = createServer((req, res) => {
     req.resume();
     req.on('end', () => {
+      if (req.url === '/keepalive') {
+        // Headers, then only SSE comments, one every 100 ms: the socket is never idle, the answer never comes.
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        const timer = setInterval(() => res.write(': keepalive\n\n'), 100);
+        res.on('close', () => clearInterval(timer));
+        return;
+      }
       const eol = req.url === '/crlf' ? '\r\n' : req.url === '/cr' ? '\r' : '\n';
       res.writeHead(200, { 'content-type': 'text/event-stream', 'mcp-session-id': 'abc' });
       // A priming event first (an id, empty data: what a server with an event store sends), a moment apart.
@@ -41,4 +48,13 @@ describe('rawSender on an SSE answer held open', () => {
       expect(Date.now() - startedAt).toBeLessThan(3000);
     });
   }
+
+  it('a stream that only ever sends comments is bounded by the timeout as a whole, not by idleness', async () => {
+    const startedAt = Date.now();
+    const a = await rawSender(`${base}/keepalive`, 600)({ method: 'POST', headers: JSON_HEADERS, body: SPEC_INITIALIZE(1, '2025-03-26') });
+    const ms = Date.now() - startedAt;
+    expect(ms).toBeLessThan(3000);
+    expect(a).toBeInstanceOf(Error);
+    expect((a as Error).message).toBe('no answer within 600 ms');
+  }, 10_000);
 });
