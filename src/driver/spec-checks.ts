@@ -117,6 +117,8 @@ const VISIBLE_ASCII = /^[\x21-\x7E]+$/;
 export function judgeSessions(s: {
   first?: string;
   second?: string;
+  /** What the second initialize got, when it was not served (a refusal, no answer): named instead of a missing ID. */
+  secondRefused?: string;
   withoutId: RawAnswer | Error;
   deleted: RawAnswer | Error;
   afterDelete: RawAnswer | Error;
@@ -134,11 +136,18 @@ export function judgeSessions(s: {
         step: 'initialize',
       };
   const distinct: CheckFinding =
-    s.second === undefined
-      ? { outcome: 'failed', message: 'a second initialize got no Mcp-Session-Id', short: 'no second ID', step: 'second initialize' }
-      : s.second === s.first
-        ? { outcome: 'failed', message: 'two sessions got the same Mcp-Session-Id', short: 'same ID', step: 'second initialize' }
-        : { outcome: 'passed', message: 'two sessions got different IDs', short: 'ok' };
+    s.second === undefined && s.secondRefused !== undefined
+      ? {
+          outcome: 'failed',
+          message: `a second initialize (while the first session was open) got ${s.secondRefused} (want 2xx with a new Mcp-Session-Id)`,
+          short: s.secondRefused,
+          step: 'second initialize',
+        }
+      : s.second === undefined
+        ? { outcome: 'failed', message: 'a second initialize got no Mcp-Session-Id', short: 'no second ID', step: 'second initialize' }
+        : s.second === s.first
+          ? { outcome: 'failed', message: 'two sessions got the same Mcp-Session-Id', short: 'same ID', step: 'second initialize' }
+          : { outcome: 'passed', message: 'two sessions got different IDs', short: 'ok' };
   const w = s.withoutId;
   const required: CheckFinding =
     !(w instanceof Error) && w.status === 400
@@ -308,6 +317,7 @@ export async function specChecks(input: SpecCheckInput, send: Send = rawSender(i
             judgeSessions({
               ...(sid ? { first: sid } : {}),
               ...(second && !(second instanceof Error) && second.sessionId ? { second: second.sessionId } : {}),
+              ...(second && (second instanceof Error || !ok2xx(second)) ? { secondRefused: seen(second) } : {}),
               withoutId,
               deleted,
               afterDelete,

@@ -707,3 +707,47 @@ describe('specChecks on a real loopback server that refuses every initialize', (
     }
   });
 });
+
+describe('specChecks on a real loopback server that serves one session at a time', () => {
+  // A second initialize refused (503) is named as refused, not as "no Mcp-Session-Id" from a served one.
+  it('session-id-distinct names the refusal of the second initialize', async () => {
+    let open = 0;
+    const server = createServer((req, res) => {
+      let body = '';
+      req.on('data', (c: Buffer) => (body += c.toString()));
+      req.on('end', () => {
+        if (req.method === 'DELETE') {
+          open = 0;
+          return res.writeHead(200).end();
+        }
+        const method = (JSON.parse(body || '{}') as { method?: string }).method;
+        if (method === 'initialize') {
+          if (open) return res.writeHead(503).end();
+          open = 1;
+          res.writeHead(200, { 'content-type': 'application/json', 'mcp-session-id': 'only-one' });
+          return res.end(JSON.stringify({ jsonrpc: '2.0', id: 1, result: { protocolVersion: '2025-03-26', capabilities: {} } }));
+        }
+        if (!req.headers['mcp-session-id']) return res.writeHead(400).end();
+        res.writeHead(method === 'notifications/initialized' ? 202 : 200, { 'content-type': 'application/json' });
+        res.end(method === 'notifications/initialized' ? '' : JSON.stringify({ jsonrpc: '2.0', id: 2, result: {} }));
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const port = (server.address() as AddressInfo).port;
+    try {
+      const levels = Object.fromEntries(SPEC_CHECK_IDS.map((id) => [id, id === 'session-id-distinct' ? 'warn' : 'off'])) as Record<
+        string,
+        CheckLevel
+      >;
+      const r = await specChecks({ url: `http://127.0.0.1:${port}/mcp`, port, timeoutMs: 5000, levels });
+      expect(r.find((c) => c.id === 'session-id-distinct')).toMatchObject({
+        outcome: 'failed',
+        message: 'a second initialize (while the first session was open) got 503 (want 2xx with a new Mcp-Session-Id)',
+        short: '503',
+        step: 'second initialize',
+      });
+    } finally {
+      await new Promise<void>((r) => server.close(() => r()));
+    }
+  });
+});
