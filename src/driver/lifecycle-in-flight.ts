@@ -148,10 +148,17 @@ export async function cancellation(
   const ended = await wire.end();
   if (why)
     return { outcome: 'failed', message: `after notifications/cancelled for ${label}, ${why}`, short: 'server gone', step, gone: why };
-  if (notified || ping.kind !== 'result' || !late)
+  if (notified)
     return {
       outcome: 'failed',
-      message: `after notifications/cancelled for ${label}${notified ? ` (${notified})` : ''}, the next request (ping) got ${describeAnswer(ping)}`,
+      message: `notifications/cancelled for ${label} could not be delivered (${notified}); the next request (ping) got ${describeAnswer(ping)}`,
+      short: 'not delivered',
+      step,
+    };
+  if (ping.kind !== 'result' || !late)
+    return {
+      outcome: 'failed',
+      message: `after notifications/cancelled for ${label}, the next request (ping) got ${describeAnswer(ping)}`,
       short: 'no answer',
       step,
     };

@@ -215,7 +215,13 @@ describe('cancellation', () => {
       [SLOW],
       undefined,
     );
-    expect(undelivered.message).toBe('after notifications/cancelled for `tools/call slow` (EPIPE), the next request (ping) got a result');
+    // The cause is the notification that did not go out, not the ping that was answered.
+    expect(undelivered).toEqual({
+      outcome: 'failed',
+      message: 'notifications/cancelled for `tools/call slow` could not be delivered (EPIPE); the next request (ping) got a result',
+      short: 'not delivered',
+      step: 'notifications/cancelled for tools/call slow',
+    });
     const gone = await cancellation(
       scripted((m) => (m === 'tools/call' ? never : ok), { gone: Promise.resolve('the server exited (code 7)') }).wire,
       400,
