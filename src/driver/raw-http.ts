@@ -25,17 +25,44 @@ export type Send = (req: RawRequest) => Promise<RawAnswer | Error>;
 /** How long a body is read: enough for an initialize answer on an SSE stream. */
 const BODY_LIMIT = 64 * 1024;
 
-/** A sender for one endpoint: node:http, the Host header as given (else the URL's), bounded by `timeoutMs`. */
+/** How many same-origin 307/308 redirects a request follows (a trailing-slash rule is one). */
+const MAX_REDIRECTS = 3;
+
+/**
+ * A sender for one endpoint: node:http, the Host header as given (else the URL's), bounded by `timeoutMs`.
+ * A 307 or 308 to the same origin is followed with the same method, body and headers, as the SDK's client
+ * (fetch) follows it: the checks judge the endpoint that serves, not its redirect. Another origin's is not.
+ */
 export function rawSender(url: string, timeoutMs: number): Send {
   const target = new URL(url);
-  return (req) =>
+  const once = sendOnce(target, timeoutMs);
+  return async (req) => {
+    let path = req.path ?? `${target.pathname}${target.search}`;
+    for (let hop = 0; ; hop++) {
+      const a = await once(req, path);
+      if (a instanceof Error || (a.status !== 307 && a.status !== 308) || !a.location || hop >= MAX_REDIRECTS) return strip(a);
+      const next = new URL(a.location, new URL(path, target));
+      if (next.origin !== target.origin) return strip(a);
+      path = `${next.pathname}${next.search}`;
+    }
+  };
+}
+
+const strip = (a: (RawAnswer & { location?: string }) | Error): RawAnswer | Error => {
+  if (a instanceof Error) return a;
+  const { location: _l, ...rest } = a;
+  return rest;
+};
+
+function sendOnce(target: URL, timeoutMs: number) {
+  return (req: RawRequest, path: string): Promise<(RawAnswer & { location?: string }) | Error> =>
     new Promise((settle) => {
       // The whole exchange is bounded, not only an idle socket: a stream that trickles comments never goes idle.
       const deadline = setTimeout(() => {
         settle(new Error(`no answer within ${timeoutMs} ms`));
         r.destroy();
       }, timeoutMs);
-      const resolve = (a: RawAnswer | Error): void => {
+      const resolve = (a: (RawAnswer & { location?: string }) | Error): void => {
         clearTimeout(deadline);
         settle(a);
       };
@@ -46,7 +73,7 @@ export function rawSender(url: string, timeoutMs: number): Send {
         {
           host: target.hostname.replace(/^\[|\]$/g, ''),
           port: target.port,
-          path: req.path ?? `${target.pathname}${target.search}`,
+          path,
           method: req.method,
           headers,
           agent: false,
@@ -61,6 +88,7 @@ export function rawSender(url: string, timeoutMs: number): Send {
               status: res.statusCode ?? 0,
               ...(typeof sid === 'string' ? { sessionId: sid } : {}),
               ...(res.headers['content-type'] ? { contentType: res.headers['content-type'] } : {}),
+              ...(res.headers.location ? { location: res.headers.location } : {}),
               body: text,
             });
           };

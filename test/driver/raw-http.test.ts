@@ -4,7 +4,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { JSON_HEADERS, negotiatedVersion, rawSender, SPEC_INITIALIZE } from '../../src/driver/raw-http.js';
+import { JSON_HEADERS, negotiatedVersion, rawSender, SPEC_INITIALIZE, type RawAnswer } from '../../src/driver/raw-http.js';
 
 let server: Server;
 let base = '';
@@ -14,6 +14,14 @@ beforeAll(async () => {
   server = createServer((req, res) => {
     req.resume();
     req.on('end', () => {
+      // /mcp → /mcp/ (308, as a framework's trailing-slash rule does); /away → another origin (not followed).
+      if (req.url === '/mcp') return res.writeHead(308, { location: '/mcp/' }).end();
+      if (req.url === '/away') return res.writeHead(307, { location: 'http://other.invalid/mcp' }).end();
+      if (req.url === '/mcp/') {
+        if (req.headers.origin === 'http://evil.example') return res.writeHead(403).end();
+        res.writeHead(200, { 'content-type': 'application/json', 'mcp-session-id': `at ${req.headers.host}` });
+        return res.end(RESULT);
+      }
       if (req.url === '/keepalive') {
         // Headers, then only SSE comments, one every 100 ms: the socket is never idle, the answer never comes.
         res.writeHead(200, { 'content-type': 'text/event-stream' });
@@ -57,4 +65,17 @@ describe('rawSender on an SSE answer held open', () => {
     expect(a).toBeInstanceOf(Error);
     expect((a as Error).message).toBe('no answer within 600 ms');
   }, 10_000);
+
+  it('a 307/308 to the same origin is followed with the same method, body and headers; to another origin it is not', async () => {
+    const send = rawSender(`${base}/mcp`, 3000);
+    const served = await send({ method: 'POST', headers: JSON_HEADERS, body: SPEC_INITIALIZE(1, '2025-03-26') });
+    expect(served).toMatchObject({ status: 200, sessionId: `at ${new URL(base).host}` });
+    expect(negotiatedVersion(served as RawAnswer)).toBe('2025-03-26');
+    const foreign = await send({ method: 'POST', headers: { ...JSON_HEADERS, origin: 'http://evil.example' }, body: {} });
+    expect(foreign).toMatchObject({ status: 403 });
+    // The Host override goes along: the judge sees what the final endpoint does with it.
+    const host = await send({ method: 'POST', headers: { ...JSON_HEADERS, host: 'evil.example:1' }, body: {} });
+    expect(host).toMatchObject({ status: 200, sessionId: 'at evil.example:1' });
+    expect(await rawSender(`${base}/away`, 3000)({ method: 'POST', headers: JSON_HEADERS, body: {} })).toMatchObject({ status: 307 });
+  });
 });
