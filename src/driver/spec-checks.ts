@@ -330,11 +330,13 @@ export async function specChecks(input: SpecCheckInput, send: Send = rawSender(i
       const refused = !(foreignHost instanceof Error) && foreignHost.status >= 400 && foreignHost.status < 500;
       // A refusal is judged against the control (the session checks' initialize when they ran; else one of its own).
       if (refused) control ??= await init();
-      findings.host = judgeHost(
-        foreignHost,
-        input.port,
-        refused && control ? { host: new URL(input.url).host, answer: control } : undefined,
-      );
+      let ownHost = new URL(input.url).host;
+      // Refused at its URL's own Host too: a Host allowlist naming localhost:PORT validates Host all the same.
+      if (refused && control && (control instanceof Error || !ok2xx(control)) && ownHost !== `localhost:${input.port}`) {
+        const named = await init({ host: `localhost:${input.port}` });
+        if (!(named instanceof Error) && ok2xx(named)) [control, ownHost] = [named, `localhost:${input.port}`];
+      }
+      findings.host = judgeHost(foreignHost, input.port, refused && control ? { host: ownHost, answer: control } : undefined);
     }
   } finally {
     // Leave no session of the checks open on the server (its leaks are the leaks phase's to judge).

@@ -679,11 +679,13 @@ describe('specChecks on a real loopback server that refuses every initialize', (
   // A 4xx to a foreign Host proves nothing when initialize with its own Host is refused the same: not a pass.
   it('host is not measured, naming the refusal its own Host got too; a server that serves its own Host passes', async () => {
     let refuseAll = true;
+    let onlyLocalhost = false;
     const server = createServer((req, res) => {
       req.resume();
       req.on('end', () => {
         if (req.method === 'DELETE') return res.writeHead(200).end();
         if (refuseAll || req.headers.host?.startsWith('evil.example')) return res.writeHead(400).end();
+        if (onlyLocalhost && !req.headers.host?.startsWith('localhost:')) return res.writeHead(400).end();
         res.writeHead(200, { 'content-type': 'application/json' });
         res.end(JSON.stringify({ jsonrpc: '2.0', id: 1, result: { protocolVersion: '2025-03-26', capabilities: {} } }));
       });
@@ -698,6 +700,12 @@ describe('specChecks on a real loopback server that refuses every initialize', (
         message: `Host evil.example:${port} got 400, but initialize with its own Host (127.0.0.1:${port}) got 400 too: the refusal is not the Host's, so this could not be judged`,
       });
       refuseAll = false;
+      expect((await specChecks(input)).find((c) => c.id === 'host')).toMatchObject({
+        outcome: 'passed',
+        message: `Host evil.example:${port} refused with 400`,
+      });
+      // A Host allowlist of localhost:PORT only refuses the URL's own 127.0.0.1:PORT too, yet validates Host: a pass.
+      onlyLocalhost = true;
       expect((await specChecks(input)).find((c) => c.id === 'host')).toMatchObject({
         outcome: 'passed',
         message: `Host evil.example:${port} refused with 400`,
