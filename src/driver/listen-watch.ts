@@ -177,7 +177,15 @@ export async function waitUntilListening(proc: ServerProcess, host: string, port
         };
       }
       if (await canConnect(host, port, Math.min(500, Math.max(1, deadline - Date.now())))) {
-        const identity = ownerOf(proc, port);
+        let identity = ownerOf(proc, port);
+        // Without /proc, the probe's record is the evidence, and it trails the listen: the kernel accepts a connection
+        // before the probe's synchronous append runs, and a loaded machine connected in between ("unverified" in a CI
+        // run). A server the probe runs in gets a moment for its record, woken by the file's change.
+        const trail = Math.min(deadline, Date.now() + PROBE_TRAIL_MS);
+        while (identity === 'unverified' && probeRuns(proc) && Date.now() < trail) {
+          await waitAtMost(new Promise<void>((resolve) => (wake = resolve)), 25);
+          identity = ownerOf(proc, port);
+        }
         if (identity === 'foreign') {
           return {
             ok: false,
@@ -196,6 +204,14 @@ export async function waitUntilListening(proc: ServerProcess, host: string, port
       reason: `timed out after ${timeoutMs} ms waiting for the server to listen on ${host}:${port}`,
     };
   }
+}
+
+/** How long a listen's probe record may trail the port's first answer (without /proc). */
+const PROBE_TRAIL_MS = 1000;
+
+/** The probe runs in the server (its first record): a Node server whose listens it reports. */
+function probeRuns(proc: ServerProcess): boolean {
+  return proc.probeRecords().some((r) => r.type === 'probe');
 }
 
 function ownerOf(proc: ServerProcess, port: number): Identity | 'foreign' {

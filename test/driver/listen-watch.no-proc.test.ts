@@ -34,6 +34,30 @@ describe('waitUntilListening without /proc', () => {
     await proc.kill();
   });
 
+  it.skipIf(!python)('the probe\'s record trailing the listen (a loaded machine connects in between): still "probe"', async () => {
+    const port = await freePort('127.0.0.1');
+    // The probe's synchronous record normally follows the kernel's listen within microseconds; a CI run under load
+    // connected in between and read "unverified". Here the record comes 300 ms after the port answers, written as
+    // the probe writes it: the listen is a child's the probe cannot run in (Python), the record the parent's.
+    const child =
+      'import socket, sys, time\ns = socket.socket()\ns.bind(("127.0.0.1", int(sys.argv[1])))\ns.listen()\nprint("up", flush=True)\ntime.sleep(60)\n';
+    const bin = bench.server(
+      'late-record.mjs',
+      [
+        "import { spawn } from 'node:child_process';",
+        "import { appendFileSync } from 'node:fs';",
+        'const port = Number(process.argv[2]);',
+        `const c = spawn('python3', ['-c', ${JSON.stringify(child)}, String(port)], { stdio: ['ignore', 'pipe', 'inherit'] });`,
+        "c.stdout.once('data', () => setTimeout(() => appendFileSync(process.env.MCP_MATRIX_PROBE_FILE, JSON.stringify({ type: 'listen', address: '127.0.0.1', port, family: 'IPv4', pid: process.pid }) + '\\n'), 300));",
+        'setInterval(() => {}, 1000);',
+        '',
+      ].join('\n'),
+    );
+    const proc = bench.context().startServer('http', { bin, args: [String(port)], env: {} }, { PATH: process.env.PATH ?? '' });
+    expect(await waitUntilListening(proc, '127.0.0.1', port, 10_000)).toEqual({ ok: true, identity: 'probe', ms: expect.any(Number) });
+    await proc.kill();
+  });
+
   it.skipIf(!python)('a server the probe cannot see into: "unverified"', async () => {
     const port = await freePort('127.0.0.1');
     const bin = bench.server(
