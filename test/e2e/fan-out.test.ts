@@ -1,14 +1,13 @@
 // The CI fan-out on one machine: the acceptance workflow's own commands (scripts/acceptance-local.sh:
 // plan --json → npm pack once → one single-cell run per planned cell with --tarball, each into its own
 // directory → merge) must give the same table as one local run of the same cells; merge is the gate.
-import { execFile } from 'node:child_process';
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { exec as run } from './helpers/shell.js';
 import type { RunResult } from '../../src/results/types.js';
-import { TEST_CACHE_ENV } from '../helpers/node-runtimes.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const BIN = path.join(ROOT, 'bin/mcp-matrix.js');
@@ -22,24 +21,9 @@ interface Outcome {
   stderr: string;
 }
 
-function exec(file: string, args: string[], cwd: string, extraEnv: Record<string, string> = {}): Promise<Outcome> {
-  // A private TMPDIR: the run directories of these cells stay out of other tests' sight (and go with `work`).
-  const env = {
-    PATH: process.env.PATH ?? '',
-    HOME: process.env.HOME ?? '',
-    ...TEST_CACHE_ENV,
-    NO_COLOR: '1',
-    CI: 'true',
-    TMPDIR: tmp,
-    ...extraEnv,
-  };
-  return new Promise((resolve) => {
-    execFile(file, args, { cwd, env, timeout: 600_000, maxBuffer: 32 * 1024 * 1024 }, (error, stdout, stderr) => {
-      const code = error ? (typeof (error as { code?: unknown }).code === 'number' ? (error as { code: number }).code : -1) : 0;
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
+/** A private TMPDIR: the run directories of these cells stay out of other tests' sight (and go with `work`). */
+const exec = (file: string, args: string[], cwd: string, extraEnv: Record<string, string> = {}): Promise<Outcome> =>
+  run(file, args, cwd, { TMPDIR: tmp, ...extraEnv }, 600_000);
 const cli = (args: string[], cwd: string) => exec(process.execPath, [BIN, ...args], cwd);
 
 /** A config beside the work dir whose package is the repository's reference server: one 1.x and one 2.x cell. */

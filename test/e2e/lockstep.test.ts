@@ -1,31 +1,16 @@
 // `mcp-matrix plan` against the real registry: the declared SDK ranges and the cells must move together.
-import { execFile } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { exec } from './helpers/shell.js';
 import { cli, readResults, writeConfig } from './helpers/cli.js';
-import { TEST_CACHE_ENV } from '../helpers/node-runtimes.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const BIN = path.join(ROOT, 'bin/mcp-matrix.js');
 
-function plan(args: string[], cwd = ROOT): Promise<{ code: number; stdout: string; stderr: string }> {
-  const env = {
-    PATH: process.env.PATH ?? '',
-    HOME: process.env.HOME ?? '',
-    ...TEST_CACHE_ENV,
-    NO_COLOR: '1',
-    CI: 'true',
-  };
-  return new Promise((resolve) => {
-    execFile(process.execPath, [BIN, 'plan', ...args], { cwd, env, timeout: 120_000 }, (error, stdout, stderr) => {
-      const code = error ? (typeof (error as { code?: unknown }).code === 'number' ? (error as { code: number }).code : -1) : 0;
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
+const plan = (args: string[], cwd = ROOT) => exec(process.execPath, [BIN, 'plan', ...args], cwd, {}, 120_000);
 
 /** How many times `needle` occurs in `text`. */
 const count = (text: string, needle: string): number => text.split(needle).length - 1;

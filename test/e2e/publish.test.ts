@@ -1,6 +1,5 @@
 // Publishable: the harness's own `npm pack`, installed into an empty directory as a user installs it,
 // works there: `plan`, and a one-cell `run` against the repository's reference server.
-import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
@@ -8,29 +7,14 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { RunResult } from '../../src/results/types.js';
-import { TEST_CACHE_ENV } from '../helpers/node-runtimes.js';
 import { harnessTarball } from './helpers/harness-tarball.js';
+import { exec as run } from './helpers/shell.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 let tmp = os.tmpdir();
 
-function exec(file: string, args: string[], cwd: string): Promise<{ code: number; stdout: string; stderr: string }> {
-  // A private TMPDIR: the run directory of the cell stays out of other tests' sight (and goes with `work`).
-  const env = {
-    PATH: process.env.PATH ?? '',
-    HOME: process.env.HOME ?? '',
-    ...TEST_CACHE_ENV,
-    NO_COLOR: '1',
-    CI: 'true',
-    TMPDIR: tmp,
-  };
-  return new Promise((resolve) => {
-    execFile(file, args, { cwd, env, timeout: 300_000, maxBuffer: 32 * 1024 * 1024 }, (error, stdout, stderr) => {
-      const code = error ? (typeof (error as { code?: unknown }).code === 'number' ? (error as { code: number }).code : -1) : 0;
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
+/** A private TMPDIR: the run directory of the cell stays out of other tests' sight (and goes with `work`). */
+const exec = (file: string, args: string[], cwd: string) => run(file, args, cwd, { TMPDIR: tmp }, 300_000);
 
 describe('the packed harness, installed into an empty directory', () => {
   let work: string;

@@ -8,20 +8,34 @@ export interface ShellOutcome {
   stderr: string;
 }
 
-/** `tmp` is the command's TMPDIR; `timeoutMs` is a hang guard, not a speed check. */
-export function sh(command: string, cwd: string, tmp: string, timeoutMs = 480_000): Promise<ShellOutcome> {
+/**
+ * A program run as a user runs it: a minimal environment with the test caches, `extraEnv` on top (a `TMPDIR` there
+ * keeps the run's directories out of other tests' sight). `timeoutMs` is a hang guard, not a speed check.
+ */
+export function exec(
+  file: string,
+  args: string[],
+  cwd: string,
+  extraEnv: Record<string, string> = {},
+  timeoutMs = 480_000,
+): Promise<ShellOutcome> {
   const env = {
     PATH: process.env.PATH ?? '',
     HOME: process.env.HOME ?? '',
     ...TEST_CACHE_ENV,
     NO_COLOR: '1',
     CI: 'true',
-    TMPDIR: tmp,
+    ...extraEnv,
   };
   return new Promise((resolve) => {
-    execFile('sh', ['-c', command], { cwd, env, timeout: timeoutMs, maxBuffer: 32 * 1024 * 1024 }, (error, stdout, stderr) => {
+    execFile(file, args, { cwd, env, timeout: timeoutMs, maxBuffer: 32 * 1024 * 1024 }, (error, stdout, stderr) => {
       const code = error ? (typeof (error as { code?: unknown }).code === 'number' ? (error as { code: number }).code : -1) : 0;
       resolve({ code, stdout, stderr });
     });
   });
+}
+
+/** `tmp` is the command's TMPDIR; `timeoutMs` is a hang guard, not a speed check. */
+export function sh(command: string, cwd: string, tmp: string, timeoutMs = 480_000): Promise<ShellOutcome> {
+  return exec('sh', ['-c', command], cwd, { TMPDIR: tmp }, timeoutMs);
 }
