@@ -63,15 +63,31 @@ export interface EditedServer {
  * The project's config against a copy of its package directory (without node_modules), so the bench can
  * edit the server as its author would, between runs, without touching the checkout.
  */
-export async function editedServerConfig(project: Project, tmp: string): Promise<EditedServer | undefined> {
+export async function editedServerConfig(
+  project: Project,
+  tmp: string,
+  shape: (raw: MatrixConfig) => MatrixConfig = (raw) => raw,
+): Promise<EditedServer | undefined> {
   if (project.config.source.kind !== 'directory') return undefined;
   const dir = path.join(tmp, 'edited-server');
   const from = project.config.source.dir;
   await cp(from, dir, { recursive: true, filter: (p) => !p.slice(from.length).split(path.sep).includes('node_modules') });
   const binFile = path.join(dir, project.bin.file);
   const original = await readFile(binFile, 'utf8');
-  const config = await write(path.join(tmp, 'edited-server.config.mjs'), 'the cells against an edited copy of the server', {
-    ...rawOf(project, { kind: 'directory', dir }),
-  });
+  const config = await write(
+    path.join(tmp, 'edited-server.config.mjs'),
+    'the cells against an edited copy of the server',
+    shape(rawOf(project, { kind: 'directory', dir })),
+  );
   return { config, edit: (n) => writeFile(binFile, `${original}\n// edited by the bench (${n})\n`) };
+}
+
+/** The project's config, reshaped (e.g. likeForLike), pointed at the project's package by absolute path. */
+export async function shapedConfig(
+  project: Project,
+  tmp: string,
+  name: string,
+  shape: (raw: MatrixConfig) => MatrixConfig,
+): Promise<string> {
+  return write(path.join(tmp, `${name}.config.mjs`), name, shape(rawOf(project)));
 }

@@ -6,7 +6,9 @@
 import { existsSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
 import path from 'node:path';
-import { editedServerConfig } from './configs.js';
+import type { MatrixConfig } from '../src/config/define.js';
+import { editedServerConfig, shapedConfig } from './configs.js';
+import { likeForLike, likeForLikeOff, loadCatalogue } from './like-for-like.js';
 import type { Project } from './floor.js';
 import { BIN, runCli, type Run } from './harness.js';
 import { log, sec, sh, timed } from './util.js';
@@ -21,12 +23,23 @@ export interface Naive extends Measured {
   verdicts: Record<string, string>;
   code: number | null;
 }
-export interface Yardsticks {
-  naive?: Naive;
-  naiveSkipped?: string;
+export interface Edit {
+  cell: string;
+  warm: Run;
+  reference: Run;
+  referenceBy: string;
+}
+/** One reading of the three runs: cold, warm, and the edit loop. */
+export interface Reading {
   cold: Run;
   warm: Run;
-  edit?: { cell: string; warm: Run; reference: Run; referenceBy: string };
+  edit?: Edit;
+}
+export interface Yardsticks extends Reading {
+  naive?: Naive;
+  naiveSkipped?: string;
+  /** The same three runs with only the checks the loop also makes (like-for-like.ts), and what was off. */
+  like?: Reading & { off: string };
 }
 
 /** The harness's caches all under one fresh XDG_CACHE_HOME (npm's cache is HOME's and stays warm). */
@@ -72,25 +85,48 @@ export async function measureYardsticks(
   naiveLoop: string,
   tmp: string,
 ): Promise<Yardsticks> {
-  const caches = await mkdtemp(path.join(tmp, `r${rep}-harness-caches-`));
-  const baseEnv = emptyCaches(caches);
-  const cold = await runCli({ label: `r${rep}-cold`, config: configFile, baseEnv, tmp });
-  const versions = new Map(cold.cells.map((c) => [c.cell, c.version]));
+  const all = await reading(rep, 'r', project, configFile, tmp, (raw) => raw);
+  const versions = new Map(all.cold.cells.map((c) => [c.cell, c.version]));
   const args = naiveArgs(project, versions);
   const skipped = !existsSync(naiveLoop) ? `${naiveLoop} not found` : typeof args === 'string' ? args : undefined;
   const naive = skipped === undefined ? await runNaive(naiveLoop, args as string[]) : undefined;
   if (skipped) log(`naive loop skipped: ${skipped}`);
-  const warm = await runCli({ label: `r${rep}-warm`, config: configFile, baseEnv, tmp });
-  const edit = await measureEdit(rep, project, baseEnv, tmp);
-  return { ...(naive ? { naive } : { naiveSkipped: skipped }), cold, warm, ...(edit ? { edit } : {}) };
+  const catalogue = await loadCatalogue();
+  const shape = likeForLike(catalogue);
+  const like = await reading(rep, 'lfl', project, await shapedConfig(project, tmp, `r${rep}-like-for-like`, shape), tmp, shape);
+  return { ...(naive ? { naive } : { naiveSkipped: skipped }), ...all, like: { ...like, off: likeForLikeOff(catalogue) } };
+}
+
+/** Cold (its own empty harness caches), warm, then the edit loop, with one shape of the config. */
+async function reading(
+  rep: number,
+  prefix: string,
+  project: Project,
+  configFile: string,
+  tmp: string,
+  shape: (raw: MatrixConfig) => MatrixConfig,
+): Promise<Reading> {
+  const caches = await mkdtemp(path.join(tmp, `${prefix}${rep}-harness-caches-`));
+  const baseEnv = emptyCaches(caches);
+  const cold = await runCli({ label: `${prefix}${rep}-cold`, config: configFile, baseEnv, tmp });
+  const warm = await runCli({ label: `${prefix}${rep}-warm`, config: configFile, baseEnv, tmp });
+  const edit = await measureEdit(rep, prefix, project, baseEnv, tmp, shape);
+  return { cold, warm, ...(edit ? { edit } : {}) };
 }
 
 /**
  * The author's loop: edit the server, re-run one cell. The reference is the same command with a plain
  * npm install (`--fresh`) when the CLI has the flag; else the same command again (no reuse to turn off).
  */
-async function measureEdit(rep: number, project: Project, baseEnv: NodeJS.ProcessEnv, tmp: string): Promise<Yardsticks['edit']> {
-  const edited = await editedServerConfig(project, await mkdtemp(path.join(tmp, `r${rep}-edit-`)));
+async function measureEdit(
+  rep: number,
+  prefix: string,
+  project: Project,
+  baseEnv: NodeJS.ProcessEnv,
+  tmp: string,
+  shape: (raw: MatrixConfig) => MatrixConfig,
+): Promise<Edit | undefined> {
+  const edited = await editedServerConfig(project, await mkdtemp(path.join(tmp, `${prefix}${rep}-edit-`)), shape);
   if (!edited) return undefined;
   const cells = project.config.cells;
   const cell = (cells.find((c) => c.pin === 'latest@1') ?? cells[0])!.id;
@@ -98,7 +134,7 @@ async function measureEdit(rep: number, project: Project, baseEnv: NodeJS.Proces
   const referenceBy = fresh ? '--fresh' : 'the same command (this CLI has no --fresh)';
   const one = async (n: number, label: string, extra: string[]): Promise<Run> => {
     await edited.edit(n);
-    return runCli({ label: `r${rep}-${label}`, config: edited.config, extra: ['--cell', cell, ...extra], baseEnv, tmp });
+    return runCli({ label: `${prefix}${rep}-${label}`, config: edited.config, extra: ['--cell', cell, ...extra], baseEnv, tmp });
   };
   // The first run after the cold and warm ones is already "after an edit"; alternate which side goes first.
   const [warm, reference] =
