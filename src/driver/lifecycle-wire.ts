@@ -8,6 +8,7 @@ import { request as httpRequest, type ClientRequest } from 'node:http';
 import type { JsonRpcMessage, PipeTransport } from './stdio-transport.js';
 import type { ServerProcess } from './server-process.js';
 import { answerOf, goneWhy, ID_PREFIX, within, writeFailed, type Answer, type Wire } from './lifecycle-answer.js';
+import { sseData } from './raw-http.js';
 
 export { within, type Answer, type Call, type Wire } from './lifecycle-answer.js';
 
@@ -221,15 +222,10 @@ function deleteSession(target: URL, headers: Record<string, string>, timeoutMs: 
   });
 }
 
-/** The response to `id` in an SSE body, once its event is complete. */
+/** The response to `id` in an SSE body, once its event is complete (CRLF, LF or CR line ends: raw-http's reader). */
 export function sseAnswer(text: string, id: string): Answer | null {
-  for (const event of text.split(/\r?\n\r?\n/).slice(0, -1)) {
-    const data = event
-      .split(/\r?\n/)
-      .filter((l) => l.startsWith('data:'))
-      .map((l) => l.slice(5).replace(/^ /, ''))
-      .join('\n');
-    const found = data ? jsonAnswer(data, id) : null;
+  for (const data of sseData(text, true)) {
+    const found = jsonAnswer(data, id);
     if (found) return found;
   }
   return null;

@@ -121,20 +121,25 @@ export const SPEC_INITIALIZE = (id: number, protocolVersion: string) => ({
 });
 
 /**
- * The data of each SSE event with any, in order: an event ends at a blank line, and SSE allows CRLF, LF or CR
- * as the line end. `complete`: only events whose blank line has come (the last may still be arriving).
+ * The data of each SSE event with any, in order: a line ends at CRLF, LF or CR (SSE allows each, and a stream may
+ * mix them), an event at a blank line. `complete`: only events whose blank line has come (the last may still be
+ * arriving); else the end of the text ends the last event too. A trailing CR read as a line end is never wrong:
+ * an LF after it would end the same line.
  */
 export function sseData(text: string, complete = false): string[] {
-  const events = text.split(/\r\n\r\n|\n\n|\r\r/);
-  return (complete ? events.slice(0, -1) : events)
-    .map((event) =>
-      event
-        .split(/\r\n|\n|\r/)
-        .filter((line) => line.startsWith('data:'))
-        .map((line) => line.slice(5).replace(/^ /, ''))
-        .join('\n'),
-    )
-    .filter(Boolean);
+  const lines = text.split(/\r\n|\r|\n/);
+  // The piece after the last line end is a line still arriving; without `complete` the text's end ends it.
+  if (complete) lines.pop();
+  else lines.push('');
+  const events: string[] = [];
+  let data: string[] = [];
+  for (const line of lines) {
+    if (line === '') {
+      if (data.join('\n')) events.push(data.join('\n'));
+      data = [];
+    } else if (line.startsWith('data:')) data.push(line.slice(5).replace(/^ /, ''));
+  }
+  return events;
 }
 
 /** The protocol version the server answered initialize with (JSON or the first SSE event with data), if it did. */

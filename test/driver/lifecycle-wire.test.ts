@@ -306,6 +306,19 @@ describe('httpSession: reading an answer', () => {
     await streamClosed;
   });
 
+  it('an SSE stream with CR line ends (SSE allows CRLF, LF or CR), held open after its answer: the answer is taken', async () => {
+    const { s } = await answering((seen, res) => {
+      const id = String(seen.body?.id);
+      // A priming event (an id, empty data), then the answer split across writes, then the stream held open.
+      events(
+        res,
+        ['id: e0\rdata: \r\r', `event: message\rdata: {"jsonrpc":"2.0","id":"${id}",\r`, 'data: "result":{"n":1}}\r', '\r'],
+        false,
+      );
+    });
+    expect(await within(s.wire.request('tools/call').answer, 2000)).toEqual({ kind: 'result', result: { n: 1 }, status: 200 });
+  });
+
   it('a JSON body with SSE framing, or an SSE stream with a JSON body, is no answer: the content type says how to read it', async () => {
     const { s } = await answering((seen, res) => {
       const message = JSON.stringify({ jsonrpc: '2.0', id: seen.body?.id, result: {} });
@@ -644,6 +657,16 @@ describe('sseAnswer', () => {
     expect(sseAnswer('data:{"id":"a","result":{"t":"a b"}}\n\n', 'a')).toEqual({ kind: 'result', result: { t: 'a b' } });
     // Two data lines are joined by a line break, which ends a number: `1\n2` is no JSON.
     expect(sseAnswer('data: {"id":"a","result":{"n":1\ndata: 2}}\n\n', 'a')).toBeNull();
+  });
+  it('CR line ends, alone or mixed with CRLF and LF, end lines and events as LF does', () => {
+    expect(sseAnswer('event: message\rdata: {"id":"a","result":{"n":5}}\r\r', 'a')).toEqual({ kind: 'result', result: { n: 5 } });
+    expect(sseAnswer('data: {"id":"b","result":{}}\r\rdata: {"id":"a","result":{"n":6}}\r\n\n', 'a')).toEqual({
+      kind: 'result',
+      result: { n: 6 },
+    });
+    expect(sseAnswer('data: {"id":"a",\rdata: "result":{"n":7}}\n\r', 'a')).toEqual({ kind: 'result', result: { n: 7 } });
+    // Not yet complete: one line end after the data, no blank line.
+    expect(sseAnswer('data: {"id":"a","result":{}}\r', 'a')).toBeNull();
   });
   it('an event not yet complete, one without data, or not its id: null', () => {
     expect(sseAnswer('data: {"id":"a","result":{}}\n', 'a')).toBeNull();

@@ -4,7 +4,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { JSON_HEADERS, negotiatedVersion, rawSender, SPEC_INITIALIZE, type RawAnswer } from '../../src/driver/raw-http.js';
+import { JSON_HEADERS, negotiatedVersion, rawSender, SPEC_INITIALIZE, sseData, type RawAnswer } from '../../src/driver/raw-http.js';
 
 let server: Server;
 let base = '';
@@ -77,5 +77,14 @@ describe('rawSender on an SSE answer held open', () => {
     const host = await send({ method: 'POST', headers: { ...JSON_HEADERS, host: 'evil.example:1' }, body: {} });
     expect(host).toMatchObject({ status: 200, sessionId: 'at evil.example:1' });
     expect(await rawSender(`${base}/away`, 3000)({ method: 'POST', headers: JSON_HEADERS, body: {} })).toMatchObject({ status: 307 });
+  });
+});
+
+describe('sseData', () => {
+  it('ends lines at CRLF, LF or CR, mixed within one stream; an event at a blank line; `complete` keeps only ended events', () => {
+    expect(sseData('data: a\r\n\ndata: b\n\r\ndata: c\r\rdata: d', true)).toEqual(['a', 'b', 'c']);
+    expect(sseData('data: a\r\n\ndata: b\n\r\ndata: c\r\rdata: d')).toEqual(['a', 'b', 'c', 'd']);
+    // A priming event (empty data) is no event with data; two data lines are joined by LF.
+    expect(sseData('id: 1\rdata:\r\rdata: x\rdata: y\r\r', true)).toEqual(['x\ny']);
   });
 });
