@@ -191,7 +191,7 @@ export const CHECKS: readonly CheckDefinition[] = [
   {
     id: 'oauth-metadata',
     phase: 'http',
-    title: 'the Protected Resource Metadata (RFC 9728) has `resource` and `authorization_servers` naming the issuer',
+    title: 'the Protected Resource Metadata (RFC 9728) has `resource` naming this server and `authorization_servers` naming the issuer',
     requirement: 'MUST',
     spec: authorization('authorization-server-location'),
     defaultLevel: 'require',

@@ -15,8 +15,10 @@ import { StepTimeout } from './context.js';
 export const OAUTH_REQUIREMENTS = {
   discovery:
     'a server MUST name its Protected Resource Metadata: `resource_metadata` in the 401 `WWW-Authenticate: Bearer` challenge, or the document at the well-known URI (RFC 9728 §3, §5.1)',
+  // RFC 9728 §3.3 asks for a `resource` identical to the resource the client asked about; the check accepts what the
+  // SDK clients accept (checkResourceAllowed), and says so. `authorization_servers` is optional in RFC 9728, MCP's MUST.
   metadata:
-    'the Protected Resource Metadata MUST have `resource` and `authorization_servers` naming the authorization server (RFC 9728 §2)',
+    "the Protected Resource Metadata MUST have `resource` naming this server (RFC 9728 §3.3: a client MUST NOT use metadata whose `resource` is not identical to the resource it asked about; judged as the SDK clients judge it: the same origin as the endpoint, whose path is `resource`'s path or under it, trailing slashes aside) and `authorization_servers` naming its authorization server (MUST in MCP; optional in RFC 9728 §2)",
   audience: 'a server MUST validate that an access token was issued for it as the intended audience (RFC 8707 §2)',
   expired: 'an expired token MUST receive HTTP 401',
   otherKey: 'an invalid token (signature not by the authorization server) MUST receive HTTP 401 (OAuth 2.1 §5.2)',

@@ -122,9 +122,9 @@ describe('discover (real sockets)', () => {
     // A client (RFC 9728 §3.3; the SDK's checkResourceAllowed) refuses metadata for another resource.
     const other = await judged('http://other.example/mcp');
     expect(other).toMatchObject({ outcome: 'failed', step: 'protected resource metadata' });
-    expect(
-      other.text.startsWith(`the metadata has \`resource\` "http://other.example/mcp" that does not name this server (${base}/mcp) (MUST`),
-    ).toBe(true);
+    expect(other.text).toBe(
+      `the metadata has \`resource\` "http://other.example/mcp" that does not name this server (${base}/mcp) (${citation('metadata')})`,
+    );
     expect((await judged(`${base}/mcp/other`)).outcome).toBe('failed');
     expect((await judged(`${base}/mcpx`)).outcome).toBe('failed');
     for (const ok of [`${base}/mcp`, `${base}/mcp/`, base, `${base}/`]) expect((await judged(ok)).outcome, ok).toBe('ok');
@@ -146,7 +146,11 @@ describe('the judges', () => {
       'MUST, MCP 2025-11-25 basic/authorization#token-audience-binding-and-validation: a server MUST validate that an access token was issued for it as the intended audience (RFC 8707 §2)',
     );
     expect(citation('expired')).toBe('MUST, MCP 2025-11-25 basic/authorization#error-handling: an expired token MUST receive HTTP 401');
-    expect(citation('metadata')).toMatch(/^MUST, MCP 2025-11-25 basic\/authorization#authorization-server-location: .* \(RFC 9728 §2\)$/);
+    // The rule the metadata check enforces, as RFC 9728 and MCP write it: `resource` names this server (§3.3), judged as
+    // the SDK clients judge it; `authorization_servers` is MCP's MUST (optional in RFC 9728 §2).
+    expect(citation('metadata')).toBe(
+      "MUST, MCP 2025-11-25 basic/authorization#authorization-server-location: the Protected Resource Metadata MUST have `resource` naming this server (RFC 9728 §3.3: a client MUST NOT use metadata whose `resource` is not identical to the resource it asked about; judged as the SDK clients judge it: the same origin as the endpoint, whose path is `resource`'s path or under it, trailing slashes aside) and `authorization_servers` naming its authorization server (MUST in MCP; optional in RFC 9728 §2)",
+    );
     // The round trip is the harness's own check: its words, no level.
     expect(citation('roundTrip')).toBe('a valid token for this server, sent in the Authorization header, MUST be accepted');
   });

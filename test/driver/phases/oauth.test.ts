@@ -125,7 +125,7 @@ describe("http phase, auth: 'oauth'", () => {
       id: 'metadata',
       step: 'protected resource metadata',
       message:
-        /; metadata → the metadata has no `authorization_servers` \(MUST, MCP 2025-11-25 basic\/authorization#authorization-server-location: the Protected Resource Metadata MUST have `resource` and `authorization_servers` naming the authorization server \(RFC 9728 §2\)\); other audience → 401/,
+        /; metadata → the metadata has no `authorization_servers` \(MUST, MCP 2025-11-25 basic\/authorization#authorization-server-location: the Protected Resource Metadata MUST have `resource` naming this server \(RFC 9728 §3\.3: a client MUST NOT use metadata whose `resource` is not identical to the resource it asked about; judged as the SDK clients judge it: the same origin as the endpoint, whose path is `resource`'s path or under it, trailing slashes aside\) and `authorization_servers` naming its authorization server \(MUST in MCP; optional in RFC 9728 §2\)\); other audience → 401/,
     },
     {
       fixture: 'oauth-audience-unchecked',
