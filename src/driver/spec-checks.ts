@@ -119,6 +119,8 @@ export function judgeSessions(s: {
   second?: string;
   /** What the second initialize got, when it was not served (a refusal, no answer): named instead of a missing ID. */
   secondRefused?: string;
+  /** The control of `withoutId`: the same request with the session's ID (a refusal of both is not the missing ID's). */
+  withId: RawAnswer | Error;
   withoutId: RawAnswer | Error;
   deleted: RawAnswer | Error;
   afterDelete: RawAnswer | Error;
@@ -149,15 +151,23 @@ export function judgeSessions(s: {
           ? { outcome: 'failed', message: 'two sessions got the same Mcp-Session-Id', short: 'same ID', step: 'second initialize' }
           : { outcome: 'passed', message: 'two sessions got different IDs', short: 'ok' };
   const w = s.withoutId;
+  const served = (x: RawAnswer | Error): boolean => !(x instanceof Error) && ok2xx(x);
   const required: CheckFinding =
-    !(w instanceof Error) && w.status === 400
-      ? { outcome: 'passed', message: 'a request without Mcp-Session-Id got 400', short: '400' }
-      : {
-          outcome: 'failed',
-          message: `a request (ping) without Mcp-Session-Id got ${seen(w)} (want 400)`,
-          short: `${seen(w)} (want 400)`,
-          step: 'request without a session ID',
-        };
+    !served(w) && !served(s.withId)
+      ? {
+          outcome: 'not-measured',
+          message: `a request (ping) without Mcp-Session-Id got ${seen(w)}, but the same request with its session got ${seen(s.withId)} too: the refusal is not the missing ID's, so this could not be judged`,
+          short: 'not measured',
+          evidence: { withoutId: seen(w), withId: seen(s.withId) },
+        }
+      : !(w instanceof Error) && w.status === 400
+        ? { outcome: 'passed', message: 'a request without Mcp-Session-Id got 400', short: '400' }
+        : {
+            outcome: 'failed',
+            message: `a request (ping) without Mcp-Session-Id got ${seen(w)} (want 400)`,
+            short: `${seen(w)} (want 400)`,
+            step: 'request without a session ID',
+          };
   const d = s.deleted;
   let ended: CheckFinding;
   if (!(d instanceof Error) && d.status === 405)
@@ -299,13 +309,17 @@ export async function specChecks(input: SpecCheckInput, send: Send = rawSender(i
           headers: { ...base, ...session, 'mcp-protocol-version': version },
           body: { jsonrpc: '2.0', method: 'notifications/initialized' },
         });
+        /** The request with the session and the negotiated version: protocol-version's control, and session-required's. */
+        let withId: RawAnswer | Error | undefined;
         if (on('protocol-version')) {
           const bogus = await ping({ ...session, 'mcp-protocol-version': UNSUPPORTED_VERSION });
-          const good = await ping({ ...session, 'mcp-protocol-version': version });
-          findings['protocol-version'] = judgeProtocolVersion(bogus, good, version);
+          withId = await ping({ ...session, 'mcp-protocol-version': version });
+          findings['protocol-version'] = judgeProtocolVersion(bogus, withId, version);
         }
         if (sessionIds.some(on)) {
           const second = sid ? await init() : undefined;
+          // The same ping with the session, sent when protocol-version (off) did not: the refusal below is judged against it.
+          if (sid && withId === undefined) withId = await ping({ ...session, 'mcp-protocol-version': version });
           const withoutId = await ping({ 'mcp-protocol-version': version });
           const deleted: RawAnswer | Error = sid
             ? await send({ method: 'DELETE', headers: { ...auth, ...session, 'mcp-protocol-version': version } })
@@ -318,6 +332,7 @@ export async function specChecks(input: SpecCheckInput, send: Send = rawSender(i
               ...(sid ? { first: sid } : {}),
               ...(second && !(second instanceof Error) && second.sessionId ? { second: second.sessionId } : {}),
               ...(second && (second instanceof Error || !ok2xx(second)) ? { secondRefused: seen(second) } : {}),
+              withId: withId ?? new Error('no session'),
               withoutId,
               deleted,
               afterDelete,

@@ -143,7 +143,7 @@ describe('judgeProtocolVersion', () => {
 });
 
 describe('judgeSessions', () => {
-  const ok = { first: 'abc', second: 'abd', withoutId: a(400), deleted: a(204), afterDelete: a(404) };
+  const ok = { first: 'abc', second: 'abd', withId: a(200), withoutId: a(400), deleted: a(204), afterDelete: a(404) };
   it('all four pass, with their messages', () => {
     expect(judgeSessions(ok)).toEqual({
       'session-id-visible-ascii': { outcome: 'passed', message: '3 visible ASCII characters', short: 'ok' },
@@ -190,6 +190,26 @@ describe('judgeSessions', () => {
         step: 'request without a session ID',
       });
   });
+  it('required: the same request with its session is the control; refused too (400, 401, no answer), nothing was judged', () => {
+    for (const [withId, seen] of [
+      [a(400), '400'],
+      [a(401), '401'],
+      [reset, 'no answer (socket hang up)'],
+    ] as const) {
+      expect(judgeSessions({ ...ok, withId })['session-required']).toEqual({
+        outcome: 'not-measured',
+        message: `a request (ping) without Mcp-Session-Id got 400, but the same request with its session got ${seen} too: the refusal is not the missing ID's, so this could not be judged`,
+        short: 'not measured',
+        evidence: { withoutId: '400', withId: seen },
+      });
+      // Refused without the ID with another status, or not answered: not judged either.
+      expect(judgeSessions({ ...ok, withId, withoutId: a(404) })['session-required'].outcome).toBe('not-measured');
+      expect(judgeSessions({ ...ok, withId, withoutId: reset })['session-required'].outcome).toBe('not-measured');
+      // Served without the ID fails whatever the control got.
+      expect(judgeSessions({ ...ok, withId, withoutId: a(200) })['session-required'].outcome).toBe('failed');
+    }
+    expect(judgeSessions({ ...ok, withId: a(299) })['session-required'].outcome).toBe('passed');
+  });
   it('ended: DELETE 405 is skipped; DELETE not 2xx (199, 300, 500, no answer) fails; 200 and 299 go on', () => {
     expect(judgeSessions({ ...ok, deleted: a(405) })['session-ended-404']).toEqual({
       outcome: 'skipped',
@@ -233,7 +253,7 @@ describe('judgeSessions', () => {
   });
   it('no first ID: all four skipped, saying the server has no sessions', () => {
     const none = { outcome: 'skipped', message: 'the server issued no Mcp-Session-Id (no sessions)', short: 'no sessions' };
-    expect(judgeSessions({ withoutId: a(200), deleted: reset, afterDelete: reset })).toEqual({
+    expect(judgeSessions({ withId: reset, withoutId: a(200), deleted: reset, afterDelete: reset })).toEqual({
       'session-id-visible-ascii': none,
       'session-id-distinct': none,
       'session-required': none,
@@ -710,6 +730,44 @@ describe('specChecks on a real loopback server that refuses every initialize', (
         outcome: 'passed',
         message: `Host evil.example:${port} refused with 400`,
       });
+    } finally {
+      await new Promise<void>((r) => server.close(() => r()));
+    }
+  });
+});
+
+describe('specChecks on a real loopback server that refuses every request after initialize', () => {
+  // Sessions are issued, and every later request is refused with 400, with its session or without: a 400 to the
+  // request without Mcp-Session-Id is not the missing ID's refusal. It passed session-required when protocol-version
+  // (whose negotiated ping was the only request sent with the session) was off, and even with it on.
+  it('session-required is not measured, naming the refusal the same request with its session got, whatever protocol-version is', async () => {
+    const server = createServer((req, res) => {
+      let body = '';
+      req.on('data', (c: Buffer) => (body += c.toString()));
+      req.on('end', () => {
+        if (req.method === 'DELETE') return res.writeHead(200).end();
+        if ((JSON.parse(body || '{}') as { method?: string }).method !== 'initialize') return res.writeHead(400).end('bad request');
+        res.writeHead(200, { 'content-type': 'application/json', 'mcp-session-id': `s-${Math.random()}` });
+        res.end(JSON.stringify({ jsonrpc: '2.0', id: 1, result: { protocolVersion: '2025-03-26', capabilities: {} } }));
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const port = (server.address() as AddressInfo).port;
+    try {
+      for (const version of ['off', 'warn'] as const) {
+        const levels = Object.fromEntries(
+          SPEC_CHECK_IDS.map((id) => [id, id === 'session-required' ? 'warn' : id === 'protocol-version' ? version : 'off']),
+        ) as Record<string, CheckLevel>;
+        const r = await specChecks({ url: `http://127.0.0.1:${port}/mcp`, port, timeoutMs: 5000, levels });
+        expect(
+          r.find((c) => c.id === 'session-required'),
+          version,
+        ).toMatchObject({
+          outcome: 'not-measured',
+          message:
+            "a request (ping) without Mcp-Session-Id got 400, but the same request with its session got 400 too: the refusal is not the missing ID's, so this could not be judged",
+        });
+      }
     } finally {
       await new Promise<void>((r) => server.close(() => r()));
     }

@@ -187,7 +187,7 @@ describe('the judges, on answers', () => {
     });
   });
   it('sessions: visible ASCII, distinct, 400 without, 404 after DELETE; 405 to DELETE is not judged', () => {
-    const base = { first: 'abc', second: 'abd', withoutId: a(400), deleted: a(204), afterDelete: a(404) };
+    const base = { first: 'abc', second: 'abd', withId: a(200), withoutId: a(400), deleted: a(204), afterDelete: a(404) };
     expect(Object.values(judgeSessions(base)).map((f) => f.outcome)).toEqual(['passed', 'passed', 'passed', 'passed']);
     expect(judgeSessions({ ...base, first: 'a b' })['session-id-visible-ascii'].outcome).toBe('failed');
     expect(judgeSessions({ ...base, first: 'é' })['session-id-visible-ascii'].outcome).toBe('failed');
@@ -197,7 +197,7 @@ describe('the judges, on answers', () => {
     );
     expect(judgeSessions({ ...base, deleted: a(405) })['session-ended-404'].outcome).toBe('skipped');
     expect(judgeSessions({ ...base, deleted: a(500) })['session-ended-404'].outcome).toBe('failed');
-    const none = judgeSessions({ withoutId: a(200), deleted: a(405), afterDelete: a(200) });
+    const none = judgeSessions({ withId: a(200), withoutId: a(200), deleted: a(405), afterDelete: a(200) });
     expect(Object.values(none).map((f) => f.outcome)).toEqual(['skipped', 'skipped', 'skipped', 'skipped']);
   });
   it('token in the query string: 401 (or the no-token refusal itself) passes; a 2xx fails; not judged when no token is refused', () => {
