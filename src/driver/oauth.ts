@@ -134,6 +134,47 @@ export interface Discovery {
   tried: { url: string; status: number | string }[];
 }
 
+/** How many redirects within the origin a metadata request follows: the SDK client's own bound (fetchWithinOrigin). */
+const MAX_REDIRECTS = 5;
+const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+
+/** Where a redirect answer points when it stays within `from`'s origin (scheme, host, port); else undefined. */
+function redirectWithinOrigin(res: Response, from: string): string | undefined {
+  const location = REDIRECTS.has(res.status) ? res.headers.get('location') : null;
+  if (!location) return undefined;
+  try {
+    const to = new URL(location, from);
+    return to.origin === new URL(from).origin && !to.username && !to.password ? to.href : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * GET `url`, following redirects within its origin as the SDK's client does (a trailing-slash rule is one), each hop
+ * recorded in `tried`; a redirect to another origin is its own answer. The final URL and what it answered, or null
+ * when a hop got no answer (recorded with its error).
+ */
+async function getFollowing(
+  url: string,
+  timeoutMs: number,
+  tried: Discovery['tried'],
+): Promise<{ url: string; res: Response; body: string } | null> {
+  for (let hop = 0; ; hop++) {
+    try {
+      const res = await timedFetch(url, { headers: { accept: 'application/json' } }, timeoutMs);
+      const body = await res.text();
+      tried.push({ url, status: res.status });
+      const next = hop < MAX_REDIRECTS ? redirectWithinOrigin(res, url) : undefined;
+      if (!next) return { url, res, body };
+      url = next;
+    } catch (error) {
+      tried.push({ url, status: error instanceof Error ? error.message : String(error) });
+      return null;
+    }
+  }
+}
+
 /** Reads the Protected Resource Metadata: first where the challenge points, else at the well-known URIs. */
 export async function discover(resource: string, challenge: string | null, timeoutMs: number): Promise<Discovery> {
   const tried: Discovery['tried'] = [];
@@ -143,27 +184,22 @@ export async function discover(resource: string, challenge: string | null, timeo
     ...wellKnownUrls(resource).map((url) => ({ url, via: 'well-known' as const })),
   ];
   let firstProblem: { url: string; via: 'challenge' | 'well-known'; problem: string } | undefined;
-  for (const { url, via } of candidates) {
+  for (const { url: candidate, via } of candidates) {
+    const got = await getFollowing(candidate, timeoutMs, tried);
+    if (!got || got.res.status !== 200) continue;
+    const { url, body } = got;
+    let parsed: unknown;
     try {
-      const res = await timedFetch(url, { headers: { accept: 'application/json' } }, timeoutMs);
-      const body = await res.text();
-      tried.push({ url, status: res.status });
-      if (res.status !== 200) continue;
-      let parsed: unknown;
-      try {
-        parsed = JSON.parse(body);
-      } catch {
-        firstProblem ??= { url, via, problem: `${url} answered 200 but not JSON` };
-        continue;
-      }
-      if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) {
-        firstProblem ??= { url, via, problem: `${url} answered 200 but not a JSON object` };
-        continue;
-      }
-      return { via, url, document: parsed as Record<string, unknown>, tried };
-    } catch (error) {
-      tried.push({ url, status: error instanceof Error ? error.message : String(error) });
+      parsed = JSON.parse(body);
+    } catch {
+      firstProblem ??= { url, via, problem: `${url} answered 200 but not JSON` };
+      continue;
     }
+    if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) {
+      firstProblem ??= { url, via, problem: `${url} answered 200 but not a JSON object` };
+      continue;
+    }
+    return { via, url, document: parsed as Record<string, unknown>, tried };
   }
   if (firstProblem) return { via: firstProblem.via, url: firstProblem.url, problem: firstProblem.problem, tried };
   return { via: 'none', tried };

@@ -1,5 +1,6 @@
 // The OAuth sub-checks' judges, one at a time: the challenge's resource_metadata, RFC 9728 well-known URIs,
 // discovery over real loopback sockets, the metadata document and the 401s, each failure citing its requirement.
+import { discoverOAuthProtectedResourceMetadata } from '@modelcontextprotocol/sdk/client/auth.js';
 import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -57,11 +58,11 @@ describe('wellKnownUrls', () => {
 describe('discover (real sockets)', () => {
   let server: Server;
   let base = '';
-  const routes: Record<string, [number, string]> = {};
+  const routes: Record<string, [number, string, Record<string, string>?]> = {};
   beforeAll(async () => {
     server = createServer((req, res) => {
-      const [status, body] = routes[req.url ?? ''] ?? [404, ''];
-      res.writeHead(status, { 'content-type': 'application/json' }).end(body);
+      const [status, body, headers] = routes[req.url ?? ''] ?? [404, ''];
+      res.writeHead(status, { 'content-type': 'application/json', ...headers }).end(body);
     });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
@@ -104,6 +105,48 @@ describe('discover (real sockets)', () => {
         { url: `${base}/.well-known/oauth-protected-resource`, status: 404 },
       ],
     });
+  });
+
+  it('a redirect within the origin (301, 302, 303, 307, 308) is followed, as the SDK client follows it; one to another origin, or past 5 hops, is not', async () => {
+    const doc = JSON.stringify({ resource: `${base}/mcp`, authorization_servers: ['http://127.0.0.1:7'] });
+    routes['/.well-known/oauth-protected-resource/mcp/'] = [200, doc];
+    for (const status of [301, 302, 303, 307, 308]) {
+      // A trailing-slash rule on the path-inserted well-known URI (no resource_metadata in the challenge).
+      routes['/.well-known/oauth-protected-resource/mcp'] = [status, '', { location: '/.well-known/oauth-protected-resource/mcp/' }];
+      expect(await discover(`${base}/mcp`, 'Bearer realm="x"', 2000), String(status)).toEqual({
+        via: 'well-known',
+        url: `${base}/.well-known/oauth-protected-resource/mcp/`,
+        document: JSON.parse(doc),
+        tried: [
+          { url: `${base}/.well-known/oauth-protected-resource/mcp`, status },
+          { url: `${base}/.well-known/oauth-protected-resource/mcp/`, status: 200 },
+        ],
+      });
+      // The ground truth, outside the harness: the SDK client's own discovery reads the same document.
+      expect(await discoverOAuthProtectedResourceMetadata(`${base}/mcp`), String(status)).toMatchObject({ resource: `${base}/mcp` });
+    }
+    // Named by the challenge, redirected by an absolute Location of the same origin: followed too.
+    routes['/prm-moved'] = [302, '', { location: `${base}/.well-known/oauth-protected-resource/mcp/` }];
+    expect(await discover(`${base}/mcp`, `Bearer resource_metadata="${base}/prm-moved"`, 2000)).toMatchObject({
+      via: 'challenge',
+      url: `${base}/.well-known/oauth-protected-resource/mcp/`,
+      document: JSON.parse(doc),
+    });
+    // Another origin (another port of the same host): not followed, its status recorded, the next URI tried.
+    routes['/.well-known/oauth-protected-resource/mcp'] = [307, '', { location: 'http://127.0.0.1:1/prm' }];
+    const away = await discover(`${base}/mcp`, 'Bearer realm="x"', 2000);
+    expect(away.tried).toEqual([
+      { url: `${base}/.well-known/oauth-protected-resource/mcp`, status: 307 },
+      { url: `${base}/.well-known/oauth-protected-resource`, status: 404 },
+    ]);
+    expect(away.document).toBeUndefined();
+    // A loop within the origin: 5 redirects followed (as the SDK client's bound), then the 6th answer is what it got.
+    routes['/.well-known/oauth-protected-resource/mcp'] = [308, '', { location: '/.well-known/oauth-protected-resource/mcp' }];
+    const loop = await discover(`${base}/mcp`, 'Bearer realm="x"', 2000);
+    expect(loop.tried.filter((t) => t.url === `${base}/.well-known/oauth-protected-resource/mcp`)).toHaveLength(6);
+    expect(loop.tried.every((t) => t.status === 308 || t.url === `${base}/.well-known/oauth-protected-resource`)).toBe(true);
+    for (const r of ['/.well-known/oauth-protected-resource/mcp', '/.well-known/oauth-protected-resource/mcp/', '/prm-moved'])
+      delete routes[r];
   });
 
   it('an unreachable URL is recorded with its error, and the next one tried', async () => {

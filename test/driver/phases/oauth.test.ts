@@ -112,6 +112,20 @@ describe("http phase, auth: 'oauth'", () => {
     expect(JSON.stringify(r)).not.toContain(as.tokensKey);
   });
 
+  it('a correct server whose well-known metadata URI redirects within its origin (308, a trailing-slash rule) passes every sub-check', async () => {
+    // Its challenge names no resource_metadata: the SDK client finds the metadata by following the redirect.
+    const { r } = await run(spec(fixture('oauth-metadata-redirect')));
+    const port = r.details!.port as number;
+    expect(r.verdict, r.message).toBe('passed');
+    expect(r.message).toBe(
+      `no token → 401 with a Bearer challenge; wrong token → 401; round trip ok; metadata discovery → served at http://127.0.0.1:${port}/.well-known/oauth-protected-resource/mcp/; metadata → resource "http://127.0.0.1:${port}/mcp", authorization_servers names the issuer; other audience → 401; expired token → 401; other key → 401; alg none → 401`,
+    );
+    expect((r.details!.oauth as { discovery: { tried: unknown[] } }).discovery.tried).toEqual([
+      { url: `http://127.0.0.1:${port}/.well-known/oauth-protected-resource/mcp`, status: 308 },
+      { url: `http://127.0.0.1:${port}/.well-known/oauth-protected-resource/mcp/`, status: 200 },
+    ]);
+  });
+
   const CASES: { fixture: string; id: string; step: string; message: RegExp }[] = [
     {
       fixture: 'oauth-no-discovery',
