@@ -3,7 +3,8 @@
 // session lifecycle, and the token only in the Authorization header. Each request is sent raw
 // (raw-http.ts) over node:http with exactly the headers the check needs (a Host override needs node:http: fetch forbids
 // it), with the phase's credentials wherever the endpoint has them, so a refusal can only be the
-// thing under test. Every judgement is a pure function of what came back.
+// thing under test. Every judgement is a pure function of what came back. A server that exits while they run
+// ends them: the check under way names the exit, the later ones are not run (no ECONNREFUSED in each).
 
 import type { CheckLevel, SubCheckResult } from '../results/types.js';
 import { checkResult, type CheckFinding } from './checks.js';
@@ -12,15 +13,32 @@ import { JSON_HEADERS, negotiatedVersion, rawSender, SPEC_INITIALIZE, type RawAn
 
 const ok2xx = (a: RawAnswer): boolean => a.status >= 200 && a.status < 300;
 const seen = (a: RawAnswer | Error): string => (a instanceof Error ? `no answer (${errorText(a)})` : String(a.status));
+const served = (a: RawAnswer | Error): boolean => !(a instanceof Error) && ok2xx(a);
+
+/**
+ * The connection closed or reset by a server still running, without an HTTP answer: a refusal (a DNS-rebound page
+ * reads nothing), though not a status. A refused connection (nobody listening) or a timeout is not one.
+ */
+export function dropped(a: RawAnswer | Error): a is Error {
+  const code = (a as NodeJS.ErrnoException).code;
+  return a instanceof Error && (code === 'ECONNRESET' || code === 'EPIPE');
+}
 
 export const FOREIGN_ORIGIN = 'http://evil.example';
 export const FOREIGN_HOST = 'evil.example';
 
-/** Origin: a foreign one gets 403; a loopback one is served. */
+/**
+ * Origin: a foreign one gets 403; a loopback one is served. A foreign one answered by closing the connection is refused
+ * (nothing reaches a DNS-rebound page), but MCP 2025-11-25 asks for the status: it fails, named as what it is.
+ */
 export function judgeOrigin(foreign: RawAnswer | Error, loopback: RawAnswer | Error, loopbackOrigin: string): CheckFinding {
   const step = 'request with a foreign Origin';
-  const evidence = { foreign: seen(foreign), loopback: seen(loopback), loopbackOrigin };
-  if (foreign instanceof Error)
+  const evidence = {
+    foreign: dropped(foreign) ? `closed (${errorText(foreign)})` : seen(foreign),
+    loopback: seen(loopback),
+    loopbackOrigin,
+  };
+  if (foreign instanceof Error && !dropped(foreign))
     return {
       outcome: 'failed',
       message: `a foreign Origin (${FOREIGN_ORIGIN}) got ${seen(foreign)} (want 403)`,
@@ -28,7 +46,7 @@ export function judgeOrigin(foreign: RawAnswer | Error, loopback: RawAnswer | Er
       step,
       evidence,
     };
-  if (foreign.status !== 403) {
+  if (!(foreign instanceof Error) && foreign.status !== 403) {
     const why = ok2xx(foreign) ? ': the server does not validate Origin (DNS rebinding)' : '';
     return {
       outcome: 'failed',
@@ -38,15 +56,29 @@ export function judgeOrigin(foreign: RawAnswer | Error, loopback: RawAnswer | Er
       evidence,
     };
   }
-  if (loopback instanceof Error || !ok2xx(loopback))
+  const refusal = foreign instanceof Error ? 'the connection closed' : '403';
+  if (!served(loopback))
     return {
       outcome: 'failed',
-      message: `a foreign Origin got 403, but a loopback Origin (${loopbackOrigin}) got ${seen(loopback)} too (want 2xx: it refuses every Origin)`,
+      message: `a foreign Origin got ${refusal}, but a loopback Origin (${loopbackOrigin}) got ${seen(loopback)} too (want 2xx: it refuses every Origin)`,
       short: `loopback Origin ${seen(loopback)}`,
       step: 'request with a loopback Origin',
       evidence,
     };
-  return { outcome: 'passed', message: `a foreign Origin got 403; a loopback Origin got ${loopback.status}`, short: '403', evidence };
+  if (foreign instanceof Error)
+    return {
+      outcome: 'failed',
+      message: `a foreign Origin (${FOREIGN_ORIGIN}) got no HTTP answer: the connection was closed (${errorText(foreign)}), which refuses it (a DNS-rebound page reads nothing), but an invalid Origin MUST get 403 Forbidden (MCP 2025-11-25; 2025-06-18 named no status)`,
+      short: 'closed (want 403)',
+      step,
+      evidence,
+    };
+  return {
+    outcome: 'passed',
+    message: `a foreign Origin got 403; a loopback Origin got ${(loopback as RawAnswer).status}`,
+    short: '403',
+    evidence,
+  };
 }
 
 /**
@@ -57,6 +89,23 @@ export function judgeOrigin(foreign: RawAnswer | Error, loopback: RawAnswer | Er
 export function judgeHost(foreign: RawAnswer | Error, port: number, own?: { host: string; answer: RawAnswer | Error }): CheckFinding {
   const host = `${FOREIGN_HOST}:${port}`;
   const step = 'request with a foreign Host';
+  // The spec names no status for a foreign Host: a connection closed on it is a refusal, when its own Host is served.
+  if (dropped(foreign) && own) {
+    const closed = `the connection was closed without an HTTP answer (${errorText(foreign)})`;
+    return served(own.answer)
+      ? {
+          outcome: 'passed',
+          message: `Host ${host}: ${closed}, a refusal (a DNS-rebound page reads nothing), while its own Host (${own.host}) is served`,
+          short: 'closed',
+          evidence: { status: 'closed', own: seen(own.answer) },
+        }
+      : {
+          outcome: 'not-measured',
+          message: `Host ${host}: ${closed}, but initialize with its own Host (${own.host}) got ${seen(own.answer)} too: the refusal is not the Host's, so this could not be judged`,
+          short: 'not measured',
+          evidence: { status: 'closed', own: seen(own.answer) },
+        };
+  }
   if (foreign instanceof Error)
     return { outcome: 'failed', message: `Host ${host} got ${seen(foreign)} (want a 4xx refusal)`, short: 'no answer', step };
   if (foreign.status >= 400 && foreign.status < 500 && own && (own.answer instanceof Error || !ok2xx(own.answer)))
@@ -151,7 +200,6 @@ export function judgeSessions(s: {
           ? { outcome: 'failed', message: 'two sessions got the same Mcp-Session-Id', short: 'same ID', step: 'second initialize' }
           : { outcome: 'passed', message: 'two sessions got different IDs', short: 'ok' };
   const w = s.withoutId;
-  const served = (x: RawAnswer | Error): boolean => !(x instanceof Error) && ok2xx(x);
   const required: CheckFinding =
     !served(w) && !served(s.withId)
       ? {
@@ -240,15 +288,45 @@ export interface SpecCheckInput {
   anonymousStatus?: number;
   timeoutMs: number;
   levels: Record<string, CheckLevel>;
+  /**
+   * After a request got no answer: how the server ended (`code 9`, `signal SIGKILL`) when it has exited, else null.
+   * An exit ends the checks: the check under way names it, the later ones are not run.
+   */
+  exited?: () => Promise<string | null>;
+}
+
+/** The server exited while the checks ran: thrown by the sender, caught once in specChecks. */
+class ServerExited extends Error {
+  /** `code 9`, `signal SIGKILL`. */
+  readonly how: string;
+  /** Nobody listened when the request went out: it had exited before it, not under it. */
+  readonly before: boolean;
+  constructor(how: string, before: boolean) {
+    super(`the server exited (${how})`);
+    this.how = how;
+    this.before = before;
+  }
 }
 
 /** Runs every check whose level is not `off`, and records every check (off ones as skipped). */
-export async function specChecks(input: SpecCheckInput, send: Send = rawSender(input.url, input.timeoutMs)): Promise<SubCheckResult[]> {
+export async function specChecks(input: SpecCheckInput, raw: Send = rawSender(input.url, input.timeoutMs)): Promise<SubCheckResult[]> {
   const { levels } = input;
   const on = (id: string): boolean => levels[id] !== 'off';
   const auth: Record<string, string> = input.authorization ? { authorization: input.authorization } : {};
   const base = { ...JSON_HEADERS, ...auth };
   const opened: string[] = [];
+  /** The check whose request is on its way, and that request: the one an exit is named under. */
+  let current = { check: '', step: '' };
+  const at = (check: string, step: string): void => void (current = { check, step });
+  // A request that got no answer from a server that has exited ends the checks (ServerExited).
+  const send: Send = async (req) => {
+    const a = await raw(req);
+    if (a instanceof Error && input.exited) {
+      const how = await input.exited();
+      if (how) throw new ServerExited(how, (a as NodeJS.ErrnoException).code === 'ECONNREFUSED');
+    }
+    return a;
+  };
   const init = async (extra: Record<string, string> = {}, path?: string, headers = base): Promise<RawAnswer | Error> => {
     const a = await send({
       method: 'POST',
@@ -261,10 +339,17 @@ export async function specChecks(input: SpecCheckInput, send: Send = rawSender(i
   };
   const findings: Record<string, CheckFinding> = {};
   const NOT_RUN: CheckFinding = { outcome: 'skipped', message: 'off in the config (not run)' };
+  let foreignHost: RawAnswer | Error | undefined;
+  /** initialize with the right credentials and the server's own Host: the control of the Host check. */
+  let control: RawAnswer | Error | undefined;
+  let exited: ServerExited | undefined;
+  const refusedHost = (a: RawAnswer | Error): boolean => dropped(a) || (!(a instanceof Error) && a.status >= 400 && a.status < 500);
   try {
     if (on('origin')) {
       const localhost = `http://localhost:${input.port}`;
+      at('origin', 'request with a foreign Origin');
       const foreign = await init({ origin: FOREIGN_ORIGIN });
+      at('origin', 'request with a loopback Origin');
       let loopback = await init({ origin: localhost });
       let loopbackOrigin = localhost;
       // A server may serve only the Origin of the address it was reached at (http://127.0.0.1:PORT): that one
@@ -276,14 +361,14 @@ export async function specChecks(input: SpecCheckInput, send: Send = rawSender(i
       }
       findings.origin = judgeOrigin(foreign, loopback, loopbackOrigin);
     }
-    const foreignHost = on('host') ? await init({ host: `${FOREIGN_HOST}:${input.port}` }) : undefined;
-    /** initialize with the right credentials and the server's own Host: the control of the Host check. */
-    let control: RawAnswer | Error | undefined;
+    at('host', 'request with a foreign Host');
+    foreignHost = on('host') ? await init({ host: `${FOREIGN_HOST}:${input.port}` }) : undefined;
     if (on('token-in-header')) {
       if (!input.token) findings['token-in-header'] = { outcome: 'skipped', message: 'no token (auth none)', short: 'no auth' };
       else {
         const target = new URL(input.url);
         target.searchParams.set('access_token', input.token);
+        at('token-in-header', 'request with the token in the query string');
         findings['token-in-header'] = judgeQueryToken(
           await init({}, `${target.pathname}${target.search}`, { ...JSON_HEADERS }),
           input.anonymousStatus,
@@ -292,6 +377,9 @@ export async function specChecks(input: SpecCheckInput, send: Send = rawSender(i
     }
     const sessionIds = ['session-id-visible-ascii', 'session-id-distinct', 'session-required', 'session-ended-404'];
     if (on('protocol-version') || sessionIds.some(on)) {
+      // The initialize these checks share is the first of them that is on.
+      const owner = on('protocol-version') ? 'protocol-version' : sessionIds.find(on)!;
+      at(owner, 'initialize');
       const first = await init();
       control = first;
       if (first instanceof Error || !ok2xx(first)) {
@@ -304,6 +392,7 @@ export async function specChecks(input: SpecCheckInput, send: Send = rawSender(i
         const session: Record<string, string> = sid ? { 'mcp-session-id': sid } : {};
         const ping = (headers: Record<string, string>): Promise<RawAnswer | Error> =>
           send({ method: 'POST', headers: { ...base, ...headers }, body: { jsonrpc: '2.0', id: 2, method: 'ping' } });
+        at(owner, 'notifications/initialized');
         await send({
           method: 'POST',
           headers: { ...base, ...session, 'mcp-protocol-version': version },
@@ -312,19 +401,26 @@ export async function specChecks(input: SpecCheckInput, send: Send = rawSender(i
         /** The request with the session and the negotiated version: protocol-version's control, and session-required's. */
         let withId: RawAnswer | Error | undefined;
         if (on('protocol-version')) {
+          at('protocol-version', 'request with an unsupported protocol version');
           const bogus = await ping({ ...session, 'mcp-protocol-version': UNSUPPORTED_VERSION });
+          at('protocol-version', 'request with the negotiated protocol version');
           withId = await ping({ ...session, 'mcp-protocol-version': version });
           findings['protocol-version'] = judgeProtocolVersion(bogus, withId, version);
         }
         if (sessionIds.some(on)) {
+          at('session-id-distinct', 'second initialize');
           const second = sid ? await init() : undefined;
           // The same ping with the session, sent when protocol-version (off) did not: the refusal below is judged against it.
+          at('session-required', 'request with a session ID');
           if (sid && withId === undefined) withId = await ping({ ...session, 'mcp-protocol-version': version });
+          at('session-required', 'request without a session ID');
           const withoutId = await ping({ 'mcp-protocol-version': version });
+          at('session-ended-404', 'session DELETE');
           const deleted: RawAnswer | Error = sid
             ? await send({ method: 'DELETE', headers: { ...auth, ...session, 'mcp-protocol-version': version } })
             : new Error('no session');
           if (sid && !(deleted instanceof Error) && ok2xx(deleted)) opened.splice(opened.indexOf(sid), 1);
+          at('session-ended-404', 'request after session DELETE');
           const afterDelete = sid ? await ping({ ...session, 'mcp-protocol-version': version }) : new Error('no session');
           Object.assign(
             findings,
@@ -342,8 +438,9 @@ export async function specChecks(input: SpecCheckInput, send: Send = rawSender(i
       }
     }
     if (foreignHost) {
-      const refused = !(foreignHost instanceof Error) && foreignHost.status >= 400 && foreignHost.status < 500;
+      const refused = refusedHost(foreignHost);
       // A refusal is judged against the control (the session checks' initialize when they ran; else one of its own).
+      at('host', 'initialize with its own Host');
       if (refused) control ??= await init();
       let ownHost = new URL(input.url).host;
       // Refused at its URL's own Host too: a Host allowlist naming localhost:PORT validates Host all the same.
@@ -353,9 +450,32 @@ export async function specChecks(input: SpecCheckInput, send: Send = rawSender(i
       }
       findings.host = judgeHost(foreignHost, input.port, refused && control ? { host: ownHost, answer: control } : undefined);
     }
+  } catch (error) {
+    if (!(error instanceof ServerExited)) throw error;
+    exited = error;
+    // The check under way failed by the server's exit; the foreign Host's answer is still judged when it needs no control.
+    findings[current.check] = {
+      outcome: 'failed',
+      message: `the server exited (${error.how}) ${error.before ? 'before' : 'under'} the ${current.step} (see its stderr)`,
+      short: 'server exited',
+      step: current.step,
+      evidence: { exited: error.how },
+    };
+    if (foreignHost && current.check !== 'host' && !findings.host) {
+      if (!refusedHost(foreignHost)) findings.host = judgeHost(foreignHost, input.port);
+      else if (control && served(control))
+        findings.host = judgeHost(foreignHost, input.port, { host: new URL(input.url).host, answer: control });
+    }
+    const notRun: CheckFinding = {
+      outcome: 'skipped',
+      message: `not run: the server exited (${error.how}) during ${current.check}`,
+      short: 'not run',
+    };
+    for (const id of SPEC_CHECK_IDS) if (on(id) && !findings[id]) findings[id] = notRun;
   } finally {
-    // Leave no session of the checks open on the server (its leaks are the leaks phase's to judge).
-    await Promise.all(opened.map((id) => send({ method: 'DELETE', headers: { ...auth, 'mcp-session-id': id } })));
+    // Leave no session of the checks open on the server (its leaks are the leaks phase's to judge); a server that
+    // exited holds none.
+    if (!exited) await Promise.all(opened.map((id) => raw({ method: 'DELETE', headers: { ...auth, 'mcp-session-id': id } })));
   }
   return SPEC_CHECK_IDS.map((id) => checkResult(id, levels[id] ?? 'require', findings[id] ?? NOT_RUN));
 }

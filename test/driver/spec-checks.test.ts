@@ -20,6 +20,9 @@ import {
 
 const a = (status: number, extra: Partial<RawAnswer> = {}): RawAnswer => ({ status, body: '', ...extra });
 const reset = new Error('socket hang up');
+/** What node:http gives when the server closes or resets the connection without an answer. */
+const closedBy = (message: string, code: string): Error => Object.assign(new Error(message), { code });
+const hangUp = closedBy('socket hang up', 'ECONNRESET');
 
 describe('judgeOrigin', () => {
   const L = 'http://localhost:7';
@@ -96,6 +99,47 @@ describe('judgeHost', () => {
       short: 'no answer',
       step: 'request with a foreign Host',
     });
+  });
+});
+
+describe('a connection closed without an HTTP answer (ECONNRESET, EPIPE)', () => {
+  const L = 'http://localhost:7';
+  it('is a Host refusal when its own Host is served; not measured when that is refused too; without a control it is no answer', () => {
+    const own = { host: '127.0.0.1:8080', answer: a(200) };
+    for (const e of [hangUp, closedBy('read ECONNRESET', 'ECONNRESET'), closedBy('write EPIPE', 'EPIPE')])
+      expect(judgeHost(e, 8080, own)).toEqual({
+        outcome: 'passed',
+        message: `Host evil.example:8080: the connection was closed without an HTTP answer (${e.message}), a refusal (a DNS-rebound page reads nothing), while its own Host (127.0.0.1:8080) is served`,
+        short: 'closed',
+        evidence: { status: 'closed', own: '200' },
+      });
+    expect(judgeHost(hangUp, 8080, { ...own, answer: a(403) })).toEqual({
+      outcome: 'not-measured',
+      message:
+        "Host evil.example:8080: the connection was closed without an HTTP answer (socket hang up), but initialize with its own Host (127.0.0.1:8080) got 403 too: the refusal is not the Host's, so this could not be judged",
+      short: 'not measured',
+      evidence: { status: 'closed', own: '403' },
+    });
+    expect(judgeHost(hangUp, 8080)).toMatchObject({ outcome: 'failed', short: 'no answer' });
+    // Nobody listening, or a timeout, is no refusal.
+    for (const e of [closedBy('connect ECONNREFUSED 127.0.0.1:8080', 'ECONNREFUSED'), new Error('no answer within 5 ms')])
+      expect(judgeHost(e, 8080, own)).toMatchObject({ outcome: 'failed', short: 'no answer' });
+  });
+  it('refuses a foreign Origin, but fails it for the 403 MCP 2025-11-25 requires, named as such; every Origin closed fails as refusing all', () => {
+    expect(judgeOrigin(hangUp, a(200), L)).toEqual({
+      outcome: 'failed',
+      message:
+        'a foreign Origin (http://evil.example) got no HTTP answer: the connection was closed (socket hang up), which refuses it (a DNS-rebound page reads nothing), but an invalid Origin MUST get 403 Forbidden (MCP 2025-11-25; 2025-06-18 named no status)',
+      short: 'closed (want 403)',
+      step: 'request with a foreign Origin',
+      evidence: { foreign: 'closed (socket hang up)', loopback: '200', loopbackOrigin: L },
+    });
+    expect(judgeOrigin(hangUp, hangUp, L)).toMatchObject({
+      outcome: 'failed',
+      message: `a foreign Origin got the connection closed, but a loopback Origin (${L}) got no answer (socket hang up) too (want 2xx: it refuses every Origin)`,
+      step: 'request with a loopback Origin',
+    });
+    expect(judgeOrigin(closedBy('connect ECONNREFUSED x', 'ECONNREFUSED'), a(200), L)).toMatchObject({ short: 'no answer' });
   });
 });
 
@@ -624,6 +668,65 @@ describe('specChecks on a scripted server', () => {
     expect(sent.filter((q) => q.method === 'DELETE')).toStrictEqual([
       { method: 'DELETE', headers: { authorization: 'Bearer tok', 'mcp-session-id': 's1' } },
     ]);
+  });
+
+  it('a server that exits: the check under way fails naming it (under, or before when nobody listened), the rest are not run, nothing is cleaned up', async () => {
+    let gone = false;
+    const { sent, send } = scripted((req) => {
+      if (gone) return closedBy('connect ECONNREFUSED 127.0.0.1:5555', 'ECONNREFUSED');
+      // It exits under the ping without a session ID.
+      if ((req.body as { method?: string } | undefined)?.method === 'ping' && !req.headers['mcp-session-id']) {
+        gone = true;
+        return hangUp;
+      }
+      return undefined;
+    });
+    const r = await specChecks({ ...INPUT, exited: () => Promise.resolve(gone ? 'code 9' : null) }, send);
+    expect(outcomes(r)).toEqual({
+      'token-in-header': 'passed/require',
+      origin: 'passed/require',
+      // Refused (403) and its control (the session checks' initialize) served: judged although the server is gone.
+      host: 'passed/require',
+      'protocol-version': 'passed/require',
+      'session-id-visible-ascii': 'skipped/require',
+      'session-id-distinct': 'skipped/require',
+      'session-required': 'failed/require',
+      'session-ended-404': 'skipped/require',
+    });
+    expect(r.find((c) => c.id === 'session-required')).toMatchObject({
+      message: 'the server exited (code 9) under the request without a session ID (see its stderr)',
+      short: 'server exited',
+      step: 'request without a session ID',
+      evidence: { exited: 'code 9' },
+    });
+    expect(r.find((c) => c.id === 'session-ended-404')).toMatchObject({
+      message: 'not run: the server exited (code 9) during session-required',
+      short: 'not run',
+    });
+    // The ping without the ID was the last request: no DELETE, no clean-up of a server that is gone.
+    expect(sent.at(-1)!.headers['mcp-session-id']).toBeUndefined();
+    expect(sent.filter((q) => q.method === 'DELETE')).toEqual([]);
+
+    // Gone before the first request: the first check on names it as before its request.
+    const dead = scripted(() => closedBy('connect ECONNREFUSED 127.0.0.1:5555', 'ECONNREFUSED'));
+    const r2 = await specChecks({ ...INPUT, exited: () => Promise.resolve('signal SIGKILL') }, dead.send);
+    expect(r2.find((c) => c.id === 'origin')).toMatchObject({
+      outcome: 'failed',
+      message: 'the server exited (signal SIGKILL) before the request with a foreign Origin (see its stderr)',
+    });
+    expect(r2.filter((c) => c.outcome === 'skipped').map((c) => c.message)).toEqual(
+      Array(7).fill('not run: the server exited (signal SIGKILL) during origin'),
+    );
+    expect(dead.sent).toHaveLength(1);
+  });
+
+  it('no answer from a server still running is judged as before: the exit is asked for, and null goes on', async () => {
+    let asked = 0;
+    const { send } = scripted((req) => ((req.headers.origin ?? '') === 'http://evil.example' ? hangUp : undefined));
+    const r = await specChecks({ ...INPUT, exited: () => (asked++, Promise.resolve(null)) }, send);
+    expect(asked).toBe(1);
+    expect(r.find((c) => c.id === 'origin')).toMatchObject({ outcome: 'failed', short: 'closed (want 403)' });
+    expect(r.filter((c) => c.id !== 'origin').every((c) => c.outcome === 'passed')).toBe(true);
   });
 
   it('the query-string token is judged against the no-token status given', async () => {

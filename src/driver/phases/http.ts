@@ -17,6 +17,7 @@ import { httpLifecycle } from './http-lifecycle.js';
 import { roundTripCheck, type RoundTripServer } from './http-round-trip.js';
 import {
   challengeCheck,
+  failed,
   NO_AUTH,
   NOT_JUDGED,
   phaseMessage,
@@ -219,9 +220,21 @@ async function subChecks(
       : {}),
     timeoutMs: spec.timeoutMs,
     levels: Object.fromEntries(SPEC_CHECK_IDS.map((id) => [id, levelOf(id, spec.checks, auth)])),
+    exited: async () => {
+      const exit = server.proc.exitInfo ?? (await server.proc.waitExit(500));
+      return exit ? (exit.signal ? `signal ${exit.signal}` : `code ${exit.code}`) : null;
+    },
   });
-  const roundTrip = await roundTripCheck(spec, adapter, url, guarded ? { Authorization: `Bearer ${token}` } : {}, server);
-  if (roundTrip.outcome === 'failed') {
+  // A server that exited under a spec check (which names the exit) cannot be driven: the round trip says so, once.
+  const diedIn = transport.find((c) => c.evidence?.exited !== undefined);
+  const roundTrip = diedIn
+    ? {
+        outcome: 'failed' as const,
+        check: failed(`failed: not run: the server exited during ${diedIn.id}`, 'not run', 'round trip'),
+        evidence: {},
+      }
+    : await roundTripCheck(spec, adapter, url, guarded ? { Authorization: `Bearer ${token}` } : {}, server);
+  if (roundTrip.outcome === 'failed' && !diedIn) {
     // Refused with 403 even with the right credentials: a Host allowlist is told apart from a token of its own.
     const allowlist = await hostAllowlist(url, guarded ? `Bearer ${token}` : undefined, spec.timeoutMs);
     if (allowlist) {

@@ -9,7 +9,7 @@ import type { DriverSpec, Step } from '../../../src/driver/protocol.js';
 import type { PhaseResult } from '../../../src/results/types.js';
 import { judgeHost, judgeOrigin, judgeProtocolVersion, judgeQueryToken, judgeSessions } from '../../../src/driver/spec-checks.js';
 import { negotiatedVersion, type RawAnswer } from '../../../src/driver/raw-http.js';
-import { ROOT } from '../helpers/cell.js';
+import { ROOT, TEST_SERVER } from '../helpers/cell.js';
 import { phaseBench, type PhaseBench } from '../helpers/phase-bench.js';
 
 type HttpSpec = Exclude<DriverSpec['phases']['http'], false>;
@@ -153,6 +153,54 @@ http.createServer((req, res) => {
     expect(r.message).toContain(
       `(every request to Host 127.0.0.1:${port} got 403, but Host localhost:${port} is served: a Host allowlist, not a token; run it with http.host: 'localhost')`,
     );
+  });
+
+  const testServer = (mode: string, over: Partial<HttpSpec> = {}): HttpSpec => {
+    const base = spec(TEST_SERVER, over);
+    return { ...base, command: { ...base.command, env: { ...base.command.env, TEST_MODE: mode } } };
+  };
+
+  it('a server that refuses a foreign Host by closing the connection refuses it: host passes, naming the closed connection', async () => {
+    const r = await run(testServer('drop-foreign-host', { checks: { host: 'require' } }));
+    const port = r.details!.port as number;
+    expect(r.verdict, r.message).toBe('passed');
+    expect(r.checks!.find((c) => c.id === 'host')).toMatchObject({
+      outcome: 'passed',
+      level: 'require',
+      message: `Host evil.example:${port}: the connection was closed without an HTTP answer (socket hang up), a refusal (a DNS-rebound page reads nothing), while its own Host (127.0.0.1:${port}) is served`,
+    });
+  });
+
+  it('a server that refuses a foreign Origin by closing the connection fails origin for the missing 403 alone, named as such', async () => {
+    const r = await run(testServer('drop-foreign-origin', { checks: { origin: 'require' } }));
+    expect(r.verdict, r.message).toBe('failed');
+    expect(r.checks!.filter((c) => c.outcome === 'failed' && c.level === 'require').map((c) => c.id)).toEqual(['origin']);
+    expect(r.step).toBe('request with a foreign Origin');
+    expect(r.message).toContain(
+      'origin: a foreign Origin (http://evil.example) got no HTTP answer: the connection was closed (socket hang up), which refuses it (a DNS-rebound page reads nothing), but an invalid Origin MUST get 403 Forbidden (MCP 2025-11-25; 2025-06-18 named no status) [MUST, MCP 2025-11-25 basic/transports#security-warning, level require]',
+    );
+  });
+
+  it('a server that exits under a spec check: that check names the exit once, the later ones are not run, the round trip says why it was not run', async () => {
+    // It exits (code 9) on the unsupported MCP-Protocol-Version: every request after that found nobody listening.
+    const r = await run(testServer('crash-on-bad-version'));
+    expect(r.verdict, r.message).toBe('failed');
+    expect(r.step).toBe('request with an unsupported protocol version');
+    expect(r.message).toBe(
+      'no token → 401 with a Bearer challenge; wrong token → 401; round trip failed: not run: the server exited during protocol-version; protocol-version: the server exited (code 9) under the request with an unsupported protocol version (see its stderr) [MUST, MCP 2025-11-25 basic/transports#protocol-version-header, level require]',
+    );
+    expect(r.message).not.toMatch(/ECONNREFUSED|socket hang up/);
+    const notRun = 'not run: the server exited (code 9) during protocol-version';
+    expect(Object.fromEntries(r.checks!.map((c) => [c.id, [c.outcome, c.outcome === 'skipped' ? c.message : '']]))).toMatchObject({
+      'token-in-header': ['passed', ''],
+      'protocol-version': ['failed', ''],
+      'session-id-visible-ascii': ['skipped', notRun],
+      'session-id-distinct': ['skipped', notRun],
+      'session-required': ['skipped', notRun],
+      'session-ended-404': ['skipped', notRun],
+      'round-trip': ['failed', ''],
+    });
+    expect(JSON.stringify(r.checks)).not.toMatch(/ECONNREFUSED/);
   });
 
   it('a level set to off is not run, and a required check set to warn no longer fails the phase', async () => {
