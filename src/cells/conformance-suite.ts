@@ -7,8 +7,13 @@
 // stored, as one of the entry's files (checked before use like the suite's own code), with the Node that printed
 // it; a run on the same Node reads it back instead of asking again.
 // A cache that cannot be written gives way to an install in the run, with a warning (cached-tool.ts).
+// The suite's Node keeps the code it compiles in the entry (COMPILE_CACHE, Node's NODE_COMPILE_CACHE): each
+// scenario is a process that mostly loads the suite, and Node checks every cached file against the source it
+// was made from (size and hash), its own version and V8's flags before using it, so it cannot go stale; the
+// entry's files are checked before each use as well. Where it cannot be created, the suite compiles as before.
 // Any failure here is the harness's (registry, disk): the phase is not-measured, never failed.
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { access, mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { run } from '../process/exec.js';
 import { describeInfraError } from '../util/infra.js';
@@ -28,6 +33,8 @@ export const CONFORMANCE_NODE = '22.22.0';
 const MIN_NODE_MAJOR = 22;
 /** In a cache entry: what `conformance list --server` printed when the entry was stored, and on which Node. */
 export const LIST_RECORD = 'mcp-matrix-conformance-list.json';
+/** In a cache entry: the suite's Node's compile cache (made after the entry is stored, so not one of its recorded files). */
+export const COMPILE_CACHE = '.mcp-matrix-compile-cache';
 
 export interface ConformanceSuite {
   package: string;
@@ -39,6 +46,8 @@ export interface ConformanceSuite {
   catalogue: Catalogue;
   /** Where the install came from: the client cache (reused or installed now), or the run's own. */
   source: 'cache' | 'installed' | 'run';
+  /** The compile cache for the suite's Node (in the cache entry); absent with the cache off or unwritable. */
+  compileCache?: string;
   /** What the run should say about the caches (a damaged entry replaced, a cache that could not be written). */
   cacheNotes: CacheNote[];
 }
@@ -83,6 +92,7 @@ export async function ensureConformanceSuite(options: SuiteOptions): Promise<Res
     cli,
     catalogue: found.value,
     source: install.value.source,
+    ...(install.value.source !== 'run' ? await compileCacheIn(install.value.dir).then((dir) => (dir ? { compileCache: dir } : {})) : {}),
     cacheNotes: [...(node.value.cacheNotes ?? []), ...install.value.notes],
   });
 }
@@ -103,6 +113,26 @@ function suiteNode(options: SuiteOptions): Promise<Result<NodeRuntime>> {
       ...(options.nodeCacheDir ? { cacheDir: options.nodeCacheDir } : {}),
     },
   );
+}
+
+/**
+ * The compile cache's directory in the entry, made now; undefined when it cannot be (a read-only cache is used all the
+ * same). Made here, one plain mkdir in the existing entry, rather than left to Node: a recursive mkdir (Node 20's
+ * `fs.mkdir`, Node 22's for NODE_COMPILE_CACHE) spins without returning where mkdir answers ENOENT under an existing
+ * parent (seen on /proc), while a directory that exists leaves Node one mkdir inside it.
+ */
+export async function compileCacheIn(entryDir: string): Promise<string | undefined> {
+  const dir = path.join(entryDir, COMPILE_CACHE);
+  try {
+    await mkdir(dir).catch((error: NodeJS.ErrnoException) => {
+      if (error.code !== 'EEXIST') throw error;
+    });
+    if (!(await stat(dir)).isDirectory()) return undefined;
+    await access(dir, constants.W_OK);
+    return dir;
+  } catch {
+    return undefined;
+  }
 }
 
 function suiteCli(dir: string): string {

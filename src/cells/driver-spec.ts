@@ -113,6 +113,7 @@ export function driverSpec(input: SpecInput): DriverSpec {
             node: conformance.node,
             nodeVersion: conformance.nodeVersion,
             cli: conformance.cli,
+            ...(conformance.compileCache ? { compileCache: conformance.compileCache } : {}),
           },
           scenarios: conformance.catalogue.run,
           excluded: conformance.catalogue.excluded,

@@ -96,8 +96,11 @@ export interface DriverSpec {
           /** Per scenario (the suite's own run) and for the capability look-up. */
           timeoutMs: number;
           auth?: 'bearer' | 'none';
-          /** The suite as the harness installed it: the Node >= 22 binary, its CLI, its pinned version. */
-          suite: { package: string; version: string; node: string; nodeVersion: string; cli: string };
+          /**
+           * The suite as the harness installed it: the Node >= 22 binary, its CLI, its pinned version; `compileCache`:
+           * where that Node keeps the code it compiled (NODE_COMPILE_CACHE), absent when there is none to use.
+           */
+          suite: { package: string; version: string; node: string; nodeVersion: string; cli: string; compileCache?: string };
           /** The scenarios that need none of the suite's fixtures (those needing a capability run only when it is advertised). */
           scenarios: { name: string; capability?: string; unauthenticatedOnly?: true }[];
           /** The scenarios never run here, with why: shown in the details. */

@@ -1,12 +1,19 @@
 // The conformance suite as the phase gets it: a registry that refuses is infrastructure (the phase is then
 // not-measured, never failed) and leaves nothing in the cache; a real install is discovered from the suite.
+import { execFileSync } from 'node:child_process';
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { CONFORMANCE_VERSION, ensureConformanceSuite, LIST_RECORD } from '../../src/cells/conformance-suite.js';
+import {
+  COMPILE_CACHE,
+  compileCacheIn,
+  CONFORMANCE_VERSION,
+  ensureConformanceSuite,
+  LIST_RECORD,
+} from '../../src/cells/conformance-suite.js';
 import { TEST_CLIENT_CACHE, TEST_NODE_CACHE } from '../helpers/node-runtimes.js';
 
 const dirs: string[] = [];
@@ -78,6 +85,33 @@ describe('the conformance suite install', () => {
     expect(again.value.catalogue.excluded).toEqual(
       expect.arrayContaining([{ name: 'tools-call-simple-text', why: "needs the suite's fixture test_simple_text" }]),
     );
+    // The suite's Node keeps what it compiles in the entry: filled by a run of the suite (one directory per Node
+    // version, V8 flags and user), which prints the same with it as without it.
+    const entry = again.value.cli.split(`${path.sep}node_modules${path.sep}`)[0]!;
+    expect(again.value.compileCache).toBe(path.join(entry, COMPILE_CACHE));
+    const list = (env: Record<string, string>) =>
+      execFileSync(again.value.node, [again.value.cli, 'list', '--server'], {
+        env: { PATH: process.env.PATH ?? '', ...env },
+        encoding: 'utf8',
+      });
+    const plain = list({});
+    expect(list({ NODE_COMPILE_CACHE: again.value.compileCache! })).toBe(plain);
+    expect(list({ NODE_COMPILE_CACHE: again.value.compileCache! })).toBe(plain);
+    const [tag] = await readdir(again.value.compileCache!);
+    expect(tag).toMatch(new RegExp(`^v${again.value.nodeVersion.replace(/\./g, '\\.')}-`));
+    expect((await readdir(path.join(again.value.compileCache!, tag!))).length).toBeGreaterThan(10);
+  });
+
+  it('the compile cache is made in the entry, or left out where it cannot be (the suite then compiles as before)', async () => {
+    const entry = await temp();
+    expect(await compileCacheIn(entry)).toBe(path.join(entry, COMPILE_CACHE));
+    expect(await compileCacheIn(entry)).toBe(path.join(entry, COMPILE_CACHE));
+    const blocked = await temp();
+    await writeFile(path.join(blocked, COMPILE_CACHE), 'a file in the way');
+    expect(await compileCacheIn(blocked)).toBeUndefined();
+    expect(await compileCacheIn(path.join(blocked, 'no-such-entry'))).toBeUndefined();
+    // A file system where mkdir answers ENOENT under an existing parent: a recursive mkdir spins there, this one returns.
+    if (process.platform === 'linux') expect(await compileCacheIn('/proc/no-such-entry')).toBeUndefined();
   });
 
   it('a new entry records what `conformance list --server` printed and on which Node; a run on that Node reads it back and starts no list process', async () => {

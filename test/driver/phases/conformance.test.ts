@@ -288,7 +288,7 @@ if (scenario.startsWith('pass')) {
   write({ not: 'a list' }, 'b-second');
   write([null, { id: 'no-status' }, { id: 'k', status: 'SUCCESS', NO_COLOR: process.env.NO_COLOR }], 'c-third');
 } else if (scenario === 'env') {
-  write([{ id: 'env', status: process.env.NO_COLOR === '1' && process.env.FROM_BASE === 'yes' ? 'SUCCESS' : 'FAILURE' }]);
+  write([{ id: 'env', status: process.env.NO_COLOR === '1' && process.env.FROM_BASE === 'yes' ? 'SUCCESS' : 'FAILURE', errorMessage: 'compile cache: ' + (process.env.NODE_COMPILE_CACHE ?? 'none') }]);
 } else if (scenario === 'crash') {
   await post('exit');
   write([{ id: 'c', status: 'FAILURE', errorMessage: 'connection reset' }]);
@@ -466,6 +466,17 @@ if (scenario.startsWith('pass')) {
     expect(r.verdict).toBe('passed');
     const odd = r.checks!.find((c) => c.id === 'odd')!;
     expect(odd.evidence!.checks).toEqual([{ id: 'k', status: 'SUCCESS' }]);
+    expect(r.checks!.find((c) => c.id === 'env')!.evidence!.checks).toEqual([
+      { id: 'env', status: 'SUCCESS', message: 'compile cache: none' },
+    ]);
+  }, 60_000);
+
+  it("with a compile cache the suite's Node gets it as NODE_COMPILE_CACHE, over the base environment's", async () => {
+    const compileCache = join(bench.cell, 'compile-cache');
+    const base = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: bench.cell, FROM_BASE: 'yes', NODE_COMPILE_CACHE: '/elsewhere' };
+    const { r } = await run(spec({ scenarios: [{ name: 'env' }], suite: { ...spec().suite, compileCache } }), { baseEnv: base });
+    expect(r.verdict).toBe('passed');
+    expect(r.checks![0]!.evidence!.checks).toEqual([{ id: 'env', status: 'SUCCESS', message: `compile cache: ${compileCache}` }]);
   }, 60_000);
 
   it('not measured when the suite leaves no checks: its exit and last lines, its timeout, or that it could not start', async () => {
