@@ -20,6 +20,8 @@ export interface PhaseRow {
   message?: string;
   /** Its lifecycle sub-checks (stdio, http), as the driver timed them. */
   lifecycle?: PhaseLifecycle;
+  /** http: its spec sub-checks' wall time, as the driver timed it (absent in results from before it did). */
+  specChecksMs?: number;
 }
 export interface CellRow {
   id: string;
@@ -133,6 +135,7 @@ function summarizeRun(
             durationMs: p.durationMs,
             ...(p.verdict !== 'passed' ? { message: String(p.message ?? '').slice(0, 300) } : {}),
             ...(lifecycle ? { lifecycle } : {}),
+            ...(typeof p.details?.specChecksMs === 'number' ? { specChecksMs: p.details.specChecksMs } : {}),
           },
         ];
       }),

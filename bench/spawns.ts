@@ -11,12 +11,19 @@ export interface SpawnEntry {
   start: number;
   end?: number;
 }
+/** A harness mark (src/util/marks.ts): `<cell id>:<moment>` and when, in epoch ms. */
+export interface MarkEntry {
+  name: string;
+  at: number;
+}
 export interface ProbeLog {
   startedAt: number;
   exitedAt: number;
   maxRssKb: number;
   vmHwmKb?: number;
   spawns: SpawnEntry[];
+  /** Absent in logs from before the marks. */
+  marks?: MarkEntry[];
 }
 interface Span {
   cell: string | undefined;
@@ -24,10 +31,14 @@ interface Span {
   end: number;
 }
 export interface CellTimeline {
+  /** The cell's first npm install started (install reuse's resolution, when it resolves first). */
   installStart: number;
+  /** Its last npm install ended. */
   installEnd: number;
   driverStart: number | undefined;
   driverEnd: number | undefined;
+  /** The harness's marks of this cell (src/util/marks.ts), ms from the CLI's start, each moment's first; absent in logs from before them. */
+  marks?: Record<string, number>;
 }
 export type Orchestrator = ReturnType<typeof analyzeSpawns>;
 export type Installs = ReturnType<typeof installCounts>;
@@ -60,13 +71,30 @@ export function analyzeSpawns(probe: ProbeLog) {
   ).length;
   const lastEnd = Math.max(...drivers.map((d) => d.end), ...installs.map((i) => i.end));
   const driverOf = (i: Span): Span | undefined => drivers.find((d) => d.cell === i.cell);
+  // A cell's npm installs as one span: install reuse runs two (the resolution, then the install onto the copied
+  // tree); reading each as a cell's install counted the resolution's end → fork as "install end → driver start".
+  const byCell = new Map<string, Span>();
+  for (const i of installs) {
+    const key = i.cell ?? '?';
+    const seen = byCell.get(key);
+    byCell.set(key, seen ? { cell: key, start: Math.min(seen.start, i.start), end: Math.max(seen.end, i.end) } : { ...i, cell: key });
+  }
+  const cellInstalls = [...byCell.values()];
   // Per cell: install start → driver end; the sum over the span is the average number of busy cells.
-  const busy = installs.map((i) => (driverOf(i)?.end ?? i.end) - i.start).reduce((a, b) => a + b, 0);
-  const gaps = installs.map((i) => driverOf(i)).flatMap((d, n) => (d ? [d.start - installs[n]!.end] : []));
+  const busy = cellInstalls.map((i) => (driverOf(i)?.end ?? i.end) - i.start).reduce((a, b) => a + b, 0);
+  const gaps = cellInstalls.flatMap((i) => {
+    const d = driverOf(i);
+    return d ? [d.start - i.end] : [];
+  });
+  const marks = marksByCell(probe);
   const perCell: Record<string, CellTimeline> = Object.fromEntries(
-    installs.map((i) => {
+    cellInstalls.map((i) => {
       const d = driverOf(i);
-      return [i.cell ?? '?', { installStart: i.start, installEnd: i.end, driverStart: d?.start, driverEnd: d?.end }];
+      const m = marks[i.cell ?? '?'];
+      return [
+        i.cell ?? '?',
+        { installStart: i.start, installEnd: i.end, driverStart: d?.start, driverEnd: d?.end, ...(m ? { marks: m } : {}) },
+      ];
     }),
   );
   return {
@@ -84,6 +112,18 @@ export function analyzeSpawns(probe: ProbeLog) {
     afterLastCellMs: probe.exitedAt - t0 - lastEnd,
     processLifetimeMs: probe.exitedAt - t0,
   };
+}
+
+/** The harness's marks (`<cell id>:<moment>`) per cell: each moment's first time, in ms from the CLI's start. */
+export function marksByCell(probe: ProbeLog): Record<string, Record<string, number>> {
+  const out: Record<string, Record<string, number>> = {};
+  for (const m of probe.marks ?? []) {
+    const at = m.name.lastIndexOf(':');
+    const cell = m.name.slice(0, at);
+    const moment = m.name.slice(at + 1);
+    (out[cell] ??= {})[moment] ??= m.at - probe.startedAt;
+  }
+  return out;
 }
 
 /**

@@ -13,6 +13,7 @@ import { contextKey, treeKey } from './tree-key.js';
 import { copyTree, dropTree, findTree, storeTree } from './tree-cache.js';
 import { sha256 } from '../util/sha256.js';
 import { errorMessage } from '../util/result.js';
+import { markCell } from '../util/marks.js';
 
 export interface ReuseOptions extends InstallOptions {
   packageName: string;
@@ -42,6 +43,7 @@ export async function installReusing(cellDir: string, options: ReuseOptions): Pr
   const known = (await readdir(root).catch(() => [] as string[])).some((n) => n.startsWith(`${context}-`));
   if (!known) return since(await plainAndStore(cellDir, options, root, context, 'no tree stored yet'));
   const resolved = await installCell(cellDir, { ...options, args: ['--package-lock-only'] });
+  markCell(cellDir, 'resolve-end');
   // The registry or the network failing (retried as an install is): npm's own install would meet the same.
   if (resolved.kind === 'not-measured' && !resolved.cause)
     return { install: resolved, source: { source: 'npm', reason: 'npm could not resolve the tree' } };
@@ -57,7 +59,9 @@ export async function installReusing(cellDir: string, options: ReuseOptions): Pr
     if (!key.ok) return since(await plainAndStore(cellDir, options, root, context, `not reusable: ${key.why}`));
     const entry = await findTree(root, key.key);
     if (entry) {
+      markCell(cellDir, 'found');
       const damaged = await copyTree(entry, cellDir);
+      markCell(cellDir, 'checked');
       if (damaged) {
         await dropTree(entry);
         reason = `the stored tree was damaged (${damaged}); removed`;
@@ -88,7 +92,9 @@ async function plainAndStore(cellDir: string, options: ReuseOptions, root: strin
   try {
     const lock = await readFile(path.join(cellDir, 'package-lock.json'), 'utf8');
     const key = treeKey(lock, options.packageName, context);
+    markCell(cellDir, 'store-start');
     if (key.ok && !key.ownScripts) await storeTree(root, key.key, cellDir, key.drop);
+    markCell(cellDir, 'store-end');
   } catch (error) {
     // A cache that cannot be written costs the next run its reuse, never this run its install.
     const real = await realMkdirError(root, error).catch(() => error);

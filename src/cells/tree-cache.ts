@@ -12,6 +12,7 @@ import { promisify } from 'node:util';
 import { entryName, PARTIAL, sweepIfStale, touchMarker } from '../cache/entry-dirs.js';
 import { turnedOff, userCacheDir } from '../cache/location.js';
 import { sha256 } from '../util/sha256.js';
+import { markCell } from '../util/marks.js';
 
 const exec = promisify(execFile);
 /** Written last inside an entry before it is renamed into place: a dir with it is complete. */
@@ -64,6 +65,7 @@ export async function copyTree(entry: string, cellDir: string): Promise<string |
   if (!marker) return 'the entry has no readable marker';
   const to = path.join(cellDir, 'node_modules');
   await copyDir(path.join(entry, 'node_modules'), to);
+  markCell(cellDir, 'copied');
   const problem = await differs(to, marker.files);
   if (problem) {
     await rm(to, { recursive: true, force: true });

@@ -14,6 +14,7 @@ import type { ConformanceSuite } from './conformance-suite.js';
 import { runDriver, type DriverHooks, type DriverLayout } from './driver-launch.js';
 import { baseEnv, driverBound, driverSpec, withVariantNode } from './driver-spec.js';
 import type { NodeRuntime } from './node-runtime.js';
+import { markCell } from '../util/marks.js';
 
 /** The variant's own instruments, installed by the run: its client and its Node. */
 export interface VariantTools {
@@ -48,6 +49,7 @@ export async function runVariantDriver(
       }
     : install.driver;
   const conformance = await conformanceOf(ctx);
+  markCell(cellDir, 'suite-end');
   const spec = driverSpec({
     config: cfg,
     packageName: ctx.plan.package.name,

@@ -11,6 +11,7 @@ import type { PlannedCell } from '../plan/plan.js';
 import type { CellResult } from '../results/types.js';
 import type { RunUnit } from './run-units.js';
 import { semaphore } from './slots.js';
+import { markCell } from '../util/marks.js';
 
 interface CellRun {
   installing: Promise<CellInstall>;
@@ -62,9 +63,11 @@ export function cellRuns(ctx: CellContext, installSlots: ReturnType<typeof semap
       const row = shown(await entry.turn(() => runVariant(unit.cell, unit.variant, entry.installing, ctx, hooks, entry.binds)));
       if (--entry.left === 0) {
         const install = await entry.installing;
+        if (install.cellDir) markCell(install.cellDir, 'last-variant-end');
         if (install.kind === 'installed' && !ctx.signal.aborted) {
           entry.mutated = await recheckInstall(install.cellDir, install.env.evidence.lockfileSha256);
         }
+        if (install.cellDir) markCell(install.cellDir, 'rechecked');
         if (install.cellDir && !ctx.keep) ctx.dispose(install.cellDir);
       }
       return row;

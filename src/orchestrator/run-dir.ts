@@ -8,6 +8,7 @@ import { killCarriers, settleCarriers } from '../process/cookie.js';
 import { deferCleanup, killAll, onHardExit } from '../process/tracker.js';
 import { describeInfraError } from '../util/infra.js';
 import { errorMessage, fail, ok, type Result } from '../util/result.js';
+import { markCell } from '../util/marks.js';
 
 /** How long a forced exit waits for the run dir's removal before handing it off (the CLI's own bound is above it). */
 const FORCED_REMOVAL_MS = 500;
@@ -64,7 +65,13 @@ export async function openRunDir(
     },
     homeOf: (cellId) => homes?.linked.get(cellId),
     refusedHomes: () => [...(homes?.refused.values() ?? [])],
-    dispose: (dir) => void disposals.push(removeDir(dir).catch(() => undefined)),
+    dispose: (dir) =>
+      void disposals.push(
+        removeDir(dir).then(
+          () => markCell(dir, 'removed'),
+          () => undefined,
+        ),
+      ),
     async close(cookie, interrupted) {
       killAll();
       // Whatever escaped a process group but still carries the run's cookie.
