@@ -43,6 +43,8 @@ export type CellInstall =
       kind: 'installed';
       cellDir: string;
       installMs: number;
+      /** From the cell's directory made to its driver shipped: the install, the environment's static check, the ship. */
+      readyMs: number;
       attempts: number;
       /** The static half of the environment check (the runtime half is each variant's). */
       env: { result: PhaseResult; evidence: EnvironmentEvidence };

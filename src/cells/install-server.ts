@@ -1,23 +1,31 @@
 // A cell's server install, shared by its variants: a fresh directory, npm install (the install hooks fire
-// here, once per cell), the environment's static check and the driver shipped in. Never throws.
+// here, once per cell), the environment's static check and the driver shipped in (beside the install, in
+// `.mcp-matrix/`, which npm does not touch: it needs nothing npm installs). Never throws.
 import { verifyEnvironment } from '../judge/environment.js';
 import { harnessError, installFailure } from '../judge/not-measured.js';
 import { sdkPackageNames } from '../judge/sdk-tree.js';
 import type { PlannedCell } from '../plan/plan.js';
 import type { InstallSourceRef, PhaseResult } from '../results/types.js';
 import type { CellContext, CellInstall } from './cell-context.js';
-import { installDriver, type DriverHooks } from './driver-launch.js';
+import { installDriver, type DriverHooks, type DriverLayout } from './driver-launch.js';
 import { installReusing } from './reuse-install.js';
-import { createCellDir } from './workspace.js';
+import { cellDirOf, createCellDir } from './workspace.js';
+import { markCell } from '../util/marks.js';
 
 /** Installs the cell (never throws); the install hooks fire here, once per cell. */
 export async function installServer(cell: PlannedCell, ctx: CellContext, hooks: DriverHooks = {}): Promise<CellInstall> {
   const started = performance.now();
   let cellDir: string | undefined;
+  let shipping: Promise<DriverLayout> | undefined;
   const elapsed = () => Math.round(performance.now() - started);
   try {
     if (ctx.signal.aborted) throw new Error('interrupted');
+    markCell(cellDirOf(ctx.runDir, cell.id), 'dir-start');
     cellDir = await createCellDir(ctx.runDir, cell.id, ctx.plan.package.name, ctx.tarball.file, cell.installSet);
+    markCell(cellDir, 'dir-end');
+    // Shipped while npm installs, off the cell's path; awaited on every way out, so no copy outlives the cell.
+    shipping = installDriver(cellDir);
+    shipping.catch(() => undefined);
     hooks.onInstallStart?.();
     const { install, source, cacheNote } = await installReusing(cellDir, {
       attempts: ctx.plan.config.install.attempts,
@@ -28,9 +36,11 @@ export async function installServer(cell: PlannedCell, ctx: CellContext, hooks: 
       npmVersion: ctx.npmVersion,
       treeCache: ctx.treeCache,
     });
+    markCell(cellDir, 'install-end');
     if (cacheNote) ctx.cacheNote?.(cacheNote);
     hooks.onInstallEnd?.({ ok: install.kind === 'installed', durationMs: install.durationMs, attempts: install.attempts });
     if (install.kind !== 'installed') {
+      await shipping.catch(() => undefined);
       const { name: packageName, ranges } = ctx.plan.package;
       const pin = { primary: cell.primary, version: cell.version, packageName, range: ranges[cell.primary] };
       return {
@@ -54,9 +64,12 @@ export async function installServer(cell: PlannedCell, ctx: CellContext, hooks: 
       install,
     });
     env.evidence.installSource = source;
-    const driver = await installDriver(cellDir);
-    return { kind: 'installed', cellDir, installMs: install.durationMs, attempts: install.attempts, env, driver };
+    markCell(cellDir, 'verify-end');
+    const driver = await shipping;
+    markCell(cellDir, 'ship-end');
+    return { kind: 'installed', cellDir, installMs: install.durationMs, readyMs: elapsed(), attempts: install.attempts, env, driver };
   } catch (error) {
+    await shipping?.catch(() => undefined);
     return {
       kind: 'not-installed',
       ...(cellDir ? { cellDir } : {}),

@@ -15,6 +15,7 @@ import { withAuthorizationServer } from './authorization-server.js';
 import type { CellContext, CellInstall } from './cell-context.js';
 import type { DriverHooks } from './driver-launch.js';
 import { runVariantDriver, type VariantTools } from './variant-driver.js';
+import { markCell } from '../util/marks.js';
 
 /** One variant: its driver run on the cell's install. Awaits the shared install; never throws. */
 export async function runVariant(
@@ -36,14 +37,17 @@ export async function runVariant(
   let clientRef: ClientInstallRef | undefined;
   hooks.onPhaseStart?.('environment');
   const install = await installing;
-  // A variant's own time: the cell's install (which it needs) and its driver run, not the wait for a turn.
-  const started = performance.now() - install.installMs;
+  // A variant's own time: the cell's install, checked and with its driver shipped (all of which it needs), and
+  // its driver run; not the wait for a turn.
+  const started = performance.now() - (install.kind === 'installed' ? install.readyMs : install.installMs);
+  if (install.cellDir) markCell(install.cellDir, 'variant-start');
   let stopped: string | undefined;
   try {
     if (install.kind === 'not-installed') record(install.environment);
     else {
       environment = install.env.evidence;
       const deps = await variantDeps(variant, ctx);
+      markCell(install.cellDir, 'deps-end');
       if (!deps.ok) {
         stopped = deps.why;
         record(instrumentMissing(install.env.result, deps));
@@ -56,6 +60,7 @@ export async function runVariant(
           summary = await withAuthorizationServer(ctx.plan.config.http, (oauth) =>
             runVariantDriver(cell, variant, install, deps, ctx, hooks, record, taken && sharedBind(taken), oauth),
           );
+        markCell(install.cellDir, 'driver-end');
         const measured = taken ? undefined : bindToShare([...results.values()]);
         if (binds && measured) binds.set(bindKey(variant), { variant: variant.id, result: measured });
         const cfg = ctx.plan.config;
@@ -78,6 +83,7 @@ export async function runVariant(
   } catch (error) {
     record(harnessError(error, ctx.signal.aborted, nextPhase(results)));
   }
+  if (install.cellDir) markCell(install.cellDir, 'judged');
   const phases = compareJudges(PHASES.map((phase) => results.get(phase) ?? notRun(phase, results, ctx.signal.aborted, stopped)));
   const { verdict, outcome } = decideCellResult(phases, cell.allowedToFail);
   return {

@@ -1,5 +1,6 @@
 // The harness's instruments a run installs at most once and shares across its cells: each client
-// variant's client, each Node variant's runtime (a per-user cache), and the conformance suite.
+// variant's client, each Node variant's runtime (a per-user cache), and the conformance suite; the suite is
+// started before the first cell (prepareShared), since every cell's driver waits for it.
 import path from 'node:path';
 import type { CacheNotes } from '../cache/notes.js';
 import type { CellContext } from '../cells/cell-context.js';
@@ -31,4 +32,18 @@ export function instruments(
       once(runtimes, node.version, () => notes.take(ensureNodeRuntime(node, { signal, fallbackDir: path.join(runDir, 'node') }))),
     conformanceSuite: () => (suite ??= notes.take(ensureConformanceSuite({ runDir, attempts, timeoutMs, signal, slot }))),
   };
+}
+
+/**
+ * Starts, before the first cell, what every cell's driver would otherwise wait for: the conformance suite (its
+ * cache entry checked file by file, its Node found, its catalogue read: ~0.6 s measured, docs/performance.md),
+ * so it overlaps the first cell's install instead of holding that cell's driver. Settles once it is ready; a
+ * suite that could not be made is each cell's to report (the same shared promise), never this function's.
+ */
+export function prepareShared(config: Pick<ResolvedConfig, 'conformance'>, tools: Pick<CellContext, 'conformanceSuite'>): Promise<void> {
+  if (!config.conformance || !tools.conformanceSuite) return Promise.resolve();
+  return tools.conformanceSuite().then(
+    () => undefined,
+    () => undefined,
+  );
 }

@@ -26,7 +26,7 @@ import type { CacheNote } from '../cache/writable.js';
 import { HARNESS_VERSION } from '../version.js';
 import { assemble, type RunFacts } from './assemble.js';
 import { cellRuns } from './cell-runs.js';
-import { instruments } from './instruments.js';
+import { instruments, prepareShared } from './instruments.js';
 import { portablePath } from './invocation.js';
 import { runWithProgress, type ProgressMode } from './progress.js';
 import { openRunDir, type RunDir } from './run-dir.js';
@@ -172,6 +172,7 @@ async function runCells(
     return r.cellDir && home ? { ...r, cellDir: home } : r;
   };
   const cells = cellRuns(ctx, installSlots, shownKept);
+  const shared = prepareShared(config, ctx);
   const ran = await runWithProgress(
     units,
     concurrency,
@@ -183,6 +184,8 @@ async function runCells(
     },
     options.progressLine,
   );
+  // Nothing the run started outlives its cells (when every install failed, the suite was not waited for).
+  await shared;
   // Rows in plan order (cells, then their variants); a cell whose install changed under its variants measured nothing.
   const order = new Map(units.map((u, i) => [u.id, i]));
   const byPlan = planOrder(selected);

@@ -22,6 +22,7 @@ describe('a variant whose client or Node runtime could not be installed', () => 
     kind: 'installed',
     cellDir: '/nowhere/cell-latest-2',
     installMs: 1000,
+    readyMs: 1200,
     attempts: 1,
     env: {
       result: { phase: 'environment', verdict: 'passed', durationMs: 5 },
@@ -63,6 +64,18 @@ describe('a variant whose client or Node runtime could not be installed', () => 
         message: "not run: the variant's client could not be installed",
       });
     expect(row.repro).toBe('npx mcp-matrix run --cell latest-2~client-1.0.0');
+  });
+
+  it("counts the cell's install up to its driver shipped (readyMs), not npm's part alone (installMs)", async () => {
+    const row = await runVariant(
+      cell,
+      { id: 'latest-2~client-1.0.0', client },
+      Promise.resolve(installed),
+      ctx({ clientInstall: async () => fail('infrastructure', 'ETARGET') }),
+    );
+    // The environment's static check and the driver's ship are the cell's time too (the floor does neither).
+    expect(row.durationMs).toBeGreaterThanOrEqual(1200);
+    expect(row.durationMs).toBeLessThan(1200 + 1000);
   });
 
   it('a Node runtime that could not be installed: not measured with its message', async () => {
