@@ -17,7 +17,8 @@ export const specChecksMsOf = (c: CellRow): number => c.phases.http?.specChecksM
 
 /**
  * A cell's steps outside its driver, from the harness's marks: its directory made, install reuse's resolution,
- * the copy of the cached tree and its hash check, npm's install, storing a tree, the environment's static check
+ * the copy of the cached tree and its hash check (beside the resolution when a hint named the tree), what the
+ * cell waited for them after the resolution, npm's install, storing a tree, the environment's static check
  * with the driver's ship (shipped while npm installs), the wait for the conformance suite, the spec written and
  * the fork, the judging after the driver, the lockfile re-check, and the directory's removal (off the cell's
  * path: the next cell does not wait for it). Undefined where a step did not happen.
@@ -29,8 +30,11 @@ export function cellSteps(tl: CellTimeline | undefined) {
   return {
     dirMs: d(m['dir-start'], m['dir-end']),
     resolveMs: d(m['dir-end'], m['resolve-end']),
-    copyMs: d(m.found, m.copied),
-    checkMs: d(m.copied, m.checked),
+    // Started while npm resolves when a hint named the tree (prefetch-start), else once npm's resolution named it.
+    copyMs: d(m['prefetch-start'] ?? m.found, m.copied),
+    checkMs: d(m.copied, m['tree-checked'] ?? m.checked),
+    // What the cell still waited for after npm's resolution: the copy, its check and its move into place.
+    copyWaitMs: d(m['resolve-end'], m.checked),
     npmMs: d(m.checked ?? m['resolve-end'] ?? m['dir-end'], m['store-start'] ?? m['install-end']),
     storeMs: d(m['store-start'], m['store-end']),
     verifyShipMs: d(m['install-end'], m['ship-end']),
@@ -47,6 +51,7 @@ const STEP_KEYS: (keyof Steps)[] = [
   'resolveMs',
   'copyMs',
   'checkMs',
+  'copyWaitMs',
   'npmMs',
   'storeMs',
   'verifyShipMs',

@@ -116,7 +116,18 @@ export function renderMain(s: Main): string[] {
   parts.push(
     table(
       "   install, split (inside the cell's install time; the floor's is one bare npm install)",
-      ['cell', 'install', 'dir create', 'resolve', 'copy tree', 'hash check', 'npm install', 'store tree', 'floor inst'],
+      [
+        'cell',
+        'install',
+        'dir create',
+        'resolve',
+        'copy tree',
+        'hash check',
+        'waited after resolve',
+        'npm install',
+        'store tree',
+        'floor inst',
+      ],
       s.cells.map((c) => {
         const st = c.steps;
         return [
@@ -126,6 +137,7 @@ export function renderMain(s: Main): string[] {
           ms(st?.resolveMs),
           ms(st?.copyMs),
           ms(st?.checkMs),
+          ms(st?.copyWaitMs),
           ms(st?.npmMs),
           ms(st?.storeMs),
           ms(c.floorInstallMs),

@@ -35,6 +35,7 @@ export async function installServer(cell: PlannedCell, ctx: CellContext, hooks: 
       packageName: ctx.plan.package.name,
       npmVersion: ctx.npmVersion,
       treeCache: ctx.treeCache,
+      installSet: cell.installSet,
     });
     markCell(cellDir, 'install-end');
     if (cacheNote) ctx.cacheNote?.(cacheNote);

@@ -60,13 +60,19 @@ export async function findTree(root: string, key: string, now = Date.now()): Pro
  * Copies the entry's node_modules into `cellDir` and checks the copy against the entry's hashes: undefined when
  * the cell now holds exactly the recorded tree, else why not (the copy is then removed).
  */
-export async function copyTree(entry: string, cellDir: string): Promise<string | undefined> {
+export function copyTree(entry: string, cellDir: string): Promise<string | undefined> {
+  return copyTreeTo(entry, path.join(cellDir, 'node_modules'), cellDir);
+}
+
+/** copyTree into `to` (a node_modules of `cellDir`'s, or a staging place inside it that is renamed into place). */
+export async function copyTreeTo(entry: string, to: string, cellDir: string): Promise<string | undefined> {
   const marker = await readMarker(entry);
   if (!marker) return 'the entry has no readable marker';
-  const to = path.join(cellDir, 'node_modules');
+  await mkdir(path.dirname(to), { recursive: true });
   await copyDir(path.join(entry, 'node_modules'), to);
   markCell(cellDir, 'copied');
   const problem = await differs(to, marker.files);
+  markCell(cellDir, 'tree-checked');
   if (problem) {
     await rm(to, { recursive: true, force: true });
     return problem;

@@ -89,6 +89,7 @@ describe('the spawn log and the marks', () => {
       resolveMs: 1006,
       copyMs: 795,
       checkMs: 150,
+      copyWaitMs: 949,
       npmMs: 551,
       storeMs: undefined,
       verifyShipMs: 9,

@@ -3,13 +3,14 @@
 // its own tarball with its lifecycle scripts run by npm; and a damaged, missing or unwritable cache ends in
 // npm's own install, never in a failed cell.
 import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, readdirSync, unlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, unlinkSync, writeFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { installReusing, type ReuseOutcome } from '../../src/cells/reuse-install.js';
-import { listTree } from '../../src/cells/tree-cache.js';
+import { HINT_PREFIX, hintFile, installReusing, type ReuseOutcome } from '../../src/cells/reuse-install.js';
+import { contextKey } from '../../src/cells/tree-key.js';
+import { listTree, TREE_MARKER } from '../../src/cells/tree-cache.js';
 import { createCellDir } from '../../src/cells/workspace.js';
 import { tempDir } from '../e2e/helpers/cli.js';
 
@@ -66,9 +67,17 @@ async function install(name: string, treeCache: string | undefined): Promise<{ d
     packageName: name,
     npmVersion,
     treeCache,
+    installSet: SDK,
   });
   return { dir, out };
 }
+
+/** The cache's key directories (its hints are files beside them). */
+const keys = (cache: string): string[] => readdirSync(cache).filter((n) => !n.startsWith(HINT_PREFIX));
+const hints = (cache: string): string[] => readdirSync(cache).filter((n) => n.startsWith(HINT_PREFIX));
+/** Whether the install started copying a hinted tree while npm resolved (the harness's mark for the cell). */
+const prefetched = (dir: string): boolean =>
+  performance.getEntriesByName(`mcp-matrix:${path.basename(dir).replace(/^cell-/, '')}:prefetch-start`).length > 0;
 
 /** The cell as npm left it: every file's hash and every link's target under node_modules, and the lockfile. */
 async function snapshot(dir: string): Promise<{ files: string[]; lock: string }> {
@@ -94,7 +103,10 @@ describe('installReusing (real npm)', () => {
     const first = await install('reuse-plain', cache);
     expect(first.out.install.kind).toBe('installed');
     expect(first.out.source).toEqual({ source: 'npm', reason: 'no tree stored yet' });
-    expect(readdirSync(cache)).toHaveLength(1);
+    expect(keys(cache)).toHaveLength(1);
+    // The key of the tree this package on these pins used, for the next such cell to start copying early.
+    expect(hints(cache)).toHaveLength(1);
+    expect(readFileSync(path.join(cache, hints(cache)[0]!), 'utf8')).toBe(keys(cache)[0]);
 
     // Another package on the same dependencies: npm resolves the same tree, so it is reused; the package
     // under test is this tarball, and npm ran its postinstall in the cell.
@@ -115,13 +127,49 @@ describe('installReusing (real npm)', () => {
     const entry = path.join(cache, (reused.out.source as { entry: string }).entry);
     writeFileSync(path.join(reused.dir, 'node_modules/zod/package.json'), 'written by a server');
     expect(readFileSync(path.join(entry, 'node_modules/zod/package.json'), 'utf8')).not.toBe('written by a server');
+    expect(prefetched(reused.dir), 'no hint for this package yet').toBe(false);
+  }, 600_000);
+
+  it('the tree a cell of the same package and pins used last is copied while npm resolves: the same tree, file for file', async () => {
+    const again = await install('reuse-scripted', cache);
+    expect(prefetched(again.dir)).toBe(true);
+    expect(again.out.source.source, JSON.stringify(again.out.source)).toBe('reused');
+    expect(await snapshot(again.dir)).toEqual(fresh);
+    expect(readFileSync(path.join(again.dir, 'node_modules/reuse-scripted/postinstall-ran'), 'utf8')).toBe('yes');
+    expect(existsSync(path.join(again.dir, '.mcp-matrix', 'tree')), 'the staging place is gone').toBe(false);
+  }, 600_000);
+
+  it('a hint naming another complete entry: its copy is thrown away and the entry npm resolved is reused', async () => {
+    const [key] = keys(cache);
+    const hint = hintFile(cache, contextKey(npmVersion, { ...process.env, npm_config_update_notifier: 'false' }), 'reuse-scripted', SDK);
+    expect(readFileSync(hint, 'utf8')).toBe(key);
+    // Another complete entry (its marker names its own key), and the hint of reuse-scripted pointed at it.
+    const other = `${key!.split('-')[0]}-${'0'.repeat(20)}`;
+    cpSync(path.join(cache, key!), path.join(cache, other), { recursive: true, verbatimSymlinks: true });
+    const [name] = readdirSync(path.join(cache, other));
+    const markerFile = path.join(cache, other, name!, TREE_MARKER);
+    writeFileSync(markerFile, JSON.stringify({ ...JSON.parse(readFileSync(markerFile, 'utf8')), key: other }));
+    writeFileSync(hint, other);
+    try {
+      const r = await install('reuse-scripted', cache);
+      expect(prefetched(r.dir)).toBe(true);
+      expect(r.out.source).toMatchObject({ source: 'reused', entry: expect.stringMatching(new RegExp(`^${key}/`)) });
+      expect(await snapshot(r.dir)).toEqual(fresh);
+      expect(existsSync(path.join(r.dir, '.mcp-matrix', 'tree'))).toBe(false);
+      // The hint names the entry npm's resolution named again.
+      expect(readFileSync(hint, 'utf8')).toBe(key);
+    } finally {
+      await rm(path.join(cache, other), { recursive: true, force: true });
+    }
   }, 600_000);
 
   it('a damaged entry (a file deleted) is detected, removed, and the cell gets npm’s own install', async () => {
-    const [key] = readdirSync(cache);
+    const [key] = keys(cache);
     const [entry] = readdirSync(path.join(cache, key!));
     unlinkSync(path.join(cache, key!, entry!, 'node_modules/zod/package.json'));
     const healed = await install('reuse-scripted', cache);
+    // The damaged entry is the hinted one: its copy, made while npm resolved, is checked all the same.
+    expect(prefetched(healed.dir)).toBe(true);
     expect(healed.out.install.kind).toBe('installed');
     expect(healed.out.source).toEqual({
       source: 'npm',

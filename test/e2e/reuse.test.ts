@@ -6,6 +6,7 @@ import { readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { RunResult } from '../../src/results/types.js';
+import { HINT_PREFIX } from '../../src/cells/reuse-install.js';
 import { cli, readResults, tempDir } from './helpers/cli.js';
 
 const dirs: string[] = [];
@@ -38,7 +39,9 @@ describe('install reuse through the CLI', () => {
 
     const stored = await runWith(cache, []);
     expect(stored.results.cells[0]!.environment!.installSource).toEqual({ source: 'npm', reason: 'no tree stored yet' });
-    expect(readdirSync(cache)).toHaveLength(1);
+    // One tree, and beside it the hint of its key for the next run of this package on these pins.
+    expect(readdirSync(cache).filter((n) => !n.startsWith(HINT_PREFIX))).toHaveLength(1);
+    expect(readdirSync(cache).filter((n) => n.startsWith(HINT_PREFIX))).toHaveLength(1);
 
     const reused = await runWith(cache, []);
     const source = reused.results.cells[0]!.environment!.installSource!;
