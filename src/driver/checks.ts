@@ -126,7 +126,8 @@ export const CHECKS: readonly CheckDefinition[] = [
   {
     id: 'origin',
     phase: 'http',
-    title: 'a foreign `Origin` gets 403; no `Origin` and a loopback `Origin` are served',
+    title:
+      'a foreign `Origin` is refused: with 403 when the server negotiates MCP 2025-11-25 or later, with any 4xx or a closed connection under an earlier revision (the check records the revision it judged by); no `Origin` and a loopback `Origin` are served',
     requirement: 'MUST',
     spec: transports('security-warning'),
     defaultLevel: { guarded: 'warn', open: 'require' },
@@ -280,8 +281,12 @@ export function notableChecks(checks: readonly SubCheckResult[]): SubCheckResult
   return checks.filter((c) => c.level !== 'off' && (c.outcome === 'failed' || c.outcome === 'not-measured'));
 }
 
-/** What a check saw, before its catalogue entry and level are attached. */
-export type CheckFinding = Pick<SubCheckResult, 'outcome' | 'message'> & Partial<Pick<SubCheckResult, 'short' | 'step' | 'evidence'>>;
+/**
+ * What a check saw, before its catalogue entry and level are attached. `spec`: the revision it was judged by, when
+ * the server's own negotiated revision decides it (origin), instead of the catalogue's.
+ */
+export type CheckFinding = Pick<SubCheckResult, 'outcome' | 'message'> &
+  Partial<Pick<SubCheckResult, 'short' | 'step' | 'evidence' | 'spec'>>;
 
 /** The level a phase runs a check at: the configured one, else the catalogue default for this `auth`. */
 export function levelOf(id: string, levels: Readonly<Record<string, CheckLevel>> | undefined, auth: string): CheckLevel {
@@ -295,12 +300,13 @@ export function checkResult(id: string, level: CheckLevel, finding: CheckFinding
   const def = checkDefinition(id);
   if (!def) throw new Error(`unknown sub-check "${id}" (not in src/driver/checks.ts)`);
   const seen: CheckFinding = level === 'off' ? { outcome: 'skipped', message: 'off in the config (not run)', short: 'off' } : finding;
+  const spec = seen.spec ?? def.spec;
   return {
     id,
     outcome: seen.outcome,
     level,
     ...(def.requirement ? { requirement: def.requirement } : {}),
-    ...(def.spec ? { spec: def.spec } : {}),
+    ...(spec ? { spec } : {}),
     message: seen.message,
     ...(seen.short !== undefined ? { short: seen.short } : {}),
     ...(seen.step !== undefined ? { step: seen.step } : {}),

@@ -3,7 +3,8 @@
 // session lifecycle, and the token only in the Authorization header. Each request is sent raw
 // (raw-http.ts) over node:http with exactly the headers the check needs (a Host override needs node:http: fetch forbids
 // it), with the phase's credentials wherever the endpoint has them, so a refusal can only be the
-// thing under test. Every judgement is a pure function of what came back. A server that exits while they run
+// thing under test. Origin is judged by the revision the server negotiates (403 from 2025-11-25 on, any refusal
+// before it), and says which. Every judgement is a pure function of what came back. A server that exits while they run
 // ends them: the check under way names the exit, the later ones are not run (no ECONNREFUSED in each).
 
 import type { CheckLevel, SubCheckResult } from '../results/types.js';
@@ -27,57 +28,93 @@ export function dropped(a: RawAnswer | Error): a is Error {
 export const FOREIGN_ORIGIN = 'http://evil.example';
 export const FOREIGN_HOST = 'evil.example';
 
+/** The revision whose Security Warning first names the status for an invalid Origin: 403 Forbidden. */
+export const ORIGIN_403_FROM = '2025-11-25';
+
 /**
- * Origin: a foreign one gets 403; a loopback one is served. A foreign one answered by closing the connection is refused
- * (nothing reaches a DNS-rebound page), but MCP 2025-11-25 asks for the status: it fails, named as what it is.
+ * The rule the origin check applies, from the revision the server negotiated when offered ORIGIN_403_FROM (the
+ * loopback Origin's initialize): from MCP 2025-11-25 on, an invalid Origin MUST get 403; every earlier revision
+ * (2024-11-05, 2025-03-26, 2025-06-18) says only that servers MUST validate it, so any refusal is one. No
+ * revision read (an answer that is no InitializeResult, or a version that is no date): the catalogue's, 2025-11-25.
+ */
+export function originRule(negotiated: string | undefined): { revision: string; strict: boolean; note: string } {
+  const dated = negotiated !== undefined && /^\d{4}-\d{2}-\d{2}$/.test(negotiated) ? negotiated : undefined;
+  if (dated !== undefined && dated < ORIGIN_403_FROM)
+    return { revision: dated, strict: false, note: `judged by MCP ${dated}, the revision it negotiated, which names no status` };
+  const note =
+    dated === ORIGIN_403_FROM
+      ? `judged by MCP ${ORIGIN_403_FROM}, the revision it negotiated`
+      : dated !== undefined
+        ? `judged by MCP ${ORIGIN_403_FROM}; it negotiated ${dated}`
+        : `judged by MCP ${ORIGIN_403_FROM}: no negotiated revision was read`;
+  return { revision: ORIGIN_403_FROM, strict: true, note };
+}
+
+/**
+ * Origin: a foreign one is refused; a loopback one is served. Which refusal depends on the revision the server
+ * negotiated (read from the loopback answer, originRule): 403 from MCP 2025-11-25 on; before it, any 4xx or the
+ * connection closed (nothing reaches a DNS-rebound page). Never a 2xx, a 5xx, a timeout or nobody listening.
  */
 export function judgeOrigin(foreign: RawAnswer | Error, loopback: RawAnswer | Error, loopbackOrigin: string): CheckFinding {
   const step = 'request with a foreign Origin';
+  const rule = originRule(served(loopback) ? negotiatedVersion(loopback as RawAnswer) : undefined);
+  const spec = { revision: `MCP ${rule.revision}`, section: 'basic/transports#security-warning' };
   const evidence = {
     foreign: dropped(foreign) ? `closed (${errorText(foreign)})` : seen(foreign),
     loopback: seen(loopback),
     loopbackOrigin,
+    revision: rule.revision,
   };
+  const want = rule.strict ? '403' : 'a refusal, a 4xx or a closed connection';
+  const refused = rule.strict
+    ? !(foreign instanceof Error) && foreign.status === 403
+    : dropped(foreign) || (!(foreign instanceof Error) && foreign.status >= 400 && foreign.status < 500);
+  const closedStrict = rule.strict && dropped(foreign);
   if (foreign instanceof Error && !dropped(foreign))
     return {
       outcome: 'failed',
-      message: `a foreign Origin (${FOREIGN_ORIGIN}) got ${seen(foreign)} (want 403)`,
+      message: `a foreign Origin (${FOREIGN_ORIGIN}) got ${seen(foreign)} (want ${want}; ${rule.note})`,
       short: 'no answer',
       step,
       evidence,
+      spec,
     };
-  if (!(foreign instanceof Error) && foreign.status !== 403) {
+  if (!(foreign instanceof Error) && !refused) {
     const why = ok2xx(foreign) ? ': the server does not validate Origin (DNS rebinding)' : '';
     return {
       outcome: 'failed',
-      message: `a foreign Origin (${FOREIGN_ORIGIN}) got ${foreign.status} (want 403${why})`,
-      short: `${foreign.status} (want 403)`,
+      message: `a foreign Origin (${FOREIGN_ORIGIN}) got ${foreign.status} (want ${want}${why}; ${rule.note})`,
+      short: `${foreign.status} (want ${rule.strict ? '403' : 'a refusal'})`,
       step,
       evidence,
+      spec,
     };
   }
-  const refusal = foreign instanceof Error ? 'the connection closed' : '403';
+  const refusal = foreign instanceof Error ? `the connection closed (${errorText(foreign)})` : String(foreign.status);
   if (!served(loopback))
     return {
       outcome: 'failed',
-      message: `a foreign Origin got ${refusal}, but a loopback Origin (${loopbackOrigin}) got ${seen(loopback)} too (want 2xx: it refuses every Origin)`,
+      message: `a foreign Origin got ${refusal}, but a loopback Origin (${loopbackOrigin}) got ${seen(loopback)} too (want 2xx: it refuses every Origin; ${rule.note})`,
       short: `loopback Origin ${seen(loopback)}`,
       step: 'request with a loopback Origin',
       evidence,
+      spec,
     };
-  if (foreign instanceof Error)
+  if (closedStrict)
     return {
       outcome: 'failed',
-      message: `a foreign Origin (${FOREIGN_ORIGIN}) got no HTTP answer: the connection was closed (${errorText(foreign)}), which refuses it (a DNS-rebound page reads nothing), but an invalid Origin MUST get 403 Forbidden (MCP 2025-11-25; 2025-06-18 named no status)`,
+      message: `a foreign Origin (${FOREIGN_ORIGIN}) got no HTTP answer: the connection was closed (${errorText(foreign as Error)}), which refuses it (a DNS-rebound page reads nothing), but an invalid Origin MUST get 403 Forbidden (${rule.note}; earlier revisions named no status)`,
       short: 'closed (want 403)',
       step,
       evidence,
+      spec,
     };
   return {
     outcome: 'passed',
-    message: `a foreign Origin got 403; a loopback Origin got ${(loopback as RawAnswer).status}`,
-    short: '403',
+    message: `a foreign Origin got ${refusal}${rule.strict ? '' : ', a refusal'}; a loopback Origin got ${(loopback as RawAnswer).status} (${rule.note})`,
+    short: rule.strict ? '403' : foreign instanceof Error ? 'closed' : String(foreign.status),
     evidence,
+    spec,
   };
 }
 
@@ -327,11 +364,16 @@ export async function specChecks(input: SpecCheckInput, raw: Send = rawSender(in
     }
     return a;
   };
-  const init = async (extra: Record<string, string> = {}, path?: string, headers = base): Promise<RawAnswer | Error> => {
+  const init = async (
+    extra: Record<string, string> = {},
+    path?: string,
+    headers = base,
+    offer = '2025-03-26',
+  ): Promise<RawAnswer | Error> => {
     const a = await send({
       method: 'POST',
       headers: { ...headers, ...extra },
-      body: SPEC_INITIALIZE(1, '2025-03-26'),
+      body: SPEC_INITIALIZE(1, offer),
       ...(path ? { path } : {}),
     });
     if (!(a instanceof Error) && a.sessionId) opened.push(a.sessionId);
@@ -347,16 +389,18 @@ export async function specChecks(input: SpecCheckInput, raw: Send = rawSender(in
   try {
     if (on('origin')) {
       const localhost = `http://localhost:${input.port}`;
+      // Offered the revision that names 403: the server answers it, or the newest it speaks (the rule to judge by).
+      const origin = (o: string): Promise<RawAnswer | Error> => init({ origin: o }, undefined, base, ORIGIN_403_FROM);
       at('origin', 'request with a foreign Origin');
-      const foreign = await init({ origin: FOREIGN_ORIGIN });
+      const foreign = await origin(FOREIGN_ORIGIN);
       at('origin', 'request with a loopback Origin');
-      let loopback = await init({ origin: localhost });
+      let loopback = await origin(localhost);
       let loopbackOrigin = localhost;
       // A server may serve only the Origin of the address it was reached at (http://127.0.0.1:PORT): that one
       // served is a loopback page served, not "every Origin refused".
       const own = new URL(input.url).origin;
       if ((loopback instanceof Error || !ok2xx(loopback)) && own !== localhost) {
-        const second = await init({ origin: own });
+        const second = await origin(own);
         [loopback, loopbackOrigin] = !(second instanceof Error) && ok2xx(second) ? [second, own] : [loopback, `${localhost} or ${own}`];
       }
       findings.origin = judgeOrigin(foreign, loopback, loopbackOrigin);

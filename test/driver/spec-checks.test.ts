@@ -26,51 +26,112 @@ const hangUp = closedBy('socket hang up', 'ECONNRESET');
 
 describe('judgeOrigin', () => {
   const L = 'http://localhost:7';
-  it('passes a foreign 403 with a loopback 2xx (200 and 299), naming both and keeping the evidence', () => {
+  /** A loopback Origin served, with the revision the server negotiated (none read: no InitializeResult). */
+  const at = (v: string, status = 200): RawAnswer =>
+    a(status, { contentType: 'application/json', body: JSON.stringify({ jsonrpc: '2.0', id: 1, result: { protocolVersion: v } }) });
+  const NONE = 'judged by MCP 2025-11-25: no negotiated revision was read';
+  const NEW = 'judged by MCP 2025-11-25, the revision it negotiated';
+  const OLD = (v: string) => `judged by MCP ${v}, the revision it negotiated, which names no status`;
+  const SPEC = (v: string) => ({ revision: `MCP ${v}`, section: 'basic/transports#security-warning' });
+  it('passes a foreign 403 with a loopback 2xx (200 and 299), naming both, the revision and keeping the evidence', () => {
     expect(judgeOrigin(a(403), a(200), L)).toEqual({
       outcome: 'passed',
-      message: 'a foreign Origin got 403; a loopback Origin got 200',
+      message: `a foreign Origin got 403; a loopback Origin got 200 (${NONE})`,
       short: '403',
-      evidence: { foreign: '403', loopback: '200', loopbackOrigin: L },
+      evidence: { foreign: '403', loopback: '200', loopbackOrigin: L, revision: '2025-11-25' },
+      spec: SPEC('2025-11-25'),
     });
     expect(judgeOrigin(a(403), a(299), L).outcome).toBe('passed');
+    expect(judgeOrigin(a(403), at('2025-11-25'), L).message).toBe(`a foreign Origin got 403; a loopback Origin got 200 (${NEW})`);
+    // A later revision keeps 2025-11-25's rule, naming what it negotiated.
+    expect(judgeOrigin(a(403), at('2026-06-30'), L)).toMatchObject({
+      message: 'a foreign Origin got 403; a loopback Origin got 200 (judged by MCP 2025-11-25; it negotiated 2026-06-30)',
+      spec: SPEC('2025-11-25'),
+    });
+    // A version that is no date is no revision read.
+    expect(judgeOrigin(a(403), at('latest'), L).message).toBe(`a foreign Origin got 403; a loopback Origin got 200 (${NONE})`);
   });
-  it('no answer to the foreign Origin fails as no answer, naming the error', () => {
+  it('no answer to the foreign Origin fails as no answer, naming the error, whatever the revision', () => {
     expect(judgeOrigin(reset, a(200), L)).toEqual({
       outcome: 'failed',
-      message: 'a foreign Origin (http://evil.example) got no answer (socket hang up) (want 403)',
+      message: `a foreign Origin (http://evil.example) got no answer (socket hang up) (want 403; ${NONE})`,
       short: 'no answer',
       step: 'request with a foreign Origin',
-      evidence: { foreign: 'no answer (socket hang up)', loopback: '200', loopbackOrigin: L },
+      evidence: { foreign: 'no answer (socket hang up)', loopback: '200', loopbackOrigin: L, revision: '2025-11-25' },
+      spec: SPEC('2025-11-25'),
     });
+    // Before 2025-11-25 a refusal is enough, but a timeout or nobody listening is none.
+    for (const e of [new Error('no answer within 5 ms'), closedBy('connect ECONNREFUSED x', 'ECONNREFUSED')])
+      expect(judgeOrigin(e, at('2025-06-18'), L)).toMatchObject({
+        outcome: 'failed',
+        message: `a foreign Origin (http://evil.example) got no answer (${e.message}) (want a refusal, a 4xx or a closed connection; ${OLD('2025-06-18')})`,
+        short: 'no answer',
+        spec: SPEC('2025-06-18'),
+      });
   });
   it('a foreign 2xx is named as no Origin validation; a foreign non-2xx other than 403 is only named', () => {
     expect(judgeOrigin(a(200), a(200), L)).toEqual({
       outcome: 'failed',
-      message: 'a foreign Origin (http://evil.example) got 200 (want 403: the server does not validate Origin (DNS rebinding))',
+      message: `a foreign Origin (http://evil.example) got 200 (want 403: the server does not validate Origin (DNS rebinding); ${NONE})`,
       short: '200 (want 403)',
       step: 'request with a foreign Origin',
-      evidence: { foreign: '200', loopback: '200', loopbackOrigin: L },
+      evidence: { foreign: '200', loopback: '200', loopbackOrigin: L, revision: '2025-11-25' },
+      spec: SPEC('2025-11-25'),
     });
-    expect(judgeOrigin(a(299), a(200), L).message).toMatch(/\(DNS rebinding\)\)$/);
+    expect(judgeOrigin(a(299), a(200), L).message).toMatch(/\(DNS rebinding\); judged by/);
     for (const s of [199, 300, 401, 404])
-      expect(judgeOrigin(a(s), a(200), L)).toMatchObject({
+      expect(judgeOrigin(a(s), at('2025-11-25'), L)).toMatchObject({
         outcome: 'failed',
-        message: `a foreign Origin (http://evil.example) got ${s} (want 403)`,
+        message: `a foreign Origin (http://evil.example) got ${s} (want 403; ${NEW})`,
         short: `${s} (want 403)`,
       });
+  });
+  it('a server that negotiated a revision before 2025-11-25 (2024-11-05, 2025-03-26, 2025-06-18): any 4xx or a closed connection refuses; 2xx, 3xx, 5xx do not', () => {
+    for (const v of ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-24']) {
+      for (const s of [400, 403, 404, 499])
+        expect(judgeOrigin(a(s), at(v), L)).toEqual({
+          outcome: 'passed',
+          message: `a foreign Origin got ${s}, a refusal; a loopback Origin got 200 (${OLD(v)})`,
+          short: String(s),
+          evidence: { foreign: String(s), loopback: '200', loopbackOrigin: L, revision: v },
+          spec: SPEC(v),
+        });
+      for (const e of [hangUp, closedBy('write EPIPE', 'EPIPE')])
+        expect(judgeOrigin(e, at(v), L)).toMatchObject({
+          outcome: 'passed',
+          message: `a foreign Origin got the connection closed (${e.message}), a refusal; a loopback Origin got 200 (${OLD(v)})`,
+          short: 'closed',
+          spec: SPEC(v),
+        });
+      for (const s of [200, 299, 300, 399, 500])
+        expect(judgeOrigin(a(s), at(v), L)).toMatchObject({
+          outcome: 'failed',
+          short: `${s} (want a refusal)`,
+          step: 'request with a foreign Origin',
+          spec: SPEC(v),
+        });
+      expect(judgeOrigin(a(200), at(v), L).message).toBe(
+        `a foreign Origin (http://evil.example) got 200 (want a refusal, a 4xx or a closed connection: the server does not validate Origin (DNS rebinding); ${OLD(v)})`,
+      );
+      expect(judgeOrigin(a(500), at(v), L).message).toBe(
+        `a foreign Origin (http://evil.example) got 500 (want a refusal, a 4xx or a closed connection; ${OLD(v)})`,
+      );
+    }
   });
   it('a loopback Origin refused too (an error, 199, 300, 403) fails: it refuses every Origin', () => {
     expect(judgeOrigin(a(403), a(403), L)).toEqual({
       outcome: 'failed',
-      message: `a foreign Origin got 403, but a loopback Origin (${L}) got 403 too (want 2xx: it refuses every Origin)`,
+      message: `a foreign Origin got 403, but a loopback Origin (${L}) got 403 too (want 2xx: it refuses every Origin; ${NONE})`,
       short: 'loopback Origin 403',
       step: 'request with a loopback Origin',
-      evidence: { foreign: '403', loopback: '403', loopbackOrigin: L },
+      evidence: { foreign: '403', loopback: '403', loopbackOrigin: L, revision: '2025-11-25' },
+      spec: SPEC('2025-11-25'),
     });
     expect(judgeOrigin(a(403), reset, L)).toMatchObject({ outcome: 'failed', short: 'loopback Origin no answer (socket hang up)' });
     expect(judgeOrigin(a(403), a(199), L).outcome).toBe('failed');
     expect(judgeOrigin(a(403), a(300), L).outcome).toBe('failed');
+    // A refused loopback answer's version is not read: its revision is unknown, so 2025-11-25 judges.
+    expect(judgeOrigin(a(400), at('2025-06-18', 403), L)).toMatchObject({ outcome: 'failed', short: '400 (want 403)' });
   });
 });
 
@@ -126,17 +187,22 @@ describe('a connection closed without an HTTP answer (ECONNRESET, EPIPE)', () =>
       expect(judgeHost(e, 8080, own)).toMatchObject({ outcome: 'failed', short: 'no answer' });
   });
   it('refuses a foreign Origin, but fails it for the 403 MCP 2025-11-25 requires, named as such; every Origin closed fails as refusing all', () => {
-    expect(judgeOrigin(hangUp, a(200), L)).toEqual({
+    const v25 = a(200, {
+      contentType: 'application/json',
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, result: { protocolVersion: '2025-11-25' } }),
+    });
+    expect(judgeOrigin(hangUp, v25, L)).toEqual({
       outcome: 'failed',
       message:
-        'a foreign Origin (http://evil.example) got no HTTP answer: the connection was closed (socket hang up), which refuses it (a DNS-rebound page reads nothing), but an invalid Origin MUST get 403 Forbidden (MCP 2025-11-25; 2025-06-18 named no status)',
+        'a foreign Origin (http://evil.example) got no HTTP answer: the connection was closed (socket hang up), which refuses it (a DNS-rebound page reads nothing), but an invalid Origin MUST get 403 Forbidden (judged by MCP 2025-11-25, the revision it negotiated; earlier revisions named no status)',
       short: 'closed (want 403)',
       step: 'request with a foreign Origin',
-      evidence: { foreign: 'closed (socket hang up)', loopback: '200', loopbackOrigin: L },
+      evidence: { foreign: 'closed (socket hang up)', loopback: '200', loopbackOrigin: L, revision: '2025-11-25' },
+      spec: { revision: 'MCP 2025-11-25', section: 'basic/transports#security-warning' },
     });
     expect(judgeOrigin(hangUp, hangUp, L)).toMatchObject({
       outcome: 'failed',
-      message: `a foreign Origin got the connection closed, but a loopback Origin (${L}) got no answer (socket hang up) too (want 2xx: it refuses every Origin)`,
+      message: `a foreign Origin got the connection closed (socket hang up), but a loopback Origin (${L}) got no answer (socket hang up) too (want 2xx: it refuses every Origin; judged by MCP 2025-11-25: no negotiated revision was read)`,
       step: 'request with a loopback Origin',
     });
     expect(judgeOrigin(closedBy('connect ECONNREFUSED x', 'ECONNREFUSED'), a(200), L)).toMatchObject({ short: 'no answer' });
@@ -397,6 +463,7 @@ const INIT = {
   method: 'initialize',
   params: { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 'mcp-matrix-driver', version: '0.1.0' } },
 };
+const INIT_2025_11_25 = { ...INIT, params: { ...INIT.params, protocolVersion: '2025-11-25' } };
 const PING = { jsonrpc: '2.0', id: 2, method: 'ping' };
 const outcomes = (r: { id: string; outcome: string; level: string }[]): Record<string, string> =>
   Object.fromEntries(r.map((c) => [c.id, `${c.outcome}/${c.level}`]));
@@ -417,12 +484,18 @@ describe('specChecks on a scripted server', () => {
       'session-ended-404',
     ]);
     expect(r.every((c) => c.outcome === 'passed' && c.level === 'require')).toBe(true);
-    expect(r.find((c) => c.id === 'origin')!.message).toBe('a foreign Origin got 403; a loopback Origin got 200');
+    // Offered 2025-11-25, it negotiated 2025-06-18: judged by that revision, where any refusal is one.
+    expect(r.find((c) => c.id === 'origin')).toMatchObject({
+      message:
+        'a foreign Origin got 403, a refusal; a loopback Origin got 200 (judged by MCP 2025-06-18, the revision it negotiated, which names no status)',
+      spec: { revision: 'MCP 2025-06-18', section: 'basic/transports#security-warning' },
+    });
     expect(r.find((c) => c.id === 'protocol-version')!.message).toBe('1999-01-01 got 400; the negotiated 2025-06-18 got 200');
     const v = { 'mcp-protocol-version': '2025-06-18' };
     expect(sent).toStrictEqual([
-      { method: 'POST', headers: { ...AUTH_H, origin: 'http://evil.example' }, body: INIT },
-      { method: 'POST', headers: { ...AUTH_H, origin: 'http://localhost:5555' }, body: INIT },
+      // The origin's initializes offer 2025-11-25, the revision that names 403: the answer says which rule judges.
+      { method: 'POST', headers: { ...AUTH_H, origin: 'http://evil.example' }, body: INIT_2025_11_25 },
+      { method: 'POST', headers: { ...AUTH_H, origin: 'http://localhost:5555' }, body: INIT_2025_11_25 },
       { method: 'POST', headers: { ...AUTH_H, host: 'evil.example:5555' }, body: INIT },
       { method: 'POST', headers: JSON_H, body: INIT, path: '/mcp?access_token=tok' },
       { method: 'POST', headers: AUTH_H, body: INIT },
@@ -725,7 +798,8 @@ describe('specChecks on a scripted server', () => {
     const { send } = scripted((req) => ((req.headers.origin ?? '') === 'http://evil.example' ? hangUp : undefined));
     const r = await specChecks({ ...INPUT, exited: () => (asked++, Promise.resolve(null)) }, send);
     expect(asked).toBe(1);
-    expect(r.find((c) => c.id === 'origin')).toMatchObject({ outcome: 'failed', short: 'closed (want 403)' });
+    // It negotiated 2025-06-18: the closed connection is a refusal.
+    expect(r.find((c) => c.id === 'origin')).toMatchObject({ outcome: 'passed', short: 'closed' });
     expect(r.filter((c) => c.id !== 'origin').every((c) => c.outcome === 'passed')).toBe(true);
   });
 
@@ -765,8 +839,9 @@ describe('specChecks on a real loopback server that serves only its own Origin',
       const r = await specChecks({ url: `http://127.0.0.1:${port}/mcp`, port, timeoutMs: 5000, levels });
       expect(r.find((c) => c.id === 'origin')).toMatchObject({
         outcome: 'passed',
-        message: 'a foreign Origin got 403; a loopback Origin got 200',
-        evidence: { foreign: '403', loopback: '200', loopbackOrigin: `http://127.0.0.1:${port}` },
+        message:
+          'a foreign Origin got 403, a refusal; a loopback Origin got 200 (judged by MCP 2025-03-26, the revision it negotiated, which names no status)',
+        evidence: { foreign: '403', loopback: '200', loopbackOrigin: `http://127.0.0.1:${port}`, revision: '2025-03-26' },
       });
       expect(origins).toEqual(['http://evil.example', `http://localhost:${port}`, `http://127.0.0.1:${port}`]);
     } finally {
@@ -789,7 +864,7 @@ describe('specChecks on a real loopback server that serves only its own Origin',
       const r = await specChecks({ url: `http://127.0.0.1:${port}/mcp`, port, timeoutMs: 5000, levels });
       expect(r.find((c) => c.id === 'origin')).toMatchObject({
         outcome: 'failed',
-        message: `a foreign Origin got 403, but a loopback Origin (http://localhost:${port} or http://127.0.0.1:${port}) got 403 too (want 2xx: it refuses every Origin)`,
+        message: `a foreign Origin got 403, but a loopback Origin (http://localhost:${port} or http://127.0.0.1:${port}) got 403 too (want 2xx: it refuses every Origin; judged by MCP 2025-11-25: no negotiated revision was read)`,
         step: 'request with a loopback Origin',
       });
     } finally {

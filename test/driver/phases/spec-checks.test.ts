@@ -82,7 +82,7 @@ describe('http spec checks against real servers', () => {
     // A warning is shown from the checks, never in the message (which names what decides the verdict).
     expect(r.message).toBe('no token → 401 with a Bearer challenge; wrong token → 401; round trip ok');
     expect(r.checks!.find((c) => c.id === 'origin')!.message).toBe(
-      'a foreign Origin (http://evil.example) got 200 (want 403: the server does not validate Origin (DNS rebinding))',
+      'a foreign Origin (http://evil.example) got 200 (want 403: the server does not validate Origin (DNS rebinding); judged by MCP 2025-11-25, the revision it negotiated)',
     );
   });
 
@@ -132,7 +132,7 @@ describe('http spec checks against real servers', () => {
     expect(outcomes(r)).toMatchObject({ origin: 'failed/require', host: 'passed/require', 'token-in-header': 'skipped/require' });
     expect(r.step).toBe('request with a foreign Origin');
     expect(r.message).toContain(
-      'origin: a foreign Origin (http://evil.example) got 200 (want 403: the server does not validate Origin (DNS rebinding)) [MUST, MCP 2025-11-25 basic/transports#security-warning, level require]',
+      'origin: a foreign Origin (http://evil.example) got 200 (want 403: the server does not validate Origin (DNS rebinding); judged by MCP 2025-11-25, the revision it negotiated) [MUST, MCP 2025-11-25 basic/transports#security-warning, level require]',
     );
   });
 
@@ -171,13 +171,60 @@ http.createServer((req, res) => {
     });
   });
 
-  it('a server that refuses a foreign Origin by closing the connection fails origin for the missing 403 alone, named as such', async () => {
+  it('a server that negotiates 2025-11-25 and refuses a foreign Origin by closing the connection fails origin for the missing 403 alone, named as such', async () => {
     const r = await run(testServer('drop-foreign-origin', { checks: { origin: 'require' } }));
     expect(r.verdict, r.message).toBe('failed');
     expect(r.checks!.filter((c) => c.outcome === 'failed' && c.level === 'require').map((c) => c.id)).toEqual(['origin']);
     expect(r.step).toBe('request with a foreign Origin');
     expect(r.message).toContain(
-      'origin: a foreign Origin (http://evil.example) got no HTTP answer: the connection was closed (socket hang up), which refuses it (a DNS-rebound page reads nothing), but an invalid Origin MUST get 403 Forbidden (MCP 2025-11-25; 2025-06-18 named no status) [MUST, MCP 2025-11-25 basic/transports#security-warning, level require]',
+      'origin: a foreign Origin (http://evil.example) got no HTTP answer: the connection was closed (socket hang up), which refuses it (a DNS-rebound page reads nothing), but an invalid Origin MUST get 403 Forbidden (judged by MCP 2025-11-25, the revision it negotiated; earlier revisions named no status) [MUST, MCP 2025-11-25 basic/transports#security-warning, level require]',
+    );
+  });
+
+  const withRevision = (mode: string, revision: string, over: Partial<HttpSpec> = {}): HttpSpec => {
+    const base = testServer(mode, over);
+    return { ...base, command: { ...base.command, env: { ...base.command.env, TEST_REVISION: revision } } };
+  };
+
+  it.each([
+    ['2025-06-18', 'drop-foreign-origin', 'the connection closed (socket hang up)'],
+    ['2025-03-26', 'drop-foreign-origin', 'the connection closed (socket hang up)'],
+    ['2025-06-18', 'origin-400', '400'],
+    ['2025-03-26', 'origin-400', '400'],
+  ])(
+    'a server that negotiates %s and refuses a foreign Origin by %s is judged by that revision (no status named): origin passes, citing it',
+    async (revision, mode, refusal) => {
+      const r = await run(withRevision(mode, revision, { checks: { origin: 'require' } }));
+      expect(r.verdict, r.message).toBe('passed');
+      expect(r.details!.protocolVersion).toBe(revision);
+      const port = r.details!.port as number;
+      expect(r.checks!.find((c) => c.id === 'origin')).toMatchObject({
+        outcome: 'passed',
+        level: 'require',
+        requirement: 'MUST',
+        spec: { revision: `MCP ${revision}`, section: 'basic/transports#security-warning' },
+        message: `a foreign Origin got ${refusal}, a refusal; a loopback Origin got 200 (judged by MCP ${revision}, the revision it negotiated, which names no status)`,
+        evidence: { revision, loopbackOrigin: `http://localhost:${port}` },
+      });
+    },
+  );
+
+  it('a server that negotiates 2025-11-25 and answers a foreign Origin with 400 fails origin for the 403 that revision requires', async () => {
+    const r = await run(testServer('origin-400', { checks: { origin: 'require' } }));
+    expect(r.verdict, r.message).toBe('failed');
+    expect(r.details!.protocolVersion).toBe('2025-11-25');
+    expect(r.checks!.find((c) => c.id === 'origin')).toMatchObject({
+      outcome: 'failed',
+      spec: { revision: 'MCP 2025-11-25', section: 'basic/transports#security-warning' },
+      message: 'a foreign Origin (http://evil.example) got 400 (want 403; judged by MCP 2025-11-25, the revision it negotiated)',
+    });
+  });
+
+  it('a server that negotiates 2025-06-18 and serves a foreign Origin still fails origin, citing 2025-06-18', async () => {
+    const r = await run(withRevision('', '2025-06-18', { checks: { origin: 'require' } }));
+    expect(r.verdict, r.message).toBe('failed');
+    expect(r.message).toContain(
+      'origin: a foreign Origin (http://evil.example) got 200 (want a refusal, a 4xx or a closed connection: the server does not validate Origin (DNS rebinding); judged by MCP 2025-06-18, the revision it negotiated, which names no status) [MUST, MCP 2025-06-18 basic/transports#security-warning, level require]',
     );
   });
 
@@ -216,7 +263,7 @@ describe('the judges, on answers', () => {
     expect(judgeOrigin(a(403), a(200), 'http://localhost:1').outcome).toBe('passed');
     expect(judgeOrigin(a(400), a(200), 'http://localhost:1')).toMatchObject({
       outcome: 'failed',
-      message: 'a foreign Origin (http://evil.example) got 400 (want 403)',
+      message: 'a foreign Origin (http://evil.example) got 400 (want 403; judged by MCP 2025-11-25: no negotiated revision was read)',
     });
     expect(judgeOrigin(a(403), a(403), 'http://localhost:1')).toMatchObject({ outcome: 'failed', step: 'request with a loopback Origin' });
     expect(judgeOrigin(new Error('reset'), a(200), 'x')).toMatchObject({ outcome: 'failed', short: 'no answer' });
