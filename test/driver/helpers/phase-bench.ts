@@ -31,7 +31,7 @@ export async function phaseBench(prefix: string): Promise<PhaseBench> {
   mkdirSync(join(cell, 'pkg'), { recursive: true });
   const probeDir = join(cell, '.mcp-matrix', 'driver');
   await build({
-    entryPoints: [join(ROOT, 'src/driver/probe.ts'), join(ROOT, 'src/driver/probe-hooks.ts')],
+    entryPoints: [join(ROOT, 'src/driver/probe.ts'), join(ROOT, 'src/driver/probe-hooks.ts'), join(ROOT, 'src/driver/suite-gate.ts')],
     outdir: probeDir,
     bundle: true,
     format: 'esm',

@@ -273,6 +273,8 @@ process.on('SIGTERM', () => process.exit(0));
       'suite.mjs',
       `import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+// How long the process had been up when the CLI itself started (a process started ahead waits for its turn).
+const waited = Date.now() - performance.timeOrigin;
 const arg = (k) => process.argv[process.argv.indexOf(k) + 1];
 const [url, scenario, out] = [arg('--url'), arg('--scenario'), arg('--output-dir')];
 if (process.argv[2] !== 'server') process.exit(9);
@@ -292,6 +294,14 @@ if (scenario.startsWith('pass')) {
 } else if (scenario === 'crash') {
   await post('exit');
   write([{ id: 'c', status: 'FAILURE', errorMessage: 'connection reset' }]);
+} else if (scenario === 'slow') {
+  await post('first');
+  await new Promise((r) => setTimeout(r, 800));
+  await post('second');
+  write([{ id: 'slow', status: 'SUCCESS' }]);
+} else if (scenario === 'waited') {
+  await post('third');
+  write([{ id: 'waited', status: 'SUCCESS', errorMessage: String(waited) }]);
 } else if (scenario === 'hang') {
   setInterval(() => {}, 1000);
 } else {
@@ -445,6 +455,24 @@ if (scenario.startsWith('pass')) {
     ]);
     // workDir, not the cell's .mcp-matrix: the stale entry is gone.
     expect(readdirSync(join(workDir, 'conformance')).sort()).toEqual(['pass', 'pass-sub', 'pass-unauth']);
+  }, 60_000);
+
+  it("the next scenario's process is started while one runs and waits, loaded, for its turn: the server sees them one after another", async () => {
+    const log = join(bench.cell, 'ahead.log');
+    const { r } = await run(spec({ auth: 'none', scenarios: [{ name: 'slow' }, { name: 'waited' }] }, { NO_AUTH: '1', LOG: log }));
+    expect(r).toMatchObject({ verdict: 'passed', message: '2/2 scenarios passed: slow, waited' });
+    const seen = readFileSync(log, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => (JSON.parse(l) as { body: string | null }).body);
+    expect(seen).toEqual(['initialize', 'first', 'second', 'third']);
+    // Started when 'slow' got its turn, it waited out slow's 800 ms before its own CLI ran.
+    const waited = Number(r.checks!.find((c) => c.id === 'waited')!.evidence!.checks[0]!.message);
+    expect(waited).toBeGreaterThanOrEqual(600);
+    // A scenario's time is its turn's: not the time its process waited.
+    const durations = (r.details!.scenarios as { durationMs: number }[]).map((d) => d.durationMs);
+    expect(durations[0]).toBeGreaterThanOrEqual(800);
+    expect(durations[1]).toBeLessThan(waited);
   }, 60_000);
 
   it('a capability look-up that fails runs every scenario, and says why in the details', async () => {
