@@ -52,7 +52,7 @@ export const PROFILES = {
     ],
     tests: ['test/**/*.test.ts'],
     exclude: ['test/e2e/**', 'test/**/*.integration.test.ts', 'test/lint/**', 'fixtures/**', ...SANDBOX],
-    concurrency: 2,
+    concurrency: 1,
   },
   // The network phases: bind, http and what they share, against only the tests that exercise them (in-process
   // phases against real servers, and table tests). A shorter dry run, and no unrelated slow test can stop it.
@@ -172,6 +172,8 @@ export const PROFILES = {
     judging('steps', 'src/driver/steps.ts', ['test/driver/steps.test.ts']),
     judging('escaped', 'src/driver/escaped.ts', ['test/driver/escaped.test.ts']),
     judging('conformance', 'src/driver/phases/conformance.ts', ['test/driver/phases/conformance.test.ts']),
+    // The token proxy in front of a server under the conformance suite, over real loopback sockets.
+    judging('auth-proxy', 'src/driver/auth-proxy.ts', ['test/driver/auth-proxy.test.ts']),
     // Why a server is not answering is reached through httpPhase against real servers (seconds per mutant).
     judging('http-listen', 'src/driver/phases/http-listen.ts', ['test/driver/phases/http.test.ts']),
     judging('http-lifecycle', 'src/driver/phases/http-lifecycle.ts', ['test/driver/phases/http-lifecycle.test.ts']),
