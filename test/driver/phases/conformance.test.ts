@@ -467,7 +467,7 @@ if (scenario.startsWith('pass')) {
       .map((l) => (JSON.parse(l) as { body: string | null }).body);
     expect(seen).toEqual(['initialize', 'first', 'second', 'third']);
     // Started when 'slow' got its turn, it waited out slow's 800 ms before its own CLI ran.
-    const waited = Number(r.checks!.find((c) => c.id === 'waited')!.evidence!.checks[0]!.message);
+    const waited = Number((r.checks!.find((c) => c.id === 'waited')!.evidence!.checks as { message?: string }[])[0]!.message);
     expect(waited).toBeGreaterThanOrEqual(600);
     // A scenario's time is its turn's: not the time its process waited.
     const durations = (r.details!.scenarios as { durationMs: number }[]).map((d) => d.durationMs);
