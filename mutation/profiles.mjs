@@ -163,6 +163,14 @@ export const PROFILES = {
     // The judges and specChecks on a scripted sender (test/driver/spec-checks.test.ts): the real-server tests
     // (test/driver/phases/spec-checks.test.ts) cost about 7 s a mutant on the shared machine, an hour a run.
     judging('spec-checks', 'src/driver/spec-checks.ts', ['test/driver/spec-checks.test.ts']),
+    // The raw node:http sender the spec checks (and the lifecycle wire's SSE reading) use, on scripted loopback servers.
+    judging('raw-http', 'src/driver/raw-http.ts', ['test/driver/raw-http.test.ts']),
+    // The 401 checks' judges and messages: their unit tests come first in http.test.ts (real servers after them,
+    // reached only by a mutant the unit tests leave alive), and the several-challenges test over a real socket.
+    judging('http-refusals', 'src/driver/phases/http-refusals.ts', [
+      'test/driver/phases/http-refusals.test.ts',
+      'test/driver/phases/http.test.ts',
+    ]),
     judging('checks', 'src/driver/checks.ts', ['test/results/checks.test.ts', 'test/config/docs.test.ts']),
     judging('answering', 'src/driver/answering.ts', ['test/driver/answering.test.ts']),
     judging('conformance-catalogue', 'src/cells/conformance-catalogue.ts', ['test/cells/conformance-catalogue.test.ts']),

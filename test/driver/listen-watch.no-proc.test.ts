@@ -58,6 +58,37 @@ describe('waitUntilListening without /proc', () => {
     await proc.kill();
   });
 
+  it.skipIf(!python)(
+    'the trailing record waited for after other records of the probe (a listen of its own elsewhere): still "probe"',
+    async () => {
+      const port = await freePort('127.0.0.1');
+      // As above, but the server first listens on a port of its own choosing, so its probe file holds more than the
+      // probe's first record when the port it was given answers: the probe runs in it all the same.
+      const child =
+        'import socket, sys, time\ns = socket.socket()\ns.bind(("127.0.0.1", int(sys.argv[1])))\ns.listen()\nprint("up", flush=True)\ntime.sleep(60)\n';
+      const bin = bench.server(
+        'late-record-after-others.mjs',
+        [
+          "import net from 'node:net';",
+          "import { spawn } from 'node:child_process';",
+          "import { appendFileSync } from 'node:fs';",
+          'const port = Number(process.argv[2]);',
+          "net.createServer().listen(0, '127.0.0.1', () => {",
+          `  const c = spawn('python3', ['-c', ${JSON.stringify(child)}, String(port)], { stdio: ['ignore', 'pipe', 'inherit'] });`,
+          "  c.stdout.once('data', () => setTimeout(() => appendFileSync(process.env.MCP_MATRIX_PROBE_FILE, JSON.stringify({ type: 'listen', address: '127.0.0.1', port, family: 'IPv4', pid: process.pid }) + '\\n'), 300));",
+          '});',
+          'setInterval(() => {}, 1000);',
+          '',
+        ].join('\n'),
+      );
+      const proc = bench.context().startServer('http', { bin, args: [String(port)], env: {} }, { PATH: process.env.PATH ?? '' });
+      expect(await waitUntilListening(proc, '127.0.0.1', port, 10_000)).toEqual({ ok: true, identity: 'probe', ms: expect.any(Number) });
+      expect(listensOf(proc).map((l) => l.port)).toContain(port);
+      expect(listensOf(proc)).toHaveLength(2);
+      await proc.kill();
+    },
+  );
+
   it.skipIf(!python)('a server the probe cannot see into: "unverified"', async () => {
     const port = await freePort('127.0.0.1');
     const bin = bench.server(

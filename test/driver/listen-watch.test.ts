@@ -116,6 +116,42 @@ describe('failedListens and ownListenOn: what the probe saw fail, and what the s
   });
 });
 
+describe('listensOf, ownListenOn and takeTestPort among other records', () => {
+  const records = (...r: Record<string, unknown>[]) => ({ probeRecords: () => r });
+  it('a listen that failed is no listen, though its record has an address and a port', () => {
+    const proc = {
+      ...records(
+        { type: 'probe', pid: 1 },
+        { type: 'listen-failed', address: '0.0.0.0', port: 3000, code: 'EADDRINUSE' },
+        { type: 'listen', address: '127.0.0.1', port: 5 },
+      ),
+      pid: undefined,
+    } as unknown as ServerProcess;
+    expect(listensOf(proc)).toEqual([{ address: '127.0.0.1', port: 5, source: 'probe' }]);
+  });
+
+  it('a listen of its own on the port among other records (the probe record, another port) is its own', () => {
+    const proc = records(
+      { type: 'probe', pid: 1 },
+      { type: 'listen', address: '127.0.0.1', port: 8 },
+      { type: 'listen', address: '::', port: 7 },
+    );
+    expect(ownListenOn(proc, 7)).toBe(true);
+    expect(ownListenOn(proc, 9)).toBe(false);
+  });
+
+  it("the http phase's and the bind phase's test ports are read from the variables of those names, one at a time", () => {
+    // The names are the contract with the tests that set them in the driver's environment.
+    const env: NodeJS.ProcessEnv = { MCP_MATRIX_TEST_HTTP_PORTS: '4001,4002,4003', MCP_MATRIX_TEST_BIND_PORTS: '4100' };
+    expect([takeTestPort(env), env.MCP_MATRIX_TEST_HTTP_PORTS]).toEqual([4001, '4002,4003']);
+    expect([takeTestPort(env), env.MCP_MATRIX_TEST_HTTP_PORTS]).toEqual([4002, '4003']);
+    expect(takeTestPort(env)).toBe(4003);
+    expect(takeTestPort(env)).toBeUndefined();
+    expect(takeTestPort(env, TEST_BIND_PORTS_ENV)).toBe(4100);
+    expect(env).toEqual({});
+  });
+});
+
 describe('freePort', () => {
   it('hands out a port nothing listens on, that can then be listened on', async () => {
     const port = await freePort('127.0.0.1');
@@ -199,6 +235,17 @@ describe('askWithoutToken: what an exposed listen answers a request with no toke
   it('any other listen is reached at its own address', async () => {
     const port = await serve('127.0.0.2', (_req, res) => res.writeHead(403, { 'www-authenticate': 'Bearer' }).end());
     expect(await askWithoutToken(at('127.0.0.2', port, 'loopback'), '/mcp')).toEqual({ status: 403, challenge: 'Bearer' });
+  });
+
+  it("a Host given is the request's Host (a loopback name, to tell a Host allowlist from a token); else the address's own", async () => {
+    const port = await serve('127.0.0.1', (_req, res) => res.writeHead(403).end());
+    expect(await askWithoutToken(at('127.0.0.1', port, 'loopback'), '/mcp', 1500, `localhost:${port}`)).toEqual({
+      status: 403,
+      challenge: null,
+    });
+    expect(seen.at(-1)!.headers.host).toBe(`localhost:${port}`);
+    await askWithoutToken(at('127.0.0.1', port, 'loopback'), '/mcp');
+    expect(seen.at(-1)!.headers.host).toBe(`127.0.0.1:${port}`);
   });
 
   it('no HTTP answer: the error code, or the bound', async () => {
