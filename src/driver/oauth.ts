@@ -208,13 +208,16 @@ export async function discover(resource: string, challenge: string | null, timeo
 /** One judged OAuth sub-check. */
 export interface OAuthCheck {
   id: OAuthCheckId;
-  outcome: 'ok' | 'failed' | 'n/a';
+  /** `not run`: the server had exited before its request was answered (`text` says so, http-exit.ts). */
+  outcome: 'ok' | 'failed' | 'n/a' | 'not run';
   /** What was seen, for the message. */
   text: string;
   /** For the table cell. */
   short: string;
   /** The step to name when it is the first that failed. */
   step: string;
+  /** `{ exited: 'code 7' }` on the check that met the server's exit. */
+  evidence?: Record<string, unknown>;
 }
 
 const STEPS: Record<OAuthCheckId, string> = {

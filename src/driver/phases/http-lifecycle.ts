@@ -1,5 +1,6 @@
 // The http phase's lifecycle edges (lifecycle-checks.ts) on a session of their own, opened with the
-// phase's credentials after the round trip; not run when the round trip failed (its failure is the cause).
+// phase's credentials after the round trip; not run when the round trip failed (its failure is the cause, or the
+// server's exit that an earlier check named).
 
 import type { SubCheckResult } from '../../results/types.js';
 import { checkResult, levelOf } from '../checks.js';
@@ -14,6 +15,8 @@ export async function httpLifecycle(
   proc: ServerProcess,
   roundTripOk: boolean,
   details: Record<string, unknown>,
+  /** Why they are not run when the round trip failed: a server's exit, named (http-exit.ts), else its failure. */
+  notRunCause = 'the round trip failed',
 ): Promise<SubCheckResult[]> {
   // The failure to open a session is the first edge's that is on: an edge set to off would hide it.
   const firstOn = LIFECYCLE_IDS.findIndex((id) => levelOf(id, spec.checks, 'none') !== 'off');
@@ -24,7 +27,7 @@ export async function httpLifecycle(
         return checkResult(id, level, { outcome: 'failed', message: first, short: 'no session', step: 'lifecycle session' });
       return checkResult(id, level, { outcome: 'skipped', message: `not run: ${why}`, short: 'not run' });
     });
-  if (!roundTripOk) return notRun('the round trip failed');
+  if (!roundTripOk) return notRun(notRunCause);
   const openedAt = Date.now();
   const session = await httpSession(url, authorization, proc, spec.timeoutMs, { name: 'mcp-matrix-driver', version: '0.1.0' });
   const sessionMs = Date.now() - openedAt;

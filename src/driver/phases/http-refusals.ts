@@ -22,12 +22,14 @@ export interface Probe {
 
 /** One sub-check: `text` goes into the message, `short` into the table cell. */
 export interface SubCheck {
-  /** `n/a`: the challenge is judged only on a refusal (a 4xx). */
-  outcome: 'ok' | 'failed' | 'no auth' | 'n/a';
+  /** `n/a`: the challenge is judged only on a refusal (a 4xx). `not run`: the server had exited (`text` says so). */
+  outcome: 'ok' | 'failed' | 'no auth' | 'n/a' | 'not run';
   text: string;
   short: string;
   /** The step to name when this sub-check is the first that failed. */
   step?: string;
+  /** `{ exited: 'code 7' }` on the check that met the server's exit. */
+  evidence?: Record<string, unknown>;
 }
 
 export interface HttpChecks {
@@ -92,9 +94,13 @@ export function challengeCheck(probe: Probe | Error): SubCheck | null {
  * `auth: 'oauth'` each resource-server sub-check: `; other audience → 200 (want 401: …) (MUST, …)`.
  */
 export function checksMessage(c: HttpChecks): string {
-  const noToken = c.noToken.outcome === 'no auth' ? c.noToken.text : `${c.noToken.text} ${c.wwwAuthenticate.text}`.trim();
+  const challenge = c.wwwAuthenticate.outcome === 'not run' ? '' : c.wwwAuthenticate.text;
+  const noToken = c.noToken.outcome === 'no auth' ? c.noToken.text : `${c.noToken.text} ${challenge}`.trim();
   const base = `no token → ${noToken}; wrong token → ${c.wrongToken.text}; round trip ${c.roundTrip.text}`;
-  const oauth = (c.oauth ?? []).filter((o) => o.id !== 'roundTrip').map((o) => `; ${oauthLabel(o.id)} → ${o.text}`);
+  // Those not run (the server had exited) are in the checks; the message names the exit once.
+  const oauth = (c.oauth ?? [])
+    .filter((o) => o.id !== 'roundTrip' && o.outcome !== 'not run')
+    .map((o) => `; ${oauthLabel(o.id)} → ${o.text}`);
   return base + oauth.join('');
 }
 
@@ -107,6 +113,7 @@ export function reportedChecks(c: HttpChecks, spec: Pick<HttpSpec, 'auth' | 'che
       message: check.outcome === 'n/a' ? 'not judged: there was no refusal' : check.text,
       short: check.short,
       ...(check.step ? { step: check.step } : {}),
+      ...(check.evidence ? { evidence: check.evidence } : {}),
     });
   // The OAuth checks (`auth: 'oauth'` only); their round trip is the one above.
   const oauth = (c.oauth ?? []).filter((o) => o.id !== 'roundTrip').map((o) => at(CATALOGUE_IDS[o.id], o));

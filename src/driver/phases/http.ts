@@ -26,7 +26,19 @@ import {
   statusCheck,
   type HttpChecks,
   type Probe,
+  type SubCheck,
 } from './http-refusals.js';
+import {
+  exitOf,
+  exitText,
+  lifecycleNotRunCause,
+  notRunChecks,
+  notRunOAuth,
+  notRunText,
+  oauthAfterExit,
+  refusedConnection,
+  type ServerExit,
+} from './http-exit.js';
 import { LISTENS_TWICE, neverListened, ownDescendant, portRace, type PortRace } from './http-listen.js';
 import {
   discover,
@@ -36,10 +48,12 @@ import {
   refusalCheck,
   roundTripOAuthCheck,
   type OAuthCheck,
+  type OAuthCheckId,
   type TestTokens,
 } from '../oauth.js';
 import { freePort, ownListenOn, takeTestPort, waitUntilListening } from '../listen-watch.js';
 import type { HttpSpec } from '../protocol.js';
+import type { ServerProcess } from '../server-process.js';
 import { portInUse } from '../start-failure.js';
 
 export { TEST_PORTS_ENV, takeTestPort } from '../listen-watch.js';
@@ -159,6 +173,7 @@ async function attempt(
     // The variant's negotiated protocol, when stdio did not record it (stdio off, or it failed before initialize).
     if (typeof details.protocolVersion === 'string') ctx.summary.protocolVersion ??= details.protocolVersion;
     const bearer = tokens ? tokens.valid : token;
+    const probes = reportedChecks(checks, spec);
     const lifecycle = await httpLifecycle(
       spec,
       url,
@@ -166,8 +181,9 @@ async function attempt(
       proc,
       checks.roundTrip.outcome === 'ok',
       details,
+      lifecycleNotRunCause(probes, proc),
     );
-    const reported = [...reportedChecks(checks, spec), ...lifecycle];
+    const reported = [...probes, ...lifecycle];
     const verdict = decidePhase(reported);
     const message = phaseMessage(checks, reported);
     const failure = reported.find((c) => c.level === 'require' && c.outcome === 'failed');
@@ -192,6 +208,8 @@ async function subChecks(
   let wwwAuthenticate = { ...NO_AUTH };
   let wrongToken = { ...NO_AUTH };
   let oauth: OAuthCheck[] | undefined;
+  /** The server's exit, once a check met it: every later check is not run, naming it (http-exit.ts). */
+  let died: ServerExit | undefined;
   if (spec.auth !== 'none') {
     // Independent requests: send them together.
     const settle = (p: Promise<Probe>): Promise<Probe | Error> => p.catch((e: unknown) => (e instanceof Error ? e : new Error(String(e))));
@@ -204,40 +222,60 @@ async function subChecks(
     noToken = statusCheck(anonymous, 'no token');
     wwwAuthenticate = challengeCheck(anonymous) ?? { ...NOT_JUDGED };
     wrongToken = statusCheck(wrong, 'wrong token');
-    if (credentials.oauth) {
+    // No answer from a server that exited: the first of the two in report order that met it names the exit.
+    const exit = anonymous instanceof Error || wrong instanceof Error ? await exitOf(server.proc) : null;
+    if (exit) {
+      const [during, step, error] =
+        anonymous instanceof Error
+          ? ['no-token-401', 'request without a token', anonymous]
+          : ['wrong-token-401', 'request with a wrong token', wrong as Error];
+      died = { how: exit.how, during };
+      const exitCheck: SubCheck = {
+        ...failed(exitText(exit.how, refusedConnection(error), step), 'server exited', step),
+        evidence: { exited: exit.how },
+      };
+      const notRun: SubCheck = { outcome: 'not run', text: notRunText(died), short: 'not run' };
+      if (anonymous instanceof Error) [noToken, wwwAuthenticate] = [exitCheck, notRun];
+      if (wrong instanceof Error) wrongToken = during === 'wrong-token-401' ? exitCheck : notRun;
+    }
+    if (credentials.oauth && died) oauth = notRunOAuth(died);
+    else if (credentials.oauth) {
       const challenge = anonymous instanceof Error ? null : anonymous.wwwAuthenticate;
-      oauth = await oauthChecks(url, challenge, credentials.oauth, credentials.issuer!, spec.timeoutMs, details);
+      const checked = await oauthChecks(url, challenge, credentials.oauth, credentials.issuer!, spec.timeoutMs, details, server.proc);
+      [oauth, died] = [checked.checks, checked.died];
     }
   }
   const guarded = spec.auth !== 'none';
   const auth = spec.auth ?? 'bearer';
+  const levels = Object.fromEntries(SPEC_CHECK_IDS.map((id) => [id, levelOf(id, spec.checks, auth)]));
   const specStarted = Date.now();
-  const transport = await specChecks({
-    url,
-    port: Number(new URL(url).port),
-    ...(guarded ? { authorization: `Bearer ${token}`, token } : {}),
-    ...(typeof (details.unauthenticated as Probe | undefined)?.status === 'number'
-      ? { anonymousStatus: (details.unauthenticated as Probe).status }
-      : {}),
-    timeoutMs: spec.timeoutMs,
-    levels: Object.fromEntries(SPEC_CHECK_IDS.map((id) => [id, levelOf(id, spec.checks, auth)])),
-    exited: async () => {
-      const exit = server.proc.exitInfo ?? (await server.proc.waitExit(500));
-      return exit ? (exit.signal ? `signal ${exit.signal}` : `code ${exit.code}`) : null;
-    },
-  });
+  // A server that exited under the probes above is not asked again: the spec checks are not run, naming why.
+  const transport = died
+    ? notRunChecks(SPEC_CHECK_IDS, levels, died)
+    : await specChecks({
+        url,
+        port: Number(new URL(url).port),
+        ...(guarded ? { authorization: `Bearer ${token}`, token } : {}),
+        ...(typeof (details.unauthenticated as Probe | undefined)?.status === 'number'
+          ? { anonymousStatus: (details.unauthenticated as Probe).status }
+          : {}),
+        timeoutMs: spec.timeoutMs,
+        levels,
+        exited: async () => (await exitOf(server.proc))?.how ?? null,
+      });
   // Their own wall time: requests the minimal client does not make, which the bench shows apart (bench/cells.ts).
   details.specChecksMs = Date.now() - specStarted;
   // A server that exited under a spec check (which names the exit) cannot be driven: the round trip says so, once.
   const diedIn = transport.find((c) => c.evidence?.exited !== undefined);
-  const roundTrip = diedIn
+  if (diedIn) died ??= { how: String(diedIn.evidence!.exited), during: diedIn.id };
+  const roundTrip = died
     ? {
         outcome: 'failed' as const,
-        check: failed(`failed: not run: the server exited during ${diedIn.id}`, 'not run', 'round trip'),
+        check: failed(`failed: not run: the server exited during ${died.during}`, 'not run', 'round trip'),
         evidence: {},
       }
     : await roundTripCheck(spec, adapter, url, guarded ? { Authorization: `Bearer ${token}` } : {}, server);
-  if (roundTrip.outcome === 'failed' && !diedIn) {
+  if (roundTrip.outcome === 'failed' && !died) {
     // Refused with 403 even with the right credentials: a Host allowlist is told apart from a token of its own.
     const allowlist = await hostAllowlist(url, guarded ? `Bearer ${token}` : undefined, spec.timeoutMs);
     if (allowlist) {
@@ -251,7 +289,8 @@ async function subChecks(
   if (oauth) {
     // The valid token's round trip is the bearer one; a failure there also cites the requirement.
     const own = roundTripOAuthCheck(roundTrip.outcome, roundTrip.check.text, roundTrip.check.short);
-    if (own.outcome === 'failed') checks.roundTrip = { ...roundTrip.check, text: own.text };
+    // Not run after an exit: nothing was refused, so no requirement is cited.
+    if (own.outcome === 'failed' && !died) checks.roundTrip = { ...roundTrip.check, text: own.text };
     checks.oauth = [...oauth, own];
   }
   return checks;
@@ -265,12 +304,14 @@ async function oauthChecks(
   issuer: string,
   timeoutMs: number,
   details: Record<string, unknown>,
-): Promise<OAuthCheck[]> {
+  proc: ServerProcess,
+): Promise<{ checks: OAuthCheck[]; died?: ServerExit }> {
   const settle = (p: Promise<Probe>): Promise<number | Error> =>
     p.then(
       (r) => r.status,
       (e: unknown) => (e instanceof Error ? e : new Error(String(e))),
     );
+  const startedAt = Date.now();
   const [discovery, audience, expired, otherKey, algNone] = await Promise.all([
     discover(url, challenge, timeoutMs),
     settle(postInitialize(url, `Bearer ${tokens.otherAudience}`, timeoutMs)),
@@ -289,7 +330,7 @@ async function oauthChecks(
       Object.entries({ otherAudience: audience, expired, otherKey, algNone }).map(([k, v]) => [k, v instanceof Error ? v.message : v]),
     ),
   };
-  return [
+  const checks = [
     discoveryCheck(discovery),
     // This server is its URL, or the audience the config names it by.
     metadataCheck(discovery, issuer, [url, ...(typeof details.audience === 'string' ? [details.audience] : [])]),
@@ -298,6 +339,15 @@ async function oauthChecks(
     refusalCheck('otherKey', otherKey),
     refusalCheck('algNone', algNone),
   ];
+  // Requests without an answer, from a server that may have exited under them (http-exit.ts names it once).
+  const noAnswer: Partial<Record<OAuthCheckId, Error | true>> = {
+    ...(!discovery.document && discovery.tried.some((t) => typeof t.status === 'string') ? { discovery: true as const } : {}),
+    ...Object.fromEntries(
+      Object.entries({ audience, expired, otherKey, algNone }).filter((e): e is [string, Error] => e[1] instanceof Error),
+    ),
+  };
+  const exit = Object.keys(noAnswer).length ? await exitOf(proc) : null;
+  return exit ? oauthAfterExit(checks, noAnswer, exit, startedAt) : { checks };
 }
 
 /**

@@ -514,6 +514,15 @@ describe('httpPhase: sub-checks, retries and never-listened, from src', () => {
     expect(ctx.diedMidRequest).toEqual([
       { role: 'http', pid: ctx.servers[0]!.proc.pid, request: 'tools/call echo', from: expect.any(Number), to: expect.any(Number) },
     ]);
+    // The lifecycle edges after it name the exit, not the round trip's failure.
+    for (const id of ['unknown-method', 'unknown-tool', 'invalid-arguments', 'repeated-initialize', 'cancellation'])
+      expect(
+        r.checks!.find((c) => c.id === id),
+        id,
+      ).toMatchObject({
+        outcome: 'skipped',
+        message: 'not run: the server exited (code 5) during the round trip',
+      });
   });
 
   it('a server that exits before listening: failed at "wait for listen", see its stderr', async () => {

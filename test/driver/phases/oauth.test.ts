@@ -72,6 +72,49 @@ const oauthChecks = (r: PhaseResult): OAuthCheckView[] => (r.details!.checks as 
 const JWT_PIECE = /eyJ[\w-]{8,}/;
 
 describe("http phase, auth: 'oauth'", () => {
+  it('a server that exits under the metadata discovery: oauth-discovery names the exit, the later checks are skipped with it, the answered token refusals are still judged', async () => {
+    // 401 with a Bearer challenge (no resource_metadata) to every POST; the well-known GET, unanswered: exits (code 7)
+    // once the four bad tokens (JWTs, sent with it) have had their 401.
+    const bin = bench.server(
+      'exits-on-discovery.mjs',
+      `import http from 'node:http';
+const port = Number(process.argv[process.argv.indexOf('--port') + 1]);
+let jwts = 0;
+let pending = false;
+const exitWhenDone = () => pending && jwts >= 4 && process.exit(7);
+http.createServer((req, res) => {
+  if (req.method === 'GET' && req.url.startsWith('/.well-known/')) return void ((pending = true), exitWhenDone());
+  req.resume();
+  const jwt = /^Bearer eyJ/.test(req.headers.authorization ?? '');
+  res.writeHead(401, { 'www-authenticate': 'Bearer realm="mcp"', 'content-type': 'application/json' }).end('{}', () => {
+    if (jwt) jwts++;
+    exitWhenDone();
+  });
+}).listen(port, '127.0.0.1');
+`,
+    );
+    const { r } = await run(spec(bin));
+    expect(r.verdict, r.message).toBe('failed');
+    expect(r.step).toBe('protected resource metadata discovery');
+    const notRun = 'not run: the server exited (code 7) during oauth-discovery';
+    const seen = Object.fromEntries(r.checks!.map((c) => [c.id, `${c.outcome}: ${c.message}`]));
+    expect(seen).toMatchObject({
+      'no-token-401': 'passed: 401',
+      'wrong-token-401': 'passed: 401',
+      'oauth-discovery': 'failed: the server exited (code 7) under the protected resource metadata discovery (see its stderr)',
+      'oauth-metadata': `skipped: ${notRun}`,
+      'oauth-audience': 'passed: 401',
+      'oauth-alg-none': 'passed: 401',
+      origin: `skipped: ${notRun}`,
+      'protocol-version': `skipped: ${notRun}`,
+      'session-ended-404': `skipped: ${notRun}`,
+      'round-trip': 'failed: failed: not run: the server exited during oauth-discovery',
+      'unknown-method': `skipped: ${notRun}`,
+    });
+    expect(r.checks!.find((c) => c.id === 'oauth-discovery')).toMatchObject({ evidence: { exited: 'code 7' } });
+    expect(JSON.stringify(r.checks)).not.toMatch(/ECONNREFUSED|fetch failed|other side closed|socket hang up/);
+  });
+
   it('the control passes every sub-check: metadata found through the challenge, four bad tokens refused, round trip ok', async () => {
     const { r } = await run(spec(fixture('_oauth')));
     expect(r.verdict, r.message).toBe('passed');

@@ -246,8 +246,48 @@ http.createServer((req, res) => {
       'session-required': ['skipped', notRun],
       'session-ended-404': ['skipped', notRun],
       'round-trip': ['failed', ''],
+      // The lifecycle edges (after the round trip) name the exit too, not 'the round trip failed'.
+      'unknown-method': ['skipped', notRun],
+      'repeated-initialize': ['skipped', notRun],
+      cancellation: ['skipped', notRun],
     });
     expect(JSON.stringify(r.checks)).not.toMatch(/ECONNREFUSED/);
+  });
+
+  it('a server that exits under the request without a token: no-token-401 names the exit, every later check is skipped with it, nothing reads ECONNREFUSED', async () => {
+    // It exits (code 7) on the request without a token, unanswered, once the wrong token (sent with it) has had its 401.
+    const r = await run(testServer('crash-on-no-token'));
+    expect(r.verdict, r.message).toBe('failed');
+    expect(r.step).toBe('request without a token');
+    expect(r.message).toBe(
+      'no token → the server exited (code 7) under the request without a token (see its stderr); wrong token → 401; round trip failed: not run: the server exited during no-token-401',
+    );
+    const notRun = 'not run: the server exited (code 7) during no-token-401';
+    const seen = Object.fromEntries(r.checks!.map((c) => [c.id, `${c.outcome}: ${c.message}`]));
+    expect(seen).toEqual({
+      'no-token-401': 'failed: the server exited (code 7) under the request without a token (see its stderr)',
+      'www-authenticate': `skipped: ${notRun}`,
+      'wrong-token-401': 'passed: 401',
+      'token-in-header': `skipped: ${notRun}`,
+      origin: `skipped: ${notRun}`,
+      host: `skipped: ${notRun}`,
+      'protocol-version': `skipped: ${notRun}`,
+      'session-id-visible-ascii': `skipped: ${notRun}`,
+      'session-id-distinct': `skipped: ${notRun}`,
+      'session-required': `skipped: ${notRun}`,
+      'session-ended-404': `skipped: ${notRun}`,
+      'round-trip': 'failed: failed: not run: the server exited during no-token-401',
+      'unknown-method': `skipped: ${notRun}`,
+      'unknown-tool': `skipped: ${notRun}`,
+      'invalid-arguments': `skipped: ${notRun}`,
+      'repeated-initialize': `skipped: ${notRun}`,
+      cancellation: `skipped: ${notRun}`,
+    });
+    expect(r.checks!.find((c) => c.id === 'no-token-401')).toMatchObject({
+      step: 'request without a token',
+      evidence: { exited: 'code 7' },
+    });
+    expect(JSON.stringify(r)).not.toMatch(/ECONNREFUSED|fetch failed|socket hang up/);
   });
 
   it('a level set to off is not run, and a required check set to warn no longer fails the phase', async () => {
