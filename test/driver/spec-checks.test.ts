@@ -5,7 +5,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import type { CheckLevel } from '../../src/results/types.js';
+import type { CheckLevel, SubCheckResult } from '../../src/results/types.js';
 import type { RawAnswer, RawRequest, Send } from '../../src/driver/raw-http.js';
 import {
   judgeHost,
@@ -13,6 +13,7 @@ import {
   judgeProtocolVersion,
   judgeQueryToken,
   judgeSessions,
+  originRule,
   SPEC_CHECK_IDS,
   specChecks,
   type SpecCheckInput,
@@ -993,5 +994,163 @@ describe('specChecks on a real loopback server that serves one session at a time
     } finally {
       await new Promise<void>((r) => server.close(() => r()));
     }
+  });
+});
+
+// Which check and which request an exit is named under, for every request the checks send (each `at(…)` label), and
+// what the foreign Host's answer still gives once the server is gone (docs/testing.md, spec-checks.ts rescored).
+describe('specChecks: a server that exits under each request in turn', () => {
+  /** The scripted server, gone under request `at` (a reset), nobody listening after it. */
+  function exitingAt(at: number, over: (req: RawRequest) => RawAnswer | undefined = () => undefined) {
+    let gone = false;
+    const s = scripted((req, n) => {
+      if (gone) return closedBy('connect ECONNREFUSED 127.0.0.1:5555', 'ECONNREFUSED');
+      if (n === at) {
+        gone = true;
+        return hangUp;
+      }
+      return over(req);
+    });
+    return { ...s, exited: () => Promise.resolve(gone ? 'code 9' : null) };
+  }
+  const failedUnder = (r: SubCheckResult[]) => r.filter((c) => c.outcome === 'failed').map((c) => [c.id, c.step, c.message]);
+  const under = (id: string, step: string) => [[id, step, `the server exited (code 9) under the ${step} (see its stderr)`]];
+
+  const ALL_ON: [number, string, string, string][] = [
+    // request, the check under way, its request, what host is then
+    [1, 'origin', 'request with a foreign Origin', 'skipped'],
+    [2, 'origin', 'request with a loopback Origin', 'skipped'],
+    [3, 'host', 'request with a foreign Host', 'failed'],
+    // Refused (403), but its control (the first initialize) never answered: not judged.
+    [4, 'token-in-header', 'request with the token in the query string', 'skipped'],
+    [5, 'protocol-version', 'initialize', 'skipped'],
+    // From here the control was served: the refusal is judged.
+    [6, 'protocol-version', 'notifications/initialized', 'passed'],
+    [7, 'protocol-version', 'request with an unsupported protocol version', 'passed'],
+    [8, 'protocol-version', 'request with the negotiated protocol version', 'passed'],
+    [9, 'session-id-distinct', 'second initialize', 'passed'],
+    [10, 'session-required', 'request without a session ID', 'passed'],
+    [11, 'session-ended-404', 'session DELETE', 'passed'],
+    [12, 'session-ended-404', 'request after session DELETE', 'passed'],
+  ];
+  for (const [n, id, step, host] of ALL_ON)
+    it(`every check on, gone under request ${n}: ${id}, "${step}"; host ${host}`, async () => {
+      const s = exitingAt(n);
+      const r = await specChecks({ ...INPUT, exited: s.exited }, s.send);
+      expect(failedUnder(r)).toEqual(under(id, step));
+      expect(r.find((c) => c.id === 'host')!.outcome).toBe(id === 'host' ? 'failed' : host);
+      expect(s.sent).toHaveLength(n);
+    });
+
+  it("protocol-version off: the first initialize is the first session check's, and the ping with the session is session-required's", async () => {
+    const levels = { origin: 'off', 'token-in-header': 'off', 'protocol-version': 'off' } as const;
+    // foreign Host, initialize, notifications/initialized, second initialize, the ping with the session.
+    for (const [n, id, step] of [
+      [2, 'session-id-visible-ascii', 'initialize'],
+      [5, 'session-required', 'request with a session ID'],
+    ] as const) {
+      const s = exitingAt(n);
+      const r = await specChecks({ ...INPUT, levels, exited: s.exited }, s.send);
+      expect(failedUnder(r)).toEqual(under(id, step));
+    }
+  });
+
+  it('host alone: its control is an initialize of its own, named as such', async () => {
+    const levels = Object.fromEntries(SPEC_CHECK_IDS.filter((id) => id !== 'host').map((id) => [id, 'off' as const]));
+    const s = exitingAt(2);
+    const r = await specChecks({ ...INPUT, levels, exited: s.exited }, s.send);
+    expect(failedUnder(r)).toEqual(under('host', 'initialize with its own Host'));
+  });
+
+  it('a foreign Host served (200) is judged failed though the server is gone before any control', async () => {
+    const s = exitingAt(5, (req) => (req.headers.host?.startsWith('evil.example') ? a(200) : undefined));
+    const r = await specChecks({ ...INPUT, exited: s.exited }, s.send);
+    expect(r.find((c) => c.id === 'host')).toMatchObject({ outcome: 'failed', short: '200 (want 4xx)' });
+  });
+});
+
+describe('specChecks: the Host control, exactly the requests it needs', () => {
+  const only = (...on: string[]) => Object.fromEntries(SPEC_CHECK_IDS.filter((id) => !on.includes(id)).map((id) => [id, 'off' as const]));
+
+  it('a foreign Host not refused (200, 500, 399) needs no control: one request, failed', async () => {
+    for (const status of [200, 500, 399]) {
+      const s = scripted((req) => (req.headers.host?.startsWith('evil.example') ? a(status) : undefined));
+      const r = await specChecks({ ...INPUT, levels: only('host') }, s.send);
+      expect(r.find((c) => c.id === 'host')).toMatchObject({ outcome: 'failed', short: `${status} (want 4xx)` });
+      expect(s.sent.map((q) => q.method)).toEqual(['POST']);
+    }
+  });
+
+  it("not refused while the session checks' initialize was refused: no localhost:PORT initialize either", async () => {
+    const s = scripted((req) =>
+      req.headers.host?.startsWith('evil.example')
+        ? a(200)
+        : (req.body as { method?: string })?.method === 'initialize'
+          ? a(401)
+          : undefined,
+    );
+    const r = await specChecks({ ...INPUT, levels: only('host', 'protocol-version') }, s.send);
+    expect(r.find((c) => c.id === 'host')).toMatchObject({ outcome: 'failed', short: '200 (want 4xx)' });
+    expect(s.sent.map((q) => q.headers.host)).toEqual(['evil.example:5555', undefined]);
+  });
+
+  it('an endpoint at localhost:PORT refused at its own Host is not asked again with the same Host', async () => {
+    const s = scripted((req) => ((req.body as { method?: string })?.method === 'initialize' ? a(403) : undefined));
+    const r = await specChecks({ ...INPUT, url: 'http://localhost:5555/mcp', levels: only('host') }, s.send);
+    expect(r.find((c) => c.id === 'host')!.outcome).toBe('not-measured');
+    expect(s.sent.map((q) => q.headers.host)).toEqual(['evil.example:5555', undefined]);
+  });
+
+  it("refused at its URL's Host but served as localhost:PORT: that is the control, named", async () => {
+    const allowlist = (req: RawRequest) =>
+      (req.body as { method?: string })?.method === 'initialize' && req.headers.host !== 'localhost:5555';
+    const s = scripted((req) => (allowlist(req) ? a(403) : undefined));
+    const r = await specChecks({ ...INPUT, levels: only('host') }, s.send);
+    expect(r.find((c) => c.id === 'host')).toMatchObject({ outcome: 'passed', evidence: { status: 403 } });
+    expect(s.sent.map((q) => [q.method, q.headers.host])).toEqual([
+      ['POST', 'evil.example:5555'],
+      ['POST', undefined],
+      ['POST', 'localhost:5555'],
+      // The clean-up of the session that initialize opened.
+      ['DELETE', undefined],
+    ]);
+    // A connection closed on the foreign Host names the Host that was served.
+    const c = scripted((req) => (req.headers.host?.startsWith('evil.example') ? hangUp : allowlist(req) ? a(403) : undefined));
+    const rc = await specChecks({ ...INPUT, levels: only('host') }, c.send);
+    expect(rc.find((x) => x.id === 'host')).toMatchObject({ outcome: 'passed', evidence: { status: 'closed', own: '200' } });
+    expect(rc.find((x) => x.id === 'host')!.message).toContain('while its own Host (localhost:5555) is served');
+  });
+
+  it('origin: an endpoint at http://localhost:PORT whose loopback Origin is refused is not asked again with the same Origin', async () => {
+    const s = scripted((req) => (req.headers.origin ? a(403) : undefined));
+    const r = await specChecks({ ...INPUT, url: 'http://localhost:5555/mcp', levels: only('origin') }, s.send);
+    expect(r.find((c) => c.id === 'origin')!.outcome).toBe('failed');
+    expect(s.sent.map((q) => q.headers.origin)).toEqual(['http://evil.example', 'http://localhost:5555']);
+  });
+});
+
+describe('judgeHost and originRule at their edges', () => {
+  it('a foreign Host not refused (200, 500) fails whatever its own Host got; a 4xx with its own Host refused is not measured, in full', () => {
+    for (const status of [200, 500])
+      expect(judgeHost(a(status), 5555, { host: '127.0.0.1:5555', answer: a(403) })).toMatchObject({
+        outcome: 'failed',
+        short: `${status} (want 4xx)`,
+      });
+    expect(judgeHost(a(403), 5555, { host: '127.0.0.1:5555', answer: a(401) })).toEqual({
+      outcome: 'not-measured',
+      message:
+        "Host evil.example:5555 got 403, but initialize with its own Host (127.0.0.1:5555) got 401 too: the refusal is not the Host's, so this could not be judged",
+      short: 'not measured',
+      evidence: { status: 403, own: '401' },
+    });
+  });
+
+  it('a version with anything before or after its date is no date: judged by 2025-11-25, no revision read', () => {
+    for (const v of ['v2025-06-18', '2025-06-18T00'])
+      expect(originRule(v)).toEqual({
+        revision: '2025-11-25',
+        strict: true,
+        note: 'judged by MCP 2025-11-25: no negotiated revision was read',
+      });
   });
 });
