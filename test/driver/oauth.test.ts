@@ -4,6 +4,7 @@ import { discoverOAuthProtectedResourceMetadata } from '@modelcontextprotocol/sd
 import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  bearerParams,
   CATALOGUE_IDS,
   citation,
   discover,
@@ -14,6 +15,7 @@ import {
   metadataCheck,
   refusalCheck,
   resourceMetadataParam,
+  resourceNames,
   roundTripOAuthCheck,
   wellKnownUrls,
   type Discovery,
@@ -408,5 +410,64 @@ describe('more edges', () => {
     ]);
     expect(refusalCheck('expired', 199).text).toMatch(/^199 \(want 401\) \(MUST/);
     expect(refusalCheck('expired', 299).text).toMatch(/^299 \(want 401: an expired token is accepted\)/);
+  });
+});
+
+// The WWW-Authenticate list as RFC 7235 §4.1 and RFC 9110 §11.6.1 spell it: quoted strings with commas and escapes,
+// empty items, spaces around `=`, several challenges (docs/testing.md, oauth.ts rescored).
+describe('bearerParams: the Bearer challenge in a list of challenges', () => {
+  it('a comma or an escaped quote inside a quoted string does not end the parameter', () => {
+    expect(bearerParams('Bearer realm="a, b", error="x"')).toEqual(['realm="a, b"', 'error="x"']);
+    expect(bearerParams('Bearer realm="a\\", b", error="x"')).toEqual(['realm="a\\", b"', 'error="x"']);
+    // A backslash that ends the header keeps what it has.
+    expect(bearerParams('Bearer realm="a\\')).toEqual(['realm="a\\']);
+  });
+
+  it('empty items are no parameters; a scheme alone, or followed by several spaces, starts its challenge', () => {
+    expect(bearerParams('Bearer x="1",, y="2",')).toEqual(['x="1"', 'y="2"']);
+    expect(bearerParams('Bearer')).toEqual([]);
+    expect(bearerParams('Basic, Bearer')).toEqual([]);
+    expect(bearerParams('Bearer  realm="x"')).toEqual(['realm="x"']);
+  });
+
+  it('a parameter with spaces around its `=`, or a stray quoted string, is a parameter, not a new challenge', () => {
+    expect(bearerParams('Bearer a=1, realm  = "x", b=2')).toEqual(['a=1', 'realm  = "x"', 'b=2']);
+    expect(bearerParams('Bearer a=1, "x"')).toEqual(['a=1', '"x"']);
+  });
+
+  it("parameters before any challenge, or of another scheme, are not Bearer's; the first Bearer challenge is the one read", () => {
+    expect(bearerParams('a=b, Bearer c=d')).toEqual(['c=d']);
+    expect(bearerParams('Basic a=1, b=2, Bearer c=3')).toEqual(['c=3']);
+    expect(bearerParams('Bearer a=1, Basic b=2, Bearer c=3')).toEqual(['a=1']);
+    expect(bearerParams('Basic a=1')).toBeUndefined();
+  });
+
+  it('resource_metadata unescapes a quoted value', () => {
+    expect(resourceMetadataParam('Bearer resource_metadata="http://x/a\\"b"')).toBe('http://x/a"b');
+  });
+});
+
+describe('metadataCheck and resourceNames: several problems, several identities, no URL', () => {
+  it('names every identity of this server, and every problem in the short text too', () => {
+    const d: Discovery = {
+      via: 'challenge',
+      url: 'http://s/prm',
+      document: { resource: 'http://other/mcp', authorization_servers: [] },
+      tried: [],
+    };
+    const c = metadataCheck(d, 'http://issuer', ['http://s/mcp', 'aud-1', 'http://s/mcp']);
+    const problems = '`resource` "http://other/mcp" that does not name this server (http://s/mcp or aud-1), no `authorization_servers`';
+    expect(c).toMatchObject({ outcome: 'failed', short: problems });
+    expect(c.text).toBe(`the metadata has ${problems} (${citation('metadata')})`);
+  });
+
+  it('a document found is the discovery check passed, under its own id', () => {
+    const d: Discovery = { via: 'well-known', url: 'http://s/.well-known/oauth-protected-resource', document: {}, tried: [] };
+    expect(discoveryCheck(d)).toMatchObject({ id: 'discovery', outcome: 'ok', short: 'well-known' });
+  });
+
+  it('a resource or a URL that is no URL names nothing', () => {
+    expect(resourceNames('not a url', 'http://s/mcp')).toBe(false);
+    expect(resourceNames('http://s/mcp', 'not a url')).toBe(false);
   });
 });
