@@ -43,11 +43,17 @@ export function startAuthProxy(target: string, token: string, host = '127.0.0.1'
       },
       (answer) => {
         res.writeHead(answer.statusCode ?? 502, answer.headers);
+        // pipe never ends `res` when the answer breaks off: an answer the server cut (it died mid-body) is cut
+        // for the suite too, as a direct request would see it, instead of held open until the suite's timeout.
+        answer.on('aborted', () => res.destroy());
+        answer.on('error', () => res.destroy());
         answer.pipe(res);
       },
     );
     forward.on('error', (error) => {
-      if (!res.headersSent) res.writeHead(502, { 'content-type': 'text/plain' });
+      // Once the answer has begun, a note in its body would be read as the server's: cut it instead.
+      if (res.headersSent) return void res.destroy();
+      res.writeHead(502, { 'content-type': 'text/plain' });
       res.end(`mcp-matrix proxy: the server did not answer: ${error.message}`);
     });
     // A client that goes away (the suite closing an SSE stream) takes its upstream request with it.

@@ -163,6 +163,28 @@ describe('startAuthProxy: what it passes on and what it does not', () => {
     server.closeAllConnections();
   });
 
+  it('an answer the server cuts mid-body is cut for the client too, at once (not held open until its timeout)', async () => {
+    server = createServer((req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': '100' });
+      res.write('{"jsonrpc":"2.0",');
+      // The server dies mid-answer: its connection goes without the rest of the body.
+      setTimeout(() => res.socket?.destroy(), 50);
+    });
+    await new Promise<void>((r) => server!.listen(0, '127.0.0.1', r));
+    proxy = await startAuthProxy(`http://127.0.0.1:${(server.address() as AddressInfo).port}`, 'tok');
+    const res = await fetch(`${proxy.origin}/mcp`, { method: 'POST', body: '{}' });
+    expect(res.status).toBe(200);
+    // Read as a direct request would be: the body fails, well before a 5 s wait. The old proxy never ended it.
+    const outcome = await Promise.race([
+      res.text().then(
+        () => 'ended',
+        () => 'cut',
+      ),
+      new Promise((r) => setTimeout(() => r('still open'), 5000)),
+    ]);
+    expect(outcome).toBe('cut');
+  });
+
   it('a host it cannot listen on is an error at once', async () => {
     // 192.0.2.1 (TEST-NET-1) is no address of this host: EADDRNOTAVAIL.
     await expect(startAuthProxy('http://127.0.0.1:1', 'tok', '192.0.2.1')).rejects.toMatchObject({ code: 'EADDRNOTAVAIL' });
