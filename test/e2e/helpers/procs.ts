@@ -38,9 +38,13 @@ export function processesMentioning(...needles: string[]): ProcEntry[] {
 /** `mcp-matrix-*` directories directly under `tmp` (default: the OS temp dir): the harness's run dirs. */
 export function runDirs(tmp: string = os.tmpdir()): string[] {
   try {
-    return readdirSync(tmp)
-      .filter((n) => n.startsWith('mcp-matrix-'))
-      .map((n) => path.join(tmp, n));
+    return (
+      readdirSync(tmp)
+        // The harness's own run dirs only (mkdtemp of `mcp-matrix-`: six random characters). A test's scratch dir
+        // such as `mcp-matrix-old-client-test-XXXXXX` may hold the same fixture's tarball while it runs beside.
+        .filter((n) => /^mcp-matrix-[A-Za-z0-9]{6}$/.test(n))
+        .map((n) => path.join(tmp, n))
+    );
   } catch {
     return [];
   }
