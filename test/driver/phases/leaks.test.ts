@@ -28,7 +28,9 @@ const GRACE = 400;
 // For tests whose servers exit at once and whose subject is not the window (what passes, what escaped, whose
 // handle it is): the phase returns when the servers exit (an escaped process is looked for after the window, so
 // those two tests wait it out), and a loaded machine (load 20 on 2 cores in a clean-clone CI) cannot turn a
-// slow exit into "stdio shutdown" or "http shutdown" there.
+// slow exit into "stdio shutdown" or "http shutdown" there. Also for the two whose subject is a process still there
+// after the window (a child left in the group): at 400 ms a loaded machine's slow exit of the server itself was
+// judged first, and the child went unnamed (clean-clone CIs at load 10 and 24, 2 Dec).
 const ROOMY = 3_000;
 const num = expect.any(Number) as number;
 
@@ -181,10 +183,10 @@ describe('leaksPhase', () => {
     const ctx = bench.context();
     const proc = start(ctx, 'stdio', 'child');
     await serversBooted(ctx);
-    const r = await leaksPhase(ctx, GRACE, baseline);
+    const r = await leaksPhase(ctx, ROOMY, baseline);
     const servers = r.details!.servers as { leftovers: { pid: number }[] }[];
     const child = servers[0]!.leftovers[0]!.pid;
-    const problem = `stdio server exited, but left 1 process(es) of its group running ${GRACE} ms after stdin EOF: pid ${child} ${LINGERER}`;
+    const problem = `stdio server exited, but left 1 process(es) of its group running ${ROOMY} ms after stdin EOF: pid ${child} ${LINGERER}`;
     expect(r).toStrictEqual({
       phase: 'leaks',
       durationMs: num,
@@ -206,7 +208,7 @@ describe('leaksPhase', () => {
         ],
         escaped: [],
         driverHandles: [],
-        graceMs: GRACE,
+        graceMs: ROOMY,
       },
       stderrTail: 'phase-server: started 1 child(ren)',
     });
@@ -268,14 +270,14 @@ describe('leaksPhase', () => {
     const child = start(ctx, 'http', 'child', {}, { CHILD_TRAPS_TERM: '1' });
     start(ctx, 'bind', 'linger');
     await serversBooted(ctx);
-    const r = await leaksPhase(ctx, GRACE, baseline);
+    const r = await leaksPhase(ctx, ROOMY, baseline);
     expect(r.step).toBe('http shutdown');
     const problems = r.message!.split('; ');
     expect(problems).toHaveLength(2);
     expect(problems[0]).toMatch(
-      new RegExp(`^http server exited, but left 1 process\\(es\\) of its group running ${GRACE} ms after SIGTERM: pid \\d+ `),
+      new RegExp(`^http server exited, but left 1 process\\(es\\) of its group running ${ROOMY} ms after SIGTERM: pid \\d+ `),
     );
-    expect(problems[1]).toMatch(/^bind server still running 400 ms after its refusal: Timeout \(setInterval\)/);
+    expect(problems[1]).toMatch(new RegExp(`^bind server still running ${ROOMY} ms after its refusal: Timeout \\(setInterval\\)`));
     expect(child.stopKind).toBe('SIGTERM');
     // The stderr tail is the first failing server's (the stdio server said nothing, the bind one lingers).
     expect(r.stderrTail).toBe('phase-server: started 1 child(ren)');
