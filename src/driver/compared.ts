@@ -19,3 +19,14 @@ export function uniqueItem(details: Record<string, unknown>, label: string): str
   while (`${label} #${n}` in compared) n++;
   return `${label} #${n}`;
 }
+
+/** Where a phase's details list the configured steps whose answer failed their check (the phase failed at the first). */
+export const FAILED_STEPS = 'failedSteps';
+
+/** A step that failed on its answer: the item its answer is recorded under, its label, and whether only `isError` failed it. */
+export interface FailedStep {
+  item: string;
+  step: string;
+  /** No `expect`, and the tool answered `isError: true` (src/driver/steps.ts). */
+  unexpectedIsError?: true;
+}

@@ -17,8 +17,8 @@ export interface StepOutcome {
   /** Tool steps only. */
   arguments?: ArgumentsSent;
   /**
-   * A call without `arguments` refused as invalid params was re-sent with `{}`: `accepted` (the step
-   * still fails, naming the difference) or `refused` (the same refusal either way).
+   * A call (or prompts/get) without `arguments` refused as invalid params was re-sent with `{}`: `accepted`
+   * (the step still fails, naming the difference) or `refused` (the same refusal either way).
    */
   emptyRetry?: 'accepted' | 'refused';
   /**
@@ -26,8 +26,14 @@ export interface StepOutcome {
    * and the answer. A timeout or a lost connection (no answer at all) propagates as an error instead.
    */
   problem?: string;
-  /** The answer as answer parity compares it across cells (src/driver/answer.ts), before any retry. */
+  /** The answer as answer parity compares it across cells (src/driver/answer.ts), before any retry; a failed step's too. */
   answer?: Record<string, unknown>;
+  /**
+   * The step has no `expect` and failed only because the tool answered `isError: true`. Alone that is a failure;
+   * where another cell answered the same call without it, the cells disagree and the config does not say which
+   * is right (src/results/split-steps.ts).
+   */
+  unexpectedIsError?: true;
 }
 
 type Bound = <T>(promise: Promise<T>, what: string) => Promise<T>;
@@ -51,7 +57,7 @@ export function describeRequest(step: Step, noArguments: ClientSpec['noArguments
     return `tools/call ${JSON.stringify(params)}${sent === 'omitted' ? ' (arguments omitted)' : sent === 'empty' ? ' (no arguments configured: sent {})' : ''}`;
   }
   if ('resource' in step) return `resources/read ${JSON.stringify({ uri: step.resource })}`;
-  return `prompts/get ${JSON.stringify(step.arguments ? { name: step.prompt, arguments: step.arguments } : { name: step.prompt })}`;
+  return `prompts/get ${JSON.stringify(step.arguments ? { name: step.prompt, arguments: step.arguments } : { name: step.prompt })}${step.arguments ? '' : ' (arguments omitted)'}`;
 }
 
 function bounded(text: string): string {
@@ -108,7 +114,17 @@ export async function runStep(session: McpSession, step: Step, bound: Bound): Pr
     );
     outcome.emptyRetry = retry ? 'accepted' : 'refused';
     if (retry) problem = `rejects a call without \`arguments\`; accepts \`{}\`: ${problem}`;
+  } else if (problem && 'prompt' in step && step.arguments === undefined && invalidParams(answer)) {
+    // The same for a prompt: `arguments` is optional in prompts/get too, and the SDK's own client omits it.
+    const retry = await bound(session.getPrompt(step.prompt, {}), label).then(
+      (a) => checkPromptResult(step, a) === null,
+      () => false,
+    );
+    outcome.emptyRetry = retry ? 'accepted' : 'refused';
+    if (retry) problem = `rejects a prompts/get without \`arguments\`; accepts \`{}\`: ${problem}`;
   }
+  if (problem && 'tool' in step && step.expect === undefined && outcome.emptyRetry === undefined && answer.isError === true)
+    outcome.unexpectedIsError = true;
   if (problem) {
     const sent = describeRequest(step, session.noArguments);
     outcome.problem = `${problem} · sent ${sent} · answer ${bounded(JSON.stringify(answer) ?? 'undefined')}`;

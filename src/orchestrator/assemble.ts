@@ -5,6 +5,7 @@ import path from 'node:path';
 import type { Tarball } from '../pack/pack.js';
 import { selectedIds, type Plan, type PlannedCell, type PlannedVariant } from '../plan/plan.js';
 import { compareRecorded, parityFailures, type Recorded } from '../results/parity.js';
+import { judgeSplitSteps } from '../results/split-steps.js';
 import { compareSnapshot, surfaceCheck, surfaceFailures, type SurfaceItems } from '../results/surface.js';
 import { RESULTS_SCHEMA_VERSION, type BaselineEntry, type CellResult, type RunResult, type VariantRef } from '../results/types.js';
 import { decideRun } from '../results/verdict.js';
@@ -25,8 +26,10 @@ export interface RunFacts {
   recorded: Recorded | undefined;
 }
 
-export function assemble(facts: RunFacts, ran: CellResult[], interrupted: boolean): RunResult {
+export function assemble(facts: RunFacts, rows: CellResult[], interrupted: boolean): RunResult {
   const { plan, baseline } = facts;
+  // A step that failed on some rows only is judged across them before anything is decided.
+  const ran = judgeSplitSteps(rows);
   const finishedAt = new Date();
   const lockstepErrors = plan.lockstep.filter((f) => f.level === 'error').map((f) => `lockstep: ${f.message}`);
   const warnings = plan.lockstep.filter((f) => f.level === 'warning').map((f) => `lockstep: ${f.message}`);

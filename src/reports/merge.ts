@@ -6,6 +6,7 @@ import { isDeepStrictEqual } from 'node:util';
 import type { CellResult, RunResult } from '../results/types.js';
 import { surfaceCheck, surfaceFailures } from '../results/surface.js';
 import { compareRecorded, parityFailures } from '../results/parity.js';
+import { judgeSplitSteps } from '../results/split-steps.js';
 import { auditRun, decideRun } from '../results/verdict.js';
 import { plannedVariants } from '../results/variants.js';
 
@@ -107,7 +108,8 @@ export function mergeResults(input: readonly MergePiece[], expected?: ExpectedPl
   }
   if (errors.length > 0) return { ok: false, errors, exitCode: 1 };
 
-  const cells = rows.map(({ variant }) => (found.get(variant.id) as { cell: CellResult }).cell);
+  // A step that failed on some rows only is judged across the merged rows (each piece saw its own).
+  const cells = judgeSplitSteps(rows.map(({ variant }) => (found.get(variant.id) as { cell: CellResult }).cell));
   const runs = pieces.map((p) => p.run);
   const startedAt = runs.map((r) => r.startedAt).reduce((a, b) => (Date.parse(b) < Date.parse(a) ? b : a));
   const finishedAt = runs.map((r) => r.finishedAt).reduce((a, b) => (Date.parse(b) > Date.parse(a) ? b : a));

@@ -48,7 +48,7 @@ describe('describeRequest', () => {
     );
     expect(describeRequest({ resource: 'note://1' }, 'empty')).toBe('resources/read {"uri":"note://1"}');
     expect(describeRequest({ prompt: 'p', arguments: { id: '1' } }, 'empty')).toBe('prompts/get {"name":"p","arguments":{"id":"1"}}');
-    expect(describeRequest({ prompt: 'p' }, 'empty')).toBe('prompts/get {"name":"p"}');
+    expect(describeRequest({ prompt: 'p' }, 'empty')).toBe('prompts/get {"name":"p"} (arguments omitted)');
   });
 });
 
@@ -282,6 +282,42 @@ describe('runStep: what it sends, bounds and records', () => {
     const out = await runStep(s, { tool: 'status', expect: { text: 'ok' } }, bound);
     expect(calls).toEqual([['status', undefined]]);
     expect(out.emptyRetry).toBeUndefined();
+  });
+
+  it('a prompt refused without `arguments` (-32602) is re-sent once with {}: the step fails naming the cause', async () => {
+    const { s } = session('omit');
+    const sent: unknown[] = [];
+    const refusal = 'MCP error -32602: Invalid arguments for prompt greet: expected object, received undefined';
+    s.getPrompt = async (name: string, args: Record<string, string> | undefined) => {
+      sent.push([name, args]);
+      if (args === undefined) throw Object.assign(new Error(refusal), { code: -32602 });
+      return { messages: [{ role: 'user', content: { type: 'text', text: 'hi' } }] };
+    };
+    const out = await runStep(s, { prompt: 'greet' }, bound);
+    expect(sent).toEqual([
+      ['greet', undefined],
+      ['greet', {}],
+    ]);
+    expect(out.emptyRetry).toBe('accepted');
+    expect(out.problem).toBe(
+      `rejects a prompts/get without \`arguments\`; accepts \`{}\`: answered with error -32602: ${refusal} · sent prompts/get {"name":"greet"} (arguments omitted) · answer ` +
+        JSON.stringify({ error: { code: -32602, message: refusal } }),
+    );
+    // Refused with {} as well: the refusal as it was, recorded as refused.
+    s.getPrompt = async () => {
+      throw Object.assign(new Error(refusal), { code: -32602 });
+    };
+    const both = await runStep(s, { prompt: 'greet' }, bound);
+    expect(both.emptyRetry).toBe('refused');
+    expect(both.problem).toMatch(/^answered with error -32602: /);
+    // Configured arguments, or another error: no re-send.
+    sent.length = 0;
+    s.getPrompt = async (name: string, args: Record<string, string> | undefined) => {
+      sent.push([name, args]);
+      throw Object.assign(new Error('nope'), { code: -32602 });
+    };
+    expect((await runStep(s, { prompt: 'greet', arguments: { who: 'x' } }, bound)).emptyRetry).toBeUndefined();
+    expect(sent).toEqual([['greet', { who: 'x' }]]);
   });
 
   it("1.0.x's -1 and -2 (connection closed, timeout) are not answers either", async () => {

@@ -170,3 +170,45 @@ describe('answer parity (fixtures/broken/answer-*)', () => {
     400_000,
   );
 });
+
+// A dual-major server (fixtures/broken/answer-iserror-dropped, lib/compat.js) whose `lose` tool drops isError on
+// 2.x, called without `expect` and then with `expect: { isError: true }`. Before issue 32 the 1.x cell failed
+// ("returned isError"), the 2.x cell passed, and no parity finding was recorded (a failed step recorded no answer).
+describe('answer parity of a failed step (fixtures/broken/answer-iserror-dropped)', () => {
+  it('without expect no cell is blamed; with expect the 2.x cell fails; both calls are parity findings naming isError and both cells', async () => {
+    const run = await runFixture('answer-iserror-dropped', 'mm-answer');
+    dirs.push(run.outDir);
+    const r = run.results;
+    expect(r, run.out.stderr).toBeDefined();
+    const stdio = (id: string) => r!.cells.find((c) => c.id === id)!.phases.find((p) => p.phase === 'stdio')!;
+    const contested =
+      /tools\/call lose: not judged: the cells disagree whether the call failed \(isError true on latest-1 \(1\.\d+\.\d+\); false on latest-2 \(2\.\d+\.\d+\)\) and the step has no `expect`/;
+    expect(stdio('latest-1')).toMatchObject({ verdict: 'not-measured', step: 'tools/call lose' });
+    expect(stdio('latest-1').message).toMatch(contested);
+    expect(stdio('latest-1').message).not.toMatch(/returned isError/);
+    expect(stdio('latest-2').verdict).toBe('failed');
+    expect(stdio('latest-2').message).toMatch(
+      /^tools\/call lose: expected isError, got a success: "lost on purpose" · .*; the other cells answered: isError true on latest-1 \(1\.\d+\.\d+\); /,
+    );
+    expect(stdio('latest-2').message).toMatch(contested);
+    const finding = (item: string) =>
+      new RegExp(`^stdio ${item}: isError true on latest-1 \\(1\\.\\d+\\.\\d+\\); false on latest-2 \\(2\\.\\d+\\.\\d+\\)$`);
+    expect(r!.parity!.findings).toEqual([
+      expect.stringMatching(finding('tools/call lose')),
+      expect.stringMatching(finding('tools/call lose #2')),
+    ]);
+    expect(r!).toMatchObject({ verdict: 'failed', exitCode: 1 });
+    expect(run.out.code).toBe(1);
+    const md = await readFile(path.join(run.outDir, 'matrix.md'), 'utf8');
+    expect(md).toMatch(/\nanswers: 2 differences in \d+ items on 2 cells\n/);
+    expect(md).toContain('the cells disagree whether the call failed');
+    const junit = await readFile(path.join(run.outDir, 'junit.xml'), 'utf8');
+    expect(junit).toMatch(/<testsuite name="parity" tests="\d+" failures="2"/);
+    const sarif = await readFile(path.join(run.outDir, 'matrix.sarif'), 'utf8');
+    expect(sarif).toMatch(/stdio tools\/call lose: isError true on latest-1/);
+    const html = await readFile(path.join(run.outDir, 'matrix.html'), 'utf8');
+    expect(html).toContain('the cells disagree whether the call failed');
+    expect(run.leftoverDirs).toEqual([]);
+    expect(run.leftoverProcs).toEqual([]);
+  }, 400_000);
+});

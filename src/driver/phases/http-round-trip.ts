@@ -9,7 +9,7 @@ import { stepLabel } from '../expectations.js';
 import { failed, ok, type SubCheck } from './http-refusals.js';
 import type { ServerProcess } from '../server-process.js';
 import { runStep } from '../steps.js';
-import { recordCompared } from '../compared.js';
+import { FAILED_STEPS, recordCompared, type FailedStep } from '../compared.js';
 
 /** The server under the round trip: it answered initialize; it died under the request in flight. */
 export interface RoundTripServer {
@@ -56,9 +56,18 @@ export async function roundTripCheck(
       step = stepLabel(call);
       inFlight.begin(step);
       const outcome = await runStep(session, call, bounded);
-      if (outcome.problem) return fail(`${step}: ${outcome.problem}`);
-      evidence.call = { step: outcome.step, ms: outcome.ms };
+      // Parity compares a failed step's answer too (src/results/split-steps.ts names the cells that answered otherwise).
       if (outcome.answer) recordCompared(evidence, outcome.step, outcome.answer);
+      if (outcome.problem) {
+        const failedStep: FailedStep = {
+          item: outcome.step,
+          step: outcome.step,
+          ...(outcome.unexpectedIsError ? { unexpectedIsError: true } : {}),
+        };
+        evidence[FAILED_STEPS] = [failedStep];
+        return fail(`${step}: ${outcome.problem}`);
+      }
+      evidence.call = { step: outcome.step, ms: outcome.ms };
     }
     step = 'ping';
     inFlight.begin(step);

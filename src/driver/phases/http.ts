@@ -15,6 +15,7 @@ import { type SdkAdapter } from '../adapter.js';
 import { clientLoadFailure, commandFor, substitute, result, type DriverContext } from '../context.js';
 import { httpLifecycle } from './http-lifecycle.js';
 import { roundTripCheck, type RoundTripServer } from './http-round-trip.js';
+import { COMPARED_KEY, FAILED_STEPS } from '../compared.js';
 import {
   challengeCheck,
   failed,
@@ -285,6 +286,7 @@ async function subChecks(
   }
   details.roundTrip = roundTrip.outcome === 'ok';
   if (roundTrip.outcome === 'ok') Object.assign(details, roundTrip.evidence);
+  else for (const key of [COMPARED_KEY, FAILED_STEPS]) if (key in roundTrip.evidence) details[key] = roundTrip.evidence[key];
   const checks: HttpChecks = { noToken, wwwAuthenticate, wrongToken, roundTrip: roundTrip.check, spec: transport };
   if (oauth) {
     // The valid token's round trip is the bearer one; a failure there also cites the requirement.

@@ -23,7 +23,7 @@ import { describeRequest, runStep, type StepOutcome } from '../steps.js';
 import { lifecycleChecks } from '../lifecycle-checks.js';
 import { stdioWire } from '../lifecycle-wire.js';
 import { PipeTransport } from '../stdio-transport.js';
-import { recordCompared, uniqueItem } from '../compared.js';
+import { FAILED_STEPS, recordCompared, uniqueItem, type FailedStep } from '../compared.js';
 import { withStdioChecks } from './stdio-checks.js';
 import { itemShapes, parityItems, type ItemShape } from '../surface.js';
 
@@ -52,6 +52,8 @@ async function sessionPhase(
   let session: McpSession | undefined;
   /** The configured step in flight: a timeout or a crash during it names the request as sent. */
   let current: Step | undefined;
+  /** Steps whose answer failed their check, in order (a timeout or crash throws instead). */
+  const failures: (FailedStep & { message: string })[] = [];
   /** The request in flight: a server that dies under it leaves the client holding what it made for it. */
   const inFlight = new RequestWindow('spawn');
   // The server boots while the client loads: both take a few hundred ms.
@@ -134,9 +136,16 @@ async function sessionPhase(
       current = undefined;
       step = outcome.step;
       stepResults.push(outcome);
-      // What answer parity compares across cells (src/results/parity.ts): a failed step is its own finding.
-      if (answer && !problem) recordCompared(details, uniqueItem(details, step), answer);
-      if (problem) return result('stdio', startedAt, { verdict: 'failed', step, message: `${step}: ${problem}`, details }, proc);
+      // What answer parity compares across cells (src/results/parity.ts), a failed step's answer too: a field
+      // one major drops can turn a correct answer into the failing one. The steps after it still run.
+      const item = uniqueItem(details, step);
+      if (answer) recordCompared(details, item, answer);
+      if (problem)
+        failures.push({ item, step, message: `${step}: ${problem}`, ...(outcome.unexpectedIsError ? { unexpectedIsError: true } : {}) });
+    }
+    if (failures.length) {
+      details[FAILED_STEPS] = failures.map(({ message: _m, ...f }) => f);
+      return result('stdio', startedAt, { verdict: 'failed', step: failures[0]!.step, message: failures[0]!.message, details }, proc);
     }
     step = 'ping';
     inFlight.begin(step);
@@ -164,6 +173,15 @@ async function sessionPhase(
     const crash = exitNote(exit);
     const sent = current && session ? ` · sent ${describeRequest(current, session.noArguments)}` : '';
     const message = `${error instanceof StepTimeout ? '' : `${step}: `}${text}${crash}${sent}${noise}`;
+    // A step that failed before this one is the first cause; what ended the session comes after it.
+    const first = failures[0];
+    if (first)
+      return result(
+        'stdio',
+        startedAt,
+        { verdict: 'failed', step: first.step, message: `${first.message}; then ${message}`, details },
+        proc,
+      );
     return result('stdio', startedAt, { verdict: 'failed', step, message, details }, proc);
   } finally {
     // EOF alone: the client's close only ends stdin; the server has to exit by itself.

@@ -340,7 +340,7 @@ describe('stdioPhase: a server that dies or does not answer', () => {
     expect(ctx.diedMidRequest).toEqual([]);
   });
 
-  it('a JSON-RPC error answer fails that step, names it and stops: later steps do not run', async () => {
+  it('a JSON-RPC error answer fails that step and names it; its answer is recorded for parity, and later steps still run', async () => {
     const ctx = bench.context();
     const r = await stdioPhase(ctx, spec('error-tool'));
     const answer = '{"error":{"code":-32603,"message":"MCP error -32603: boom"}}';
@@ -353,13 +353,33 @@ describe('stdioPhase: a server that dies or does not answer', () => {
       details: {
         pid: server(ctx).proc.pid,
         ...listed(),
-        steps: [{ step: 'tools/call echo', ms, arguments: 'omitted' }],
+        steps: ALL_STEPS,
+        compared: { ...COMPARED, 'tools/call echo': { error: { code: -32603 } } },
+        failedSteps: [{ item: 'tools/call echo', step: 'tools/call echo' }],
       },
       checks: sessionFailed(
         'tools/call echo',
         `tools/call echo: answered with error -32603: MCP error -32603: boom · ${SENT_ECHO} · answer ${answer}`,
       ),
     });
+  });
+
+  it('an isError answer to a step without expect fails it, records the answer and marks it for the run to judge across cells', async () => {
+    const ctx = bench.context();
+    const r = await stdioPhase(ctx, spec('iserror-tool'));
+    expect(r).toMatchObject({ verdict: 'failed', step: 'tools/call echo' });
+    expect(r.message).toMatch(/^tools\/call echo: returned isError: "refused" · /);
+    expect(r.details).toMatchObject({
+      steps: ALL_STEPS,
+      compared: {
+        ...COMPARED,
+        'tools/call echo': { isError: true, content: [{ type: 'text', text: expect.stringMatching(/^sha256:/) as string }] },
+      },
+      failedSteps: [{ item: 'tools/call echo', step: 'tools/call echo', unexpectedIsError: true }],
+    });
+    // With `expect`, the same answer passes; without isError expected it is an expectation, not a contest.
+    const expected = await stdioPhase(bench.context(), spec('iserror-tool', { steps: [{ tool: 'echo', expect: { text: 'x' } }] }));
+    expect(expected.details!.failedSteps).toEqual([{ item: 'tools/call echo', step: 'tools/call echo' }]);
   });
 
   it('a server that never answers initialize times out naming initialize', async () => {

@@ -1,0 +1,129 @@
+// A configured step that failed on some rows and not on others, judged across the rows. Each failing row's
+// message names what the other rows answered. When the only failure is `isError: true` on a step without
+// `expect`, while the other rows answered the same call without it, the config does not say which is right:
+// no row is blamed for it. The step is not judged on any of them, and the parity finding names both answers.
+
+import type { FailedStep } from '../driver/compared.js';
+import type { CellResult, PhaseResult, SubCheckResult } from './types.js';
+import { diffSurfaces, nameRows, show, valueAt } from './surface.js';
+import { decideCellResult, decidePhase } from './verdict.js';
+
+/** The sub-check that carries a phase's configured steps. */
+const STEP_CHECK: Partial<Record<PhaseResult['phase'], string>> = { stdio: 'session', http: 'round-trip' };
+/** The details keys the driver writes (src/driver/compared.ts): recorded answers, and the steps that failed on theirs. */
+const COMPARED_KEY = 'compared';
+const FAILED_STEPS = 'failedSteps';
+/** Where a phase's details record the items already judged here (merge and report judge stored rows again). */
+export const CONTESTED_KEY = 'contestedSteps';
+const NOTE = 'the other cells answered';
+
+type Row = { row: CellResult; phase: PhaseResult; value: unknown; failed: FailedStep | undefined };
+
+/** The rows with each split step judged: messages (and for a contested step, verdicts) rewritten; the rest as they were. */
+export function judgeSplitSteps(cells: readonly CellResult[]): CellResult[] {
+  const byItem = new Map<string, Row[]>();
+  for (const row of cells)
+    for (const phase of row.phases) {
+      const compared = record(phase.details?.[COMPARED_KEY]);
+      const failed = (phase.details?.[FAILED_STEPS] ?? []) as FailedStep[];
+      for (const [item, value] of Object.entries(compared)) {
+        const key = `${phase.phase} ${item}`;
+        byItem.set(key, [...(byItem.get(key) ?? []), { row, phase, value, failed: failed.find((f) => f.item === item) }]);
+      }
+    }
+  const edits = new Map<PhaseResult, { notes: string[]; contested: { item: string; step: string; message: string }[] }>();
+  const edit = (p: PhaseResult) => edits.get(p) ?? edits.set(p, { notes: [], contested: [] }).get(p)!;
+  const rows = [...cells];
+  for (const [key, having] of byItem) {
+    const failing = having.filter((h) => h.failed);
+    const answered = having.filter((h) => !h.failed);
+    if (failing.length === 0 || answered.length === 0) continue;
+    const item = key.slice(key.indexOf(' ') + 1);
+    if (failing.every((h) => h.failed!.unexpectedIsError)) {
+      const split = `${byValue(
+        having.map((h) => ({ row: h.row, value: isErrorOf(h.value) })),
+        rows,
+      )}`;
+      const step = failing[0]!.failed!.step;
+      const message = `${step}: not judged: the cells disagree whether the call failed (isError ${split}) and the step has no \`expect\` to say which is right (see the answer parity finding)`;
+      for (const h of having) if (!contestedIn(h.phase).includes(item)) edit(h.phase).contested.push({ item, step, message });
+      continue;
+    }
+    for (const h of failing) {
+      const note = `${NOTE}: ${differences(key, h, answered, rows)}`;
+      edit(h.phase).notes.push(note);
+    }
+  }
+  if (edits.size === 0) return [...cells];
+  return cells.map((row) => {
+    if (!row.phases.some((p) => edits.has(p))) return row;
+    const phases = row.phases.map((p) => {
+      const e = edits.get(p);
+      return e ? rejudged(p, e.notes, e.contested) : p;
+    });
+    return { ...row, phases, ...decideCellResult(phases, row.allowedToFail) };
+  });
+}
+
+function rejudged(phase: PhaseResult, notes: string[], contested: { item: string; step: string; message: string }[]): PhaseResult {
+  const fresh = notes.filter((n) => !(phase.message ?? '').includes(n));
+  let out: PhaseResult = fresh.length ? { ...phase, message: [phase.message, ...fresh].filter(Boolean).join('; ') } : phase;
+  if (contested.length === 0) return out;
+  const id = STEP_CHECK[phase.phase];
+  const failed = ((phase.details?.[FAILED_STEPS] ?? []) as FailedStep[]).map((f) => f.item);
+  const already = contestedIn(phase);
+  const items = contested.map((c) => c.item);
+  // The step check still fails when a step it ran failed for another reason: only the note is added then.
+  const stillFailed = failed.some((f) => !items.includes(f) && !already.includes(f));
+  const details = { ...phase.details, [CONTESTED_KEY]: [...already, ...items] };
+  const text = contested.map((c) => c.message).join('; ');
+  const check = phase.checks?.find((c) => c.id === id);
+  if (!check || check.level === 'off' || stillFailed) return { ...out, details, message: [out.message, text].filter(Boolean).join('; ') };
+  const replaced: SubCheckResult = { ...check, outcome: 'not-measured', message: text, short: 'not judged', step: contested[0]!.step };
+  const checks = phase.checks!.map((c) => (c === check ? replaced : c));
+  const message =
+    out.message && check.message && out.message.includes(check.message)
+      ? out.message.replace(check.message, text)
+      : [text, out.message].filter(Boolean).join('; ');
+  out = { ...out, checks, details, verdict: decidePhase(checks), message, step: contested[0]!.step };
+  return out;
+}
+
+/** What the rows that did not fail answered where this failing row's answer differs: `isError false on latest-2 (2.4.0)`. */
+function differences(key: string, failing: Row, answered: readonly Row[], rows: readonly CellResult[]): string {
+  const paths = new Set<string>();
+  for (const h of answered) for (const d of diffSurfaces({ [key]: failing.value }, { [key]: h.value })) paths.add(d.path);
+  if (paths.size === 0)
+    return `the same answer without failing (${nameRows(
+      answered.map((h) => h.row),
+      rows,
+      true,
+    )})`;
+  return [...paths]
+    .map(
+      (path) =>
+        `${path || 'the answer'} ${byValue(
+          answered.map((h) => ({ row: h.row, value: valueAt({ [key]: h.value }, key, path) })),
+          rows,
+        )}`,
+    )
+    .join('; ');
+}
+
+function byValue(values: readonly { row: CellResult; value: unknown }[], rows: readonly CellResult[]): string {
+  const groups = new Map<string, CellResult[]>();
+  for (const { row, value } of values) groups.set(show(value), [...(groups.get(show(value)) ?? []), row]);
+  return [...groups].map(([value, on]) => `${value} on ${nameRows(on, rows, true)}`).join('; ');
+}
+
+function isErrorOf(value: unknown): unknown {
+  return record(value).isError;
+}
+
+function contestedIn(phase: PhaseResult): string[] {
+  return (phase.details?.[CONTESTED_KEY] ?? []) as string[];
+}
+
+function record(v: unknown): Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
+}

@@ -1,0 +1,143 @@
+import { describe, expect, test } from 'vitest';
+import { checkResult } from '../../src/driver/checks.js';
+import type { PhaseResult, RunResult } from '../../src/results/types.js';
+import { compareRecorded } from '../../src/results/parity.js';
+import { judgeSplitSteps } from '../../src/results/split-steps.js';
+import { auditRun, decideRun, storedFacts } from '../../src/results/verdict.js';
+import { mergeResults, renderJunit, renderMarkdown, renderSarif } from '../../src/reports/index.js';
+import { renderHtml } from '../../src/reports/html/page.js';
+import { makeRun, pieceOf, type CellSpec } from '../reports/helpers/make-run.js';
+
+// What the driver records for `tools/call lose` (fixtures/broken/answer-iserror-dropped): isError on 1.x, dropped on 2.x.
+const errored = { isError: true, content: [{ type: 'text', text: 'sha256:aaaaaaaaaaaa (16 chars)' }] };
+const dropped = { isError: false, content: [{ type: 'text', text: 'sha256:aaaaaaaaaaaa (16 chars)' }] };
+const ITEM = 'tools/call lose';
+
+function stdio(
+  value: unknown,
+  failure?: { message: string; unexpectedIsError?: true },
+  extra: Record<string, unknown> = {},
+): Partial<PhaseResult> {
+  const session = failure
+    ? checkResult('session', 'require', { outcome: 'failed', message: failure.message, step: ITEM })
+    : checkResult('session', 'require', { outcome: 'passed', message: 'initialize, the lists, every step and ping answered' });
+  const edge = checkResult(
+    'unknown-method',
+    'require',
+    failure ? { outcome: 'skipped', message: 'not run' } : { outcome: 'passed', message: 'ok' },
+  );
+  return {
+    verdict: failure ? 'failed' : 'passed',
+    ...(failure ? { message: failure.message, step: ITEM } : {}),
+    checks: [session, edge],
+    details: {
+      compared: { [ITEM]: value },
+      ...(failure ? { failedSteps: [{ item: ITEM, step: ITEM, ...(failure.unexpectedIsError ? { unexpectedIsError: true } : {}) }] } : {}),
+      ...extra,
+    },
+  };
+}
+
+const RETURNED = `${ITEM}: returned isError: "lost on purpose" · sent tools/call {"name":"lose","arguments":{}}`;
+const EXPECTED = `${ITEM}: expected isError, got a success: "lost on purpose" · sent tools/call {"name":"lose","arguments":{}}`;
+const cell = (id: string, major: number, version: string, phase: Partial<PhaseResult>): CellSpec => ({
+  id,
+  pin: `latest@${major}`,
+  version,
+  major,
+  phases: { stdio: phase },
+});
+
+function judged(run: RunResult): RunResult {
+  const cells = judgeSplitSteps(run.cells);
+  const parity = compareRecorded(cells, []);
+  return { ...run, cells, parity, ...decideRun(cells, false, storedFacts({ ...run, parity })) };
+}
+
+const phaseOf = (run: RunResult, id: string) => run.cells.find((c) => c.id === id)!.phases.find((p) => p.phase === 'stdio')!;
+
+describe('a step that failed on some rows only', () => {
+  test('without expect, isError on 1.x and dropped on 2.x: no row is blamed; the parity finding names isError and both cells', () => {
+    const run = judged(
+      makeRun([
+        cell('latest-1', 1, '1.32.2', stdio(errored, { message: RETURNED, unexpectedIsError: true })),
+        cell('latest-2', 2, '2.4.0', stdio(dropped)),
+      ]),
+    );
+    const why =
+      'tools/call lose: not judged: the cells disagree whether the call failed (isError true on latest-1 (1.32.2); false on latest-2 (2.4.0)) and the step has no `expect` to say which is right (see the answer parity finding)';
+    for (const id of ['latest-1', 'latest-2']) {
+      const p = phaseOf(run, id);
+      expect(p).toMatchObject({ verdict: 'not-measured', message: why, step: ITEM });
+      expect(p.checks![0]).toMatchObject({ id: 'session', outcome: 'not-measured', message: why });
+      expect(run.cells.find((c) => c.id === id)).toMatchObject({ verdict: 'not-measured', outcome: 'not-measured' });
+    }
+    expect(run.parity!.findings).toEqual(['stdio tools/call lose: isError true on latest-1 (1.32.2); false on latest-2 (2.4.0)']);
+    expect(run).toMatchObject({ verdict: 'failed', exitCode: 1 });
+    expect(auditRun(run)).toEqual([]);
+    // Judged again (report, merge of a merged file): nothing changes.
+    expect(judgeSplitSteps(run.cells)).toEqual(run.cells);
+    // Every report shows why the rows were not judged, and the finding.
+    for (const text of [renderMarkdown(run), renderHtml(run), renderJunit(run)]) {
+      expect(text).toContain('the cells disagree whether the call failed');
+      expect(text).toMatch(/isError true on latest-1 \(1\.32\.2\); false on latest-2 \(2\.4\.0\)/);
+    }
+    expect(renderSarif(run)).toMatch(/isError true on latest-1 \(1\.32\.2\); false on latest-2 \(2\.4\.0\)/);
+  });
+
+  test('with expect isError, the 2.x row that dropped it fails and names what the other cells answered; 1.x passes', () => {
+    const run = judged(
+      makeRun([cell('latest-1', 1, '1.32.2', stdio(errored)), cell('latest-2', 2, '2.4.0', stdio(dropped, { message: EXPECTED }))]),
+    );
+    expect(phaseOf(run, 'latest-1').verdict).toBe('passed');
+    expect(phaseOf(run, 'latest-2')).toMatchObject({
+      verdict: 'failed',
+      message: `${EXPECTED}; the other cells answered: isError true on latest-1 (1.32.2)`,
+    });
+    expect(run.parity!.findings).toEqual(['stdio tools/call lose: isError true on latest-1 (1.32.2); false on latest-2 (2.4.0)']);
+    expect(auditRun(run)).toEqual([]);
+    expect(judgeSplitSteps(run.cells)).toEqual(run.cells);
+  });
+
+  test('a failure on every row is no split: messages and verdicts stay', () => {
+    const rows = [
+      cell('latest-1', 1, '1.32.2', stdio(errored, { message: RETURNED, unexpectedIsError: true })),
+      cell('latest-2', 2, '2.4.0', stdio(errored, { message: RETURNED, unexpectedIsError: true })),
+    ];
+    const run = makeRun(rows);
+    expect(judgeSplitSteps(run.cells)).toEqual(run.cells);
+  });
+
+  test('a contested row that failed another step too stays failed, with both causes named', () => {
+    const v1 = stdio(errored, { message: RETURNED, unexpectedIsError: true });
+    (v1.details!.failedSteps as unknown[]).push({ item: 'tools/call add', step: 'tools/call add' });
+    const run = judged(makeRun([cell('latest-1', 1, '1.32.2', v1), cell('latest-2', 2, '2.4.0', stdio(dropped))]));
+    const p = phaseOf(run, 'latest-1');
+    expect(p.verdict).toBe('failed');
+    expect(p.message).toMatch(
+      new RegExp(`^${RETURNED.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}; tools/call lose: not judged: the cells disagree`),
+    );
+    expect(phaseOf(run, 'latest-2').verdict).toBe('not-measured');
+    expect(auditRun(run)).toEqual([]);
+  });
+
+  test('merge judges the rows of separate pieces together', () => {
+    const whole = makeRun([
+      cell('latest-1', 1, '1.32.2', stdio(errored, { message: RETURNED, unexpectedIsError: true })),
+      cell('latest-2', 2, '2.4.0', stdio(dropped)),
+    ]);
+    const pieces = whole.cells.map((c) => {
+      const piece = pieceOf(whole, c.id, whole.startedAt, whole.finishedAt);
+      const parity = compareRecorded(piece.cells, []);
+      return { ...piece, parity };
+    });
+    expect(pieces.map((p) => p.cells[0]!.verdict)).toEqual(['failed', 'passed']);
+    const merged = mergeResults(pieces.map((run, i) => ({ file: `piece-${i}.json`, run })));
+    expect(merged.ok).toBe(true);
+    if (!merged.ok) return;
+    expect(merged.run.cells.map((c) => c.verdict)).toEqual(['not-measured', 'not-measured']);
+    expect(merged.run.parity!.findings).toEqual(['stdio tools/call lose: isError true on latest-1 (1.32.2); false on latest-2 (2.4.0)']);
+    expect(merged.run).toMatchObject({ verdict: 'failed', exitCode: 1 });
+    expect(auditRun(merged.run)).toEqual([]);
+  });
+});
