@@ -28,7 +28,7 @@ rm -rf package-tarball cell-results matrix-results
 
 echo "== plan" >&2
 $MCP_MATRIX plan --json --config "$CONFIG" > plan.json || exit $? # = acceptance.yml
-node -e 'const p = require("./plan.json"); console.log(`matrix=${JSON.stringify({ include: p.include })}\npack-directory=${p.source.directory ?? ""}\npack-tarball=${p.source.tarball ?? ""}`)' >> "$GITHUB_OUTPUT" # = acceptance.yml
+node -e 'const p = require("./plan.json"); const dir = (process.env.WORKDIR ?? ".").replace(/^\.\/?|\/+$/g, "").replace(/[^\w.-]+/g, "-") || "root"; console.log(`matrix=${JSON.stringify({ include: p.include })}\nkey=${dir}-${p.configHash.slice(0, 12)}\npack-directory=${p.source.directory ?? ""}\npack-tarball=${p.source.tarball ?? ""}`)' >> "$GITHUB_OUTPUT" # = acceptance.yml
 
 echo "== pack" >&2
 PACK_DIRECTORY="$(output pack-directory)"

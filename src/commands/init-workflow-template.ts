@@ -11,8 +11,26 @@ export const DEFAULT_REPO: WorkflowRepo = {
   engines: false,
 };
 
+/**
+ * Every action a generated workflow uses, pinned by full commit SHA (organisations may require it) with its
+ * release as a comment, the form Dependabot's github-actions updates keep current (docs/github.md).
+ */
+export const ACTIONS = {
+  checkout: 'actions/checkout@d23441a48e516b6c34aea4fa41551a30e30af803 # v6.1.0',
+  setupNode: 'actions/setup-node@249970729cb0ef3589644e2896645e5dc5ba9c38 # v6.5.0',
+  upload: 'actions/upload-artifact@bbbca2ddaa5d8feaa63e36b76fdaad77386f024f # v7.0.0',
+  download: 'actions/download-artifact@3e5f45b2cfb9172054b4087a40e8e0b5a5461e7c # v8.0.1',
+  pnpm: 'pnpm/action-setup@fe02b34f77f8bc703788d5817da081398fad5dd2 # v4.0.0',
+  uploadSarif: 'github/codeql-action/upload-sarif@8aad20d150bbac5944a9f9d289da16a4b0d87c1e # v4.36.2',
+} as const;
+
 /** The Node every job but a Node variant's runs on, when the package declares no engines.node. */
 export const DEFAULT_NODE = 'lts/*';
+
+/** The gate job's name, the check to require: `mcp-matrix <dir>/<config>`, one per package. */
+export function checkName(workingDirectory: string, config = 'matrix.config.ts'): string {
+  return `mcp-matrix ${workingDirectory}/${config}`;
+}
 
 /** The workflow init writes: the required release job, inline (plan → pack once → one job per cell → merge). */
 export function renderWorkflow(repo: WorkflowRepo = DEFAULT_REPO): string {
@@ -44,9 +62,9 @@ export function renderWorkflow(repo: WorkflowRepo = DEFAULT_REPO): string {
       : `          node-version: ${variant ? `\${{ matrix.node || '${DEFAULT_NODE}' }}` : DEFAULT_NODE}`;
   const setup = (variant = false) =>
     [
-      ...(repo.pm === 'pnpm' ? ['      - uses: pnpm/action-setup@v4'] : []),
+      ...(repo.pm === 'pnpm' ? [`      - uses: ${ACTIONS.pnpm}`] : []),
       ...(repo.pm === 'yarn' ? ['      - run: corepack enable'] : []),
-      '      - uses: actions/setup-node@v6',
+      `      - uses: ${ACTIONS.setupNode}`,
       '        with:',
       node(variant),
       ...(repo.lockfile
@@ -54,6 +72,12 @@ export function renderWorkflow(repo: WorkflowRepo = DEFAULT_REPO): string {
           [`          cache: ${repo.pm}`, ...(repo.lockfile.includes('/') ? [`          cache-dependency-path: ${repo.lockfile}`] : [])]
         : []),
     ].join('\n');
+  // No token left in .git/config for install scripts or the server under test.
+  const checkout = `      - uses: ${ACTIONS.checkout}\n        with:\n          persist-credentials: false`;
+  // Re-runs read the first attempt's artifacts only through the REST API (github-token, run-id; actions: read).
+  const fromRun = `          github-token: \${{ github.token }}\n          run-id: \${{ github.run_id }}`;
+  const key = '${{ needs.plan.outputs.key }}';
+  const slug = wd === '.' ? 'root' : wd.replace(/[^\w.-]+/g, '-');
   const defaults = wd === '.' ? '' : `    defaults:\n      run:\n        working-directory: ${wd}\n`;
   const where =
     wd === '.'
@@ -62,7 +86,7 @@ export function renderWorkflow(repo: WorkflowRepo = DEFAULT_REPO): string {
 # run step works in ${wd} (defaults.run.working-directory).
 `;
   return `# The required release job: mcp-matrix plan → pack once → one job per SDK variant → merge (the gate).
-# Written by \`mcp-matrix init\`. Make the "mcp-matrix" check required in the branch protection rules (docs/github.md).
+# Written by \`mcp-matrix init\`. Make the "${checkName(wd)}" check required in the branch protection rules (docs/github.md).
 # Locally, the same sequence: ${exec} plan --json > plan.json; ${pack.replace(' package-tarball/package.tgz', ' FILE')}; ${exec} run --plan plan.json --cell ID --tarball FILE; ${exec} merge --plan plan.json DIR.
 ${where}name: mcp-matrix${wd === '.' ? '' : ` (${wd})`}
 
@@ -70,10 +94,14 @@ on:
   push:
     branches: [main]
   pull_request:
+  # A merge queue's commit needs the required check too, or the queue never merges.
+  merge_group:
   workflow_dispatch:
 
+# actions: read lets a re-run's downloads reach the first attempt's artifacts (github-token + run-id).
 permissions:
   contents: read
+  actions: read
 
 # Pull requests: a newer run cancels the older one. Pushes: every commit keeps its run (its own sha).
 concurrency:
@@ -93,26 +121,31 @@ jobs:
     timeout-minutes: 15
 ${defaults}    outputs:
       matrix: \${{ steps.plan.outputs.matrix }}
+      # Names this workflow's artifacts: another workflow or call in the same run has another.
+      key: \${{ steps.plan.outputs.key }}
     steps:
-      - uses: actions/checkout@v6
+${checkout}
 ${setup()}
 ${installStep}
       - id: plan
         run: |
           ${exec} plan --json --config "$CONFIG" > plan.json
-          echo "matrix=$(node -p 'JSON.stringify({ include: require("./plan.json").include })')" >> "$GITHUB_OUTPUT"
-      - uses: actions/upload-artifact@v7
+          echo "matrix=$(${nodeRun} -p 'JSON.stringify({ include: require("./plan.json").include })')" >> "$GITHUB_OUTPUT"
+          echo "key=${slug}-$(${nodeRun} -p 'require("./plan.json").configHash.slice(0, 12)')" >> "$GITHUB_OUTPUT"
+      - uses: ${ACTIONS.upload}
         with:
-          name: mcp-matrix-plan
+          name: mcp-matrix-\${{ steps.plan.outputs.key }}-plan
           path: ${at('plan.json')}
           if-no-files-found: error
           overwrite: true
+          retention-days: 30
 
   pack:
+    needs: plan
     runs-on: ubuntu-latest
     timeout-minutes: 15
 ${defaults}    steps:
-      - uses: actions/checkout@v6
+${checkout}
 ${setup()}
 ${installStep}
       # A TypeScript server's tarball must contain its build (dist/): build before packing.
@@ -120,12 +153,13 @@ ${installStep}
       - run: |
           mkdir -p package-tarball
           ${pack}
-      - uses: actions/upload-artifact@v7
+      - uses: ${ACTIONS.upload}
         with:
-          name: package-tarball
+          name: mcp-matrix-${key}-tarball
           path: ${at('package-tarball/*.tgz')}
           if-no-files-found: error
           overwrite: true
+          retention-days: 30
 
   # One job per variant of the plan (a cell without axes is one variant, its id the cell's).
   cell:
@@ -137,18 +171,20 @@ ${defaults}    strategy:
       fail-fast: false
       matrix: \${{ fromJSON(needs.plan.outputs.matrix) }}
     steps:
-      - uses: actions/checkout@v6
+${checkout}
       # A Node variant's job runs on its exact release (plan --json's \`node\`): the harness then uses this binary, no download.
 ${setup(true)}
 ${installStep}
-      - uses: actions/download-artifact@v8
+      - uses: ${ACTIONS.download}
         with:
-          name: package-tarball
+          name: mcp-matrix-${key}-tarball
           path: ${at('package-tarball')}
-      - uses: actions/download-artifact@v8
+${fromRun}
+      - uses: ${ACTIONS.download}
         with:
-          name: mcp-matrix-plan
+          name: mcp-matrix-${key}-plan
           path: ${wd}
+${fromRun}
       # The mcp-matrix action ships in the installed package: copied to a fixed place (uses: takes no expressions).
       - run: |
           mkdir -p "$GITHUB_WORKSPACE/.mcp-matrix-action"
@@ -166,14 +202,17 @@ ${repo.pm === 'yarn' ? `          cli: ${exec}\n` : ''}          piece: 'true'
           artifact: ''
       # cell-results/ holds attempt-<n>/<id>/: merge-multiple downloads give the same layout for 1 artifact or 256.
       - if: always()
-        uses: actions/upload-artifact@v7
+        uses: ${ACTIONS.upload}
         with:
-          name: mcp-matrix-cell-\${{ matrix.id }}-attempt-\${{ github.run_attempt }}
+          name: mcp-matrix-${key}-cell-\${{ matrix.id }}-attempt-\${{ github.run_attempt }}
           path: ${at('cell-results/')}
           overwrite: true
+          retention-days: 30
 
+  # The check to require: its name carries the package directory and the config, so each package of a monorepo
+  # has a check of its own (GitHub does not tell two checks of one name apart).
   merge:
-    name: mcp-matrix
+    name: ${checkName(wd)}
     needs: [plan, pack, cell]
     if: always()
     runs-on: ubuntu-latest
@@ -197,33 +236,36 @@ ${defaults}    steps:
             echo "- the **$name** job's result is **$result**." >> "$GITHUB_STEP_SUMMARY"
           done
           exit "$bad"
-      - uses: actions/checkout@v6
+${checkout}
 ${setup()}
 ${installStep}
-      - uses: actions/download-artifact@v8
+      - uses: ${ACTIONS.download}
         with:
-          name: mcp-matrix-plan
+          name: mcp-matrix-${key}-plan
           path: ${wd}
-      - uses: actions/download-artifact@v8
+${fromRun}
+      - uses: ${ACTIONS.download}
         with:
-          pattern: mcp-matrix-cell-*
+          pattern: mcp-matrix-${key}-cell-*
           merge-multiple: true
           path: ${at('cell-results')}
+${fromRun}
       # The gate: a planned variant without results, twice, or from another plan fails here.
       - run: ${exec} merge --plan plan.json cell-results --out matrix-results
       - if: always()
-        uses: actions/upload-artifact@v7
+        uses: ${ACTIONS.upload}
         with:
-          name: mcp-matrix-results
+          name: mcp-matrix-${key}-results
           path: ${at('matrix-results')}
           overwrite: true
+          retention-days: 30
       # GitHub code scanning (optional): matrix.sarif's findings (bind exposure, auth and spec checks, SDK mismatches,
       # leaks) as alerts. Uncomment the step, and give this job the permission it needs:
       #   permissions:
       #     contents: read
       #     security-events: write
       # - if: always() && hashFiles('${at('matrix-results/matrix.sarif')}') != ''
-      #   uses: github/codeql-action/upload-sarif@v4
+      #   uses: ${ACTIONS.uploadSarif}
       #   with:
       #     sarif_file: ${at('matrix-results/matrix.sarif')}
       #     category: mcp-matrix${wd === '.' ? '' : `-${wd.replace(/[^\w.-]+/g, '-')}`}

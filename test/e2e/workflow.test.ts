@@ -96,11 +96,14 @@ export default defineConfig({
     'exit-code': '0',
     results: expect.stringMatching(/\/cell-results\/attempt-1\/latest-1\/results\.json$/),
   });
-  const results = JSON.parse(run.artifacts.get('mcp-matrix-results')!.files.get('results.json')!.toString()) as {
+  // Named by the call's key (working directory + config hash), as every artifact of the run.
+  const artifact = (suffix: string) =>
+    [...run.artifacts.values()].find((a) => /^mcp-matrix-root-[0-9a-f]{12}-/.test(a.name) && a.name.endsWith(suffix))!;
+  const results = JSON.parse(artifact('-results').files.get('results.json')!.toString()) as {
     cells: { version: string; installSet: Record<string, string> }[];
     plan: { configHash: string };
   };
-  const plan = JSON.parse(run.artifacts.get('mcp-matrix-plan')!.files.get('plan.json')!.toString()) as {
+  const plan = JSON.parse(artifact('-plan').files.get('plan.json')!.toString()) as {
     configHash: string;
     include: { version: string }[];
   };

@@ -4,10 +4,15 @@
 //   needed job succeeded), else it is skipped; a matrix from `fromJSON(...)` (`include` entries) is one
 //   job per entry, and the job's result for `needs` is failure if any entry failed, else cancelled if any
 //   was cancelled, else success (skipped when every entry was skipped);
-// - `run` steps with `bash -e {0}` (the documented default shell on Linux), `defaults.run.working-directory`,
+// - the trigger list: a workflow whose `on:` lacks the event (or `workflow_call`, for a call) runs no job;
+// - `run` steps with `bash -e -o pipefail {0}` (what `shell: bash` runs; a step without `shell` on Linux gets
+//   the same from `defaults.run.shell: bash`, and `bash -e {0}` only where no shell is named anywhere),
+//   `defaults.run.working-directory`,
 //   env (workflow, job, GITHUB_ENV, step), GITHUB_OUTPUT / GITHUB_ENV in both `k=v` and heredoc forms,
-//   GITHUB_STEP_SUMMARY, workflow commands (`::error`/`::warning`/`::notice` collected as annotations,
-//   `::add-mask::` masking later output), `if:` with the status functions, `continue-on-error`;
+//   GITHUB_STEP_SUMMARY, workflow commands on stdout and stderr (`::error`/`::warning`/`::notice` collected
+//   as annotations, `::add-mask::` masking later output), `if:` with the status functions, `continue-on-error`;
+// - an empty matrix fails the job (GitHub: "Matrix vector 'include' does not contain any values");
+// - the job's name (the check name; a called workflow's is `<caller job> / <name>`) and the concurrency group;
 // - local composite actions (`uses: ./path`, relative to the workspace; action.yml or action.yaml): `inputs` from
 //   `with` else the declared defaults, the action's own `steps` context and status functions, `shell` required
 //   in its run steps, no job `defaults` inside it, GITHUB_ACTION_PATH / github.action_path, the caller's env plus
@@ -15,12 +20,16 @@
 //   step fails when one of its steps did (its log lists each inner step as `▸ name (outcome)`);
 // - "re-run failed jobs": a job that succeeded in the previous attempt keeps its result and outputs,
 //   a failed or cancelled one (and every job needing a re-run job) runs again; artifacts persist in the
-//   run across attempts;
+//   run across attempts; one artifact store per run, shared by every call of a reusable workflow in it
+//   (`artifacts`);
 // - stand-ins for actions: checkout (copies the repository), setup-node (records its input), and the
 //   artifact actions per their READMEs: upload-artifact (root = the directory given, or the one before the
 //   first wildcard; `overwrite`, `if-no-files-found`; a name already in the run fails without overwrite),
 //   download-artifact v5+ (by `name`: into `path`; by `pattern`/all: into `path/<name>/` unless
-//   `merge-multiple`, and a pattern matching exactly one artifact is extracted flat into `path`).
+//   `merge-multiple`, and a pattern matching exactly one artifact is extracted flat into `path`; without
+//   `github-token` and `run-id` it reads through the runner's artifact service, which resolves against the
+//   current run attempt, so an earlier attempt's artifact is a 404, as download-artifact#486 reports; with
+//   them, the REST API, which needs `actions: read` where the workflow sets permissions).
 // Deviations, stated: jobs never run in parallel; `stub` replaces a run step's exact text (npm ci) by
 // another and `workflowEnv` a workflow-level env value (the CLI command), so that tests stay cheap; `cancel` marks a job instance cancelled before its first step
 // (steps with always()/cancelled() still run, as on GitHub).
@@ -52,6 +61,8 @@ export interface JobRecord {
   annotations: { level: string; title: string; message: string }[];
   summary: string;
   attempt: number;
+  /** The check name GitHub shows (and a branch rule requires): the job's `name`, else its id. */
+  check: string;
 }
 
 export interface Artifact {
@@ -64,8 +75,12 @@ export interface Artifact {
 export interface RunRecord {
   attempt: number;
   jobs: JobRecord[];
-  /** The artifacts of the whole run (every attempt). */
+  /** The artifacts of the whole run (every attempt, every call). */
   artifacts: Map<string, Artifact>;
+  /** False when the workflow's `on:` does not list the event: no job ran. */
+  triggered: boolean;
+  /** The workflow's concurrency group, evaluated (empty without one). */
+  concurrency: string;
   result(job: string): JobResult;
   job(job: string, matrixId?: string): JobRecord;
   /** Every annotation of every job, `level title: message`. */
@@ -92,6 +107,10 @@ export interface RunOptions {
   rerunFailedOf?: RunRecord;
   /** "Re-run all jobs" of this earlier attempt: every job runs again, the run's artifacts stay. */
   rerunAllOf?: RunRecord;
+  /** The run's artifact store, shared by every call of a reusable workflow in one run. */
+  artifacts?: Map<string, Artifact>;
+  /** The workflow is called (`workflow_call`) by this job of a caller workflow named `workflow`. */
+  calledBy?: { job: string; workflow: string };
 }
 
 interface Step {
@@ -128,10 +147,11 @@ interface Frame {
 
 interface Job {
   name?: string;
+  permissions?: Record<string, string> | string;
   needs?: string | string[];
   if?: string | boolean;
   env?: Record<string, Value>;
-  defaults?: { run?: { 'working-directory'?: string } };
+  defaults?: { run?: { 'working-directory'?: string; shell?: string } };
   outputs?: Record<string, string>;
   strategy?: { matrix?: Value };
   steps: Step[];
@@ -139,7 +159,11 @@ interface Job {
 
 interface Workflow {
   env?: Record<string, Value>;
+  permissions?: Record<string, string> | string;
+  concurrency?: { group?: string } | string;
+  defaults?: { run?: { shell?: string } };
   on?: {
+    [event: string]: unknown;
     workflow_call?: { inputs?: Record<string, { default?: Value }> };
     workflow_dispatch?: { inputs?: Record<string, { default?: Value }> };
   };
@@ -196,7 +220,7 @@ export function runWorkflow(options: RunOptions): RunRecord {
   const previous = options.rerunFailedOf;
   const earlier = previous ?? options.rerunAllOf;
   const attempt = earlier ? earlier.attempt + 1 : 1;
-  const artifacts = earlier ? earlier.artifacts : new Map<string, Artifact>();
+  const artifacts = earlier ? earlier.artifacts : (options.artifacts ?? new Map<string, Artifact>());
   const declared = { ...wf.on?.workflow_dispatch?.inputs, ...wf.on?.workflow_call?.inputs };
   const inputs: Record<string, Value> = Object.fromEntries(Object.entries(declared).map(([k, v]) => [k, v.default ?? '']));
   Object.assign(inputs, options.inputs);
@@ -208,10 +232,14 @@ export function runWorkflow(options: RunOptions): RunRecord {
     ref: event.ref ?? 'refs/heads/main',
     sha: event.sha ?? '0123456789abcdef0123456789abcdef01234567',
     repository: 'owner/repo',
-    workflow: 'acceptance',
+    // In a called workflow, github.workflow is the caller's.
+    workflow: options.calledBy?.workflow ?? 'acceptance',
     run_attempt: String(attempt),
     run_id: '1',
+    token: 'ghs_runnertoken',
   };
+  const triggers = typeof wf.on === 'string' ? [wf.on] : Array.isArray(wf.on) ? (wf.on as string[]) : Object.keys(wf.on ?? {});
+  const triggered = triggers.includes(options.calledBy ? 'workflow_call' : event.name);
   const masks: string[] = [];
   const mask = (text: string) => masks.reduce((t, m) => (m ? t.split(m).join('***') : t), text);
   const records: JobRecord[] = [];
@@ -225,6 +253,16 @@ export function runWorkflow(options: RunOptions): RunRecord {
     ...options.workflowEnv,
   });
 
+  /** A job's check name: its `name` (matrix and inputs interpolated) else its id; a call's is `<caller job> / <name>`. */
+  const checkName = (id: string, job: Job, scope: Scope, matrix?: Record<string, Value>) => {
+    const own = job.name ? stringOf(interpolate(job.name, base({ ...scope.contexts, matrix: matrix ?? {} }, scope.status))) : id;
+    return options.calledBy ? `${options.calledBy.job} / ${own}` : own;
+  };
+  const concurrency = (() => {
+    const group = typeof wf.concurrency === 'string' ? wf.concurrency : wf.concurrency?.group;
+    return group ? stringOf(interpolate(group, base({ env: {} }, { success: true, failure: false, cancelled: false }))) : '';
+  })();
+
   const done = new Set<string>();
   const order: string[] = [];
   const visit = (id: string) => {
@@ -234,6 +272,7 @@ export function runWorkflow(options: RunOptions): RunRecord {
     order.push(id);
   };
   for (const id of Object.keys(wf.jobs)) visit(id);
+  if (!triggered) order.length = 0;
 
   for (const id of order) {
     const job = wf.jobs[id]!;
@@ -257,9 +296,26 @@ export function runWorkflow(options: RunOptions): RunRecord {
         include?: Record<string, Value>[];
       };
       entries = m.include ?? [];
-      if (entries.length === 0)
-        throw new Error(`${id}: the matrix has no entries (GitHub fails the workflow: "Matrix vector does not contain any values")`);
-      if (entries.length > 256) throw new Error(`${id}: a matrix may not generate more than 256 jobs`);
+      const broken =
+        entries.length === 0
+          ? "Matrix vector 'include' does not contain any values"
+          : entries.length > 256
+            ? 'Strategy matrix may not generate more than 256 jobs'
+            : undefined;
+      if (broken) {
+        // As on GitHub: the job fails before any step, with the error on the run.
+        records.push({
+          job: id,
+          result: 'failure',
+          outputs: {},
+          steps: [],
+          annotations: [{ level: 'error', title: '', message: `Error when evaluating 'strategy' for job '${id}'. ${broken}` }],
+          summary: '',
+          attempt,
+          check: id,
+        });
+        continue;
+      }
     }
     for (const matrix of entries) {
       const record: JobRecord = {
@@ -271,6 +327,7 @@ export function runWorkflow(options: RunOptions): RunRecord {
         annotations: [],
         summary: '',
         attempt,
+        check: checkName(id, job, jobScope, matrix),
       };
       records.push(record);
       if (!runs) continue;
@@ -347,7 +404,10 @@ export function runWorkflow(options: RunOptions): RunRecord {
           const cwd = path.resolve(workspace, wd ? stringOf(interpolate(wd, s)) : '.');
           const file = path.join(temp, `step-${index}.sh`);
           writeFileSync(file, script);
-          const out = spawnSync('bash', ['-e', file], {
+          // `shell: bash` (named on the step, or by defaults.run.shell) is `bash --noprofile --norc -eo pipefail {0}`;
+          // only a workflow step with no shell named anywhere gets `bash -e {0}`.
+          const shell = step.shell ?? (frame.actionPath === undefined ? (job.defaults?.run?.shell ?? wf.defaults?.run?.shell) : undefined);
+          const out = spawnSync('bash', shell === 'bash' ? ['--noprofile', '--norc', '-eo', 'pipefail', file] : ['-e', file], {
             cwd,
             env: {
               ...options.env,
@@ -374,7 +434,8 @@ export function runWorkflow(options: RunOptions): RunRecord {
             const m = /^::add-mask::(.*)$/.exec(line);
             if (m) masks.push(m[1]!);
           }
-          for (const line of (out.stdout ?? '').split('\n')) {
+          // The runner reads workflow commands from stdout and stderr alike.
+          for (const line of text.split('\n')) {
             const a = /^::(error|warning|notice)(?: ([^:]*))?::(.*)$/.exec(line);
             if (!a) continue;
             const title = /(?:^|,)title=([^,]*)/.exec(a[2] ?? '')?.[1] ?? '';
@@ -391,7 +452,7 @@ export function runWorkflow(options: RunOptions): RunRecord {
         log = result.log;
         actionOutputs = result.outputs;
       } else {
-        const result = runAction(step, s, workspace);
+        const result = runAction(step, s, workspace, job);
         ok = result.ok;
         log = result.log;
       }
@@ -470,7 +531,7 @@ export function runWorkflow(options: RunOptions): RunRecord {
     }
   }
 
-  function runAction(step: Step, s: Scope, workspace: string): { ok: boolean; log: string } {
+  function runAction(step: Step, s: Scope, workspace: string, job: Job): { ok: boolean; log: string } {
     const input = (k: string): string => stringOf(step.with?.[k] === undefined ? '' : interpolate(stringOf(step.with[k]), s));
     const action = (step.uses ?? '').replace(/@.*$/, '');
     const at = (p: string) => path.resolve(workspace, p || '.');
@@ -514,6 +575,21 @@ export function runWorkflow(options: RunOptions): RunRecord {
     if (action === 'actions/download-artifact') {
       const dest = at(input('path'));
       const name = input('name');
+      // With github-token and run-id: the REST API (the run's artifacts, every attempt), which the token may read
+      // only with `actions: read` where permissions are set; without: the runner's service, this attempt only.
+      const api = input('github-token') !== '' && input('run-id') !== '';
+      if (api) {
+        const perms = job.permissions ?? wf.permissions;
+        const grants = (p: typeof perms) =>
+          p === undefined ||
+          p === 'read-all' ||
+          p === 'write-all' ||
+          (typeof p === 'object' && ['read', 'write'].includes(p.actions ?? ''));
+        if (!grants(perms))
+          return { ok: false, log: 'Error: Unable to download artifact(s): Resource not accessible by integration (actions: read)' };
+      }
+      const reachable = (a: Artifact) => api || a.attempt === attempt;
+      const notFound = `Error: Unable to download artifact(s): Failed to GetSignedArtifactURL: Received non-retryable error: Failed request: (404) Not Found: workflow run not found`;
       const write = (a: Artifact, dir: string) => {
         for (const [f, content] of a.files) {
           mkdirSync(path.dirname(path.join(dir, f)), { recursive: true });
@@ -523,11 +599,13 @@ export function runWorkflow(options: RunOptions): RunRecord {
       if (name) {
         const a = artifacts.get(name);
         if (!a) return { ok: false, log: `Error: Unable to download artifact(s): Artifact not found for name: ${name}` };
+        if (!reachable(a)) return { ok: false, log: notFound };
         write(a, dest);
         return { ok: true, log: `downloaded ${name}` };
       }
       const pattern = input('pattern');
       const matched = [...artifacts.values()].filter((a) => !pattern || globRe(pattern).test(a.name));
+      if (matched.some((a) => !reachable(a))) return { ok: false, log: notFound };
       const flat = matched.length === 1 || input('merge-multiple') === 'true';
       for (const a of matched) write(a, flat ? dest : path.join(dest, a.name));
       return { ok: true, log: `downloaded ${matched.length} artifact(s)${flat ? ' into one directory' : ''}` };
@@ -539,6 +617,8 @@ export function runWorkflow(options: RunOptions): RunRecord {
     attempt,
     jobs: records,
     artifacts,
+    triggered,
+    concurrency,
     result: (job) => aggregate(records.filter((r) => r.job === job)),
     job: (job, matrixId) => {
       const found = records.find((r) => r.job === job && (matrixId === undefined || stringOf(r.matrix?.id) === matrixId));

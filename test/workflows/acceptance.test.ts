@@ -9,7 +9,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, test } from 'vitest';
 import type { RunResult } from '../../src/results/types.js';
-import { FOUR_CELLS, makeRun, pieceOf, type CellSpec } from '../reports/helpers/make-run.js';
+import { CONFIG_HASH, FOUR_CELLS, makeRun, pieceOf, type CellSpec } from '../reports/helpers/make-run.js';
 import { runWorkflow, type RunOptions, type RunRecord } from '../helpers/workflow-runner.js';
 import { renderWorkflow } from '../../src/commands/init-workflow-template.js';
 import { TEST_TREE_CACHE } from '../helpers/node-runtimes.js';
@@ -33,11 +33,18 @@ afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })))
 /** A repository whose `npm ci` (stubbed) links the stand-in CLI, a plan of `specs`, and each cell's piece. */
 function setup(
   specs: CellSpec[],
-  options: { tarball?: boolean; pieces?: (run: RunResult, id: string) => RunResult; subdir?: string; workflow?: string } = {},
+  options: {
+    tarball?: boolean;
+    pieces?: (run: RunResult, id: string) => RunResult;
+    subdir?: string;
+    workflow?: string;
+    repo?: string;
+  } = {},
 ) {
   const tmp = mkdtempSync(path.join(os.tmpdir(), 'mm-wf-'));
   dirs.push(tmp);
-  const repo = path.join(tmp, 'repo');
+  // A second package of the same repository (a monorepo) shares its checkout.
+  const repo = options.repo ?? path.join(tmp, 'repo');
   const pkg = path.join(repo, options.subdir ?? '.');
   const fake = path.join(tmp, 'fake');
   mkdirSync(pkg, { recursive: true });
@@ -80,6 +87,8 @@ function setup(
 }
 
 const gate = (r: RunRecord) => r.job('merge');
+/** The artifacts of one call: their names carry the plan job's key (working directory + config hash). */
+const KEY = `root-${CONFIG_HASH.slice(0, 12)}`;
 const mergeLog = (r: RunRecord) => gate(r).steps.find((s) => s.name === 'mcp-matrix merge')?.log ?? '';
 const cells = (n: number): CellSpec[] =>
   Array.from({ length: n }, (_, i) => ({ ...FOUR_CELLS[i % 4]!, id: i < 4 ? FOUR_CELLS[i]!.id : `${FOUR_CELLS[i % 4]!.id}-${i}` }));
@@ -203,9 +212,10 @@ jobs:
     const action = job.steps.find((s) => s.id === 'matrix')!;
     expect(action.outputs).toMatchObject({ verdict: 'failed', 'exit-code': '1' });
     expect(action.log).toContain('summary: written here');
-    expect(action.log).toContain('▸ actions/upload-artifact@v7 (success)');
+    expect(action.log).toMatch(/▸ actions\/upload-artifact@[0-9a-f]{40} \(success\)/);
     expect(action.log).toContain("▸ the run's exit code (failure)");
     expect(job.steps.find((s) => s.id === 'after')?.log).toContain('the action said failed, exit 1');
+    // The action alone names its artifact by its job (two jobs using it in one run never collide).
     expect([...r.artifacts.get('mcp-matrix-results')!.files.keys()]).toEqual(['results.json']);
   });
 
@@ -335,18 +345,87 @@ jobs:
       r.jobs.map((j) => `${j.job}:${j.result}`),
       failed.join('\n'),
     ).toEqual(['plan:success', 'pack:success', 'cell:success', 'merge:success']);
-    expect([...r.artifacts.get('package-tarball')!.files.keys()]).toEqual(['server-1.0.0.tgz']);
+    const key = `packages-server-${CONFIG_HASH.slice(0, 12)}`;
+    expect([...r.artifacts.get(`mcp-matrix-${key}-tarball`)!.files.keys()]).toEqual(['server-1.0.0.tgz']);
     // Through the action, found in the workspace root's node_modules (hoisted), run in the subpackage.
     expect(r.job('cell').steps.find((s) => s.name.includes('./.mcp-matrix-action'))?.outputs).toMatchObject({
       verdict: 'passed',
       'exit-code': '0',
       results: expect.stringMatching(/\/packages\/server\/cell-results\/attempt-1\/v1-floor\/results\.json$/),
     });
-    expect([...r.artifacts.get('mcp-matrix-cell-v1-floor-attempt-1')!.files.keys()]).toEqual(['attempt-1/v1-floor/results.json']);
+    expect([...r.artifacts.get(`mcp-matrix-${key}-cell-v1-floor-attempt-1`)!.files.keys()]).toEqual(['attempt-1/v1-floor/results.json']);
+    expect(gate(r).check).toBe('mcp-matrix packages/server/matrix.config.ts');
     expect(
       gate(r)
         .steps.map((s) => s.log)
         .join('\n'),
     ).toContain('PASSED · merged 1 piece(s)');
+  });
+
+  test('two calls in one run (two packages of a monorepo), one passing, one failing: each gates on its own pieces, under its own check', () => {
+    const failing = cells(1).map((c) => ({ ...c, phases: { stdio: { verdict: 'failed' as const, message: 'boom' } } }));
+    const a = setup(cells(2), { subdir: 'packages/a' });
+    const b = setup(failing, {
+      subdir: 'packages/b',
+      repo: a.base.repo,
+      pieces: (p, id) => pieceOf(makeRun(failing), id, p.startedAt, p.finishedAt),
+    });
+    const artifacts: RunOptions['artifacts'] = new Map();
+    // Two caller workflows whose calling jobs are both `mcp-matrix`; GitHub runs the calls side by side: here b's
+    // jobs all run while a's cells are done and a's merge has not started, in one artifact store.
+    let second: RunRecord | undefined;
+    const first = a.run({
+      artifacts,
+      calledBy: { job: 'mcp-matrix', workflow: 'release a' },
+      inputs: { 'working-directory': 'packages/a' },
+      stub: { 'npm ci': installMcpMatrix(), 'npm run build --if-present': 'true' },
+      beforeJob: (job) => {
+        if (job === 'merge' && !second)
+          second = b.run({
+            artifacts,
+            calledBy: { job: 'mcp-matrix', workflow: 'release b' },
+            inputs: { 'working-directory': 'packages/b' },
+          });
+      },
+    });
+    expect(gate(first).result, mergeLog(first)).toBe('success');
+    expect(mergeLog(first)).toContain('PASSED · merged 2 piece(s)');
+    expect(gate(second!).result).toBe('failure');
+    expect(second!.annotations()).toContainEqual(expect.stringMatching(/^error mcp-matrix v1-floor · stdio failed: .*boom/));
+    // One required check per package.
+    expect([gate(first).check, gate(second!).check]).toEqual([
+      'mcp-matrix / mcp-matrix packages/a/matrix.config.ts',
+      'mcp-matrix / mcp-matrix packages/b/matrix.config.ts',
+    ]);
+    expect(first.concurrency).not.toBe(second!.concurrency);
+  });
+
+  test("init's workflows of two subpackages: two distinct check names", () => {
+    const names = ['packages/a', 'packages/b'].map((wd) => {
+      const text = renderWorkflow({ workingDirectory: wd, pm: 'npm', yarnBerry: false, lockfile: 'package-lock.json', engines: false });
+      return /\n {2}merge:\n {4}name: (.*)\n/.exec(text)?.[1];
+    });
+    expect(names).toEqual(['mcp-matrix packages/a/matrix.config.ts', 'mcp-matrix packages/b/matrix.config.ts']);
+  });
+
+  test('a merge queue (merge_group event): the workflow runs and reports the required check', () => {
+    const r = setup(cells(1)).run({
+      event: { name: 'merge_group', ref: 'refs/heads/gh-readonly-queue/main/pr-7-0123', payload: { merge_group: {} } },
+    });
+    expect(r.triggered).toBe(true);
+    expect(gate(r).result, mergeLog(r)).toBe('success');
+    expect(gate(r).check).toBe('mcp-matrix ./matrix.config.ts');
+    expect([...r.artifacts.keys()].sort()).toEqual([
+      `mcp-matrix-${KEY}-cell-v1-floor-attempt-1`,
+      `mcp-matrix-${KEY}-plan`,
+      `mcp-matrix-${KEY}-results`,
+      `mcp-matrix-${KEY}-tarball`,
+    ]);
+  });
+
+  test('an event the workflow does not list runs nothing', () => {
+    const r = setup(cells(1)).run({ event: { name: 'issue_comment' } });
+    expect(r.triggered).toBe(false);
+    expect(r.jobs).toEqual([]);
   });
 });
