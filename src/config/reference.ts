@@ -56,6 +56,8 @@ export const CONFIG_REFERENCE: Record<string, string> = {
     'The step answer’s paths whose values legitimately differ between runs (an id, a timestamp), e.g. `content[0].text`, `structuredContent.id`: answer parity records them as `(varies)`. Declared, never guessed. Default: none.',
   'stdio.steps[] (tool).tool': 'A tool call: the tool name.',
   'stdio.steps[] (tool).arguments': 'The call’s arguments. Left out, none are sent.',
+  'stdio.steps[] (tool).sideEffects':
+    'The call changes state (it creates, sends or deletes something): the lifecycle checks never call it again. `invalid-arguments` and `repeated-initialize` use the next tool step that is not marked, or say why they have none (`invalid-arguments` is then skipped, n/a; `repeated-initialize` sends its second `initialize` without a call in flight); `cancellation`, which calls the `slow` step again, is skipped when that step is marked. The step itself runs once, as configured. Default: `false`.',
   'stdio.steps[] (tool).slow':
     'The call takes a while (300 ms or more): the lifecycle checks of the stdio and http phases send `notifications/cancelled` for it while it runs (`cancellation`) and a second `initialize` while it is in flight (`repeated-initialize`). Only the first such step is used. One that answers within 300 ms cannot be cancelled in flight: `cancellation` is then skipped with a config warning (`config: … marked slow but answered in N ms`), never a hang. Without one, `cancellation` is skipped and `repeated-initialize` uses the first tool step. Default: `false`.',
   'stdio.steps[] (tool).expect': 'What the result must show.',

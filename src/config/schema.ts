@@ -17,6 +17,7 @@ const step = z.union([
     vary,
     arguments: z.record(z.string(), z.unknown()).optional(),
     slow: z.boolean().optional(),
+    sideEffects: z.boolean().optional(),
     expect: z
       .strictObject({
         isError: z.boolean().optional(),

@@ -12,6 +12,11 @@ export type Step =
        * and send a second `initialize` while it runs. One that answers at once is a config warning.
        */
       slow?: boolean;
+      /**
+       * The call changes state (creates, sends, deletes): the lifecycle checks never call it again. invalid-arguments
+       * and repeated-initialize use another tool step, or go without; cancellation, which needs the slow call, is skipped.
+       */
+      sideEffects?: boolean;
       expect?: {
         /** Expect the result's `isError` flag to be exactly this (default false). */
         isError?: boolean;

@@ -12,7 +12,7 @@ import type { CheckLevel, SubCheckResult } from '../results/types.js';
 import { checkResult, levelOf } from './checks.js';
 import { recordCompared } from './compared.js';
 import { cancellation, repeatedInitialize } from './lifecycle-in-flight.js';
-import { gone, toolSteps, type OnWait, type Seen, type Wait } from './lifecycle-steps.js';
+import { gone, notReplayed, replayable, toolSteps, type OnWait, type Seen, type Wait } from './lifecycle-steps.js';
 import { describeAnswer, within, type Answer, type Wire } from './lifecycle-wire.js';
 import type { Step } from './protocol.js';
 
@@ -177,9 +177,11 @@ async function listTools(wire: Wire, t: number): Promise<Record<string, unknown>
 }
 
 async function invalidArguments(wire: Wire, t: number, steps: readonly Step[], details: Record<string, unknown>): Promise<Seen> {
-  const configured = toolSteps(steps);
-  if (configured.length === 0)
+  if (toolSteps(steps).length === 0)
     return { outcome: 'skipped', message: 'n/a: no tool step in the config (the check calls only tools the config calls)', short: 'n/a' };
+  const configured = replayable(steps);
+  const marked = notReplayed(steps);
+  if (configured.length === 0) return { outcome: 'skipped', message: `n/a: every configured tool step: ${marked}`, short: 'n/a' };
   const tools = await listTools(wire, t);
   if (!Array.isArray(tools))
     return {
@@ -215,5 +217,9 @@ async function invalidArguments(wire: Wire, t: number, steps: readonly Step[], d
     };
   }
   const names = [...new Set(configured.map((s) => s.tool))].join(', ');
-  return { outcome: 'skipped', message: `n/a: no configured tool (${names}) declares a required or typed argument`, short: 'n/a' };
+  return {
+    outcome: 'skipped',
+    message: `n/a: no configured tool (${names}) declares a required or typed argument${marked ? `; ${marked}` : ''}`,
+    short: 'n/a',
+  };
 }

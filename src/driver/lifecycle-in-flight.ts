@@ -7,7 +7,18 @@
 import { recordCompared } from './compared.js';
 import { sleep } from './context.js';
 import { stepLabel } from './expectations.js';
-import { callParams, CLIENT_INFO, gone, slowStep, toolSteps, waited, type OnWait, type Seen } from './lifecycle-steps.js';
+import {
+  callParams,
+  CLIENT_INFO,
+  gone,
+  notReplayed,
+  replayable,
+  slowStep,
+  toolSteps,
+  waited,
+  type OnWait,
+  type Seen,
+} from './lifecycle-steps.js';
 import { describeAnswer, within, type Wire } from './lifecycle-wire.js';
 import type { Step } from './protocol.js';
 
@@ -37,8 +48,10 @@ export async function repeatedInitialize(
   details: Record<string, unknown>,
   onWait: OnWait = NO_WAITS,
 ): Promise<Seen & { slowMs?: number }> {
-  const slow = slowStep(steps);
-  const flying = slow ?? toolSteps(steps)[0];
+  // A step marked sideEffects is never sent again: the slow one only if it is not marked, else the first that is not.
+  const marked = slowStep(steps);
+  const slow = marked?.sideEffects === true ? undefined : marked;
+  const flying = slow ?? replayable(steps)[0];
   const label = flying ? `\`${stepLabel(flying)}\`` : undefined;
   const sentAt = Date.now();
   const call = flying ? wire.request('tools/call', callParams(flying)) : undefined;
@@ -66,7 +79,8 @@ export async function repeatedInitialize(
   }
   const ping = await within(wire.request('ping', {}).answer, t);
   if (ping.kind !== 'result') problems.push(`the session no longer answers: ping got ${describeAnswer(ping)}`);
-  const what = `a second initialize${label ? ` while ${label} was in flight` : ' (no tool step: no call in flight)'}: the server ${behaviour === 'no answer' ? 'did not answer it' : `${behaviour}${init.kind === 'error' ? ` (${describeAnswer(init)})` : ''}`}`;
+  const none = toolSteps(steps).length === 0 ? 'no tool step' : notReplayed(steps);
+  const what = `a second initialize${label ? ` while ${label} was in flight` : ` (${none}: no call in flight)`}: the server ${behaviour === 'no answer' ? 'did not answer it' : `${behaviour}${init.kind === 'error' ? ` (${describeAnswer(init)})` : ''}`}`;
   const evidence = { behaviour, ...(label ? { inFlight: stepLabel(flying!), inFlightMs: callMs } : {}) };
   const why = gone(ping) ?? gone(flown ?? ping) ?? gone(init);
   const slowMs = slow && flown?.kind === 'result' ? callMs : undefined;
@@ -103,11 +117,14 @@ export async function cancellation(
   onWait: OnWait = NO_WAITS,
 ): Promise<Seen> {
   const slow = slowStep(steps);
-  if (!slow) {
+  if (!slow || slow.sideEffects === true) {
     const ended = await wire.end();
+    const why = slow
+      ? `n/a: the slow step \`${stepLabel(slow)}\` is marked \`sideEffects: true\` (not called again to be cancelled)`
+      : 'n/a: no tool step is marked `slow: true` (the call to cancel)';
     return ended
       ? { outcome: 'failed', message: `the session did not close cleanly: ${ended}`, short: 'close failed', step: 'session close' }
-      : { outcome: 'skipped', message: 'n/a: no tool step is marked `slow: true` (the call to cancel)', short: 'n/a' };
+      : { outcome: 'skipped', message: why, short: 'n/a' };
   }
   const label = `\`${stepLabel(slow)}\``;
   const sentAt = Date.now();

@@ -17,6 +17,20 @@ export interface Seen extends CheckFinding {
 
 export const toolSteps = (steps: readonly Step[]): ToolStep[] => steps.filter((s): s is ToolStep => 'tool' in s);
 export const slowStep = (steps: readonly Step[]): ToolStep | undefined => toolSteps(steps).find((s) => s.slow === true);
+/** The tool steps a lifecycle check may call again: not those marked `sideEffects` (the config says a call changes state). */
+export const replayable = (steps: readonly Step[]): ToolStep[] => toolSteps(steps).filter((s) => s.sideEffects !== true);
+/** Why a marked step is not called again, for a check's message: `` `tools/call send` is marked `sideEffects: true` ``. */
+export function notReplayed(steps: readonly Step[]): string | undefined {
+  const marked = [
+    ...new Set(
+      toolSteps(steps)
+        .filter((s) => s.sideEffects === true)
+        .map((s) => `\`tools/call ${s.tool}\``),
+    ),
+  ];
+  if (marked.length === 0) return undefined;
+  return `${marked.join(', ')} ${marked.length > 1 ? 'are' : 'is'} marked \`sideEffects: true\` (not called again)`;
+}
 export const callParams = (s: ToolStep) => ({ name: s.tool, arguments: s.arguments ?? {} });
 export const gone = (a: Answer): string | undefined => (a.kind === 'closed' ? a.why : undefined);
 

@@ -359,6 +359,37 @@ describe('lifecycleChecks with the checks of a call in flight on', () => {
     expect(none.ends()).toBe(1);
   });
 
+  it('a step marked sideEffects is never called again: the checks use another tool step, or say why they have none', async () => {
+    const SEND: Step = { tool: 'echo', arguments: { text: 'hi' }, sideEffects: true };
+    const other = await run(inFlight, [SEND, { tool: 'status', arguments: { text: 'x' } }], ALL);
+    const calls = other.sent.filter(([m, p]) => m === 'tools/call' && p.name !== UNKNOWN_TOOL);
+    expect(calls).toEqual([['tools/call', { name: 'status', arguments: { text: 'x' } }]]);
+    expect(other.by('repeated-initialize').message).toMatch(/^a second initialize while `tools\/call status` was in flight/);
+    expect(other.by('invalid-arguments').message).toMatch(
+      /^n\/a: no configured tool \(status\) declares a required or typed argument; `tools\/call echo` is marked `sideEffects: true` \(not called again\)$/,
+    );
+
+    const only = await run(inFlight, [{ ...SEND, slow: true }], ALL);
+    expect(only.sent.filter(([m, p]) => m === 'tools/call' && p.name !== UNKNOWN_TOOL)).toEqual([]);
+    expect(seen(only.by('invalid-arguments'))).toEqual({
+      outcome: 'skipped',
+      level: 'require',
+      message: 'n/a: every configured tool step: `tools/call echo` is marked `sideEffects: true` (not called again)',
+      short: 'n/a',
+    });
+    expect(only.by('repeated-initialize')).toMatchObject({ outcome: 'passed' });
+    expect(only.by('repeated-initialize').message).toMatch(
+      /^a second initialize \(`tools\/call echo` is marked `sideEffects: true` \(not called again\): no call in flight\): the server accepts/,
+    );
+    expect(seen(only.by('cancellation'))).toEqual({
+      outcome: 'skipped',
+      level: 'require',
+      message: 'n/a: the slow step `tools/call echo` is marked `sideEffects: true` (not called again to be cancelled)',
+      short: 'n/a',
+    });
+    expect(only.ends()).toBe(1);
+  });
+
   it('the names it sends are fixed: an unknown method and an unknown tool no server has', async () => {
     const r = await run(right);
     expect(r.sent.slice(0, 2)).toEqual([
