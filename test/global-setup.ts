@@ -2,11 +2,14 @@
 // builds there (the compiled driver, npm-installed SDK trees and clients) the others take instead of
 // building it again. Removed when the run ends by a detached `rm` (a few hundred MB of node_modules take
 // tens of seconds to unlink on a busy disk; the run need not wait), and a run killed before its teardown
-// leaves a directory the next run's setup removes (its owner pid is gone).
+// leaves a directory the next run's setup removes (its owner pid is gone). A run that takes the e2e project whole
+// also starts what several of its files need (test/helpers/warm-up.ts) beside the first files.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { TestProject } from 'vitest/node';
+import { warmUp } from './helpers/warm-up.js';
 
 const PREFIX = 'mm-test-run-';
 
@@ -37,12 +40,24 @@ function sweep(): void {
   }
 }
 
-export default function setup(): () => void {
+/**
+ * The e2e project with no file filter (`vitest run`, `.ci/run`, `--project e2e`): MM_TEST_WARM=on|off overrides.
+ * A run of a few named files warms nothing, so a targeted run costs what it did.
+ */
+function takesE2eWhole(project: TestProject): boolean {
+  const set = process.env.MM_TEST_WARM;
+  if (set) return set === 'on';
+  const vitest = project.vitest as typeof project.vitest & { filenamePattern?: string[] };
+  return !vitest.filenamePattern?.length && vitest.projects.some((p) => p.name === 'e2e');
+}
+
+export default function setup(project: TestProject): () => void {
   if (process.env.MM_TEST_RUN_DIR) return () => {};
   sweep();
   const dir = mkdtempSync(join(tmpdir(), PREFIX));
   writeFileSync(join(dir, 'owner'), String(process.pid));
   process.env.MM_TEST_RUN_DIR = dir;
+  if (takesE2eWhole(project)) warmUp();
   return () => {
     delete process.env.MM_TEST_RUN_DIR;
     removeDetached(dir);

@@ -6,6 +6,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { RunResult } from '../../../src/results/types.js';
 import { TEST_CACHE_ENV } from '../../helpers/node-runtimes.js';
+import { conformanceWarm } from '../../helpers/warm-up.js';
 
 export const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 export const BIN = path.join(ROOT, 'bin', 'mcp-matrix.js');
@@ -16,7 +17,12 @@ export interface CliOutcome {
   stderr: string;
 }
 
-export function cli(args: string[], options: { cwd?: string; env?: Record<string, string>; timeoutMs?: number } = {}): Promise<CliOutcome> {
+export async function cli(
+  args: string[],
+  options: { cwd?: string; env?: Record<string, string>; timeoutMs?: number } = {},
+): Promise<CliOutcome> {
+  // The suite and its Node may be on their way into the test caches (test/helpers/warm-up.ts): not a second download.
+  if (options.env?.MCP_MATRIX_CONFORMANCE === 'on') await conformanceWarm();
   return new Promise((resolve) => {
     execFile(
       process.execPath,
