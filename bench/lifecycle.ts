@@ -1,10 +1,10 @@
 // The lifecycle sub-checks (unknown method, unknown tool, invalid arguments, a second initialize with a call
 // in flight, a cancellation), shown apart from the phases that run them: requests the minimal client does not
 // make, which mostly wait by design. Their times come from the driver itself (`details.lifecycle` of the stdio
-// and http phases, src/driver/lifecycle-checks.ts), never guessed from outside: each check's wall time and the
+// and http phases, src/driver/lifecycle/checks.ts), never guessed from outside: each check's wall time and the
 // waits it made, each with its deadline when it waits for nothing to come (the late window, the exit watch, the
 // call under way), or none when it waits for an answer (the call in flight, as long as the config's slow step).
-import type { LifecycleTimes } from '../src/driver/lifecycle-checks.js';
+import type { LifecycleTimes } from '../src/driver/lifecycle/checks.js';
 import { ms, round, sum, table } from './util.js';
 
 /** One phase's lifecycle sub-checks as the bench keeps them (bench/results/*.json). */

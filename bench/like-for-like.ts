@@ -8,7 +8,7 @@ import { pathToFileURL } from 'node:url';
 import type { MatrixConfig } from '../src/config/define.js';
 import { ROOT } from './util.js';
 
-/** The sub-checks of each phase (src/driver/checks.ts), as the built harness knows them. */
+/** The sub-checks of each phase (src/contract/checks.ts), as the built harness knows them. */
 export interface Catalogue {
   stdio: string[];
   http: string[];
@@ -16,7 +16,7 @@ export interface Catalogue {
 
 export async function loadCatalogue(): Promise<Catalogue> {
   const url = pathToFileURL(path.join(ROOT, 'dist', 'results', 'checks.js')).href;
-  const { checkIds } = (await import(url)) as typeof import('../src/results/checks.js');
+  const { checkIds } = (await import(url)) as typeof import('../src/contract/checks.js');
   return { stdio: checkIds('stdio'), http: checkIds('http') };
 }
 

@@ -39,16 +39,16 @@ export const PROFILES = {
   all: {
     mutate: [
       'src/driver/phases/*.ts',
-      'src/driver/listen-watch.ts',
-      'src/driver/start-failure.ts',
-      'src/driver/expectations.ts',
-      'src/results/verdict.ts',
+      'src/driver/http/listen-watch.ts',
+      'src/driver/server/start-failure.ts',
+      'src/driver/client/expectations.ts',
+      'src/judge/verdict.ts',
       'src/judge/environment.ts',
       'src/judge/runtime-sdk.ts',
       'src/judge/sdk-tree.ts',
       'src/judge/tarball-files.ts',
-      'src/driver/redact.ts',
-      'src/driver/oauth.ts',
+      'src/driver/server/redact.ts',
+      'src/driver/http/oauth.ts',
     ],
     tests: ['test/**/*.test.ts'],
     exclude: ['test/e2e/**', 'test/**/*.integration.test.ts', 'test/lint/**', 'fixtures/**', ...SANDBOX],
@@ -63,15 +63,15 @@ export const PROFILES = {
       'src/driver/phases/http.ts',
       'src/driver/phases/http-refusals.ts',
       'src/driver/phases/http-round-trip.ts',
-      'src/driver/listen-watch.ts',
-      'src/driver/start-failure.ts',
+      'src/driver/http/listen-watch.ts',
+      'src/driver/server/start-failure.ts',
     ],
     tests: [
       'test/driver/phases/bind.test.ts',
       'test/driver/phases/http.test.ts',
-      'test/driver/listen-watch.test.ts',
-      'test/driver/listen-watch.no-proc.test.ts',
-      'test/driver/start-failure.test.ts',
+      'test/driver/http/listen-watch.test.ts',
+      'test/driver/http/listen-watch.no-proc.test.ts',
+      'test/driver/server/start-failure.test.ts',
     ],
     concurrency: 1,
   },
@@ -85,30 +85,30 @@ export const PROFILES = {
   // listen-watch.ts against its own tests: every phase test reaches it too, but each starts real servers, so
   // with them every surviving mutant would cost minutes.
   'listen-watch': {
-    mutate: ['src/driver/listen-watch.ts'],
-    tests: ['test/driver/listen-watch.test.ts', 'test/driver/listen-watch.no-proc.test.ts'],
+    mutate: ['src/driver/http/listen-watch.ts'],
+    tests: ['test/driver/http/listen-watch.test.ts', 'test/driver/http/listen-watch.no-proc.test.ts'],
     exclude: SANDBOX,
     concurrency: 1,
   },
   // The OAuth sub-checks against their own unit tests (the judges, and discovery over real loopback sockets);
   // the phase-level tests (real servers and a real authorization server) are too slow per mutant.
   oauth: {
-    mutate: ['src/driver/oauth.ts'],
-    tests: ['test/driver/oauth.test.ts'],
+    mutate: ['src/driver/http/oauth.ts'],
+    tests: ['test/driver/http/oauth.test.ts'],
     concurrency: 1,
   },
   // verdict.ts against the tests that judge runs: the full unit suite reaches it through many slow tests.
   verdict: {
-    mutate: ['src/results/verdict.ts'],
-    tests: ['test/results/**/*.test.ts', 'test/reports/**/*.test.ts'],
+    mutate: ['src/judge/verdict.ts'],
+    tests: ['test/judge/verdict.test.ts', 'test/results/**/*.test.ts', 'test/reports/**/*.test.ts'],
     exclude: SANDBOX,
     concurrency: 1,
   },
   // Answer parity's judging modules (parity.ts compares recorded values across cells, answer.ts normalises an
   // answer) against their own unit tests.
   parity: {
-    mutate: ['src/results/parity.ts', 'src/driver/answer.ts'],
-    tests: ['test/results/parity.test.ts', 'test/driver/answer.test.ts'],
+    mutate: ['src/results/parity.ts', 'src/driver/client/answer.ts'],
+    tests: ['test/results/parity.test.ts', 'test/driver/client/answer.test.ts'],
     exclude: SANDBOX,
     concurrency: 1,
   },
@@ -117,16 +117,16 @@ export const PROFILES = {
   // the steps they share, against their unit tests (a scripted wire).
   lifecycle: {
     mutate: [
-      'src/driver/lifecycle-checks.ts',
-      'src/driver/lifecycle-in-flight.ts',
-      'src/driver/lifecycle-answer.ts',
-      'src/driver/lifecycle-steps.ts',
+      'src/driver/lifecycle/checks.ts',
+      'src/driver/lifecycle/in-flight.ts',
+      'src/driver/lifecycle/answer.ts',
+      'src/driver/lifecycle/steps.ts',
     ],
     tests: [
-      'test/driver/lifecycle-checks.test.ts',
-      'test/driver/lifecycle-in-flight.test.ts',
-      'test/driver/lifecycle-answer.test.ts',
-      'test/driver/lifecycle-steps.test.ts',
+      'test/driver/lifecycle/checks.test.ts',
+      'test/driver/lifecycle/in-flight.test.ts',
+      'test/driver/lifecycle/answer.test.ts',
+      'test/driver/lifecycle/steps.test.ts',
     ],
     exclude: SANDBOX,
     concurrency: 1,
@@ -136,8 +136,8 @@ export const PROFILES = {
   // The raw JSON-RPC wire (stdio and HTTP) against the stdio phase's lifecycle tests (real server processes,
   // one defect per mode; seconds per mutant) and the lifecycle unit tests (its pure readings).
   'lifecycle-live': {
-    mutate: ['src/driver/lifecycle-wire.ts'],
-    tests: ['test/driver/phases/lifecycle.test.ts', 'test/driver/lifecycle-*.test.ts'],
+    mutate: ['src/driver/lifecycle/wire.ts'],
+    tests: ['test/driver/phases/lifecycle.test.ts', 'test/driver/lifecycle/*.test.ts'],
     exclude: SANDBOX,
     concurrency: 1,
     timeoutMS: 15_000,
@@ -160,28 +160,28 @@ export const PROFILES = {
     judging('runtime-sdk', 'src/judge/runtime-sdk.ts', ['test/judge/runtime-sdk.test.ts']),
     judging('secrets', 'src/judge/secrets.ts', ['test/judge/secrets.test.ts']),
     judging('variant-environment', 'src/judge/variant-environment.ts', ['test/judge/*.test.ts']),
-    // The judges and specChecks on a scripted sender (test/driver/spec-checks.test.ts): the real-server tests
+    // The judges and specChecks on a scripted sender (test/driver/http/spec-checks.test.ts): the real-server tests
     // (test/driver/phases/spec-checks.test.ts) cost about 7 s a mutant on the shared machine, an hour a run.
-    judging('spec-checks', 'src/driver/spec-checks.ts', ['test/driver/spec-checks.test.ts']),
+    judging('spec-checks', 'src/driver/http/spec-checks.ts', ['test/driver/http/spec-checks.test.ts']),
     // The raw node:http sender the spec checks (and the lifecycle wire's SSE reading) use, on scripted loopback servers.
-    judging('raw-http', 'src/driver/raw-http.ts', ['test/driver/raw-http.test.ts']),
+    judging('raw-http', 'src/driver/http/raw-http.ts', ['test/driver/http/raw-http.test.ts']),
     // The 401 checks' judges and messages: their unit tests come first in http.test.ts (real servers after them,
     // reached only by a mutant the unit tests leave alive), and the several-challenges test over a real socket.
     judging('http-refusals', 'src/driver/phases/http-refusals.ts', [
       'test/driver/phases/http-refusals.test.ts',
       'test/driver/phases/http.test.ts',
     ]),
-    judging('checks', 'src/driver/checks.ts', ['test/results/checks.test.ts', 'test/config/docs.test.ts']),
-    judging('answering', 'src/driver/answering.ts', ['test/driver/answering.test.ts']),
+    judging('checks', 'src/contract/checks.ts', ['test/contract/checks.test.ts', 'test/config/docs.test.ts']),
+    judging('answering', 'src/driver/server/answering.ts', ['test/driver/server/answering.test.ts']),
     judging('conformance-catalogue', 'src/cells/conformance-catalogue.ts', ['test/cells/conformance-catalogue.test.ts']),
-    judging('second-judge', 'src/results/second-judge.ts', ['test/results/second-judge.test.ts']),
+    judging('second-judge', 'src/judge/second-judge.ts', ['test/judge/second-judge.test.ts']),
     judging('stdio-checks', 'src/driver/phases/stdio-checks.ts', ['test/driver/phases/stdio-checks.test.ts']),
     judging('driver-spec', 'src/cells/driver-spec.ts', ['test/cells/driver-spec.test.ts']),
-    judging('steps', 'src/driver/steps.ts', ['test/driver/steps.test.ts']),
-    judging('escaped', 'src/driver/escaped.ts', ['test/driver/escaped.test.ts']),
+    judging('steps', 'src/driver/client/steps.ts', ['test/driver/client/steps.test.ts']),
+    judging('escaped', 'src/driver/server/escaped.ts', ['test/driver/server/escaped.test.ts']),
     judging('conformance', 'src/driver/phases/conformance.ts', ['test/driver/phases/conformance.test.ts']),
     // The token proxy in front of a server under the conformance suite, over real loopback sockets.
-    judging('auth-proxy', 'src/driver/auth-proxy.ts', ['test/driver/auth-proxy.test.ts']),
+    judging('auth-proxy', 'src/driver/http/auth-proxy.ts', ['test/driver/http/auth-proxy.test.ts']),
     // Why a server is not answering is reached through httpPhase against real servers (seconds per mutant).
     judging('http-listen', 'src/driver/phases/http-listen.ts', ['test/driver/phases/http.test.ts']),
     judging('http-lifecycle', 'src/driver/phases/http-lifecycle.ts', ['test/driver/phases/http-lifecycle.test.ts']),

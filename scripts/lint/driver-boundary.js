@@ -1,25 +1,24 @@
-// The import boundary between the harness and the in-cell driver (src/driver, its own program).
-// The driver imports only node:* builtins, its own files, and (type-only) src/results/types.ts and
-// src/config/types.ts: it is shipped into cells where nothing else exists, and its bare imports must
-// resolve to the cell's SDK (loaded by adapter.ts alone). The harness imports the driver's types,
-// never its run-time code, except process ownership's shared cookie format and /proc readers, and the
-// sub-check catalogue (src/driver/checks.ts, through src/results/checks.ts).
+// The import boundary between the harness and the in-cell driver (src/driver, its own program), and the
+// contract they share (src/contract: the check catalogue, the protocol, the cookie), which ships with the driver.
+// The driver and the contract import only node:* builtins, their own files (the driver also the contract), and
+// (type-only) src/results/types.ts and src/config/types.ts: they run in cells where nothing else exists, and
+// the driver's bare imports must resolve to the cell's SDK (loaded by adapter.ts alone). The harness imports
+// the contract freely and the driver's types, never the driver's run-time code, except the /proc readers.
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const DRIVER = 'src/driver/';
+const CONTRACT = 'src/contract/';
 const DRIVER_TYPES = ['src/results/types', 'src/config/types'];
 /** Harness module → the driver modules it may load at run time, and why. */
 const HARNESS_RUNTIME = {
-  // One cookie format and one /proc reader on both sides: the harness sweeps what a killed driver left.
-  'src/process/cookie': ['src/driver/cookie', 'src/driver/proc'],
-  // One sub-check catalogue and fold rule on both sides: the driver records checks, the harness configures, audits and renders them.
-  'src/results/checks': ['src/driver/checks'],
+  // One /proc reader on both sides: the harness sweeps what a killed driver left.
+  'src/process/cookie': ['src/driver/server/proc'],
 };
 
 /** The driver files that load a module by a computed name: the cell's SDK (adapter.ts); the suite's own imports, in a suite process (suite-gate.ts). */
-const COMPUTED_IMPORTERS = [`${DRIVER}adapter.ts`, `${DRIVER}suite-gate.ts`];
+const COMPUTED_IMPORTERS = [`${DRIVER}client/adapter.ts`, `${DRIVER}probe/suite-gate.ts`];
 
 const rel = (file) => path.relative(ROOT, file).split(path.sep).join('/');
 const stem = (file) => file.replace(/\.(d\.ts|ts|js|mjs|cjs|mts|cts)$/, '');
@@ -34,7 +33,8 @@ const rule = {
   create(context) {
     const importer = rel(context.filename);
     if (!importer.startsWith('src/')) return {};
-    const inDriver = importer.startsWith(DRIVER);
+    const inContract = importer.startsWith(CONTRACT);
+    const inDriver = importer.startsWith(DRIVER) || inContract;
 
     const check = (node, source, typeOnly) => {
       if (!source || source.type !== 'Literal' || typeof source.value !== 'string') {
@@ -42,7 +42,7 @@ const rule = {
           context.report({
             node,
             message:
-              'Only src/driver/adapter.ts (the cell’s SDK) and src/driver/suite-gate.ts (the conformance suite’s own imports, in its process) load modules by a computed name.',
+              'Only src/driver/client/adapter.ts (the cell’s SDK) and src/driver/probe/suite-gate.ts (the conformance suite’s own imports, in its process) load modules by a computed name.',
           });
         return;
       }
@@ -56,7 +56,7 @@ const rule = {
             node: source,
             message: `The driver runs inside a cell: it imports only node:* builtins and its own files, not '${spec}' (the cell's SDK is loaded by adapter.ts).`,
           });
-        if (target.startsWith(DRIVER)) return;
+        if (target.startsWith(CONTRACT) || (!inContract && target.startsWith(DRIVER))) return;
         if (DRIVER_TYPES.includes(stem(target)))
           return typeOnly
             ? undefined
@@ -66,7 +66,7 @@ const rule = {
               });
         return context.report({
           node: source,
-          message: `The driver is its own program: it may not import ${target} (only node:*, src/driver/**, and type-only src/results/types.ts, src/config/types.ts).`,
+          message: `The driver is its own program: it may not import ${target} (only node:*, src/driver/**, src/contract/**, and type-only src/results/types.ts, src/config/types.ts).`,
         });
       }
       if (!target || !target.startsWith(DRIVER) || typeOnly) return;

@@ -10,7 +10,7 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { exportJWK, generateKeyPair, SignJWT, UnsecuredJWT, type CryptoKey, type JWK } from 'jose';
 import type { ResolvedConfig } from '../config/resolve.js';
-import type { OAuthServerSpec, TestTokens } from '../driver/protocol.js';
+import type { OAuthServerSpec, TestTokens } from '../contract/protocol.js';
 
 export type { TestTokens };
 

@@ -3,7 +3,7 @@ import { fork } from 'node:child_process';
 import { openSync, closeSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { DriverMessage, DriverSpec } from '../driver/protocol.js';
+import type { DriverMessage, DriverSpec } from '../contract/protocol.js';
 import type { PhaseName, PhaseResult } from '../results/types.js';
 import { currentCookie, killCarriers } from '../process/cookie.js';
 import { killGroup, track, untrack } from '../process/tracker.js';

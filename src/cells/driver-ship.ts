@@ -5,6 +5,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const DRIVER_SOURCE = fileURLToPath(new URL('../driver/', import.meta.url));
+// The contract the driver shares with the harness (src/contract) ships beside it: the driver imports `../contract/`.
+const CONTRACT_SOURCE = fileURLToPath(new URL('../contract/', import.meta.url));
 
 /** Where a shipped driver lives: `<dir>/.mcp-matrix/` holds the driver, its spec and its log. */
 export interface DriverLayout {
@@ -24,6 +26,13 @@ export async function installDriver(targetDir: string): Promise<DriverLayout> {
   const dir = path.join(targetDir, '.mcp-matrix');
   const driverDir = path.join(dir, 'driver');
   await mkdir(driverDir, { recursive: true });
-  await cp(DRIVER_SOURCE, driverDir, { recursive: true, filter: (src) => !src.endsWith('.d.ts') && !src.endsWith('tsconfig.json') });
-  return { dir, entry: path.join(driverDir, 'index.js'), probe: path.join(driverDir, 'probe.js'), log: path.join(dir, 'driver.log') };
+  const filter = (src: string) => !src.endsWith('.d.ts') && !src.endsWith('tsconfig.json');
+  await cp(DRIVER_SOURCE, driverDir, { recursive: true, filter });
+  await cp(CONTRACT_SOURCE, path.join(dir, 'contract'), { recursive: true, filter });
+  return {
+    dir,
+    entry: path.join(driverDir, 'index.js'),
+    probe: path.join(driverDir, 'probe', 'probe.js'),
+    log: path.join(dir, 'driver.log'),
+  };
 }

@@ -4,7 +4,7 @@
 import path from 'node:path';
 import type { ResolvedConfig } from '../config/resolve.js';
 import type { SecretPhase } from '../config/types.js';
-import type { DriverSpec, OAuthServerSpec } from '../driver/protocol.js';
+import type { DriverSpec, OAuthServerSpec } from '../contract/protocol.js';
 import { sharedBindSkip } from '../judge/bind-share.js';
 import type { RunSecrets } from '../judge/secrets.js';
 import { sdkPackageNames } from '../judge/sdk-tree.js';

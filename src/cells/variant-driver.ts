@@ -3,7 +3,7 @@
 // reports, with a shared bind or a missing conformance suite taking the place of the phase it skipped.
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import type { OAuthServerSpec } from '../driver/protocol.js';
+import type { OAuthServerSpec } from '../contract/protocol.js';
 import { driverStopped, suiteMissing } from '../judge/not-measured.js';
 import type { PlannedCell, PlannedVariant } from '../plan/plan.js';
 import type { CellResult, PhaseName, PhaseResult } from '../results/types.js';

@@ -13,12 +13,12 @@ import type { RawManifest } from '../plan/package-info.js';
 import { createRegistry, type Registry } from '../plan/registry.js';
 import type { CellResult, PhaseResult } from '../results/types.js';
 import { errorMessage, type Failure } from '../util/result.js';
-import { parseHttp } from './init-args.js';
-import { deriveInit, initCells, PRIMARIES } from './init-plan.js';
-import { probeServer, type Probe } from './init-probe.js';
-import { exampleSteps, renderConfig, type Detected } from './init-config-template.js';
-import { renderWorkflow } from './init-workflow-template.js';
-import { detectRepo, workflowFileFor } from './init-repo.js';
+import { parseHttp } from './init/args.js';
+import { deriveInit, initCells, PRIMARIES } from './init/plan.js';
+import { probeServer, type Probe } from './init/probe.js';
+import { exampleSteps, renderConfig, type Detected } from './init/config-template.js';
+import { renderWorkflow } from './init/workflow-template.js';
+import { detectRepo, workflowFileFor } from './init/repo.js';
 
 export const CONFIG_FILE = 'matrix.config.ts';
 export const WORKFLOW_FILE = path.join('.github', 'workflows', 'mcp-matrix.yml');

@@ -8,7 +8,7 @@ import { runMatrix } from '../orchestrator/run-matrix.js';
 import type { ProgressMode } from '../orchestrator/progress.js';
 import { publishInto } from '../reports/publish.js';
 import { checkOutDir, writeReportsSync, writeRunReports } from '../reports/write.js';
-import { decideRun, storedFacts } from '../results/verdict.js';
+import { decideRun, storedFacts } from '../judge/verdict.js';
 import { baselineFromRun, DEFAULT_BASELINE, parseBaseline, renderBaseline } from '../reports/baseline.js';
 import type { BaselineEntry, RunResult } from '../results/types.js';
 import { hasAxes } from '../results/variants.js';

@@ -1,7 +1,7 @@
 // What each config key means: the text of docs/config.md. The keys and types come from the schema
 // (schema-tree.ts); a test fails when a schema key has no entry here, or an entry names no key.
 
-import { CHECKS, type CheckPhase } from '../results/checks.js';
+import { CHECKS, type CheckPhase } from '../contract/checks.js';
 
 /** `http.checks.<id>`: what the check proves, the requirement it comes from, its default level. */
 function checkRows(phase: CheckPhase): Record<string, string> {

@@ -2,7 +2,7 @@
 import path from 'node:path';
 import type { ClientSpec } from './types.js';
 import type { CheckLevel } from '../results/types.js';
-import { CHECKS, defaultLevel, type CheckPhase } from '../results/checks.js';
+import { CHECKS, defaultLevel, type CheckPhase } from '../contract/checks.js';
 import type { ParityAllowance } from '../results/types.js';
 import type { CellConfig, MajorRecipe, MatrixConfig, Step, SurfaceExpectation } from './define.js';
 import { cellIdFromPin } from './schema.js';
@@ -61,7 +61,7 @@ export interface ResolvedConfig {
         auth: 'bearer' | 'none' | 'oauth';
         /** With `auth: 'oauth'`: what the tokens carry (audience absent: the endpoint URL). */
         oauth?: { audience?: string; scopes: string[] };
-        /** Every http sub-check's level, defaults applied (src/driver/checks.ts). */
+        /** Every http sub-check's level, defaults applied (src/contract/checks.ts). */
         checks: Record<string, CheckLevel>;
       });
   bind: false | (ServerStart & { dropEnv: string[]; path?: string });

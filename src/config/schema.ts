@@ -3,7 +3,7 @@ import { z } from 'zod';
 import semver from 'semver';
 import { formatIssues as formatLeafIssues } from './issues.js';
 import { CLIENT_PACKAGES, DEFAULT_MAJORS, pinMajor } from './majors.js';
-import { CHECK_LEVELS, checkIds, type CheckPhase } from '../results/checks.js';
+import { CHECK_LEVELS, checkIds, type CheckPhase } from '../contract/checks.js';
 
 const stringRecord = z.record(z.string(), z.string());
 const expectation = z.union([z.number().int().nonnegative(), z.array(z.string())]);
@@ -54,7 +54,7 @@ const client = z.strictObject({
   noArguments: z.enum(['empty', 'omit']).optional(),
 });
 
-/** `<phase>.checks`: a level per known sub-check (src/driver/checks.ts); unknown names and levels list the valid ones. */
+/** `<phase>.checks`: a level per known sub-check (src/contract/checks.ts); unknown names and levels list the valid ones. */
 function checkLevels(phase: CheckPhase) {
   const level = z.enum(CHECK_LEVELS as ['require', 'warn', 'off']).optional();
   return z.strictObject(Object.fromEntries(checkIds(phase).map((id) => [id, level])));

@@ -8,7 +8,7 @@ export type Step =
       vary?: Vary;
       arguments?: Record<string, unknown>;
       /**
-       * The call takes a while: the lifecycle checks (src/driver/lifecycle-checks.ts) cancel it in flight
+       * The call takes a while: the lifecycle checks (src/driver/lifecycle/checks.ts) cancel it in flight
        * and send a second `initialize` while it runs. One that answers at once is a config warning.
        */
       slow?: boolean;

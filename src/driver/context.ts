@@ -4,16 +4,16 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { PhaseName, PhaseResult } from '../results/types.js';
-import { AnsweredServers } from './answering.js';
-import { DEFAULT_CLIENT, loadAdapter, type SdkAdapter, type SeenRequest } from './adapter.js';
-import type { DriverMessage, DriverSpec, ServerCommand } from './protocol.js';
-import { makeCookie, RUN_COOKIE_VAR, SERVER_TAG_VAR } from './cookie.js';
+import { AnsweredServers } from './server/answering.js';
+import { DEFAULT_CLIENT, loadAdapter, type SdkAdapter, type SeenRequest } from './client/adapter.js';
+import type { DriverMessage, DriverSpec, ServerCommand } from '../contract/protocol.js';
+import { makeCookie, RUN_COOKIE_VAR, SERVER_TAG_VAR } from '../contract/cookie.js';
 import type { Settled } from './phases/leaks.js';
-import { asyncIdMark } from './probe.js';
-import { startTime } from './proc.js';
-import type { Redactor } from './redact.js';
-import { SDK_PACKAGES_ENV } from './sdk-load.js';
-import { ServerProcess, type ExitInfo } from './server-process.js';
+import { asyncIdMark } from './probe/probe.js';
+import { startTime } from './server/proc.js';
+import type { Redactor } from './server/redact.js';
+import { SDK_PACKAGES_ENV } from './probe/sdk-load.js';
+import { ServerProcess, type ExitInfo } from './server/process.js';
 
 export type Summary = Extract<DriverMessage, { type: 'done' }>['summary'];
 export type ServerRole = 'stdio' | 'http' | 'bind' | 'conformance';

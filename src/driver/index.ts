@@ -4,23 +4,23 @@
 // A phase starts only once the servers of the phases before it have exited (or their grace ran out,
 // and they were killed): a server holding a lock or a port must not meet its own successor.
 
-import './probe.js';
+import './probe/probe.js';
 import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { PhaseName, PhaseResult } from '../results/types.js';
 import { DriverContext, errorText } from './context.js';
-import { activeResources } from './driver-handles.js';
+import { activeResources } from './probe/driver-handles.js';
 import { bindPhase } from './phases/bind.js';
 import { conformancePhase } from './phases/conformance.js';
 import { httpPhase } from './phases/http.js';
 import { leaksPhase, settleOnce, type Settled } from './phases/leaks.js';
-import { cellPlaceholders, makeScratchDir } from './placeholders.js';
+import { cellPlaceholders, makeScratchDir } from './client/placeholders.js';
 import { stdioPhase } from './phases/stdio.js';
-import type { DriverMessage, DriverSpec } from './protocol.js';
-import { killTaggedNow, sweepTagged } from './escaped.js';
-import { killGroup } from './proc.js';
-import { Redactor } from './redact.js';
-import { withSdkRuntime } from './sdk-runtime.js';
+import type { DriverMessage, DriverSpec } from '../contract/protocol.js';
+import { killTaggedNow, sweepTagged } from './server/escaped.js';
+import { killGroup } from './server/proc.js';
+import { Redactor } from './server/redact.js';
+import { withSdkRuntime } from './client/sdk-runtime.js';
 
 let baseline: string[] = [];
 const redactor = new Redactor();

@@ -3,7 +3,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { CellResult } from '../results/types.js';
-import { decideCellResult } from '../results/verdict.js';
+import { decideCellResult } from './verdict.js';
 import { sha256 } from '../util/sha256.js';
 
 /** sha256 of the cell's package-lock.json as it is now (undefined when there is none). */

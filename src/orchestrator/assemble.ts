@@ -1,5 +1,5 @@
 // A run's RunResult from its rows: the plan and host it ran on, and the run verdict, decided with the
-// plan's lockstep findings, the baseline and the surface check (results/verdict.ts, results/surface.ts).
+// plan's lockstep findings, the baseline and the surface check (judge/verdict.ts, results/surface.ts).
 import os from 'node:os';
 import path from 'node:path';
 import type { Tarball } from '../pack/pack.js';
@@ -8,7 +8,7 @@ import { compareRecorded, parityFailures, type Recorded } from '../results/parit
 import { judgeSplitSteps } from '../results/split-steps.js';
 import { compareSnapshot, surfaceCheck, surfaceFailures, type SurfaceItems } from '../results/surface.js';
 import { RESULTS_SCHEMA_VERSION, type BaselineEntry, type CellResult, type RunResult, type VariantRef } from '../results/types.js';
-import { decideRun } from '../results/verdict.js';
+import { decideRun } from '../judge/verdict.js';
 import { HARNESS_VERSION } from '../version.js';
 
 export interface RunFacts {

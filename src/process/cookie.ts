@@ -1,8 +1,8 @@
 // The run's cookie on the orchestrator side: set once in this process's environment, so every process
 // the run starts (npm, git, the driver, every server) inherits it; read back from /proc to find what
-// is left of this run, or of a run whose owner died (see driver/cookie.ts for the format).
-import { carriers, startTime, type Carrier } from '../driver/proc.js';
-import { cookieOwner, makeCookie, RUN_COOKIE_VAR, SERVER_TAG_VAR } from '../driver/cookie.js';
+// is left of this run, or of a run whose owner died (see contract/cookie.ts for the format).
+import { carriers, startTime, type Carrier } from '../driver/server/proc.js';
+import { cookieOwner, makeCookie, RUN_COOKIE_VAR, SERVER_TAG_VAR } from '../contract/cookie.js';
 
 export { RUN_COOKIE_VAR };
 

@@ -4,7 +4,7 @@
 // entry names the line to delete.
 
 import { PHASES, type BaselineEntry, type PhaseName, type RunResult } from '../results/types.js';
-import { baselineMatches } from '../results/verdict.js';
+import { baselineMatches } from '../judge/verdict.js';
 import { fail, ok, type Result } from '../util/result.js';
 
 export const DEFAULT_BASELINE = 'mcp-matrix.baseline.json';

@@ -3,7 +3,7 @@
 // measured, with its message (a failed required check is in its phase's failure section already).
 
 import type { RunResult } from '../results/types.js';
-import { checkSource } from '../results/checks.js';
+import { checkSource } from '../contract/checks.js';
 import { checkOf, checkRows, requirementOf } from './check-rows.js';
 import { codeSpan, mdInline } from './format.js';
 import { checkOutcomeLabel, displayCells } from './view.js';

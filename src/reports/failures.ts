@@ -4,7 +4,7 @@
 import type { CellResult, ClientInstallRef, InstallSourceRef, PhaseResult, RunResult } from '../results/types.js';
 import { PHASES } from '../results/types.js';
 import { cleanText, fenced, mdInline, seconds } from './format.js';
-import { cellOutcome } from '../results/verdict.js';
+import { cellOutcome } from '../judge/verdict.js';
 import { displayCells, handleText, nodeLabel, phaseLabel, pinLabel, problemPhases, variantLabel } from './view.js';
 
 /** Every failure section, under `## Failures`; empty when nothing failed. */

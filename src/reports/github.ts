@@ -5,13 +5,13 @@
 
 import type { BaselineEntry, CellResult, PhaseResult, RunResult, SubCheckResult } from '../results/types.js';
 import { PHASES } from '../results/types.js';
-import { checkSource } from '../results/checks.js';
+import { checkSource } from '../contract/checks.js';
 import { SNAPSHOT_FILE } from '../results/surface.js';
 import { cleanText } from './format.js';
 import { renderChecks } from './checks.js';
 import { renderFailures } from './failures.js';
 import { renderTable, renderTitle, renderWarnings } from './markdown.js';
-import { baselineMatches, cellOutcome, judgeBaseline } from '../results/verdict.js';
+import { baselineMatches, cellOutcome, judgeBaseline } from '../judge/verdict.js';
 import { displayCells, phaseOf, staleAdvice, variantLabel } from './view.js';
 
 /** The title (with the surface and answer parity lines), the table, the sub-checks and the failure sections (no environment: that stays in matrix.md). */

@@ -3,11 +3,11 @@
 // with every attribute and text escaped and characters illegal in XML 1.0 removed.
 
 import type { CellResult, PhaseResult, RunResult, SubCheckResult } from '../results/types.js';
-import { checkLine } from '../results/checks.js';
+import { checkLine } from '../contract/checks.js';
 import { PHASES } from '../results/types.js';
 import { xmlAttr, xmlText } from './format.js';
 import { parityJunit } from './parity-lines.js';
-import { cellOutcome } from '../results/verdict.js';
+import { cellOutcome } from '../judge/verdict.js';
 import { displayCells, handleText, phaseOf, recordedBehaviour, staleAdvice, variantLabel } from './view.js';
 
 const secs = (ms: number): string => (Math.max(0, ms) / 1000).toFixed(3);

@@ -5,7 +5,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parseResults } from './json.js';
 import type { RunResult } from '../results/types.js';
-import { auditRun } from '../results/verdict.js';
+import { auditRun } from '../judge/verdict.js';
 import type { Failure } from '../util/result.js';
 
 export type LoadResultsOutcome = { ok: true; run: RunResult } | { ok: false; error: Failure };

@@ -7,7 +7,7 @@ import { renderChecks } from './checks.js';
 import { BEFORE_CONFORMANCE } from './json.js';
 import { renderFailures } from './failures.js';
 import { codeSpan, mdInline, seconds, shortHash } from './format.js';
-import { cellOutcome, judgeBaseline, runReasons, storedFacts } from '../results/verdict.js';
+import { cellOutcome, judgeBaseline, runReasons, storedFacts } from '../judge/verdict.js';
 import { hasAxes } from '../results/variants.js';
 import { parityMarkdown } from './parity-lines.js';
 import {

@@ -7,7 +7,7 @@ import type { CellResult, RunResult } from '../results/types.js';
 import { surfaceCheck, surfaceFailures } from '../results/surface.js';
 import { compareRecorded, parityFailures } from '../results/parity.js';
 import { judgeSplitSteps } from '../results/split-steps.js';
-import { auditRun, decideRun } from '../results/verdict.js';
+import { auditRun, decideRun } from '../judge/verdict.js';
 import { plannedVariants } from '../results/variants.js';
 
 export interface MergePiece {

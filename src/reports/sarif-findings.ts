@@ -4,8 +4,8 @@
 // problem, not the server's: it is never a finding. Nothing here judges again: it reads the verdicts.
 
 import type { CellResult, PhaseResult, RunResult } from '../results/types.js';
-import { baselineMatches, cellOutcome } from '../results/verdict.js';
-import { checkSource } from '../results/checks.js';
+import { baselineMatches, cellOutcome } from '../judge/verdict.js';
+import { checkSource } from '../contract/checks.js';
 import { ruleForCheck, type RuleDef } from './sarif-rules.js';
 import { displayCells, handleText } from './view.js';
 import { cleanText } from './format.js';

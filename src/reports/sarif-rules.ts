@@ -1,9 +1,9 @@
 // The SARIF rules of matrix.sarif: one stable id per kind of finding (documented in docs/phases.md,
 // "matrix.sarif"), with the help a code-scanning page shows. The http sub-checks are the catalogue's
-// own (src/driver/checks.ts); a second judge's scenarios (conformance) get a rule each as they appear.
+// own (src/contract/checks.ts); a second judge's scenarios (conformance) get a rule each as they appear.
 
 import type { ReportingDescriptor } from 'sarif';
-import { CHECKS, type CheckDefinition } from '../results/checks.js';
+import { CHECKS, type CheckDefinition } from '../contract/checks.js';
 import type { PhaseName, SubCheckResult } from '../results/types.js';
 
 /** One rule: its id is `<phase>/<what>` (or `surface/…`, `config/…` for findings of the run). */

@@ -3,9 +3,9 @@
 // here), each sub-check warning, then how to reproduce the cell. Lines only; the CLI hands them to the logger.
 
 import type { BaselineEntry, CellResult, PhaseResult, RunResult } from '../results/types.js';
-import { baselineMatches, judgeBaseline } from '../results/verdict.js';
+import { baselineMatches, judgeBaseline } from '../judge/verdict.js';
 import { cleanText } from './format.js';
-import { checkSource } from '../results/checks.js';
+import { checkSource } from '../contract/checks.js';
 
 /** At most this many stderr lines per phase, each cut to this many characters. */
 export const STDERR_LINES = 12;

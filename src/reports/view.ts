@@ -11,9 +11,9 @@ import type {
   SubCheckResult,
   VariantRef,
 } from '../results/types.js';
-import { notableChecks } from '../results/checks.js';
+import { notableChecks } from '../contract/checks.js';
 import { plannedVariants, selectedVariants } from '../results/variants.js';
-import { cellOutcome } from '../results/verdict.js';
+import { cellOutcome } from '../judge/verdict.js';
 
 /**
  * The rows to show: one per variant, in plan order (so grouped by cell). A planned variant with no

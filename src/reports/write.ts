@@ -5,7 +5,7 @@ import { mkdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { mkdir, open, rename, rm, stat, statfs, writeFile } from 'node:fs/promises';
 import path, { join } from 'node:path';
 import type { RunResult } from '../results/types.js';
-import { asInterrupted } from '../results/verdict.js';
+import { asInterrupted } from '../judge/verdict.js';
 import { renderJson } from './json.js';
 import { renderJunit } from './junit.js';
 import { renderMarkdown } from './markdown.js';

@@ -16,7 +16,7 @@ export type CheckLevel = 'require' | 'warn' | 'off';
 
 /**
  * One reported sub-check of a phase (the catalogue of known ids and their requirements:
- * src/driver/checks.ts). A phase that records `checks` has exactly the verdict they fold to
+ * src/contract/checks.ts). A phase that records `checks` has exactly the verdict they fold to
  * (`decidePhase`, audited by verdict.ts).
  */
 export interface SubCheckResult {

@@ -7,7 +7,7 @@ import type { Floor } from '../../bench/floor.js';
 import type { CellRow, Run } from '../../bench/harness.js';
 import { lifecycleRows, phaseLifecycle, renderLifecycle } from '../../bench/lifecycle.js';
 import type { Full } from '../../bench/rep.js';
-import type { LifecycleTimes } from '../../src/driver/lifecycle-checks.js';
+import type { LifecycleTimes } from '../../src/driver/lifecycle/checks.js';
 
 const TIMES: LifecycleTimes = {
   durationMs: 2000,

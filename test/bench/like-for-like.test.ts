@@ -7,7 +7,7 @@ import { likeForLike, likeForLikeOff } from '../../bench/like-for-like.js';
 import type { Rep } from '../../bench/rep.js';
 import { renderYardsticks, summarizeYardsticks } from '../../bench/yardsticks-report.js';
 import type { Reading } from '../../bench/yardsticks.js';
-import { checkIds } from '../../src/results/checks.js';
+import { checkIds } from '../../src/contract/checks.js';
 import { validateConfig } from '../../src/config/schema.js';
 import project from '../../matrix.config.js';
 

@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runDriver, type DriverLayout } from '../../src/cells/driver-launch.js';
-import type { DriverSpec } from '../../src/driver/protocol.js';
+import type { DriverSpec } from '../../src/contract/protocol.js';
 
 let dir: string;
 beforeAll(async () => {

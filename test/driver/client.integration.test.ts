@@ -6,7 +6,7 @@
 import { cpSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ClientSpec, DriverSpec, Step } from '../../src/driver/protocol.js';
+import type { ClientSpec, DriverSpec, Step } from '../../src/contract/protocol.js';
 import { baseSpec, buildDriver, makeCell, removeDir, ROOT, runDriver, tempDir, type Cell, type DriverRun } from './helpers/cell.js';
 
 const SERVER = join(ROOT, 'test/driver/fixtures/client-server.mjs');

@@ -5,8 +5,8 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LIFECYCLE_IDS } from '../../src/driver/lifecycle-checks.js';
-import { procAvailable } from '../../src/driver/proc.js';
+import { LIFECYCLE_IDS } from '../../src/driver/lifecycle/checks.js';
+import { procAvailable } from '../../src/driver/server/proc.js';
 import type { PhaseName } from '../../src/results/types.js';
 import {
   baseSpec,

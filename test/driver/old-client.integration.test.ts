@@ -3,10 +3,10 @@
 // orchestrator runs a variant. A client without Streamable HTTP skips the http phase with the reason; a client that
 // cannot read a `resource_link` answer fails the step, naming the client, the negotiated protocol and the content type.
 
-import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DriverSpec, Step } from '../../src/driver/protocol.js';
+import type { DriverSpec, Step } from '../../src/contract/protocol.js';
 import {
   baseSpec,
   buildDriver,
@@ -16,6 +16,7 @@ import {
   removeDir,
   ROOT,
   runDriver,
+  shipDriver,
   tempDir,
   type Cell,
   type DriverRun,
@@ -170,10 +171,7 @@ describe('a client variant (the driver loads its client from its own install)', 
 
   it("a client install without its client: stdio and http are not-measured, naming the client (not the server's doing)", async () => {
     const dir = join(work, 'empty-client');
-    const driver = join(dir, '.mcp-matrix/driver');
-    mkdirSync(driver, { recursive: true });
-    cpSync(build, driver, { recursive: true });
-    writeFileSync(join(driver, 'package.json'), '{ "type": "module" }\n');
+    const driver = shipDriver(build, dir);
     const empty: Cell = { dir, major: 1, driver };
     const run = await runDriver(empty, variantSpec(empty, '1.0.0', [ECHO]));
     expect(verdicts(run), explain(run)).toEqual({

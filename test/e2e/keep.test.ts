@@ -8,7 +8,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { BIN, cli, readResults, ROOT, tempDir } from './helpers/cli.js';
 import { processes, runDirs, sleep } from './helpers/procs.js';
-import type { DriverMessage } from '../../src/driver/protocol.js';
+import type { DriverMessage } from '../../src/contract/protocol.js';
 import { TEST_CACHE_ENV } from '../helpers/node-runtimes.js';
 
 const dirs: string[] = [];

@@ -29,10 +29,10 @@ describe('driver boundary (eslint)', { timeout: 180_000 }, () => {
 
   it('the driver: harness code is refused, from any depth', async () => {
     expect(await crossings('src/driver/new.ts', `import { decideCell } from '../results/verdict.js';\nexport { decideCell };\n`)).toEqual([
-      'The driver is its own program: it may not import src/results/verdict.js (only node:*, src/driver/**, and type-only src/results/types.ts, src/config/types.ts).',
+      'The driver is its own program: it may not import src/judge/verdict.js (only node:*, src/driver/**, src/contract/**, and type-only src/results/types.ts, src/config/types.ts).',
     ]);
     expect(await crossings('src/driver/phases/new.ts', `export { run } from '../../process/exec.js';\n`)).toEqual([
-      'The driver is its own program: it may not import src/process/exec.js (only node:*, src/driver/**, and type-only src/results/types.ts, src/config/types.ts).',
+      'The driver is its own program: it may not import src/process/exec.js (only node:*, src/driver/**, src/contract/**, and type-only src/results/types.ts, src/config/types.ts).',
     ]);
   });
 
@@ -49,10 +49,10 @@ describe('driver boundary (eslint)', { timeout: 180_000 }, () => {
 
   it('the driver: only adapter.ts and suite-gate.ts load a module by a computed name', async () => {
     const code = `export const load = (s: string) => import(s);\n`;
-    expect(await crossings('src/driver/adapter.ts', code)).toEqual([]);
-    expect(await crossings('src/driver/suite-gate.ts', code)).toEqual([]);
-    expect(await crossings('src/driver/steps.ts', code)).toEqual([
-      'Only src/driver/adapter.ts (the cell’s SDK) and src/driver/suite-gate.ts (the conformance suite’s own imports, in its process) load modules by a computed name.',
+    expect(await crossings('src/driver/client/adapter.ts', code)).toEqual([]);
+    expect(await crossings('src/driver/probe/suite-gate.ts', code)).toEqual([]);
+    expect(await crossings('src/driver/client/steps.ts', code)).toEqual([
+      'Only src/driver/client/adapter.ts (the cell’s SDK) and src/driver/probe/suite-gate.ts (the conformance suite’s own imports, in its process) load modules by a computed name.',
     ]);
   });
 
@@ -60,18 +60,33 @@ describe('driver boundary (eslint)', { timeout: 180_000 }, () => {
     expect(
       await crossings('src/cells/new.ts', `import type { DriverSpec } from '../driver/protocol.js';\nexport type S = DriverSpec;\n`),
     ).toEqual([]);
-    expect(await crossings('src/cells/new.ts', `import { Redactor } from '../driver/redact.js';\nexport { Redactor };\n`)).toEqual([
-      'The harness ships the driver, it does not run its code: import src/driver/redact.js with `import type` (or run it in the driver).',
+    expect(await crossings('src/cells/new.ts', `import { Redactor } from '../driver/server/redact.js';\nexport { Redactor };\n`)).toEqual([
+      'The harness ships the driver, it does not run its code: import src/driver/server/redact.js with `import type` (or run it in the driver).',
     ]);
     expect(await crossings('src/reports/new.ts', `export * from '../driver/surface.js';\n`)).toHaveLength(1);
   });
 
-  it("the harness: process ownership shares the driver's cookie format and /proc readers, and only those", async () => {
-    const code = `import { carriers } from '../driver/proc.js';\nimport { makeCookie } from '../driver/cookie.js';\nexport { carriers, makeCookie };\n`;
+  it("the harness: process ownership shares the driver's /proc readers, and only those; the contract is shared", async () => {
+    const code = `import { carriers } from '../driver/server/proc.js';\nimport { makeCookie } from '../contract/cookie.js';\nexport { carriers, makeCookie };\n`;
     expect(await crossings('src/process/cookie.ts', code)).toEqual([]);
-    expect(await crossings('src/process/sweep.ts', code)).toHaveLength(2);
+    expect(await crossings('src/process/sweep.ts', code)).toHaveLength(1);
     expect(
-      await crossings('src/process/cookie.ts', `import { Redactor } from '../driver/redact.js';\nexport { Redactor };\n`),
+      await crossings('src/process/cookie.ts', `import { Redactor } from '../driver/server/redact.js';\nexport { Redactor };\n`),
+    ).toHaveLength(1);
+  });
+
+  it('the contract: ships with the driver, so it imports neither the driver nor the harness', async () => {
+    expect(
+      await crossings(
+        'src/contract/new.ts',
+        `import { randomBytes } from 'node:crypto';\nimport { CHECKS } from './checks.js';\nexport { randomBytes, CHECKS };\n`,
+      ),
+    ).toEqual([]);
+    expect(
+      await crossings('src/contract/new.ts', `import { Redactor } from '../driver/server/redact.js';\nexport { Redactor };\n`),
+    ).toHaveLength(1);
+    expect(
+      await crossings('src/contract/new.ts', `import { decideCell } from '../judge/verdict.js';\nexport { decideCell };\n`),
     ).toHaveLength(1);
   });
 

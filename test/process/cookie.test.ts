@@ -4,8 +4,8 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { carriers, procAvailable, startTime } from '../../src/driver/proc.js';
-import { cookieOwner, makeCookie, RUN_COOKIE_VAR, SERVER_TAG_VAR } from '../../src/driver/cookie.js';
+import { carriers, procAvailable, startTime } from '../../src/driver/server/proc.js';
+import { cookieOwner, makeCookie, RUN_COOKIE_VAR, SERVER_TAG_VAR } from '../../src/contract/cookie.js';
 import { killCarriers, orphanedCarriers, ownerAlive, settleCarriers } from '../../src/process/cookie.js';
 import { describeSwept, shortCommand, sweepStale } from '../../src/orchestrator/sweep.js';
 import { createRunDir, markKept, OWNER_FILE, readOwner, removeRunDirWithin } from '../../src/cells/workspace.js';

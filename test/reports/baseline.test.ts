@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import { baselineFromRun, parseBaseline, renderBaseline } from '../../src/reports/baseline.js';
-import { auditRun, decideRun, judgeBaseline, runReasons } from '../../src/results/verdict.js';
+import { auditRun, decideRun, judgeBaseline, runReasons } from '../../src/judge/verdict.js';
 import { FOUR_CELLS, makeRun, variantSpecs } from './helpers/make-run.js';
 
 const [floor, v1] = FOUR_CELLS;

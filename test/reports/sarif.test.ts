@@ -8,7 +8,7 @@ import type { Log, Result } from 'sarif';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { renderSarif } from '../../src/reports/sarif.js';
 import { STATIC_RULES } from '../../src/reports/sarif-rules.js';
-import { CHECKS } from '../../src/results/checks.js';
+import { CHECKS } from '../../src/contract/checks.js';
 import type { RunResult, SubCheckResult } from '../../src/results/types.js';
 import { FOUR_CELLS, makeRun, variantSpecs } from './helpers/make-run.js';
 import { validateSarif } from './helpers/sarif-validator.js';

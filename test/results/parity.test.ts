@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import type { ParityAllowance, RunResult } from '../../src/results/types.js';
 import { compareRecorded, parityFailures, recordedSnapshot, recordedValues } from '../../src/results/parity.js';
-import { auditRun, decideRun, runReasons, storedFacts } from '../../src/results/verdict.js';
+import { auditRun, decideRun, runReasons, storedFacts } from '../../src/judge/verdict.js';
 import { mergeResults, renderJson, renderJunit, renderMarkdown, renderSarif } from '../../src/reports/index.js';
 import { renderHtml } from '../../src/reports/html/page.js';
 import { validateRun } from '../../src/reports/validate.js';

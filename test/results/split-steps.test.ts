@@ -1,9 +1,9 @@
 import { describe, expect, test } from 'vitest';
-import { checkResult } from '../../src/driver/checks.js';
+import { checkResult } from '../../src/contract/checks.js';
 import type { PhaseResult, RunResult } from '../../src/results/types.js';
 import { compareRecorded } from '../../src/results/parity.js';
 import { judgeSplitSteps } from '../../src/results/split-steps.js';
-import { auditRun, decideRun, storedFacts } from '../../src/results/verdict.js';
+import { auditRun, decideRun, storedFacts } from '../../src/judge/verdict.js';
 import { mergeResults, renderJunit, renderMarkdown, renderSarif } from '../../src/reports/index.js';
 import { renderHtml } from '../../src/reports/html/page.js';
 import { makeRun, pieceOf, type CellSpec } from '../reports/helpers/make-run.js';

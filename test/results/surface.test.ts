@@ -14,7 +14,7 @@ import {
   surfaceCheck,
   surfaceFailures,
 } from '../../src/results/surface.js';
-import { auditRun, decideRun, storedFacts } from '../../src/results/verdict.js';
+import { auditRun, decideRun, storedFacts } from '../../src/judge/verdict.js';
 import { CLIENT_NEW, CLIENT_OLD, makeRun, pieceOf, variantSpecs, type CellSpec } from '../reports/helpers/make-run.js';
 
 const add = (required?: string[]) => ({

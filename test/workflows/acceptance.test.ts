@@ -11,7 +11,7 @@ import { afterAll, describe, expect, test } from 'vitest';
 import type { RunResult } from '../../src/results/types.js';
 import { CONFIG_HASH, FOUR_CELLS, makeRun, pieceOf, type CellSpec } from '../reports/helpers/make-run.js';
 import { runWorkflow, type RunOptions, type RunRecord } from '../helpers/workflow-runner.js';
-import { renderWorkflow } from '../../src/commands/init-workflow-template.js';
+import { renderWorkflow } from '../../src/commands/init/workflow-template.js';
 import { TEST_TREE_CACHE } from '../helpers/node-runtimes.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');

@@ -3,9 +3,9 @@
 // listen. Pure functions of the facts, so each outcome is tested without a server.
 
 import type { Verdict } from '../../results/types.js';
-import { describeListen, listenAddress, type ClassifiedListen, type FailedListen, type Unauthenticated } from '../listen-watch.js';
-import type { StartFailure } from '../start-failure.js';
-import { bearerParams } from '../oauth.js';
+import { describeListen, listenAddress, type ClassifiedListen, type FailedListen, type Unauthenticated } from '../http/listen-watch.js';
+import type { StartFailure } from '../server/start-failure.js';
+import { bearerParams } from '../http/oauth.js';
 
 /** How the phase ended, recorded as `details.outcome` (additive; the table reads `loopback-only`). */
 export type BindOutcome =

@@ -22,10 +22,10 @@ import {
   TEST_BIND_PORTS_ENV,
   type ClassifiedListen,
   type FailedListen,
-} from '../listen-watch.js';
-import type { DriverSpec } from '../protocol.js';
-import { isNodeScript, type ServerProcess } from '../server-process.js';
-import { portInUse, spawnFailure, startFailure } from '../start-failure.js';
+} from '../http/listen-watch.js';
+import type { DriverSpec } from '../../contract/protocol.js';
+import { isNodeScript, type ServerProcess } from '../server/process.js';
+import { portInUse, spawnFailure, startFailure } from '../server/start-failure.js';
 import { context, judgeExit, observed, relative, triedToListen, type BindOutcome } from './bind-judgement.js';
 
 type BindSpec = Exclude<DriverSpec['phases']['bind'], false>;

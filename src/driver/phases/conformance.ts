@@ -14,12 +14,12 @@ import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { CheckLevel, PhaseResult, SubCheckResult } from '../../results/types.js';
-import { CHECKS, decidePhase } from '../checks.js';
-import { proxiedUrl, startAuthProxy, type AuthProxy } from '../auth-proxy.js';
+import { CHECKS, decidePhase } from '../../contract/checks.js';
+import { proxiedUrl, startAuthProxy, type AuthProxy } from '../http/auth-proxy.js';
 import { commandFor, errorText, result, type DriverContext } from '../context.js';
-import { freePort, waitUntilListening } from '../listen-watch.js';
-import { killGroup } from '../proc.js';
-import type { DriverSpec } from '../protocol.js';
+import { freePort, waitUntilListening } from '../http/listen-watch.js';
+import { killGroup } from '../server/proc.js';
+import type { DriverSpec } from '../../contract/protocol.js';
 import { endpointUrl } from './http.js';
 
 type ConformanceSpec = Exclude<DriverSpec['phases']['conformance'], false | undefined>;

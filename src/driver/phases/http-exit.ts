@@ -4,9 +4,9 @@
 // checks do the same among themselves (spec-checks.ts); the round trip and the lifecycle edges then name it too.
 
 import type { CheckLevel, SubCheckResult } from '../../results/types.js';
-import { checkResult } from '../checks.js';
-import { CATALOGUE_IDS, oauthStep, type OAuthCheck, type OAuthCheckId } from '../oauth.js';
-import type { ServerProcess } from '../server-process.js';
+import { checkResult } from '../../contract/checks.js';
+import { CATALOGUE_IDS, oauthStep, type OAuthCheck, type OAuthCheckId } from '../http/oauth.js';
+import type { ServerProcess } from '../server/process.js';
 
 /** How the server ended (`code 7`, `signal SIGKILL`) and the check that met it. */
 export interface ServerExit {

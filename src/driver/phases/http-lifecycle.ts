@@ -3,10 +3,10 @@
 // server's exit that an earlier check named).
 
 import type { SubCheckResult } from '../../results/types.js';
-import { checkResult, levelOf } from '../checks.js';
-import { LIFECYCLE_IDS, LIFECYCLE_TIMES_KEY, lifecycleChecks, type LifecycleSpec, type LifecycleTimes } from '../lifecycle-checks.js';
-import { httpSession } from '../lifecycle-wire.js';
-import type { ServerProcess } from '../server-process.js';
+import { checkResult, levelOf } from '../../contract/checks.js';
+import { LIFECYCLE_IDS, LIFECYCLE_TIMES_KEY, lifecycleChecks, type LifecycleSpec, type LifecycleTimes } from '../lifecycle/checks.js';
+import { httpSession } from '../lifecycle/wire.js';
+import type { ServerProcess } from '../server/process.js';
 
 export async function httpLifecycle(
   spec: LifecycleSpec,

@@ -2,13 +2,13 @@
 // never judged), a descendant that left the group holds it (still the server's own listener), or it
 // never listened there (say where it did listen, and whether it looks stdio-only).
 
-import { SERVER_TAG_VAR } from '../cookie.js';
+import { SERVER_TAG_VAR } from '../../contract/cookie.js';
 import type { DriverContext } from '../context.js';
-import { listensOf, type SeenListen } from '../listen-watch.js';
-import { environOf, portHolder } from '../proc.js';
-import type { HttpSpec } from '../protocol.js';
-import type { ServerProcess } from '../server-process.js';
-import { portInUse } from '../start-failure.js';
+import { listensOf, type SeenListen } from '../http/listen-watch.js';
+import { environOf, portHolder } from '../server/proc.js';
+import type { HttpSpec } from '../../contract/protocol.js';
+import type { ServerProcess } from '../server/process.js';
+import { portInUse } from '../server/start-failure.js';
 
 /** A server that held its port and then failed a second listen there: its own doing, never a port race. */
 export const LISTENS_TWICE = (port: number): string =>

@@ -2,11 +2,11 @@
 // Bearer challenge) and how every sub-check of the phase is reported and read out in its message. http.ts
 // starts the server and runs them; the judgements here are pure functions of what came back.
 
-import type { HttpSpec } from '../protocol.js';
+import type { HttpSpec } from '../../contract/protocol.js';
 import type { SubCheckResult } from '../../results/types.js';
-import { checkLine, checkResult, levelOf, notableChecks } from '../checks.js';
+import { checkLine, checkResult, levelOf, notableChecks } from '../../contract/checks.js';
 import { errorText, StepTimeout } from '../context.js';
-import { bearerParams, CATALOGUE_IDS, oauthLabel, type OAuthCheck } from '../oauth.js';
+import { bearerParams, CATALOGUE_IDS, oauthLabel, type OAuthCheck } from '../http/oauth.js';
 
 const INITIALIZE = {
   jsonrpc: '2.0',
@@ -39,7 +39,7 @@ export interface HttpChecks {
   roundTrip: SubCheck;
   /** `auth: 'oauth'`: the resource-server sub-checks, in the order the message reads. */
   oauth?: OAuthCheck[];
-  /** The transport's own requirements (src/driver/spec-checks.ts), already reported. */
+  /** The transport's own requirements (src/driver/http/spec-checks.ts), already reported. */
   spec?: SubCheckResult[];
 }
 

@@ -2,14 +2,14 @@
 // its steps and what each answered, named by the step that failed. Apart from the refusal checks because
 // it is the one sub-check that goes through the adapter's client.
 
-import type { HttpSpec } from '../protocol.js';
-import { isUnauthorized, type McpSession, type SdkAdapter } from '../adapter.js';
+import type { HttpSpec } from '../../contract/protocol.js';
+import { isUnauthorized, type McpSession, type SdkAdapter } from '../client/adapter.js';
 import { errorText, exitNote, RequestWindow, StepTimeout, withTimeout } from '../context.js';
-import { stepLabel } from '../expectations.js';
+import { stepLabel } from '../client/expectations.js';
 import { failed, ok, type SubCheck } from './http-refusals.js';
-import type { ServerProcess } from '../server-process.js';
-import { runStep } from '../steps.js';
-import { FAILED_STEPS, recordCompared, type FailedStep } from '../compared.js';
+import type { ServerProcess } from '../server/process.js';
+import { runStep } from '../client/steps.js';
+import { FAILED_STEPS, recordCompared, type FailedStep } from '../client/compared.js';
 
 /** The server under the round trip: it answered initialize; it died under the request in flight. */
 export interface RoundTripServer {

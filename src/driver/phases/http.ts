@@ -8,14 +8,14 @@
 
 import { randomBytes } from 'node:crypto';
 import type { PhaseResult } from '../../results/types.js';
-import { decidePhase, levelOf } from '../checks.js';
-import { rawSender, SPEC_INITIALIZE } from '../raw-http.js';
-import { SPEC_CHECK_IDS, specChecks } from '../spec-checks.js';
-import { type SdkAdapter } from '../adapter.js';
+import { decidePhase, levelOf } from '../../contract/checks.js';
+import { rawSender, SPEC_INITIALIZE } from '../http/raw-http.js';
+import { SPEC_CHECK_IDS, specChecks } from '../http/spec-checks.js';
+import { type SdkAdapter } from '../client/adapter.js';
 import { clientLoadFailure, commandFor, substitute, result, type DriverContext } from '../context.js';
 import { httpLifecycle } from './http-lifecycle.js';
 import { roundTripCheck, type RoundTripServer } from './http-round-trip.js';
-import { COMPARED_KEY, FAILED_STEPS } from '../compared.js';
+import { COMPARED_KEY, FAILED_STEPS } from '../client/compared.js';
 import {
   challengeCheck,
   failed,
@@ -51,13 +51,13 @@ import {
   type OAuthCheck,
   type OAuthCheckId,
   type TestTokens,
-} from '../oauth.js';
-import { freePort, ownListenOn, takeTestPort, waitUntilListening } from '../listen-watch.js';
-import type { HttpSpec } from '../protocol.js';
-import type { ServerProcess } from '../server-process.js';
-import { portInUse } from '../start-failure.js';
+} from '../http/oauth.js';
+import { freePort, ownListenOn, takeTestPort, waitUntilListening } from '../http/listen-watch.js';
+import type { HttpSpec } from '../../contract/protocol.js';
+import type { ServerProcess } from '../server/process.js';
+import { portInUse } from '../server/start-failure.js';
 
-export { TEST_PORTS_ENV, takeTestPort } from '../listen-watch.js';
+export { TEST_PORTS_ENV, takeTestPort } from '../http/listen-watch.js';
 export { portRace } from './http-listen.js';
 
 type Attempt = { kind: 'result'; result: PhaseResult } | { kind: 'port-race'; race: PortRace };

@@ -10,11 +10,11 @@
 
 import type { LeakedHandle, PhaseResult } from '../../results/types.js';
 import { result, sleep, type DiedMidRequest, type DriverContext, type ServerRecord } from '../context.js';
-import { driverLeaks, type DriverHandle } from '../driver-handles.js';
-import { findTagged, NO_PROC, sweepTagged, type EscapedProcess } from '../escaped.js';
-import type { ProbeHandle } from '../probe.js';
-import { isNodeProcess, type ProcInfo } from '../proc.js';
-import { isNodeScript } from '../server-process.js';
+import { driverLeaks, type DriverHandle } from '../probe/driver-handles.js';
+import { findTagged, NO_PROC, sweepTagged, type EscapedProcess } from '../server/escaped.js';
+import type { ProbeHandle } from '../probe/probe.js';
+import { isNodeProcess, type ProcInfo } from '../server/proc.js';
+import { isNodeScript } from '../server/process.js';
 
 export interface Settled {
   role: string;

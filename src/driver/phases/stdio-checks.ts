@@ -4,8 +4,8 @@
 // session's own failure leaves the edges unrun.
 
 import type { CheckLevel, PhaseResult, SubCheckResult } from '../../results/types.js';
-import { checkLine, checkResult, decidePhase, levelOf, notableChecks } from '../checks.js';
-import { LIFECYCLE_IDS } from '../lifecycle-checks.js';
+import { checkLine, checkResult, decidePhase, levelOf, notableChecks } from '../../contract/checks.js';
+import { LIFECYCLE_IDS } from '../lifecycle/checks.js';
 
 /** The session's result with every sub-check: its verdict, message and step now come from them. */
 export function withStdioChecks(

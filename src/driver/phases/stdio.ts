@@ -4,7 +4,7 @@
 // recorded here; the leaks phase judges it.
 
 import type { PhaseResult, SubCheckResult } from '../../results/types.js';
-import type { McpSession } from '../adapter.js';
+import type { McpSession } from '../client/adapter.js';
 import {
   clientLoadFailure,
   commandFor,
@@ -17,15 +17,15 @@ import {
   withTimeout,
   type DriverContext,
 } from '../context.js';
-import { checkSurface, stepLabel, type SurfaceKind } from '../expectations.js';
-import type { DriverSpec, Step } from '../protocol.js';
-import { describeRequest, runStep, type StepOutcome } from '../steps.js';
-import { lifecycleChecks } from '../lifecycle-checks.js';
-import { stdioWire } from '../lifecycle-wire.js';
-import { PipeTransport } from '../stdio-transport.js';
-import { FAILED_STEPS, recordCompared, uniqueItem, type FailedStep } from '../compared.js';
+import { checkSurface, stepLabel, type SurfaceKind } from '../client/expectations.js';
+import type { DriverSpec, Step } from '../../contract/protocol.js';
+import { describeRequest, runStep, type StepOutcome } from '../client/steps.js';
+import { lifecycleChecks } from '../lifecycle/checks.js';
+import { stdioWire } from '../lifecycle/wire.js';
+import { PipeTransport } from '../server/stdio-transport.js';
+import { FAILED_STEPS, recordCompared, uniqueItem, type FailedStep } from '../client/compared.js';
 import { withStdioChecks } from './stdio-checks.js';
-import { itemShapes, parityItems, type ItemShape } from '../surface.js';
+import { itemShapes, parityItems, type ItemShape } from '../client/surface.js';
 
 type StdioSpec = Exclude<DriverSpec['phases']['stdio'], false>;
 const KINDS: SurfaceKind[] = ['tools', 'resources', 'resourceTemplates', 'prompts'];

@@ -1,10 +1,10 @@
 // One expanded square of matrix.html for one variant and phase: the message and the step, the sub-checks,
 // the server's last stderr lines, the live handles, the surface differences that name the variant, the
-// repro command. Server text arrives masked by the driver (src/driver/redact.ts); here it is cleaned,
+// repro command. Server text arrives masked by the driver (src/driver/server/redact.ts); here it is cleaned,
 // bounded and escaped.
 
 import type { CellResult, PhaseResult, RunResult, SubCheckResult } from '../../results/types.js';
-import { checkSource } from '../../results/checks.js';
+import { checkSource } from '../../contract/checks.js';
 import { seconds } from '../format.js';
 import { stderrTail } from '../terminal.js';
 import { clientInstallLabel } from '../failures.js';

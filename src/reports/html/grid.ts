@@ -4,7 +4,7 @@
 
 import type { CellResult, PhaseName, RunResult } from '../../results/types.js';
 import { PHASES } from '../../results/types.js';
-import { cellOutcome } from '../../results/verdict.js';
+import { cellOutcome } from '../../judge/verdict.js';
 import { hasAxes } from '../../results/variants.js';
 import { BEFORE_CONFORMANCE } from '../json.js';
 import { displayCells, phaseOf, pinLabel, variantLabel } from '../view.js';

@@ -4,7 +4,7 @@
 
 import type { RunResult } from '../../results/types.js';
 import { PHASES } from '../../results/types.js';
-import { judgeBaseline, runReasons, storedFacts } from '../../results/verdict.js';
+import { judgeBaseline, runReasons, storedFacts } from '../../judge/verdict.js';
 import { hasAxes } from '../../results/variants.js';
 import { bytes, seconds } from '../format.js';
 import { displayCells, phaseOf, runVerdictLabel } from '../view.js';

@@ -2,7 +2,7 @@
 // is never the only signal, so every state has its own mark and text.
 
 import type { CellResult, PhaseResult, SubCheckResult } from '../../results/types.js';
-import { notableChecks } from '../../results/checks.js';
+import { notableChecks } from '../../contract/checks.js';
 import { phaseLabel } from '../view.js';
 
 export type State = 'fail' | 'allowed' | 'nm' | 'warn' | 'pass' | 'skip' | 'none';

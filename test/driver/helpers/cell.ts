@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import type { DriverMessage, DriverSpec, Step } from '../../../src/driver/protocol.js';
+import type { DriverMessage, DriverSpec, Step } from '../../../src/contract/protocol.js';
 import type { PhaseName, PhaseResult } from '../../../src/results/types.js';
 import { fileHash, keyOf, shared } from '../../helpers/run-cache.js';
 
@@ -79,10 +79,7 @@ export async function makeCell(major: number, driverBuild: string, extra: string
   const dir = tempDir(`mcp-matrix-driver-v${major}-`);
   writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'cell', private: true }));
   await npmInstall(dir, [...extra, ...INSTALL_SETS[major]!]);
-  const driver = join(dir, '.mcp-matrix/driver');
-  cpSync(driverBuild, driver, { recursive: true });
-  // The driver's own manifest ("type": "module"), as the harness ships it: the cell's package.json has no "type".
-  cpSync(join(ROOT, 'src/driver/package.json'), join(driver, 'package.json'));
+  const driver = shipDriver(driverBuild, dir);
   mkdirSync(join(dir, 'pkg'), { recursive: true });
   cpSync(TEST_SERVER, join(dir, 'pkg/server.mjs'));
   return { dir, major, driver };
@@ -97,10 +94,19 @@ export async function makeClient(major: number, clientPackage: string, driverBui
   const dir = tempDir('mcp-matrix-driver-client-');
   writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'client', private: true }));
   await npmInstall(dir, [clientPackage]);
-  const driver = join(dir, '.mcp-matrix/driver');
-  cpSync(driverBuild, driver, { recursive: true });
-  writeFileSync(join(driver, 'package.json'), '{ "type": "module" }\n');
+  const driver = shipDriver(driverBuild, dir);
   return { dir, major, driver };
+}
+
+/** The built driver and the contract beside it (`<build>/contract`) into `<dir>/.mcp-matrix/`, as the harness ships them. */
+export function shipDriver(driverBuild: string, dir: string): string {
+  const driver = join(dir, '.mcp-matrix/driver');
+  const contract = join(dir, '.mcp-matrix/contract');
+  cpSync(driverBuild, driver, { recursive: true });
+  cpSync(join(driverBuild, '../contract'), contract, { recursive: true });
+  // The driver's own manifest ("type": "module"), as the harness ships it: the cell's package.json has no "type".
+  for (const d of [driver, contract]) cpSync(join(ROOT, 'src/driver/package.json'), join(d, 'package.json'));
+  return driver;
 }
 
 export function removeDir(dir: string | undefined): void {
@@ -161,7 +167,7 @@ export function baseSpec(cell: Cell, packageDir: string, phases: PhasesSpec): Dr
     cellDir: cell.dir,
     packageDir,
     major: cell.major,
-    probe: join(cell.driver, 'probe.js'),
+    probe: join(cell.driver, 'probe', 'probe.js'),
     baseEnv: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? tmpdir() },
     sdkPackages: [
       '@modelcontextprotocol/client',

@@ -7,8 +7,8 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { build } from 'esbuild';
 import { DriverContext } from '../../../src/driver/context.js';
-import type { DriverMessage, DriverSpec } from '../../../src/driver/protocol.js';
-import { Redactor } from '../../../src/driver/redact.js';
+import type { DriverMessage, DriverSpec } from '../../../src/contract/protocol.js';
+import { Redactor } from '../../../src/driver/server/redact.js';
 import { ROOT, removeDir, tempDir } from './cell.js';
 
 export interface PhaseBench {
@@ -31,7 +31,11 @@ export async function phaseBench(prefix: string): Promise<PhaseBench> {
   mkdirSync(join(cell, 'pkg'), { recursive: true });
   const probeDir = join(cell, '.mcp-matrix', 'driver');
   await build({
-    entryPoints: [join(ROOT, 'src/driver/probe.ts'), join(ROOT, 'src/driver/probe-hooks.ts'), join(ROOT, 'src/driver/suite-gate.ts')],
+    entryPoints: [
+      join(ROOT, 'src/driver/probe/probe.ts'),
+      join(ROOT, 'src/driver/probe/probe-hooks.ts'),
+      join(ROOT, 'src/driver/probe/suite-gate.ts'),
+    ],
     outdir: probeDir,
     bundle: true,
     format: 'esm',

@@ -8,8 +8,8 @@ import { networkInterfaces } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { judgeExit, relative, type ExitFacts, type ExitJudgement } from '../../../src/driver/phases/bind-judgement.js';
 import { bindPhase } from '../../../src/driver/phases/bind.js';
-import { TEST_BIND_PORTS_ENV, type ClassifiedListen } from '../../../src/driver/listen-watch.js';
-import type { DriverSpec } from '../../../src/driver/protocol.js';
+import { TEST_BIND_PORTS_ENV, type ClassifiedListen } from '../../../src/driver/http/listen-watch.js';
+import type { DriverSpec } from '../../../src/contract/protocol.js';
 import { phaseBench, stallPastBound, type PhaseBench } from '../helpers/phase-bench.js';
 
 describe('relative: cell paths in a start failure', () => {

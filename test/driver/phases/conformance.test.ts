@@ -10,7 +10,7 @@ import {
   scenarioCheck,
   summarize,
 } from '../../../src/driver/phases/conformance.js';
-import type { DriverSpec } from '../../../src/driver/protocol.js';
+import type { DriverSpec } from '../../../src/contract/protocol.js';
 import { phaseBench, type PhaseBench } from '../helpers/phase-bench.js';
 
 type ConformanceSpec = Exclude<DriverSpec['phases']['conformance'], false | undefined>;

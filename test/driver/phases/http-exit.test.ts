@@ -2,7 +2,7 @@
 // names it, what "before" means, and the cause the lifecycle edges give. The same against real processes is in
 // test/driver/phases/spec-checks.test.ts (crash-on-no-token) and test/driver/phases/oauth.test.ts.
 import { describe, expect, it } from 'vitest';
-import type { OAuthCheck } from '../../../src/driver/oauth.js';
+import type { OAuthCheck } from '../../../src/driver/http/oauth.js';
 import {
   exitCause,
   exitText,

@@ -5,8 +5,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LIFECYCLE_IDS, type LifecycleTimes } from '../../../src/driver/lifecycle-checks.js';
-import { freePort, waitUntilListening } from '../../../src/driver/listen-watch.js';
+import { LIFECYCLE_IDS, type LifecycleTimes } from '../../../src/driver/lifecycle/checks.js';
+import { freePort, waitUntilListening } from '../../../src/driver/http/listen-watch.js';
 import { httpLifecycle } from '../../../src/driver/phases/http-lifecycle.js';
 import { TEST_SERVER } from '../helpers/cell.js';
 import { phaseBench, type PhaseBench } from '../helpers/phase-bench.js';

@@ -12,13 +12,13 @@ import {
   type HttpChecks,
   type SubCheck,
 } from '../../../src/driver/phases/http-refusals.js';
-import { activeResources } from '../../../src/driver/driver-handles.js';
-import { decidePhase } from '../../../src/driver/checks.js';
-import { SPEC_CHECK_IDS } from '../../../src/driver/spec-checks.js';
+import { activeResources } from '../../../src/driver/probe/driver-handles.js';
+import { decidePhase } from '../../../src/contract/checks.js';
+import { SPEC_CHECK_IDS } from '../../../src/driver/http/spec-checks.js';
 import { httpPhase } from '../../../src/driver/phases/http.js';
 import { leaksPhase } from '../../../src/driver/phases/leaks.js';
-import { liveHandles, type ProbeHandle } from '../../../src/driver/probe.js';
-import type { DriverSpec, Step } from '../../../src/driver/protocol.js';
+import { liveHandles, type ProbeHandle } from '../../../src/driver/probe/probe.js';
+import type { DriverSpec, Step } from '../../../src/contract/protocol.js';
 import { TEST_SERVER } from '../helpers/cell.js';
 import { phaseBench, stallPastBound, type PhaseBench } from '../helpers/phase-bench.js';
 

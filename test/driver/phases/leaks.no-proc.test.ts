@@ -7,21 +7,21 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { RUN_COOKIE_VAR } from '../../../src/driver/cookie.js';
-import { activeResources } from '../../../src/driver/driver-handles.js';
-import { NO_PROC } from '../../../src/driver/escaped.js';
+import { RUN_COOKIE_VAR } from '../../../src/contract/cookie.js';
+import { activeResources } from '../../../src/driver/probe/driver-handles.js';
+import { NO_PROC } from '../../../src/driver/server/escaped.js';
 import { leaksPhase } from '../../../src/driver/phases/leaks.js';
 import { ROOT } from '../helpers/cell.js';
 import { phaseBench, serversBooted, type PhaseBench } from '../helpers/phase-bench.js';
 
-vi.mock('../../../src/driver/proc.js', async (importOriginal) => ({
-  ...(await importOriginal<typeof import('../../../src/driver/proc.js')>()),
+vi.mock('../../../src/driver/server/proc.js', async (importOriginal) => ({
+  ...(await importOriginal<typeof import('../../../src/driver/server/proc.js')>()),
   procAvailable: () => false,
   groupMembers: () => null,
   carriers: () => null,
 }));
 
-const real = await vi.importActual<typeof import('../../../src/driver/proc.js')>('../../../src/driver/proc.js');
+const real = await vi.importActual<typeof import('../../../src/driver/server/proc.js')>('../../../src/driver/server/proc.js');
 
 const SERVER = join(ROOT, 'test/driver/fixtures/phase-server.mjs');
 const GRACE = 400;

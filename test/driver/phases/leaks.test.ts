@@ -9,10 +9,10 @@ import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { RequestWindow, type DriverContext, type ServerRole } from '../../../src/driver/context.js';
-import { RUN_COOKIE_VAR, SERVER_TAG_VAR } from '../../../src/driver/cookie.js';
-import { activeResources } from '../../../src/driver/driver-handles.js';
+import { RUN_COOKIE_VAR, SERVER_TAG_VAR } from '../../../src/contract/cookie.js';
+import { activeResources } from '../../../src/driver/probe/driver-handles.js';
 import { describeAll, describeEscaped, leaksPhase, settleOnce, toLeakedHandles } from '../../../src/driver/phases/leaks.js';
-import type { ServerCommand } from '../../../src/driver/protocol.js';
+import type { ServerCommand } from '../../../src/contract/protocol.js';
 import { ROOT } from '../helpers/cell.js';
 import { phaseBench, serversBooted, type PhaseBench } from '../helpers/phase-bench.js';
 

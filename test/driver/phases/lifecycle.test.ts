@@ -1,14 +1,14 @@
-// The lifecycle edges (src/driver/lifecycle-checks.ts) in the stdio phase, run from src against a real
+// The lifecycle edges (src/driver/lifecycle/checks.ts) in the stdio phase, run from src against a real
 // server process (test/driver/fixtures/phase-server.mjs, raw JSON-RPC, one defect per mode) with the
 // project's own SDK 1.x client: each check passes on a right server and fails alone, naming the cause.
 // Both SDK majors' own servers, over stdio and HTTP: test/driver/driver.integration.test.ts.
 
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { LifecycleTimes } from '../../../src/driver/lifecycle-checks.js';
-import { EXIT_WATCH_MS, lateWaitMs, UNDER_WAY_MS } from '../../../src/driver/lifecycle-in-flight.js';
+import type { LifecycleTimes } from '../../../src/driver/lifecycle/checks.js';
+import { EXIT_WATCH_MS, lateWaitMs, UNDER_WAY_MS } from '../../../src/driver/lifecycle/in-flight.js';
 import { stdioPhase } from '../../../src/driver/phases/stdio.js';
-import type { DriverSpec, Step } from '../../../src/driver/protocol.js';
+import type { DriverSpec, Step } from '../../../src/contract/protocol.js';
 import type { PhaseResult } from '../../../src/results/types.js';
 import { ROOT } from '../helpers/cell.js';
 import { phaseBench, type PhaseBench } from '../helpers/phase-bench.js';

@@ -5,9 +5,9 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startAuthorizationServer, type AuthorizationServer } from '../../../src/cells/authorization-server.js';
-import { CATALOGUE_IDS, type OAuthCheckId } from '../../../src/driver/oauth.js';
+import { CATALOGUE_IDS, type OAuthCheckId } from '../../../src/driver/http/oauth.js';
 import { httpPhase } from '../../../src/driver/phases/http.js';
-import type { DriverSpec, OAuthServerSpec, Step } from '../../../src/driver/protocol.js';
+import type { DriverSpec, OAuthServerSpec, Step } from '../../../src/contract/protocol.js';
 import type { PhaseResult } from '../../../src/results/types.js';
 import { ROOT } from '../helpers/cell.js';
 import { phaseBench, type PhaseBench } from '../helpers/phase-bench.js';

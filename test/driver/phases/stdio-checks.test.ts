@@ -1,8 +1,8 @@
 // The stdio phase's sub-checks folded into its result (withStdioChecks): the session's own check and the
 // lifecycle edges, which decides the verdict, the message and the step. Pure: results in, result out.
 import { describe, expect, it } from 'vitest';
-import { checkResult } from '../../../src/driver/checks.js';
-import { LIFECYCLE_IDS } from '../../../src/driver/lifecycle-checks.js';
+import { checkResult } from '../../../src/contract/checks.js';
+import { LIFECYCLE_IDS } from '../../../src/driver/lifecycle/checks.js';
 import { withStdioChecks } from '../../../src/driver/phases/stdio-checks.js';
 import type { CheckLevel, PhaseResult, SubCheckResult } from '../../../src/results/types.js';
 

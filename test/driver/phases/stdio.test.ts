@@ -5,12 +5,12 @@
 import { join } from 'node:path';
 import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { McpSession } from '../../../src/driver/adapter.js';
+import type { McpSession } from '../../../src/driver/client/adapter.js';
 import type { DriverContext } from '../../../src/driver/context.js';
-import { checkDefinition } from '../../../src/driver/checks.js';
-import { LIFECYCLE_IDS } from '../../../src/driver/lifecycle-checks.js';
+import { checkDefinition } from '../../../src/contract/checks.js';
+import { LIFECYCLE_IDS } from '../../../src/driver/lifecycle/checks.js';
 import { stdioPhase } from '../../../src/driver/phases/stdio.js';
-import type { DriverSpec, Step } from '../../../src/driver/protocol.js';
+import type { DriverSpec, Step } from '../../../src/contract/protocol.js';
 import { ROOT } from '../helpers/cell.js';
 import { phaseBench, type PhaseBench } from '../helpers/phase-bench.js';
 
@@ -57,7 +57,7 @@ const ALL_STEPS = [
   { step: 'resources/read mem://a', ms },
   { step: 'prompts/get greet', ms },
 ];
-/** What answer parity compares: every step's normalised answer (src/driver/answer.ts). */
+/** What answer parity compares: every step's normalised answer (src/driver/client/answer.ts). */
 const COMPARED = {
   'tools/call echo': { isError: false, content: [{ type: 'text', text: 'sha256:bb2871d7f907 (9 chars)' }] },
   'resources/read mem://a': { contents: [{ uri: 'mem://a', text: 'sha256:559aead08264 (1 chars)' }] },

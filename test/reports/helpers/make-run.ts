@@ -2,7 +2,7 @@
 
 import type { CellResult, ClientRef, NodeRef, PhaseName, PhaseResult, PlannedCellRef, RunResult } from '../../../src/results/types.js';
 import { PHASES } from '../../../src/results/types.js';
-import { cellOutcome, decideCell, decideRun } from '../../../src/results/verdict.js';
+import { cellOutcome, decideCell, decideRun } from '../../../src/judge/verdict.js';
 
 export const SHA512 = 'sha512-Q2FmZWJhYmVEZWFkQmVlZjAxMjM0NTY3ODlhYmNkZWY=';
 export const CONFIG_HASH = '9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08';

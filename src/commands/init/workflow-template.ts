@@ -1,0 +1,273 @@
+// The GitHub workflow init writes (.github/workflows/mcp-matrix.yml): the required release job, inline
+// (plan → pack once → one job per cell → merge), for the package manager and directory init found.
+import type { WorkflowRepo } from './repo.js';
+
+/** The repository init saw: a root package with npm and a package-lock.json unless told otherwise. */
+export const DEFAULT_REPO: WorkflowRepo = {
+  workingDirectory: '.',
+  pm: 'npm',
+  yarnBerry: false,
+  lockfile: 'package-lock.json',
+  engines: false,
+};
+
+/**
+ * Every action a generated workflow uses, pinned by full commit SHA (organisations may require it) with its
+ * release as a comment, the form Dependabot's github-actions updates keep current (docs/github.md).
+ */
+export const ACTIONS = {
+  checkout: 'actions/checkout@d23441a48e516b6c34aea4fa41551a30e30af803 # v6.1.0',
+  setupNode: 'actions/setup-node@249970729cb0ef3589644e2896645e5dc5ba9c38 # v6.5.0',
+  upload: 'actions/upload-artifact@bbbca2ddaa5d8feaa63e36b76fdaad77386f024f # v7.0.0',
+  download: 'actions/download-artifact@3e5f45b2cfb9172054b4087a40e8e0b5a5461e7c # v8.0.1',
+  pnpm: 'pnpm/action-setup@fe02b34f77f8bc703788d5817da081398fad5dd2 # v4.0.0',
+  uploadSarif: 'github/codeql-action/upload-sarif@8aad20d150bbac5944a9f9d289da16a4b0d87c1e # v4.36.2',
+} as const;
+
+/** The Node every job but a Node variant's runs on, when the package declares no engines.node. */
+export const DEFAULT_NODE = 'lts/*';
+
+/** The gate job's name, the check to require: `mcp-matrix <dir>/<config>`, one per package. */
+export function checkName(workingDirectory: string, config = 'matrix.config.ts'): string {
+  return `mcp-matrix ${workingDirectory}/${config}`;
+}
+
+/** The workflow init writes: the required release job, inline (plan → pack once → one job per cell → merge). */
+export function renderWorkflow(repo: WorkflowRepo = DEFAULT_REPO): string {
+  const wd = repo.workingDirectory;
+  const at = (p: string) => (wd === '.' ? p : `${wd}/${p}`);
+  // Yarn Plug'n'Play has no node_modules: its \`yarn node\` resolves packages, and \`yarn mcp-matrix\` starts the CLI.
+  const nodeRun = repo.pm === 'yarn' ? 'yarn node' : 'node';
+  const exec = { npm: 'npx --no-install mcp-matrix', pnpm: 'pnpm exec mcp-matrix', yarn: 'yarn mcp-matrix' }[repo.pm];
+  const install =
+    repo.pm === 'pnpm'
+      ? 'pnpm install --frozen-lockfile'
+      : repo.pm === 'yarn'
+        ? `yarn install ${repo.yarnBerry ? '--immutable' : '--frozen-lockfile'}`
+        : repo.lockfile
+          ? 'npm ci'
+          : 'npm install';
+  const pack =
+    repo.pm === 'pnpm'
+      ? 'pnpm pack --pack-destination package-tarball'
+      : repo.pm === 'yarn'
+        ? `yarn pack ${repo.yarnBerry ? '--out' : '--filename'} package-tarball/package.tgz`
+        : 'npm pack --pack-destination package-tarball';
+  const lockDir = repo.lockfile ? repo.lockfile.split('/').slice(0, -1).join('/') || '.' : wd;
+  // The install runs where the lockfile is (a workspace root installs every member).
+  const installStep = `      - run: ${install}${lockDir !== wd ? `\n        working-directory: ${lockDir}` : ''}`;
+  const node = (variant: boolean) =>
+    repo.engines
+      ? `${variant ? "          node-version: ${{ matrix.node || '' }}\n" : ''}          node-version-file: ${at('package.json')}`
+      : `          node-version: ${variant ? `\${{ matrix.node || '${DEFAULT_NODE}' }}` : DEFAULT_NODE}`;
+  const setup = (variant = false) =>
+    [
+      ...(repo.pm === 'pnpm' ? [`      - uses: ${ACTIONS.pnpm}`] : []),
+      ...(repo.pm === 'yarn' ? ['      - run: corepack enable'] : []),
+      `      - uses: ${ACTIONS.setupNode}`,
+      '        with:',
+      node(variant),
+      ...(repo.lockfile
+        ? // setup-node looks for the lockfile at the root; elsewhere it is named.
+          [`          cache: ${repo.pm}`, ...(repo.lockfile.includes('/') ? [`          cache-dependency-path: ${repo.lockfile}`] : [])]
+        : []),
+    ].join('\n');
+  // No token left in .git/config for install scripts or the server under test.
+  const checkout = `      - uses: ${ACTIONS.checkout}\n        with:\n          persist-credentials: false`;
+  // Re-runs read the first attempt's artifacts only through the REST API (github-token, run-id; actions: read).
+  const fromRun = `          github-token: \${{ github.token }}\n          run-id: \${{ github.run_id }}`;
+  const key = '${{ needs.plan.outputs.key }}';
+  const slug = wd === '.' ? 'root' : wd.replace(/[^\w.-]+/g, '-');
+  const defaults = wd === '.' ? '' : `    defaults:\n      run:\n        working-directory: ${wd}\n`;
+  const where =
+    wd === '.'
+      ? ''
+      : `# The package is ${wd}: GitHub reads workflows only from the repository root, so this one is here and every
+# run step works in ${wd} (defaults.run.working-directory).
+`;
+  return `# The required release job: mcp-matrix plan → pack once → one job per SDK variant → merge (the gate).
+# Written by \`mcp-matrix init\`. Make the "${checkName(wd)}" check required in the branch protection rules (docs/github.md).
+# Locally, the same sequence: ${exec} plan --json > plan.json; ${pack.replace(' package-tarball/package.tgz', ' FILE')}; ${exec} run --plan plan.json --cell ID --tarball FILE; ${exec} merge --plan plan.json DIR.
+${where}name: mcp-matrix${wd === '.' ? '' : ` (${wd})`}
+
+on:
+  push:
+    branches: [main]
+  pull_request:
+  # A merge queue's commit needs the required check too, or the queue never merges.
+  merge_group:
+  workflow_dispatch:
+
+# actions: read lets a re-run's downloads reach the first attempt's artifacts (github-token + run-id).
+permissions:
+  contents: read
+  actions: read
+
+# Pull requests: a newer run cancels the older one. Pushes: every commit keeps its run (its own sha).
+concurrency:
+  group: mcp-matrix-\${{ github.workflow }}-\${{ github.event_name == 'pull_request' && github.ref || github.sha }}
+  cancel-in-progress: \${{ github.event_name == 'pull_request' }}
+
+env:
+  CONFIG: matrix.config.ts
+  # Secrets for the servers: never here (every step, the install included, would see them). Give them to the
+  # run step only (its env:, as \${{ secrets.NAME }}) and to the servers in the config, e.g.
+  # env: { API_KEY: process.env.API_KEY ?? '' }. Fork and Dependabot pull requests get no secrets.
+
+jobs:
+  # Resolves against the registry once: plan.json (the frozen plan) is what every cell job runs, re-runs too.
+  plan:
+    runs-on: ubuntu-latest
+    timeout-minutes: 15
+${defaults}    outputs:
+      matrix: \${{ steps.plan.outputs.matrix }}
+      # Names this workflow's artifacts: another workflow or call in the same run has another.
+      key: \${{ steps.plan.outputs.key }}
+    steps:
+${checkout}
+${setup()}
+${installStep}
+      - id: plan
+        run: |
+          ${exec} plan --json --config "$CONFIG" > plan.json
+          echo "matrix=$(${nodeRun} -p 'JSON.stringify({ include: require("./plan.json").include })')" >> "$GITHUB_OUTPUT"
+          echo "key=${slug}-$(${nodeRun} -p 'require("./plan.json").configHash.slice(0, 12)')" >> "$GITHUB_OUTPUT"
+      - uses: ${ACTIONS.upload}
+        with:
+          name: mcp-matrix-\${{ steps.plan.outputs.key }}-plan
+          path: ${at('plan.json')}
+          if-no-files-found: error
+          overwrite: true
+          retention-days: 30
+
+  pack:
+    needs: plan
+    runs-on: ubuntu-latest
+    timeout-minutes: 15
+${defaults}    steps:
+${checkout}
+${setup()}
+${installStep}
+      # A TypeScript server's tarball must contain its build (dist/): build before packing.
+      - run: npm run build --if-present
+      - run: |
+          mkdir -p package-tarball
+          ${pack}
+      - uses: ${ACTIONS.upload}
+        with:
+          name: mcp-matrix-${key}-tarball
+          path: ${at('package-tarball/*.tgz')}
+          if-no-files-found: error
+          overwrite: true
+          retention-days: 30
+
+  # One job per variant of the plan (a cell without axes is one variant, its id the cell's).
+  cell:
+    name: cell \${{ matrix.id }} (\${{ matrix.version }})
+    needs: [plan, pack]
+    runs-on: ubuntu-latest
+    timeout-minutes: 30
+${defaults}    strategy:
+      fail-fast: false
+      matrix: \${{ fromJSON(needs.plan.outputs.matrix) }}
+    steps:
+${checkout}
+      # A Node variant's job runs on its exact release (plan --json's \`node\`): the harness then uses this binary, no download.
+${setup(true)}
+${installStep}
+      - uses: ${ACTIONS.download}
+        with:
+          name: mcp-matrix-${key}-tarball
+          path: ${at('package-tarball')}
+${fromRun}
+      - uses: ${ACTIONS.download}
+        with:
+          name: mcp-matrix-${key}-plan
+          path: ${wd}
+${fromRun}
+      # The mcp-matrix action ships in the installed package: copied to a fixed place (uses: takes no expressions).
+      - run: |
+          mkdir -p "$GITHUB_WORKSPACE/.mcp-matrix-action"
+          ${nodeRun} -e 'require("fs").copyFileSync(require.resolve("mcp-matrix/action.yml"), process.argv[1])' "$GITHUB_WORKSPACE/.mcp-matrix-action/action.yml"
+      # A piece of the fan-out: merge alone writes the annotations and the step summary; this job uploads cell-results/.
+      - uses: ./.mcp-matrix-action
+        with:
+          config: \${{ env.CONFIG }}
+          working-directory: ${wd}
+          plan: plan.json
+          cell: \${{ matrix.id }}
+          tarball: package-tarball/*.tgz
+          out: cell-results/attempt-\${{ github.run_attempt }}/\${{ matrix.id }}
+${repo.pm === 'yarn' ? `          cli: ${exec}\n` : ''}          piece: 'true'
+          artifact: ''
+      # cell-results/ holds attempt-<n>/<id>/: merge-multiple downloads give the same layout for 1 artifact or 256.
+      - if: always()
+        uses: ${ACTIONS.upload}
+        with:
+          name: mcp-matrix-${key}-cell-\${{ matrix.id }}-attempt-\${{ github.run_attempt }}
+          path: ${at('cell-results/')}
+          overwrite: true
+          retention-days: 30
+
+  # The check to require: its name carries the package directory and the config, so each package of a monorepo
+  # has a check of its own (GitHub does not tell two checks of one name apart).
+  merge:
+    name: ${checkName(wd)}
+    needs: [plan, pack, cell]
+    if: always()
+    runs-on: ubuntu-latest
+    timeout-minutes: 15
+${defaults}    steps:
+      # Names every dependency that did not succeed, first: a plan or pack failure is the cause, not "no results".
+      - name: the jobs merge depends on
+        # Before the checkout: the working directory does not exist yet.
+        working-directory: .
+        env:
+          PLAN: \${{ needs.plan.result }}
+          PACK: \${{ needs.pack.result }}
+          CELLS: \${{ needs.cell.result }}
+        run: |
+          bad=0
+          for dep in "plan:$PLAN" "pack:$PACK" "cell:$CELLS"; do
+            name="\${dep%%:*}"; result="\${dep#*:}"
+            [ "$result" = success ] && continue
+            level=error; [ "$name" = cell ] && level=warning || bad=1
+            echo "::$level title=mcp-matrix $name job $result::the $name job's result is $result."
+            echo "- the **$name** job's result is **$result**." >> "$GITHUB_STEP_SUMMARY"
+          done
+          exit "$bad"
+${checkout}
+${setup()}
+${installStep}
+      - uses: ${ACTIONS.download}
+        with:
+          name: mcp-matrix-${key}-plan
+          path: ${wd}
+${fromRun}
+      - uses: ${ACTIONS.download}
+        with:
+          pattern: mcp-matrix-${key}-cell-*
+          merge-multiple: true
+          path: ${at('cell-results')}
+${fromRun}
+      # The gate: a planned variant without results, twice, or from another plan fails here.
+      - run: ${exec} merge --plan plan.json cell-results --out matrix-results
+      - if: always()
+        uses: ${ACTIONS.upload}
+        with:
+          name: mcp-matrix-${key}-results
+          path: ${at('matrix-results')}
+          overwrite: true
+          retention-days: 30
+      # GitHub code scanning (optional): matrix.sarif's findings (bind exposure, auth and spec checks, SDK mismatches,
+      # leaks) as alerts. Uncomment the step, and give this job the permission it needs:
+      #   permissions:
+      #     contents: read
+      #     security-events: write
+      # - if: always() && hashFiles('${at('matrix-results/matrix.sarif')}') != ''
+      #   uses: ${ACTIONS.uploadSarif}
+      #   with:
+      #     sarif_file: ${at('matrix-results/matrix.sarif')}
+      #     category: mcp-matrix${wd === '.' ? '' : `-${wd.replace(/[^\w.-]+/g, '-')}`}
+`;
+}

@@ -1,0 +1,152 @@
+// The contract between the orchestrator and the driver that runs inside a cell.
+// The orchestrator writes a DriverSpec to a JSON file and starts the driver with IPC;
+// the driver answers only with DriverMessage over IPC (never stdout: the v2 client prints there).
+// Type-only for the driver side: nothing here may be needed at runtime inside the cell.
+
+import type { CellSummary, CheckLevel, PhaseName, PhaseResult } from '../results/types.js';
+import type { ClientSpec, Step, SurfaceExpectation } from '../config/types.js';
+
+export type { ClientSpec, Step, SurfaceExpectation };
+
+/** The `details` key of a stdio/http phase result that carries what its servers loaded (SdkRuntime[]). */
+export type SdkRuntimeDetail = 'sdkRuntime';
+
+export interface ServerCommand {
+  /** Absolute path of the bin file inside the cell. */
+  bin: string;
+  args: string[];
+  env: Record<string, string>;
+}
+
+export interface DriverSpec {
+  cellDir: string;
+  /** Absolute path of the installed package directory (`<cell>/node_modules/<name>`), for leak attribution. */
+  packageDir: string;
+  /** The major of the client the driver runs (the cell's own SDK, or a client variant's): the adapter picks its imports from it. */
+  major: number;
+  /** The client's exact version (a client variant's resolved pin); absent: the adapter reads the installed one. */
+  clientVersion?: string;
+  /**
+   * This driver run's own directory for `{tmp}` and the probe's records; absent: `<cellDir>/.mcp-matrix`.
+   * Variants of one cell run at once in the cell's install, each in its own work dir.
+   */
+  workDir?: string;
+  /** Absolute path of the probe preloaded into every server process (`--import`). */
+  probe: string;
+  /** Base environment for every server process (already minimal; config env is merged on top). */
+  baseEnv: Record<string, string>;
+  /** Why a `false` phase is skipped (`not configured`, `disabled`): the message of its skipped result. */
+  skipped?: Partial<Record<PhaseName, string>>;
+  /** Values masked in every output like the tokens (the config's secrets, read from the environment). */
+  mask?: string[];
+  /** The client the phases connect with; absent means no capabilities, no roots, a missing `arguments` left out. */
+  client?: ClientSpec;
+  /** The SDK package names (every major's recipe): the probe in the stdio and http servers records which copies of them load. */
+  sdkPackages?: string[];
+  phases: {
+    stdio:
+      | false
+      | {
+          command: ServerCommand;
+          expect: SurfaceExpectation;
+          steps: Step[];
+          timeoutMs: number;
+          /** Each sub-check's level (`session` and the lifecycle edges); a check missing here runs at its catalogue default. */
+          checks?: Record<string, CheckLevel>;
+        };
+    http:
+      | false
+      | {
+          /** Args/env still hold `{host}`, `{port}`, `{token}`: the driver substitutes them. */
+          command: ServerCommand;
+          host: string;
+          path: string;
+          steps: Step[];
+          readyTimeoutMs: number;
+          timeoutMs: number;
+          /**
+           * `none`: the server has no auth by design; the 401 checks are skipped (shown as "no auth"). Default `bearer`.
+           * `oauth`: a resource server validating JWT access tokens from `oauth`'s authorization server.
+           */
+          auth?: 'bearer' | 'none' | 'oauth';
+          /** With `auth: 'oauth'`: the harness's local authorization server for this run, or why there is none. */
+          oauth?: OAuthServerSpec;
+          /** Each sub-check's level, defaults applied; a check missing here runs at its catalogue default (src/contract/checks.ts). */
+          checks?: Record<string, CheckLevel>;
+        };
+    bind:
+      | false
+      | {
+          command: ServerCommand;
+          /** Env keys removed for this phase (the token variables). */
+          dropEnv: string[];
+          timeoutMs: number;
+          /** Where a non-loopback listen is asked, without a token, what it serves (http's path). @default '/mcp' */
+          path?: string;
+        };
+    leaks: false | { graceMs: number };
+    /** The official conformance suite against the server started as http starts it; absent or false: skipped. */
+    conformance?:
+      | false
+      | {
+          command: ServerCommand;
+          host: string;
+          path: string;
+          readyTimeoutMs: number;
+          /** Per scenario (the suite's own run) and for the capability look-up. */
+          timeoutMs: number;
+          auth?: 'bearer' | 'none';
+          /**
+           * The suite as the harness installed it: the Node >= 22 binary, its CLI, its pinned version; `compileCache`:
+           * where that Node keeps the code it compiled (NODE_COMPILE_CACHE), absent when there is none to use.
+           */
+          suite: { package: string; version: string; node: string; nodeVersion: string; cli: string; compileCache?: string };
+          /** The scenarios that need none of the suite's fixtures (those needing a capability run only when it is advertised). */
+          scenarios: { name: string; capability?: string; unauthenticatedOnly?: true }[];
+          /** The scenarios never run here, with why: shown in the details. */
+          excluded: { name: string; why: string }[];
+        };
+  };
+}
+
+/** The http phase's part of the spec when it runs: what http.ts and the modules split from it are handed. */
+export type HttpSpec = Exclude<DriverSpec['phases']['http'], false>;
+
+/** The local authorization server (src/cells/authorization-server.ts), as the driver reaches it. */
+/** The tokens the driver sends, each for one sub-check. */
+export interface TestTokens {
+  /** Right issuer, key, audience and lifetime: must give a full round trip. */
+  valid: string;
+  /** For an audience no server under test is (RFC 8707). */
+  otherAudience: string;
+  /** Expired an hour ago. */
+  expired: string;
+  /** Signed by a key the JWKS does not hold, under the JWKS key's own `kid`. */
+  otherKey: string;
+  /** `alg: none`, no signature. */
+  algNone: string;
+}
+
+export type OAuthServerSpec =
+  | {
+      issuer: string;
+      jwksUri: string;
+      /** Where the driver asks for its test tokens (POST `{ audience, key }`). */
+      tokensUrl: string;
+      /** The secret that endpoint asks for (masked in every output, like the tokens). */
+      tokensKey: string;
+      /** The audience the tokens are for; `{host}`/`{port}` are filled in. Absent: the endpoint's URL (RFC 8707 canonical URI). */
+      audience?: string;
+      /** Its first port was taken (why): it was retried on another. */
+      retriedAfter?: string;
+    }
+  | { unavailable: string };
+
+export type DriverMessage =
+  | { type: 'phase-start'; phase: PhaseName }
+  | { type: 'phase-result'; result: PhaseResult }
+  /** Every server process group the driver starts, so the orchestrator can kill it whatever happens. */
+  | { type: 'spawned'; pid: number; phase: PhaseName }
+  | { type: 'reaped'; pid: number }
+  | { type: 'done'; summary: CellSummary }
+  | { type: 'fatal'; message: string; stack?: string };

@@ -1,0 +1,32 @@
+// Values a phase records for run-level parity: each is compared across every cell and variant by
+// src/results/parity.ts (a step's normalised answer, a lifecycle behaviour). The run names an item
+// `<phase> <item>`; a row that did not record an item is not compared for it.
+
+/** Where a phase's details keep the values parity compares. */
+export const COMPARED_KEY = 'compared';
+
+/** Record `value` under `item` in the phase's details (an item recorded twice keeps the last value). */
+export function recordCompared(details: Record<string, unknown>, item: string, value: unknown): void {
+  const compared = (details[COMPARED_KEY] ??= {}) as Record<string, unknown>;
+  compared[item] = value;
+}
+
+/** `label`, or `label #2` … when the phase already recorded an item of that name (a step run twice). */
+export function uniqueItem(details: Record<string, unknown>, label: string): string {
+  const compared = (details[COMPARED_KEY] ?? {}) as Record<string, unknown>;
+  if (!(label in compared)) return label;
+  let n = 2;
+  while (`${label} #${n}` in compared) n++;
+  return `${label} #${n}`;
+}
+
+/** Where a phase's details list the configured steps whose answer failed their check (the phase failed at the first). */
+export const FAILED_STEPS = 'failedSteps';
+
+/** A step that failed on its answer: the item its answer is recorded under, its label, and whether only `isError` failed it. */
+export interface FailedStep {
+  item: string;
+  step: string;
+  /** No `expect`, and the tool answered `isError: true` (src/driver/client/steps.ts). */
+  unexpectedIsError?: true;
+}

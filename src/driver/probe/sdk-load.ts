@@ -1,0 +1,82 @@
+// Inside a server (loaded by the probe and by its module hooks): which SDK package copies does this
+// process load? A file belongs to the package of the nearest package.json that has a name, so an
+// aliased or vendored-under-node_modules copy is named by what it is, not by its folder.
+// Builtins only; never throws into the host program.
+
+import { readFileSync } from 'node:fs';
+import { dirname, isAbsolute, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { SdkRuntimeDetail } from '../../contract/protocol.js';
+
+export interface SdkLoadRecord {
+  type: 'sdk';
+  name: string;
+  version: string;
+  /** Real path of the package directory. */
+  path: string;
+}
+
+/** The `details` key of a stdio/http phase result that carries what its servers loaded (SdkRuntime[]). */
+export const SDK_RUNTIME_DETAIL: SdkRuntimeDetail = 'sdkRuntime';
+
+/** The env variable that carries the SDK package names (a JSON array) into the server. */
+export const SDK_PACKAGES_ENV = 'MCP_MATRIX_SDK_PACKAGES';
+
+export function sdkNamesFromEnv(value: string | undefined): string[] {
+  try {
+    const names: unknown = JSON.parse(value ?? '[]');
+    return Array.isArray(names) ? names.filter((n): n is string => typeof n === 'string') : [];
+  } catch {
+    return [];
+  }
+}
+
+/** Returns `note(fileOrUrl)`: emits one record the first time a file of each SDK copy is loaded. */
+export function sdkNoter(names: readonly string[], emit: (record: SdkLoadRecord) => void): (where: string) => void {
+  const wanted = new Set(names);
+  /** directory → the package it belongs to (null: none, or not an SDK package). */
+  const owner = new Map<string, { name: string; version: string; path: string } | null>();
+  const emitted = new Set<string>();
+
+  const packageOf = (dir: string): { name: string; version: string; path: string } | null => {
+    const trail: string[] = [];
+    let found: { name: string; version: string; path: string } | null = null;
+    for (let d = dir; ; d = dirname(d)) {
+      const known = owner.get(d);
+      if (known !== undefined) {
+        found = known;
+        break;
+      }
+      trail.push(d);
+      const manifest = readManifest(join(d, 'package.json'));
+      if (manifest?.name) {
+        found = { name: manifest.name, version: manifest.version ?? '?', path: d };
+        break;
+      }
+      if (dirname(d) === d) break;
+    }
+    for (const d of trail) owner.set(d, found);
+    return found;
+  };
+
+  return (where: string): void => {
+    try {
+      const file = where.startsWith('file:') ? fileURLToPath(where) : where;
+      if (!isAbsolute(file)) return;
+      const pkg = packageOf(dirname(file));
+      if (!pkg || !wanted.has(pkg.name) || emitted.has(pkg.path)) return;
+      emitted.add(pkg.path);
+      emit({ type: 'sdk', name: pkg.name, version: pkg.version, path: pkg.path });
+    } catch {
+      // Observation must never disturb the server.
+    }
+  };
+}
+
+function readManifest(file: string): { name?: string; version?: string } | undefined {
+  try {
+    return JSON.parse(readFileSync(file, 'utf8')) as { name?: string; version?: string };
+  } catch {
+    return undefined;
+  }
+}

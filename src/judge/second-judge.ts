@@ -1,0 +1,34 @@
+// Two judges of one requirement: a check of the official conformance suite names, in `sameAs`, our own
+// check of the same requirement (src/driver/phases/conformance.ts derives it from the spec section the
+// suite cites). Where one passed and the other failed on the same variant, both the check and the phase
+// say so. Only messages and details change: each judge's verdict stays its own.
+import type { PhaseResult } from '../results/types.js';
+
+export interface Disagreement {
+  /** The second judge's check: `conformance › dns-rebinding-protection`. */
+  theirs: string;
+  theirOutcome: string;
+  /** Ours: `http › origin`. */
+  ours: string;
+  ourOutcome: string;
+}
+
+const JUDGED = new Set(['passed', 'failed']);
+
+export function compareJudges(phases: PhaseResult[]): PhaseResult[] {
+  const ours = new Map<string, { phase: string; outcome: string }>();
+  for (const p of phases) for (const c of p.checks ?? []) if (!c.judge) ours.set(c.id, { phase: p.phase, outcome: c.outcome });
+  return phases.map((p) => {
+    const found: Disagreement[] = [];
+    const checks = (p.checks ?? []).map((c) => {
+      const own = c.judge && c.sameAs ? ours.get(c.sameAs) : undefined;
+      if (!own || !JUDGED.has(own.outcome) || !JUDGED.has(c.outcome) || own.outcome === c.outcome) return c;
+      const d = { theirs: `${p.phase} › ${c.id}`, theirOutcome: c.outcome, ours: `${own.phase} › ${c.sameAs}`, ourOutcome: own.outcome };
+      found.push(d);
+      return { ...c, message: `${c.message}; the judges differ: mcp-matrix's own ${d.ours} ${d.ourOutcome}` };
+    });
+    if (found.length === 0) return p;
+    const note = `judged differently: ${found.map((d) => `${d.theirs} ${d.theirOutcome}, ${d.ours} ${d.ourOutcome}`).join('; ')}`;
+    return { ...p, checks, message: p.message ? `${p.message}; ${note}` : note, details: { ...p.details, disagreements: found } };
+  });
+}
