@@ -42,8 +42,13 @@ export async function installServer(cell: PlannedCell, ctx: CellContext, hooks: 
     hooks.onInstallEnd?.({ ok: install.kind === 'installed', durationMs: install.durationMs, attempts: install.attempts });
     if (install.kind !== 'installed') {
       await shipping.catch(() => undefined);
-      const { name: packageName, ranges } = ctx.plan.package;
-      const pin = { primary: cell.primary, version: cell.version, packageName, range: ranges[cell.primary] };
+      const { name: packageName, ranges, sdkClaims } = ctx.plan.package;
+      const pin = {
+        primary: cell.primary,
+        version: cell.version,
+        packageName,
+        range: sdkClaims?.[cell.primary]?.range ?? ranges[cell.primary],
+      };
       return {
         kind: 'not-installed',
         cellDir,
@@ -59,6 +64,7 @@ export async function installServer(cell: PlannedCell, ctx: CellContext, hooks: 
       version: cell.version,
       installSet: cell.installSet,
       sdkNames: sdkPackageNames(ctx.plan.config.majors),
+      primaries: Object.values(ctx.plan.config.majors).map((m) => m.pinned[0]!),
       tarball: ctx.tarball,
       harnessVersion: ctx.harnessVersion,
       npmVersion: ctx.npmVersion,

@@ -9,12 +9,15 @@ import semver from 'semver';
 import type { Logger } from '../logger.js';
 import type { HttpConfig } from '../config/define.js';
 import { invocation } from '../orchestrator/invocation.js';
-import type { RawManifest } from '../plan/package-info.js';
+import { manifestInfo, type RawManifest } from '../plan/package-info.js';
+import { planManifestLookup } from '../plan/claim-lookup.js';
+import { majorClaims } from '../plan/sdk-claim.js';
+import { DEFAULT_MAJORS } from '../config/majors.js';
 import { createRegistry, type Registry } from '../plan/registry.js';
 import type { CellResult, PhaseResult } from '../results/types.js';
 import { errorMessage, type Failure } from '../util/result.js';
 import { parseHttp } from './init/args.js';
-import { deriveInit, initCells, PRIMARIES } from './init/plan.js';
+import { deriveInit, initCells, PRIMARIES, rangesLine } from './init/plan.js';
 import { probeServer, type Probe } from './init/probe.js';
 import { exampleSteps, renderConfig, type Detected } from './init/config-template.js';
 import { renderWorkflow } from './init/workflow-template.js';
@@ -49,7 +52,14 @@ export async function initCommand(options: InitOptions, log: Logger): Promise<nu
       message: `cannot read ${manifestFile}: ${errorMessage(error)}. Run mcp-matrix init in the directory of the MCP server package (where its package.json is).`,
     };
   }
-  const derived = deriveInit(raw);
+  const registry = options.registry ?? createRegistry();
+  // A server built on a framework declares no SDK range of its own: it claims the framework's.
+  const claims = await majorClaims(
+    manifestInfo(raw).ranges,
+    DEFAULT_MAJORS,
+    planManifestLookup({ kind: 'directory', dir: options.cwd }, registry),
+  );
+  const derived = deriveInit(raw, claims);
   if (!derived.ok) return derived.error;
   const http = parseHttp(options.http, options.httpEnv ?? []);
   if (!http.ok) return http.error;
@@ -67,15 +77,10 @@ export async function initCommand(options: InitOptions, log: Logger): Promise<nu
   }
 
   const plan = derived.value;
-  const registry = options.registry ?? createRegistry();
   const cells = await initCells(plan, registry);
   if (!cells.ok) return cells.error;
   log.info(`mcp-matrix init: ${plan.name}, bin ${plan.bin}`);
-  log.info(
-    `  declared: ${Object.entries(plan.ranges)
-      .map(([n, r]) => `${n} "${r}"`)
-      .join(' · ')}`,
-  );
+  log.info(`  declared: ${rangesLine(plan)}`);
   log.info(`  cells: ${cells.value.map((c) => `${c.pin}${c.pin === c.version ? '' : ` → ${c.version}`} (${c.role})`).join(', ')}`);
 
   // The newest version any range admits: what a user installing the package today most likely gets.

@@ -9,6 +9,7 @@ import type { EnvironmentEvidence, PhaseResult } from '../results/types.js';
 import { findSdkCopies, readVersion, resolveFrom } from './sdk-tree.js';
 import { missingFromTarball, type Manifest } from './tarball-files.js';
 import { sha256 } from '../util/sha256.js';
+import { chainText, sdkClaims, type ManifestLookup } from '../plan/sdk-claim.js';
 
 export interface EnvironmentInput {
   cellDir: string;
@@ -19,6 +20,8 @@ export interface EnvironmentInput {
   installSet: Record<string, string>;
   /** The SDK package names (every major's recipe): only these are SDK copies. */
   sdkNames: readonly string[];
+  /** Every major's primary (the plan's claim rule reads them all); absent: `primary` alone. */
+  primaries?: readonly string[];
   tarball: Tarball;
   harnessVersion: string;
   npmVersion: string;
@@ -56,10 +59,24 @@ export async function verifyEnvironment(input: EnvironmentInput): Promise<{ resu
   for (const [name, copies] of byName)
     if (copies.length > 1) problems.push(`${name} is installed ${copies.length} times: ${copies.join(', ')}`);
 
-  const range = declaredRanges[input.primary];
-  if (!range) problems.push(`${input.packageName} declares no range on ${input.primary}: it does not claim this SDK major`);
-  else if (!semver.satisfies(input.version, range))
-    problems.push(`pin ${input.primary}@${input.version} is outside the range "${range}" that ${input.packageName} declares`);
+  // A package built on a framework claims the SDK through it: the range its installed dependency declares.
+  const claims = manifest
+    ? await sdkClaims(
+        { ...manifest.dependencies, ...manifest.peerDependencies },
+        input.primaries ?? [input.primary],
+        input.sdkNames,
+        installedManifest(packageDir, input.cellDir),
+      )
+    : {};
+  const claim = claims[input.primary];
+  const chain = chainText(input.primary, claim);
+  if (!claim) problems.push(`${input.packageName} declares no range on ${input.primary}: it does not claim this SDK major`);
+  else if (!semver.satisfies(input.version, claim.range))
+    problems.push(
+      chain
+        ? `pin ${input.primary}@${input.version} is outside the range "${claim.range}" that ${input.packageName} claims ${chain}`
+        : `pin ${input.primary}@${input.version} is outside the range "${claim.range}" that ${input.packageName} declares`,
+    );
 
   const lock = await readFile(path.join(input.cellDir, 'package-lock.json')).catch(() => undefined);
   const lockJson = lock
@@ -85,13 +102,28 @@ export async function verifyEnvironment(input: EnvironmentInput): Promise<{ resu
     installMs: input.install.durationMs,
     installAttempts: input.install.attempts,
     declaredRanges,
+    ...(chain ? { sdkClaim: chain } : {}),
   };
   const durationMs = Math.round(performance.now() - started);
   const result: PhaseResult =
     problems.length === 0
-      ? { phase: 'environment', verdict: 'passed', durationMs, details: { sdk: sdkPackages.map((p) => `${p.name}@${p.version}`) } }
+      ? {
+          phase: 'environment',
+          verdict: 'passed',
+          durationMs,
+          details: { sdk: sdkPackages.map((p) => `${p.name}@${p.version}`), ...(chain ? { sdkClaim: chain } : {}) },
+        }
       : { phase: 'environment', verdict: 'failed', durationMs, message: problems.join('; '), step: 'verify', details: { problems } };
   return { result, evidence };
+}
+
+/** A dependency as the installed package loads it (Node's lookup from the package's directory). */
+function installedManifest(packageDir: string, cellDir: string): ManifestLookup {
+  return async (name) => {
+    const dir = resolveFrom(packageDir, name, cellDir);
+    const m = dir ? await readJson<Manifest>(path.join(dir, 'package.json')) : undefined;
+    return m ? { version: m.version ?? '?', ranges: { ...m.dependencies, ...m.peerDependencies } } : undefined;
+  };
 }
 
 async function readJson<T>(file: string): Promise<T | undefined> {

@@ -3,6 +3,7 @@ import semver from 'semver';
 import type { MajorRecipe } from '../config/define.js';
 import type { PackageMeta } from './registry.js';
 import { stableVersions } from './pins.js';
+import { rangeText, type SdkClaim } from './sdk-claim.js';
 
 export interface LockstepFinding {
   level: 'error' | 'warning';
@@ -15,12 +16,13 @@ export interface LockstepCell {
   version: string;
 }
 
-/** Pure: ranges from the package, published versions per primary package, the resolved cells. */
+/** Pure: ranges from the package (or claimed through a dependency: `claims` names it), published versions per primary package, the resolved cells. */
 export function checkLockstep(
   ranges: Record<string, string>,
   majors: Record<string, MajorRecipe>,
   metas: Map<string, PackageMeta>,
   cells: LockstepCell[],
+  claims: Record<string, SdkClaim> = {},
 ): LockstepFinding[] {
   const findings: LockstepFinding[] = [];
   for (const [major, recipe] of Object.entries(majors)) {
@@ -37,16 +39,17 @@ export function checkLockstep(
     }
     const meta = metas.get(primary);
     if (!meta) continue;
+    const named = rangeText(range, claims[primary]);
     const admitted = stableVersions(meta.versions.keys()).filter((v) => semver.major(v) === Number(major) && semver.satisfies(v, range));
     for (const c of mine) {
       if (!semver.satisfies(c.version, range))
-        findings.push({ level: 'error', message: `cell ${c.id} pins ${primary}@${c.version}, outside the declared range "${range}"` });
+        findings.push({ level: 'error', message: `cell ${c.id} pins ${primary}@${c.version}, outside ${named}` });
     }
     if (admitted.length === 0) continue;
     if (mine.length === 0) {
       findings.push({
         level: 'error',
-        message: `the declared range "${range}" on ${primary} admits major ${major} (${admitted[0]} … ${admitted.at(-1)}), but no cell covers it; add cells floor@${major} and latest@${major}`,
+        message: `${named} on ${primary} admits major ${major} (${admitted[0]} … ${admitted.at(-1)}), but no cell covers it; add cells floor@${major} and latest@${major}`,
       });
       continue;
     }
@@ -54,7 +57,7 @@ export function checkLockstep(
     if (!mine.some((c) => c.version === floor)) {
       findings.push({
         level: 'error',
-        message: `the declared range "${range}" admits ${primary}@${floor}, but no cell pins it (lowest cell: ${mine.map((c) => c.version).sort(semver.compare)[0]}); add a floor@${major} cell or raise the range`,
+        message: `${named} admits ${primary}@${floor}, but no cell pins it (lowest cell: ${mine.map((c) => c.version).sort(semver.compare)[0]}); add a floor@${major} cell or raise the range`,
       });
     }
     const newestCovered = mine
@@ -65,7 +68,7 @@ export function checkLockstep(
     if (semver.gt(newest, newestCovered)) {
       findings.push({
         level: 'warning',
-        message: `${primary}@${newest} is inside the declared range "${range}" but newer than any cell (newest cell: ${newestCovered}); add a latest@${major} cell`,
+        message: `${primary}@${newest} is inside ${named} but newer than any cell (newest cell: ${newestCovered}); add a latest@${major} cell`,
       });
     }
   }

@@ -3,6 +3,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { run } from '../process/exec.js';
 import { errorMessage, fail, ok, type Result } from '../util/result.js';
+import type { SdkClaim } from './sdk-claim.js';
 
 export interface PackageInfo {
   name: string;
@@ -12,6 +13,8 @@ export interface PackageInfo {
   ranges: Record<string, string>;
   /** `engines.node`, when declared. */
   nodeRange?: string;
+  /** The range claimed on each major's primary, declared or through a dependency (the plan's; absent in a thawed plan). */
+  sdkClaims?: Record<string, SdkClaim>;
 }
 
 export interface RawManifest {
@@ -44,13 +47,14 @@ export async function readPackageDir(dir: string): Promise<Result<PackageInfo>> 
   }
 }
 
-export async function readTarball(file: string): Promise<Result<PackageInfo>> {
-  const out = await run('tar', ['-xzOf', file, 'package/package.json'], { timeoutMs: 30_000 });
-  if (!out.ok) return fail('usage', `cannot read package/package.json from ${file}: ${out.stderr.trim() || out.error || 'tar failed'}`);
+/** `member`: another manifest inside the tarball (a `file:` dependency the package carries). */
+export async function readTarball(file: string, member = 'package/package.json'): Promise<Result<PackageInfo>> {
+  const out = await run('tar', ['-xzOf', file, member], { timeoutMs: 30_000 });
+  if (!out.ok) return fail('usage', `cannot read ${member} from ${file}: ${out.stderr.trim() || out.error || 'tar failed'}`);
   try {
     return ok(manifestInfo(JSON.parse(out.stdout) as RawManifest));
   } catch (error) {
-    return fail('usage', `package/package.json in ${file} is not valid JSON: ${errorMessage(error)}`);
+    return fail('usage', `${member} in ${file} is not valid JSON: ${errorMessage(error)}`);
   }
 }
 

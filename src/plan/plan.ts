@@ -7,6 +7,8 @@ import { pinMajor } from '../config/majors.js';
 import { checkEnginesLockstep, checkLockstep, type LockstepFinding } from './lockstep.js';
 import { installSetFor } from './install-set.js';
 import { pickBin, readPackageDir, readTarball, type PackageInfo } from './package-info.js';
+import { planManifestLookup } from './claim-lookup.js';
+import { effectiveRanges, majorClaims } from './sdk-claim.js';
 import { resolvePin } from './pins.js';
 import { resolveClient, type PlannedClient } from './clients.js';
 import { nodeReleases, resolveNodeAxis, type PlannedNode } from './node-versions.js';
@@ -47,13 +49,16 @@ export async function buildPlan(config: ResolvedConfig, registry: Registry): Pro
   if (!info.ok) return info;
   const bin = pickBin(info.value, config.bin);
   if (!bin.ok) return bin;
+  const sdkClaims = await majorClaims(info.value.ranges, config.majors, planManifestLookup(config.source, registry));
+  const pkg: PackageInfo = { ...info.value, sdkClaims };
+  const ranges = effectiveRanges(pkg.ranges, sdkClaims);
   // Warm every look-up the plan reads at once; each package is fetched once per run, and no other is.
-  const names = planLookupNames(config, info.value.ranges);
+  const names = planLookupNames(config, ranges);
   await Promise.all([...names].map((n) => registry.meta(n)));
 
-  const axes = await resolveAxes(config, registry, info.value);
+  const axes = await resolveAxes(config, registry, ranges);
   const resolved = await Promise.all(
-    config.cells.map((cell) => (axes.ok ? planCell(cell, config, registry, info.value, axes.value) : Promise.resolve(axes))),
+    config.cells.map((cell) => (axes.ok ? planCell(cell, config, registry, ranges, axes.value) : Promise.resolve(axes))),
   );
   const problems = axes.ok ? resolved.flatMap((r) => (r.ok ? [] : [r.error])) : [axes.error];
   const failed = allProblems(problems, 'the plan has problems:');
@@ -64,17 +69,17 @@ export async function buildPlan(config: ResolvedConfig, registry: Registry): Pro
     const m = await registry.meta(n);
     if (m.ok) metas.set(n, m.value);
   }
-  const lockstep = config.lockstep === 'off' ? [] : checkLockstep(info.value.ranges, config.majors, metas, cells);
+  const lockstep = config.lockstep === 'off' ? [] : checkLockstep(ranges, config.majors, metas, cells, sdkClaims);
   // engines.node against the Node axis (every distinct release any variant runs).
   const nodes = [...new Map(cells.flatMap((c) => c.variants.flatMap((v) => (v.node ? [[v.node.version, v.node] as const] : [])))).values()];
   if (config.lockstep !== 'off' && nodes.length > 0)
-    lockstep.push(...checkEnginesLockstep(info.value.nodeRange, nodes, await nodeReleases(registry)));
+    lockstep.push(...checkEnginesLockstep(pkg.nodeRange, nodes, await nodeReleases(registry)));
   const hash = createHash('sha256')
     .update(hashConfig(config))
     // Without axes the identity is what it always was; a variant's client and Node are part of it.
     .update(JSON.stringify(cells.map((c) => (hasAxes(c) ? [c.id, c.installSet, c.variants.map(variantIdentity)] : [c.id, c.installSet]))))
     .digest('hex');
-  return ok({ config, package: info.value, bin: bin.value, cells, lockstep, hash });
+  return ok({ config, package: pkg, bin: bin.value, cells, lockstep, hash });
 }
 
 /** Every distinct client pin and Node spec of the config, each resolved once for the whole plan. */
@@ -83,11 +88,11 @@ interface Axes {
   node: Map<string, PlannedNode>;
 }
 
-async function resolveAxes(config: ResolvedConfig, registry: Registry, info: PackageInfo): Promise<Result<Axes>> {
+async function resolveAxes(config: ResolvedConfig, registry: Registry, ranges: Record<string, string>): Promise<Result<Axes>> {
   const pins = [...new Set(config.cells.flatMap((c) => c.clients ?? []))];
   const specs = [...new Set(config.cells.flatMap((c) => c.node ?? []))];
   const [clients, node] = await Promise.all([
-    Promise.all(pins.map((pin) => resolveClient(pin, config.majors, registry, info.ranges))),
+    Promise.all(pins.map((pin) => resolveClient(pin, config.majors, registry, ranges))),
     specs.length > 0 ? resolveNodeAxis(specs, registry) : Promise.resolve(ok<PlannedNode[]>([])),
   ]);
   const problems = [...clients, node].flatMap((r) => (r.ok ? [] : [r.error]));
@@ -103,10 +108,10 @@ async function planCell(
   cell: ResolvedCell,
   config: ResolvedConfig,
   registry: Registry,
-  info: PackageInfo,
+  ranges: Record<string, string>,
   axes: Axes,
 ): Promise<Result<PlannedCell>> {
-  const pin = await resolvePin(cell.pin, config.majors, registry, info.ranges);
+  const pin = await resolvePin(cell.pin, config.majors, registry, ranges);
   if (!pin.ok) return pin;
   const recipe = config.majors[String(pin.value.major)]!;
   const set = await installSetFor(pin.value.version, recipe, registry);

@@ -1,12 +1,12 @@
-// Registry metadata, fetched once per package per run: every version and its peer ranges.
+// Registry metadata, fetched once per package per run: every version, its peer ranges and its dependencies.
 import { run } from '../process/exec.js';
 import { classifyNpmError } from '../npm/errors.js';
 import { errorMessage, fail, ok, type Result } from '../util/result.js';
 
 export interface PackageMeta {
   name: string;
-  /** version → peerDependencies (and which of them peerDependenciesMeta marks optional) */
-  versions: Map<string, { peerDependencies: Record<string, string>; optionalPeers?: string[] }>;
+  /** version → peerDependencies (and which of them peerDependenciesMeta marks optional), dependencies when it has any */
+  versions: Map<string, { peerDependencies: Record<string, string>; optionalPeers?: string[]; dependencies?: Record<string, string> }>;
 }
 
 export interface Registry {
@@ -78,6 +78,7 @@ async function fetchMeta(
         'version',
         'peerDependencies',
         'peerDependenciesMeta',
+        'dependencies',
         '--json',
         '--fetch-retries=0',
         '--loglevel=error',
@@ -132,6 +133,7 @@ interface RawVersion {
   version?: string;
   peerDependencies?: Record<string, string>;
   peerDependenciesMeta?: Record<string, { optional?: boolean }>;
+  dependencies?: Record<string, string>;
 }
 
 function parseMeta(name: string, raw: RawVersion[] | RawVersion): PackageMeta {
@@ -139,7 +141,11 @@ function parseMeta(name: string, raw: RawVersion[] | RawVersion): PackageMeta {
   for (const v of Array.isArray(raw) ? raw : [raw]) {
     if (!v.version) continue;
     const optional = Object.entries(v.peerDependenciesMeta ?? {}).flatMap(([peer, m]) => (m?.optional ? [peer] : []));
-    versions.set(v.version, { peerDependencies: v.peerDependencies ?? {}, ...(optional.length > 0 ? { optionalPeers: optional } : {}) });
+    versions.set(v.version, {
+      peerDependencies: v.peerDependencies ?? {},
+      ...(optional.length > 0 ? { optionalPeers: optional } : {}),
+      ...(v.dependencies && Object.keys(v.dependencies).length > 0 ? { dependencies: v.dependencies } : {}),
+    });
   }
   return { name, versions };
 }

@@ -54,6 +54,7 @@ function cellEnvironment(run: RunResult, cell: CellResult): string {
   if (ranges.length > 0) {
     facts.push(`- Declared SDK ranges: ${ranges.map(([n, r]) => `${codeSpan(n)} ${codeSpan(r)}`).join(', ')}`);
   }
+  if (env.sdkClaim) facts.push(`- SDK range claimed ${mdInline(env.sdkClaim)}`);
   if (cell.cellDir) facts.push(`- Kept cell directory: ${codeSpan(cell.cellDir)}`);
   return [head, facts.join('\n'), sdkTable(env), ...loadedTable(env)].join('\n\n');
 }

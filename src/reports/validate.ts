@@ -99,6 +99,7 @@ const environment = obj({
     obj({ source: oneOf(['npm', 'reused']), reason: optional(str), lockfileSha256: optional(str), entry: optional(str) }),
   ),
   declaredRanges: recordOf(str),
+  sdkClaim: optional(str),
   loadedSdk: optional(
     arrayOf(
       obj({

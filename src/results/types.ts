@@ -114,6 +114,8 @@ export interface EnvironmentEvidence {
   installSource?: InstallSourceRef;
   /** The SDK range(s) the installed package declares, by package name. */
   declaredRanges: Record<string, string>;
+  /** Without a range of its own: the dependency through which the package claims the SDK and that range (`through fastmcp@3.1.0: @modelcontextprotocol/sdk ^1.17.2`). */
+  sdkClaim?: string;
   /** The SDK copies the running stdio and http servers loaded (absent when no server was observed). */
   loadedSdk?: SdkRuntime[];
 }

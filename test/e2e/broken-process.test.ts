@@ -112,7 +112,8 @@ const CASES: Case[] = [
  * lock-release: holds an exclusive lock beside its bin until 1500 ms after its stop request (each phase must
  * wait for the previous server's exit). detached-grace: a detached helper exits 3500 ms after the http server's
  * SIGTERM, within graceMs 5000. sh-no-exec: a `#!/bin/sh` bin running Node without `exec` (SIGTERM reaches the
- * whole group).
+ * whole group). sdk-through-framework: declares no SDK range of its own, only through its framework (a `file:`
+ * dependency inside the package); the plan's floor and environment's range come from the framework's range.
  */
 const PASSING: Passing[] = [
   { fixture: 'shebang-flags' },
@@ -130,6 +131,21 @@ const PASSING: Passing[] = [
   { fixture: 'lock-release' },
   { fixture: 'detached-grace' },
   { fixture: 'sh-no-exec' },
+  {
+    fixture: 'sdk-through-framework',
+    extra: (r) => {
+      const cell = r.cells[0]!;
+      const chain = 'through mini-mcp-framework@0.3.1: @modelcontextprotocol/sdk >=1.23.0 <2';
+      expect(cell.version).toBe('1.23.0');
+      expect(cell.environment!.sdkClaim).toBe(chain);
+      expect(cell.phases[0]!.details?.sdkClaim).toBe(chain);
+      const sdk = { name: '@modelcontextprotocol/sdk', version: '1.23.0', path: 'node_modules/@modelcontextprotocol/sdk' };
+      expect(cell.environment!.loadedSdk!.map((o) => [o.server, o.copies])).toEqual([
+        ['stdio', [sdk]],
+        ['http', [sdk]],
+      ]);
+    },
+  },
 ];
 
 describeBroken({ control: false, cases: CASES, passing: PASSING, parity: [] });

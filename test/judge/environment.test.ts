@@ -93,6 +93,58 @@ describe('verifyEnvironment', () => {
     expect(result.message).toContain('@modelcontextprotocol/sdk is installed 2 times');
   });
 
+  // Issue 32 item 3: a server built on a framework declares the SDK only through it (srv → fw → the SDK).
+  describe('a range claimed through a dependency', () => {
+    async function onFramework(fw: Record<string, unknown>): Promise<EnvironmentInput> {
+      const input = await layout({ manifest: { peerDependencies: {}, dependencies: { fw: '^0.3.0', zod: '^4.0.0' } } });
+      await pkg(path.join(cell, 'node_modules', 'fw'), { name: 'fw', version: '0.3.1', ...fw });
+      await pkg(path.join(cell, 'node_modules', 'zod'), { name: 'zod', version: '4.1.0' });
+      return input;
+    }
+
+    it('passes the pin the framework admits, and names the chain', async () => {
+      const { result, evidence } = await verifyEnvironment(await onFramework({ dependencies: { '@modelcontextprotocol/sdk': '^1.23.0' } }));
+      expect(result.verdict, result.message).toBe('passed');
+      expect(result.details?.sdkClaim).toBe('through fw@0.3.1: @modelcontextprotocol/sdk ^1.23.0');
+      expect(evidence.sdkClaim).toBe('through fw@0.3.1: @modelcontextprotocol/sdk ^1.23.0');
+      expect(evidence.declaredRanges).toEqual({});
+    });
+
+    it('reads a peer range of the framework too', async () => {
+      const { result } = await verifyEnvironment(await onFramework({ peerDependencies: { '@modelcontextprotocol/sdk': '>=1.20.0 <2' } }));
+      expect(result.verdict, result.message).toBe('passed');
+      expect(result.details?.sdkClaim).toBe('through fw@0.3.1: @modelcontextprotocol/sdk >=1.20.0 <2');
+    });
+
+    it("fails a pin outside the framework's range, naming the chain", async () => {
+      const { result } = await verifyEnvironment(await onFramework({ dependencies: { '@modelcontextprotocol/sdk': '^1.25.0' } }));
+      expect(result.verdict).toBe('failed');
+      expect(result.message).toBe(
+        'pin @modelcontextprotocol/sdk@1.24.0 is outside the range "^1.25.0" that srv claims through fw@0.3.1: @modelcontextprotocol/sdk ^1.25.0',
+      );
+    });
+
+    it('a framework with no range on the SDK (it bundles its own) claims nothing', async () => {
+      const { result, evidence } = await verifyEnvironment(await onFramework({ dependencies: { other: '^1.0.0' } }));
+      expect(result.message).toBe('srv declares no range on @modelcontextprotocol/sdk: it does not claim this SDK major');
+      expect(evidence.sdkClaim).toBeUndefined();
+    });
+
+    it("a range of its own wins over the framework's", async () => {
+      const input = await layout({
+        manifest: { peerDependencies: { '@modelcontextprotocol/sdk': '^1.20.0' }, dependencies: { fw: '^0.3.0' } },
+      });
+      await pkg(path.join(cell, 'node_modules', 'fw'), {
+        name: 'fw',
+        version: '0.3.1',
+        dependencies: { '@modelcontextprotocol/sdk': '^1.25.0' },
+      });
+      const { result, evidence } = await verifyEnvironment(input);
+      expect(result.verdict, result.message).toBe('passed');
+      expect(evidence.sdkClaim).toBeUndefined();
+    });
+  });
+
   it('fails a pin outside the declared range', async () => {
     const { result } = await verifyEnvironment(await layout({ range: '^1.25.0' }));
     expect(result.message).toBe('pin @modelcontextprotocol/sdk@1.24.0 is outside the range "^1.25.0" that srv declares');

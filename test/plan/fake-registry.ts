@@ -1,8 +1,14 @@
 import type { PackageMeta, Registry } from '../../src/plan/registry.js';
 import { fail, ok } from '../../src/util/result.js';
 
-/** An in-memory registry for unit tests of pin resolution (real resolution is covered end to end). */
-export function fakeRegistry(packages: Record<string, Record<string, Record<string, string>>>): Registry {
+/**
+ * An in-memory registry for unit tests of pin resolution (real resolution is covered end to end): package →
+ * version → peerDependencies; `dependencies` the same shape, for the versions that have any.
+ */
+export function fakeRegistry(
+  packages: Record<string, Record<string, Record<string, string>>>,
+  dependencies: Record<string, Record<string, Record<string, string>>> = {},
+): Registry {
   let lookups = 0;
   return {
     url: async () => 'https://registry.test/',
@@ -16,7 +22,12 @@ export function fakeRegistry(packages: Record<string, Record<string, Record<stri
       if (!versions) return fail('usage', `${name} does not exist`);
       const meta: PackageMeta = {
         name,
-        versions: new Map(Object.entries(versions).map(([v, peers]) => [v, { peerDependencies: peers }])),
+        versions: new Map(
+          Object.entries(versions).map(([v, peers]) => {
+            const deps = dependencies[name]?.[v];
+            return [v, { peerDependencies: peers, ...(deps ? { dependencies: deps } : {}) }];
+          }),
+        ),
       };
       return ok(meta);
     },

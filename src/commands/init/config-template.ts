@@ -4,7 +4,7 @@ import type { HttpConfig } from '../../config/define.js';
 import type { ItemShape } from '../../driver/client/surface.js';
 import type { PhaseResult } from '../../results/types.js';
 import type { InitCell } from './cells.js';
-import type { InitPlan } from './plan.js';
+import { rangesLine, type InitPlan } from './plan.js';
 
 /** What init saw the real server do in its scratch cell. */
 export interface Detected {
@@ -77,9 +77,7 @@ function expectLines(d: Detected): string[] {
 
 /** The matrix.config.ts init writes: what the real server showed, valid as written, examples commented. */
 export function renderConfig(plan: InitPlan, cells: InitCell[], d: Detected): string {
-  const declared = Object.entries(plan.ranges)
-    .map(([n, r]) => `${n} "${r}"`)
-    .join(' · ');
+  const declared = rangesLine(plan);
   const binNote =
     plan.otherBins.length > 0
       ? `  // The package has other bins too (${plan.otherBins.join(', ')}): name the one that starts the MCP server.\n`

@@ -4,6 +4,7 @@ import semver from 'semver';
 import { DEFAULT_MAJORS } from '../../config/resolve.js';
 import { manifestInfo, type RawManifest } from '../../plan/package-info.js';
 import type { Registry } from '../../plan/registry.js';
+import { chainText, effectiveRanges, type SdkClaim } from '../../plan/sdk-claim.js';
 import { fail, ok, type Result } from '../../util/result.js';
 import { cellsForMajor, type InitCell } from './cells.js';
 
@@ -16,6 +17,15 @@ export interface InitPlan {
   ranges: Record<string, string>;
   /** SDK majors the declared ranges admit, ascending. */
   majors: number[];
+  /** A range the package claims through a dependency (it declares none itself): the chain, by SDK package. */
+  through?: Record<string, string>;
+}
+
+/** `@modelcontextprotocol/sdk "^1.24.3" (through fastmcp@4.20.16: …)`, each range init read, for its output and the config's header. */
+export function rangesLine(plan: InitPlan): string {
+  return Object.entries(plan.ranges)
+    .map(([n, r]) => `${n} "${r}"${plan.through?.[n] ? ` (${plan.through[n]})` : ''}`)
+    .join(' · ');
 }
 
 /** The SDK packages whose declared range decides the cells: the primary package of each major. */
@@ -23,8 +33,11 @@ export const PRIMARIES: { major: number; name: string }[] = Object.entries(DEFAU
   .map(([major, recipe]) => ({ major: Number(major), name: recipe.pinned[0]! }))
   .sort((a, b) => a.major - b.major);
 
-/** Pure: package.json → what init writes, or a message saying what the package must declare. */
-export function deriveInit(raw: RawManifest): Result<InitPlan> {
+/**
+ * Pure: package.json → what init writes, or a message saying what the package must declare. `claims`: the
+ * ranges it claims (sdk-claim.ts), when it declares none itself and reaches the SDK through a dependency.
+ */
+export function deriveInit(raw: RawManifest, claims: Record<string, SdkClaim> = {}): Result<InitPlan> {
   const info = manifestInfo(raw);
   const name = info.name || '(unnamed package)';
   const bins = Object.keys(info.bins);
@@ -38,12 +51,16 @@ export function deriveInit(raw: RawManifest): Result<InitPlan> {
   const bin = bins.includes(unscoped) ? unscoped : bins[0]!;
 
   const ranges: Record<string, string> = {};
+  const through: Record<string, string> = {};
   const majors: number[] = [];
   const problems: string[] = [];
+  const effective = effectiveRanges(info.ranges, claims);
   for (const { major, name: sdk } of PRIMARIES) {
-    const range = info.ranges[sdk];
+    const range = effective[sdk];
     if (range === undefined) continue;
     ranges[sdk] = range;
+    const chain = chainText(sdk, claims[sdk]);
+    if (chain) through[sdk] = chain;
     if (semver.validRange(range) === null) {
       problems.push(`the range "${range}" on ${sdk} is not a semver range (mcp-matrix needs one to find the floor, e.g. "^${major}.0.0")`);
       continue;
@@ -58,7 +75,14 @@ export function deriveInit(raw: RawManifest): Result<InitPlan> {
       `${name} declares no range on ${PRIMARIES.map((p) => p.name).join(' or ')} in "dependencies" or "peerDependencies", so there is no SDK version to test. Add the range you support, e.g. "peerDependencies": { "@modelcontextprotocol/sdk": "^1.23.0" } for SDK 1.x and/or { "@modelcontextprotocol/server": "^2.0.0" } for SDK 2.x, then run init again.`,
     );
   }
-  return ok({ name: info.name, bin, otherBins: bins.filter((b) => b !== bin), ranges, majors });
+  return ok({
+    name: info.name,
+    bin,
+    otherBins: bins.filter((b) => b !== bin),
+    ranges,
+    majors,
+    ...(Object.keys(through).length > 0 ? { through } : {}),
+  });
 }
 
 /** Floor and newest per admitted major, resolved against the registry. */

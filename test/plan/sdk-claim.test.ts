@@ -1,0 +1,187 @@
+// Issue 32 item 3: a server built on a framework declares the SDK only through it (the package → the
+// framework → the SDK range). The plan finds the chain from the manifests (registry metadata recorded from
+// the npm registry on 2026-12-05, a `file:` dependency from the package's own tree) and takes floor and latest from it.
+import { execFileSync } from 'node:child_process';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { MatrixConfig } from '../../src/config/define.js';
+import { resolveConfig } from '../../src/config/resolve.js';
+import { deriveInit, rangesLine } from '../../src/commands/init/plan.js';
+import { buildPlan, type Plan } from '../../src/plan/plan.js';
+import type { Registry } from '../../src/plan/registry.js';
+import { chainText, intersectRanges, sdkClaims } from '../../src/plan/sdk-claim.js';
+import { fakeRegistry, SDK } from './fake-registry.js';
+
+const V1 = '@modelcontextprotocol/sdk';
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+
+/** `npm view fastmcp@">=4.2.0 <=4.4.0" version dependencies peerDependencies --json` (the SDK range and peers kept). */
+const FASTMCP_PEERS = { '4.3.0': { jose: '^5.0.0' }, '4.3.2': { jose: '^5.0.0' }, '4.4.0': { jose: '^5.0.0' } };
+const FASTMCP_DEPS = {
+  '4.3.0': { [V1]: '^1.24.3', 'mcp-proxy': '^6.4.6', zod: '^4.1.13' },
+  '4.3.2': { [V1]: '^1.24.3', 'mcp-proxy': '^6.4.6', zod: '^4.1.13' },
+  '4.4.0': { [V1]: '^1.24.3', 'mcp-proxy': '^6.4.6', zod: '^4.1.13' },
+};
+/** firecrawl-mcp@3.26.0's dependencies (`npm view firecrawl-mcp@3.26.0 dependencies`): no range on the SDK. */
+const FIRECRAWL_DEPS = { dotenv: '^17.2.2', fastmcp: '4.3.2', firecrawl: '4.42.0', zod: '^4.2.1' };
+
+function registry(): Registry & { asked: string[] } {
+  const base = fakeRegistry(
+    {
+      ...SDK,
+      [V1]: { ...SDK[V1], '1.24.3': {}, '1.25.0': {} },
+      fastmcp: FASTMCP_PEERS,
+      dotenv: { '17.2.3': {} },
+      zod: { '4.2.1': {} },
+    },
+    { fastmcp: FASTMCP_DEPS },
+  );
+  const asked: string[] = [];
+  return {
+    ...base,
+    asked,
+    get lookups() {
+      return base.lookups;
+    },
+    meta(name) {
+      asked.push(name);
+      return base.meta(name);
+    },
+  };
+}
+
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(path.join(os.tmpdir(), 'mm-sdk-claim-'));
+});
+afterAll(() => rm(dir, { recursive: true, force: true }));
+
+async function planOf(config: Omit<MatrixConfig, 'package'>, manifest: Record<string, unknown>, reg = registry()) {
+  const pkg = path.join(dir, String(Math.random()).slice(2));
+  await mkdir(pkg);
+  await writeFile(path.join(pkg, 'package.json'), JSON.stringify({ name: 'srv', version: '1.0.0', bin: { srv: 'srv.js' }, ...manifest }));
+  const resolved = resolveConfig({ file: path.join(pkg, 'matrix.config.ts'), dir: pkg, config: { package: '.', ...config } }, {}, pkg);
+  return { built: await buildPlan(resolved, reg), asked: reg.asked };
+}
+
+function planned(built: Awaited<ReturnType<typeof planOf>>['built']): Plan {
+  if (!built.ok) throw new Error(built.error.message + (built.error.details ?? []).join('\n'));
+  return built.value;
+}
+
+describe('the plan follows the SDK through a framework', () => {
+  it('floor and latest come from the framework the package depends on (firecrawl-mcp → fastmcp@4.3.2 → ^1.24.3)', async () => {
+    const { built } = await planOf(
+      { cells: [{ pin: 'floor@1' }, { pin: 'latest@1' }], lockstep: 'error' },
+      { dependencies: FIRECRAWL_DEPS },
+    );
+    const plan = planned(built);
+    expect(plan.cells.map((c) => c.version)).toEqual(['1.24.3', '1.32.2']);
+    expect(plan.lockstep).toEqual([]);
+    expect(plan.package.sdkClaims).toEqual({
+      [V1]: { range: '^1.24.3', through: [{ name: 'fastmcp', version: '4.3.2', range: '^1.24.3' }] },
+    });
+  });
+
+  it('the framework version npm would install: the newest its range admits', async () => {
+    const { built } = await planOf({ cells: [{ pin: 'floor@1' }], lockstep: 'off' }, { dependencies: { fastmcp: '~4.3.0' } });
+    expect(planned(built).package.sdkClaims?.[V1]?.through).toEqual([{ name: 'fastmcp', version: '4.3.2', range: '^1.24.3' }]);
+  });
+
+  it('lockstep names the chain', async () => {
+    const { built } = await planOf({ cells: [{ pin: '1.23.0' }, { pin: 'latest@1' }], lockstep: 'warn' }, { dependencies: FIRECRAWL_DEPS });
+    expect(planned(built).lockstep.map((f) => f.message)).toEqual([
+      `cell 1.23.0 pins ${V1}@1.23.0, outside the range "^1.24.3" claimed through fastmcp@4.3.2`,
+      `the range "^1.24.3" claimed through fastmcp@4.3.2 admits ${V1}@1.24.3, but no cell pins it (lowest cell: 1.23.0); add a floor@1 cell or raise the range`,
+    ]);
+  });
+
+  it('a package with a range of its own looks up none of its dependencies', async () => {
+    const { built, asked } = await planOf(
+      { cells: [{ pin: 'floor@1' }], lockstep: 'off' },
+      { dependencies: { fastmcp: '4.3.2' }, peerDependencies: { [V1]: '^1.23.0' } },
+    );
+    expect(planned(built).cells.map((c) => c.version)).toEqual(['1.23.0']);
+    expect(asked).not.toContain('fastmcp');
+  });
+
+  it('a package with no range, direct or through a dependency, still has no floor', async () => {
+    const { built } = await planOf(
+      { cells: [{ pin: 'floor@1' }], lockstep: 'off' },
+      { dependencies: { zod: '^4.2.1', dotenv: '^17.2.2' } },
+    );
+    expect(built.ok).toBe(false);
+    if (!built.ok) expect(built.error.message).toBe(`pin floor@1: the package declares no range on ${V1}, so it has no floor for major 1`);
+  });
+
+  it('a file: framework inside the package (the fixture sdk-through-framework), read from its directory', async () => {
+    const fixture = path.join(ROOT, 'fixtures/broken/sdk-through-framework');
+    const resolved = resolveConfig(
+      { file: path.join(fixture, 'matrix.config.ts'), dir: fixture, config: { package: '.', cells: [{ pin: 'floor@1' }] } },
+      {},
+      fixture,
+    );
+    const plan = planned(await buildPlan(resolved, registry()));
+    expect(plan.cells.map((c) => c.version)).toEqual(['1.23.0']);
+    expect(chainText(V1, plan.package.sdkClaims?.[V1])).toBe(`through mini-mcp-framework@0.3.1: ${V1} >=1.23.0 <2`);
+  });
+
+  it('a file: framework inside a tarball (--tarball), read from the tarball', async () => {
+    const tree = path.join(dir, 'tree');
+    await mkdir(path.join(tree, 'package/fw'), { recursive: true });
+    await writeFile(
+      path.join(tree, 'package/package.json'),
+      JSON.stringify({ name: 'srv', version: '1.0.0', bin: 'srv.js', dependencies: { fw: 'file:fw' } }),
+    );
+    await writeFile(
+      path.join(tree, 'package/fw/package.json'),
+      JSON.stringify({ name: 'fw', version: '2.0.0', peerDependencies: { [V1]: '^1.25.0' } }),
+    );
+    const tarball = path.join(dir, 'srv-1.0.0.tgz');
+    execFileSync('tar', ['-czf', tarball, '-C', tree, 'package']);
+    const resolved = resolveConfig(
+      { file: path.join(dir, 'matrix.config.ts'), dir, config: { package: '.', cells: [{ pin: 'floor@1' }] } },
+      { tarball },
+      dir,
+    );
+    const plan = planned(await buildPlan(resolved, registry()));
+    expect(plan.cells.map((c) => c.version)).toEqual(['1.25.0']);
+  });
+
+  it('init takes its cells from the chain and says so', () => {
+    const claims = { [V1]: { range: '^1.24.3', through: [{ name: 'fastmcp', version: '4.3.2', range: '^1.24.3' }] } };
+    const d = deriveInit({ name: 'firecrawl-mcp', bin: { 'firecrawl-mcp': 'dist/index.js' }, dependencies: FIRECRAWL_DEPS }, claims);
+    expect(d.ok).toBe(true);
+    if (!d.ok) return;
+    expect(d.value.majors).toEqual([1]);
+    expect(rangesLine(d.value)).toBe(`${V1} "^1.24.3" (through fastmcp@4.3.2: ${V1} ^1.24.3)`);
+  });
+});
+
+describe('sdkClaims', () => {
+  const names = [V1, '@modelcontextprotocol/server'];
+  it('every framework with a range on the SDK must admit the pin: their ranges intersect', async () => {
+    const lookup = async (name: string) =>
+      ({ a: { version: '1.0.0', ranges: { [V1]: '^1.20.0 || ^2.0.0' } }, b: { version: '3.0.0', ranges: { [V1]: '>=1.24.0' } } })[name];
+    const claims = await sdkClaims({ a: '^1.0.0', b: '^3.0.0', [V1 + '-x']: '1' }, names, names, lookup);
+    expect(claims[V1]?.range).toBe('>=1.20.0 <2.0.0-0 >=1.24.0 || >=2.0.0 <3.0.0-0 >=1.24.0');
+    expect(chainText(V1, claims[V1])).toBe(`through a@1.0.0: ${V1} ^1.20.0 || ^2.0.0; through b@3.0.0: ${V1} >=1.24.0`);
+  });
+
+  it('an SDK package the package depends on is not a framework, and a failed look-up claims nothing', async () => {
+    const claims = await sdkClaims({ '@modelcontextprotocol/server': '^2.0.0', x: '1.0.0' }, [V1], names, () =>
+      Promise.reject(new Error('down')),
+    );
+    expect(claims).toEqual({});
+  });
+
+  it('intersectRanges: none, one, a range that is not semver', () => {
+    expect(intersectRanges([])).toBeUndefined();
+    expect(intersectRanges(['^1.2.0'])).toBe('^1.2.0');
+    expect(intersectRanges(['^1.2.0', 'latest'])).toBe('^1.2.0 latest');
+    expect(intersectRanges(['*', '^1.2.0'])).toBe('>=1.2.0 <2.0.0-0');
+  });
+});
