@@ -177,6 +177,13 @@ export interface MatrixConfig {
    */
   secrets?: (string | SecretConfig)[];
   /**
+   * A fork's or Dependabot's pull request, which GitHub gives no secrets: `'not-measured'` reports the phases a
+   * missing secret kept from running as not measured, loudly, and lets the gate pass on what it did measure (the
+   * run on the base repository measures them); `'fail'` fails the gate (the run is not measured, exit 3).
+   * @default 'not-measured'
+   */
+  secretsOnFork?: 'not-measured' | 'fail';
+  /**
    * Parity of what the same calls answer (each step's normalised answer) and of lifecycle behaviours, across
    * every cell and variant and against the values in `mcp-surface.json`; `false` turns it off. @default {}
    */

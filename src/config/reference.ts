@@ -131,6 +131,8 @@ export const CONFIG_REFERENCE: Record<string, string> = {
     "Secrets the server needs, read from the run's environment (never written in the config): each is given to the phases that need it (on top of their `env`) and masked in every output, like the harness's own tokens. When one is not set (a fork's or Dependabot's pull request gets no secrets on GitHub), the phases that need it are not run and read as not measured (never failed), with the reason: the fork, Dependabot, or simply not set. A name alone (`'API_KEY'`) is needed by every server phase. Default: none.",
   'secrets[].name': 'The environment variable, e.g. `API_KEY`.',
   'secrets[].phases': 'The phases that need it (`stdio`, `http`, `bind`, `conformance`, `leaks`). Default: all of them.',
+  secretsOnFork:
+    "A fork's or Dependabot's pull request, which GitHub gives no secrets: `'not-measured'` reports each phase a missing secret kept from running as not measured (its message, a warning annotation and the summary say so plainly) and lets the gate pass on the phases it measured, since the run on the base repository measures the rest; `'fail'` fails the gate instead (the run reads as not measured, exit 3). Default: `'not-measured'`.",
   'secrets[].whenAbsent':
     "What a phase that needs it reads as when it is not set: `'not-measured'`, or `'skipped'` (a choice made on purpose, so that a fork's run can pass on what it could measure). Default: `'not-measured'`.",
   surface:

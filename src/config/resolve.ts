@@ -8,7 +8,7 @@ import type { CellConfig, MajorRecipe, MatrixConfig, Step, SurfaceExpectation } 
 import { cellIdFromPin } from './schema.js';
 import { DEFAULT_MAJORS } from './majors.js';
 import type { LoadedConfig } from './load.js';
-import type { SecretPhase, SecretSpec } from './types.js';
+import type { ForkPolicy, SecretPhase, SecretSpec } from './types.js';
 import { sha256 } from '../util/sha256.js';
 
 export { DEFAULT_MAJORS };
@@ -77,6 +77,8 @@ export interface ResolvedConfig {
   surface: false | { allow: { item: string; path?: string }[] };
   /** The secrets the servers need from the environment (names only, never values); absent when none. */
   secrets?: SecretSpec[];
+  /** Only when declared (the default, 'not-measured', hashes as a config without it). */
+  secretsOnFork?: ForkPolicy;
   /** Parity of recorded values (step answers, lifecycle behaviours) across cells and the snapshot; `false` turns it off. */
   parity: false | { allow: ParityAllowance[] };
 }
@@ -176,6 +178,7 @@ export function resolveConfig(loaded: LoadedConfig, overrides: Overrides = {}, c
           ),
         }
       : {}),
+    ...(c.secretsOnFork ? { secretsOnFork: c.secretsOnFork } : {}),
     parity: c.parity === false ? false : { allow: c.parity?.allow ?? [] },
   };
 }

@@ -196,6 +196,7 @@ export const configSchema = z
       ])
       .optional(),
     secrets: z.array(secret).optional(),
+    secretsOnFork: z.enum(['not-measured', 'fail']).optional(),
     parity: z
       .union([
         z.literal(false),

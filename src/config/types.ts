@@ -55,6 +55,9 @@ export interface ClientSpec {
 /** A phase a secret can be needed by (every phase that starts the server). */
 export type SecretPhase = 'stdio' | 'http' | 'bind' | 'conformance' | 'leaks';
 
+/** What a fork's or Dependabot's run (no secrets) makes of the phases a missing secret kept from running (config `secretsOnFork`). */
+export type ForkPolicy = 'not-measured' | 'fail';
+
 /** A secret the servers need from the run's environment (config `secrets`, resolved): its name, never its value. */
 export interface SecretSpec {
   name: string;

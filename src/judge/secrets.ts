@@ -3,7 +3,7 @@
 // request gets no secrets on GitHub) those phases are not run: not measured (or skipped, when the
 // config says so), with the reason named. A server is never failed for want of a key it was not given.
 import { SECRET_PHASES } from '../config/resolve.js';
-import type { SecretPhase, SecretSpec } from '../config/types.js';
+import type { ForkPolicy, SecretPhase, SecretSpec } from '../config/types.js';
 import type { PhaseResult } from '../results/types.js';
 
 type Env = Record<string, string | undefined>;
@@ -46,34 +46,53 @@ export function absenceContext(env: Env, event: PullRequestEvent | undefined): s
   return '';
 }
 
-/** The result that stands in for each phase a missing secret keeps from running. */
-export function secretGaps(absent: readonly SecretSpec[], context: string): Map<SecretPhase, PhaseResult> {
+/** Where a message names the fork policy that let a fork's run pass: the text every report shows. */
+export const FORK_PASS = "secretsOnFork: 'not-measured' lets this run pass on the phases it measured";
+
+/**
+ * The result that stands in for each phase a missing secret keeps from running. `context` is set on a fork's or
+ * Dependabot's run (absenceContext): there the fork policy decides, and its default lets the gate pass on what
+ * was measured (the phase reads as skipped, its message says NOT MEASURED and why).
+ */
+export function secretGaps(
+  absent: readonly SecretSpec[],
+  context: string,
+  onFork: ForkPolicy = 'not-measured',
+): Map<SecretPhase, PhaseResult> {
   const gaps = new Map<SecretPhase, PhaseResult>();
   for (const phase of SECRET_PHASES) {
     const missing = absent.filter((s) => s.phases.includes(phase));
     if (missing.length === 0) continue;
     const names = missing.map((s) => s.name).join(', ');
     const why = context || "in this run's environment; in CI, give it to the run step's env:";
-    // Not measured unless every missing secret says a run without it may skip the phase.
-    const skip = missing.every((s) => s.whenAbsent === 'skipped');
+    const them = missing.length > 1 ? 'them' : 'it';
+    const chosen = missing.every((s) => s.whenAbsent === 'skipped');
+    const forkPass = !chosen && context !== '' && onFork === 'not-measured';
+    // Not measured unless every missing secret says a run without it may skip the phase, or the fork policy does.
+    const skip = chosen || forkPass;
     gaps.set(phase, {
       phase,
       verdict: skip ? 'skipped' : 'not-measured',
       durationMs: 0,
       step: 'secrets',
-      message: `not run: secret ${names} ${missing.length > 1 ? 'are' : 'is'} not set (${why}); the config says this phase needs ${missing.length > 1 ? 'them' : 'it'}, so it was not measured${skip ? ' (whenAbsent: skipped)' : ''}`,
+      message: forkPass
+        ? `NOT MEASURED: secret ${names} ${missing.length > 1 ? 'are' : 'is'} not set (${why}); the config says this phase needs ${them}. ${FORK_PASS}; the run on the base repository measures this one`
+        : `not run: secret ${names} ${missing.length > 1 ? 'are' : 'is'} not set (${why}); the config says this phase needs ${them}, so it was not measured${chosen ? ' (whenAbsent: skipped)' : ''}`,
     });
   }
   return gaps;
 }
 
 /** One line for the run's log: which secrets are absent and which phases they keep from running. */
-export function absenceWarning(absent: readonly SecretSpec[], context: string): string | undefined {
+export function absenceWarning(absent: readonly SecretSpec[], context: string, onFork: ForkPolicy = 'not-measured'): string | undefined {
   if (absent.length === 0) return undefined;
   const list = absent.map((s) => `${s.name} (${s.phases.join(', ')})`).join('; ');
-  return `secret(s) not set: ${list}${context ? `: ${context}` : ''}. Those phases are not run, and read as ${
-    absent.every((s) => s.whenAbsent === 'skipped') ? 'skipped' : 'not measured'
-  }, never failed.`;
+  const reads = absent.every((s) => s.whenAbsent === 'skipped')
+    ? 'skipped'
+    : context && onFork === 'not-measured'
+      ? `not measured, and the gate passes on the rest (${FORK_PASS.replace(' lets this run pass on the phases it measured', '')})`
+      : 'not measured';
+  return `secret(s) not set: ${list}${context ? `: ${context}` : ''}. Those phases are not run, and read as ${reads}, never failed.`;
 }
 
 /** What a run knows about its secrets, worked out once: each phase's gap or extra environment, and the masks. */
@@ -84,12 +103,17 @@ export interface RunSecrets {
   warning?: string;
 }
 
-export function runSecrets(secrets: readonly SecretSpec[], env: Env, event: PullRequestEvent | undefined): RunSecrets {
+export function runSecrets(
+  secrets: readonly SecretSpec[],
+  env: Env,
+  event: PullRequestEvent | undefined,
+  onFork: ForkPolicy = 'not-measured',
+): RunSecrets {
   const absent = absentSecrets(secrets, env);
   const context = absent.length > 0 ? absenceContext(env, event) : '';
-  const warning = absenceWarning(absent, context);
+  const warning = absenceWarning(absent, context, onFork);
   return {
-    gaps: secretGaps(absent, context),
+    gaps: secretGaps(absent, context, onFork),
     env: (phase) => secretEnv(secrets, phase, env),
     mask: secretValues(secrets, env),
     ...(warning ? { warning } : {}),

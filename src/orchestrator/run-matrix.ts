@@ -115,7 +115,7 @@ export async function runMatrix(config: ResolvedConfig, registry: Registry, opti
       recorded: options.comparedSnapshot,
     };
     const secrets = config.secrets
-      ? runSecrets(config.secrets, process.env, readPullRequestEvent(process.env.GITHUB_EVENT_PATH))
+      ? runSecrets(config.secrets, process.env, readPullRequestEvent(process.env.GITHUB_EVENT_PATH), config.secretsOnFork)
       : undefined;
     // What the caches said (a damaged entry replaced, a cache that could not be written): the run's warnings.
     const notes = cacheNotes();

@@ -16,8 +16,30 @@ import { displayCells, phaseOf, staleAdvice, variantLabel } from './view.js';
 
 /** The title (with the surface and answer parity lines), the table, the sub-checks and the failure sections (no environment: that stays in matrix.md). */
 export function renderStepSummary(run: RunResult): string {
-  const parts = [renderTitle(run), renderTable(run), renderChecks(run), renderFailures(run), renderWarnings(run)];
+  const gaps = secretGapLine(run);
+  const parts = [
+    renderTitle(run),
+    ...(gaps ? [`> **${cleanText(gaps)}**`] : []),
+    renderTable(run),
+    renderChecks(run),
+    renderFailures(run),
+    renderWarnings(run),
+  ];
   return `${parts.filter((p) => p !== '').join('\n\n')}\n`;
+}
+
+/**
+ * The phases no secret reached and that still let the run pass (a fork's or Dependabot's run under
+ * secretsOnFork 'not-measured', or whenAbsent 'skipped'), in one plain line: the gate passed without them.
+ */
+export function secretGapLine(run: RunResult): string | undefined {
+  const gaps = run.cells.flatMap((c) =>
+    c.phases.filter((p) => p.step === 'secrets' && p.verdict === 'skipped').map((p) => ({ cell: c.id, p })),
+  );
+  if (gaps.length === 0) return undefined;
+  const phases = [...new Set(gaps.map((g) => g.p.phase))].join(', ');
+  const cells = new Set(gaps.map((g) => g.cell)).size;
+  return `NOT MEASURED for lack of secrets: ${phases} in ${cells} of ${run.cells.length} cell(s), so the verdict stands on the other phases only. ${gaps[0]!.p.message ?? ''}`;
 }
 
 /** Workflow-command data: `%`, CR and LF escaped (in that order of concern: `%` first). */
@@ -76,7 +98,13 @@ export function renderAnnotations(run: RunResult): string[] {
       ),
     );
   out.push(...runFindings(run));
-  return [...out.filter((l) => l.startsWith('::error')), ...out.filter((l) => !l.startsWith('::error'))];
+  const gaps = secretGapLine(run);
+  // Errors first; then, before any other warning, the phases a missing secret kept from running.
+  return [
+    ...out.filter((l) => l.startsWith('::error')),
+    ...(gaps ? [command('warning', 'mcp-matrix: not measured (no secrets)', gaps)] : []),
+    ...out.filter((l) => !l.startsWith('::error')),
+  ];
 }
 
 /** The run's own findings, each failing it: they belong to no one variant (the message names the variants). */
@@ -160,11 +188,11 @@ function neutralise(line: string): string {
  */
 export const ANNOTATIONS_PER_STEP = 9;
 
-export function capAnnotations(lines: readonly string[], limit = ANNOTATIONS_PER_STEP): string[] {
+export function capAnnotations(lines: readonly string[], limit = ANNOTATIONS_PER_STEP, where = 'the summary'): string[] {
   if (lines.length <= limit) return [...lines];
   const more = lines.length - limit;
   const kind = lines.slice(limit).some((l) => l.startsWith('::error')) ? 'error' : 'warning';
-  return [...lines.slice(0, limit), command(kind, 'mcp-matrix', `${more} more: see the summary`)];
+  return [...lines.slice(0, limit), command(kind, 'mcp-matrix', `${more} more: see ${where}`)];
 }
 
 export function renderMergeErrorAnnotations(errors: readonly string[]): string[] {

