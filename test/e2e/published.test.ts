@@ -315,6 +315,50 @@ const CASES: Published[] = [
     },
   },
   {
+    example: 'firecrawl-mcp',
+    spec: 'firecrawl-mcp@3.26.0',
+    integrity: 'sha512-aJPkPDSeQAIvA1RthFsLStXf5GHWE6hZa8MC36fk3JXC9etj0kUwBF1CFl3th0DmaFTZ0gZ9+eSvauyEDdPDwA==',
+    kind: 'built on a framework (fastmcp), no SDK range of its own',
+    exit: 0,
+    cells: {
+      // Truth (npm ls, strace): fastmcp@4.3.2 declares ^1.24.3; the server loads the cell's 1.24.3.
+      'floor-1': {
+        phases: {
+          environment: PASSED,
+          stdio: PASSED,
+          http: SKIPPED,
+          bind: SKIPPED,
+          conformance: SKIPPED,
+          leaks: PASSED,
+        },
+        summary: {
+          serverName: 'firecrawl-fastmcp',
+          serverVersion: '3.26.0',
+          protocolVersion: '2025-11-25',
+          tools: 27,
+          prompts: 0,
+          resources: 0,
+          resourceTemplates: 0,
+          leakedHandles: [],
+        },
+      },
+    },
+    extra: (r) => {
+      const cell = r.cells[0]!;
+      expect(cell.version).toBe('1.24.3');
+      expect(cell.environment!.declaredRanges).toEqual({});
+      expect(cell.environment!.sdkClaim).toBe('through fastmcp@4.3.2: @modelcontextprotocol/sdk ^1.24.3');
+      expectLoaded(cell, [
+        { name: '@modelcontextprotocol/client', version: '2.4.0', path: 'node_modules/@modelcontextprotocol/client' },
+        { name: '@modelcontextprotocol/sdk', version: '1.24.3', path: 'node_modules/@modelcontextprotocol/sdk' },
+        { name: '@modelcontextprotocol/server', version: '2.4.0', path: 'node_modules/@modelcontextprotocol/server' },
+      ]);
+      expect(r.warnings).toEqual([
+        'lockstep: @modelcontextprotocol/sdk@1.32.2 is inside the range "^1.24.3" claimed through fastmcp@4.3.2 but newer than any cell (newest cell: 1.24.3); add a latest@1 cell',
+      ]);
+    },
+  },
+  {
     example: 'context7-mcp',
     spec: '@upstash/context7-mcp@4.1.1',
     integrity: 'sha512-fUARTIZGVKzlzQKDhKUg4aIQ3yEU/12STdfxJDDnLMSN7yyHiPvNHI05iFwxkv3vC8G76Wp27MwK6Jucl/C5pA==',
