@@ -33,6 +33,8 @@ export interface CellContext {
   secrets?: RunSecrets;
   /** The tree cache's root (install reuse); undefined: every cell is a plain npm install. */
   treeCache?: string;
+  /** The reuse window in ms (issue 34): absent or 0, npm resolves every cell now (CI, `--plan`, `--fresh`). */
+  reuseWindowMs?: number;
   /** Hears that the tree cache could not be written (the run's warnings, one line per cache). */
   cacheNote?(note: CacheNote): void;
 }

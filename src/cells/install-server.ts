@@ -11,6 +11,7 @@ import { installDriver, type DriverHooks, type DriverLayout } from './driver-lau
 import { installReusing } from './reuse-install.js';
 import { cellDirOf, createCellDir } from './workspace.js';
 import { markCell } from '../util/marks.js';
+import { sourceLockfiles } from './resolution-record.js';
 
 /** Installs the cell (never throws); the install hooks fire here, once per cell. */
 export async function installServer(cell: PlannedCell, ctx: CellContext, hooks: DriverHooks = {}): Promise<CellInstall> {
@@ -36,6 +37,15 @@ export async function installServer(cell: PlannedCell, ctx: CellContext, hooks: 
       npmVersion: ctx.npmVersion,
       treeCache: ctx.treeCache,
       installSet: cell.installSet,
+      ...(ctx.reuseWindowMs
+        ? {
+            window: {
+              ms: ctx.reuseWindowMs,
+              tarball: { file: ctx.tarball.file, sha512: ctx.tarball.sha512 },
+              identityExtra: ctx.plan.config.source.kind === 'directory' ? await sourceLockfiles(ctx.plan.config.source.dir) : '',
+            },
+          }
+        : {}),
     });
     markCell(cellDir, 'install-end');
     if (cacheNote) ctx.cacheNote?.(cacheNote);

@@ -7,6 +7,8 @@
 // While npm resolves, the tree a cell of the same package and pins used last (a hint kept in the cache) is
 // already being copied and checked beside the cell; it is moved into place only if it is the very entry npm's
 // resolution then names, else thrown away: a guess saves the copy's time, never decides what is reused.
+// Within the reuse window (issue 34's decision, resolution-record.ts), a local run reuses npm's resolution of the
+// same cell made minutes ago and swaps only the package under test in (package-swap.ts): no npm run at all.
 import { readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { InstallSourceRef } from '../results/types.js';
@@ -17,6 +19,8 @@ import { copyTree, copyTreeTo, dropTree, findTree, storeTree } from './tree-cach
 import { sha256 } from '../util/sha256.js';
 import { errorMessage } from '../util/result.js';
 import { markCell } from '../util/marks.js';
+import { packageIdentity, readRecord, recordFile, writeRecord } from './resolution-record.js';
+import { stagePackage, stagingDir, swapBlocker, swapPackage, type Staged } from './package-swap.js';
 
 export interface ReuseOptions extends InstallOptions {
   packageName: string;
@@ -25,6 +29,28 @@ export interface ReuseOptions extends InstallOptions {
   treeCache: string | undefined;
   /** The cell's pins: with the package's name, what the hint of the tree used last is kept by (absent: no hint). */
   installSet?: Record<string, string>;
+  /**
+   * The reuse window (absent or `ms` 0: npm resolves now): npm's resolution of a cell of the same package, pins and
+   * npm context, recorded less than `ms` ago, is reused with its tree, and this run's tarball swapped in.
+   */
+  window?: ReuseWindow;
+}
+
+export interface ReuseWindow {
+  ms: number;
+  /** This run's tarball and its packed sha512. */
+  tarball: { file: string; sha512: string };
+  /** More of what can change the tree (the source directory's lockfiles' digest). */
+  identityExtra?: string;
+  /** The clock (tests move it). */
+  now?: () => number;
+}
+
+/** Where a record is written after npm resolved (absent: none is). */
+interface Recording {
+  file: string;
+  resolvedAt: number;
+  staged: Extract<Staged, { ok: true }>;
 }
 
 /** A hint's file name starts so: a file at the cache's root, never a key's directory. */
@@ -63,11 +89,76 @@ export async function installReusing(cellDir: string, options: ReuseOptions): Pr
     install: { ...o.install, durationMs: Math.round(performance.now() - started) },
   });
   const context = contextKey(options.npmVersion, options.env);
+  try {
+    const windowed = await fromRecord(cellDir, options, root, context);
+    if ('outcome' in windowed) return since(windowed.outcome);
+    return await resolving(cellDir, { ...options, ...(windowed.recording ? { recording: windowed.recording } : {}) }, root, context, since);
+  } finally {
+    await rm(stagingDir(cellDir), { recursive: true, force: true }).catch(() => undefined);
+  }
+}
+
+/** The cell from a fresh record (its tree copied and checked, the tarball swapped in), or where to record npm's resolution. */
+async function fromRecord(
+  cellDir: string,
+  options: ReuseOptions,
+  root: string,
+  context: string,
+): Promise<{ outcome: ReuseOutcome } | { recording?: Recording }> {
+  const window = options.window;
+  if (!window || window.ms <= 0 || !options.installSet) return {};
+  const now = window.now?.() ?? Date.now();
+  const staged = await stagePackage(window.tarball.file, cellDir).catch(() => undefined);
+  if (!staged?.ok) return {};
+  const file = recordFile(root, context, packageIdentity(staged.manifest, staged.shrinkwrap, window.identityExtra), options.installSet);
+  const recording: Recording = { file, resolvedAt: now, staged };
+  const read = await readRecord(file, window.ms, now);
+  if (read.kind !== 'fresh' || swapBlocker(staged, options.packageName, read.record.lockfile)) return { recording };
+  const entry = await findTree(root, read.record.key).catch(() => undefined);
+  if (!entry) return { recording };
+  markCell(cellDir, 'record-found');
+  const damaged = await copyTree(entry, cellDir).catch((error: unknown) => errorMessage(error));
+  if (damaged) {
+    await dropTree(entry);
+    await clean(cellDir);
+    return { recording };
+  }
+  const started = performance.now();
+  const refused = await swapPackage({
+    cellDir,
+    packageName: options.packageName,
+    staged,
+    lockText: read.record.lockfile,
+    tarball: window.tarball,
+  }).catch((error: unknown) => errorMessage(error));
+  markCell(cellDir, 'swapped');
+  if (refused) {
+    await clean(cellDir);
+    return {};
+  }
+  const lockfileSha256 = sha256(await readFile(path.join(cellDir, 'package-lock.json')));
+  const resolvedAt = new Date(now - read.ageMs).toISOString();
+  return {
+    outcome: {
+      install: { kind: 'installed', attempts: 1, durationMs: Math.round(performance.now() - started) },
+      source: { source: 'reused', lockfileSha256, entry: path.relative(root, entry), resolvedAt, ageMs: read.ageMs, swapped: true },
+    },
+  };
+}
+
+/** npm resolves now (the tree reused when it is one stored), and what it resolved is recorded for the window. */
+async function resolving(
+  cellDir: string,
+  options: ReuseOptions & { recording?: Recording },
+  root: string,
+  context: string,
+  since: (o: ReuseOutcome) => ReuseOutcome,
+): Promise<ReuseOutcome> {
   // Nothing stored for this npm, Node and configuration yet: resolving first would only cost.
   const known = (await readdir(root).catch(() => [] as string[])).some((n) => n.startsWith(`${context}-`));
   const hint = options.installSet && hintFile(root, context, options.packageName, options.installSet);
   if (!known) return since(await plainAndStore(cellDir, options, root, context, 'no tree stored yet', hint));
-  const resolving = installCell(cellDir, { ...options, args: ['--package-lock-only'] });
+  const resolution = installCell(cellDir, { ...options, args: ['--package-lock-only'] });
   // The guess's copy goes beside the cell (npm reads nothing there) and is renamed into place when it is right.
   const staging = path.join(cellDir, '.mcp-matrix', 'tree');
   const guessed = hint ? await hintedEntry(root, hint).catch(() => undefined) : undefined;
@@ -86,7 +177,7 @@ export async function installReusing(cellDir: string, options: ReuseOptions): Pr
     await rm(staging, { recursive: true, force: true }).catch(() => undefined);
   };
   try {
-    return await resolveAndReuse(resolving, cellDir, options, root, context, hint, guessed, () => prefetch, discard, since);
+    return await resolveAndReuse(resolution, cellDir, options, root, context, hint, guessed, () => prefetch, discard, since);
   } finally {
     await discard();
   }
@@ -95,7 +186,7 @@ export async function installReusing(cellDir: string, options: ReuseOptions): Pr
 async function resolveAndReuse(
   resolving: Promise<InstallOutcome>,
   cellDir: string,
-  options: ReuseOptions,
+  options: ReuseOptions & { recording?: Recording },
   root: string,
   context: string,
   hint: string | undefined,
@@ -136,6 +227,7 @@ async function resolveAndReuse(
         const lockfileSha256 = sha256(await readFile(path.join(cellDir, 'package-lock.json')).catch(() => ''));
         if (install.kind === 'installed' && lockfileSha256 === sha256(lock)) {
           await writeHint(hint, key.key);
+          await record(options, key.key, lock);
           return since({ install, source: { source: 'reused', lockfileSha256, entry: path.relative(root, entry) } });
         }
         // npm's own install decides what a failure means; a lockfile npm rewrote is not the tree it resolved.
@@ -164,7 +256,7 @@ async function placeStaged(copy: Promise<string | undefined>, cellDir: string): 
 /** npm's own install (onto the lockfile npm just wrote, if any), then the tree stored for the next run when it may be. */
 async function plainAndStore(
   cellDir: string,
-  options: ReuseOptions,
+  options: ReuseOptions & { recording?: Recording },
   root: string,
   context: string,
   reason: string,
@@ -180,6 +272,7 @@ async function plainAndStore(
     if (key.ok && !key.ownScripts) {
       await storeTree(root, key.key, cellDir, key.drop);
       await writeHint(hint, key.key);
+      await record(options, key.key, lock);
     }
     markCell(cellDir, 'store-end');
   } catch (error) {
@@ -192,6 +285,13 @@ async function plainAndStore(
     };
   }
   return { install, source };
+}
+
+/** npm's resolution kept for the window, when this run's tarball could be swapped onto its tree (else no record is useful). */
+async function record(options: { packageName: string; recording?: Recording }, key: string, lockfile: string): Promise<void> {
+  const r = options.recording;
+  if (!r || swapBlocker(r.staged, options.packageName, lockfile)) return;
+  await writeRecord(r.file, { resolvedAt: new Date(r.resolvedAt).toISOString(), key, lockfile }).catch(() => undefined);
 }
 
 async function clean(cellDir: string): Promise<void> {

@@ -19,7 +19,7 @@ import { describeSwept, sweepStale } from '../orchestrator/sweep.js';
 import { onHardExit } from '../process/tracker.js';
 import { renderPublished, renderTable } from '../reports/markdown.js';
 import { publishToGithub } from './github.js';
-import { renderTerminalFailures } from '../reports/terminal.js';
+import { renderReuseLines, renderTerminalFailures } from '../reports/terminal.js';
 import { fail, type Failure, type Result } from '../util/result.js';
 import { shellWord } from '../cells/driver-launch.js';
 import { rerunsIn } from '../cells/kept.js';
@@ -182,6 +182,7 @@ async function runAndReport(options: RunCommandOptions, log: Logger): Promise<nu
     log.info(
       `skipped (not configured): ${unconfigured.join(', ')}; add ${unconfigured.length > 1 ? 'them' : 'it'} to the config to test ${unconfigured.length > 1 ? 'them' : 'it'} (docs/config.md)`,
     );
+  for (const line of renderReuseLines(run)) log.info(line);
   for (const line of renderTerminalFailures(run)) log.error(line);
   for (const line of keptLines(run, options.cwd)) log.info(line);
   for (const f of run.surface?.findings ?? []) log.error(`surface differs: ${f}`);

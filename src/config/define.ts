@@ -97,6 +97,11 @@ export interface InstallConfig {
    * (`false`, or `run --fresh`: a plain `npm install` in every cell). @default true
    */
   reuse?: boolean;
+  /**
+   * How long, in ms, a local run reuses npm's resolution of a cell and the tree it made, swapping only this run's
+   * tarball in (`0`: npm resolves in every run; a run with `CI` set, `--plan` or `--fresh` always resolves). @default 600000
+   */
+  reuseWindowMs?: number;
 }
 
 export interface ClientConfig {

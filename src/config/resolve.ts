@@ -70,7 +70,7 @@ export interface ResolvedConfig {
   conformance: false | { timeoutMs: number };
   /** Why each `false` phase is skipped: left out of the config, or set to `false`. */
   skipped: Partial<Record<ConfigPhase | 'conformance', SkipReason>>;
-  install: { attempts: number; timeoutMs: number; reuse: boolean };
+  install: { attempts: number; timeoutMs: number; reuse: boolean; reuseWindowMs: number };
   lockstep: 'error' | 'warn' | 'off';
   client: ClientSpec;
   /** Surface parity and the snapshot (mcp-surface.json next to the config); `false` turns both off. */
@@ -164,7 +164,12 @@ export function resolveConfig(loaded: LoadedConfig, overrides: Overrides = {}, c
         ? false
         : { timeoutMs: c.conformance?.timeoutMs ?? 30_000 },
     skipped,
-    install: { attempts: c.install?.attempts ?? 3, timeoutMs: c.install?.timeoutMs ?? 300_000, reuse: c.install?.reuse ?? true },
+    install: {
+      attempts: c.install?.attempts ?? 3,
+      timeoutMs: c.install?.timeoutMs ?? 300_000,
+      reuse: c.install?.reuse ?? true,
+      reuseWindowMs: c.install?.reuseWindowMs ?? 600_000,
+    },
     lockstep: c.lockstep ?? 'error',
     client: resolveClient(c.client ?? {}),
     surface: c.surface === false ? false : { allow: c.surface?.allow ?? [] },

@@ -183,6 +183,7 @@ export const configSchema = z
         attempts: z.number().int().min(1).max(10).optional(),
         timeoutMs: z.number().int().positive().optional(),
         reuse: z.boolean().optional(),
+        reuseWindowMs: z.number().int().min(0).optional(),
       })
       .optional(),
     lockstep: z.enum(['error', 'warn', 'off']).optional(),

@@ -164,6 +164,8 @@ async function runCells(
     repro: reproFor(config, facts.tarball, options),
     // Install reuse (docs/performance.md): off with --fresh or `install.reuse: false`.
     ...(options.fresh || !config.install.reuse ? {} : { treeCache: treeCacheDir() }),
+    // The reuse window: a local run only; CI and a frozen plan resolve now.
+    ...(options.fresh || !config.install.reuse || process.env.CI || options.frozen ? {} : { reuseWindowMs: config.install.reuseWindowMs }),
     cacheNote: (note) => void notes.take(Promise.resolve(ok({ cacheNotes: [note] }))),
     ...instruments(config, runDir.dir, options.signal, installSlots, notes),
   };

@@ -72,9 +72,17 @@ export function clientInstallLabel(ref: ClientInstallRef): string {
 
 /** Where the cell's node_modules came from: npm, or a reused tree npm resolved the same (docs/performance.md). */
 export function installSourceLabel(ref: InstallSourceRef): string {
+  if (ref.source === 'reused' && ref.resolvedAt !== undefined)
+    return `reused tree ${ref.entry} of the tree cache as npm resolved it at ${ref.resolvedAt} (${resolvedAgo(ref.ageMs ?? 0)}; \`--fresh\` to resolve now; package-lock.json sha256 ${ref.lockfileSha256.slice(0, 12)}…), ${ref.swapped ? "this run's tarball swapped in with no npm run" : "completed by npm with this run's tarball"}`;
   return ref.source === 'reused'
     ? `reused tree ${ref.entry} of the tree cache (npm resolved the same now; package-lock.json sha256 ${ref.lockfileSha256.slice(0, 12)}…), completed by npm with this run's tarball`
     : `npm install (${ref.reason})`;
+}
+
+/** "resolved 3 min ago": the age of a resolution reused within the window. */
+export function resolvedAgo(ageMs: number): string {
+  const s = Math.max(0, Math.round(ageMs / 1000));
+  return `resolved ${s < 60 ? `${s} s` : `${Math.round(s / 60)} min`} ago`;
 }
 
 function noResultSection(cell: CellResult): string {

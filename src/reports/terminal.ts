@@ -6,6 +6,7 @@ import type { BaselineEntry, CellResult, PhaseResult, RunResult } from '../resul
 import { baselineMatches, judgeBaseline } from '../judge/verdict.js';
 import { cleanText } from './format.js';
 import { checkSource } from '../contract/checks.js';
+import { resolvedAgo } from './failures.js';
 
 /** At most this many stderr lines per phase, each cut to this many characters. */
 export const STDERR_LINES = 12;
@@ -66,4 +67,17 @@ export function stderrTail(text: string | undefined): string[] {
     .map((l) => l.replace(/\s+$/, ''))
     .filter((l) => l.trim() !== '');
   return lines.slice(-STDERR_LINES).map((l) => (l.length > STDERR_LINE_CHARS ? `${l.slice(0, STDERR_LINE_CHARS)}…` : l));
+}
+
+/** Each cell whose install reused a resolution within the window says its age (issue 34: "resolved 3 min ago"). */
+export function renderReuseLines(run: Pick<RunResult, 'cells'>): string[] {
+  const seen = new Set<string>();
+  const out: string[] = [];
+  for (const cell of run.cells) {
+    const ref = cell.environment?.installSource;
+    if (seen.has(cell.cell) || ref?.source !== 'reused' || ref.resolvedAt === undefined) continue;
+    seen.add(cell.cell);
+    out.push(`${cell.cell}: ${resolvedAgo(ref.ageMs ?? 0)} (the reuse window); \`--fresh\` to resolve now`);
+  }
+  return out;
 }

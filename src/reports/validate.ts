@@ -96,7 +96,15 @@ const environment = obj({
   installMs: num,
   installAttempts: num,
   installSource: optional(
-    obj({ source: oneOf(['npm', 'reused']), reason: optional(str), lockfileSha256: optional(str), entry: optional(str) }),
+    obj({
+      source: oneOf(['npm', 'reused']),
+      reason: optional(str),
+      lockfileSha256: optional(str),
+      entry: optional(str),
+      resolvedAt: optional(str),
+      ageMs: optional(num),
+      swapped: optional(bool),
+    }),
   ),
   declaredRanges: recordOf(str),
   sdkClaim: optional(str),

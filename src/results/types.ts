@@ -124,7 +124,17 @@ export interface EnvironmentEvidence {
  * npm's own install (and why no stored tree was reused), or a verified tree of the per-user tree cache that
  * npm, run now, resolved the same (its lockfile's sha256 and the cache entry), completed by npm with this run's tarball.
  */
-export type InstallSourceRef = { source: 'npm'; reason: string } | { source: 'reused'; lockfileSha256: string; entry: string };
+export type InstallSourceRef =
+  | { source: 'npm'; reason: string }
+  | {
+      source: 'reused';
+      lockfileSha256: string;
+      entry: string;
+      /** Within the reuse window: when npm resolved this tree (not now), its age, and the tarball swapped in with no npm run. */
+      resolvedAt?: string;
+      ageMs?: number;
+      swapped?: boolean;
+    };
 
 export interface CellSummary {
   serverName?: string;
