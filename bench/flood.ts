@@ -6,19 +6,12 @@ import { mkdtemp, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { RunResult } from '../src/results/types.js';
 import { BIN } from './harness.js';
-import type { Rep, Target } from './rep.js';
+import type { Flood, Rep, Target } from './rep.js';
 import { log, median, ROOT, timed } from './util.js';
 
 const CONFIG = path.join(ROOT, 'fixtures/broken/flood/matrix.config.ts');
 /** The driver's peak RSS under the flood: 106–110 MB on the control (_base) and 119–129 MB measured with it. */
 export const FLOOD_RSS_LIMIT_MB = 150;
-
-export interface Flood {
-  driverPeakRssMb: number | undefined;
-  wallMs: number;
-  /** The stdio phase's verdict: failed, by the noise on stdout (the fixture's finding). */
-  stdio: string | undefined;
-}
 
 export async function measureFlood(tmp: string): Promise<Flood> {
   const out = path.join(await mkdtemp(path.join(tmp, 'flood-')), 'out');

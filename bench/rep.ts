@@ -1,5 +1,4 @@
 // One repetition's raw measurements (what bench/results/*.json keeps) and the shape of a target line.
-import type { Flood } from './flood.js';
 import type { Floor } from './floor.js';
 import type { Run } from './harness.js';
 import type { Yardsticks } from './yardsticks.js';
@@ -20,6 +19,14 @@ export interface Rep {
   axesCold?: Run;
   yardsticks?: Yardsticks;
   flood?: Flood;
+}
+
+/** The flood fixture's run (bench/flood.ts): the driver's peak memory under a server that floods stdout. */
+export interface Flood {
+  driverPeakRssMb: number | undefined;
+  wallMs: number;
+  /** The stdio phase's verdict: failed, by the noise on stdout (the fixture's finding). */
+  stdio: string | undefined;
 }
 
 /** Every section's rows and targets in the bench's full runs (sections 1–4 only with the project's own config). */

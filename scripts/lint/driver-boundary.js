@@ -1,7 +1,7 @@
 // The import boundary between the harness and the in-cell driver (src/driver, its own program), and the
 // contract they share (src/contract: the check catalogue, the protocol, the cookie), which ships with the driver.
 // The driver and the contract import only node:* builtins, their own files (the driver also the contract), and
-// (type-only) src/results/types.ts and src/config/types.ts: they run in cells where nothing else exists, and
+// (type-only) src/results/types.ts: they run in cells where nothing else exists, and
 // the driver's bare imports must resolve to the cell's SDK (loaded by adapter.ts alone). The harness imports
 // the contract freely and the driver's types, never the driver's run-time code, except the /proc readers.
 import path from 'node:path';
@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const DRIVER = 'src/driver/';
 const CONTRACT = 'src/contract/';
-const DRIVER_TYPES = ['src/results/types', 'src/config/types'];
+const DRIVER_TYPES = ['src/results/types'];
 /** Harness module → the driver modules it may load at run time, and why. */
 const HARNESS_RUNTIME = {
   // One /proc reader on both sides: the harness sweeps what a killed driver left.
@@ -66,7 +66,7 @@ const rule = {
               });
         return context.report({
           node: source,
-          message: `The driver is its own program: it may not import ${target} (only node:*, src/driver/**, src/contract/**, and type-only src/results/types.ts, src/config/types.ts).`,
+          message: `The driver is its own program: it may not import ${target} (only node:*, src/driver/**, src/contract/**, and type-only src/results/types.ts).`,
         });
       }
       if (!target || !target.startsWith(DRIVER) || typeOnly) return;

@@ -3,7 +3,7 @@
 // driver reads nothing else of the config, so a kept spec run again by hand runs the same phases.
 import path from 'node:path';
 import type { ResolvedConfig } from '../config/resolve.js';
-import type { SecretPhase } from '../config/types.js';
+import type { SecretPhase } from '../contract/config.js';
 import type { DriverSpec, OAuthServerSpec } from '../contract/protocol.js';
 import { sharedBindSkip } from '../judge/bind-share.js';
 import type { RunSecrets } from '../judge/secrets.js';

@@ -6,7 +6,7 @@ import { bindKey, bindToShare, sharedBind, type BindShare } from '../judge/bind-
 import { harnessError, instrumentMissing, nextPhase, notRun } from '../judge/not-measured.js';
 import { checkToolSchemas } from '../judge/tool-schemas.js';
 import { judgeVariantEnvironment } from '../judge/variant-environment.js';
-import type { SecretPhase } from '../config/types.js';
+import type { SecretPhase } from '../contract/config.js';
 import type { PlannedCell, PlannedVariant } from '../plan/plan.js';
 import { PHASES, type CellResult, type ClientInstallRef, type PhaseName, type PhaseResult } from '../results/types.js';
 import { compareJudges } from '../judge/second-judge.js';

@@ -1,5 +1,5 @@
 // The user-facing config types. `defineConfig` is an identity function: it exists for autocompletion.
-import type { Step, SurfaceExpectation } from './types.js';
+import type { Step, SurfaceExpectation } from '../contract/config.js';
 import type { CheckLevel } from '../results/types.js';
 
 export type { Step, SurfaceExpectation };

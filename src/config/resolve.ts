@@ -1,6 +1,6 @@
 // Apply defaults once; nothing downstream reads the raw config.
 import path from 'node:path';
-import type { ClientSpec } from './types.js';
+import type { ClientSpec } from '../contract/config.js';
 import type { CheckLevel } from '../results/types.js';
 import { CHECKS, defaultLevel, type CheckPhase } from '../contract/checks.js';
 import type { ParityAllowance } from '../results/types.js';
@@ -8,7 +8,7 @@ import type { CellConfig, MajorRecipe, MatrixConfig, Step, SurfaceExpectation } 
 import { cellIdFromPin } from './schema.js';
 import { DEFAULT_MAJORS } from './majors.js';
 import type { LoadedConfig } from './load.js';
-import type { ForkPolicy, SecretPhase, SecretSpec } from './types.js';
+import type { ForkPolicy, SecretPhase, SecretSpec } from '../contract/config.js';
 import { sha256 } from '../util/sha256.js';
 
 export { DEFAULT_MAJORS };

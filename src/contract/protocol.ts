@@ -4,7 +4,7 @@
 // Type-only for the driver side: nothing here may be needed at runtime inside the cell.
 
 import type { CellSummary, CheckLevel, PhaseName, PhaseResult } from '../results/types.js';
-import type { ClientSpec, Step, SurfaceExpectation } from '../config/types.js';
+import type { ClientSpec, Step, SurfaceExpectation } from './config.js';
 
 export type { ClientSpec, Step, SurfaceExpectation };
 

@@ -5,12 +5,13 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { PhaseName, PhaseResult } from '../results/types.js';
 import { AnsweredServers } from './server/answering.js';
-import { DEFAULT_CLIENT, loadAdapter, type SdkAdapter, type SeenRequest } from './client/adapter.js';
+import { DEFAULT_CLIENT, loadAdapter, type SdkAdapter } from './client/adapter.js';
+import type { SeenRequest } from './client/adapter-observe.js';
 import type { DriverMessage, DriverSpec, ServerCommand } from '../contract/protocol.js';
 import { makeCookie, RUN_COOKIE_VAR, SERVER_TAG_VAR } from '../contract/cookie.js';
-import type { Settled } from './phases/leaks.js';
-import { asyncIdMark } from './probe/probe.js';
-import { startTime } from './server/proc.js';
+import { asyncIdMark, type ProbeHandle } from './probe/probe.js';
+import { startTime, type ProcInfo } from './server/proc.js';
+import type { EscapedProcess } from './server/escaped.js';
 import type { Redactor } from './server/redact.js';
 import { SDK_PACKAGES_ENV } from './probe/sdk-load.js';
 import { ServerProcess, type ExitInfo } from './server/process.js';
@@ -25,6 +26,23 @@ export interface ServerRecord {
   tag: string;
   /** Its shutdown, once waited for (leaks.ts `settleOnce`): the next phase starts after it, the leaks phase judges it. */
   settled?: Promise<Settled>;
+}
+
+/** A server's shutdown as the leaks phase judges it (phases/leaks.ts `settle`). */
+export interface Settled {
+  role: string;
+  pid: number | undefined;
+  /** ms from the stop request (EOF / SIGTERM) to exit; null when it had to be killed. */
+  exitMs: number | null;
+  code?: number | null;
+  signal?: string | null;
+  handles: ProbeHandle[];
+  leftovers: ProcInfo[];
+  /** Without /proc: its group still answered kill(-pgid, 0) after the grace, but its members cannot be listed. */
+  unlistedGroup?: true;
+  problem?: string;
+  /** Its descendants outside its group still alive at the deadline (killed); only when there are some. */
+  escaped?: EscapedProcess[];
 }
 
 /** With leaks disabled, servers still get this long to exit before they are killed: nothing is orphaned. */

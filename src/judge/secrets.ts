@@ -3,7 +3,7 @@
 // request gets no secrets on GitHub) those phases are not run: not measured (or skipped, when the
 // config says so), with the reason named. A server is never failed for want of a key it was not given.
 import { SECRET_PHASES } from '../config/resolve.js';
-import type { ForkPolicy, SecretPhase, SecretSpec } from '../config/types.js';
+import type { ForkPolicy, SecretPhase, SecretSpec } from '../contract/config.js';
 import type { PhaseResult } from '../results/types.js';
 
 type Env = Record<string, string | undefined>;

@@ -5,7 +5,7 @@ import path from 'node:path';
 import type { Tarball } from '../pack/pack.js';
 import { selectedIds, type Plan, type PlannedCell, type PlannedVariant } from '../plan/plan.js';
 import { compareRecorded, parityFailures, type Recorded } from '../results/parity.js';
-import { judgeSplitSteps } from '../results/split-steps.js';
+import { judgeSplitSteps } from '../judge/split-steps.js';
 import { compareSnapshot, surfaceCheck, surfaceFailures, type SurfaceItems } from '../results/surface.js';
 import { RESULTS_SCHEMA_VERSION, type BaselineEntry, type CellResult, type RunResult, type VariantRef } from '../results/types.js';
 import { decideRun } from '../judge/verdict.js';

@@ -6,7 +6,7 @@ import { isDeepStrictEqual } from 'node:util';
 import type { CellResult, RunResult } from '../results/types.js';
 import { surfaceCheck, surfaceFailures } from '../results/surface.js';
 import { compareRecorded, parityFailures } from '../results/parity.js';
-import { judgeSplitSteps } from '../results/split-steps.js';
+import { judgeSplitSteps } from '../judge/split-steps.js';
 import { auditRun, decideRun } from '../judge/verdict.js';
 import { plannedVariants } from '../results/variants.js';
 

@@ -1,5 +1,5 @@
 // Parity of recorded values: whatever a cell's phases recorded under `details.compared` (a configured
-// step's normalised answer, a lifecycle behaviour; see src/driver/client/compared.ts) must be the same on every
+// step's normalised answer, a lifecycle behaviour; see src/contract/compared.ts) must be the same on every
 // cell and variant that recorded it, and the same as the values in the committed mcp-surface.json. Each
 // difference names the item, the JSON path and which rows have which value. An allowance that matches no
 // difference is stale and fails, as a baseline entry does.

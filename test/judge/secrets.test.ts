@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import { absenceContext, absenceWarning, absentSecrets, runSecrets, secretEnv, secretGaps, secretValues } from '../../src/judge/secrets.js';
-import type { SecretSpec } from '../../src/config/types.js';
+import type { SecretSpec } from '../../src/contract/config.js';
 
 const all: SecretSpec['phases'] = ['stdio', 'http', 'bind', 'conformance', 'leaks'];
 const KEY: SecretSpec = { name: 'API_KEY', phases: all, whenAbsent: 'not-measured' };

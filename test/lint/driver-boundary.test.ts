@@ -28,19 +28,19 @@ describe('driver boundary (eslint)', { timeout: 180_000 }, () => {
   });
 
   it('the driver: harness code is refused, from any depth', async () => {
-    expect(await crossings('src/driver/new.ts', `import { decideCell } from '../results/verdict.js';\nexport { decideCell };\n`)).toEqual([
-      'The driver is its own program: it may not import src/judge/verdict.js (only node:*, src/driver/**, src/contract/**, and type-only src/results/types.ts, src/config/types.ts).',
+    expect(await crossings('src/driver/new.ts', `import { decideCell } from '../judge/verdict.js';\nexport { decideCell };\n`)).toEqual([
+      'The driver is its own program: it may not import src/judge/verdict.js (only node:*, src/driver/**, src/contract/**, and type-only src/results/types.ts).',
     ]);
     expect(await crossings('src/driver/phases/new.ts', `export { run } from '../../process/exec.js';\n`)).toEqual([
-      'The driver is its own program: it may not import src/process/exec.js (only node:*, src/driver/**, src/contract/**, and type-only src/results/types.ts, src/config/types.ts).',
+      'The driver is its own program: it may not import src/process/exec.js (only node:*, src/driver/**, src/contract/**, and type-only src/results/types.ts).',
     ]);
   });
 
-  it('the driver: results and config types only with `import type`', async () => {
+  it('the driver: results types only with `import type`; the contract freely', async () => {
     expect(
       await crossings('src/driver/new.ts', `import type { PhaseResult } from '../results/types.js';\nexport type R = PhaseResult;\n`),
     ).toEqual([]);
-    expect(await crossings('src/driver/phases/new.ts', `export type { Step } from '../../config/types.js';\n`)).toEqual([]);
+    expect(await crossings('src/driver/phases/new.ts', `export type { Step } from '../../contract/config.js';\n`)).toEqual([]);
     // An inline `type` keeps the import statement (verbatimModuleSyntax): the module would load in the cell.
     expect(await crossings('src/driver/new.ts', `import { PHASES } from '../results/types.js';\nexport { PHASES };\n`)).toEqual([
       'The driver may import src/results/types.js only with `import type` (nothing of it exists in a cell).',

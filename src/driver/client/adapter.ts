@@ -3,7 +3,7 @@
 // install of its own, never the harness's) and smooths over every client-side difference the phases would
 // otherwise branch on, from @modelcontextprotocol/sdk 1.0.0 to @modelcontextprotocol/client 2.x.
 
-import { observe } from './adapter-observe.js';
+import { observe, type SeenRequest } from './adapter-observe.js';
 import { installedVersion, olderThan } from './adapter-version.js';
 import { unreadable } from './adapter-unreadable.js';
 import type { ClientSpec } from '../../contract/protocol.js';
@@ -11,12 +11,6 @@ import type { ClientSpec } from '../../contract/protocol.js';
 const RECONNECT = { initialReconnectionDelay: 20, maxReconnectionDelay: 100, reconnectionDelayGrowFactor: 1.5, maxRetries: 2 };
 
 export type Listable = 'tools' | 'resources' | 'resourceTemplates' | 'prompts';
-
-/** A request the server sent to the client, and what the client answered (`result`, `error <code> …`). */
-export interface SeenRequest {
-  method: string;
-  answer: string;
-}
 
 export interface ClientOptions extends ClientSpec {
   /** Every server→client request, as it arrives; its `answer` is filled in when the client replies. */

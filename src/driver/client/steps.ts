@@ -31,7 +31,7 @@ export interface StepOutcome {
   /**
    * The step has no `expect` and failed only because the tool answered `isError: true`. Alone that is a failure;
    * where another cell answered the same call without it, the cells disagree and the config does not say which
-   * is right (src/results/split-steps.ts).
+   * is right (src/judge/split-steps.ts).
    */
   unexpectedIsError?: true;
 }

@@ -10,7 +10,7 @@
 
 import type { CheckLevel, SubCheckResult } from '../../results/types.js';
 import { checkResult, levelOf } from '../../contract/checks.js';
-import { recordCompared } from '../client/compared.js';
+import { recordCompared } from '../../contract/compared.js';
 import { cancellation, repeatedInitialize } from './in-flight.js';
 import { gone, notReplayed, replayable, toolSteps, type OnWait, type Seen, type Wait } from './steps.js';
 import { describeAnswer, within, type Answer, type Wire } from './wire.js';

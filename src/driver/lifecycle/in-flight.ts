@@ -4,7 +4,7 @@
 // timed call, which the other lifecycle checks do not. Each wait they make by design goes to `onWait`
 // (what it waited for, how long, its deadline), so what is the check's waiting can be told from overhead.
 
-import { recordCompared } from '../client/compared.js';
+import { recordCompared } from '../../contract/compared.js';
 import { sleep } from '../context.js';
 import { stepLabel } from '../client/expectations.js';
 import { callParams, CLIENT_INFO, gone, notReplayed, replayable, slowStep, toolSteps, waited, type OnWait, type Seen } from './steps.js';

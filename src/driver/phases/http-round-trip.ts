@@ -9,7 +9,7 @@ import { stepLabel } from '../client/expectations.js';
 import { failed, ok, type SubCheck } from './http-refusals.js';
 import type { ServerProcess } from '../server/process.js';
 import { runStep } from '../client/steps.js';
-import { FAILED_STEPS, recordCompared, type FailedStep } from '../client/compared.js';
+import { FAILED_STEPS, recordCompared, type FailedStep } from '../../contract/compared.js';
 
 /** The server under the round trip: it answered initialize; it died under the request in flight. */
 export interface RoundTripServer {
@@ -56,7 +56,7 @@ export async function roundTripCheck(
       step = stepLabel(call);
       inFlight.begin(step);
       const outcome = await runStep(session, call, bounded);
-      // Parity compares a failed step's answer too (src/results/split-steps.ts names the cells that answered otherwise).
+      // Parity compares a failed step's answer too (src/judge/split-steps.ts names the cells that answered otherwise).
       if (outcome.answer) recordCompared(evidence, outcome.step, outcome.answer);
       if (outcome.problem) {
         const failedStep: FailedStep = {

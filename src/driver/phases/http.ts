@@ -15,7 +15,7 @@ import { type SdkAdapter } from '../client/adapter.js';
 import { clientLoadFailure, commandFor, substitute, result, type DriverContext } from '../context.js';
 import { httpLifecycle } from './http-lifecycle.js';
 import { roundTripCheck, type RoundTripServer } from './http-round-trip.js';
-import { COMPARED_KEY, FAILED_STEPS } from '../client/compared.js';
+import { COMPARED_KEY, FAILED_STEPS } from '../../contract/compared.js';
 import {
   challengeCheck,
   failed,

@@ -9,28 +9,12 @@
 // already failed for it), not a leak: recorded, never a finding.
 
 import type { LeakedHandle, PhaseResult } from '../../results/types.js';
-import { result, sleep, type DiedMidRequest, type DriverContext, type ServerRecord } from '../context.js';
+import { result, sleep, type DiedMidRequest, type DriverContext, type ServerRecord, type Settled } from '../context.js';
 import { driverLeaks, type DriverHandle } from '../probe/driver-handles.js';
 import { findTagged, NO_PROC, sweepTagged, type EscapedProcess } from '../server/escaped.js';
 import type { ProbeHandle } from '../probe/probe.js';
-import { isNodeProcess, type ProcInfo } from '../server/proc.js';
+import { isNodeProcess } from '../server/proc.js';
 import { isNodeScript } from '../server/process.js';
-
-export interface Settled {
-  role: string;
-  pid: number | undefined;
-  /** ms from the stop request (EOF / SIGTERM) to exit; null when it had to be killed. */
-  exitMs: number | null;
-  code?: number | null;
-  signal?: string | null;
-  handles: ProbeHandle[];
-  leftovers: ProcInfo[];
-  /** Without /proc: its group still answered kill(-pgid, 0) after the grace, but its members cannot be listed. */
-  unlistedGroup?: true;
-  problem?: string;
-  /** Its descendants outside its group still alive at the deadline (killed); only when there are some. */
-  escaped?: EscapedProcess[];
-}
 
 const DUMP_WAIT_MS = 1500;
 const LEFTOVER_SETTLE_MS = 250;

@@ -23,7 +23,7 @@ import { describeRequest, runStep, type StepOutcome } from '../client/steps.js';
 import { lifecycleChecks } from '../lifecycle/checks.js';
 import { stdioWire } from '../lifecycle/wire.js';
 import { PipeTransport } from '../server/stdio-transport.js';
-import { FAILED_STEPS, recordCompared, uniqueItem, type FailedStep } from '../client/compared.js';
+import { FAILED_STEPS, recordCompared, uniqueItem, type FailedStep } from '../../contract/compared.js';
 import { withStdioChecks } from './stdio-checks.js';
 import { itemShapes, parityItems, type ItemShape } from '../client/surface.js';
 

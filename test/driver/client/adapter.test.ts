@@ -7,8 +7,8 @@ import {
   DEFAULT_CLIENT,
   isUnauthorized,
   type Ctor,
-  type SeenRequest,
 } from '../../../src/driver/client/adapter.js';
+import type { SeenRequest } from '../../../src/driver/client/adapter-observe.js';
 import { unreadable } from '../../../src/driver/client/adapter-unreadable.js';
 import { olderThan } from '../../../src/driver/client/adapter-version.js';
 

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import { digest, normaliseAnswer, VARIES } from '../../../src/driver/client/answer.js';
-import { recordCompared, uniqueItem } from '../../../src/driver/client/compared.js';
+import { recordCompared, uniqueItem } from '../../../src/contract/compared.js';
 
 describe('normaliseAnswer', () => {
   test('a tool result: content types, mimeType, annotations, digests, isError, structuredContent, _meta keys', () => {

@@ -3,7 +3,7 @@
 // unit test of the judgements alone. The same checks against real server processes, each defect in its own
 // mode: test/driver/phases/lifecycle.test.ts.
 import { describe, expect, it } from 'vitest';
-import { COMPARED_KEY } from '../../../src/driver/client/compared.js';
+import { COMPARED_KEY } from '../../../src/contract/compared.js';
 import {
   errorShape,
   invalidArgumentsFor,

@@ -2,7 +2,7 @@
 // gives: a second initialize while a call is under way, and a cancellation of the step marked slow. The
 // same checks against real server processes: test/driver/phases/lifecycle.test.ts.
 import { describe, expect, it } from 'vitest';
-import { COMPARED_KEY } from '../../../src/driver/client/compared.js';
+import { COMPARED_KEY } from '../../../src/contract/compared.js';
 import {
   cancellation,
   EXIT_WATCH_MS,

@@ -3,16 +3,13 @@
 // `expect`, while the other rows answered the same call without it, the config does not say which is right:
 // no row is blamed for it. The step is not judged on any of them, and the parity finding names both answers.
 
-import type { FailedStep } from '../driver/client/compared.js';
-import type { CellResult, PhaseResult, SubCheckResult } from './types.js';
-import { diffSurfaces, nameRows, show, valueAt } from './surface.js';
-import { decideCellResult, decidePhase } from '../judge/verdict.js';
+import { COMPARED_KEY, FAILED_STEPS, type FailedStep } from '../contract/compared.js';
+import type { CellResult, PhaseResult, SubCheckResult } from '../results/types.js';
+import { diffSurfaces, nameRows, show, valueAt } from '../results/surface.js';
+import { decideCellResult, decidePhase } from './verdict.js';
 
 /** The sub-check that carries a phase's configured steps. */
 const STEP_CHECK: Partial<Record<PhaseResult['phase'], string>> = { stdio: 'session', http: 'round-trip' };
-/** The details keys the driver writes (src/driver/client/compared.ts): recorded answers, and the steps that failed on theirs. */
-const COMPARED_KEY = 'compared';
-const FAILED_STEPS = 'failedSteps';
 /** Where a phase's details record the items already judged here (merge and report judge stored rows again). */
 export const CONTESTED_KEY = 'contestedSteps';
 const NOTE = 'the other cells answered';

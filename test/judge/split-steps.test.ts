@@ -2,7 +2,7 @@ import { describe, expect, test } from 'vitest';
 import { checkResult } from '../../src/contract/checks.js';
 import type { PhaseResult, RunResult } from '../../src/results/types.js';
 import { compareRecorded } from '../../src/results/parity.js';
-import { judgeSplitSteps } from '../../src/results/split-steps.js';
+import { judgeSplitSteps } from '../../src/judge/split-steps.js';
 import { auditRun, decideRun, storedFacts } from '../../src/judge/verdict.js';
 import { mergeResults, renderJunit, renderMarkdown, renderSarif } from '../../src/reports/index.js';
 import { renderHtml } from '../../src/reports/html/page.js';
