@@ -65,7 +65,9 @@ export async function initCommand(options: InitOptions, log: Logger): Promise<nu
   if (!http.ok) return http.error;
 
   // GitHub reads workflows only at the git root: a subpackage's goes there, with its working directory.
-  const { root, repo } = detectRepo(options.cwd, typeof raw.engines?.node === 'string');
+  const repoFound = detectRepo(options.cwd, typeof raw.engines?.node === 'string');
+  if (!repoFound.ok) return repoFound.error;
+  const { root, repo } = repoFound.value;
   const workflowShown = path.join(path.relative(options.cwd, root) || '.', workflowFileFor(repo));
   const targets = [path.join(options.cwd, CONFIG_FILE), path.join(root, workflowFileFor(repo))];
   const existing = targets.filter((f) => existsSync(f));

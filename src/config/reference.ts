@@ -17,7 +17,8 @@ function checkRows(phase: CheckPhase): Record<string, string> {
 }
 
 export const CONFIG_REFERENCE: Record<string, string> = {
-  package: 'The directory to `npm pack`, relative to the config file. Default: `.`.',
+  package:
+    'The directory to pack, relative to the config file. Default: `.`. Its own package manager packs it (`packageManager`, else the nearest lockfile up to the git root): `pnpm pack` and `yarn pack` write `workspace:` and `catalog:` ranges as real versions, as their publish does (docs/github.md, Monorepos).',
   tarball: 'A packed tarball to test instead of packing `package` (relative to the config file). Give `package` or `tarball`, not both.',
   bin: "Which bin of the package starts the MCP server. Default: the package's only bin.",
   cells: 'One cell per SDK pin: a fresh directory where the packed package and that SDK version are installed. At least one.',

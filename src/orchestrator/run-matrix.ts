@@ -76,7 +76,7 @@ export async function runMatrix(config: ResolvedConfig, registry: Registry, opti
   const packAbort = new AbortController();
   const stopPacking = () => packAbort.abort();
   options.signal.addEventListener('abort', stopPacking, { once: true });
-  const packing = obtainTarball(config.source, runDir.dir, packAbort.signal);
+  const packing = obtainTarball(config, runDir.dir, packAbort.signal);
   try {
     const [planned, npmVersion, commit, configDir] = await Promise.all([
       options.frozen ? thawPlan(config, options.frozen) : buildPlan(config, registry),
@@ -207,8 +207,12 @@ function reproFor(config: ResolvedConfig, tarball: Tarball, options: RunOptions)
   return (_cell: PlannedCell, variant: PlannedVariant) => reproCommand(variant, configFlag, tarballFlag, options.invocation);
 }
 
-async function obtainTarball(source: ResolvedConfig['source'], runDir: string, signal: AbortSignal): Promise<Result<Tarball>> {
-  return source.kind === 'tarball' ? fingerprint(source.file) : packDirectory(source.dir, runDir, signal);
+async function obtainTarball(config: ResolvedConfig, runDir: string, signal: AbortSignal): Promise<Result<Tarball>> {
+  const { source, install } = config;
+  // pnpm or Yarn, when the package is theirs, installs as the harness's other tools do.
+  return source.kind === 'tarball'
+    ? fingerprint(source.file)
+    : packDirectory(source.dir, runDir, signal, { attempts: install.attempts, timeoutMs: install.timeoutMs });
 }
 
 async function npmVersionOf(signal: AbortSignal): Promise<string> {

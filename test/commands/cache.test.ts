@@ -69,7 +69,9 @@ describe('mcp-matrix cache', () => {
     const { log, out, err } = capture();
     expect(await cacheCommand(undefined, [], { env: { ...c.env, MCP_MATRIX_CACHE_LIMIT: '500M' } }, log)).toBe(0);
     expect(err).toEqual([]);
-    expect(out[0]).toBe(`clients: ${c.clients} (MCP_MATRIX_CLIENT_CACHE) · client variants' clients and the conformance suite`);
+    expect(out[0]).toBe(
+      `clients: ${c.clients} (MCP_MATRIX_CLIENT_CACHE) · client variants' clients, the conformance suite, and pnpm or Yarn for packing`,
+    );
     expect(out[1]).toMatch(/^ {2}1 entry, 2\.\d KB \(limit 500\.0 MB\)$/);
     expect(out[2]).toMatch(
       new RegExp(`^ {2}pkg@1\\.0\\.0 +2\\.\\d KB {2}used \\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d {2}${path.relative(c.clients, c.entry)}$`),

@@ -1,16 +1,20 @@
 // Where init's workflow goes and how it installs: GitHub reads workflows only from the git root's
 // .github/workflows, so a package in a monorepo gets its workflow there with a working directory; the
-// package manager comes from the lockfile nearest the package (up to the git root); the Node version
-// from the package's `engines.node` when it declares one.
-import { existsSync } from 'node:fs';
+// package manager and lockfile come from src/pack/package-manager.ts; the Node version from the package's
+// `engines.node` when it declares one.
 import path from 'node:path';
+import { detectPackageManager, type PackageManagerName } from '../../pack/package-manager.js';
+import { ok, type Result } from '../../util/result.js';
 
-export type PackageManager = 'npm' | 'pnpm' | 'yarn';
+export { gitRoot } from '../../pack/package-manager.js';
+export type PackageManager = PackageManagerName;
 
 export interface WorkflowRepo {
   /** The package's directory relative to the git root, POSIX separators; `.` at the root. */
   workingDirectory: string;
   pm: PackageManager;
+  /** The version `packageManager` names (pnpm/action-setup needs one); absent when the field names none. */
+  pmVersion?: string;
   /** Yarn 2+ (a .yarnrc.yml beside the lockfile): `--immutable`, and `yarn pack --out`. */
   yarnBerry: boolean;
   /** The lockfile relative to the git root (for the cache key); absent without one (npm install, not ci). */
@@ -19,35 +23,24 @@ export interface WorkflowRepo {
   engines: boolean;
 }
 
-const LOCKFILES: [string, PackageManager][] = [
-  ['pnpm-lock.yaml', 'pnpm'],
-  ['yarn.lock', 'yarn'],
-  ['package-lock.json', 'npm'],
-  ['npm-shrinkwrap.json', 'npm'],
-];
-
-/** The nearest directory holding `.git` (a directory, or a file in a worktree); `cwd` itself without one. */
-export function gitRoot(cwd: string): string {
-  for (let dir = path.resolve(cwd); ; dir = path.dirname(dir)) {
-    if (existsSync(path.join(dir, '.git'))) return dir;
-    if (path.dirname(dir) === dir) return path.resolve(cwd);
-  }
-}
-
-export function detectRepo(cwd: string, engines: boolean): { root: string; repo: WorkflowRepo } {
-  const root = gitRoot(cwd);
+/** The package manager and lockfile (src/pack/package-manager.ts), as init's workflow needs them. */
+export function detectRepo(cwd: string, engines: boolean): Result<{ root: string; repo: WorkflowRepo }> {
+  const found = detectPackageManager(cwd);
+  if (!found.ok) return found;
+  const { root, name, version, yarnBerry, lockfile } = found.value;
   const posix = (p: string) => p.split(path.sep).join('/');
   const workingDirectory = posix(path.relative(root, path.resolve(cwd))) || '.';
-  for (let dir = path.resolve(cwd); ; dir = path.dirname(dir)) {
-    const found = LOCKFILES.find(([file]) => existsSync(path.join(dir, file)));
-    if (found) {
-      const lockfile = posix(path.relative(root, path.join(dir, found[0])));
-      const yarnBerry = found[1] === 'yarn' && existsSync(path.join(dir, '.yarnrc.yml'));
-      return { root, repo: { workingDirectory, pm: found[1], yarnBerry, lockfile, engines } };
-    }
-    if (dir === root || path.dirname(dir) === dir) break;
-  }
-  return { root, repo: { workingDirectory, pm: 'npm', yarnBerry: false, engines } };
+  return ok({
+    root,
+    repo: {
+      workingDirectory,
+      pm: name,
+      ...(version ? { pmVersion: version } : {}),
+      yarnBerry,
+      ...(lockfile ? { lockfile: posix(path.relative(root, lockfile)) } : {}),
+      engines,
+    },
+  });
 }
 
 /** `.github/workflows/mcp-matrix.yml` at the root; `mcp-matrix-<dir>.yml` for a subpackage (several may have one). */

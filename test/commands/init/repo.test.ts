@@ -22,19 +22,28 @@ function tree(files: Record<string, string>): string {
   return root;
 }
 
+function repoOf(cwd: string, engines: boolean) {
+  const found = detectRepo(cwd, engines);
+  if (!found.ok) throw new Error(found.error.message);
+  return found.value.repo;
+}
+
 describe('detectRepo', () => {
   it('a root package with a package-lock.json: npm ci, the workflow at .github/workflows/mcp-matrix.yml', () => {
     const root = tree({ '.git/': '', 'package.json': '{}', 'package-lock.json': '{}' });
     expect(detectRepo(root, false)).toEqual({
-      root,
-      repo: { workingDirectory: '.', pm: 'npm', yarnBerry: false, lockfile: 'package-lock.json', engines: false },
+      ok: true,
+      value: {
+        root,
+        repo: { workingDirectory: '.', pm: 'npm', yarnBerry: false, lockfile: 'package-lock.json', engines: false },
+      },
     });
     expect(workflowFileFor({ workingDirectory: '.' })).toBe(path.join('.github', 'workflows', 'mcp-matrix.yml'));
   });
 
   it('a pnpm workspace member: the lockfile at the root, the package as working directory', () => {
     const root = tree({ '.git/': '', 'pnpm-lock.yaml': '', 'packages/server/package.json': '{}' });
-    expect(detectRepo(path.join(root, 'packages/server'), true).repo).toEqual({
+    expect(repoOf(path.join(root, 'packages/server'), true)).toEqual({
       workingDirectory: 'packages/server',
       pm: 'pnpm',
       yarnBerry: false,
@@ -48,10 +57,10 @@ describe('detectRepo', () => {
 
   it('yarn 2+ (a .yarnrc.yml beside yarn.lock); a worktree (.git is a file); no lockfile: npm install', () => {
     const berry = tree({ '.git': 'gitdir: /elsewhere', 'yarn.lock': '', '.yarnrc.yml': '', 'package.json': '{}' });
-    expect(detectRepo(berry, false).repo).toMatchObject({ pm: 'yarn', yarnBerry: true, lockfile: 'yarn.lock' });
+    expect(repoOf(berry, false)).toMatchObject({ pm: 'yarn', yarnBerry: true, lockfile: 'yarn.lock' });
     const bare = tree({ 'package.json': '{}' });
     expect(gitRoot(bare)).toBe(bare);
-    expect(detectRepo(bare, false).repo).toEqual({ workingDirectory: '.', pm: 'npm', yarnBerry: false, engines: false });
+    expect(repoOf(bare, false)).toEqual({ workingDirectory: '.', pm: 'npm', yarnBerry: false, engines: false });
   });
 });
 
