@@ -7,11 +7,22 @@ import { CHECKS, type CheckPhase } from '../contract/checks.js';
 function checkRows(phase: CheckPhase): Record<string, string> {
   return Object.fromEntries(
     CHECKS.filter((c) => c.phase === phase).map((c) => {
-      const from = c.requirement ? `${c.requirement} (${c.spec ? `${c.spec.revision} ${c.spec.section}` : ''})` : "the harness's own";
+      const where = c.spec ? `${c.spec.revision} ${c.spec.section}` : '';
+      const from =
+        c.requirement === 'SDK default'
+          ? `none in the spec: the SDK's default (${where})`
+          : c.requirement
+            ? `${c.requirement} (${where})`
+            : "the harness's own";
+      const r = c.revisions;
+      const since = r
+        ? ` MCP revisions: from ${r.since}${r.until ? ` until ${r.until}` : ''}${(r.changes ?? []).map((x) => `; ${x.revision}: ${x.text}`).join('')} (not applicable under others).`
+        : '';
       const d = c.defaultLevel;
       const level =
         typeof d === 'string' ? `\`'${d}'\`` : `\`'${d.open}'\` when \`auth: 'none'\`, \`'${d.guarded}'\` when a token guards the endpoint`;
-      return [`${phase}.checks.${c.id}`, `${c.title.replace(/\.$/, '')}. Requirement: ${from}. Default: ${level}.`];
+      const policy = c.policy ? ` (harness policy: ${c.policy})` : '';
+      return [`${phase}.checks.${c.id}`, `${c.title.replace(/\.$/, '')}. Requirement: ${from}.${since} Default: ${level}${policy}.`];
     }),
   );
 }

@@ -4,7 +4,7 @@
 // driver records checks with it inside a cell, and the harness reads the same list through
 // src/contract/checks.ts (the config's names and defaults, the verdict rules, the reports).
 
-import type { CheckLevel, SubCheckResult, Verdict } from '../results/types.js';
+import type { CheckLevel, Requirement, SubCheckResult, Verdict } from '../results/types.js';
 
 /** `require` fails the phase; `warn` is shown and never fails; `off` is not run (recorded as skipped). */
 export const CHECK_LEVELS: readonly CheckLevel[] = ['require', 'warn', 'off'];
@@ -18,18 +18,41 @@ export interface CheckDefinition {
   phase: CheckPhase;
   /** What it proves, one line (docs/config.md, the reports' check table). */
   title: string;
-  /** The requirement's strength; absent: the harness's own expectation (e.g. the configured steps). */
-  requirement?: 'MUST' | 'SHOULD';
+  /**
+   * The requirement's strength in the source it cites (`MUST`, `SHOULD`), or `SDK default` where no spec makes it
+   * one; absent: the harness's own expectation (e.g. the configured steps).
+   */
+  requirement?: Requirement;
   /** Where the requirement is written: `MCP 2025-11-25` · `basic/transports#security-warning`, `RFC 6750` · `3`. */
   spec?: { revision: string; section: string };
   /**
+   * An MCP requirement's history, from the spec text of each revision: `since`, the first revision that has it;
+   * `until`, the first that no longer has it; `what`, its name in a not-applicable message; `changes`, later changes
+   * of strength. A cell that negotiated a revision without it records the check `not-applicable` (byRevision).
+   */
+  revisions?: { since: string; until?: string; what: string; changes?: { revision: string; text: string }[] };
+  /**
    * The default level: one level, or one for an endpoint a token guards (`guarded`: any `auth` but
-   * `none`) and one for an open endpoint. A MUST defaults to `require`, a SHOULD to `warn`.
+   * `none`) and one for an open endpoint. A MUST defaults to `require`, a SHOULD to `warn`; any other default is
+   * a harness policy, named in `policy` (docs/phases.md, "Where each check comes from").
    */
   defaultLevel: CheckLevel | { guarded: CheckLevel; open: CheckLevel };
+  /** The harness policy that sets the default level, when it is not the keyword's rule. */
+  policy?: string;
 }
 
+/** The MCP revisions, oldest first (their dated names sort in time order). */
+export const MCP_REVISIONS = ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25', '2026-07-28'] as const;
+
 const MCP = '2025-11-25';
+/** Requirements of the Streamable HTTP session (2025-03-26 to 2025-11-25; 2026-07-28 removed protocol-level sessions). */
+const SESSIONS = { since: '2025-03-26', until: '2026-07-28', what: 'Streamable HTTP sessions (Mcp-Session-Id)' };
+/** basic/authorization arrived in 2025-03-26: 2024-11-05 has no authorization section. */
+const AUTHORIZATION = { since: '2025-03-26', what: 'authorization section (basic/authorization)' };
+/** RFC 9728 Protected Resource Metadata and audience binding arrived in 2025-06-18 (2025-03-26 used RFC 8414 at the server). */
+const RESOURCE_SERVER = { since: '2025-06-18', what: 'OAuth resource-server rules (RFC 9728 metadata, audience binding)' };
+/** A section the lifecycle edges cite: in every revision since the first. */
+const EVERY = { since: '2024-11-05', what: 'this section' };
 const transports = (anchor: string) => ({ revision: `MCP ${MCP}`, section: `basic/transports#${anchor}` });
 const authorization = (anchor: string) => ({ revision: `MCP ${MCP}`, section: `basic/authorization#${anchor}` });
 
@@ -52,7 +75,10 @@ function lifecycle(phase: CheckPhase): CheckDefinition[] {
       phase,
       title: 'a `tools/call` for a tool the server does not list gets an error or an `isError` result (which is recorded)',
       spec: { revision: `MCP ${MCP}`, section: 'server/tools#error-handling' },
+      revisions: EVERY,
       defaultLevel: 'require',
+      policy:
+        'the section names the two ways to report an error, without a keyword: a success for a tool that does not exist is a false answer',
     },
     {
       id: 'invalid-arguments',
@@ -61,6 +87,7 @@ function lifecycle(phase: CheckPhase): CheckDefinition[] {
         'a configured tool called with arguments its `inputSchema` refuses gets an error or an `isError` result (which is recorded), never a success',
       requirement: 'MUST',
       spec: { revision: `MCP ${MCP}`, section: 'server/tools#security-considerations' },
+      revisions: EVERY,
       defaultLevel: 'require',
     },
     {
@@ -69,7 +96,9 @@ function lifecycle(phase: CheckPhase): CheckDefinition[] {
       title:
         'a second `initialize` on the live session while the step marked `slow` is in flight: what the server does is recorded (accepts, errors, closes); the call in flight is answered and the session still answers',
       spec: { revision: `MCP ${MCP}`, section: 'basic/lifecycle#initialization' },
+      revisions: EVERY,
       defaultLevel: 'require',
+      policy: 'the spec says nothing of a second initialize; the harness requires only that the session survives it',
     },
     {
       id: 'cancellation',
@@ -77,7 +106,10 @@ function lifecycle(phase: CheckPhase): CheckDefinition[] {
       title:
         '`notifications/cancelled` for the step marked `slow` while it runs: the next request is answered and the session closes cleanly; whether the cancelled call was answered or dropped is recorded',
       spec: { revision: `MCP ${MCP}`, section: 'basic/utilities/cancellation' },
+      revisions: EVERY,
       defaultLevel: 'require',
+      policy:
+        'receivers MAY ignore a cancellation and MUST handle its races gracefully; the harness requires that the session survives it and records what the server did',
     },
   ];
 }
@@ -97,6 +129,7 @@ export const CHECKS: readonly CheckDefinition[] = [
     title: 'a request without a token gets 401',
     requirement: 'MUST',
     spec: authorization('error-handling'),
+    revisions: AUTHORIZATION,
     defaultLevel: 'require',
   },
   {
@@ -113,6 +146,7 @@ export const CHECKS: readonly CheckDefinition[] = [
     title: 'a request with a wrong token gets 401',
     requirement: 'MUST',
     spec: authorization('token-handling'),
+    revisions: AUTHORIZATION,
     defaultLevel: 'require',
   },
   {
@@ -121,7 +155,10 @@ export const CHECKS: readonly CheckDefinition[] = [
     title: 'the right token in the query string (`?access_token=`) without `Authorization` gets 401',
     requirement: 'MUST',
     spec: authorization('token-requirements'),
+    revisions: AUTHORIZATION,
     defaultLevel: 'require',
+    policy:
+      'the MUST NOT binds the request (a token must not travel in the query string); the harness requires the server to refuse one, so a client that breaks it is not served',
   },
   {
     id: 'origin',
@@ -130,15 +167,23 @@ export const CHECKS: readonly CheckDefinition[] = [
       'a foreign `Origin` is refused: with 403 when the server negotiates MCP 2025-11-25 or later, with any 4xx or a closed connection under an earlier revision (the check records the revision it judged by); no `Origin` and a loopback `Origin` are served',
     requirement: 'MUST',
     spec: transports('security-warning'),
+    revisions: {
+      since: '2024-11-05',
+      what: 'Origin validation',
+      changes: [{ revision: '2025-11-25', text: 'an invalid Origin MUST get 403 Forbidden (before: any refusal)' }],
+    },
     defaultLevel: { guarded: 'warn', open: 'require' },
+    policy: 'behind a token, warn: a cross-origin page cannot attach the Authorization header, so a rebound page gets the 401 anyway',
   },
   {
     id: 'host',
     phase: 'http',
     title: 'a foreign `Host` (DNS rebinding) is refused with a 4xx',
-    requirement: 'MUST',
-    spec: transports('security-warning'),
-    defaultLevel: { guarded: 'warn', open: 'require' },
+    // No MCP revision requires it: the SDK's own DNS-rebinding defence, on by default since 1.24.0.
+    requirement: 'SDK default',
+    spec: { revision: 'TypeScript SDK 1.24.0', section: 'GHSA-w48q-cv73-mx4w' },
+    defaultLevel: 'warn',
+    policy: "not a spec requirement, so a warning by default; `http.checks: { host: 'require' }` makes it fail the phase",
   },
   {
     id: 'protocol-version',
@@ -146,6 +191,7 @@ export const CHECKS: readonly CheckDefinition[] = [
     title: 'an unsupported `MCP-Protocol-Version` gets 400; the negotiated one is served',
     requirement: 'MUST',
     spec: transports('protocol-version-header'),
+    revisions: { since: '2025-06-18', what: 'MCP-Protocol-Version header' },
     defaultLevel: 'require',
   },
   {
@@ -154,6 +200,7 @@ export const CHECKS: readonly CheckDefinition[] = [
     title: 'an issued `Mcp-Session-Id` holds visible ASCII only (0x21 to 0x7E)',
     requirement: 'MUST',
     spec: transports('session-management'),
+    revisions: SESSIONS,
     defaultLevel: 'require',
   },
   {
@@ -162,6 +209,7 @@ export const CHECKS: readonly CheckDefinition[] = [
     title: 'two sessions get different `Mcp-Session-Id`s',
     requirement: 'SHOULD',
     spec: transports('session-management'),
+    revisions: SESSIONS,
     defaultLevel: 'warn',
   },
   {
@@ -170,6 +218,7 @@ export const CHECKS: readonly CheckDefinition[] = [
     title: 'a request other than initialize without `Mcp-Session-Id` gets 400',
     requirement: 'SHOULD',
     spec: transports('session-management'),
+    revisions: SESSIONS,
     defaultLevel: 'warn',
   },
   {
@@ -178,6 +227,7 @@ export const CHECKS: readonly CheckDefinition[] = [
     title: 'after DELETE ends the session, its `Mcp-Session-Id` gets 404',
     requirement: 'MUST',
     spec: transports('session-management'),
+    revisions: SESSIONS,
     defaultLevel: 'require',
   },
   // `auth: 'oauth'` only (src/driver/http/oauth.ts): recorded for a resource server, absent otherwise.
@@ -187,6 +237,7 @@ export const CHECKS: readonly CheckDefinition[] = [
     title: 'the 401 challenge names `resource_metadata`, or the well-known URI serves the Protected Resource Metadata',
     requirement: 'MUST',
     spec: authorization('authorization-server-location'),
+    revisions: RESOURCE_SERVER,
     defaultLevel: 'require',
   },
   {
@@ -195,6 +246,7 @@ export const CHECKS: readonly CheckDefinition[] = [
     title: 'the Protected Resource Metadata (RFC 9728) has `resource` naming this server and `authorization_servers` naming the issuer',
     requirement: 'MUST',
     spec: authorization('authorization-server-location'),
+    revisions: RESOURCE_SERVER,
     defaultLevel: 'require',
   },
   {
@@ -203,6 +255,7 @@ export const CHECKS: readonly CheckDefinition[] = [
     title: 'a token for another audience gets 401 (RFC 8707)',
     requirement: 'MUST',
     spec: authorization('token-audience-binding-and-validation'),
+    revisions: RESOURCE_SERVER,
     defaultLevel: 'require',
   },
   {
@@ -211,6 +264,7 @@ export const CHECKS: readonly CheckDefinition[] = [
     title: 'an expired token gets 401',
     requirement: 'MUST',
     spec: authorization('error-handling'),
+    revisions: AUTHORIZATION,
     defaultLevel: 'require',
   },
   {
@@ -219,6 +273,7 @@ export const CHECKS: readonly CheckDefinition[] = [
     title: 'a token signed by another key gets 401',
     requirement: 'MUST',
     spec: authorization('token-handling'),
+    revisions: AUTHORIZATION,
     defaultLevel: 'require',
   },
   {
@@ -227,6 +282,7 @@ export const CHECKS: readonly CheckDefinition[] = [
     title: 'an unsigned token (`alg: none`) gets 401',
     requirement: 'MUST',
     spec: authorization('token-handling'),
+    revisions: AUTHORIZATION,
     defaultLevel: 'require',
   },
   {
@@ -256,19 +312,65 @@ export function defaultLevel(def: CheckDefinition, auth: string): CheckLevel {
 /**
  * The verdict a phase's sub-checks fold to (the rule verdict.ts audits stored files with): `failed`
  * when a `require` check failed; `not-measured` when a `require` check could not be measured; else
- * `passed` when any check ran, `skipped` when none did. A `warn` check never changes the verdict.
+ * `passed` when any check ran, `skipped` when none did. A `warn` check never changes the verdict; a
+ * `not-applicable` one (the negotiated revision lacks its requirement) neither fails nor passes, as a skipped one.
  */
 export function decidePhase(checks: readonly Pick<SubCheckResult, 'level' | 'outcome'>[]): Verdict {
   const required = checks.filter((c) => c.level === 'require');
   if (required.some((c) => c.outcome === 'failed')) return 'failed';
   if (required.some((c) => c.outcome === 'not-measured')) return 'not-measured';
-  return checks.some((c) => c.outcome !== 'skipped') ? 'passed' : 'skipped';
+  return checks.some((c) => c.outcome !== 'skipped' && c.outcome !== 'not-applicable') ? 'passed' : 'skipped';
 }
 
-/** The requirement a check comes from, for messages: `MUST, MCP 2025-11-25 basic/transports#…, level require`. */
-export function checkSource(c: Pick<SubCheckResult, 'requirement' | 'spec' | 'level'>): string {
+const DATED = /^\d{4}-\d{2}-\d{2}$/;
+
+/**
+ * A check judged by the MCP revision the cell negotiated (`negotiated`, from its client's initialize): an MCP
+ * requirement cites that revision; one that revision does not have (it came later, or was removed) is
+ * `not-applicable (revision X)`, whatever the server did (kept in `evidence.seen`). Unchanged: a check without an MCP
+ * history, a second judge's, an `off` one, or no dated revision read (the catalogue's revision stands).
+ */
+export function byRevision(c: SubCheckResult, negotiated: string | undefined): SubCheckResult {
+  const def = c.judge ? undefined : checkDefinition(c.id);
+  const history = def?.revisions;
+  if (!history || !def.spec || negotiated === undefined || !DATED.test(negotiated) || c.level === 'off') return c;
+  const { section } = def.spec;
+  const later = negotiated < history.since;
+  if (!later && (history.until === undefined || negotiated < history.until))
+    return { ...c, spec: { revision: `MCP ${negotiated}`, section }, revision: negotiated };
+  // Cite the text that has it: the revision it arrived in, or the last before its removal.
+  const cited = later ? history.since : ([...MCP_REVISIONS].reverse().find((r) => r < history.until!) ?? history.since);
+  const why = later ? `it arrived in ${history.since}` : `${history.until} removed it`;
+  return {
+    id: c.id,
+    outcome: 'not-applicable',
+    level: c.level,
+    ...(c.requirement ? { requirement: c.requirement } : {}),
+    spec: { revision: `MCP ${cited}`, section },
+    revision: negotiated,
+    message: `not applicable (revision ${negotiated}): MCP ${negotiated} has no ${history.what}; ${why}`,
+    short: `n/a (${negotiated})`,
+    evidence: { ...c.evidence, seen: { outcome: c.outcome, message: c.message } },
+  };
+}
+
+/**
+ * The requirement a check comes from, for messages: `MUST, MCP 2025-11-25 basic/transports#…, level require`;
+ * `SDK default, TypeScript SDK 1.24.0 GHSA-…, level warn (harness policy)` where the level is a harness policy.
+ */
+export function checkSource(c: Pick<SubCheckResult, 'requirement' | 'spec' | 'level'> & Partial<Pick<SubCheckResult, 'id'>>): string {
   const what = c.requirement ? `${c.requirement}${c.spec ? `, ${c.spec.revision} ${c.spec.section}` : ''}` : 'harness';
-  return `${what}, level ${c.level}`;
+  return `${what}, level ${c.level}${policyLevel(c) ? ' (harness policy)' : ''}`;
+}
+
+/** The check runs at a default level its catalogue entry sets by a named policy, not by its keyword's rule. */
+function policyLevel(c: Pick<SubCheckResult, 'requirement' | 'level'> & Partial<Pick<SubCheckResult, 'id'>>): boolean {
+  const def = c.id === undefined ? undefined : checkDefinition(c.id);
+  if (def?.policy === undefined || c.requirement === undefined) return false;
+  const d = def.defaultLevel;
+  const defaults = typeof d === 'string' ? [d] : [d.open, d.guarded];
+  const byKeyword = c.requirement === 'MUST' ? 'require' : c.requirement === 'SHOULD' ? 'warn' : undefined;
+  return defaults.includes(c.level) && c.level !== byKeyword;
 }
 
 /** One check as a line: `origin: a foreign Origin got 200 (want 403) [MUST, MCP 2025-11-25 …, level require]`. */

@@ -26,6 +26,12 @@ export function checkOf(cell: CellResult, key: string): SubCheckResult | undefin
   return undefined;
 }
 
+/** The MCP revision a variant's checks were judged by (the one it negotiated), when one was read. */
+export function revisionOf(cell: CellResult): string | undefined {
+  for (const phase of cell.phases) for (const c of phase.checks ?? []) if (c.revision !== undefined) return c.revision;
+  return undefined;
+}
+
 /** `MUST · 2025-11-25 basic/transports#…`; a check without one names its judge, else the harness. */
 export function requirementOf(c: SubCheckResult): string {
   return c.requirement ? `${c.requirement}${c.spec ? ` · ${c.spec.revision} ${c.spec.section}` : ''}` : (c.judge ?? 'harness');

@@ -4,9 +4,11 @@
 
 import type { RunResult } from '../results/types.js';
 import { checkSource } from '../contract/checks.js';
-import { checkOf, checkRows, requirementOf } from './check-rows.js';
+import { checkOf, checkRows, requirementOf, revisionOf } from './check-rows.js';
 import { codeSpan, mdInline } from './format.js';
 import { checkOutcomeLabel, displayCells } from './view.js';
+
+const NOTE: Partial<Record<string, string>> = { 'not-measured': 'not measured', 'not-applicable': 'not applicable' };
 
 /** The section, or '' when no variant recorded a sub-check. */
 export function renderChecks(run: RunResult): string {
@@ -15,9 +17,12 @@ export function renderChecks(run: RunResult): string {
   if (all.length === 0) return '';
   const levels = (key: string): string => [...new Set(cells.map((cell) => checkOf(cell, key)?.level).filter(Boolean))].join(', ');
   const head = ['check', 'requirement', 'level', ...cells.map((c) => c.id)];
+  // Which MCP revision each variant's checks were judged by: the one its client negotiated.
+  const revisions = cells.map((c) => revisionOf(c) ?? '—');
   const table = [
     head,
     head.map(() => '---'),
+    ...(revisions.some((r) => r !== '—') ? [['judged by MCP revision', '', '', ...revisions]] : []),
     ...all.map((r) => [
       r.key,
       requirementOf(r.first),
@@ -28,10 +33,14 @@ export function renderChecks(run: RunResult): string {
   const notes = cells.flatMap((cell) =>
     cell.phases.flatMap((phase) =>
       (phase.checks ?? [])
-        .filter((c) => c.level !== 'off' && (c.outcome === 'not-measured' || (c.outcome === 'failed' && c.level === 'warn')))
+        .filter(
+          (c) =>
+            c.level !== 'off' &&
+            (c.outcome === 'not-measured' || c.outcome === 'not-applicable' || (c.outcome === 'failed' && c.level === 'warn')),
+        )
         .map(
           (c) =>
-            `- ${codeSpan(cell.id)} · ${phase.phase} › ${c.id} (${c.outcome === 'failed' ? 'warn' : 'not measured'}): ${mdInline(c.message)} [${mdInline(checkSource(c))}]`,
+            `- ${codeSpan(cell.id)} · ${phase.phase} › ${c.id} (${NOTE[c.outcome] ?? 'warn'}): ${mdInline(c.message)} [${mdInline(checkSource(c))}]`,
         ),
     ),
   );

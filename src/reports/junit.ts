@@ -33,7 +33,7 @@ interface Counts {
 type CaseKind = PhaseResult['verdict'];
 
 function checkKind(c: SubCheckResult): CaseKind {
-  if (c.outcome === 'skipped' || c.level === 'off') return 'skipped';
+  if (c.outcome === 'skipped' || c.outcome === 'not-applicable' || c.level === 'off') return 'skipped';
   return c.level === 'warn' ? 'passed' : c.outcome;
 }
 
@@ -146,7 +146,8 @@ function checkCase(cell: CellResult, phase: PhaseResult, c: SubCheckResult): str
   const body = (extra: string[] = []): string => xmlText(`\n${[line, ...extra, `repro: ${cell.repro}`].join('\n')}\n      `);
   switch (checkKind(c)) {
     case 'skipped':
-      return `${open}>\n      <skipped${attrs({ message: c.message })}/>\n    </testcase>`;
+      // Not applicable: the message names the revision, the citation the text that has the requirement.
+      return `${open}>\n      <skipped${attrs({ message: c.outcome === 'not-applicable' ? line : c.message })}/>\n    </testcase>`;
     case 'not-measured':
       return `${open}>\n      <error${attrs({ message: line, type: 'not-measured' })}>${body()}</error>\n    </testcase>`;
     case 'failed': {

@@ -6,7 +6,7 @@
 import type { CellResult, PhaseResult, RunResult } from '../results/types.js';
 import { baselineMatches, cellOutcome } from '../judge/verdict.js';
 import { checkSource } from '../contract/checks.js';
-import { ruleForCheck, type RuleDef } from './sarif-rules.js';
+import { ruleForCheck, specUri, type RuleDef } from './sarif-rules.js';
 import { displayCells, handleText } from './view.js';
 import { cleanText } from './format.js';
 
@@ -22,6 +22,8 @@ export interface Finding {
   phase?: string;
   step?: string;
   cell?: CellResult;
+  /** A check's finding: the text of the revision it was judged by (the negotiated one), as a link. */
+  specUri?: string;
 }
 
 /** Every finding of the run, in display order (variants in plan order, phases in order, then the run's). */
@@ -75,6 +77,7 @@ function phaseFindings(run: RunResult, cell: CellResult, phase: PhaseResult, sho
       level: level(c.level === 'require' ? 'error' : 'warning'),
       text: `${phase.phase} › ${c.id}: ${c.message} [${checkSource(c)}]${expected}`,
       ...(c.step ? { step: c.step } : {}),
+      ...(specUri(c.spec) ? { specUri: specUri(c.spec)! } : {}),
     });
   }
   if (phase.verdict !== 'failed' || explained) return out;

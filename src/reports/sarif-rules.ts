@@ -123,17 +123,23 @@ export function specUri(spec: SubCheckResult['spec']): string | undefined {
   if (mcp) return `https://modelcontextprotocol.io/specification/${mcp[1]}/${spec.section}`;
   const rfc = /^RFC (\d+)$/.exec(spec.revision);
   if (rfc) return `https://www.rfc-editor.org/rfc/rfc${rfc[1]}#section-${spec.section}`;
+  // An SDK default: the security advisory that made it one.
+  if (/^GHSA(-[23456789cfghjmpqrvwx]{4}){3}$/.test(spec.section)) return `https://github.com/advisories/${spec.section}`;
   return undefined;
 }
 
 function checkRule(def: Pick<CheckDefinition, 'id' | 'title' | 'requirement' | 'spec'>, phase: string, judge?: string): RuleDef {
-  const source = def.requirement ? `${def.requirement}${def.spec ? ` (${def.spec.revision} ${def.spec.section})` : ''}` : 'the harness';
+  const where = def.spec ? ` (${def.spec.revision} ${def.spec.section})` : '';
+  const source =
+    def.requirement === 'SDK default'
+      ? `Not a spec requirement: the SDK's default${where}; its level is a harness policy.`
+      : `Required by ${def.requirement ? `${def.requirement}${where}` : 'the harness'}.`;
   const uri = specUri(def.spec);
   const severity = phase === 'http' ? CHECK_SEVERITY[def.id] : undefined;
   return {
     id: `${phase}/${def.id}`,
     short: def.title.replace(/`/g, ''),
-    help: `${judge ? `Judged by ${judge}. ` : ''}Required by ${source}.`,
+    help: `${judge ? `Judged by ${judge}. ` : ''}${source}`,
     ...(uri ? { helpUri: uri } : {}),
     ...(severity !== undefined ? { severity } : {}),
   };

@@ -89,6 +89,8 @@ function result(run: RunResult, g: Grouped, ruleIndex: number, ordinal: number):
       ...(cell ? { cell: cell.cell, variants, pin: cell.pin, sdkVersion: cell.version, repro: cell.repro } : {}),
       ...(f.phase ? { phase: f.phase } : {}),
       ...(f.step ? { step: f.step } : {}),
+      // The rule's helpUri is the catalogue's revision; this finding's is the one its cell negotiated.
+      ...(f.specUri ? { helpUri: f.specUri } : {}),
     },
   };
 }

@@ -67,10 +67,11 @@ const phase = obj({
     arrayOf(
       obj({
         id: str,
-        outcome: oneOf(VERDICTS),
+        outcome: oneOf([...VERDICTS, 'not-applicable']),
         level: oneOf(['require', 'warn', 'off']),
-        requirement: optional(oneOf(['MUST', 'SHOULD'])),
+        requirement: optional(oneOf(['MUST', 'SHOULD', 'SDK default'])),
         spec: optional(obj({ revision: str, section: str })),
+        revision: optional(str),
         message: str,
         short: optional(str),
         step: optional(str),

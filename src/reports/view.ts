@@ -114,15 +114,19 @@ export function checkLabel(c: SubCheckResult): string {
   return `${c.level === 'warn' ? 'warn ' : ''}${c.id} ${what}`;
 }
 
-/** `pass`, `FAIL`, `warn`, `not measured`, `—` (skipped or off): one sub-check's outcome in the check table. */
 /** What a check recorded the server chose where the spec allows a choice (`dropped`, `isError`, `accepts`). */
 export function recordedBehaviour(c: SubCheckResult): string | undefined {
   const b = c.evidence?.behaviour;
   return typeof b === 'string' ? b : undefined;
 }
 
+/**
+ * `pass`, `FAIL`, `warn`, `not measured`, `n/a (2025-03-26)` (the negotiated revision lacks the requirement), `—`
+ * (skipped or off): one sub-check's outcome in the check table.
+ */
 export function checkOutcomeLabel(c: SubCheckResult | undefined, allowedToFail = false): string {
   if (!c || c.outcome === 'skipped') return '—';
+  if (c.outcome === 'not-applicable') return `n/a (${c.revision ?? 'revision'})`;
   if (c.outcome === 'passed') return recordedBehaviour(c) ? `pass (${recordedBehaviour(c)})` : 'pass';
   if (c.outcome === 'not-measured') return 'not measured';
   if (c.level === 'warn') return 'warn';

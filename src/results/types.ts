@@ -15,6 +15,18 @@ export type CellOutcome = 'passed' | 'failed' | 'allowed-failure' | 'stale-allow
 export type CheckLevel = 'require' | 'warn' | 'off';
 
 /**
+ * A sub-check's outcome: a verdict, or `not-applicable`: the MCP revision the cell negotiated does not have the
+ * requirement (it came later, or was removed). Shown and recorded, never failed, never passed (`decidePhase`).
+ */
+export type CheckOutcome = Verdict | 'not-applicable';
+
+/**
+ * What a check rests on: a keyword of the source it cites (`MUST`, `SHOULD`), or, where no spec makes it one,
+ * `SDK default` (what the SDKs do by default, e.g. Host validation); absent: the harness's own expectation.
+ */
+export type Requirement = 'MUST' | 'SHOULD' | 'SDK default';
+
+/**
  * One reported sub-check of a phase (the catalogue of known ids and their requirements:
  * src/contract/checks.ts). A phase that records `checks` has exactly the verdict they fold to
  * (`decidePhase`, audited by verdict.ts).
@@ -22,13 +34,21 @@ export type CheckLevel = 'require' | 'warn' | 'off';
 export interface SubCheckResult {
   /** The check's id, e.g. `origin`, `protocol-version`, `oauth-audience`: what `<phase>.checks` in the config names. */
   id: string;
-  /** `skipped`: not applicable (no auth, no session issued, DELETE refused) or `off`; the message says which. */
-  outcome: Verdict;
+  /**
+   * `skipped`: not run for this server (no auth, no session issued, DELETE refused) or `off`; `not-applicable`: the
+   * negotiated MCP revision does not have the requirement. The message says which.
+   */
+  outcome: CheckOutcome;
   level: CheckLevel;
   /** The requirement's strength; absent: the harness's own expectation (the configured round trip). */
-  requirement?: 'MUST' | 'SHOULD';
-  /** Where the requirement is written: `{ revision: 'MCP 2025-11-25', section: 'basic/transports#security-warning' }`. */
+  requirement?: Requirement;
+  /**
+   * Where the requirement is written: `{ revision: 'MCP 2025-06-18', section: 'basic/transports#security-warning' }`;
+   * for an MCP requirement, the revision the check was judged by (`revision`), when one was negotiated.
+   */
   spec?: { revision: string; section: string };
+  /** The MCP revision the cell negotiated, which an MCP requirement was judged by: `2025-03-26`. */
+  revision?: string;
   /** What was seen, naming the true cause: `a foreign Origin (http://evil.example) got 200 (want 403)`. */
   message: string;
   /** The table cell's text, when the message is too long for it: `200 (want 403)`. */

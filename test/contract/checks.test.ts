@@ -31,19 +31,31 @@ const check = (over: Partial<SubCheckResult> & Pick<SubCheckResult, 'id' | 'outc
 });
 
 describe('the catalogue', () => {
-  it('gives a MUST require and a SHOULD warn; origin and host are warn only behind a token', () => {
+  it('gives a MUST require and a SHOULD warn; any other default level is a harness policy, named', () => {
     for (const def of CHECKS) {
       const open = defaultLevel(def, 'none');
       const guarded = defaultLevel(def, 'bearer');
-      if (def.id === 'origin' || def.id === 'host') expect([open, guarded]).toEqual(['require', 'warn']);
-      else expect([def.id, open]).toEqual([def.id, def.requirement === 'SHOULD' ? 'warn' : 'require']);
+      const byKeyword = def.requirement === 'MUST' ? 'require' : def.requirement === 'SHOULD' ? 'warn' : undefined;
+      // The harness's own checks (no requirement, no spec: the configured session and round trip) need no policy.
+      const own = def.requirement === undefined && def.spec === undefined;
+      if (!own && (open !== byKeyword || guarded !== byKeyword)) expect([def.id, def.policy]).toEqual([def.id, expect.any(String)]);
       expect(defaultLevel(def, 'oauth')).toBe(guarded);
     }
+    const levels = (id: string) => [defaultLevel(checkDefinition(id)!, 'none'), defaultLevel(checkDefinition(id)!, 'bearer')];
+    expect(levels('origin')).toEqual(['require', 'warn']);
+    // Host validation is no spec requirement: the SDK's default since 1.24.0 (GHSA-w48q-cv73-mx4w), a warning.
+    expect(levels('host')).toEqual(['warn', 'warn']);
+    expect(checkDefinition('host')).toMatchObject({
+      requirement: 'SDK default',
+      spec: { revision: 'TypeScript SDK 1.24.0', section: 'GHSA-w48q-cv73-mx4w' },
+    });
   });
   it('has unique ids within a phase, each with a spec revision and section when it names a requirement', () => {
     expect(new Set(CHECKS.map((c) => `${c.phase} ${c.id}`)).size).toBe(CHECKS.length);
     for (const c of CHECKS.filter((x) => x.requirement))
-      expect(c.spec?.revision).toMatch(/^(MCP \d{4}-\d{2}-\d{2}|RFC \d+|JSON-RPC 2\.0)$/);
+      expect(c.spec?.revision).toMatch(
+        c.requirement === 'SDK default' ? /^TypeScript SDK \d+\.\d+\.\d+$/ : /^(MCP \d{4}-\d{2}-\d{2}|RFC \d+|JSON-RPC 2\.0)$/,
+      );
   });
   it('an id in two phases (the lifecycle edges in stdio and http) has one definition but for its phase', () => {
     const shared = CHECKS.filter((c) => CHECKS.some((o) => o.id === c.id && o.phase !== c.phase));
@@ -115,7 +127,7 @@ describe('config: <phase>.checks', () => {
   });
   it('resolves every check: the configured level, else the default for the auth', () => {
     const open = resolveChecks('http', 'none', { 'session-required': 'require' });
-    expect(open).toMatchObject({ origin: 'require', host: 'require', 'session-required': 'require', 'session-id-distinct': 'warn' });
+    expect(open).toMatchObject({ origin: 'require', host: 'warn', 'session-required': 'require', 'session-id-distinct': 'warn' });
     expect(Object.keys(open)).toEqual(checkIds('http'));
     expect(resolveChecks('http', 'bearer', {})).toMatchObject({ origin: 'warn', host: 'warn', 'protocol-version': 'require' });
   });
@@ -167,7 +179,7 @@ describe('reports show every sub-check', () => {
     );
     expect(md).toContain('| http › session-required | MUST · MCP 2025-11-25 basic/transports#security-warning | off | — | — | — | — |');
     expect(md).toContain(
-      '- `v1-floor` · http › origin (warn): a foreign Origin (http://evil.example) got 200 (want 403) [MUST, MCP 2025-11-25 basic/transports#security-warning, level warn]',
+      '- `v1-floor` · http › origin (warn): a foreign Origin (http://evil.example) got 200 (want 403) [MUST, MCP 2025-11-25 basic/transports#security-warning, level warn (harness policy)]',
     );
   });
   it('JUnit: a test case per check; a required failure fails, a warning passes with its finding, off is skipped', () => {
@@ -202,7 +214,7 @@ describe('reports show every sub-check', () => {
   it('the terminal says each warning, and the failed phase with its message', () => {
     const lines = renderTerminalFailures(run);
     expect(lines).toContain(
-      'v1-floor · http › origin: warn: a foreign Origin (http://evil.example) got 200 (want 403) [MUST, MCP 2025-11-25 basic/transports#security-warning, level warn]',
+      'v1-floor · http › origin: warn: a foreign Origin (http://evil.example) got 200 (want 403) [MUST, MCP 2025-11-25 basic/transports#security-warning, level warn (harness policy)]',
     );
     expect(lines).toContain('v1-latest · http: FAIL: protocol-version: …');
   });

@@ -145,7 +145,7 @@ describe('renderSarif', () => {
     });
     expect(range!.locations![0]!.logicalLocations).toEqual([{ name: 'v1-floor', fullyQualifiedName: 'v1-floor/v1-floor', kind: 'module' }]);
     expect(byRule('http/origin')[0]!.message.text).toBe(
-      'cell v1-latest (SDK 1.32.2): http › origin: a foreign Origin got 200 [MUST, MCP 2025-11-25 basic/transports#security-warning, level warn]',
+      'cell v1-latest (SDK 1.32.2): http › origin: a foreign Origin got 200 [MUST, MCP 2025-11-25 basic/transports#security-warning, level warn (harness policy)]',
     );
     expect(byRule('bind/exposed')[0]!.message.text).toMatch(/^cell v1-latest \(SDK 1\.32\.2\): bind: is listening on 0\.0\.0\.0:41483/);
     // The leak's creation site is the location, with its line; the handles are in the message.

@@ -48,6 +48,11 @@ export interface SdkAdapter {
   noHttp: string | null;
   /** A client that should have the transport (1.10.0+, 2.x) whose install does not: the http phase cannot load it. */
   httpLoadError: Error | null;
+  /**
+   * The protocol revision this client offers in `initialize` (its LATEST_PROTOCOL_VERSION): what the server answers
+   * to it is the revision the cell negotiates, which the spec checks offer too. Undefined when the client has none.
+   */
+  protocolOffer: string | undefined;
   session(timeoutMs: number): McpSession;
   httpTransport(url: string, headers: Record<string, string>): unknown;
 }
@@ -125,11 +130,17 @@ async function adapterFor(
   const lacksHttp = `the client ${label} has no Streamable HTTP transport (added in ${STREAMABLE_HTTP_SINCE})`;
   // v2 keys request handlers by method name, v1 by its zod schema.
   let rootsKey: unknown = 'roots/list';
+  let offer: unknown;
   if (major >= 2) {
     const mod = await load(entry);
     Client = mod.Client as Ctor;
     HttpTransport = mod.StreamableHTTPClientTransport as Ctor;
+    offer = mod.LATEST_PROTOCOL_VERSION;
   } else {
+    offer = await load(`${pkg}/types.js`).then(
+      (types) => types.LATEST_PROTOCOL_VERSION,
+      () => undefined,
+    );
     Client = (await load(entry)).Client as Ctor;
     if (version && olderThan(version, STREAMABLE_HTTP_SINCE)) noHttp = lacksHttp;
     else {
@@ -151,6 +162,7 @@ async function adapterFor(
     major,
     client: label,
     noHttp,
+    protocolOffer: typeof offer === 'string' ? offer : undefined,
     httpLoadError:
       httpLoadError ??
       (typeof HttpTransport === 'function' || noHttp ? null : new Error(`the client ${label} exports no StreamableHTTPClientTransport`)),

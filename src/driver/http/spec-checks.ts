@@ -197,13 +197,16 @@ export function judgeProtocolVersion(bogus: RawAnswer | Error, negotiated: RawAn
 
 export const UNSUPPORTED_VERSION = '1999-01-01';
 
+/** What the checks offer when the client's own offer is unknown: the newest revision the catalogue cites. */
+export const LATEST_OFFER = '2025-11-25';
+
 const VISIBLE_ASCII = /^[\x21-\x7E]+$/;
 
 /** The session checks, when the server issued an ID; each is skipped, saying why, when it did not. */
 export function judgeSessions(s: {
   first?: string;
   second?: string;
-  /** What the second initialize got, when it was not served (a refusal, no answer): named instead of a missing ID. */
+  /** What the second initialize got, when it was not served (a refusal, no answer): the finding, whatever ID it carried. */
   secondRefused?: string;
   /** The control of `withoutId`: the same request with the session's ID (a refusal of both is not the missing ID's). */
   withId: RawAnswer | Error;
@@ -223,8 +226,9 @@ export function judgeSessions(s: {
         short: 'not visible ASCII',
         step: 'initialize',
       };
+  // A refused second initialize opened no session, whatever Mcp-Session-Id it carries: the refusal is the finding.
   const distinct: CheckFinding =
-    s.second === undefined && s.secondRefused !== undefined
+    s.secondRefused !== undefined
       ? {
           outcome: 'failed',
           message: `a second initialize (while the first session was open) got ${s.secondRefused} (want 2xx with a new Mcp-Session-Id)`,
@@ -326,6 +330,13 @@ export interface SpecCheckInput {
   timeoutMs: number;
   levels: Record<string, CheckLevel>;
   /**
+   * The revision the cell's client offers in `initialize` (adapter.ts `protocolOffer`): every initialize of the checks
+   * offers it, so the server answers with the revision the cell negotiates. Absent: LATEST_OFFER.
+   */
+  offer?: string;
+  /** Called once with the first revision a served initialize named (`protocolVersion`): the one the checks ran under. */
+  onNegotiated?: (revision: string) => void;
+  /**
    * After a request got no answer: how the server ended (`code 9`, `signal SIGKILL`) when it has exited, else null.
    * An exit ends the checks: the check under way names it, the later ones are not run.
    */
@@ -364,12 +375,9 @@ export async function specChecks(input: SpecCheckInput, raw: Send = rawSender(in
     }
     return a;
   };
-  const init = async (
-    extra: Record<string, string> = {},
-    path?: string,
-    headers = base,
-    offer = '2025-03-26',
-  ): Promise<RawAnswer | Error> => {
+  const offer = input.offer ?? LATEST_OFFER;
+  let negotiated: string | undefined;
+  const init = async (extra: Record<string, string> = {}, path?: string, headers = base): Promise<RawAnswer | Error> => {
     const a = await send({
       method: 'POST',
       headers: { ...headers, ...extra },
@@ -377,6 +385,8 @@ export async function specChecks(input: SpecCheckInput, raw: Send = rawSender(in
       ...(path ? { path } : {}),
     });
     if (!(a instanceof Error) && a.sessionId) opened.push(a.sessionId);
+    const named = served(a) ? negotiatedVersion(a as RawAnswer) : undefined;
+    if (named !== undefined && negotiated === undefined) input.onNegotiated?.((negotiated = named));
     return a;
   };
   const findings: Record<string, CheckFinding> = {};
@@ -389,8 +399,8 @@ export async function specChecks(input: SpecCheckInput, raw: Send = rawSender(in
   try {
     if (on('origin')) {
       const localhost = `http://localhost:${input.port}`;
-      // Offered the revision that names 403: the server answers it, or the newest it speaks (the rule to judge by).
-      const origin = (o: string): Promise<RawAnswer | Error> => init({ origin: o }, undefined, base, ORIGIN_403_FROM);
+      // Offered the client's revision: the server answers with the one the cell negotiates (the rule to judge by).
+      const origin = (o: string): Promise<RawAnswer | Error> => init({ origin: o });
       at('origin', 'request with a foreign Origin');
       const foreign = await origin(FOREIGN_ORIGIN);
       at('origin', 'request with a loopback Origin');
@@ -431,7 +441,7 @@ export async function specChecks(input: SpecCheckInput, raw: Send = rawSender(in
         for (const id of ['protocol-version', ...sessionIds])
           findings[id] = { outcome: 'not-measured', message: why, short: 'not measured' };
       } else {
-        const version = negotiatedVersion(first) ?? '2025-03-26';
+        const version = negotiatedVersion(first) ?? offer;
         const sid = first.sessionId;
         const session: Record<string, string> = sid ? { 'mcp-session-id': sid } : {};
         const ping = (headers: Record<string, string>): Promise<RawAnswer | Error> =>
@@ -470,7 +480,7 @@ export async function specChecks(input: SpecCheckInput, raw: Send = rawSender(in
             findings,
             judgeSessions({
               ...(sid ? { first: sid } : {}),
-              ...(second && !(second instanceof Error) && second.sessionId ? { second: second.sessionId } : {}),
+              ...(second && served(second) && (second as RawAnswer).sessionId ? { second: (second as RawAnswer).sessionId! } : {}),
               ...(second && (second instanceof Error || !ok2xx(second)) ? { secondRefused: seen(second) } : {}),
               withId: withId ?? new Error('no session'),
               withoutId,

@@ -4,7 +4,7 @@
 
 import type { HttpSpec } from '../../contract/protocol.js';
 import type { SubCheckResult } from '../../results/types.js';
-import { checkLine, checkResult, levelOf, notableChecks } from '../../contract/checks.js';
+import { checkDefinition, checkLine, checkResult, levelOf, notableChecks } from '../../contract/checks.js';
 import { errorText, StepTimeout } from '../context.js';
 import { bearerParams, CATALOGUE_IDS, oauthLabel, type OAuthCheck } from '../http/oauth.js';
 
@@ -125,6 +125,33 @@ export function reportedChecks(c: HttpChecks, spec: Pick<HttpSpec, 'auth' | 'che
     ...(c.spec ?? []),
     at('round-trip', c.roundTrip),
   ];
+}
+
+/**
+ * The 401 checks and the OAuth checks as the message and the HTTP column read them, once judged by the negotiated
+ * revision (`reported`): one that revision does not have reads `not applicable (revision X)`, never its finding.
+ */
+export function asJudged(c: HttpChecks, reported: readonly SubCheckResult[]): HttpChecks {
+  const inapplicable = (id: string): SubCheck | undefined => {
+    const r = reported.find((x) => x.id === id && x.outcome === 'not-applicable');
+    return r && { outcome: 'n/a', text: `not applicable (revision ${r.revision})`, short: `n/a (${r.revision})` };
+  };
+  const oauth = c.oauth?.map((o) => {
+    const na = o.id === 'roundTrip' ? undefined : inapplicable(CATALOGUE_IDS[o.id]);
+    if (na) return { ...o, outcome: 'n/a' as const, text: na.text, short: na.short };
+    // A failure's citation (oauth.ts `citation`) names the catalogue's revision: it names the one judged by.
+    const def = checkDefinition(CATALOGUE_IDS[o.id]);
+    const judged = reported.find((x) => x.id === CATALOGUE_IDS[o.id])?.spec;
+    if (!def?.spec || !judged || judged.section !== def.spec.section) return o;
+    return { ...o, text: o.text.replace(`${def.spec.revision} ${def.spec.section}`, `${judged.revision} ${judged.section}`) };
+  });
+  return {
+    ...c,
+    noToken: inapplicable('no-token-401') ?? c.noToken,
+    wwwAuthenticate: inapplicable('www-authenticate') ?? c.wwwAuthenticate,
+    wrongToken: inapplicable('wrong-token-401') ?? c.wrongToken,
+    ...(oauth ? { oauth } : {}),
+  };
 }
 
 /**

@@ -8,7 +8,7 @@
 
 import { randomBytes } from 'node:crypto';
 import type { PhaseResult } from '../../results/types.js';
-import { decidePhase, levelOf } from '../../contract/checks.js';
+import { byRevision, decidePhase, levelOf } from '../../contract/checks.js';
 import { rawSender, SPEC_INITIALIZE } from '../http/raw-http.js';
 import { SPEC_CHECK_IDS, specChecks } from '../http/spec-checks.js';
 import { type SdkAdapter } from '../client/adapter.js';
@@ -17,6 +17,7 @@ import { httpLifecycle } from './http-lifecycle.js';
 import { roundTripCheck, type RoundTripServer } from './http-round-trip.js';
 import { COMPARED_KEY, FAILED_STEPS } from '../../contract/compared.js';
 import {
+  asJudged,
   challengeCheck,
   failed,
   NO_AUTH,
@@ -168,9 +169,6 @@ async function attempt(
         proc,
       },
     );
-    // The four checks' table texts (the HTTP column reads them); every check's result is in `checks`.
-    const { spec: _reported, ...tableTexts } = checks;
-    details.checks = tableTexts;
     // The variant's negotiated protocol, when stdio did not record it (stdio off, or it failed before initialize).
     if (typeof details.protocolVersion === 'string') ctx.summary.protocolVersion ??= details.protocolVersion;
     const bearer = tokens ? tokens.valid : token;
@@ -184,9 +182,18 @@ async function attempt(
       details,
       lifecycleNotRunCause(probes, proc),
     );
-    const reported = [...probes, ...lifecycle];
+    // Every check judged by the revision the cell's client negotiates: the spec checks' initialize offered what the
+    // client offers; without one served, the round trip's (the client's own) negotiated version.
+    const revision = [details.specRevision, details.protocolVersion].find((v): v is string => typeof v === 'string');
+    delete details.specRevision;
+    if (revision !== undefined) details.judgedBy = revision;
+    const reported = [...probes, ...lifecycle].map((c) => byRevision(c, revision));
+    const shown = asJudged(checks, reported);
+    // The four checks' table texts (the HTTP column reads them); every check's result is in `checks`.
+    const { spec: _reported, ...tableTexts } = shown;
+    details.checks = tableTexts;
     const verdict = decidePhase(reported);
-    const message = phaseMessage(checks, reported);
+    const message = phaseMessage(shown, reported);
     const failure = reported.find((c) => c.level === 'require' && c.outcome === 'failed');
     return done({ verdict, message, checks: reported, ...(failure ? { step: failure.step ?? 'round trip' } : {}) });
   } finally {
@@ -262,6 +269,8 @@ async function subChecks(
           : {}),
         timeoutMs: spec.timeoutMs,
         levels,
+        ...(adapter.protocolOffer ? { offer: adapter.protocolOffer } : {}),
+        onNegotiated: (revision) => void (details.specRevision = revision),
         exited: async () => (await exitOf(server.proc))?.how ?? null,
       });
   // Their own wall time: requests the minimal client does not make, which the bench shows apart (bench/cells.ts).

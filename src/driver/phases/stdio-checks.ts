@@ -4,7 +4,7 @@
 // session's own failure leaves the edges unrun.
 
 import type { CheckLevel, PhaseResult, SubCheckResult } from '../../results/types.js';
-import { checkLine, checkResult, decidePhase, levelOf, notableChecks } from '../../contract/checks.js';
+import { byRevision, checkLine, checkResult, decidePhase, levelOf, notableChecks } from '../../contract/checks.js';
 import { LIFECYCLE_IDS } from '../lifecycle/checks.js';
 
 /** The session's result with every sub-check: its verdict, message and step now come from them. */
@@ -24,9 +24,12 @@ export function withStdioChecks(
       : { outcome: session.verdict, message: cause, ...(session.step ? { step: session.step } : {}) },
   );
   const why = session.verdict === 'passed' ? 'not run' : `not run: ${what}`;
-  const edges =
+  // Judged by the revision the session negotiated (each edge cites that revision's text).
+  const negotiated = session.details?.protocolVersion;
+  const edges = (
     lifecycle ??
-    LIFECYCLE_IDS.map((id) => checkResult(id, levelOf(id, levels, 'none'), { outcome: 'skipped', message: why, short: 'not run' }));
+    LIFECYCLE_IDS.map((id) => checkResult(id, levelOf(id, levels, 'none'), { outcome: 'skipped', message: why, short: 'not run' }))
+  ).map((c) => byRevision(c, typeof negotiated === 'string' ? negotiated : undefined));
   const checks = [own, ...edges];
   const verdict = decidePhase(checks);
   const decisive = notableChecks(edges).filter((c) => c.level === 'require');

@@ -74,11 +74,14 @@ export interface Cell {
   driver: string;
 }
 
-/** A fresh dir with the SDK (plus any extra tarballs) installed, the driver and the test server copied in. */
-export async function makeCell(major: number, driverBuild: string, extra: string[] = []): Promise<Cell> {
+/**
+ * A fresh dir with the SDK (plus any extra tarballs) installed, the driver and the test server copied in. `sdk`: the
+ * install set to pin instead of the major's (`['@modelcontextprotocol/sdk@1.12.3']`, a cell on an older pin).
+ */
+export async function makeCell(major: number, driverBuild: string, extra: string[] = [], sdk = INSTALL_SETS[major]!): Promise<Cell> {
   const dir = tempDir(`mcp-matrix-driver-v${major}-`);
   writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'cell', private: true }));
-  await npmInstall(dir, [...extra, ...INSTALL_SETS[major]!]);
+  await npmInstall(dir, [...extra, ...sdk]);
   const driver = shipDriver(driverBuild, dir);
   mkdirSync(join(dir, 'pkg'), { recursive: true });
   cpSync(TEST_SERVER, join(dir, 'pkg/server.mjs'));

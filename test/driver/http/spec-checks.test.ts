@@ -288,6 +288,35 @@ describe('judgeSessions', () => {
       step: 'second initialize',
     });
   });
+  it('distinct: a refused second initialize fails, naming the refusal, even when it carries a new Mcp-Session-Id', () => {
+    // A 4xx opened no session: an ID on it proves nothing (it used to pass as "two sessions got different IDs").
+    expect(judgeSessions({ ...ok, second: 'abd', secondRefused: '400' })['session-id-distinct']).toEqual({
+      outcome: 'failed',
+      message: 'a second initialize (while the first session was open) got 400 (want 2xx with a new Mcp-Session-Id)',
+      short: '400',
+      step: 'second initialize',
+    });
+  });
+  it('specChecks: a refused second initialize carrying an Mcp-Session-Id is judged by its refusal, not by the ID', async () => {
+    let inits = 0;
+    const { send } = scripted((q) => {
+      if ((q.body as { method?: string } | undefined)?.method !== 'initialize' || q.headers.origin || q.headers.host || q.path)
+        return undefined;
+      // The first initialize opens s-first; the second is refused with 400 yet names a fresh ID.
+      return ++inits === 1
+        ? a(200, {
+            sessionId: 's-first',
+            contentType: 'application/json',
+            body: '{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-06-18"}}',
+          })
+        : a(400, { sessionId: 's-refused' });
+    });
+    const r = await specChecks({ ...INPUT, levels: { origin: 'off', host: 'off', 'token-in-header': 'off' } }, send);
+    expect(r.find((c) => c.id === 'session-id-distinct')).toMatchObject({
+      outcome: 'failed',
+      message: 'a second initialize (while the first session was open) got 400 (want 2xx with a new Mcp-Session-Id)',
+    });
+  });
   it('required: only 400 passes; 401, 200 or no answer fail naming what came', () => {
     for (const [w, seen] of [
       [a(401), '401'],
@@ -458,13 +487,13 @@ const INPUT: SpecCheckInput = {
 };
 const JSON_H = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
 const AUTH_H = { ...JSON_H, authorization: 'Bearer tok' };
+/** Every initialize of the checks offers the client's revision; without one, LATEST_OFFER (2025-11-25). */
 const INIT = {
   jsonrpc: '2.0',
   id: 1,
   method: 'initialize',
-  params: { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 'mcp-matrix-driver', version: '0.1.0' } },
+  params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'mcp-matrix-driver', version: '0.1.0' } },
 };
-const INIT_2025_11_25 = { ...INIT, params: { ...INIT.params, protocolVersion: '2025-11-25' } };
 const PING = { jsonrpc: '2.0', id: 2, method: 'ping' };
 const outcomes = (r: { id: string; outcome: string; level: string }[]): Record<string, string> =>
   Object.fromEntries(r.map((c) => [c.id, `${c.outcome}/${c.level}`]));
@@ -494,9 +523,9 @@ describe('specChecks on a scripted server', () => {
     expect(r.find((c) => c.id === 'protocol-version')!.message).toBe('1999-01-01 got 400; the negotiated 2025-06-18 got 200');
     const v = { 'mcp-protocol-version': '2025-06-18' };
     expect(sent).toStrictEqual([
-      // The origin's initializes offer 2025-11-25, the revision that names 403: the answer says which rule judges.
-      { method: 'POST', headers: { ...AUTH_H, origin: 'http://evil.example' }, body: INIT_2025_11_25 },
-      { method: 'POST', headers: { ...AUTH_H, origin: 'http://localhost:5555' }, body: INIT_2025_11_25 },
+      // Every initialize offers the client's revision: the answer says which revision (and rule) judges.
+      { method: 'POST', headers: { ...AUTH_H, origin: 'http://evil.example' }, body: INIT },
+      { method: 'POST', headers: { ...AUTH_H, origin: 'http://localhost:5555' }, body: INIT },
       { method: 'POST', headers: { ...AUTH_H, host: 'evil.example:5555' }, body: INIT },
       { method: 'POST', headers: JSON_H, body: INIT, path: '/mcp?access_token=tok' },
       { method: 'POST', headers: AUTH_H, body: INIT },
@@ -515,6 +544,22 @@ describe('specChecks on a scripted server', () => {
       { method: 'DELETE', headers: { authorization: 'Bearer tok', 'mcp-session-id': 's1' } },
       { method: 'DELETE', headers: { authorization: 'Bearer tok', 'mcp-session-id': 's3' } },
     ]);
+  });
+
+  it("every initialize offers the client's revision, and the first revision a served initialize names is reported once", async () => {
+    const { sent, send } = scripted();
+    const named: string[] = [];
+    await specChecks({ ...INPUT, offer: '2025-03-26', onNegotiated: (v) => void named.push(v) }, send);
+    const inits = sent.filter((q) => (q.body as { method?: string } | undefined)?.method === 'initialize');
+    expect(inits.length).toBeGreaterThan(3);
+    for (const q of inits) expect((q.body as typeof INIT).params.protocolVersion).toBe('2025-03-26');
+    // The script answers 2025-06-18 to every served initialize: reported once, from the first (the loopback Origin's).
+    expect(named).toEqual(['2025-06-18']);
+    // A refused initialize names no revision.
+    const refused = scripted((q) => ((q.body as { method?: string } | undefined)?.method === 'initialize' ? a(403) : undefined));
+    const none: string[] = [];
+    await specChecks({ ...INPUT, onNegotiated: (v) => void none.push(v) }, refused.send);
+    expect(none).toEqual([]);
   });
 
   it('the query-string token keeps the URL query and its path; without authorization no header is sent, and token-in-header is skipped without a token', async () => {
@@ -631,16 +676,16 @@ describe('specChecks on a scripted server', () => {
     }
   });
 
-  it('a server that gives no negotiated version is spoken to in 2025-03-26; one at 2xx other than 200 is measured', async () => {
+  it('a server that gives no negotiated version is spoken to in the revision offered; one at 2xx other than 200 is measured', async () => {
     const { sent, send } = scripted((q) =>
       (q.body as { method?: string })?.method === 'initialize' ? a(299, { sessionId: 'only', body: 'not json' }) : undefined,
     );
     const levels: Record<string, CheckLevel> = { origin: 'off', host: 'off', 'token-in-header': 'off' };
     const r = await specChecks({ ...INPUT, levels }, send);
-    expect(sent[1]!.headers['mcp-protocol-version']).toBe('2025-03-26');
+    expect(sent[1]!.headers['mcp-protocol-version']).toBe('2025-11-25');
     expect(r.find((c) => c.id === 'protocol-version')).toMatchObject({
       outcome: 'passed',
-      message: '1999-01-01 got 400; the negotiated 2025-03-26 got 200',
+      message: '1999-01-01 got 400; the negotiated 2025-11-25 got 200',
     });
     // Both initializes got the same ID: not distinct.
     expect(r.find((c) => c.id === 'session-id-distinct')!.message).toBe('two sessions got the same Mcp-Session-Id');
@@ -668,7 +713,7 @@ describe('specChecks on a scripted server', () => {
       'POST ping',
       'DELETE ',
     ]);
-    expect(afterInit[1]!.headers).toStrictEqual({ ...AUTH_H, 'mcp-protocol-version': '2025-03-26' });
+    expect(afterInit[1]!.headers).toStrictEqual({ ...AUTH_H, 'mcp-protocol-version': '2025-11-25' });
     // Only the loopback Origin's session (s1 from the script) is closed.
     expect(sent.filter((q) => q.method === 'DELETE')).toStrictEqual([
       { method: 'DELETE', headers: { authorization: 'Bearer tok', 'mcp-session-id': 's1' } },

@@ -328,6 +328,8 @@ describe('httpPhase: sub-checks, retries and never-listened, from src', () => {
       wrongToken: { status: 401, wwwAuthenticate: 'Bearer realm="test"' },
       roundTrip: true,
       protocolVersion: expect.stringMatching(/^\d{4}-\d{2}-\d{2}$/),
+      // The MCP revision every check was judged by: the one the cell's client negotiates.
+      judgedBy: r.details!.protocolVersion,
       tools: 2,
       call: { step: 'tools/call echo', ms: expect.any(Number) },
       // The step's answer as answer parity compares it across cells.
