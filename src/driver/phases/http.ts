@@ -12,7 +12,7 @@ import { byRevision, decidePhase, levelOf } from '../../contract/checks.js';
 import { rawSender, SPEC_INITIALIZE } from '../http/raw-http.js';
 import { SPEC_CHECK_IDS, specChecks } from '../http/spec-checks.js';
 import { type SdkAdapter } from '../client/adapter.js';
-import { clientLoadFailure, commandFor, substitute, result, type DriverContext } from '../context.js';
+import { clientLoadFailure, commandFor, substitute, result, RequestWindow, type DriverContext } from '../context.js';
 import { httpLifecycle } from './http-lifecycle.js';
 import { roundTripCheck, type RoundTripServer } from './http-round-trip.js';
 import { COMPARED_KEY, FAILED_STEPS } from '../../contract/compared.js';
@@ -218,6 +218,13 @@ async function subChecks(
   let oauth: OAuthCheck[] | undefined;
   /** The server's exit, once a check met it: every later check is not run, naming it (http-exit.ts). */
   let died: ServerExit | undefined;
+  // Where the probes' requests began: what the driver still holds from them after the server died under one is
+  // not the driver's leak (recorded where leaks reads it, as the round trip's and stdio's requests are).
+  const probes = new RequestWindow('no-token-401');
+  const diedUnder = (exit: ServerExit): void => {
+    probes.step = exit.during;
+    server.diedUnder(probes);
+  };
   if (spec.auth !== 'none') {
     // Independent requests: send them together.
     const settle = (p: Promise<Probe>): Promise<Probe | Error> => p.catch((e: unknown) => (e instanceof Error ? e : new Error(String(e))));
@@ -245,18 +252,22 @@ async function subChecks(
       const notRun: SubCheck = { outcome: 'not run', text: notRunText(died), short: 'not run' };
       if (anonymous instanceof Error) [noToken, wwwAuthenticate] = [exitCheck, notRun];
       if (wrong instanceof Error) wrongToken = during === 'wrong-token-401' ? exitCheck : notRun;
+      diedUnder(died);
     }
     if (credentials.oauth && died) oauth = notRunOAuth(died);
     else if (credentials.oauth) {
       const challenge = anonymous instanceof Error ? null : anonymous.wwwAuthenticate;
+      probes.begin('oauth-discovery');
       const checked = await oauthChecks(url, challenge, credentials.oauth, credentials.issuer!, spec.timeoutMs, details, server.proc);
       [oauth, died] = [checked.checks, checked.died];
+      if (died) diedUnder(died);
     }
   }
   const guarded = spec.auth !== 'none';
   const auth = spec.auth ?? 'bearer';
   const levels = Object.fromEntries(SPEC_CHECK_IDS.map((id) => [id, levelOf(id, spec.checks, auth)]));
   const specStarted = Date.now();
+  if (!died) probes.begin('token-in-header');
   // A server that exited under the probes above is not asked again: the spec checks are not run, naming why.
   const transport = died
     ? notRunChecks(SPEC_CHECK_IDS, levels, died)
@@ -277,7 +288,10 @@ async function subChecks(
   details.specChecksMs = Date.now() - specStarted;
   // A server that exited under a spec check (which names the exit) cannot be driven: the round trip says so, once.
   const diedIn = transport.find((c) => c.evidence?.exited !== undefined);
-  if (diedIn) died ??= { how: String(diedIn.evidence!.exited), during: diedIn.id };
+  if (diedIn && !died) {
+    died = { how: String(diedIn.evidence!.exited), during: diedIn.id };
+    diedUnder(died);
+  }
   const roundTrip = died
     ? {
         outcome: 'failed' as const,

@@ -52,13 +52,15 @@ function spec(bin: string, oauth: OAuthServerSpec = coordinates()): HttpSpec {
   };
 }
 
-async function run(s: HttpSpec): Promise<{ r: PhaseResult; started: number }> {
+async function run(s: HttpSpec): Promise<{ r: PhaseResult; started: number; deaths: { role: string; request: string }[] }> {
   const ctx = bench.context();
   const raw = await httpPhase(ctx, s);
   for (const server of ctx.servers) await server.proc.waitExit(5000);
   for (const server of ctx.servers) expect(server.proc.running).toBe(false);
+  // Where the leaks phase reads a death under a request (ctx.diedMidRequest).
+  const deaths = ctx.diedMidRequest.map((d) => ({ role: d.role, request: d.request }));
   // What leaves the driver: every message passes the context's redactor.
-  return { r: ctx.redactor.deep(raw), started: ctx.servers.length };
+  return { r: ctx.redactor.deep(raw), started: ctx.servers.length, deaths };
 }
 
 interface OAuthCheckView {
@@ -93,9 +95,11 @@ http.createServer((req, res) => {
 }).listen(port, '127.0.0.1');
 `,
     );
-    const { r } = await run(spec(bin));
+    const { r, deaths } = await run(spec(bin));
     expect(r.verdict, r.message).toBe('failed');
     expect(r.step).toBe('protected resource metadata discovery');
+    // Issue 32 item 8: recorded where leaks reads it, so what the driver still holds from the probe is not its own leak.
+    expect(deaths).toEqual([{ role: 'http', request: 'oauth-discovery' }]);
     const notRun = 'not run: the server exited (code 7) during oauth-discovery';
     const seen = Object.fromEntries(r.checks!.map((c) => [c.id, `${c.outcome}: ${c.message}`]));
     expect(seen).toMatchObject({
