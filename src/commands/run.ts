@@ -19,7 +19,7 @@ import { describeSwept, sweepStale } from '../orchestrator/sweep.js';
 import { onHardExit } from '../process/tracker.js';
 import { renderPublished, renderTable } from '../reports/markdown.js';
 import { publishToGithub } from './github.js';
-import { renderReuseLines, renderTerminalFailures } from '../reports/terminal.js';
+import { renderLookupLines, renderReuseLines, renderTerminalFailures } from '../reports/terminal.js';
 import { fail, type Failure, type Result } from '../util/result.js';
 import { shellWord } from '../cells/driver-launch.js';
 import { rerunsIn } from '../cells/kept.js';
@@ -96,7 +96,7 @@ async function runAndReport(options: RunCommandOptions, log: Logger): Promise<nu
     if (!read.ok) return read.error;
     frozen = read.value;
   }
-  const prepared = await prepareConfig(options, { frozen: frozen !== undefined });
+  const prepared = await prepareConfig(options, { frozen: frozen !== undefined, ...(options.fresh ? {} : { window: true }) });
   if (options.signal.aborted) return interruptedEarly('while loading the config and looking up the registry');
   if (!prepared.ok) return prepared.error;
   const { config, registry, cacheNotes: configCacheNotes } = prepared.value;
@@ -182,7 +182,7 @@ async function runAndReport(options: RunCommandOptions, log: Logger): Promise<nu
     log.info(
       `skipped (not configured): ${unconfigured.join(', ')}; add ${unconfigured.length > 1 ? 'them' : 'it'} to the config to test ${unconfigured.length > 1 ? 'them' : 'it'} (docs/config.md)`,
     );
-  for (const line of renderReuseLines(run)) log.info(line);
+  for (const line of [...renderLookupLines(run), ...renderReuseLines(run)]) log.info(line);
   for (const line of renderTerminalFailures(run)) log.error(line);
   for (const line of keptLines(run, options.cwd)) log.info(line);
   for (const f of run.surface?.findings ?? []) log.error(`surface differs: ${f}`);

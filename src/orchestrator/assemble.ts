@@ -24,6 +24,8 @@ export interface RunFacts {
   snapshot: SurfaceItems | undefined;
   /** The recorded values (step answers, behaviours) in the committed mcp-surface.json. */
   recorded: Recorded | undefined;
+  /** The registry look-ups reused within the reuse window. */
+  lookedUp?: { name: string; lookedUpAt: string; ageMs: number }[];
 }
 
 export function assemble(facts: RunFacts, rows: CellResult[], interrupted: boolean): RunResult {
@@ -71,7 +73,7 @@ function runSurface(plan: Plan, ran: CellResult[], snapshot: SurfaceItems | unde
 }
 
 /** What results.json records of the plan: the config, the package and its tarball, every planned cell. */
-function planRecord({ plan, tarball, selected, commit, configDir }: RunFacts): RunResult['plan'] {
+function planRecord({ plan, tarball, selected, commit, configDir, lookedUp }: RunFacts): RunResult['plan'] {
   const chosen = selectedIds(plan.cells, selected);
   return {
     configHash: plan.hash,
@@ -91,6 +93,7 @@ function planRecord({ plan, tarball, selected, commit, configDir }: RunFacts): R
       installSet: c.installSet,
     })),
     ...(chosen ? { selected: chosen } : {}),
+    ...(lookedUp?.length ? { lookedUp } : {}),
   };
 }
 

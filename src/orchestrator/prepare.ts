@@ -3,7 +3,9 @@ import { inlineConfig } from '../config/inline.js';
 import { loadConfig } from '../config/load.js';
 import { resolveConfig, type Overrides, type ResolvedConfig } from '../config/resolve.js';
 import { buildPlan, pinLookupNames, type Plan } from '../plan/plan.js';
-import { createRegistry, type Registry } from '../plan/registry.js';
+import { createRegistry, type LookupStore, type Registry } from '../plan/registry.js';
+import { treeCacheDir } from '../cells/tree-cache.js';
+import { contextKey } from '../cells/tree-key.js';
 import type { Result } from '../util/result.js';
 import type { CacheNote } from '../cache/writable.js';
 
@@ -16,24 +18,24 @@ export interface PrepareOptions extends Overrides {
   signal?: AbortSignal;
 }
 
-/** `frozen`: the plan comes from plan.json (`run --plan`), so nothing is looked up ahead. */
+/**
+ * `frozen`: the plan comes from plan.json (`run --plan`), so nothing is looked up ahead. `window`: a local `run`
+ * (not `--fresh`) may reuse the registry's answers within the config's reuse window (never with `CI` set).
+ */
 export interface PrepareFlags {
   frozen?: boolean;
+  window?: boolean;
 }
 
 export async function prepareConfig(
   options: PrepareOptions,
   flags: PrepareFlags = {},
 ): Promise<Result<{ config: ResolvedConfig; registry: Registry; cacheNotes: CacheNote[] }>> {
-  const registry = createRegistry(undefined, options.signal ? { signal: options.signal } : {});
   const loaded =
     options.configObject !== undefined
       ? inlineConfig(options.configObject, options.cwd)
       : await loadConfig(options.cwd, options.config, options.signal);
-  if (!loaded.ok) {
-    registry.cancel();
-    return loaded;
-  }
+  if (!loaded.ok) return loaded;
   // MCP_MATRIX_CONFORMANCE=off: the conformance phase off for this run, whatever the config says.
   const conformanceOff = process.env.MCP_MATRIX_CONFORMANCE?.trim().toLowerCase() === 'off';
   const config = resolveConfig(
@@ -41,10 +43,19 @@ export async function prepareConfig(
     { ...(options.tarball ? { tarball: options.tarball } : {}), ...(conformanceOff ? { conformanceOff } : {}) },
     options.cwd,
   );
+  const recorded = flags.window && !flags.frozen ? lookupStore(config) : undefined;
+  const registry = createRegistry(undefined, { ...(options.signal ? { signal: options.signal } : {}), ...(recorded ? { recorded } : {}) });
   // The pins' look-ups start now, while the run reads the package and packs it; only what the pins name:
   // each is an `npm view` (~0.4 CPU-s), so a major no cell pins is never looked up (buildPlan adds lockstep's).
   if (!flags.frozen) for (const name of pinLookupNames(config)) void registry.meta(name);
   return { ok: true, value: { config, registry, cacheNotes: loaded.value.cacheNotes ?? [] } };
+}
+
+/** The reuse window's store of look-ups: beside the tree cache's entries, keyed by npm's configuration; none in CI. */
+function lookupStore(config: ResolvedConfig): LookupStore | undefined {
+  const dir = treeCacheDir();
+  if (process.env.CI || !config.install.reuse || config.install.reuseWindowMs <= 0 || !dir) return undefined;
+  return { dir, ms: config.install.reuseWindowMs, context: contextKey('registry look-ups') };
 }
 
 export async function preparePlan(options: PrepareOptions): Promise<Result<{ plan: Plan; registry: Registry }>> {

@@ -113,6 +113,7 @@ export async function runMatrix(config: ResolvedConfig, registry: Registry, opti
       baseline: options.baseline,
       snapshot: options.surfaceSnapshot,
       recorded: options.comparedSnapshot,
+      ...(registry.reused?.().length ? { lookedUp: registry.reused() } : {}),
     };
     const secrets = config.secrets
       ? runSecrets(config.secrets, process.env, readPullRequestEvent(process.env.GITHUB_EVENT_PATH), config.secretsOnFork)

@@ -1,5 +1,10 @@
-// Registry metadata, fetched once per package per run: every version, its peer ranges and its dependencies.
+// Registry metadata, fetched once per package per run: every version, its peer ranges and its dependencies. Within the reuse
+// window (issue 34) a local run may reuse a look-up made minutes ago (`recorded`), and says how old it is.
+import { randomBytes } from 'node:crypto';
+import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
 import { run } from '../process/exec.js';
+import { sha256 } from '../util/sha256.js';
 import { classifyNpmError } from '../npm/errors.js';
 import { errorMessage, fail, ok, type Result } from '../util/result.js';
 
@@ -17,7 +22,23 @@ export interface Registry {
   readonly lookups: number;
   /** Stops look-ups nobody will read (the config turned out to be bad). */
   cancel(): void;
+  /** The look-ups this run reused from the window, with when they were made: what the terminal and results.json say. */
+  reused?(): { name: string; lookedUpAt: string; ageMs: number }[];
 }
+
+/** Where look-ups are kept for the reuse window, and for how long; `context` is npm's configuration (registry, auth). */
+export interface LookupStore {
+  dir: string;
+  ms: number;
+  context: string;
+  now?: () => number;
+}
+
+/** What a look-up reads of each version (a kept look-up is found by them too: one kept with other fields is not used). */
+const VIEW_FIELDS = ['name', 'version', 'peerDependencies', 'peerDependenciesMeta', 'dependencies'];
+
+/** A kept look-up's file name starts so (beside the tree cache's entries). */
+export const LOOKUP_PREFIX = '.looked-up-';
 
 export async function registryUrl(): Promise<string> {
   const fromEnv = process.env.npm_config_registry ?? process.env.NPM_CONFIG_REGISTRY;
@@ -30,13 +51,14 @@ export async function registryUrl(): Promise<string> {
 /** `url` is asked only when a message needs it: a good run never spawns `npm config get`. `signal`: the run's abort. */
 export function createRegistry(
   url: () => Promise<string> = registryUrl,
-  options: { attempts?: number; timeoutMs?: number; signal?: AbortSignal } = {},
+  options: { attempts?: number; timeoutMs?: number; signal?: AbortSignal; recorded?: LookupStore } = {},
 ): Registry {
   const cache = new Map<string, Promise<Result<PackageMeta>>>();
   const stop = new AbortController();
   const signal = options.signal ? AbortSignal.any([stop.signal, options.signal]) : stop.signal;
   let lookups = 0;
   let resolved: Promise<string> | undefined;
+  const reused: { name: string; lookedUpAt: string; ageMs: number }[] = [];
   const base = (): Promise<string> => (resolved ??= url().then((u) => (u.endsWith('/') ? u : `${u}/`)));
   return {
     url: base,
@@ -44,11 +66,16 @@ export function createRegistry(
       return lookups;
     },
     cancel: () => stop.abort(),
+    reused: () => [...reused].sort((a, b) => (a.name < b.name ? -1 : 1)),
     meta(name) {
       let pending = cache.get(name);
       if (!pending) {
-        lookups++;
-        pending = fetchMeta(base, name, options.attempts ?? 3, options.timeoutMs ?? 30_000, signal);
+        const fetch = () => {
+          lookups++;
+          return fetchMeta(base, name, options.attempts ?? 3, options.timeoutMs ?? 30_000, signal);
+        };
+        const store = options.recorded;
+        pending = store ? withinWindow(store, name, fetch, (r) => reused.push(r)) : fetch();
         cache.set(name, pending);
       }
       return pending;
@@ -69,22 +96,10 @@ async function fetchMeta(
   for (let attempt = 1; attempt <= attempts; attempt++) {
     // --fetch-retries=0: the harness retries itself. npm's own retries wait 10 s then 60 s after a
     // refused connection, so each attempt ran into our timeout and said ETIMEDOUT after 92 s.
-    const out = await run(
-      'npm',
-      [
-        'view',
-        `${name}@>=0.0.0-0`,
-        'name',
-        'version',
-        'peerDependencies',
-        'peerDependenciesMeta',
-        'dependencies',
-        '--json',
-        '--fetch-retries=0',
-        '--loglevel=error',
-      ],
-      { timeoutMs, signal },
-    );
+    const out = await run('npm', ['view', `${name}@>=0.0.0-0`, ...VIEW_FIELDS, '--json', '--fetch-retries=0', '--loglevel=error'], {
+      timeoutMs,
+      signal,
+    });
     if (out.cancelled) return fail('infrastructure', `the look-up of ${name} was cancelled`);
     if (out.ok) {
       let meta: PackageMeta | undefined;
@@ -112,6 +127,38 @@ async function fetchMeta(
     'infrastructure',
     `could not read ${name} from the registry ${await registry()} after ${attempts} attempts (${last}). Check the network or npm's "registry" setting, then run again.`,
   );
+}
+
+/** A look-up kept less than `store.ms` ago, else a new one (kept for the next run when it succeeded). */
+export async function withinWindow(
+  store: LookupStore,
+  name: string,
+  fetch: () => Promise<Result<PackageMeta>>,
+  onReuse: (r: { name: string; lookedUpAt: string; ageMs: number }) => void,
+): Promise<Result<PackageMeta>> {
+  const file = path.join(store.dir, `${LOOKUP_PREFIX}${sha256(JSON.stringify([store.context, name, VIEW_FIELDS])).slice(0, 24)}.json`);
+  const now = store.now?.() ?? Date.now();
+  try {
+    const kept = JSON.parse(await readFile(file, 'utf8')) as { name?: string; lookedUpAt?: string; versions?: [string, unknown][] };
+    const at = Date.parse(kept.lookedUpAt ?? '');
+    const ageMs = now - at;
+    if (kept.name === name && Array.isArray(kept.versions) && kept.versions.length > 0 && ageMs >= 0 && ageMs < store.ms) {
+      onReuse({ name, lookedUpAt: kept.lookedUpAt!, ageMs });
+      return ok({ name, versions: new Map(kept.versions as [string, PackageMeta['versions'] extends Map<string, infer V> ? V : never][]) });
+    }
+  } catch {
+    // none kept, or unreadable: look up now
+  }
+  const fetched = await fetch();
+  if (fetched.ok) {
+    const partial = `${file}.${randomBytes(4).toString('hex')}.partial`;
+    const text = JSON.stringify({ name, lookedUpAt: new Date(now).toISOString(), versions: [...fetched.value.versions] });
+    await mkdir(store.dir, { recursive: true })
+      .then(() => writeFile(partial, `${text}\n`))
+      .then(() => rename(partial, file))
+      .catch(() => rm(partial, { force: true }).catch(() => undefined));
+  }
+  return fetched;
 }
 
 /** Waits `ms` unless aborted first; false when aborted. */

@@ -72,6 +72,16 @@ export function stderrTail(text: string | undefined): string[] {
   return lines.slice(-STDERR_LINES).map((l) => (l.length > STDERR_LINE_CHARS ? `${l.slice(0, STDERR_LINE_CHARS)}…` : l));
 }
 
+/** The plan's registry look-ups reused within the window, with their age. */
+export function renderLookupLines(run: Pick<RunResult, 'plan'>): string[] {
+  const reused = run.plan.lookedUp ?? [];
+  if (reused.length === 0) return [];
+  const oldest = Math.max(...reused.map((r) => r.ageMs));
+  return [
+    `plan: the registry's versions of ${reused.map((r) => r.name).join(', ')} ${resolvedAgo(oldest).replace(/^resolved/, 'looked up')} (the reuse window); \`--fresh\` to look up now`,
+  ];
+}
+
 /** Each cell whose install reused a resolution within the window says its age (issue 34: "resolved 3 min ago"). */
 export function renderReuseLines(run: Pick<RunResult, 'cells'>): string[] {
   const seen = new Set<string>();

@@ -186,6 +186,7 @@ const run = obj({
       obj({ ...cellRef, variants: nonEmpty(arrayOf(obj({ id: str, client: optional(clientRef), node: optional(nodeRef) }))) }),
     ),
     selected: optional(arrayOf(str)),
+    lookedUp: optional(arrayOf(obj({ name: str, lookedUpAt: str, ageMs: num }))),
   }),
   host: obj({ node: str, npm: str, os: str, ci: optional(str) }),
   cells: arrayOf(cell),

@@ -270,6 +270,8 @@ export interface RunResult {
     cells: PlannedCellRef[];
     /** Ids of the cells this run was asked for (`--cell`); absent when every planned cell ran. */
     selected?: string[];
+    /** The registry look-ups this plan reused within the reuse window (install.reuseWindowMs), with their age. */
+    lookedUp?: { name: string; lookedUpAt: string; ageMs: number }[];
   };
   host: { node: string; npm: string; os: string; ci?: string };
   cells: CellResult[];
