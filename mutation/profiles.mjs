@@ -49,6 +49,7 @@ export const PROFILES = {
       'src/judge/tarball-files.ts',
       'src/driver/server/redact.ts',
       'src/driver/http/oauth.ts',
+      'src/driver/http/oauth-discovery.ts',
     ],
     tests: ['test/**/*.test.ts'],
     exclude: ['test/e2e/**', 'test/**/*.integration.test.ts', 'test/lint/**', 'fixtures/**', ...SANDBOX],
@@ -93,7 +94,7 @@ export const PROFILES = {
   // The OAuth sub-checks against their own unit tests (the judges, and discovery over real loopback sockets);
   // the phase-level tests (real servers and a real authorization server) are too slow per mutant.
   oauth: {
-    mutate: ['src/driver/http/oauth.ts'],
+    mutate: ['src/driver/http/oauth.ts', 'src/driver/http/oauth-discovery.ts'],
     tests: ['test/driver/http/oauth.test.ts'],
     concurrency: 1,
   },
@@ -162,7 +163,7 @@ export const PROFILES = {
     judging('variant-environment', 'src/judge/variant-environment.ts', ['test/judge/*.test.ts']),
     // The judges and specChecks on a scripted sender (test/driver/http/spec-checks.test.ts): the real-server tests
     // (test/driver/phases/spec-checks.test.ts) cost about 7 s a mutant on the shared machine, an hour a run.
-    judging('spec-checks', 'src/driver/http/spec-checks.ts', ['test/driver/http/spec-checks.test.ts']),
+    judging('spec-checks', ['src/driver/http/spec-judges.ts', 'src/driver/http/spec-checks.ts'], ['test/driver/http/spec-checks.test.ts']),
     // The raw node:http sender the spec checks (and the lifecycle wire's SSE reading) use, on scripted loopback servers.
     judging('raw-http', 'src/driver/http/raw-http.ts', ['test/driver/http/raw-http.test.ts']),
     // The 401 checks' judges and messages: their unit tests come first in http.test.ts (real servers after them,

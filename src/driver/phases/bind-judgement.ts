@@ -5,7 +5,7 @@
 import type { Verdict } from '../../results/types.js';
 import { describeListen, listenAddress, type ClassifiedListen, type FailedListen, type Unauthenticated } from '../http/listen-watch.js';
 import type { StartFailure } from '../server/start-failure.js';
-import { bearerParams } from '../http/oauth.js';
+import { bearerParams } from '../http/oauth-discovery.js';
 
 /** How the phase ended, recorded as `details.outcome` (additive; the table reads `loopback-only`). */
 export type BindOutcome =

@@ -6,7 +6,8 @@ import type { HttpSpec } from '../../contract/protocol.js';
 import type { SubCheckResult } from '../../results/types.js';
 import { checkDefinition, checkLine, checkResult, levelOf, notableChecks } from '../../contract/checks.js';
 import { errorText, StepTimeout } from '../context.js';
-import { bearerParams, CATALOGUE_IDS, oauthLabel, type OAuthCheck } from '../http/oauth.js';
+import { CATALOGUE_IDS, oauthLabel, type OAuthCheck } from '../http/oauth.js';
+import { bearerParams } from '../http/oauth-discovery.js';
 
 const INITIALIZE = {
   jsonrpc: '2.0',

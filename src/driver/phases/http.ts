@@ -42,17 +42,9 @@ import {
   type ServerExit,
 } from './http-exit.js';
 import { LISTENS_TWICE, neverListened, ownDescendant, portRace, type PortRace } from './http-listen.js';
-import {
-  discover,
-  discoveryCheck,
-  fetchTokens,
-  metadataCheck,
-  refusalCheck,
-  roundTripOAuthCheck,
-  type OAuthCheck,
-  type OAuthCheckId,
-  type TestTokens,
-} from '../http/oauth.js';
+import { discoveryCheck, metadataCheck, refusalCheck, roundTripOAuthCheck, type OAuthCheck, type OAuthCheckId } from '../http/oauth.js';
+import { discover, fetchTokens } from '../http/oauth-discovery.js';
+import type { TestTokens } from '../../contract/protocol.js';
 import { freePort, ownListenOn, takeTestPort, waitUntilListening } from '../http/listen-watch.js';
 import type { HttpSpec } from '../../contract/protocol.js';
 import type { ServerProcess } from '../server/process.js';

@@ -4,22 +4,24 @@ import { discoverOAuthProtectedResourceMetadata } from '@modelcontextprotocol/sd
 import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  bearerParams,
   CATALOGUE_IDS,
   citation,
-  discover,
-  fetchTokens,
   oauthLabel,
   oauthStep,
   discoveryCheck,
   metadataCheck,
   refusalCheck,
-  resourceMetadataParam,
   resourceNames,
   roundTripOAuthCheck,
+} from '../../../src/driver/http/oauth.js';
+import {
+  bearerParams,
+  discover,
+  fetchTokens,
+  resourceMetadataParam,
   wellKnownUrls,
   type Discovery,
-} from '../../../src/driver/http/oauth.js';
+} from '../../../src/driver/http/oauth-discovery.js';
 
 describe('resourceMetadataParam', () => {
   it('reads the parameter from a Bearer challenge, quoted or not, anywhere among the others', () => {

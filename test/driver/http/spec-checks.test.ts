@@ -7,6 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import type { CheckLevel, SubCheckResult } from '../../../src/results/types.js';
 import type { RawAnswer, RawRequest, Send } from '../../../src/driver/http/raw-http.js';
+import { SPEC_CHECK_IDS, specChecks, type SpecCheckInput } from '../../../src/driver/http/spec-checks.js';
 import {
   judgeHost,
   judgeOrigin,
@@ -14,10 +15,7 @@ import {
   judgeQueryToken,
   judgeSessions,
   originRule,
-  SPEC_CHECK_IDS,
-  specChecks,
-  type SpecCheckInput,
-} from '../../../src/driver/http/spec-checks.js';
+} from '../../../src/driver/http/spec-judges.js';
 
 const a = (status: number, extra: Partial<RawAnswer> = {}): RawAnswer => ({ status, body: '', ...extra });
 const reset = new Error('socket hang up');

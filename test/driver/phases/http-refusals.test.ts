@@ -4,7 +4,8 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { discover, discoveryCheck, resourceMetadataParam } from '../../../src/driver/http/oauth.js';
+import { discoveryCheck } from '../../../src/driver/http/oauth.js';
+import { discover, resourceMetadataParam } from '../../../src/driver/http/oauth-discovery.js';
 import { challengeCheck, postInitialize } from '../../../src/driver/phases/http-refusals.js';
 
 let server: Server;

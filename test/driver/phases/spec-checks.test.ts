@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { httpPhase } from '../../../src/driver/phases/http.js';
 import type { DriverSpec, Step } from '../../../src/contract/protocol.js';
 import type { PhaseResult } from '../../../src/results/types.js';
-import { judgeHost, judgeOrigin, judgeProtocolVersion, judgeQueryToken, judgeSessions } from '../../../src/driver/http/spec-checks.js';
+import { judgeHost, judgeOrigin, judgeProtocolVersion, judgeQueryToken, judgeSessions } from '../../../src/driver/http/spec-judges.js';
 import { negotiatedVersion, type RawAnswer } from '../../../src/driver/http/raw-http.js';
 import { ROOT, TEST_SERVER } from '../helpers/cell.js';
 import { phaseBench, type PhaseBench } from '../helpers/phase-bench.js';
