@@ -80,6 +80,11 @@ export interface BindConfig extends ServerPhaseConfig {
 export interface LeaksConfig {
   /** How long a server may take to exit by itself after stdin EOF or SIGTERM, in ms. @default 10000 */
   graceMs?: number;
+  /**
+   * A level per sub-check: `shutdown` (every server exits by itself, leaves no process) and `temp-files` (a server
+   * leaves nothing in its own temporary directory inside the cell). @default `shutdown` `'require'`, `temp-files` `'warn'`
+   */
+  checks?: Partial<Record<string, CheckLevel>>;
 }
 
 export interface ConformanceConfig {

@@ -121,6 +121,8 @@ export const CONFIG_REFERENCE: Record<string, string> = {
   leaks:
     'The leaks phase: every server exits by itself (stdio: after stdin EOF; http: after SIGTERM), leaves no process behind, and the driver’s own client leaves no handle. Absent: `skipped (not configured)`; `false`: `skipped (disabled)`.',
   'leaks.graceMs': 'How long a server may take to exit by itself, in ms. Default: `10000`.',
+  'leaks.checks': 'A level per sub-check of the leaks phase (`require` fails the phase, `warn` is shown, `off` is not run).',
+  ...checkRows('leaks'),
   conformance:
     "The conformance phase: the official suite `@modelcontextprotocol/conformance` (a pinned version, installed once per machine in the client cache, run on Node >= 22) against the server started as http starts it, behind a loopback proxy that adds the token. Only the scenarios that need none of the suite's fixture tools run (those on a capability only when the server advertises it). On whenever `http` is configured; `false`: `skipped (disabled)`; without `http`: `skipped (no http phase)`.",
   'conformance.timeoutMs': "Bound for one scenario (the suite's own process), in ms. Default: `30000`.",

@@ -65,7 +65,7 @@ export interface ResolvedConfig {
         checks: Record<string, CheckLevel>;
       });
   bind: false | (ServerStart & { dropEnv: string[]; path?: string });
-  leaks: false | { graceMs: number };
+  leaks: false | { graceMs: number; checks: Record<string, CheckLevel> };
   /** On by default whenever http is configured (the suite tests the server's HTTP endpoint). */
   conformance: false | { timeoutMs: number };
   /** Why each `false` phase is skipped: left out of the config, or set to `false`. */
@@ -158,7 +158,7 @@ export function resolveConfig(loaded: LoadedConfig, overrides: Overrides = {}, c
           dropEnv: c.bind.dropEnv ?? tokenEnvKeys(http ? http.env : DEFAULT_HTTP_ENV),
           ...(http ? { path: http.path } : {}),
         },
-    leaks: !c.leaks ? false : { graceMs: c.leaks.graceMs ?? 10_000 },
+    leaks: !c.leaks ? false : { graceMs: c.leaks.graceMs ?? 10_000, checks: resolveChecks('leaks', 'none', c.leaks.checks ?? {}) },
     conformance:
       !http || http.auth === 'oauth' || c.conformance === false || overrides.conformanceOff
         ? false

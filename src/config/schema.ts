@@ -176,7 +176,12 @@ export const configSchema = z
       ])
       .optional(),
     bind: z.union([z.literal(false), z.strictObject({ ...serverPhase, dropEnv: z.array(z.string()).optional() })]).optional(),
-    leaks: z.union([z.literal(false), z.strictObject({ graceMs: z.number().int().positive().optional() })]).optional(),
+    leaks: z
+      .union([
+        z.literal(false),
+        z.strictObject({ graceMs: z.number().int().positive().optional(), checks: checkLevels('leaks').optional() }),
+      ])
+      .optional(),
     conformance: z.union([z.literal(false), z.strictObject({ timeoutMs: z.number().int().positive().optional() })]).optional(),
     install: z
       .strictObject({

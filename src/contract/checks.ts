@@ -10,7 +10,7 @@ import type { CheckLevel, Requirement, SubCheckResult, Verdict } from '../result
 export const CHECK_LEVELS: readonly CheckLevel[] = ['require', 'warn', 'off'];
 
 /** The phases whose results record sub-checks. */
-export type CheckPhase = 'stdio' | 'http';
+export type CheckPhase = 'stdio' | 'http' | 'leaks';
 
 export interface CheckDefinition {
   id: string;
@@ -292,6 +292,21 @@ export const CHECKS: readonly CheckDefinition[] = [
     defaultLevel: 'require',
   },
   ...lifecycle('http'),
+  {
+    id: 'shutdown',
+    phase: 'leaks',
+    title:
+      "every server exits by itself within `leaks.graceMs` (stdio: after stdin EOF; http: after SIGTERM), leaves no process behind, and the driver's own client leaves no handle",
+    defaultLevel: 'require',
+  },
+  {
+    id: 'temp-files',
+    phase: 'leaks',
+    title:
+      'a server leaves nothing in its own temporary directory (TMPDIR, TMP, TEMP and the XDG base directories point inside the cell for every start; what is left is listed, then removed with the cell)',
+    policy: 'warn: what a server leaves in its own temporary directory is listed, and the cell removes it (issue 32)',
+    defaultLevel: 'warn',
+  },
 ];
 
 export function checkDefinition(id: string): CheckDefinition | undefined {

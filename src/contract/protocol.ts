@@ -84,7 +84,7 @@ export interface DriverSpec {
           /** Where a non-loopback listen is asked, without a token, what it serves (http's path). @default '/mcp' */
           path?: string;
         };
-    leaks: false | { graceMs: number };
+    leaks: false | { graceMs: number; checks?: Record<string, CheckLevel> };
     /** The official conformance suite against the server started as http starts it; absent or false: skipped. */
     conformance?:
       | false

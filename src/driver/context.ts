@@ -1,7 +1,7 @@
 // What every phase shares: the spec, the redacting sender, the servers started so far, the summary,
 // and small helpers that turn waits and errors into PhaseResults instead of exceptions.
 
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, mkdtempSync } from 'node:fs';
 import { join } from 'node:path';
 import type { PhaseName, PhaseResult } from '../results/types.js';
 import { AnsweredServers } from './server/answering.js';
@@ -15,6 +15,7 @@ import type { EscapedProcess } from './server/escaped.js';
 import type { Redactor } from './server/redact.js';
 import { SDK_PACKAGES_ENV } from './probe/sdk-load.js';
 import { ServerProcess, type ExitInfo } from './server/process.js';
+import { withServerTemp } from './server/temp.js';
 
 export type Summary = Extract<DriverMessage, { type: 'done' }>['summary'];
 export type ServerRole = 'stdio' | 'http' | 'bind' | 'conformance';
@@ -26,6 +27,8 @@ export interface ServerRecord {
   tag: string;
   /** Its shutdown, once waited for (leaks.ts `settleOnce`): the next phase starts after it, the leaks phase judges it. */
   settled?: Promise<Settled>;
+  /** Its own TMPDIR and XDG dirs (server/temp.ts): what it leaves there is a leaks finding. */
+  tempDir?: string;
 }
 
 /** A server's shutdown as the leaks phase judges it (phases/leaks.ts `settle`). */
@@ -142,17 +145,21 @@ export class DriverContext {
   }
 
   startServer(role: ServerRole, command: ServerCommand, env: Record<string, string>): ServerProcess {
-    const dir = join(this.spec.workDir ?? join(this.spec.cellDir, '.mcp-matrix'), 'probe');
+    const work = this.spec.workDir ?? join(this.spec.cellDir, '.mcp-matrix');
+    const dir = join(work, 'probe');
     mkdirSync(dir, { recursive: true });
     // Only servers that answer are asked what they load (module hooks cost start-up time).
     const watchSdk = role !== 'bind' && this.spec.sdkPackages?.length;
     const tag = `${this.tagPrefix}${role}#${++this.counter}`;
+    // Its own TMPDIR and XDG dirs inside the cell (server/temp.ts): the harness's TMPDIR is the host's.
+    mkdirSync(join(work, 'server-tmp'), { recursive: true });
+    const tempDir = mkdtempSync(join(work, 'server-tmp', `${role}-${this.counter}-`));
     const proc = new ServerProcess({
       bin: command.bin,
       args: command.args,
       // The cookie and tag last, so no config env can drop them.
       env: {
-        ...env,
+        ...withServerTemp(tempDir, env, process.env.TMPDIR),
         ...(watchSdk ? { [SDK_PACKAGES_ENV]: JSON.stringify(this.spec.sdkPackages) } : {}),
         [RUN_COOKIE_VAR]: this.cookie,
         [SERVER_TAG_VAR]: tag,
@@ -166,7 +173,7 @@ export class DriverContext {
       onReaped: (pid) => this.send({ type: 'reaped', pid }),
       clip: (text, max, cut) => this.redactor.clip(text, max, cut),
     });
-    this.servers.push({ role, proc, tag });
+    this.servers.push({ role, proc, tag, tempDir });
     return proc;
   }
 }

@@ -142,7 +142,7 @@ async function main(): Promise<void> {
   await stopped();
   await phase('conformance', conformance ? () => conformancePhase(ctx, conformance) : null, why.conformance);
   await stopped();
-  await phase('leaks', leaks ? () => leaksPhase(ctx, leaks.graceMs, baseline) : null, why.leaks);
+  await phase('leaks', leaks ? () => leaksPhase(ctx, leaks.graceMs, baseline, leaks.checks) : null, why.leaks);
   if (!leaks) {
     const settled = await stopped();
     // Not judged (leaks is off), but never left running.

@@ -70,6 +70,8 @@ function phaseFindings(run: RunResult, cell: CellResult, phase: PhaseResult, sho
   let explained = false;
   for (const c of phase.checks ?? []) {
     if (c.outcome !== 'failed' || c.level === 'off') continue;
+    // leaks' own shutdown is the phase's failure: reported as leaks/failed below, at the leaked handle's source line.
+    if (phase.phase === 'leaks' && c.id === 'shutdown') continue;
     if (c.level === 'require') explained = true;
     out.push({
       ...base,

@@ -207,7 +207,7 @@ describe('mcp-matrix init', () => {
     expect(config.http).toBe(false);
     expect(config.bind).toBe(false);
     expect(config.skipped).toEqual({ http: 'disabled', bind: 'disabled', conformance: 'no http phase' });
-    expect(config.leaks).toEqual({ graceMs: 10_000 });
+    expect(config.leaks).toEqual({ graceMs: 10_000, checks: { shutdown: 'require', 'temp-files': 'warn' } });
     const written = await readFile(path.join(dir, CONFIG_FILE), 'utf8');
     expect(written).toContain(
       "// { tool: 'search', arguments: { query: 'example', limit: 1 }, expect: { text: 'TODO: a part of the answer' } },",

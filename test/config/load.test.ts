@@ -28,7 +28,7 @@ describe('loadConfig', () => {
     expect(cfg.source).toEqual({ kind: 'directory', dir: cwd });
     expect(cfg.http && cfg.http.path).toBe('/x');
     expect(cfg.bind && cfg.bind.dropEnv).toEqual(['MCP_SERVER_TOKEN']);
-    expect(cfg.leaks).toEqual({ graceMs: 10_000 });
+    expect(cfg.leaks).toEqual({ graceMs: 10_000, checks: { shutdown: 'require', 'temp-files': 'warn' } });
     // The default client declares nothing and sends `arguments: {}` for a tool step without arguments.
     expect(cfg.client).toEqual({ capabilities: {}, roots: [], noArguments: 'omit' });
   });

@@ -19,7 +19,7 @@ describe('resolveConfig: phases', () => {
     const cfg = resolve({ cells: [{ pin: 'latest@1' }], stdio: false, http: false, bind: {}, leaks: { graceMs: 5 } });
     expect(cfg.skipped).toEqual({ stdio: 'disabled', http: 'disabled', conformance: 'no http phase' });
     expect(cfg.bind).not.toBe(false);
-    expect(cfg.leaks).toEqual({ graceMs: 5 });
+    expect(cfg.leaks).toEqual({ graceMs: 5, checks: { shutdown: 'require', 'temp-files': 'warn' } });
   });
 
   it('an empty object configures a phase with its documented defaults', () => {

@@ -8,13 +8,15 @@
 // What the driver's client still holds from a request a server died under is that death's (its phase
 // already failed for it), not a leak: recorded, never a finding.
 
-import type { LeakedHandle, PhaseResult } from '../../results/types.js';
+import type { CheckLevel, LeakedHandle, PhaseResult } from '../../results/types.js';
 import { result, sleep, type DiedMidRequest, type DriverContext, type ServerRecord, type Settled } from '../context.js';
 import { driverLeaks, type DriverHandle } from '../probe/driver-handles.js';
 import { findTagged, NO_PROC, sweepTagged, type EscapedProcess } from '../server/escaped.js';
 import type { ProbeHandle } from '../probe/probe.js';
 import { isNodeProcess } from '../server/proc.js';
 import { isNodeScript } from '../server/process.js';
+import { checkLine, checkResult, decidePhase, levelOf, notableChecks } from '../../contract/checks.js';
+import { describeLeft, leftInTemp } from '../server/temp.js';
 
 const DUMP_WAIT_MS = 1500;
 const LEFTOVER_SETTLE_MS = 250;
@@ -192,7 +194,20 @@ function uniqueByPid(list: EscapedProcess[]): EscapedProcess[] {
   return [...new Map(list.map((e) => [e.pid, e])).values()];
 }
 
-export async function leaksPhase(ctx: DriverContext, graceMs: number, baseline: string[]): Promise<PhaseResult> {
+/** What each server left in its own temporary directory (src/driver/server/temp.ts), once it is gone. */
+function tempLeftovers(servers: readonly ServerRecord[]): { role: string; pid: number | undefined; dir: string; left: string[] }[] {
+  return servers.flatMap((s) => {
+    const left = s.tempDir ? leftInTemp(s.tempDir) : [];
+    return left.length && s.tempDir ? [{ role: s.role, pid: s.proc.pid, dir: s.tempDir, left }] : [];
+  });
+}
+
+export async function leaksPhase(
+  ctx: DriverContext,
+  graceMs: number,
+  baseline: string[],
+  levels?: Readonly<Record<string, CheckLevel>>,
+): Promise<PhaseResult> {
   const startedAt = Date.now();
   // Settle concurrently: each server's bound runs from its own stop request (most were settled as their phase ended).
   const settled = await Promise.all(ctx.servers.map((s) => settleOnce(s, graceMs, ctx.cookie)));
@@ -216,17 +231,54 @@ export async function leaksPhase(ctx: DriverContext, graceMs: number, baseline: 
   const escapedProblems = describeEscaped(escaped ?? [], ctx.servers);
   problems.push(...escapedProblems);
   if (driver.length) problems.push(`the driver's own client left ${driver.length} active handle(s): ${describeAll(driver)}`);
+  const temp = tempLeftovers(ctx.servers);
   const details = {
     servers: settled.map(({ escaped: _, ...s }) => s),
     escaped: escaped ?? [],
     ...(escaped ? {} : { escapedCheck: NO_PROC }),
     driverHandles,
     graceMs,
+    tempFiles: temp,
   };
-  if (problems.length === 0) return result('leaks', startedAt, { verdict: 'passed', details });
   const first = settled.find((s) => s.problem);
   const firstEscaped = escaped?.[0] && ctx.servers.find((s) => s.tag === escaped[0]!.tag);
   const proc = ctx.servers.find((r) => r.proc.pid === first?.pid)?.proc ?? firstEscaped?.proc;
   const step = first ? `${first.role} shutdown` : escapedProblems.length ? 'escaped processes' : 'driver handles';
-  return result('leaks', startedAt, { verdict: 'failed', step, message: problems.join('; '), details }, proc);
+  const shutdown = checkResult(
+    'shutdown',
+    levelOf('shutdown', levels, 'none'),
+    problems.length
+      ? { outcome: 'failed', message: problems.join('; '), step }
+      : { outcome: 'passed', message: 'every server exited by itself within its grace and left no process; the driver left no handle' },
+  );
+  const leftText = temp.map(
+    (t) =>
+      `${t.role} server (pid ${t.pid ?? '?'}) left ${t.left.length} entr${t.left.length === 1 ? 'y' : 'ies'} in its own temporary directory: ${describeLeft(t.left)}`,
+  );
+  const files = checkResult(
+    'temp-files',
+    levelOf('temp-files', levels, 'none'),
+    temp.length
+      ? {
+          outcome: 'failed',
+          message: `${leftText.join('; ')} (inside the cell: removed with it)`,
+          short: `${temp.reduce((n, t) => n + t.left.length, 0)} left`,
+          step: 'temporary files',
+        }
+      : { outcome: 'passed', message: 'no server left anything in its temporary directory' },
+  );
+  const checks = [shutdown, files];
+  const verdict = decidePhase(checks);
+  if (verdict === 'passed') return result('leaks', startedAt, { verdict, details, checks });
+  const message = notableChecks(checks)
+    .filter((c) => c.level === 'require')
+    .map((c) => (c.id === 'shutdown' ? c.message : checkLine(c)))
+    .join('; ');
+  const failedStep = shutdown.outcome === 'failed' && shutdown.level === 'require' ? step : 'temporary files';
+  return result(
+    'leaks',
+    startedAt,
+    { verdict, step: failedStep, message, details, checks },
+    shutdown.outcome === 'failed' ? proc : undefined,
+  );
 }

@@ -56,7 +56,12 @@ describe('leaksPhase without /proc', () => {
     const { ctx, proc } = await startBooted('child');
     const r = await leaksPhase(ctx, GRACE, baseline);
     const problem = `stdio server exited, but its process group (pgid ${proc.pid}) was still alive ${GRACE} ms after stdin EOF; no /proc: the processes left in it cannot be listed (killed the group)`;
-    expect(r).toStrictEqual({
+    const { checks, ...phase } = r;
+    expect(checks!.map((c) => [c.id, c.outcome])).toEqual([
+      ['shutdown', r.verdict],
+      ['temp-files', 'passed'],
+    ]);
+    expect(phase).toStrictEqual({
       phase: 'leaks',
       durationMs: num,
       verdict: 'failed',
@@ -70,6 +75,7 @@ describe('leaksPhase without /proc', () => {
         escapedCheck: NO_PROC,
         driverHandles: [],
         graceMs: GRACE,
+        tempFiles: [],
       },
       stderrTail: 'phase-server: started 1 child(ren)',
     });
@@ -89,7 +95,12 @@ describe('leaksPhase without /proc', () => {
       .findIndex((l) => l.startsWith('  setInterval(() => {}, 1000);'));
     const timer = { type: 'Timeout', location: `${SERVER}:${line + 1}`, createdBy: 'setInterval' };
     const problem = `stdio server still running ${GRACE} ms after stdin EOF: Timeout (setInterval) at ${timer.location}`;
-    expect(r).toStrictEqual({
+    const { checks, ...phase } = r;
+    expect(checks!.map((c) => [c.id, c.outcome])).toEqual([
+      ['shutdown', r.verdict],
+      ['temp-files', 'passed'],
+    ]);
+    expect(phase).toStrictEqual({
       phase: 'leaks',
       durationMs: num,
       verdict: 'failed',
@@ -101,6 +112,7 @@ describe('leaksPhase without /proc', () => {
         escapedCheck: NO_PROC,
         driverHandles: [],
         graceMs: GRACE,
+        tempFiles: [],
       },
       stderrTail: 'phase-server: lingering',
     });
@@ -111,7 +123,12 @@ describe('leaksPhase without /proc', () => {
     const baseline = activeResources();
     const { ctx, proc } = await startBooted('escape');
     const r = await leaksPhase(ctx, GRACE, baseline);
-    expect(r).toStrictEqual({
+    const { checks, ...phase } = r;
+    expect(checks!.map((c) => [c.id, c.outcome])).toEqual([
+      ['shutdown', r.verdict],
+      ['temp-files', 'passed'],
+    ]);
+    expect(phase).toStrictEqual({
       phase: 'leaks',
       durationMs: num,
       verdict: 'passed',
@@ -121,6 +138,7 @@ describe('leaksPhase without /proc', () => {
         escapedCheck: NO_PROC,
         driverHandles: [],
         graceMs: GRACE,
+        tempFiles: [],
       },
     });
     // The documented limit: the escaped child is still alive (the orchestrator's end-of-run sweep would need /proc too).

@@ -4,7 +4,8 @@
 // group, a detached child that escaped it, a handle the driver itself left open, several at once.
 
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -13,6 +14,9 @@ import { RUN_COOKIE_VAR, SERVER_TAG_VAR } from '../../../src/contract/cookie.js'
 import { activeResources } from '../../../src/driver/probe/driver-handles.js';
 import { describeAll, describeEscaped, leaksPhase, settleOnce, toLeakedHandles } from '../../../src/driver/phases/leaks.js';
 import type { ServerCommand } from '../../../src/contract/protocol.js';
+import { checkResult } from '../../../src/contract/checks.js';
+import type { CheckLevel, SubCheckResult } from '../../../src/results/types.js';
+import { stdioPhase } from '../../../src/driver/phases/stdio.js';
 import { ROOT } from '../helpers/cell.js';
 import { phaseBench, serversBooted, type PhaseBench } from '../helpers/phase-bench.js';
 
@@ -33,6 +37,20 @@ const GRACE = 400;
 // judged first, and the child went unnamed (clean-clone CIs at load 10 and 24, 2 Dec).
 const ROOMY = 3_000;
 const num = expect.any(Number) as number;
+
+/** The phase's two sub-checks: `shutdown` (failed with `problem` at `step`, else passed) and `temp-files` (nothing left). */
+function leaksChecks(problem?: string, step?: string): SubCheckResult[] {
+  return [
+    checkResult(
+      'shutdown',
+      'require',
+      problem
+        ? { outcome: 'failed', message: problem, step: step! }
+        : { outcome: 'passed', message: 'every server exited by itself within its grace and left no process; the driver left no handle' },
+    ),
+    checkResult('temp-files', 'warn', { outcome: 'passed', message: 'no server left anything in its temporary directory' }),
+  ];
+}
 
 let bench: PhaseBench;
 beforeAll(async () => {
@@ -78,13 +96,55 @@ describe('leaksPhase', () => {
         escaped: [],
         driverHandles: [],
         graceMs: ROOMY,
+        tempFiles: [],
       },
+      checks: leaksChecks(),
     });
     const exitMs = (r.details!.servers as { exitMs: number }[])[0]!.exitMs;
     expect(exitMs).toBeGreaterThanOrEqual(0);
     expect(exitMs).toBeLessThan(ROOMY);
     expect(ctx.summary.leakedHandles).toStrictEqual([]);
     expect(proc.stopKind).toBe('stdin EOF');
+  });
+
+  it('what a server leaves in its own temporary directory (inside the cell, never the machine TMPDIR) is listed at warn; at require it fails', async () => {
+    const leftInHost = () => readdirSync(tmpdir()).filter((n) => n.startsWith('phase-server-leak-'));
+    const before = leftInHost();
+    const run = async (levels?: Record<string, CheckLevel>) => {
+      const baseline = activeResources();
+      const ctx = bench.context();
+      const stdio = await stdioPhase(ctx, {
+        command: { bin: SERVER, args: [], env: { MODE: 'temp-leak' } },
+        expect: {},
+        steps: [{ tool: 'echo' }],
+        timeoutMs: 10_000,
+        checks: { 'unknown-tool': 'off', 'invalid-arguments': 'off', 'repeated-initialize': 'off', cancellation: 'off' },
+      });
+      expect(stdio.verdict).toBe('passed');
+      return { ctx, r: await leaksPhase(ctx, ROOMY, baseline, levels) };
+    };
+    const { ctx, r } = await run();
+    const pid = ctx.servers[0]!.proc.pid;
+    const dir = ctx.servers[0]!.tempDir!;
+    expect(dir.startsWith(join(bench.cell, '.mcp-matrix', 'server-tmp'))).toBe(true);
+    const message = `stdio server (pid ${pid}) left 1 entry in its own temporary directory: tmp/phase-server-leak-`;
+    expect(r.verdict).toBe('passed');
+    expect(r.checks![1]).toMatchObject({ id: 'temp-files', outcome: 'failed', level: 'warn', short: '1 left', step: 'temporary files' });
+    expect(r.checks![1]!.message).toMatch(
+      new RegExp(`^${message.replace(/[()]/g, '\\$&')}\\w{6}/ \\(1 file\\) \\(inside the cell: removed with it\\)$`),
+    );
+    expect(r.details!.tempFiles).toEqual([
+      { role: 'stdio', pid, dir, left: [expect.stringMatching(/^tmp\/phase-server-leak-\w{6}\/ \(1 file\)$/)] },
+    ]);
+    expect(readdirSync(join(dir, 'tmp'))).toHaveLength(1);
+    // At require the phase fails on it, naming the check.
+    const strict = (await run({ 'temp-files': 'require' })).r;
+    expect(strict).toMatchObject({ verdict: 'failed', step: 'temporary files' });
+    expect(strict.message).toMatch(
+      /^temp-files: stdio server \(pid \d+\) left 1 entry in its own temporary directory: tmp\/phase-server-leak-/,
+    );
+    // Nothing landed in the machine's TMPDIR.
+    expect(leftInHost()).toEqual(before);
   });
 
   it('a stdio server still running after stdin EOF fails "stdio shutdown", naming the handle that keeps it alive; it is killed', async () => {
@@ -106,7 +166,9 @@ describe('leaksPhase', () => {
         escaped: [],
         driverHandles: [],
         graceMs: GRACE,
+        tempFiles: [],
       },
+      checks: leaksChecks(problem, 'stdio shutdown'),
       stderrTail: 'phase-server: lingering',
     });
     expect(ctx.summary.leakedHandles).toStrictEqual([{ owner: 'server:stdio', ...timer }]);
@@ -170,7 +232,9 @@ describe('leaksPhase', () => {
         escaped: [],
         driverHandles: [],
         graceMs: GRACE,
+        tempFiles: [],
       },
+      checks: leaksChecks(problem, 'stdio shutdown'),
     });
     expect(proc.probeRecords().filter((rec) => rec.type === 'handles')).toStrictEqual([{ type: 'handles', handles: [], pid: proc.pid }]);
     expect(ctx.summary.leakedHandles).toStrictEqual([]);
@@ -209,7 +273,9 @@ describe('leaksPhase', () => {
         escaped: [],
         driverHandles: [],
         graceMs: ROOMY,
+        tempFiles: [],
       },
+      checks: leaksChecks(problem, 'stdio shutdown'),
       stderrTail: 'phase-server: started 1 child(ren)',
     });
     expect(ctx.summary.leakedHandles).toStrictEqual([{ owner: 'server:stdio', type: 'process', location: `pid ${child}: ${LINGERER}` }]);
@@ -235,7 +301,12 @@ describe('leaksPhase', () => {
         escaped: [{ pid, cmdline: LINGERER, tag: 'cell:stdio#1' }],
         driverHandles: [],
         graceMs: ROOMY,
+        tempFiles: [],
       },
+      checks: leaksChecks(
+        `1 process(es) started by the stdio server (pid ${proc.pid}, stdio phase) escaped its process group and outlived it: pid ${pid} ${LINGERER} (found by the run's cookie in their environment; killed)`,
+        'escaped processes',
+      ),
       stderrTail: 'phase-server: escaping',
     });
     expect(ctx.summary.leakedHandles).toStrictEqual([
