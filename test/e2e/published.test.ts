@@ -152,6 +152,51 @@ const CASES: Published[] = [
     },
   },
   {
+    // An older release on the floor of its range (SDK 1.12.0): client and server negotiate MCP 2025-03-26, which has
+    // no MCP-Protocol-Version header. Truth (GROUND-TRUTH.md, curl): 1999-01-01 is served (200) and the server
+    // answers 2025-03-26 to any offer; the header check is not applicable, never failed (issue 32).
+    example: 'server-everything-2025.7.1',
+    spec: '@modelcontextprotocol/server-everything@2025.7.1',
+    integrity: 'sha512-7mUqPO7mwJLhhv8KVMKVrCA/RZNXH14dCVHpfuESRlP+3QWWxjZo2IljdSiWJoBJcjqsjRnDS5rVWpOv74WvJg==',
+    kind: 'HTTP without auth, on an SDK pin that negotiates 2025-03-26',
+    exit: 1,
+    extra: (r) => {
+      const http = phaseOf(r.cells[0]!, 'http');
+      expect(http.details!.judgedBy).toBe('2025-03-26');
+      expect(http.checks!.find((c) => c.id === 'protocol-version')).toMatchObject({
+        outcome: 'not-applicable',
+        revision: '2025-03-26',
+        message: 'not applicable (revision 2025-03-26): MCP 2025-03-26 has no MCP-Protocol-Version header; it arrived in 2025-06-18',
+        spec: { revision: 'MCP 2025-06-18', section: 'basic/transports#protocol-version-header' },
+      });
+    },
+    cells: {
+      'floor-1': {
+        phases: {
+          environment: PASSED,
+          stdio: PASSED,
+          // Truth (spec.sh): a foreign Origin is served (a refusal would do under 2025-03-26); after DELETE the old ID gets 400.
+          http: {
+            verdict: 'failed',
+            step: 'request with a foreign Origin',
+            message: new RegExp(
+              "^no token → no auth \\(not checked\\); wrong token → no auth \\(not checked\\); round trip ok; origin: a foreign Origin \\(http:\\/\\/evil\\.example\\) got 200 \\(want a refusal, a 4xx or a closed connection: the server does not validate Origin \\(DNS rebinding\\); judged by MCP 2025-03-26, the revision it negotiated, which names no status\\) \\[MUST, MCP 2025-03-26 basic\\/transports#security-warning, level require\\]; session-ended-404: after DELETE \\(200\\) a request with the ended session's ID got 400 \\(want 404\\) \\[MUST, MCP 2025-03-26 basic\\/transports#session-management, level require\\]$",
+            ),
+          },
+          bind: SKIPPED,
+          conformance: SKIPPED,
+          // Truth (eof.sh): still running 15 s after stdin EOF (its intervals).
+          leaks: {
+            verdict: 'failed',
+            step: 'stdio shutdown',
+            message: /^stdio server still running 10000 ms after stdin EOF: Timeout \(setInterval\)/,
+          },
+        },
+        summary: { serverName: 'example-servers/everything', protocolVersion: '2025-03-26' },
+      },
+    },
+  },
+  {
     example: 'notion-mcp-server',
     spec: '@notionhq/notion-mcp-server@2.5.2',
     integrity: 'sha512-5nPSwHMnugSGAhSJS5vVIlMao+iTJO9HoWGpCnT8lJNrPy3rZMqs1V/CPiN4MuxF+5EBgRE/f/Tirl6Wfi75Mg==',

@@ -111,7 +111,8 @@ export function reportedChecks(c: HttpChecks, spec: Pick<HttpSpec, 'auth' | 'che
   const at = (id: string, check: SubCheck | OAuthCheck): SubCheckResult =>
     checkResult(id, levelOf(id, spec.checks, auth), {
       outcome: check.outcome === 'ok' ? 'passed' : check.outcome === 'failed' ? 'failed' : 'skipped',
-      message: check.outcome === 'n/a' ? 'not judged: there was no refusal' : check.text,
+      // Not judged: the check's own reason (the metadata: no document), else the challenge's (no refusal to judge).
+      message: check.outcome === 'n/a' ? check.text || 'not judged: there was no refusal' : check.text,
       short: check.short,
       ...(check.step ? { step: check.step } : {}),
       ...(check.evidence ? { evidence: check.evidence } : {}),

@@ -15,6 +15,7 @@ import {
 import { activeResources } from '../../../src/driver/probe/driver-handles.js';
 import { decidePhase } from '../../../src/contract/checks.js';
 import { SPEC_CHECK_IDS } from '../../../src/driver/http/spec-checks.js';
+import type { OAuthCheck } from '../../../src/driver/http/oauth.js';
 import { httpPhase } from '../../../src/driver/phases/http.js';
 import { leaksPhase } from '../../../src/driver/phases/leaks.js';
 import { liveHandles, type ProbeHandle } from '../../../src/driver/probe/probe.js';
@@ -174,6 +175,28 @@ describe('reportedChecks: the 401 checks and the round trip as sub-checks', () =
       spec: { revision: 'MCP 2025-11-25', section: 'basic/authorization#token-handling' },
     });
     expect(checks[3]!.requirement).toBeUndefined();
+  });
+  it('a check not judged says its own reason: the challenge without a refusal, the metadata without a document', () => {
+    const metadata: OAuthCheck = {
+      id: 'metadata',
+      outcome: 'n/a',
+      text: 'not judged (no metadata document)',
+      short: 'n/a',
+      step: 'protected resource metadata',
+    };
+    const checks = reportedChecks(
+      { noToken: fail('a'), wwwAuthenticate: { outcome: 'n/a', text: '', short: 'n/a' }, wrongToken: ok, roundTrip: ok, oauth: [metadata] },
+      { auth: 'oauth' },
+    );
+    expect(checks.find((c) => c.id === 'www-authenticate')).toMatchObject({
+      outcome: 'skipped',
+      message: 'not judged: there was no refusal',
+    });
+    // It used to say the challenge's reason, "there was no refusal", about a metadata document never found.
+    expect(checks.find((c) => c.id === 'oauth-metadata')).toMatchObject({
+      outcome: 'skipped',
+      message: 'not judged (no metadata document)',
+    });
   });
   it('a failure at level warn is shown and does not fail the phase; off is not judged', () => {
     const checks = reportedChecks(
