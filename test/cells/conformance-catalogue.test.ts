@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { capabilityOf, catalogue, fixtureOf, parseScenarioList, scenarioSources } from '../../src/cells/conformance-catalogue.js';
-import { advertises } from '../../src/driver/phases/conformance.js';
+import { advertises } from '../../src/driver/phases/conformance-judging.js';
 
 // Shaped as the suite's bundle emits its scenario classes (template and plain-string descriptions).
 const BUNDLE = [

@@ -11,6 +11,7 @@ import type { PhaseResult } from '../../results/types.js';
 import { byRevision, decidePhase, levelOf } from '../../contract/checks.js';
 import { rawSender, SPEC_INITIALIZE } from '../http/raw-http.js';
 import { SPEC_CHECK_IDS, specChecks } from '../http/spec-checks.js';
+import { endpointUrl } from '../http/endpoint.js';
 import { type SdkAdapter } from '../client/adapter.js';
 import { clientLoadFailure, commandFor, substitute, result, RequestWindow, type DriverContext } from '../context.js';
 import { httpLifecycle } from './http-lifecycle.js';
@@ -58,12 +59,6 @@ type Attempt = { kind: 'result'; result: PhaseResult } | { kind: 'port-race'; ra
 function pickPort(host: string): Promise<number> {
   const forced = takeTestPort();
   return forced === undefined ? freePort(host) : Promise.resolve(forced);
-}
-
-/** `http://[::1]:4000/mcp`: an IPv6 host in brackets, the path with its leading slash. */
-export function endpointUrl(host: string, port: number, path: string): string {
-  const hostInUrl = host.includes(':') ? `[${host}]` : host;
-  return `http://${hostInUrl}:${port}${path.startsWith('/') ? path : `/${path}`}`;
 }
 
 export async function httpPhase(ctx: DriverContext, spec: HttpSpec): Promise<PhaseResult> {

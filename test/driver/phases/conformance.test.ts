@@ -2,14 +2,8 @@
 import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  advertises,
-  conformancePhase,
-  judgeScenario,
-  outOfScope,
-  scenarioCheck,
-  summarize,
-} from '../../../src/driver/phases/conformance.js';
+import { conformancePhase } from '../../../src/driver/phases/conformance.js';
+import { advertises, judgeScenario, outOfScope, scenarioCheck, summarize } from '../../../src/driver/phases/conformance-judging.js';
 import type { DriverSpec } from '../../../src/contract/protocol.js';
 import { phaseBench, type PhaseBench } from '../helpers/phase-bench.js';
 

@@ -3,7 +3,8 @@
 import net from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { endpointUrl, portRace, takeTestPort, TEST_PORTS_ENV } from '../../../src/driver/phases/http.js';
+import { portRace, takeTestPort, TEST_PORTS_ENV } from '../../../src/driver/phases/http.js';
+import { endpointUrl } from '../../../src/driver/http/endpoint.js';
 import {
   challengeCheck,
   checksMessage,
