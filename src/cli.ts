@@ -93,6 +93,20 @@ export async function main(argv: string[], log: Logger = createLogger()): Promis
     });
   cli
     .command(
+      'pack [dir]',
+      "Pack the package (default: this directory) with its own package manager (npm, pnpm, yarn), or with --plan pack (or copy) the plan's source; prints tarball=, size=, sha512= (GitHub step outputs too)",
+    )
+    .option('--plan <file>', "The frozen plan (`plan --json`'s output): pack its source.directory, or copy its source.tarball")
+    .option('--out <dir>', 'Where the tarball goes (default: ./package-tarball)')
+    .action(async (dir: string | undefined, flags: Flags) => {
+      const { packCommand } = await import('./commands/pack.js');
+      command = packCommand(
+        { cwd, ...opt('dir', dir), ...opt('plan', str(flags.plan)), ...opt('out', str(flags.out)), signal: interrupts.signal },
+        log,
+      );
+    });
+  cli
+    .command(
       'init',
       'Start the package in this directory in a scratch cell and write matrix.config.ts from its real surface, plus .github/workflows/mcp-matrix.yml',
     )
