@@ -77,7 +77,8 @@ describe('conformance verdicts from the suite checks', () => {
       sameAs: 'origin',
       step: 'dns-rebinding-protection',
     });
-    expect(check.evidence!.sameAs).toEqual(['origin', 'host']);
+    // Only origin cites that section: Host validation is the SDK's default, no spec text (issue 32 item 4).
+    expect(check.evidence).not.toHaveProperty('sameAs');
     expect(scenarioCheck(judgeScenario('ping', [{ id: 'ping', status: 'SUCCESS' }], 1), 'x').sameAs).toBeUndefined();
   });
 });
@@ -187,7 +188,7 @@ describe('the verdict rules in detail', () => {
       outcome: 'passed',
       level: 'require',
       message: 'passed',
-      evidence: { checks: [{ id: 'r', status: 'SUCCESS' }], durationMs: 4, spec: [url], sameAs: ['origin', 'host'] },
+      evidence: { checks: [{ id: 'r', status: 'SUCCESS' }], durationMs: 4, spec: [url] },
       judge: 'suite@1',
       sameAs: 'origin',
     });
