@@ -50,9 +50,11 @@ function actionStep(text: string): string[] {
   const at = lines.findIndex((l) => l.includes('uses: ./.mcp-matrix-action'));
   const copy = lines.findIndex((l) => l.includes('mkdir -p "$GITHUB_WORKSPACE/.mcp-matrix-action"'));
   const withBlock: string[] = [];
-  for (const l of lines.slice(at + 2)) {
+  const withAt = lines.findIndex((l, i) => i > at && l === '        with:');
+  for (const l of lines.slice(withAt + 1)) {
     if (!/^ {10}\S/.test(l)) break;
-    if (!l.trim().startsWith('working-directory:')) withBlock.push(l.trim());
+    // The reusable workflow's own inputs (a variable directory, named secrets) aside.
+    if (!/^(working-directory|secret-env):/.test(l.trim())) withBlock.push(l.trim());
   }
   return [lines[copy]!.trim(), lines[copy + 1]!.trim(), lines[at]!.trim().replace(/^- /, ''), ...withBlock];
 }

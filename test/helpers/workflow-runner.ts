@@ -317,7 +317,7 @@ export function runWorkflow(options: RunOptions): RunRecord {
         continue;
       }
     }
-    for (const matrix of entries) {
+    for (const [index, matrix] of entries.entries()) {
       const record: JobRecord = {
         job: id,
         ...(matrix ? { matrix } : {}),
@@ -339,11 +339,18 @@ export function runWorkflow(options: RunOptions): RunRecord {
       }
       if (previous) rerun.add(id);
       options.beforeJob?.(id, matrix);
-      runJob(id, job, record, matrix, needs);
+      runJob(id, job, record, matrix, needs, { index, total: entries.length });
     }
   }
 
-  function runJob(id: string, job: Job, record: JobRecord, matrix: Record<string, Value> | undefined, needs: Record<string, Value>) {
+  function runJob(
+    id: string,
+    job: Job,
+    record: JobRecord,
+    matrix: Record<string, Value> | undefined,
+    needs: Record<string, Value>,
+    slot: { index: number; total: number },
+  ) {
     const workspace = mkdtempSync(path.join(options.env.TMPDIR ?? os.tmpdir(), `wf-${id}-`));
     const temp = mkdtempSync(path.join(options.env.TMPDIR ?? os.tmpdir(), `wf-tmp-`));
     const status = { success: true, failure: false, cancelled: options.cancel?.(id, matrix) ?? false };
@@ -354,8 +361,10 @@ export function runWorkflow(options: RunOptions): RunRecord {
     const scope = (): Scope => {
       const s = base(
         {
+          github: { ...github, job: id },
           needs,
           matrix: matrix ?? {},
+          strategy: { 'job-index': slot.index, 'job-total': slot.total },
           steps,
           job: { status: status.cancelled ? 'cancelled' : status.failure ? 'failure' : 'success' },
           env: {},
@@ -453,6 +462,7 @@ export function runWorkflow(options: RunOptions): RunRecord {
         actionOutputs = result.outputs;
       } else {
         const result = runAction(step, s, workspace, job);
+        record.annotations.push(...(result.annotations ?? []));
         ok = result.ok;
         log = result.log;
       }
@@ -500,7 +510,7 @@ export function runWorkflow(options: RunOptions): RunRecord {
           base(
             {
               ...s.contexts,
-              github: { ...github, action_path: dir },
+              github: { ...(s.contexts.github as Record<string, Value>), action_path: dir },
               inputs,
               steps: inner.steps,
               env: { ...stepEnv, ...addedEnv, ...Object.fromEntries(Object.keys(step.env ?? {}).map((k) => [k, stepEnv[k]!])) },
@@ -531,7 +541,12 @@ export function runWorkflow(options: RunOptions): RunRecord {
     }
   }
 
-  function runAction(step: Step, s: Scope, workspace: string, job: Job): { ok: boolean; log: string } {
+  function runAction(
+    step: Step,
+    s: Scope,
+    workspace: string,
+    job: Job,
+  ): { ok: boolean; log: string; annotations?: JobRecord['annotations'] } {
     const input = (k: string): string => stringOf(step.with?.[k] === undefined ? '' : interpolate(stringOf(step.with[k]), s));
     const action = (step.uses ?? '').replace(/@.*$/, '');
     const at = (p: string) => path.resolve(workspace, p || '.');

@@ -3,7 +3,7 @@
 // The plumbing is under test here: `plan` and `run` are a stand-in (fake-mcp-matrix.mjs) that prints a
 // prepared plan and writes prepared pieces; `merge`, the gate, is the real CLI. Every scenario checks the
 // gate's result (the merge job, named mcp-matrix) and the message that names the cause.
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -13,6 +13,11 @@ import { CONFIG_HASH, FOUR_CELLS, makeRun, pieceOf, type CellSpec } from '../rep
 import { runWorkflow, type RunOptions, type RunRecord } from '../helpers/workflow-runner.js';
 import { renderWorkflow } from '../../src/commands/init/workflow-template.js';
 import { TEST_TREE_CACHE } from '../helpers/node-runtimes.js';
+import { interpolate } from '../helpers/workflow-expr.js';
+import { absenceContext, secretGaps } from '../../src/judge/secrets.js';
+import type { SecretSpec } from '../../src/config/types.js';
+
+const FORK = { pull_request: { head: { repo: { fork: true, full_name: 'bob/server' } }, base: { repo: { full_name: 'acme/server' } } } };
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const WORKFLOW = path.join(ROOT, '.github/workflows/acceptance.yml');
@@ -216,7 +221,8 @@ jobs:
     expect(action.log).toContain("▸ the run's exit code (failure)");
     expect(job.steps.find((s) => s.id === 'after')?.log).toContain('the action said failed, exit 1');
     // The action alone names its artifact by its job (two jobs using it in one run never collide).
-    expect([...r.artifacts.get('mcp-matrix-results')!.files.keys()]).toEqual(['results.json']);
+    expect([...r.artifacts.keys()]).toEqual(['mcp-matrix-results-matrix-0']);
+    expect([...r.artifacts.get('mcp-matrix-results-matrix-0')!.files.keys()]).toEqual(['results.json']);
   });
 
   test('a failed plan: merge says no cell ran', () => {
@@ -278,34 +284,112 @@ jobs:
     );
   });
 
-  test('a fork pull request without secrets: the run says which are absent and goes on; nothing leaks', () => {
-    const wf = setup(cells(1));
-    const fork = wf.run({
-      event: { name: 'pull_request', ref: 'refs/pull/7/merge', payload: { pull_request: { head: { repo: { fork: true } } } } },
-      inputs: { 'secret-env': 'API_TOKEN', 'server-env': 'LOG_LEVEL=debug' },
-      secrets: {},
-      env: { FAKE_ENV_PROBE: 'API_TOKEN LOG_LEVEL' },
-    });
-    const cell = fork.job('cell', 'v1-floor');
-    expect(cell.annotations).toContainEqual(
-      expect.objectContaining({
-        level: 'warning',
-        message: expect.stringMatching(
-          /secret\(s\) absent: API_TOKEN; this run comes from a fork or Dependabot.*The phases that the config declares need them \(secrets:\) are not run in this run and read as not measured .*never failed/,
-        ),
-      }),
-    );
-    expect(cell.summary).toContain('secret(s) absent: API_TOKEN');
-    expect(cell.steps.find((s) => s.name.startsWith('mcp-matrix run'))?.log).toContain('env LOG_LEVEL: 1 line(s)');
-    expect(gate(fork).result).toBe('success');
+  test.each(['not-measured', 'fail'] as const)(
+    "a fork's pull request without secrets, secretsOnFork %s: the action says which are absent; the gate follows the policy",
+    (policy) => {
+      // Each cell's piece as the harness writes it on a fork's run (its own secretGaps), stdio measured, http not.
+      const spec: SecretSpec = { name: 'API_TOKEN', phases: ['http'], whenAbsent: 'not-measured' };
+      const gap = secretGaps([spec], absenceContext({ GITHUB_ACTIONS: 'true', GITHUB_EVENT_NAME: 'pull_request' }, FORK), policy).get(
+        'http',
+      )!;
+      const specs = cells(2).map((c) => ({ ...c, phases: { http: gap } }));
+      const wf = setup(specs, { pieces: (p, id) => pieceOf(makeRun(specs), id, p.startedAt, p.finishedAt) });
+      const fork = wf.run({
+        event: { name: 'pull_request', ref: 'refs/pull/7/merge', payload: FORK },
+        inputs: { 'secret-env': 'API_TOKEN', 'server-env': 'LOG_LEVEL=debug' },
+        secrets: {},
+        env: { FAKE_ENV_PROBE: 'API_TOKEN LOG_LEVEL MCP_MATRIX_SECRETS' },
+      });
+      const cell = fork.job('cell', 'v1-floor');
+      expect(cell.annotations).toContainEqual(
+        expect.objectContaining({
+          level: 'warning',
+          message: expect.stringMatching(/^secret\(s\) absent: API_TOKEN; this run comes from a fork or Dependabot/),
+        }),
+      );
+      expect(cell.summary).toContain('secret(s) absent: API_TOKEN');
+      const run = cell.steps.find((s) => s.name.startsWith('mcp-matrix run'))!.log;
+      expect(run).toContain('env LOG_LEVEL: 1 line(s)');
+      expect(run).toContain('env MCP_MATRIX_SECRETS: unset');
+      if (policy === 'not-measured') {
+        expect(gate(fork).result, mergeLog(fork)).toBe('success');
+        // Loud and plain: one warning before any other, and the summary's first line after the title.
+        expect(gate(fork).annotations[0]).toMatchObject({
+          level: 'warning',
+          title: 'mcp-matrix: not measured (no secrets)',
+          message: expect.stringMatching(/^NOT MEASURED for lack of secrets: http in 2 of 2 cell\(s\)/),
+        });
+        const summary = gate(fork).summary;
+        expect(summary).toMatch(/^# mcp-matrix: PASSED/m);
+        expect(summary.indexOf('> **NOT MEASURED for lack of secrets: http')).toBeGreaterThan(0);
+        expect(summary.indexOf('> **NOT MEASURED for lack of secrets: http')).toBeLessThan(summary.indexOf('| Pin'));
+      } else {
+        expect(gate(fork).result).toBe('failure');
+        expect(mergeLog(fork)).toContain('NOT-MEASURED · merged 2 piece(s)');
+      }
+    },
+  );
 
-    // The same caller without `secrets: inherit` on a push: that is a mistake, and the job fails saying so.
+  test("a deleted fork's pull request (head.repo null) and Dependabot are forks, named as such; a push without secrets: inherit is an error", () => {
+    const wf = setup(cells(1));
+    for (const event of [
+      { name: 'pull_request', payload: { pull_request: { head: { repo: null } } } },
+      { name: 'push', actor: 'dependabot[bot]' },
+    ]) {
+      const r = wf.run({ event, inputs: { 'secret-env': 'API_TOKEN' }, secrets: {} });
+      expect(r.job('cell', 'v1-floor').annotations[0]).toMatchObject({ level: 'warning', title: 'mcp-matrix secrets absent' });
+      expect(r.job('cell', 'v1-floor').result).toBe('success');
+    }
+    // The same caller without `secrets: inherit` on a push: a mistake, an error, and the job fails saying so.
     const push = wf.run({ inputs: { 'secret-env': 'API_TOKEN' }, secrets: {} });
-    expect(push.job('cell', 'v1-floor').annotations[0]?.message).toContain('add secrets: inherit');
+    expect(push.job('cell', 'v1-floor').annotations[0]).toMatchObject({
+      level: 'error',
+      message: expect.stringContaining('add secrets: inherit'),
+    });
     expect(push.job('cell', 'v1-floor').result).toBe('failure');
   });
 
-  test('a multi-line secret reaches the run step whole (heredoc, random delimiter), masked line by line, blanked after', () => {
+  test("the action's fork rule is the harness's (absenceContext) on every kind of event", () => {
+    const rule = /FROM_FORK: \$\{\{ (.*) \}\}/.exec(readFileSync(path.join(ROOT, 'action.yml'), 'utf8'))![1]!;
+    const events: [string, string, Record<string, unknown>][] = [
+      [
+        'pull_request',
+        'bob',
+        { pull_request: { head: { repo: { fork: true, full_name: 'bob/s' } }, base: { repo: { full_name: 'acme/s' } } } },
+      ],
+      [
+        'pull_request',
+        'bob',
+        { pull_request: { head: { repo: { fork: false, full_name: 'bob/s' } }, base: { repo: { full_name: 'acme/s' } } } },
+      ],
+      ['pull_request_target', 'bob', { pull_request: { head: { repo: null }, base: { repo: { full_name: 'acme/s' } } } }],
+      [
+        'pull_request',
+        'alice',
+        { pull_request: { head: { repo: { fork: false, full_name: 'acme/s' } }, base: { repo: { full_name: 'acme/s' } } } },
+      ],
+      ['push', 'alice', {}],
+      ['merge_group', 'alice', { merge_group: {} }],
+      ['push', 'dependabot[bot]', {}],
+      [
+        'pull_request',
+        'dependabot[bot]',
+        { pull_request: { head: { repo: { fork: false, full_name: 'acme/s' } }, base: { repo: { full_name: 'acme/s' } } } },
+      ],
+    ];
+    for (const [name, actor, payload] of events) {
+      const ours = absenceContext({ GITHUB_ACTIONS: 'true', GITHUB_EVENT_NAME: name, GITHUB_ACTOR: actor }, payload) !== '';
+      const scope = {
+        contexts: { github: { event_name: name, actor, event: payload } },
+        status: { success: true, failure: false, cancelled: false },
+      };
+      expect(`${name} ${actor} ${JSON.stringify(payload)}: ${String(interpolate(`\${{ ${rule} }}`, scope))}`).toBe(
+        `${name} ${actor} ${JSON.stringify(payload)}: ${String(ours)}`,
+      );
+    }
+  });
+
+  test('a multi-line secret reaches the run step alone and whole, masked line by line', () => {
     const secret = 'line-one-SECRET\nline-two-SECRET\nEOF\nAPI_TOKEN=evil';
     const r = setup(cells(1)).run({
       inputs: { 'secret-env': 'API_TOKEN' },
@@ -317,8 +401,13 @@ jobs:
     expect(cell.steps.find((s) => s.name.startsWith('mcp-matrix run'))?.log).toContain('env API_TOKEN: 4 line(s)');
     const all = r.jobs.flatMap((j) => j.steps.map((s) => s.log)).join('\n');
     expect(all).not.toContain('SECRET');
-    // npm ci ran before it was set; the blanking step ran after the run.
-    expect(cell.steps.find((s) => s.name === 'blank the extra environment')?.outcome).toBe('success');
+    // Only the action's run step had it: no GITHUB_ENV entry, so no other step (npm ci, the upload) saw it.
+    expect(
+      cell.steps
+        .filter((s) => !s.name.startsWith('mcp-matrix run'))
+        .map((s) => s.log)
+        .join('\n'),
+    ).not.toContain('API_TOKEN=');
   });
 
   test("init's workflow in a monorepo subpackage (written at the git root, working-directory set): 1 variant passes", () => {

@@ -1,6 +1,7 @@
 // The GitHub workflow init writes (.github/workflows/mcp-matrix.yml): the required release job, inline
 // (plan → pack once → one job per cell → merge), for the package manager and directory init found.
 import type { WorkflowRepo } from './repo.js';
+import { HARNESS_VERSION } from '../../version.js';
 
 /** The repository init saw: a root package with npm and a package-lock.json unless told otherwise. */
 export const DEFAULT_REPO: WorkflowRepo = {
@@ -127,6 +128,15 @@ ${defaults}    outputs:
 ${checkout}
 ${setup()}
 ${installStep}
+      # The workflow and the CLI it runs come from one release: another minor (0.x) or major may read other files.
+      - env:
+          WORKFLOW_VERSION: ${HARNESS_VERSION}
+        run: |
+          cli="$(${exec} --version)"; cli="\${cli#mcp-matrix/}"; cli="\${cli%% *}"
+          if [ "$(echo "$cli" | cut -d. -f1-2)" != "$(echo "$WORKFLOW_VERSION" | cut -d. -f1-2)" ]; then
+            echo "::error title=mcp-matrix version::this workflow was written by mcp-matrix $WORKFLOW_VERSION, but the installed CLI is $cli: run mcp-matrix init again (or install $WORKFLOW_VERSION)."
+            exit 1
+          fi
       - id: plan
         run: |
           ${exec} plan --json --config "$CONFIG" > plan.json
@@ -231,6 +241,8 @@ ${defaults}    steps:
           for dep in "plan:$PLAN" "pack:$PACK" "cell:$CELLS"; do
             name="\${dep%%:*}"; result="\${dep#*:}"
             [ "$result" = success ] && continue
+            # Skipped because an earlier job failed: that job is the cause, already named; never a second one.
+            [ "$bad" = 1 ] && [ "$result" = skipped ] && continue
             level=error; [ "$name" = cell ] && level=warning || bad=1
             echo "::$level title=mcp-matrix $name job $result::the $name job's result is $result."
             echo "- the **$name** job's result is **$result**." >> "$GITHUB_STEP_SUMMARY"
@@ -260,14 +272,17 @@ ${fromRun}
           overwrite: true
           retention-days: 30
       # GitHub code scanning (optional): matrix.sarif's findings (bind exposure, auth and spec checks, SDK mismatches,
-      # leaks) as alerts. Uncomment the step, and give this job the permission it needs:
+      # leaks) as alerts. Uncomment the step, and give this job the permissions it needs:
       #   permissions:
       #     contents: read
+      #     actions: read
       #     security-events: write
+      # Non-blocking (an upload failure never fails the gate), its own category:
       # - if: always() && hashFiles('${at('matrix-results/matrix.sarif')}') != ''
+      #   continue-on-error: true
       #   uses: ${ACTIONS.uploadSarif}
       #   with:
       #     sarif_file: ${at('matrix-results/matrix.sarif')}
-      #     category: mcp-matrix${wd === '.' ? '' : `-${wd.replace(/[^\w.-]+/g, '-')}`}
+      #     category: mcp-matrix-${slug}
 `;
 }
