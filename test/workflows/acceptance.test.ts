@@ -15,7 +15,7 @@ import { renderWorkflow } from '../../src/commands/init/workflow-template.js';
 import { TEST_TREE_CACHE } from '../helpers/node-runtimes.js';
 import { interpolate } from '../helpers/workflow-expr.js';
 import { absenceContext, secretGaps } from '../../src/judge/secrets.js';
-import type { SecretSpec } from '../../src/config/types.js';
+import type { SecretSpec } from '../../src/contract/config.js';
 
 const FORK = { pull_request: { head: { repo: { fork: true, full_name: 'bob/server' } }, base: { repo: { full_name: 'acme/server' } } } };
 
