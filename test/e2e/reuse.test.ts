@@ -1,28 +1,35 @@
 // Install reuse through the real CLI (issue 22, item 2): the same failing fixture run with `--fresh`, then
 // storing, then reusing, gives the same verdict on every phase with the same messages; results.json and the
-// failure section name each install's source; `--fresh` neither reads nor writes the tree cache.
+// failure section name each install's source; `--fresh` neither reads nor writes the tree cache. A local run (no `CI`)
+// within the reuse window (issue 34) swaps the tarball onto the tree npm resolved minutes ago: the same verdicts
+// again, and results.json, matrix.md and the terminal say how old the resolution is.
 import { existsSync, readdirSync } from 'node:fs';
 import { readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { RunResult } from '../../src/results/types.js';
 import { HINT_PREFIX } from '../../src/cells/reuse-install.js';
+import { RECORD_PREFIX } from '../../src/cells/resolution-record.js';
 import { cli, readResults, tempDir } from './helpers/cli.js';
 
 const dirs: string[] = [];
 afterAll(() => Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true }))));
 
-async function runWith(cache: string, flags: string[]): Promise<{ results: RunResult; md: string }> {
+async function runWith(
+  cache: string,
+  flags: string[],
+  env: Record<string, string> = {},
+): Promise<{ results: RunResult; md: string; stdout: string }> {
   const out = await tempDir('mm-reuse-out-');
   dirs.push(out);
   const r = await cli(
     ['run', '--config', 'fixtures/broken/stdout-noise/matrix.config.ts', '--out', out, '--progress', 'silent', ...flags],
     {
-      env: { MCP_MATRIX_TREE_CACHE: cache },
+      env: { MCP_MATRIX_TREE_CACHE: cache, ...env },
     },
   );
   expect(r.code, r.stderr).toBe(1);
-  return { results: await readResults(out), md: await readFile(path.join(out, 'matrix.md'), 'utf8') };
+  return { results: await readResults(out), md: await readFile(path.join(out, 'matrix.md'), 'utf8'), stdout: r.stdout + r.stderr };
 }
 
 /** Every phase's verdict, step and message: what must not depend on where the tree came from. */
@@ -37,15 +44,32 @@ describe('install reuse through the CLI', () => {
     expect(fresh.results.cells[0]!.environment!.installSource).toEqual({ source: 'npm', reason: 'reuse is off' });
     expect(existsSync(cache), '--fresh writes nothing to the tree cache').toBe(false);
 
-    const stored = await runWith(cache, []);
+    // A local run (CI unset): it also records npm's resolution for the reuse window.
+    const stored = await runWith(cache, [], { CI: '' });
     expect(stored.results.cells[0]!.environment!.installSource).toEqual({ source: 'npm', reason: 'no tree stored yet' });
     // One tree, and beside it the hint of its key for the next run of this package on these pins.
-    expect(readdirSync(cache).filter((n) => !n.startsWith(HINT_PREFIX))).toHaveLength(1);
+    expect(readdirSync(cache).filter((n) => !n.startsWith('.'))).toHaveLength(1);
     expect(readdirSync(cache).filter((n) => n.startsWith(HINT_PREFIX))).toHaveLength(1);
+    expect(readdirSync(cache).filter((n) => n.startsWith(RECORD_PREFIX))).toHaveLength(1);
 
     const reused = await runWith(cache, []);
     const source = reused.results.cells[0]!.environment!.installSource!;
     expect(source).toMatchObject({ source: 'reused', lockfileSha256: reused.results.cells[0]!.environment!.lockfileSha256 });
+
+    expect(source).not.toHaveProperty('resolvedAt');
+    // Within the window: no npm run at all; the same verdicts and messages, the age said.
+    const windowed = await runWith(cache, [], { CI: '' });
+    expect(windowed.results.cells[0]!.environment!.installSource).toMatchObject({
+      source: 'reused',
+      swapped: true,
+      resolvedAt: expect.any(String),
+    });
+    expect(windowed.results.cells[0]!.environment!.tarball.sha512).toBe(windowed.results.plan.tarball.sha512);
+    expect(windowed.md).toMatch(
+      /- Server install: reused tree [^\n]+ as npm resolved it at [^\n]+ \(resolved \d+ (s|min) ago; \\?`--fresh\\?` to resolve now;/,
+    );
+    expect(windowed.stdout).toMatch(/resolved \d+ (s|min) ago \(the reuse window\); `--fresh` to resolve now/);
+    expect(verdicts(windowed.results)).toEqual(verdicts(fresh.results));
 
     expect(verdicts(reused.results)).toEqual(verdicts(fresh.results));
     expect(verdicts(stored.results)).toEqual(verdicts(fresh.results));
