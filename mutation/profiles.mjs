@@ -153,6 +153,7 @@ export const PROFILES = {
       ['test/cells/client-cache.test.ts', 'test/cells/cached-tool.test.ts', 'test/cache/entry-dirs.test.ts', 'test/cache/location.test.ts'],
     ),
     judging('surface', 'src/results/surface.ts', ['test/results/surface.test.ts']),
+    judging('split-steps', 'src/judge/split-steps.ts', ['test/judge/split-steps.test.ts']),
     judging('node-engines', 'src/judge/node-engines.ts', ['test/judge/node-engines.test.ts']),
     judging('tool-schemas', 'src/judge/tool-schemas.ts', ['test/judge/tool-schemas.test.ts']),
     judging('not-measured', 'src/judge/not-measured.ts', ['test/judge/not-measured.test.ts']),

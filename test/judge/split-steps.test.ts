@@ -121,6 +121,62 @@ describe('a step that failed on some rows only', () => {
     expect(auditRun(run)).toEqual([]);
   });
 
+  test('the http round trip is judged the same way: its round-trip check is not judged, the others stay', () => {
+    const http = (value: unknown, failure?: string): Partial<PhaseResult> => {
+      const trip = failure
+        ? checkResult('round-trip', 'require', { outcome: 'failed', message: failure, step: ITEM })
+        : checkResult('round-trip', 'require', { outcome: 'passed', message: 'ok' });
+      const token = checkResult('no-token-401', 'require', { outcome: 'passed', message: '401' });
+      return {
+        verdict: failure ? 'failed' : 'passed',
+        ...(failure ? { message: `no token → 401; round trip failed: ${failure}`, step: ITEM } : {}),
+        checks: [token, trip],
+        details: {
+          compared: { [ITEM]: value },
+          ...(failure ? { failedSteps: [{ item: ITEM, step: ITEM, unexpectedIsError: true }] } : {}),
+        },
+      };
+    };
+    const run = judged(
+      makeRun([
+        { ...cell('latest-1', 1, '1.32.2', {}), phases: { http: http(errored, RETURNED) } },
+        { ...cell('latest-2', 2, '2.4.0', {}), phases: { http: http(dropped) } },
+      ]),
+    );
+    const p = run.cells[0]!.phases.find((x) => x.phase === 'http')!;
+    expect(p.verdict).toBe('not-measured');
+    expect(p.checks!.map((c) => [c.id, c.outcome, c.short])).toEqual([
+      ['no-token-401', 'passed', undefined],
+      ['round-trip', 'not-measured', 'not judged'],
+    ]);
+    expect(p.message).toBe(
+      'no token → 401; round trip failed: tools/call lose: not judged: the cells disagree whether the call failed (isError true on latest-1 (1.32.2); false on latest-2 (2.4.0)) and the step has no `expect` to say which is right (see the answer parity finding)',
+    );
+    expect(p.details!.contestedSteps).toEqual([ITEM]);
+    expect(run.cells[1]!.phases.find((x) => x.phase === 'http')!.message).toMatch(/^tools\/call lose: not judged: /);
+    expect(auditRun(run)).toEqual([]);
+    expect(judgeSplitSteps(run.cells)).toEqual(run.cells);
+  });
+
+  test('a session check turned off is left as it is: only the note is added; a second failed step of its own is found by item', () => {
+    const v1 = stdio(errored, { message: RETURNED, unexpectedIsError: true });
+    v1.checks![0] = { ...v1.checks![0]!, level: 'off', outcome: 'skipped' };
+    v1.verdict = 'passed';
+    const run = judged(makeRun([cell('latest-1', 1, '1.32.2', v1), cell('latest-2', 2, '2.4.0', stdio(dropped))]));
+    const p = phaseOf(run, 'latest-1');
+    expect(p.verdict).toBe('passed');
+    expect(p.checks![0]).toMatchObject({ level: 'off', outcome: 'skipped' });
+    expect(p.message).toMatch(/; tools\/call lose: not judged: /);
+    // The row's failures listed in another order: the item is matched by name, not taken first.
+    const other = stdio(dropped, { message: EXPECTED });
+    other.details!.failedSteps = [
+      { item: 'tools/call add', step: 'tools/call add' },
+      { item: ITEM, step: ITEM },
+    ];
+    const two = judged(makeRun([cell('latest-1', 1, '1.32.2', stdio(errored)), cell('latest-2', 2, '2.4.0', other)]));
+    expect(phaseOf(two, 'latest-2').message).toBe(`${EXPECTED}; the other cells answered: isError true on latest-1 (1.32.2)`);
+  });
+
   test('merge judges the rows of separate pieces together', () => {
     const whole = makeRun([
       cell('latest-1', 1, '1.32.2', stdio(errored, { message: RETURNED, unexpectedIsError: true })),
