@@ -105,7 +105,8 @@ async function phase(name: PhaseName, run: (() => Promise<PhaseResult>) | null, 
 /**
  * The compiled files are ES modules, but the cell's package.json has no "type": without a
  * package.json of its own, every server would print MODULE_TYPELESS_PACKAGE_JSON when preloading
- * the probe (and a "type": "commonjs" cell would fail outright). The orchestrator should write it.
+ * the probe (and a "type": "commonjs" cell would fail outright). The harness ships one (driver-ship.ts);
+ * this covers a driver copied by hand.
  */
 function ensureModuleScope(dir: string): void {
   const file = join(dir, 'package.json');
