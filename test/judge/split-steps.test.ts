@@ -177,6 +177,18 @@ describe('a step that failed on some rows only', () => {
     expect(phaseOf(two, 'latest-2').message).toBe(`${EXPECTED}; the other cells answered: isError true on latest-1 (1.32.2)`);
   });
 
+  test('a split where one failing row failed on more than isError is no contest: every failing row keeps its failure', () => {
+    const run = judged(
+      makeRun([
+        cell('latest-1', 1, '1.32.2', stdio(errored, { message: RETURNED, unexpectedIsError: true })),
+        { ...cell('latest-1b', 1, '1.31.0', stdio(errored, { message: `${ITEM}: text does not contain "x"` })), pin: '1.31.0' },
+        cell('latest-2', 2, '2.4.0', stdio(dropped)),
+      ]),
+    );
+    expect(run.cells.map((c) => c.verdict)).toEqual(['failed', 'failed', 'passed']);
+    expect(phaseOf(run, 'latest-1').message).toBe(`${RETURNED}; the other cells answered: isError false on latest-2 (2.4.0)`);
+  });
+
   test('merge judges the rows of separate pieces together', () => {
     const whole = makeRun([
       cell('latest-1', 1, '1.32.2', stdio(errored, { message: RETURNED, unexpectedIsError: true })),
