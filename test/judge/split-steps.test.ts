@@ -189,6 +189,25 @@ describe('a step that failed on some rows only', () => {
     expect(phaseOf(run, 'latest-1').message).toBe(`${RETURNED}; the other cells answered: isError false on latest-2 (2.4.0)`);
   });
 
+  test('two contested steps of one row: both named, each once, joined as two causes', () => {
+    const two = (value: unknown, failed: boolean): Partial<PhaseResult> => {
+      const p = stdio(value, failed ? { message: RETURNED, unexpectedIsError: true } : undefined);
+      p.details!.compared = { [ITEM]: value, [`${ITEM} #2`]: value };
+      if (failed)
+        p.details!.failedSteps = [
+          { item: ITEM, step: ITEM, unexpectedIsError: true },
+          { item: `${ITEM} #2`, step: ITEM, unexpectedIsError: true },
+        ];
+      return p;
+    };
+    const run = judged(makeRun([cell('latest-1', 1, '1.32.2', two(errored, true)), cell('latest-2', 2, '2.4.0', two(dropped, false))]));
+    const p = phaseOf(run, 'latest-1');
+    const why =
+      'tools/call lose: not judged: the cells disagree whether the call failed (isError true on latest-1 (1.32.2); false on latest-2 (2.4.0)) and the step has no `expect` to say which is right (see the answer parity finding)';
+    expect(p).toMatchObject({ verdict: 'not-measured', message: `${why}; ${why}` });
+    expect(p.details!.contestedSteps).toEqual([ITEM, `${ITEM} #2`]);
+  });
+
   test('merge judges the rows of separate pieces together', () => {
     const whole = makeRun([
       cell('latest-1', 1, '1.32.2', stdio(errored, { message: RETURNED, unexpectedIsError: true })),
