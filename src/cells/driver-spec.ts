@@ -99,7 +99,6 @@ export function driverSpec(input: SpecInput): DriverSpec {
           ...(cfg.bind.path ? { path: cfg.bind.path } : {}),
         },
       conformance: cfg.http &&
-        cfg.http.auth !== 'oauth' &&
         conformance && {
           command: command(cfg.http.args, cfg.http.env, 'conformance'),
           host: cfg.http.host,
@@ -107,6 +106,7 @@ export function driverSpec(input: SpecInput): DriverSpec {
           readyTimeoutMs: cfg.http.readyTimeoutMs,
           timeoutMs: cfg.conformance ? cfg.conformance.timeoutMs : 30_000,
           auth: cfg.http.auth,
+          ...(oauth ? { oauth } : {}),
           suite: {
             package: conformance.package,
             version: conformance.version,

@@ -85,7 +85,7 @@ export interface ResolvedConfig {
 
 export type ConfigPhase = 'stdio' | 'http' | 'bind' | 'leaks';
 /** A phase absent from the config is never guessed at (no default args that time out): it is skipped. */
-export type SkipReason = 'not configured' | 'disabled' | 'no http phase' | 'off: MCP_MATRIX_CONFORMANCE' | 'not with http.auth oauth';
+export type SkipReason = 'not configured' | 'disabled' | 'no http phase' | 'off: MCP_MATRIX_CONFORMANCE';
 export const CONFIG_PHASES: readonly ConfigPhase[] = ['stdio', 'http', 'bind', 'leaks'];
 
 export interface Overrides {
@@ -115,8 +115,6 @@ export function resolveConfig(loaded: LoadedConfig, overrides: Overrides = {}, c
   if (c.conformance === false) skipped.conformance = 'disabled';
   else if (!http) skipped.conformance = 'no http phase';
   else if (overrides.conformanceOff) skipped.conformance = 'off: MCP_MATRIX_CONFORMANCE';
-  // The suite's requests would each need a JWT from the run's authorization server: not supported yet.
-  else if (http.auth === 'oauth') skipped.conformance = 'not with http.auth oauth';
   return {
     file,
     dir,
@@ -159,10 +157,7 @@ export function resolveConfig(loaded: LoadedConfig, overrides: Overrides = {}, c
           ...(http ? { path: http.path } : {}),
         },
     leaks: !c.leaks ? false : { graceMs: c.leaks.graceMs ?? 10_000, checks: resolveChecks('leaks', 'none', c.leaks.checks ?? {}) },
-    conformance:
-      !http || http.auth === 'oauth' || c.conformance === false || overrides.conformanceOff
-        ? false
-        : { timeoutMs: c.conformance?.timeoutMs ?? 30_000 },
+    conformance: !http || c.conformance === false || overrides.conformanceOff ? false : { timeoutMs: c.conformance?.timeoutMs ?? 30_000 },
     skipped,
     install: {
       attempts: c.install?.attempts ?? 3,

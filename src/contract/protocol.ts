@@ -95,7 +95,9 @@ export interface DriverSpec {
           readyTimeoutMs: number;
           /** Per scenario (the suite's own run) and for the capability look-up. */
           timeoutMs: number;
-          auth?: 'bearer' | 'none';
+          auth?: 'bearer' | 'none' | 'oauth';
+          /** With `auth: 'oauth'`: the run's authorization server, whose valid token the proxy adds (or why there is none). */
+          oauth?: OAuthServerSpec;
           /**
            * The suite as the harness installed it: the Node >= 22 binary, its CLI, its pinned version; `compileCache`:
            * where that Node keeps the code it compiled (NODE_COMPILE_CACHE), absent when there is none to use.

@@ -145,7 +145,7 @@ describe('the driver spec in full', () => {
     expect(driverSpec(input(config, { conformance: suite })).phases.bind).toMatchObject({ command: { env: { C: 'c' } } });
   });
 
-  it('http without stdio has no steps; a bind path is passed on; an OAuth server is passed to http, and conformance is off with it', () => {
+  it('http without stdio has no steps; a bind path is passed on; an OAuth server is passed to http and to conformance', () => {
     const spec = driverSpec(
       input({ cells: [{ pin: 'latest@1' }], http: {}, bind: { path: '/mcp' } } as MatrixConfig, { conformance: suite }),
     );
@@ -158,7 +158,8 @@ describe('the driver spec in full', () => {
       input({ cells: [{ pin: 'latest@1' }], http: { auth: 'oauth' } } as MatrixConfig, { conformance: suite, oauth }),
     );
     expect(guarded.phases.http).toMatchObject({ oauth });
-    expect(guarded.phases.conformance).toBe(false);
+    // Issue 32 item 5: the suite runs through the proxy with a valid token from that server.
+    expect(guarded.phases.conformance).toMatchObject({ auth: 'oauth', oauth });
   });
 
   it('the backstop adds every phase: stdio per step, http twice its wait, bind, conformance per scenario, 30 s', () => {

@@ -87,6 +87,8 @@ describe('resolveConfig: bind inherits http', () => {
     });
     // Not oauth: no oauth key (the config hash of every existing config is unchanged).
     expect(resolve({ cells, http: {} }).http).not.toHaveProperty('oauth');
+    // Issue 32 item 5: conformance runs for an OAuth server too (a valid token through the proxy).
+    expect([cfg.conformance, cfg.skipped.conformance]).toEqual([{ timeoutMs: 30_000 }, undefined]);
   });
 
   it('without http, bind uses its documented default args', () => {

@@ -6,7 +6,7 @@
 // and judged from the suite's own checks.json: a FAILURE check fails the scenario, a run
 // that left no checks is not-measured. A scenario whose endpoint needs a capability the server does not
 // advertise in `initialize` is not run. The suite sends no auth header: with a bearer token, a loopback proxy
-// of the driver adds it (auth-proxy.ts).
+// of the driver adds it (auth-proxy.ts); with OAuth, a valid JWT minted by the run's authorization server.
 
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -15,7 +15,8 @@ import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { PhaseResult } from '../../results/types.js';
 import { proxiedUrl, startAuthProxy, type AuthProxy } from '../http/auth-proxy.js';
-import { commandFor, errorText, result, type DriverContext } from '../context.js';
+import { commandFor, errorText, result, substitute, type DriverContext } from '../context.js';
+import { fetchTokens } from '../http/oauth-discovery.js';
 import { freePort, waitUntilListening } from '../http/listen-watch.js';
 import { killGroup } from '../server/proc.js';
 import type { DriverSpec } from '../../contract/protocol.js';
@@ -37,7 +38,6 @@ export async function conformancePhase(ctx: DriverContext, spec: ConformanceSpec
   const token = randomBytes(24).toString('hex');
   ctx.redactor.add(token);
   const port = await freePort(spec.host);
-  const { command, env } = commandFor(spec.command, ctx.spec.baseEnv, { host: spec.host, port: String(port), token });
   const serverUrl = endpointUrl(spec.host, port, spec.path);
   const details: Record<string, unknown> = {
     suite: { package: spec.suite.package, version: spec.suite.version, node: spec.suite.nodeVersion },
@@ -45,6 +45,16 @@ export async function conformancePhase(ctx: DriverContext, spec: ConformanceSpec
     auth: spec.auth ?? 'bearer',
     excluded: spec.excluded,
   };
+  const values: Record<string, string> = { host: spec.host, port: String(port), token };
+  // An OAuth resource server: the proxy adds a valid JWT from the run's authorization server, as the http round trip sends.
+  let bearer = token;
+  if (spec.auth === 'oauth') {
+    const oauth = await oauthBearer(ctx, spec, port, serverUrl, values);
+    if (oauth instanceof Error)
+      return result('conformance', startedAt, { verdict: 'not-measured', step: 'authorization server', message: oauth.message, details });
+    bearer = oauth;
+  }
+  const { command, env } = commandFor(spec.command, ctx.spec.baseEnv, values);
   const proc = ctx.startServer('conformance', command, env);
   let proxy: AuthProxy | undefined;
   try {
@@ -58,9 +68,10 @@ export async function conformancePhase(ctx: DriverContext, spec: ConformanceSpec
       );
     let url = serverUrl;
     if (spec.auth !== 'none') {
-      proxy = await startAuthProxy(new URL(serverUrl).origin, token, spec.host.includes(':') ? '::1' : '127.0.0.1');
+      proxy = await startAuthProxy(new URL(serverUrl).origin, bearer, spec.host.includes(':') ? '::1' : '127.0.0.1');
       url = proxiedUrl(proxy.origin, serverUrl);
-      details.proxy = { url, adds: 'Authorization: Bearer <the run token>' };
+      const adds = spec.auth === 'oauth' ? "a valid JWT from the run's authorization server" : 'the run token';
+      details.proxy = { url, adds: `Authorization: Bearer <${adds}>` };
     }
     const capabilities = await serverCapabilities(url, spec.timeoutMs);
     details.capabilities = capabilities instanceof Error ? { error: errorText(capabilities) } : capabilities;
@@ -116,6 +127,29 @@ export async function conformancePhase(ctx: DriverContext, spec: ConformanceSpec
     await proxy?.close();
     proc.terminate();
   }
+}
+
+/**
+ * The valid access token for this server from the run's authorization server (the http phase's rule for the
+ * audience), with `{issuer}`, `{jwksUri}` and `{audience}` put into `values`; an Error is the harness's.
+ */
+async function oauthBearer(
+  ctx: DriverContext,
+  spec: ConformanceSpec,
+  port: number,
+  serverUrl: string,
+  values: Record<string, string>,
+): Promise<string | Error> {
+  if (!spec.oauth || 'unavailable' in spec.oauth)
+    return new Error(spec.oauth && 'unavailable' in spec.oauth ? spec.oauth.unavailable : 'the spec names no authorization server');
+  const as = spec.oauth;
+  ctx.redactor.add(as.tokensKey);
+  const audience = as.audience ? substitute({ host: spec.host, port: String(port) }, as.audience) : serverUrl;
+  Object.assign(values, { issuer: as.issuer, jwksUri: as.jwksUri, audience });
+  const tokens = await fetchTokens(as.tokensUrl, as.tokensKey, audience, spec.timeoutMs);
+  if (tokens instanceof Error) return tokens;
+  for (const t of Object.values(tokens)) ctx.redactor.add(t);
+  return tokens.valid;
 }
 
 /** The server's capabilities from one `initialize` (its session, if any, is deleted again). */

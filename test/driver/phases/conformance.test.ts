@@ -6,6 +6,8 @@ import { conformancePhase } from '../../../src/driver/phases/conformance.js';
 import { advertises, judgeScenario, outOfScope, scenarioCheck, summarize } from '../../../src/driver/phases/conformance-judging.js';
 import type { DriverSpec } from '../../../src/contract/protocol.js';
 import { phaseBench, type PhaseBench } from '../helpers/phase-bench.js';
+import { ROOT } from '../helpers/cell.js';
+import { startAuthorizationServer } from '../../../src/cells/authorization-server.js';
 
 type ConformanceSpec = Exclude<DriverSpec['phases']['conformance'], false | undefined>;
 
@@ -412,6 +414,44 @@ if (scenario.startsWith('pass')) {
     expect(readdirSync(outRoot).sort()).toEqual(['fail', 'fail-unauth', 'pass', 'pass-tools']);
     expect(r.durationMs).toBeGreaterThanOrEqual(0);
     expect(r.durationMs).toBeLessThan(120_000);
+  }, 60_000);
+
+  // Issue 32 item 5: an OAuth resource server (the real _oauth fixture, jose against the run's real authorization
+  // server) gets a valid JWT through the proxy; before, it got the run's bearer token and answered 401.
+  it("auth oauth: the proxy adds a valid JWT from the run's authorization server; the server verifies it", async () => {
+    const started = await startAuthorizationServer();
+    if (!started.ok) throw new Error(started.cause);
+    const as = started.server;
+    try {
+      const oauth = { issuer: as.issuer, jwksUri: as.jwksUri, tokensUrl: as.tokensUrl, tokensKey: as.tokensKey };
+      const s = spec({
+        command: {
+          bin: join(ROOT, 'fixtures/broken/_oauth/bin/server.js'),
+          args: ['--transport', 'streamable-http', '--host', '{host}', '--port', '{port}'],
+          env: { OAUTH_ISSUER: '{issuer}', OAUTH_JWKS_URI: '{jwksUri}', OAUTH_AUDIENCE: '{audience}' },
+        },
+        auth: 'oauth',
+        oauth,
+        scenarios: [{ name: 'pass' }, { name: 'pass-tools', capability: 'tools' }],
+      });
+      const { r, ctx } = await run(s);
+      expect(r.verdict, r.message).toBe('passed');
+      expect(r.message).toBe('2/2 scenarios passed: pass, pass-tools');
+      expect(r.details).toMatchObject({
+        auth: 'oauth',
+        proxy: { adds: "Authorization: Bearer <a valid JWT from the run's authorization server>", forwarded: 3 },
+        capabilities: { tools: expect.anything() },
+      });
+      // The authorization server's key never leaves the driver.
+      expect(ctx.redactor.text(as.tokensKey)).not.toContain(as.tokensKey);
+
+      // No authorization server for the run: the harness's problem, never the server's; no server is started.
+      const none = await run({ ...s, oauth: { unavailable: 'port 1 refused' } });
+      expect(none.r).toMatchObject({ verdict: 'not-measured', step: 'authorization server', message: 'port 1 refused' });
+      expect(none.ctx.servers).toEqual([]);
+    } finally {
+      await as.close();
+    }
   }, 60_000);
 
   it("auth none: no proxy, the suite talks to the server itself; an SSE answer's capabilities are read", async () => {
