@@ -6,6 +6,7 @@ import { mkdir, open, rename, rm, stat, statfs, writeFile } from 'node:fs/promis
 import path, { join } from 'node:path';
 import type { RunResult } from '../results/types.js';
 import { asInterrupted } from '../judge/verdict.js';
+import { ATTESTATION_FILE, renderAttestation } from './attestation.js';
 import { renderJson } from './json.js';
 import { renderJunit } from './junit.js';
 import { renderMarkdown } from './markdown.js';
@@ -51,11 +52,15 @@ export async function writeReports(run: RunResult, outDir: string, options: Writ
   if (checked) throw new Error(checked);
   await makeDirs(outDir);
   const written: string[] = [];
-  for (const [name, content] of render(run, options)) {
+  const files = render(run, options);
+  for (const [name, content] of files) {
     const path = join(outDir, name);
     await writeAtomic(path, content, options.signal);
     written.push(path);
   }
+  // The evidence bound to the tarball, over results.json's exact bytes; beside the reports, not one of them.
+  const statement = renderAttestation(run, files[0]![1]);
+  if (statement) await writeAtomic(join(outDir, ATTESTATION_FILE), statement, options.signal);
   return written;
 }
 
