@@ -1,7 +1,9 @@
 import { defineConfig } from 'vitest/config';
+import { sharedUnitFiles } from './test/helpers/unit-split.js';
 import WallSequencer from './test/helpers/sequencer.js';
 
-// Two projects: fast unit tests, and slow tests that pack, install real SDK versions and start real servers.
+// Three projects: fast unit tests (two: those that only call functions share their worker's loaded modules,
+// test/helpers/unit-split.ts), and slow tests that pack, install real SDK versions and start real servers.
 // test/workflows/acceptance.test.ts runs the CLI through simulated GitHub workflows (many real processes, 16–19 CPU-s):
 // beside three e2e files in one pool, four of its tests ran 27–41 s, past the unit project's 20 s hang guard.
 const slow = [
@@ -10,10 +12,18 @@ const slow = [
   'fixtures/**/test/**/*.test.ts',
   'test/workflows/acceptance.test.ts',
 ];
+const shared = sharedUnitFiles(import.meta.dirname, /^test\/(e2e\/|workflows\/acceptance\.test\.ts$)|\.integration\.test\.ts$/);
 // MM_TEST_TIMINGS=<file>: each test file appends its wall and CPU seconds there (test/helpers/cpu-timings.ts).
 const setupFiles = process.env.MM_TEST_TIMINGS ? ['test/helpers/cpu-timings.ts'] : [];
 // Both projects' files at a time: three e2e files and one unit file (test/helpers/sequencer.ts).
 const WORKERS = 4;
+const unit = {
+  testTimeout: 20_000,
+  setupFiles,
+  // One pool with the e2e project (same maxWorkers, same sequence.groupOrder): mostly waiting on real
+  // processes and timers (72 CPU-s over 453 s of file wall time), so one worker at a time runs them.
+  maxWorkers: WORKERS,
+};
 
 export default defineConfig({
   test: {
@@ -27,12 +37,18 @@ export default defineConfig({
         test: {
           name: 'unit',
           include: ['test/**/*.test.ts'],
-          exclude: [...slow, '**/node_modules/**'],
-          testTimeout: 20_000,
-          setupFiles,
-          // One pool with the e2e project (same maxWorkers, same sequence.groupOrder): mostly waiting on real
-          // processes and timers (72 CPU-s over 453 s of file wall time), so one worker at a time runs them.
-          maxWorkers: WORKERS,
+          exclude: [...slow, ...shared, '**/node_modules/**'],
+          ...unit,
+        },
+      },
+      {
+        test: {
+          name: 'unit-shared',
+          include: shared,
+          ...unit,
+          // A worker keeps the modules it loaded from one file to the next: these files only call functions, and loading
+          // src anew for each was half their CPU (docs/performance.md, "The test suite on a fresh machine").
+          isolate: false,
         },
       },
       {

@@ -59,7 +59,7 @@ export default class WallSequencer extends BaseSequencer {
     const walls = fileWalls(root);
     const workers = Math.max(...files.map((f) => f.project.config.maxWorkers || 1));
     const timed = files.map((spec): Timed<TestSpecification> => {
-      const unit = spec.project.name === 'unit';
+      const unit = spec.project.name.startsWith('unit');
       const seconds = walls[path.relative(root, spec.moduleId)] ?? (unit ? UNKNOWN_S.unit : UNKNOWN_S.e2e);
       return { item: spec, unit, seconds };
     });
