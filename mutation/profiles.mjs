@@ -173,7 +173,11 @@ export const PROFILES = {
       'test/driver/phases/http-refusals.test.ts',
       'test/driver/phases/http.test.ts',
     ]),
-    judging('checks', 'src/contract/checks.ts', ['test/contract/checks.test.ts', 'test/config/docs.test.ts']),
+    judging('checks', 'src/contract/checks.ts', [
+      'test/contract/checks.test.ts',
+      'test/contract/revisions.test.ts',
+      'test/config/docs.test.ts',
+    ]),
     judging('answering', 'src/driver/server/answering.ts', ['test/driver/server/answering.test.ts']),
     judging('conformance-catalogue', 'src/cells/conformance-catalogue.ts', ['test/cells/conformance-catalogue.test.ts']),
     judging('second-judge', 'src/judge/second-judge.ts', ['test/judge/second-judge.test.ts']),

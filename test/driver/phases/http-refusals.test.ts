@@ -4,9 +4,17 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { discoveryCheck } from '../../../src/driver/http/oauth.js';
+import { byRevision } from '../../../src/contract/checks.js';
+import { citation, discoveryCheck, type OAuthCheck } from '../../../src/driver/http/oauth.js';
 import { discover, resourceMetadataParam } from '../../../src/driver/http/oauth-discovery.js';
-import { challengeCheck, postInitialize } from '../../../src/driver/phases/http-refusals.js';
+import {
+  asJudged,
+  challengeCheck,
+  postInitialize,
+  reportedChecks,
+  type HttpChecks,
+  type SubCheck,
+} from '../../../src/driver/phases/http-refusals.js';
 
 let server: Server;
 let base = '';
@@ -56,5 +64,40 @@ describe('a 401 with several challenges, the Bearer one not first', () => {
       step: 'request without a token',
     });
     expect(resourceMetadataParam(probe.wwwAuthenticate)).toBeUndefined();
+  });
+});
+
+describe('asJudged: the 401 and OAuth checks as the message reads them, once judged by the negotiated revision', () => {
+  const ok: SubCheck = { outcome: 'ok', text: '401', short: '401' };
+  const audience: OAuthCheck = {
+    id: 'audience',
+    outcome: 'failed',
+    text: `200 (want 401: a token for another audience is accepted) (${citation('audience')})`,
+    short: '200 (want 401)',
+    step: 'token for another audience',
+  };
+  const expired: OAuthCheck = { id: 'expired', outcome: 'ok', text: '401', short: '401', step: 'expired token' };
+  const checks: HttpChecks = { noToken: ok, wwwAuthenticate: ok, wrongToken: ok, roundTrip: ok, oauth: [audience, expired] };
+  const judged = (revision: string) => reportedChecks(checks, { auth: 'oauth' }).map((c) => byRevision(c, revision));
+
+  it('under a revision without the requirement: `not applicable (revision X)`, never its finding', () => {
+    const shown = asJudged(checks, judged('2024-11-05'));
+    expect(shown.noToken).toEqual({ outcome: 'n/a', text: 'not applicable (revision 2024-11-05)', short: 'n/a (2024-11-05)' });
+    expect(shown.wrongToken.outcome).toBe('n/a');
+    // RFC 6750's challenge is judged under every revision.
+    expect(shown.wwwAuthenticate).toBe(ok);
+    expect(shown.oauth![0]).toMatchObject({ id: 'audience', outcome: 'n/a', text: 'not applicable (revision 2024-11-05)' });
+    expect(shown.roundTrip).toBe(ok);
+  });
+
+  it('under a revision with it: the finding stands, its citation naming the revision judged by', () => {
+    const shown = asJudged(checks, judged('2025-06-18'));
+    expect(shown.noToken).toBe(ok);
+    expect(shown.oauth![0]!.text).toBe(
+      '200 (want 401: a token for another audience is accepted) (MUST, MCP 2025-06-18 basic/authorization#token-audience-binding-and-validation: a server MUST validate that an access token was issued for it as the intended audience (RFC 8707 §2))',
+    );
+    // Audience binding arrived in 2025-06-18: under 2025-03-26 it does not apply, expiry (2025-03-26) does.
+    const earlier = asJudged(checks, judged('2025-03-26'));
+    expect(earlier.oauth!.map((o) => o.outcome)).toEqual(['n/a', 'ok']);
   });
 });
