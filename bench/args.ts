@@ -1,4 +1,5 @@
 // The bench's flags (`npm run bench -- --help`): which sections run, how often, on what config.
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 
 export interface Options {
@@ -25,6 +26,23 @@ const HELP =
   'node bench/.build/run.js [--reps N] [--quick] [--scale 4,8,16] [--config FILE] [--no-warmup] [--keep-tmp] ' +
   '[--axes-only | --no-axes] [--axes-clients a,b] [--axes-node 20,22] [--axes-baseline DIR] [--no-yardsticks | --yardsticks-only] [--naive-loop FILE] [--from FILE]';
 
+/**
+ * `../shared/bench/naive-loop/naive-loop.sh` beside the checkout; from a git worktree (`.git` a file naming
+ * `<main>/.git/worktrees/<name>`), beside the main checkout when it is not beside the worktree.
+ */
+export function defaultNaiveLoop(root: string): string {
+  const beside = (dir: string) => path.resolve(dir, '..', 'shared', 'bench', 'naive-loop', 'naive-loop.sh');
+  if (existsSync(beside(root))) return beside(root);
+  let gitdir = '';
+  try {
+    gitdir = /^gitdir:\s*(.+)$/m.exec(readFileSync(path.join(root, '.git'), 'utf8'))?.[1]?.trim() ?? '';
+  } catch {
+    // not a worktree
+  }
+  const main = gitdir ? path.resolve(root, gitdir, '..', '..', '..') : undefined;
+  return main && existsSync(beside(main)) ? beside(main) : beside(root);
+}
+
 export function parseArgs(argv: string[], root: string): Options | 'help' {
   const o: Options = {
     reps: 3,
@@ -40,7 +58,7 @@ export function parseArgs(argv: string[], root: string): Options | 'help' {
     yardsticks: true,
     yardsticksOnly: false,
     // The team's shared yardstick, beside the checkout (issue 22): ../shared/bench/naive-loop/.
-    naiveLoop: path.resolve(root, '..', 'shared', 'bench', 'naive-loop', 'naive-loop.sh'),
+    naiveLoop: defaultNaiveLoop(root),
   };
   let scale: number[] | undefined;
   for (let i = 0; i < argv.length; i++) {
