@@ -92,6 +92,13 @@ export async function main(argv: string[], log: Logger = createLogger()): Promis
       command = mergeCommand(files, { cwd, ...opt('out', str(flags.out)), ...opt('plan', str(flags.plan)) }, log);
     });
   cli
+    .command('detect [dir]', 'The package manager and lockfile of the package (default: this directory) as GitHub step outputs')
+    .option('--pnpm-version <version>', 'The pnpm version when packageManager names none')
+    .action(async (dir: string | undefined, flags: Flags) => {
+      const { detectCommand } = await import('./commands/detect.js');
+      command = detectCommand({ cwd, ...opt('dir', dir), ...opt('pnpmVersion', str(flags.pnpmVersion)) }, log);
+    });
+  cli
     .command(
       'pack [dir]',
       "Pack the package (default: this directory) with its own package manager (npm, pnpm, yarn), or with --plan pack (or copy) the plan's source; prints tarball=, size=, sha512= (GitHub step outputs too)",

@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { describeDetection, detectPackageManager, parsePackageManagerField } from '../../src/pack/package-manager.js';
+import { detectOutputs } from '../../src/commands/detect.js';
 import { pmPackage, PNPM_VERSION, YARN_BERRY_VERSION, YARN_CLASSIC_VERSION } from '../../src/pack/pm-tool.js';
 
 const roots: string[] = [];
@@ -108,5 +109,30 @@ describe('pmPackage', () => {
     expect(pmPackage({ name: 'pnpm', version: '9.15.0', yarnBerry: false }).installSet).toEqual({ pnpm: '9.15.0' });
     expect(pmPackage({ name: 'yarn', yarnBerry: true })).toMatchObject({ package: '@yarnpkg/cli-dist', version: YARN_BERRY_VERSION });
     expect(pmPackage({ name: 'yarn', yarnBerry: false })).toMatchObject({ package: 'yarn', version: YARN_CLASSIC_VERSION });
+  });
+});
+
+describe('detectOutputs (mcp-matrix detect)', () => {
+  it('prints the outputs the workflows read, the lockfile relative to the repository root', () => {
+    const { repo } = tree({ 'repo/package.json': JSON.stringify({ packageManager: 'pnpm@10.34.9' }), 'repo/pnpm-lock.yaml': '' });
+    expect(detectOutputs(path.join(repo, 'packages', 'server'))).toEqual({
+      ok: true,
+      value: ['package-manager=pnpm', 'lockfile=pnpm-lock.yaml', 'lockfile-dir=.', 'pnpm-version=10.34.9', 'yarn-berry=false', 'pnp=false'],
+    });
+  });
+
+  it('pnpm without a version in packageManager: the input gives it, else a usage error naming both', () => {
+    const { repo } = tree({ 'repo/packages/server/pnpm-lock.yaml': '' });
+    const dir = path.join(repo, 'packages', 'server');
+    expect(detectOutputs(dir, '9.15.0')).toMatchObject({
+      ok: true,
+      value: expect.arrayContaining(['pnpm-version=9.15.0', 'lockfile-dir=packages/server']) as unknown,
+    });
+    const none = detectOutputs(dir);
+    expect(none.ok).toBe(false);
+    if (!none.ok)
+      expect(none.error.message).toMatch(
+        /packages\/server\/pnpm-lock\.yaml says pnpm, but no pnpm version is given: set "packageManager": "pnpm@<version>".*pnpm-version input/,
+      );
   });
 });
