@@ -64,14 +64,22 @@ const COMPARED = {
   'prompts/get greet': { messages: [{ role: 'user', content: { type: 'text', text: 'sha256:8f434346648f (2 chars)' } }] },
 };
 /** A check's requirement and spec, as the catalogue gives them. */
-function source(id: string): Record<string, unknown> {
+/** A check's citation; `negotiated`: the revision an MCP requirement was judged by (byRevision), once initialize answered. */
+function source(id: string, negotiated?: string): Record<string, unknown> {
   const d = checkDefinition(id)!;
-  return { ...(d.requirement ? { requirement: d.requirement } : {}), ...(d.spec ? { spec: d.spec } : {}) };
+  const judged = d.revisions && d.spec && negotiated ? { spec: { ...d.spec, revision: `MCP ${negotiated}` }, revision: negotiated } : {};
+  return { ...(d.requirement ? { requirement: d.requirement } : {}), ...(d.spec ? { spec: d.spec } : {}), ...judged };
 }
 
 /** The sub-checks of a passing session on the phase server: no slow step, `echo` has no typed argument. */
 function passedChecks(steps = true): unknown[] {
-  const at = (id: string, seen: Record<string, unknown>) => ({ id, outcome: 'passed', level: 'require', ...source(id), ...seen });
+  const at = (id: string, seen: Record<string, unknown>) => ({
+    id,
+    outcome: 'passed',
+    level: 'require',
+    ...source(id, '2025-11-25'),
+    ...seen,
+  });
   return [
     at('session', { message: 'initialize, the lists, every step and ping answered; stdout carried only JSON-RPC' }),
     at('unknown-method', { message: '`mcp-matrix/no-such-method` got -32601', short: '-32601' }),
@@ -123,7 +131,7 @@ function sessionFailed(step: string, message: string): unknown[] {
       id,
       outcome: 'skipped',
       level: 'require',
-      ...source(id),
+      ...source(id, ['initialize', 'spawn'].includes(step) ? undefined : '2025-11-25'),
       message: `not run: the session failed at ${step}`,
       short: 'not run',
     })),
