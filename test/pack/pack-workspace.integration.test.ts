@@ -25,7 +25,8 @@ async function workspace(pm: 'pnpm' | 'yarn'): Promise<string> {
   if (!detected.ok) throw new Error(detected.error.message);
   const tool = await ensurePmTool(detected.value, { runDir: scratch, cacheDir: TEST_CLIENT_CACHE });
   if (!tool.ok) throw new Error(tool.error.message);
-  const args = pm === 'pnpm' ? ['install', '--offline'] : ['install'];
+  // Yarn Berry makes installs immutable when CI is set; this set-up install writes the scratch lockfile itself.
+  const args = pm === 'pnpm' ? ['install', '--offline'] : ['install', '--no-immutable'];
   const out = await run(tool.value.command, [...tool.value.prefix, ...args], { cwd: root, env: pmEnv(tool.value), timeoutMs: 120_000 });
   if (!out.ok) throw new Error(`${pm} install: ${out.stderr || out.stdout}`);
   return root;
