@@ -81,7 +81,7 @@ function variantSpec(client: Cell, clientVersion: string | undefined, steps: Ste
     },
     leaks: { graceMs: 10_000 },
   });
-  return { ...spec, major: client.major, probe: join(client.driver, 'probe.js'), ...(clientVersion ? { clientVersion } : {}) };
+  return { ...spec, major: client.major, probe: join(client.driver, 'probe', 'probe.js'), ...(clientVersion ? { clientVersion } : {}) };
 }
 
 function verdicts(run: DriverRun): Record<string, string> {

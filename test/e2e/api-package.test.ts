@@ -98,6 +98,7 @@ describe('the package as a user installs it', () => {
     expect(example.stdout).not.toMatch(/PASSED|\| Pin/);
     expect(example.stderr).toBe('');
     expect((await readdir(path.join(app, 'matrix-results'))).sort()).toEqual([
+      'attestation.intoto.json',
       'junit.xml',
       'matrix.html',
       'matrix.md',
