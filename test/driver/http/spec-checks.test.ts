@@ -2,7 +2,7 @@
 // ranges, the visible-ASCII bounds, every message, short, step and evidence), and specChecks' requests in
 // order (headers, paths, bodies), its levels, its not-measured and its clean-up of the sessions it opened.
 // The same checks against real servers are in test/driver/phases/spec-checks.test.ts.
-import { createServer } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import type { CheckLevel, SubCheckResult } from '../../../src/results/types.js';
@@ -493,6 +493,18 @@ const INIT = {
   params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'mcp-matrix-driver', version: '0.1.0' } },
 };
 const PING = { jsonrpc: '2.0', id: 2, method: 'ping' };
+/** Runs the body against a real server listening on loopback, closed after it. */
+async function onLoopback(server: Server, body: (port: number) => Promise<void>): Promise<void> {
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  try {
+    await body((server.address() as AddressInfo).port);
+  } finally {
+    await new Promise<void>((r) => server.close(() => r()));
+  }
+}
+/** Every spec check off but the named ones. */
+const only = (levels: Record<string, CheckLevel>): Record<string, CheckLevel> =>
+  Object.fromEntries(SPEC_CHECK_IDS.map((id) => [id, levels[id] ?? 'off']));
 const outcomes = (r: { id: string; outcome: string; level: string }[]): Record<string, string> =>
   Object.fromEntries(r.map((c) => [c.id, `${c.outcome}/${c.level}`]));
 
@@ -873,13 +885,8 @@ describe('specChecks on a real loopback server that serves only its own Origin',
         res.end(JSON.stringify({ jsonrpc: '2.0', id: 1, result: { protocolVersion: '2025-03-26', capabilities: {} } }));
       });
     });
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-    const port = (server.address() as AddressInfo).port;
-    try {
-      const levels = Object.fromEntries(SPEC_CHECK_IDS.map((id) => [id, id === 'origin' ? 'require' : 'off'])) as Record<
-        string,
-        CheckLevel
-      >;
+    await onLoopback(server, async (port) => {
+      const levels = only({ origin: 'require' });
       const r = await specChecks({ url: `http://127.0.0.1:${port}/mcp`, port, timeoutMs: 5000, levels });
       expect(r.find((c) => c.id === 'origin')).toMatchObject({
         outcome: 'passed',
@@ -888,9 +895,7 @@ describe('specChecks on a real loopback server that serves only its own Origin',
         evidence: { foreign: '403', loopback: '200', loopbackOrigin: `http://127.0.0.1:${port}`, revision: '2025-03-26' },
       });
       expect(origins).toEqual(['http://evil.example', `http://localhost:${port}`, `http://127.0.0.1:${port}`]);
-    } finally {
-      await new Promise<void>((r) => server.close(() => r()));
-    }
+    });
   });
 
   it('refusing both loopback Origins still fails, naming both', async () => {
@@ -898,22 +903,15 @@ describe('specChecks on a real loopback server that serves only its own Origin',
       req.resume();
       req.on('end', () => res.writeHead(req.headers.origin ? 403 : 200).end());
     });
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-    const port = (server.address() as AddressInfo).port;
-    try {
-      const levels = Object.fromEntries(SPEC_CHECK_IDS.map((id) => [id, id === 'origin' ? 'require' : 'off'])) as Record<
-        string,
-        CheckLevel
-      >;
+    await onLoopback(server, async (port) => {
+      const levels = only({ origin: 'require' });
       const r = await specChecks({ url: `http://127.0.0.1:${port}/mcp`, port, timeoutMs: 5000, levels });
       expect(r.find((c) => c.id === 'origin')).toMatchObject({
         outcome: 'failed',
         message: `a foreign Origin got 403, but a loopback Origin (http://localhost:${port} or http://127.0.0.1:${port}) got 403 too (want 2xx: it refuses every Origin; judged by MCP 2025-11-25: no negotiated revision was read)`,
         step: 'request with a loopback Origin',
       });
-    } finally {
-      await new Promise<void>((r) => server.close(() => r()));
-    }
+    });
   });
 });
 
@@ -932,10 +930,8 @@ describe('specChecks on a real loopback server that refuses every initialize', (
         res.end(JSON.stringify({ jsonrpc: '2.0', id: 1, result: { protocolVersion: '2025-03-26', capabilities: {} } }));
       });
     });
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-    const port = (server.address() as AddressInfo).port;
-    try {
-      const levels = Object.fromEntries(SPEC_CHECK_IDS.map((id) => [id, id === 'host' ? 'require' : 'off'])) as Record<string, CheckLevel>;
+    await onLoopback(server, async (port) => {
+      const levels = only({ host: 'require' });
       const input = { url: `http://127.0.0.1:${port}/mcp`, port, timeoutMs: 5000, levels };
       expect((await specChecks(input)).find((c) => c.id === 'host')).toMatchObject({
         outcome: 'not-measured',
@@ -952,9 +948,7 @@ describe('specChecks on a real loopback server that refuses every initialize', (
         outcome: 'passed',
         message: `Host evil.example:${port} refused with 400`,
       });
-    } finally {
-      await new Promise<void>((r) => server.close(() => r()));
-    }
+    });
   });
 });
 
@@ -973,13 +967,9 @@ describe('specChecks on a real loopback server that refuses every request after 
         res.end(JSON.stringify({ jsonrpc: '2.0', id: 1, result: { protocolVersion: '2025-03-26', capabilities: {} } }));
       });
     });
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-    const port = (server.address() as AddressInfo).port;
-    try {
+    await onLoopback(server, async (port) => {
       for (const version of ['off', 'warn'] as const) {
-        const levels = Object.fromEntries(
-          SPEC_CHECK_IDS.map((id) => [id, id === 'session-required' ? 'warn' : id === 'protocol-version' ? version : 'off']),
-        ) as Record<string, CheckLevel>;
+        const levels = only({ 'session-required': 'warn', 'protocol-version': version });
         const r = await specChecks({ url: `http://127.0.0.1:${port}/mcp`, port, timeoutMs: 5000, levels });
         expect(
           r.find((c) => c.id === 'session-required'),
@@ -990,9 +980,7 @@ describe('specChecks on a real loopback server that refuses every request after 
             "a request (ping) without Mcp-Session-Id got 400, but the same request with its session got 400 too: the refusal is not the missing ID's, so this could not be judged",
         });
       }
-    } finally {
-      await new Promise<void>((r) => server.close(() => r()));
-    }
+    });
   });
 });
 
@@ -1020,13 +1008,8 @@ describe('specChecks on a real loopback server that serves one session at a time
         res.end(method === 'notifications/initialized' ? '' : JSON.stringify({ jsonrpc: '2.0', id: 2, result: {} }));
       });
     });
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-    const port = (server.address() as AddressInfo).port;
-    try {
-      const levels = Object.fromEntries(SPEC_CHECK_IDS.map((id) => [id, id === 'session-id-distinct' ? 'warn' : 'off'])) as Record<
-        string,
-        CheckLevel
-      >;
+    await onLoopback(server, async (port) => {
+      const levels = only({ 'session-id-distinct': 'warn' });
       const r = await specChecks({ url: `http://127.0.0.1:${port}/mcp`, port, timeoutMs: 5000, levels });
       expect(r.find((c) => c.id === 'session-id-distinct')).toMatchObject({
         outcome: 'failed',
@@ -1034,9 +1017,7 @@ describe('specChecks on a real loopback server that serves one session at a time
         short: '503',
         step: 'second initialize',
       });
-    } finally {
-      await new Promise<void>((r) => server.close(() => r()));
-    }
+    });
   });
 });
 
