@@ -2,7 +2,7 @@
 import path from 'node:path';
 import type { Logger } from '../logger.js';
 import { preparePlan, type PrepareOptions } from '../orchestrator/prepare.js';
-import { hasAxes, type Plan, type PlannedVariant } from '../plan/plan.js';
+import { cellHasAxes, type Plan, type PlannedVariant } from '../plan/plan.js';
 import type { Failure } from '../util/result.js';
 import { freezePlan } from '../plan/frozen.js';
 
@@ -52,7 +52,7 @@ export async function planCommand(options: PrepareOptions & { json: boolean }, l
       }),
     );
   } else {
-    const axes = plan.cells.some(hasAxes);
+    const axes = plan.cells.some(cellHasAxes);
     const variants = plan.cells.reduce((n, c) => n + c.variants.length, 0);
     log.info(
       `${plan.package.name}@${plan.package.version} · bin ${plan.bin.name} · ${plan.cells.length} cell(s)${axes ? ` · ${variants} variant(s)` : ''} · registry ${await registry.url()} (${registry.lookups} look-ups)`,
@@ -66,7 +66,7 @@ export async function planCommand(options: PrepareOptions & { json: boolean }, l
           .map(([n, v]) => `${n}@${v}`)
           .join(' ')}`,
       );
-      if (hasAxes(c)) {
+      if (cellHasAxes(c)) {
         log.info(`  ${''.padEnd(12)} ${c.variants.length} variant(s):`);
         for (const v of c.variants) log.info(`  ${''.padEnd(14)} ${v.id}  ${describeVariant(v)}`);
       }
@@ -116,7 +116,7 @@ export function planJson(plan: Plan) {
     include: plan.cells.flatMap((c) =>
       c.variants.map((v) => ({
         id: v.id,
-        ...(hasAxes(c) ? { cell: c.id } : {}),
+        ...(cellHasAxes(c) ? { cell: c.id } : {}),
         pin: c.pin,
         version: c.version,
         major: c.major,

@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { Logger } from '../logger.js';
 import { prepareConfig, type PrepareOptions } from '../orchestrator/prepare.js';
 import { invocation } from '../orchestrator/invocation.js';
-import { runMatrix } from '../orchestrator/run-matrix.js';
+import { orchestrate } from '../orchestrator/orchestrate.js';
 import type { ProgressMode } from '../orchestrator/progress.js';
 import { publishInto } from '../reports/publish.js';
 import { checkOutDir, writeReportsSync, writeRunReports } from '../reports/write.js';
@@ -12,7 +12,7 @@ import { decideRun, storedFacts } from '../judge/verdict.js';
 import { baselineFromRun, DEFAULT_BASELINE, parseBaseline, renderBaseline } from '../reports/baseline.js';
 import type { BaselineEntry, RunResult } from '../results/types.js';
 import { hasAxes } from '../results/variants.js';
-import { hasAxes as hasPlannedAxes } from '../plan/plan.js';
+import { cellHasAxes } from '../plan/plan.js';
 import { describeExpansion } from './plan.js';
 import type { ResolvedConfig } from '../config/resolve.js';
 import { describeSwept, sweepStale } from '../orchestrator/sweep.js';
@@ -126,7 +126,7 @@ async function runAndReport(options: RunCommandOptions, log: Logger): Promise<nu
   }
   let dropHardExit = (): void => {};
   const shown = new Set<string>();
-  const result = await runMatrix(config, registry, {
+  const result = await orchestrate(config, registry, {
     cwd: options.cwd,
     cells: options.cells,
     ...(options.concurrency ? { concurrency: options.concurrency } : {}),
@@ -145,7 +145,7 @@ async function runAndReport(options: RunCommandOptions, log: Logger): Promise<nu
     ...(frozen ? { frozen } : {}),
     onPlan: (plan) => {
       // With axes, the expansion and the count before anything runs (as `plan` shows them).
-      if (plan.cells.some(hasPlannedAxes)) log.info(describeExpansion(plan));
+      if (plan.cells.some(cellHasAxes)) log.info(describeExpansion(plan));
       for (const f of plan.lockstep) shown.add(`lockstep: ${f.message}`);
       for (const f of plan.lockstep)
         (f.level === 'error' ? log.error : log.warn)(`${f.level === 'error' ? 'lockstep error: ' : 'lockstep: '}${f.message}`);

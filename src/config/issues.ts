@@ -21,7 +21,7 @@ export function formatPath(path: readonly PropertyKey[]): string {
 }
 
 /** Every leaf problem as `path: message`, in the order zod found them. */
-export function formatIssues(error: z.ZodError, schema: z.ZodType): string[] {
+export function formatLeafIssues(error: z.ZodError, schema: z.ZodType): string[] {
   return leaves(error.issues, [], schema).map((l) => `${formatPath(l.path)}: ${l.message}`);
 }
 

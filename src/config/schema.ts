@@ -1,7 +1,7 @@
 // Strict runtime validation of a loaded config; every problem is reported at once as `path: message`.
 import { z } from 'zod';
 import semver from 'semver';
-import { formatIssues as formatLeafIssues } from './issues.js';
+import { formatLeafIssues } from './issues.js';
 import { CLIENT_PACKAGES, DEFAULT_MAJORS, pinMajor } from './majors.js';
 import { CHECK_LEVELS, checkIds, type CheckPhase } from '../contract/checks.js';
 
@@ -304,14 +304,9 @@ export function cellIdFromPin(pin: string): string {
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-/** Validate a loaded config: the config, or every leaf problem (see formatIssues). */
+/** Validate a loaded config: the config, or every leaf problem (see formatLeafIssues). */
 export function validateConfig(raw: unknown): { ok: true; config: z.output<typeof configSchema> } | { ok: false; problems: string[] } {
   // The input is kept on issues for did-you-mean on enum values; it is never printed.
   const parsed = configSchema.safeParse(raw, { reportInput: true });
-  return parsed.success ? { ok: true, config: parsed.data } : { ok: false, problems: formatIssues(parsed.error) };
-}
-
-/** Every leaf problem of a config as `path: message` (unions unwrapped, unknown keys with a did-you-mean). */
-export function formatIssues(error: z.ZodError): string[] {
-  return formatLeafIssues(error, configSchema);
+  return parsed.success ? { ok: true, config: parsed.data } : { ok: false, problems: formatLeafIssues(parsed.error, configSchema) };
 }

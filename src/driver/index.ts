@@ -18,7 +18,7 @@ import { cellPlaceholders, makeScratchDir } from './client/placeholders.js';
 import { stdioPhase } from './phases/stdio.js';
 import type { DriverMessage, DriverSpec } from '../contract/protocol.js';
 import { killTaggedNow, sweepTagged } from './server/escaped.js';
-import { killGroup } from './server/proc.js';
+import { signalGroup } from './server/proc.js';
 import { Redactor } from './server/redact.js';
 import { withSdkRuntime } from './client/sdk-runtime.js';
 
@@ -58,7 +58,7 @@ function send(message: DriverMessage): Promise<void> {
 }
 
 function killAll(): void {
-  for (const { proc } of context?.servers ?? []) if (proc.pid !== undefined) killGroup(proc.pid, 'SIGKILL');
+  for (const { proc } of context?.servers ?? []) if (proc.pid !== undefined) signalGroup(proc.pid, 'SIGKILL');
   // Descendants that left their server's group still carry its tag.
   if (context) killTaggedNow(context.cookie, context.tagPrefix);
 }

@@ -77,7 +77,9 @@ export async function buildPlan(config: ResolvedConfig, registry: Registry): Pro
   const hash = createHash('sha256')
     .update(hashConfig(config))
     // Without axes the identity is what it always was; a variant's client and Node are part of it.
-    .update(JSON.stringify(cells.map((c) => (hasAxes(c) ? [c.id, c.installSet, c.variants.map(variantIdentity)] : [c.id, c.installSet]))))
+    .update(
+      JSON.stringify(cells.map((c) => (cellHasAxes(c) ? [c.id, c.installSet, c.variants.map(variantIdentity)] : [c.id, c.installSet]))),
+    )
     .digest('hex');
   return ok({ config, package: pkg, bin: bin.value, cells, lockstep, hash });
 }
@@ -137,7 +139,7 @@ export function variantId(cellId: string, clientId?: string, nodeId?: string): s
   return [cellId, clientId, nodeId].filter((part) => part !== undefined).join('~');
 }
 
-export function hasAxes(cell: Pick<PlannedCell, 'variants'>): boolean {
+export function cellHasAxes(cell: Pick<PlannedCell, 'variants'>): boolean {
   return cell.variants.some((v) => v.client !== undefined || v.node !== undefined);
 }
 

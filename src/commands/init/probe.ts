@@ -4,7 +4,7 @@
 import path from 'node:path';
 import type { HttpConfig, MatrixConfig } from '../../config/define.js';
 import { resolveConfig } from '../../config/resolve.js';
-import { runMatrix } from '../../orchestrator/run-matrix.js';
+import { orchestrate } from '../../orchestrator/orchestrate.js';
 import type { Registry } from '../../plan/registry.js';
 import type { CellResult } from '../../results/types.js';
 import { fail, ok, type Result } from '../../util/result.js';
@@ -31,7 +31,7 @@ export const probeServer: Probe = async (input, registry) => {
     lockstep: 'off',
   };
   const resolved = resolveConfig({ file: path.join(input.cwd, 'matrix.config.ts'), dir: input.cwd, config }, {}, input.cwd);
-  const run = await runMatrix(resolved, registry, { cwd: input.cwd, cells: [], keep: false, progress: 'silent', signal: input.signal });
+  const run = await orchestrate(resolved, registry, { cwd: input.cwd, cells: [], keep: false, progress: 'silent', signal: input.signal });
   if (!run.ok) return run;
   const cell = run.value.cells[0];
   return cell ? ok(cell) : fail('infrastructure', 'the scratch cell produced no result');

@@ -18,7 +18,7 @@ import { proxiedUrl, startAuthProxy, type AuthProxy } from '../http/auth-proxy.j
 import { commandFor, errorText, result, substitute, type DriverContext } from '../context.js';
 import { fetchTokens } from '../http/oauth-discovery.js';
 import { freePort, waitUntilListening } from '../http/listen-watch.js';
-import { killGroup } from '../server/proc.js';
+import { signalGroup } from '../server/proc.js';
 import type { DriverSpec } from '../../contract/protocol.js';
 import { endpointUrl } from '../http/endpoint.js';
 import {
@@ -215,7 +215,7 @@ function launchScenario(spec: ConformanceSpec, name: string, url: string, outDir
     child.once('close', (code) => resolve({ code }));
   });
   const kill = () => {
-    if (child.pid !== undefined) killGroup(child.pid, 'SIGKILL');
+    if (child.pid !== undefined) signalGroup(child.pid, 'SIGKILL');
   };
   return {
     cancel: kill,

@@ -59,7 +59,7 @@ export async function postInitialize(url: string, authorization: string | undefi
   }
 }
 
-export const ok = (text: string, short = 'ok'): SubCheck => ({ outcome: 'ok', text, short });
+export const okCheck = (text: string, short = 'ok'): SubCheck => ({ outcome: 'ok', text, short });
 
 export const failed = (text: string, short: string, step: string): SubCheck => ({ outcome: 'failed', text, short, step });
 
@@ -71,7 +71,7 @@ export const NOT_JUDGED: SubCheck = { outcome: 'n/a', text: '', short: 'n/a' };
 export function statusCheck(probe: Probe | Error, who: 'no token' | 'wrong token'): SubCheck {
   const step = who === 'no token' ? 'request without a token' : 'request with a wrong token';
   if (probe instanceof Error) return failed(`no answer (${errorText(probe)})`, 'no answer', step);
-  if (probe.status === 401) return ok('401', '401');
+  if (probe.status === 401) return okCheck('401', '401');
   const short = `${probe.status} (want 401)`;
   if (probe.status >= 200 && probe.status < 300) {
     const why = who === 'no token' ? 'the endpoint does not require the bearer token' : 'a wrong token is accepted';
@@ -84,7 +84,7 @@ export function statusCheck(probe: Probe | Error, who: 'no token' | 'wrong token
 export function challengeCheck(probe: Probe | Error): SubCheck | null {
   if (probe instanceof Error || probe.status < 400 || probe.status >= 500) return null;
   const header = probe.wwwAuthenticate;
-  if (bearerParams(header)) return ok('with a Bearer challenge', 'Bearer challenge');
+  if (bearerParams(header)) return okCheck('with a Bearer challenge', 'Bearer challenge');
   const step = 'request without a token';
   if (header === null) return failed('without WWW-Authenticate', 'no challenge', step);
   return failed(`with WWW-Authenticate ${JSON.stringify(header)} (want Bearer)`, 'not a Bearer challenge', step);

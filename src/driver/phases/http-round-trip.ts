@@ -6,7 +6,7 @@ import type { HttpSpec } from '../../contract/protocol.js';
 import { isUnauthorized, type McpSession, type SdkAdapter } from '../client/adapter.js';
 import { errorText, exitNote, RequestWindow, StepTimeout, withTimeout } from '../context.js';
 import { stepLabel } from '../client/expectations.js';
-import { failed, ok, type SubCheck } from './http-refusals.js';
+import { failed, okCheck, type SubCheck } from './http-refusals.js';
 import type { ServerProcess } from '../server/process.js';
 import { runStep } from '../client/steps.js';
 import { FAILED_STEPS, recordCompared, type FailedStep } from '../../contract/compared.js';
@@ -75,7 +75,7 @@ export async function roundTripCheck(
     step = 'terminate session';
     inFlight.begin(step);
     await bounded(session.terminateSession(), 'session DELETE');
-    return { outcome: 'ok', check: ok('ok'), evidence };
+    return { outcome: 'ok', check: okCheck('ok'), evidence };
   } catch (error) {
     // A server that died under the request (it is stopped only after the round trip): name its exit, as stdio does.
     const { proc } = server;

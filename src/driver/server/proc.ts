@@ -87,7 +87,7 @@ export function groupGone(pgid: number): boolean {
   }
 }
 
-export function killGroup(pgid: number, signal: NodeJS.Signals): void {
+export function signalGroup(pgid: number, signal: NodeJS.Signals): void {
   try {
     process.kill(-pgid, signal);
   } catch {

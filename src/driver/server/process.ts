@@ -6,7 +6,7 @@ import { closeSync, openSync, readFileSync, realpathSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { launchOf } from './launch.js';
 import { NoiseLog, TailBuffer, type Clip } from './output.js';
-import { groupGone, groupMembers, killGroup, type ProcInfo } from './proc.js';
+import { groupGone, groupMembers, signalGroup, type ProcInfo } from './proc.js';
 
 export interface ExitInfo {
   code: number | null;
@@ -157,7 +157,7 @@ export class ServerProcess {
   terminate(): void {
     this.stopRequestedAt ??= Date.now();
     this.stopKind ??= 'SIGTERM';
-    if (this.running && this.pid !== undefined) killGroup(this.pid, 'SIGTERM');
+    if (this.running && this.pid !== undefined) signalGroup(this.pid, 'SIGTERM');
   }
 
   members(): ProcInfo[] | null {
@@ -168,10 +168,10 @@ export class ServerProcess {
   async kill(ms = 3000): Promise<boolean> {
     if (this.pid === undefined) return true;
     const deadline = Date.now() + ms;
-    killGroup(this.pid, 'SIGKILL');
+    signalGroup(this.pid, 'SIGKILL');
     await this.waitExit(ms);
     while (!groupGone(this.pid) && Date.now() < deadline) {
-      killGroup(this.pid, 'SIGKILL');
+      signalGroup(this.pid, 'SIGKILL');
       await new Promise((r) => setTimeout(r, 20));
     }
     return this.markReapedIfGone();

@@ -10,7 +10,7 @@ import { countLine, groups } from './grid.js';
 import { checkState, isProblem, MARKS, worst } from './marks.js';
 
 /** The section, or '' when no variant recorded a sub-check. */
-export function renderChecks(run: RunResult): string {
+export function renderChecksHtml(run: RunResult): string {
   const rows = checkRows(run.cells);
   if (rows.length === 0) return '';
   const all = groups(run);

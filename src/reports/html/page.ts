@@ -7,7 +7,7 @@ import type { RunResult } from '../../results/types.js';
 import { runVerdictLabel } from '../view.js';
 import { CSS, JS } from './assets.js';
 import { el, text } from './escape.js';
-import { renderChecks } from './checks.js';
+import { renderChecksHtml } from './checks.js';
 import { renderGrid } from './grid.js';
 import { renderFailureList, renderHeader, renderSurface, renderWarningList } from './header.js';
 import { renderAnswers } from './answers.js';
@@ -46,7 +46,7 @@ export function renderHtml(run: RunResult): string {
     el('p', { id: 'none-failing', class: 's-pass' }, text(`${MARKS.pass.mark} no failures: every cell passed and was measured`)),
     renderGrid(run),
     renderFailureList(run),
-    renderChecks(run),
+    renderChecksHtml(run),
     renderWarningList(run),
   ];
   return `<!doctype html>\n<html lang="en">\n<head>\n${head.join('\n')}\n</head>\n<body>\n${main.join('\n')}\n<script>${JS}</script>\n</body>\n</html>\n`;

@@ -7,7 +7,7 @@ import { basename, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AnsweredServers, answeringOf, probedOf, whyUnprobed } from '../../../src/driver/server/answering.js';
 import { stdioPhase } from '../../../src/driver/phases/stdio.js';
-import { groupMembers, killGroup, procAvailable } from '../../../src/driver/server/proc.js';
+import { groupMembers, signalGroup, procAvailable } from '../../../src/driver/server/proc.js';
 import type { ServerProcess } from '../../../src/driver/server/process.js';
 import { observeSdk } from '../../../src/driver/client/sdk-runtime.js';
 import { ROOT } from '../helpers/cell.js';
@@ -149,7 +149,7 @@ describe.runIf(procAvailable())('AnsweredServers on a real group', () => {
     for (const f of ['cell/x/server.js', 'cell-x/server.js']) writeFileSync(join(dir, f), 'setInterval(() => {}, 1000);\n');
   });
   afterAll(() => {
-    for (const g of groups) if (g.pid) killGroup(g.pid, 'SIGKILL');
+    for (const g of groups) if (g.pid) signalGroup(g.pid, 'SIGKILL');
     rmSync(dir, { recursive: true, force: true });
   });
 

@@ -14,7 +14,7 @@ import { runSecrets, type RunSecrets } from '../judge/secrets.js';
 import { repoPrefix, sourceCommit } from '../pack/commit.js';
 import { fingerprint, packDirectory, type Tarball } from '../pack/pack.js';
 import { thawPlan, type FrozenPlan } from '../plan/frozen.js';
-import { buildPlan, hasAxes, selectCells, type Plan, type PlannedCell, type PlannedVariant } from '../plan/plan.js';
+import { buildPlan, cellHasAxes, selectCells, type Plan, type PlannedCell, type PlannedVariant } from '../plan/plan.js';
 import type { Registry } from '../plan/registry.js';
 import { currentCookie } from '../process/cookie.js';
 import { run as exec } from '../process/exec.js';
@@ -66,7 +66,7 @@ export interface RunOptions {
   onCellsStart?(snapshot: () => RunResult): void;
 }
 
-export async function runMatrix(config: ResolvedConfig, registry: Registry, options: RunOptions): Promise<Result<RunResult>> {
+export async function orchestrate(config: ResolvedConfig, registry: Registry, options: RunOptions): Promise<Result<RunResult>> {
   const startedAt = new Date();
   const cookie = currentCookie();
   const opened = await openRunDir(cookie, options.keep, options.warn);
@@ -144,7 +144,7 @@ async function runCells(
 ): Promise<CellResult[]> {
   const { plan, selected } = facts;
   const units = interleave(selected);
-  const axes = selected.some(hasAxes);
+  const axes = selected.some(cellHasAxes);
   const cores = os.availableParallelism();
   // Installs are CPU- and network-bound; driver runs mostly wait on their servers, so with axes more of
   // them run at once than installs (each cell's install, each client's and each runtime is made once).
