@@ -36,6 +36,8 @@ export default defineConfig({
   // Not measured here: with no host option it always listens on every interface, and its other endpoint
   // (/mcp) takes any API key or none; the bind phase asks only http.path, so its message would tell half of it.
   bind: false,
+  // conformance: on (it is on whenever http is): the suite runs through the harness's proxy with a valid JWT from the
+  // run's authorization server (GROUND-TRUTH.md, "The conformance suite behind OAuth").
   // stdio: exits 0 about 2.5 s after stdin EOF. HTTP: exits 0 on SIGTERM within 50 ms.
   leaks: { graceMs: 10_000 },
   lockstep: 'off', // the package admits one 2.x version; there is no range to cover
