@@ -41,6 +41,8 @@ test('a one-cell plan passes, and a release between the plan and the cell change
   const repo = path.join(tmp, 'repo');
   mkdirSync(repo);
   writeFileSync(path.join(repo, 'package.json'), '{"name":"consumer","version":"1.0.0","private":true}\n');
+  // setup-node (cache: npm) hashes the lockfile; npm ci is stubbed below.
+  writeFileSync(path.join(repo, 'package-lock.json'), '{"name":"consumer","lockfileVersion":3,"packages":{}}\n');
   writeFileSync(
     path.join(repo, 'matrix.config.ts'),
     `import { defineConfig } from ${JSON.stringify(path.join(ROOT, 'src/index.ts'))};

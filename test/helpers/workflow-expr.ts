@@ -9,6 +9,8 @@ export interface Scope {
   contexts: Record<string, Value>;
   /** success(), failure(), cancelled() for where the expression is evaluated. */
   status: { success: boolean; failure: boolean; cancelled: boolean };
+  /** hashFiles(...patterns) in a job's steps (the workspace's files); absent where GitHub has no workspace. */
+  hashFiles?: (patterns: string[]) => string;
 }
 
 type Token = { t: 'num' | 'str' | 'id' | 'op'; v: string };
@@ -203,6 +205,9 @@ export function evaluate(src: string, scope: Scope): Value {
         return stringOf(args[0]).replace(/\{(\d+)\}/g, (_m, i: string) => stringOf(args[Number(i) + 1]));
       case 'join':
         return Array.isArray(args[0]) ? args[0].map(stringOf).join(args.length > 1 ? stringOf(args[1]) : ',') : stringOf(args[0]);
+      case 'hashfiles':
+        if (!scope.hashFiles) throw new Error('hashFiles is only available in a job step');
+        return scope.hashFiles(args.map(stringOf));
       default:
         throw new Error(`function ${name} is not supported by the local runner`);
     }

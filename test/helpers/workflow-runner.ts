@@ -22,7 +22,11 @@
 //   a failed or cancelled one (and every job needing a re-run job) runs again; artifacts persist in the
 //   run across attempts; one artifact store per run, shared by every call of a reusable workflow in it
 //   (`artifacts`);
-// - stand-ins for actions: checkout (copies the repository), setup-node (records its input), and the
+// - GITHUB_PATH (the newest entry first on PATH); a step summary over 1 MiB dropped whole with an error annotation;
+//   hashFiles() in a step's expressions;
+// - stand-ins for actions: checkout (copies the repository), setup-node and pnpm/action-setup as their sources
+//   read their inputs and fail (test/helpers/workflow-actions.ts; Node itself is this machine's), the image's
+//   corepack and global Yarn 1 (real pnpm and Yarn from `tools`), and the
 //   artifact actions per their READMEs: upload-artifact (root = the directory given, or the one before the
 //   first wildcard; `overwrite`, `if-no-files-found`; a name already in the run fails without overwrite),
 //   download-artifact v5+ (by `name`: into `path`; by `pattern`/all: into `path/<name>/` unless
@@ -38,7 +42,11 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, 
 import os from 'node:os';
 import path from 'node:path';
 import { parse } from 'yaml';
+import { hashFiles, setupNode, setupPnpm, writeImageTools, type ActionResult } from './workflow-actions.js';
 import { condition, interpolate, stringOf, type Scope, type Value } from './workflow-expr.js';
+
+/** GitHub's limit on one step's summary (the runner's AttachmentSizeLimit). */
+const SUMMARY_LIMIT = 1024 * 1024;
 
 export type JobResult = 'success' | 'failure' | 'cancelled' | 'skipped';
 
@@ -109,6 +117,8 @@ export interface RunOptions {
   rerunAllOf?: RunRecord;
   /** The run's artifact store, shared by every call of a reusable workflow in one run. */
   artifacts?: Map<string, Artifact>;
+  /** Real package managers for the stand-ins (pnpm/action-setup, corepack, the image's Yarn 1): `name@version` → bin dir. */
+  tools?: Record<string, string>;
   /** The workflow is called (`workflow_call`) by this job of a caller workflow named `workflow`. */
   calledBy?: { job: string; workflow: string };
 }
@@ -357,6 +367,19 @@ export function runWorkflow(options: RunOptions): RunRecord {
     if (status.cancelled) status.success = false;
     const steps: StepsContext = {};
     const addedEnv: Record<string, string> = {};
+    // GITHUB_PATH entries (the newest first on PATH), then the image's tools (corepack, Yarn 1), then the machine's.
+    const addedPath: string[] = [];
+    const image = path.join(temp, 'image-bin');
+    mkdirSync(image);
+    writeImageTools(image, options.tools ?? {});
+    const processEnv = (stepEnv: Record<string, string>) => ({
+      ...options.env,
+      ...stepEnv,
+      PATH: [...addedPath]
+        .reverse()
+        .concat(image, stepEnv.PATH ?? options.env.PATH ?? '')
+        .join(path.delimiter),
+    });
     let fileIndex = 0;
     const scope = (): Scope => {
       const s = base(
@@ -375,7 +398,7 @@ export function runWorkflow(options: RunOptions): RunRecord {
       const withJob = base({ ...s.contexts, env }, status);
       for (const [k, v] of Object.entries(job.env ?? {})) env[k] = stringOf(interpolate(stringOf(v), withJob));
       Object.assign(env, addedEnv);
-      return base({ ...s.contexts, env }, status);
+      return { ...base({ ...s.contexts, env }, status), hashFiles: (patterns) => hashFiles(workspace, patterns.join('\n')) };
     };
 
     /**
@@ -396,6 +419,7 @@ export function runWorkflow(options: RunOptions): RunRecord {
         output: path.join(temp, `output-${index}`),
         env: path.join(temp, `env-${index}`),
         summary: path.join(temp, `summary-${index}`),
+        path: path.join(temp, `path-${index}`),
       };
       for (const f of Object.values(files)) writeFileSync(f, '');
       let ok = true;
@@ -419,8 +443,7 @@ export function runWorkflow(options: RunOptions): RunRecord {
           const out = spawnSync('bash', shell === 'bash' ? ['--noprofile', '--norc', '-eo', 'pipefail', file] : ['-e', file], {
             cwd,
             env: {
-              ...options.env,
-              ...stepEnv,
+              ...processEnv(stepEnv),
               GITHUB_ACTIONS: 'true',
               CI: 'true',
               GITHUB_WORKSPACE: workspace,
@@ -431,6 +454,7 @@ export function runWorkflow(options: RunOptions): RunRecord {
               GITHUB_OUTPUT: files.output,
               GITHUB_ENV: files.env,
               GITHUB_STEP_SUMMARY: files.summary,
+              GITHUB_PATH: files.path,
               ...(frame.actionPath !== undefined ? { GITHUB_ACTION_PATH: frame.actionPath } : {}),
             },
             encoding: 'utf8',
@@ -461,14 +485,26 @@ export function runWorkflow(options: RunOptions): RunRecord {
         log = result.log;
         actionOutputs = result.outputs;
       } else {
-        const result = runAction(step, s, workspace, job);
+        const result = runAction(step, s, workspace, job, processEnv(stepEnv));
         record.annotations.push(...(result.annotations ?? []));
         ok = result.ok;
         log = result.log;
+        actionOutputs = result.outputs;
+        addedPath.push(...(result.path ?? []));
+        Object.assign(addedEnv, result.env);
       }
       const outputs = actionOutputs ?? parseFileCommands(readFileSync(files.output, 'utf8'));
       Object.assign(addedEnv, parseFileCommands(readFileSync(files.env, 'utf8')));
-      record.summary += readFileSync(files.summary, 'utf8');
+      addedPath.push(...readFileSync(files.path, 'utf8').split('\n').filter(Boolean));
+      // The runner uploads a step's summary up to 1 MiB; above, none of it, with an error on the run (not the step).
+      const summary = readFileSync(files.summary);
+      if (summary.length > SUMMARY_LIMIT)
+        record.annotations.push({
+          level: 'error',
+          title: '',
+          message: `$GITHUB_STEP_SUMMARY upload aborted, supports content up to a size of ${SUMMARY_LIMIT / 1024}k, got ${Math.floor(summary.length / 1024)}k. For more information see: https://docs.github.com/actions/using-workflows/workflow-commands-for-github-actions#adding-a-markdown-summary`,
+        });
+      else record.summary += summary.toString('utf8');
       const outcome: JobResult = ok ? 'success' : 'failure';
       const conclusion: JobResult = ok || step['continue-on-error'] ? 'success' : 'failure';
       if (step.id) frame.steps[step.id] = { outputs, outcome, conclusion };
@@ -506,8 +542,8 @@ export function runWorkflow(options: RunOptions): RunRecord {
         steps: {},
         status: { ...caller.status },
         actionPath: dir,
-        scope: () =>
-          base(
+        scope: () => ({
+          ...base(
             {
               ...s.contexts,
               github: { ...(s.contexts.github as Record<string, Value>), action_path: dir },
@@ -517,6 +553,8 @@ export function runWorkflow(options: RunOptions): RunRecord {
             },
             inner.status,
           ),
+          ...(s.hashFiles ? { hashFiles: s.hashFiles } : {}),
+        }),
       };
       const logs: string[] = [];
       for (const inside of action.runs.steps ?? []) {
@@ -541,12 +579,7 @@ export function runWorkflow(options: RunOptions): RunRecord {
     }
   }
 
-  function runAction(
-    step: Step,
-    s: Scope,
-    workspace: string,
-    job: Job,
-  ): { ok: boolean; log: string; annotations?: JobRecord['annotations'] } {
+  function runAction(step: Step, s: Scope, workspace: string, job: Job, env: Record<string, string>): ActionResult {
     const input = (k: string): string => stringOf(step.with?.[k] === undefined ? '' : interpolate(stringOf(step.with[k]), s));
     const action = (step.uses ?? '').replace(/@.*$/, '');
     const at = (p: string) => path.resolve(workspace, p || '.');
@@ -554,7 +587,9 @@ export function runWorkflow(options: RunOptions): RunRecord {
       cpSync(options.repo, workspace, { recursive: true, filter: (src) => !src.split(path.sep).includes('node_modules') });
       return { ok: true, log: 'checked out' };
     }
-    if (action === 'actions/setup-node') return { ok: true, log: `node ${input('node-version') || input('node-version-file')}` };
+    const ctx = { workspace, env, input, tools: options.tools ?? {} };
+    if (action === 'actions/setup-node') return setupNode(ctx);
+    if (action === 'pnpm/action-setup') return setupPnpm(ctx);
     if (action === 'actions/upload-artifact') {
       const name = input('name') || 'artifact';
       const spec = input('path');

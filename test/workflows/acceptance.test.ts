@@ -56,6 +56,8 @@ function setup(
   mkdirSync(path.join(fake, 'pieces'), { recursive: true });
   writeFileSync(path.join(pkg, 'package.json'), '{"name":"server","version":"1.0.0","files":["index.js"]}\n');
   writeFileSync(path.join(pkg, 'index.js'), '\n');
+  // setup-node (cache: npm) hashes the lockfile the workflow names: a package with a lockfile of its own.
+  writeFileSync(path.join(pkg, 'package-lock.json'), '{"name":"server","lockfileVersion":3,"packages":{}}\n');
   writeFileSync(path.join(pkg, 'matrix.config.ts'), 'export default {};\n');
   if (options.tarball !== false) writeFileSync(path.join(pkg, 'server-1.0.0.tgz'), 'not really a tarball');
   const run = makeRun(specs);
