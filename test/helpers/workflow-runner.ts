@@ -34,7 +34,7 @@
 //   `github-token` and `run-id` it reads through the runner's artifact service, which resolves against the
 //   current run attempt, so an earlier attempt's artifact is a 404, as download-artifact#486 reports; with
 //   them, the REST API, which needs `actions: read` where the workflow sets permissions).
-// Deviations, stated: jobs never run in parallel; `stub` replaces a run step's exact text (npm ci) by
+// Deviations, stated: jobs never run in parallel; `stub` replaces a run step's exact text (npm ci), or the command of a step that runs one variable, by
 // another and `workflowEnv` a workflow-level env value (the CLI command), so that tests stay cheap; `cancel` marks a job instance cancelled before its first step
 // (steps with always()/cancelled() still run, as on GitHub).
 import { spawnSync } from 'node:child_process';
@@ -431,7 +431,11 @@ export function runWorkflow(options: RunOptions): RunRecord {
           ok = false;
           log = `Error: ${frame.actionPath}/action.yml: Required property is missing: shell\n`;
         } else {
-          const script = options.stub?.[step.run.trim()] ?? stringOf(interpolate(step.run, s));
+          // A stub matches the step's text, or the command a step of one variable (`run: $INSTALL`) runs.
+          const own = step.run.trim();
+          const command = /^"?\$\{?(\w+)\}?"?$/.exec(own)?.[1];
+          const script =
+            options.stub?.[own] ?? (command ? options.stub?.[stepEnv[command] ?? ''] : undefined) ?? stringOf(interpolate(step.run, s));
           // Job defaults apply to the workflow's own run steps, never inside an action.
           const wd = step['working-directory'] ?? (frame.actionPath === undefined ? job.defaults?.run?.['working-directory'] : undefined);
           const cwd = path.resolve(workspace, wd ? stringOf(interpolate(wd, s)) : '.');

@@ -97,6 +97,15 @@ describe('steps and jobs', () => {
   });
 });
 
+test('a stub replaces a step by its text, or by the command of a step that runs one variable', () => {
+  const r = run(
+    `  j:\n    runs-on: ubuntu-latest\n    env:\n      INSTALL: npm ci\n    steps:\n      - run: npm ci\n      - run: $INSTALL\n`,
+    {},
+    { stub: { 'npm ci': 'echo stubbed' } },
+  );
+  expect(r.job('j').steps.map((s) => s.log)).toEqual(['stubbed\n', 'stubbed\n']);
+});
+
 describe('actions/setup-node (v6.5.0, from its source)', () => {
   test('node-version-file is read from the workspace: package.json engines.node (a range, as written)', () => {
     const r = run(checkoutAndNode('node-version-file: packages/server/package.json'), {
