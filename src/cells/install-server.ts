@@ -2,6 +2,7 @@
 // here, once per cell), the environment's static check and the driver shipped in (beside the install, in
 // `.mcp-matrix/`, which npm does not touch: it needs nothing npm installs). Never throws.
 import { verifyEnvironment } from '../judge/environment.js';
+import { judgeImports, withImportChecks } from '../judge/undeclared-imports.js';
 import { harnessError, installFailure } from '../judge/not-measured.js';
 import { sdkPackageNames } from '../judge/sdk-tree.js';
 import type { PlannedCell } from '../plan/plan.js';
@@ -80,11 +81,28 @@ export async function installServer(cell: PlannedCell, ctx: CellContext, hooks: 
       npmVersion: ctx.npmVersion,
       install,
     });
-    env.evidence.installSource = source;
+    const withChecks = withImportChecks(
+      env,
+      await judgeImports({
+        cellDir,
+        packageName: ctx.plan.package.name,
+        key: ctx.tarball.sha512,
+        ...(ctx.plan.config.environment ? { levels: ctx.plan.config.environment.checks } : {}),
+      }),
+    );
+    withChecks.evidence.installSource = source;
     markCell(cellDir, 'verify-end');
     const driver = await shipping;
     markCell(cellDir, 'ship-end');
-    return { kind: 'installed', cellDir, installMs: install.durationMs, readyMs: elapsed(), attempts: install.attempts, env, driver };
+    return {
+      kind: 'installed',
+      cellDir,
+      installMs: install.durationMs,
+      readyMs: elapsed(),
+      attempts: install.attempts,
+      env: withChecks,
+      driver,
+    };
   } catch (error) {
     await shipping?.catch(() => undefined);
     return {

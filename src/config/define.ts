@@ -92,6 +92,14 @@ export interface ConformanceConfig {
   timeoutMs?: number;
 }
 
+export interface EnvironmentConfig {
+  /**
+   * A level per sub-check: `undeclared-imports` (a package imported on the start path is not declared) and
+   * `undeclared-dynamic-imports` (the same for `import()` and guarded requires). @default `'require'` and `'warn'`
+   */
+  checks?: Partial<Record<string, CheckLevel>>;
+}
+
 export interface InstallConfig {
   /** Attempts for network-type install errors (timeouts, resets, 5xx). @default 3 */
   attempts?: number;
@@ -172,6 +180,8 @@ export interface MatrixConfig {
    * starts it. On whenever `http` is configured; `false` turns it off. @default {}
    */
   conformance?: ConformanceConfig | false;
+  /** The environment phase's sub-checks (the undeclared-import checks). */
+  environment?: EnvironmentConfig;
   install?: InstallConfig;
   /** What a mismatch between the declared SDK ranges and the cells is. @default 'error' */
   lockstep?: 'error' | 'warn' | 'off';

@@ -126,6 +126,11 @@ export const CONFIG_REFERENCE: Record<string, string> = {
   conformance:
     "The conformance phase: the official suite `@modelcontextprotocol/conformance` (a pinned version, installed once per machine in the client cache, run on Node >= 22) against the server started as http starts it, behind a loopback proxy that adds the token. Only the scenarios that need none of the suite's fixture tools run (those on a capability only when the server advertises it). On whenever `http` is configured; `false`: `skipped (disabled)`; without `http`: `skipped (no http phase)`.",
   'conformance.timeoutMs': "Bound for one scenario (the suite's own process), in ms. Default: `30000`.",
+  environment:
+    "The environment phase's sub-checks (the install itself, the SDK copies, the declared range and the tarball's files are always checked).",
+  'environment.checks':
+    "A level per sub-check of the environment phase (`require` fails the phase, `warn` is shown, `off` is not run): the undeclared-import checks read the installed package's own files, on every cell, with no extra install.",
+  ...checkRows('environment'),
   install: 'How each cell runs `npm install`.',
   'install.attempts': 'Attempts for network-type install errors (timeouts, resets, 5xx); other errors are never retried. Default: `3`.',
   'install.timeoutMs': 'Bound for one `npm install`, in ms. Default: `300000`.',

@@ -66,6 +66,8 @@ export interface ResolvedConfig {
       });
   bind: false | (ServerStart & { dropEnv: string[]; path?: string });
   leaks: false | { graceMs: number; checks: Record<string, CheckLevel> };
+  /** The environment's sub-check levels (the undeclared-import checks); only when declared, so a config without it hashes as before. */
+  environment?: { checks: Record<string, CheckLevel> };
   /** On by default whenever http is configured (the suite tests the server's HTTP endpoint). */
   conformance: false | { timeoutMs: number };
   /** Why each `false` phase is skipped: left out of the config, or set to `false`. */
@@ -179,6 +181,7 @@ export function resolveConfig(loaded: LoadedConfig, overrides: Overrides = {}, c
         }
       : {}),
     ...(c.secretsOnFork ? { secretsOnFork: c.secretsOnFork } : {}),
+    ...(c.environment?.checks ? { environment: { checks: resolveChecks('environment', 'none', c.environment.checks) } } : {}),
     parity: c.parity === false ? false : { allow: c.parity?.allow ?? [] },
   };
 }

@@ -183,6 +183,7 @@ export const configSchema = z
       ])
       .optional(),
     conformance: z.union([z.literal(false), z.strictObject({ timeoutMs: z.number().int().positive().optional() })]).optional(),
+    environment: z.strictObject({ checks: checkLevels('environment').optional() }).optional(),
     install: z
       .strictObject({
         attempts: z.number().int().min(1).max(10).optional(),

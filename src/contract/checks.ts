@@ -10,7 +10,7 @@ import type { CheckLevel, Requirement, SubCheckResult, Verdict } from '../result
 export const CHECK_LEVELS: readonly CheckLevel[] = ['require', 'warn', 'off'];
 
 /** The phases whose results record sub-checks. */
-export type CheckPhase = 'stdio' | 'http' | 'leaks';
+export type CheckPhase = 'environment' | 'stdio' | 'http' | 'leaks';
 
 export interface CheckDefinition {
   id: string;
@@ -116,6 +116,25 @@ function lifecycle(phase: CheckPhase): CheckDefinition[] {
 
 /** Every known sub-check, in the order they are reported. Other phases' checks join this list. */
 export const CHECKS: readonly CheckDefinition[] = [
+  // The harness's own (src/judge/undeclared-imports.ts): npm's docs, "To specify the packages your project depends
+  // on, you must list them as dependencies" (docs.npmjs.com/specifying-dependencies-and-devdependencies-in-a-package-json-file).
+  {
+    id: 'undeclared-imports',
+    phase: 'environment',
+    title:
+      "every package that the package's own files import on the start path (static `import`, `export … from` and `require()` in the files `bin`, `main` and `exports` reach through static imports) is declared in `dependencies`, `peerDependencies` or `optionalDependencies` (Node builtins and self-references aside): npm's flat `node_modules` hides an undeclared one that a dependency brought along, a strict install (pnpm without hoisting, Yarn PnP) cannot resolve it",
+    defaultLevel: 'require',
+    policy:
+      'npm\'s docs: "To specify the packages your project depends on, you must list them as dependencies"; on the start path the server cannot start without it',
+  },
+  {
+    id: 'undeclared-dynamic-imports',
+    phase: 'environment',
+    title:
+      'every package loaded by `import()`, by a `require()` inside `try`, by `require.resolve()`, or in a file only `import()` reaches, is declared likewise',
+    defaultLevel: 'warn',
+    policy: 'warn: such a load may be optional or on a path the server never takes; a missing one fails only when that path runs',
+  },
   {
     id: 'session',
     phase: 'stdio',

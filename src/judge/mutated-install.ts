@@ -4,6 +4,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { CellResult } from '../results/types.js';
 import { decideCellResult } from './verdict.js';
+import { unmeasured } from './not-measured.js';
 import { sha256 } from '../util/sha256.js';
 
 /** sha256 of the cell's package-lock.json as it is now (undefined when there is none). */
@@ -22,8 +23,6 @@ export async function recheckInstall(cellDir: string, installed: string | undefi
 
 /** A row whose cell's install was mutated: its environment is not measured, naming the mutation. */
 export function withMutatedInstall(row: CellResult, message: string): CellResult {
-  const phases = row.phases.map((p) =>
-    p.phase === 'environment' ? { ...p, verdict: 'not-measured' as const, step: 'lockfile re-check', message } : p,
-  );
+  const phases = row.phases.map((p) => (p.phase === 'environment' ? { ...unmeasured(p, message), step: 'lockfile re-check', message } : p));
   return { ...row, phases, ...decideCellResult(phases, row.allowedToFail) };
 }

@@ -57,7 +57,17 @@ export function notRun(phase: PhaseName, results: ReadonlyMap<PhaseName, PhaseRe
 
 /** The variant's client or Node runtime could not be installed: the harness's instrument, so environment is not measured. */
 export function instrumentMissing(environment: PhaseResult, failure: { step: string; message: string }): PhaseResult {
-  return { ...environment, verdict: 'not-measured', step: failure.step, message: failure.message };
+  return { ...unmeasured(environment, failure.message), step: failure.step, message: failure.message };
+}
+
+/** A phase the harness could not stand behind: not measured, its sub-checks too (so they fold to its verdict). */
+export function unmeasured(phase: PhaseResult, why: string): PhaseResult {
+  const checks = phase.checks?.map((c) =>
+    c.outcome === 'passed' || c.outcome === 'failed'
+      ? { ...c, outcome: 'not-measured' as const, message: `${why} (it saw: ${c.message})` }
+      : c,
+  );
+  return { ...phase, verdict: 'not-measured', ...(checks ? { checks } : {}) };
 }
 
 /** A conformance suite that could not be installed measured nothing: not-measured with its cause, never skipped or failed. */

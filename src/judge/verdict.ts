@@ -233,7 +233,7 @@ export function auditRun(run: RunResult): string[] {
     if (names.join() !== PHASES.join())
       problems.push(`${where}: records phases [${names.join(', ')}], but every cell records [${PHASES.join(', ')}] once each, in order`);
     for (const p of cell.phases) {
-      const folded = p.checks ? decidePhase(p.checks) : p.verdict;
+      const folded = foldedVerdict(p);
       if (folded !== p.verdict)
         problems.push(`${where}: ${p.phase} is stored "${p.verdict}", but its sub-checks fold to "${folded}"${checkCulprits(p)}`);
     }
@@ -287,6 +287,17 @@ function variantProblems(cell: CellResult, planCell: string, variant: VariantRef
   const node = (n?: NodeRef): string => (n ? `${n.version} (spec ${n.spec})` : "the host's");
   if (node(cell.node) !== node(variant.node)) out.push(`${where}: ran Node ${node(cell.node)}, but the plan says ${node(variant.node)}`);
   return out;
+}
+
+/**
+ * The verdict a phase's sub-checks imply. The environment's checks (undeclared imports) sit beside rules that are
+ * not checks (the install, the SDK copies, the range), which may only make it worse: its verdict is the worse of the two.
+ */
+function foldedVerdict(p: PhaseResult): Verdict {
+  if (!p.checks) return p.verdict;
+  const folded = decidePhase(p.checks);
+  if (p.phase !== 'environment') return folded;
+  return decideCell([{ verdict: p.verdict }, { verdict: folded }]) as Verdict;
 }
 
 function checkCulprits(phase: PhaseResult): string {

@@ -82,7 +82,8 @@ function phaseFindings(run: RunResult, cell: CellResult, phase: PhaseResult, sho
       ...(specUri(c.spec) ? { specUri: specUri(c.spec)! } : {}),
     });
   }
-  if (phase.verdict !== 'failed' || explained) return out;
+  // The environment's checks explain only their own part: its other problems are reported beside them.
+  if (phase.verdict !== 'failed' || (explained && phase.phase !== 'environment')) return out;
   const step = phase.step ? { step: phase.step } : {};
   const finding = (rule: string, text: string, where: Finding['where'] = 'package'): Finding => ({
     ...base,
@@ -122,7 +123,9 @@ function environmentProblems(phase: PhaseResult): [string, string][] {
   const runtime = phase.details?.runtime as { verdict?: string; messages?: unknown } | undefined;
   const runtimeMessages = runtime?.verdict === 'failed' && Array.isArray(runtime.messages) ? runtime.messages.map(String) : [];
   const listed = phase.details?.problems;
-  const problems = Array.isArray(listed) && listed.length > 0 ? listed.map(String) : [message(phase)];
+  // A failed check's line (`undeclared-imports: …`) is reported by the check's own rule.
+  const byCheck = (p: string) => (phase.checks ?? []).some((c) => c.outcome === 'failed' && p.startsWith(`${c.id}: `));
+  const problems = (Array.isArray(listed) && listed.length > 0 ? listed.map(String) : [message(phase)]).filter((p) => !byCheck(p));
   return problems.map((p) => [
     runtimeMessages.includes(p)
       ? 'environment/runtime-sdk'

@@ -56,6 +56,17 @@ const MEMORY_SUMMARY = {
   leakedHandles: [],
 };
 
+/**
+ * Truth (GROUND-TRUTH.md, "Undeclared import"): dist/index.js:5 imports zod, which the manifest does not declare; npm's
+ * tree has it through the SDK, a pnpm hoist=false install cannot start the bin (ERR_MODULE_NOT_FOUND). The static check.
+ */
+const MEMORY_UNDECLARED_ZOD: PhaseTruth = {
+  verdict: 'failed',
+  step: 'undeclared imports',
+  message:
+    /^undeclared-imports: imports 1 package\(s\) on its start path that it does not declare in dependencies, peerDependencies or optionalDependencies: zod \(import "zod" in dist\/index\.js:5; npm's flat tree has it only through @modelcontextprotocol\/sdk@1\.\d+\.\d+/,
+};
+
 const CASES: Published[] = [
   {
     example: 'server-memory',
@@ -68,7 +79,7 @@ const CASES: Published[] = [
       // The config omits them on purpose (client.noArguments: 'omit'); the message must say so.
       'floor-1': {
         phases: {
-          environment: PASSED,
+          environment: MEMORY_UNDECLARED_ZOD,
           stdio: {
             verdict: 'failed',
             step: 'tools/call read_graph',
@@ -84,7 +95,7 @@ const CASES: Published[] = [
         summary: MEMORY_SUMMARY,
       },
       'latest-1': {
-        phases: { environment: PASSED, stdio: PASSED, http: SKIPPED, bind: SKIPPED, conformance: SKIPPED, leaks: PASSED },
+        phases: { environment: MEMORY_UNDECLARED_ZOD, stdio: PASSED, http: SKIPPED, bind: SKIPPED, conformance: SKIPPED, leaks: PASSED },
         summary: MEMORY_SUMMARY,
       },
     },

@@ -22,6 +22,7 @@ afterAll(async () => rm(dir, { recursive: true, force: true }));
 const RANGE = 'pin @modelcontextprotocol/sdk@1.24.0 is outside the range ">=1.25.0" that @acme/notes-mcp declares';
 const RUNTIME =
   "the stdio and http servers loaded @modelcontextprotocol/sdk 1.25.0 from node_modules/@acme/notes-mcp/node_modules/@modelcontextprotocol/sdk, not the cell's 1.24.0 at node_modules/@modelcontextprotocol/sdk";
+const UNDECLARED = 'imports 1 package(s) on its start path that it does not declare: zod (import "zod" in bin/server.js:9)';
 const SPEC = { revision: 'MCP 2025-11-25', section: 'basic/transports#security-warning' };
 
 const check = (c: Partial<SubCheckResult> & Pick<SubCheckResult, 'id' | 'outcome' | 'level' | 'message'>): SubCheckResult => c;
@@ -37,8 +38,20 @@ function failingRun(): RunResult {
           environment: {
             verdict: 'failed',
             step: 'verify',
-            message: `${RANGE}; ${RUNTIME}`,
-            details: { problems: [RANGE, RUNTIME], runtime: { verdict: 'failed', messages: [RUNTIME] } },
+            message: `${RANGE}; ${RUNTIME}; undeclared-imports: ${UNDECLARED}`,
+            details: {
+              problems: [RANGE, RUNTIME, `undeclared-imports: ${UNDECLARED}`],
+              runtime: { verdict: 'failed', messages: [RUNTIME] },
+            },
+            checks: [
+              check({ id: 'undeclared-imports', outcome: 'failed', level: 'require', message: UNDECLARED, step: 'undeclared imports' }),
+              check({
+                id: 'undeclared-dynamic-imports',
+                outcome: 'failed',
+                level: 'warn',
+                message: 'loads 1 package(s) by import(): open',
+              }),
+            ],
           },
         },
       },
@@ -120,6 +133,8 @@ describe('renderSarif', () => {
 
   it('each finding under its rule id, with its level and location (package.json for the package, the config for the config)', () => {
     expect(results(log).map((r) => [r.ruleId, r.level, uri(r)])).toEqual([
+      ['environment/undeclared-imports', 'error', 'packages/server/package.json'],
+      ['environment/undeclared-dynamic-imports', 'warning', 'packages/server/package.json'],
       ['environment/sdk-range', 'error', 'packages/server/package.json'],
       ['environment/runtime-sdk', 'error', 'packages/server/package.json'],
       ['http/no-token-401', 'error', 'packages/server/package.json'],
@@ -143,6 +158,11 @@ describe('renderSarif', () => {
       step: 'verify',
       repro: 'npx mcp-matrix run --cell v1-floor',
     });
+    // The environment's check is its own finding; the environment's other problems are reported beside it, once each.
+    expect(byRule('environment/undeclared-imports')[0]!.message.text).toBe(
+      `cell v1-floor (SDK 1.24.0): environment › undeclared-imports: ${UNDECLARED} [harness, level require]`,
+    );
+    expect(results(log).filter((r) => r.message.text!.includes('zod'))).toHaveLength(1);
     expect(range!.locations![0]!.logicalLocations).toEqual([{ name: 'v1-floor', fullyQualifiedName: 'v1-floor/v1-floor', kind: 'module' }]);
     expect(byRule('http/origin')[0]!.message.text).toBe(
       'cell v1-latest (SDK 1.32.2): http › origin: a foreign Origin got 200 [MUST, MCP 2025-11-25 basic/transports#security-warning, level warn (harness policy)]',

@@ -46,7 +46,7 @@ export async function buildDriver(out: string): Promise<string> {
  * that tree (no shared inodes: a test's server may write beside its files), so test files no longer
  * repeat the same install.
  */
-async function npmInstall(dir: string, specs: string[]): Promise<void> {
+export async function npmInstall(dir: string, specs: string[]): Promise<void> {
   const install = (into: string) =>
     run('npm', ['install', '--prefix', into, '--no-audit', '--no-fund', '--prefer-offline', ...specs], { cwd: into, timeout: 240_000 });
   const manifest = readFileSync(join(dir, 'package.json'), 'utf8');

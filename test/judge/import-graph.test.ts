@@ -1,0 +1,166 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { edgesIn, scanImports, subpathTargets } from '../../src/judge/import-graph.js';
+import { undeclaredOf } from '../../src/judge/undeclared-imports.js';
+
+let dir = '';
+afterEach(() => dir && rmSync(dir, { recursive: true, force: true }));
+
+/** A package laid out by hand: its manifest and files. */
+function pkg(manifest: Record<string, unknown>, files: Record<string, string>): string {
+  dir = mkdtempSync(path.join(tmpdir(), 'mm-import-graph-'));
+  writeFileSync(path.join(dir, 'package.json'), JSON.stringify(manifest));
+  for (const [file, text] of Object.entries(files)) {
+    mkdirSync(path.dirname(path.join(dir, file)), { recursive: true });
+    writeFileSync(path.join(dir, file), text);
+  }
+  return dir;
+}
+
+const sites = (scan: ReturnType<typeof scanImports>) =>
+  scan.imports.map((i) => `${i.packageName} ${i.kind} ${i.file}:${i.line} ${i.static}`);
+
+describe('edgesIn', () => {
+  it('finds every form of import, with its line', () => {
+    const src = [
+      '#!/usr/bin/env node',
+      "import a from 'a';",
+      "export { b } from 'b';",
+      "export * from 'c';",
+      "const d = await import('d');",
+      'const e = await import(`e`);',
+      'const f = await import(name);',
+    ].join('\n');
+    expect(edgesIn(src, true).map((e) => `${e.kind} ${e.spec} ${e.line}`)).toEqual([
+      'import a 2',
+      'export-from b 3',
+      'export-from c 4',
+      'import() d 5',
+      'import() e 6',
+    ]);
+  });
+
+  it('tells a plain require from one inside try and from require.resolve', () => {
+    const src = [
+      "'use strict';",
+      "const g = require('g');",
+      "try { require('h'); } catch { require('i'); }",
+      "function lazy() { return require('j'); }",
+      "require.resolve('k');",
+      'return;', // top-level return: only a CommonJS script allows it
+    ].join('\n');
+    expect(edgesIn(src, false).map((e) => `${e.kind} ${e.spec}`)).toEqual([
+      'require g',
+      'guarded require h',
+      'require i',
+      'require j',
+      'require.resolve k',
+    ]);
+  });
+
+  it('falls back to the other source type, and throws when neither parses', () => {
+    expect(edgesIn("import x from 'x';", false).map((e) => e.spec)).toEqual(['x']);
+    expect(() => edgesIn('this is not javascript', true)).toThrow();
+  });
+});
+
+describe('subpathTargets', () => {
+  it('maps #x through conditions and patterns', () => {
+    const imports = { '#db': { node: './lib/db.js', default: 'better-db' }, '#util/*': './lib/util/*.js' };
+    expect(subpathTargets('#db', imports)).toEqual(['./lib/db.js', 'better-db']);
+    expect(subpathTargets('#util/log', imports)).toEqual(['./lib/util/log.js']);
+    expect(subpathTargets('#none', imports)).toEqual([]);
+  });
+});
+
+describe('scanImports', () => {
+  it('follows relative and subpath imports from bin, main and exports; builtins, node: and the package itself do not count', () => {
+    const manifest = {
+      name: 'srv',
+      type: 'module',
+      bin: { srv: './bin/cli.js' },
+      exports: { '.': './lib/index.js', './types': './lib/index.d.ts' },
+      imports: { '#store': 'store-pkg' },
+    };
+    const root = pkg(manifest, {
+      'bin/cli.js':
+        "#!/usr/bin/env node\nimport '../lib/index.js';\nimport fs from 'node:fs';\nimport path from 'path';\nimport self from 'srv/extra';\n",
+      'lib/index.js':
+        "import { z } from 'zod';\nimport s from '#store';\nexport * from './tools';\nconst later = () => import('./plugin.js');\n",
+      'lib/tools.js': "import open from 'open/sub';\nimport scoped from '@scope/thing/deep';\n",
+      'lib/plugin.js': "import heavy from 'heavy';\n",
+      'lib/index.d.ts': "import type { X } from 'types-only';\n",
+    });
+    const scan = scanImports(root, manifest);
+    expect(sites(scan)).toEqual([
+      'zod import lib/index.js:1 true',
+      'store-pkg import lib/index.js:2 true',
+      'open import lib/tools.js:1 true',
+      '@scope/thing import lib/tools.js:2 true',
+      'heavy import lib/plugin.js:1 false',
+    ]);
+    expect(scan.files).toEqual(['bin/cli.js', 'lib/index.js', 'lib/plugin.js', 'lib/tools.js']);
+    expect(scan.unparsed).toEqual([]);
+  });
+
+  it('a bin in another language is not read', () => {
+    const root = pkg({ name: 'sh', bin: './bin/server' }, { 'bin/server': '#!/bin/sh\nexec node "$(dirname "$0")/../lib/main.js" "$@"\n' });
+    expect(scanImports(root, { name: 'sh', bin: './bin/server' })).toEqual({ imports: [], files: ['bin/server'], unparsed: [] });
+  });
+
+  it('a file reached both by import() and statically is on the start path', () => {
+    const root = pkg(
+      { name: 'srv', bin: './a.mjs' },
+      { 'a.mjs': "import './b.mjs';\nawait import('./b.mjs');\n", 'b.mjs': "import x from 'x';\n" },
+    );
+    expect(sites(scanImports(root, { name: 'srv', bin: './a.mjs' }))).toEqual(['x import b.mjs:1 true']);
+  });
+
+  it("reads CommonJS `main` (npm's default index.js) with extensionless requires, and lists a file it cannot parse", () => {
+    const root = pkg(
+      { name: 'cjs' },
+      {
+        'index.js': "const h = require('./helper');\nconst bad = require('./broken');\n",
+        'helper.js': "module.exports = require('lodash');\n",
+        'broken.js': '<<<',
+      },
+    );
+    const scan = scanImports(root, { name: 'cjs' });
+    expect(sites(scan)).toEqual(['lodash require helper.js:1 true']);
+    expect(scan.unparsed.map((u) => u.file)).toEqual(['broken.js']);
+  });
+});
+
+describe('undeclaredOf', () => {
+  it('lists each undeclared package once, static apart from the rest, and notes a devDependency', () => {
+    const root = pkg(
+      { name: 'srv', bin: './a.mjs' },
+      {
+        'a.mjs':
+          "import z from 'zod';\nimport y from 'zod/v4';\nimport ok from 'declared';\nimport p from 'peer';\nimport o from 'optional';\nimport d from 'devonly';\nawait import('zod');\nawait import('later');\n",
+      },
+    );
+    const manifest = {
+      name: 'srv',
+      bin: './a.mjs',
+      dependencies: { declared: '1' },
+      peerDependencies: { peer: '1' },
+      optionalDependencies: { optional: '1' },
+      devDependencies: { devonly: '1' },
+    };
+    const { onPath, later } = undeclaredOf(scanImports(root, manifest), manifest);
+    expect(onPath).toEqual([
+      {
+        package: 'zod',
+        sites: [
+          { file: 'a.mjs', line: 1, kind: 'import', specifier: 'zod' },
+          { file: 'a.mjs', line: 2, kind: 'import', specifier: 'zod/v4' },
+        ],
+      },
+      { package: 'devonly', devDependency: true, sites: [{ file: 'a.mjs', line: 6, kind: 'import', specifier: 'devonly' }] },
+    ]);
+    expect(later).toEqual([{ package: 'later', sites: [{ file: 'a.mjs', line: 8, kind: 'import()', specifier: 'later' }] }]);
+  });
+});

@@ -1,0 +1,144 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { judgeImports, withImportChecks } from '../../src/judge/undeclared-imports.js';
+import { unmeasured } from '../../src/judge/not-measured.js';
+import { auditRun } from '../../src/judge/verdict.js';
+import type { EnvironmentEvidence, PhaseResult } from '../../src/results/types.js';
+import { FOUR_CELLS, makeRun } from '../reports/helpers/make-run.js';
+
+let cell = '';
+afterEach(() => cell && rmSync(cell, { recursive: true, force: true }));
+
+/** A cell laid out by hand: the package `srv` and npm's lockfile, where `sdk` depends on zod. */
+function layout(manifest: Record<string, unknown>, files: Record<string, string>): string {
+  cell = mkdtempSync(path.join(tmpdir(), 'mm-undeclared-'));
+  const dir = path.join(cell, 'node_modules/srv');
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: 'srv', version: '1.0.0', ...manifest }));
+  for (const [file, text] of Object.entries(files)) {
+    mkdirSync(path.dirname(path.join(dir, file)), { recursive: true });
+    writeFileSync(path.join(dir, file), text);
+  }
+  const lock = {
+    packages: {
+      '': { dependencies: { srv: '1.0.0' } },
+      'node_modules/srv': { version: '1.0.0' },
+      'node_modules/sdk': { version: '1.2.3', dependencies: { zod: '^4' } },
+      'node_modules/sdk/node_modules/inner': { version: '0.1.0', peerDependencies: { zod: '*' } },
+    },
+  };
+  writeFileSync(path.join(cell, 'package-lock.json'), JSON.stringify(lock));
+  return cell;
+}
+
+const env = (verdict: PhaseResult['verdict'] = 'passed', extra: Partial<PhaseResult> = {}) => ({
+  result: { phase: 'environment' as const, verdict, durationMs: 5, ...extra },
+  evidence: {} as EnvironmentEvidence,
+});
+
+describe('judgeImports', () => {
+  it('names the import, the file and line, and who brings the package into npm’s tree', async () => {
+    layout({ bin: './cli.mjs' }, { 'cli.mjs': "import fs from 'node:fs';\nimport { z } from 'zod';\nconst o = await import('open');\n" });
+    const [onPath, later] = await judgeImports({ cellDir: cell, packageName: 'srv', key: 'a' });
+    expect(onPath).toEqual({
+      id: 'undeclared-imports',
+      outcome: 'failed',
+      level: 'require',
+      message:
+        'imports 1 package(s) on its start path that it does not declare in dependencies, peerDependencies or optionalDependencies: zod (import "zod" in cli.mjs:2; npm\'s flat tree has it only through sdk@1.2.3, inner@0.1.0): a strict install (pnpm without hoisting, Yarn PnP) cannot resolve it; declare it',
+      short: 'undeclared: zod',
+      step: 'undeclared imports',
+      evidence: {
+        undeclared: [
+          { package: 'zod', sites: [{ file: 'cli.mjs', line: 2, kind: 'import', specifier: 'zod' }], via: ['sdk@1.2.3', 'inner@0.1.0'] },
+        ],
+      },
+    });
+    expect(later).toMatchObject({
+      id: 'undeclared-dynamic-imports',
+      outcome: 'failed',
+      level: 'warn',
+      short: 'undeclared: open',
+      message: expect.stringMatching(
+        /^loads 1 package\(s\) by import\(\) or a guarded require that it does not declare .*: open \(import\(\) "open" in cli\.mjs:3\)/,
+      ),
+    });
+  });
+
+  it('takes the configured levels, and passes a package that declares what it imports', async () => {
+    layout({ bin: './cli.mjs', dependencies: { zod: '^4' } }, { 'cli.mjs': "import { z } from 'zod';\n" });
+    const checks = await judgeImports({ cellDir: cell, packageName: 'srv', key: 'b', levels: { 'undeclared-dynamic-imports': 'off' } });
+    expect(checks.map((c) => [c.id, c.outcome, c.level])).toEqual([
+      ['undeclared-imports', 'passed', 'require'],
+      ['undeclared-dynamic-imports', 'skipped', 'off'],
+    ]);
+    expect(checks[0]!.message).toBe(
+      'every package imported on the start path (bin, main and exports, through static imports) is declared (1 file(s) parsed)',
+    );
+  });
+
+  it('is not measured without the package in the cell', async () => {
+    cell = mkdtempSync(path.join(tmpdir(), 'mm-undeclared-'));
+    const checks = await judgeImports({ cellDir: cell, packageName: 'srv', key: 'c' });
+    expect(checks.map((c) => c.outcome)).toEqual(['not-measured', 'not-measured']);
+  });
+});
+
+describe('withImportChecks', () => {
+  const failed = {
+    id: 'undeclared-imports',
+    outcome: 'failed' as const,
+    level: 'require' as const,
+    message: 'imports zod',
+    step: 'undeclared imports',
+  };
+  const warned = { ...failed, id: 'undeclared-dynamic-imports', level: 'warn' as const, message: 'loads open' };
+
+  it('a failed require check fails a passed environment, under its own step', () => {
+    expect(withImportChecks(env(), [failed, warned]).result).toEqual({
+      phase: 'environment',
+      verdict: 'failed',
+      durationMs: 5,
+      message: 'undeclared-imports: imports zod',
+      step: 'undeclared imports',
+      details: { problems: ['undeclared-imports: imports zod'] },
+      checks: [failed, warned],
+    });
+  });
+
+  it('joins the problems already found, keeping their step; a warn check alone changes nothing', () => {
+    const earlier = env('failed', { message: 'x missing', step: 'verify', details: { problems: ['x missing'] } });
+    expect(withImportChecks(earlier, [failed]).result).toMatchObject({
+      verdict: 'failed',
+      step: 'verify',
+      message: 'x missing; undeclared-imports: imports zod',
+      details: { problems: ['x missing', 'undeclared-imports: imports zod'] },
+    });
+    expect(withImportChecks(env(), [warned]).result).toEqual({ phase: 'environment', verdict: 'passed', durationMs: 5, checks: [warned] });
+  });
+
+  it('stays consistent for the audit when the environment is not measured afterwards', () => {
+    const folded = withImportChecks(env(), [failed]).result;
+    const later = unmeasured(folded, 'the install changed');
+    expect(later.verdict).toBe('not-measured');
+    expect(later.checks![0]).toMatchObject({ outcome: 'not-measured', message: 'the install changed (it saw: imports zod)' });
+  });
+});
+
+describe('auditRun and the environment checks', () => {
+  const passing = { id: 'undeclared-imports', outcome: 'passed' as const, level: 'require' as const, message: 'ok' };
+  const failing = { ...passing, outcome: 'failed' as const, message: 'imports zod' };
+  const audit = (environment: Partial<PhaseResult>) =>
+    auditRun(makeRun([{ ...FOUR_CELLS[0]!, phases: { environment } }])).filter((x) => x.includes('environment'));
+
+  it('an environment its checks fail must be stored failed; its other problems may fail it beside passing checks', () => {
+    expect(audit({ verdict: 'passed', checks: [failing] })).toEqual([
+      'cell v1-floor: environment is stored "passed", but its sub-checks fold to "failed" (undeclared-imports failed)',
+    ]);
+    expect(audit({ verdict: 'failed', checks: [passing] })).toEqual([]);
+    expect(audit({ verdict: 'failed', checks: [failing] })).toEqual([]);
+    expect(audit({ verdict: 'passed', checks: [passing] })).toEqual([]);
+  });
+});
