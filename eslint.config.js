@@ -53,5 +53,22 @@ export default tseslint.config(
     },
   },
   { files: ['src/**/*.ts'], plugins: { 'mcp-matrix': boundary }, rules: { 'mcp-matrix/driver-boundary': 'error' } },
+  {
+    // The library under the CLI: api/ never imports the CLI's commands or its shell.
+    files: ['src/api/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['**/commands/*', '**/cli/*', '**/cli.js'],
+              message: 'api/ is the library the CLI is built on: it never imports commands/ or cli/.',
+            },
+          ],
+        },
+      ],
+    },
+  },
   { files: ['test/**', 'fixtures/**', 'bench/**', 'examples/**', 'src/logger.ts'], rules: { 'no-console': 'off' } },
 );

@@ -1,14 +1,15 @@
-// runMatrix(): the matrix from code, with the CLI's own pipeline (commands/run.ts: sweep, config, plan,
-// pack, cells, verdicts, reports). Nothing is printed unless asked (`print`), failures are values
-// (`{ ok: false, error }`), and the run comes back typed, as results.json holds it.
+// runMatrix(): the matrix from code. A shell over the library's run (run-core.ts), as the CLI is: nothing
+// is printed unless asked (`print`), failures are values (`{ ok: false, error }`), and the run comes back
+// typed, as results.json holds it.
 import { Writable } from 'node:stream';
-import { runCommand } from '../commands/run.js';
 import type { MatrixConfig } from '../config/define.js';
 import { createLogger, type Logger } from '../logger.js';
 import { startRunCookie } from '../process/cookie.js';
 import { deferredCleanups } from '../process/tracker.js';
 import type { RunResult } from '../results/types.js';
 import type { Failure } from '../util/result.js';
+import { printResults, printSummary, printWarnings } from './print.js';
+import { runToReports } from './run-core.js';
 
 export interface RunMatrixOptions {
   /** A config file (relative to `cwd`), or the config itself (its directory is `cwd`). @default './matrix.config.ts' */
@@ -48,13 +49,14 @@ const silent = (): Logger => {
 
 export async function runMatrix(options: RunMatrixOptions = {}): Promise<RunMatrixOutcome> {
   const log = options.print === true ? createLogger() : options.print ? options.print : silent();
+  const cwd = options.cwd ?? process.cwd();
+  const signal = options.signal ?? new AbortController().signal;
   // Every process the run starts carries this process's run cookie: leftovers are found by it.
   startRunCookie();
-  let ran: { run: RunResult; files: string[] } | undefined;
   const { config } = options;
-  const outcome = await runCommand(
+  const ran = await runToReports(
     {
-      cwd: options.cwd ?? process.cwd(),
+      cwd,
       ...(typeof config === 'string' ? { config } : config !== undefined ? { configObject: config } : {}),
       cells: options.cells ?? [],
       ...(options.out !== undefined ? { out: options.out } : {}),
@@ -65,21 +67,21 @@ export async function runMatrix(options: RunMatrixOptions = {}): Promise<RunMatr
       keep: options.keep ?? false,
       ...(options.fresh ? { fresh: true } : {}),
       progress: options.print ? 'simple' : 'silent',
-      signal: options.signal ?? new AbortController().signal,
+      signal,
       junit: true,
       // A cell's repro line is the CLI's, whatever script called the API.
       invocation: 'npx mcp-matrix',
-      onRun: (run, files) => (ran = { run, files }),
     },
     log,
   );
   await deferredCleanups();
-  if (typeof outcome !== 'number') return { ok: false, error: outcome, exitCode: outcome.kind === 'infrastructure' ? 3 : 2 };
-  if (ran) return { ok: true, run: ran.run, exitCode: ran.run.exitCode, files: ran.files };
-  // No run to return: interrupted before any cell ran (exit 130, nothing written).
-  return {
-    ok: false,
-    error: { kind: 'infrastructure', message: 'interrupted before any cell ran: no results written' },
-    exitCode: outcome === 130 ? 130 : 3,
-  };
+  // Interrupted before any cell ran: nothing written, exit 130.
+  if (!ran.ok) return { ok: false, error: ran.error, exitCode: signal.aborted ? 130 : ran.error.kind === 'infrastructure' ? 3 : 2 };
+  const { run, written, shown } = ran.value;
+  if (options.print) {
+    printResults(run, ran.value.config, cwd, log);
+    printWarnings(run, shown, log);
+    printSummary(run, written, cwd, log);
+  }
+  return { ok: true, run, exitCode: run.exitCode, files: written };
 }

@@ -12,7 +12,8 @@ import { checkOutDir } from '../reports/write.js';
 import { writeReportsResult } from '../reports/write-result.js';
 import type { Failure } from '../util/result.js';
 import { publishMergeErrors, publishToGithub } from './github.js';
-import { DEFAULT_OUT, readFrozenPlan } from './run.js';
+import { DEFAULT_OUT } from '../api/run-core.js';
+import { readFrozenPlan } from '../plan/frozen.js';
 
 export async function mergeCommand(
   args: string[],

@@ -5,6 +5,7 @@ import { preparePlan, type PrepareOptions } from '../orchestrator/prepare.js';
 import { cellHasAxes, type Plan, type PlannedVariant } from '../plan/plan.js';
 import type { Failure } from '../util/result.js';
 import { freezePlan } from '../plan/frozen.js';
+import { describeExpansion, lockstepLines } from '../plan/expansion.js';
 
 /** GitHub Actions runs at most 256 jobs per matrix (documented limit of jobs.<id>.strategy.matrix). */
 export const MATRIX_JOB_LIMIT = 256;
@@ -73,8 +74,7 @@ export async function planCommand(options: PrepareOptions & { json: boolean }, l
     }
     if (axes) log.info(describeExpansion(plan));
   }
-  for (const f of plan.lockstep)
-    (f.level === 'error' ? log.error : log.warn)(`${f.level === 'error' ? 'lockstep error: ' : 'lockstep: '}${f.message}`);
+  for (const { level, line } of lockstepLines(plan)) log[level](line);
   return plan.lockstep.some((f) => f.level === 'error') && plan.config.lockstep === 'error' ? 1 : 0;
 }
 
@@ -85,20 +85,6 @@ export function describeVariant(v: PlannedVariant): string {
     : "the cell's own client";
   const node = v.node ? `node ${v.node.version}${v.node.spec !== v.node.version ? ` (${v.node.spec})` : ''}` : "the host's node";
   return `${client} · ${node}`;
-}
-
-/** `16 variant(s) = 4 cell(s) × 2 client(s) × 2 node(s); installs: 4 cell(s), 2 client(s), 2 node runtime(s)`. */
-export function describeExpansion(plan: Pick<Plan, 'cells'>): string {
-  const variants = plan.cells.flatMap((c) => c.variants);
-  const clients = new Set(variants.flatMap((v) => (v.client ? [v.client.id] : [])));
-  const nodes = new Set(variants.flatMap((v) => (v.node ? [v.node.version] : [])));
-  const uniform = plan.cells.every((c) => c.variants.length === plan.cells[0]!.variants.length);
-  const factors = [
-    `${plan.cells.length} cell(s)`,
-    ...(clients.size ? [`${clients.size} client(s)`] : []),
-    ...(nodes.size ? [`${nodes.size} node(s)`] : []),
-  ];
-  return `${variants.length} variant(s)${uniform ? ` = ${factors.join(' × ')}` : ''}; installs: ${plan.cells.length} server install(s), ${clients.size} client install(s), ${nodes.size} node runtime(s); a variant adds driver runs, never installs`;
 }
 
 /** What the CI's pack job packs (a directory) or passes on (a tarball), relative to the working directory. */

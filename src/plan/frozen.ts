@@ -2,6 +2,7 @@
 // the resolved cells (pins, install sets, clients, Node releases), the lockstep findings and the plan hash
 // into plan.json; each cell job thaws it (`run --plan plan.json`) and never resolves again, so a release
 // published between the plan job and a cell job (or before a re-run days later) changes nothing.
+import { readFile } from 'node:fs/promises';
 import type { ResolvedConfig } from '../config/resolve.js';
 import type { LockstepFinding } from './lockstep.js';
 import { pickBin, readPackageDir, readTarball } from './package-info.js';
@@ -77,4 +78,17 @@ export async function thawPlan(config: ResolvedConfig, frozen: FrozenPlan): Prom
   const bin = pickBin(info.value, config.bin);
   if (!bin.ok) return bin;
   return ok({ config, package: info.value, bin: bin.value, cells: frozen.cells, lockstep: frozen.lockstep, hash: frozen.hash });
+}
+
+/** plan.json's frozen plan; a file that is missing or not JSON is bad input. */
+export async function readFrozenPlan(file: string, shown: string): Promise<Result<FrozenPlan>> {
+  const text = await readFile(file, 'utf8').catch(() => undefined);
+  if (text === undefined) return fail('usage', `--plan: cannot read ${file}`);
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    return fail('usage', `--plan ${shown}: not JSON (write it with \`mcp-matrix plan --json > plan.json\`)`);
+  }
+  return parseFrozenPlan(json, shown);
 }

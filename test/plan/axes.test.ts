@@ -9,7 +9,8 @@ import { nodeBinaryPackage } from '../../src/plan/node-versions.js';
 import { buildPlan, selectCells, selectedIds, variantId, type Plan } from '../../src/plan/plan.js';
 import type { Registry } from '../../src/plan/registry.js';
 import { DEFAULT_MAJORS } from '../../src/config/majors.js';
-import { describeExpansion, planJson } from '../../src/commands/plan.js';
+import { planJson } from '../../src/commands/plan.js';
+import { describeExpansion } from '../../src/plan/expansion.js';
 import { variantRef } from '../../src/orchestrator/assemble.js';
 import { fakeRegistry, SDK } from './fake-registry.js';
 
