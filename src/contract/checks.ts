@@ -414,7 +414,7 @@ export function checkLine(c: SubCheckResult): string {
 
 /** The checks a reader must see: those that failed or were not measured, at level require or warn. */
 export function notableChecks(checks: readonly SubCheckResult[]): SubCheckResult[] {
-  return checks.filter((c) => c.level !== 'off' && (c.outcome === 'failed' || c.outcome === 'not-measured'));
+  return checks.filter((c) => c.level !== 'off' && (c.outcome === 'failed' || c.outcome === 'not-measured' || c.outcome === 'contested'));
 }
 
 /**

@@ -1,7 +1,7 @@
 // A configured step that failed on some rows and not on others, judged across the rows. Each failing row's
 // message names what the other rows answered. When the only failure is `isError: true` on a step without
 // `expect`, while the other rows answered the same call without it, the config does not say which is right:
-// no row is blamed for it. The step is not judged on any of them, and the parity finding names both answers.
+// no row is blamed or passed for it (its step check is `contested`), and the parity finding fails the run.
 
 import { COMPARED_KEY, FAILED_STEPS, type FailedStep } from '../contract/compared.js';
 import type { CellResult, PhaseResult, SubCheckResult } from '../results/types.js';
@@ -64,7 +64,7 @@ export function judgeSplitSteps(cells: readonly CellResult[]): CellResult[] {
 
 function rejudged(phase: PhaseResult, notes: string[], contested: { item: string; step: string; message: string }[]): PhaseResult {
   const fresh = notes.filter((n) => !(phase.message ?? '').includes(n));
-  let out: PhaseResult = fresh.length ? { ...phase, message: [phase.message, ...fresh].filter(Boolean).join('; ') } : phase;
+  const out: PhaseResult = fresh.length ? { ...phase, message: [phase.message, ...fresh].filter(Boolean).join('; ') } : phase;
   if (contested.length === 0) return out;
   const id = STEP_CHECK[phase.phase];
   const failed = ((phase.details?.[FAILED_STEPS] ?? []) as FailedStep[]).map((f) => f.item);
@@ -76,14 +76,19 @@ function rejudged(phase: PhaseResult, notes: string[], contested: { item: string
   const text = contested.map((c) => c.message).join('; ');
   const check = phase.checks?.find((c) => c.id === id);
   if (!check || check.level === 'off' || stillFailed) return { ...out, details, message: [out.message, text].filter(Boolean).join('; ') };
-  const replaced: SubCheckResult = { ...check, outcome: 'not-measured', message: text, short: 'not judged', step: contested[0]!.step };
+  // Measured, not infrastructure: neither failed nor passed on this row (never `not-measured`, which is the machine's).
+  const replaced: SubCheckResult = { ...check, outcome: 'contested', message: text, short: 'contested', step: contested[0]!.step };
   const checks = phase.checks!.map((c) => (c === check ? replaced : c));
   const message =
     out.message && check.message && out.message.includes(check.message)
       ? out.message.replace(check.message, text)
       : [text, out.message].filter(Boolean).join('; ');
-  out = { ...out, checks, details, verdict: decidePhase(checks), message, step: contested[0]!.step };
-  return out;
+  const verdict = decidePhase(checks);
+  // The contested step decides nothing: a phase that still fails or is not measured names the check that decides it.
+  const decisive = checks.find((c) => c.level === 'require' && (c.outcome === 'failed' || c.outcome === 'not-measured'));
+  const judged: PhaseResult = { ...out, checks, details, verdict, message };
+  delete judged.step;
+  return decisive?.step ? { ...judged, step: decisive.step } : judged;
 }
 
 /** What the rows that did not fail answered where this failing row's answer differs: `isError false on latest-2 (2.4.0)`. */

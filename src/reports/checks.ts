@@ -8,7 +8,11 @@ import { checkOf, checkRows, requirementOf, revisionOf } from './check-rows.js';
 import { codeSpan, mdInline } from './format.js';
 import { checkOutcomeLabel, displayCells } from './view.js';
 
-const NOTE: Partial<Record<string, string>> = { 'not-measured': 'not measured', 'not-applicable': 'not applicable' };
+const NOTE: Partial<Record<string, string>> = {
+  'not-measured': 'not measured',
+  'not-applicable': 'not applicable',
+  contested: 'contested',
+};
 
 /** The section, or '' when no variant recorded a sub-check. */
 export function renderChecks(run: RunResult): string {
@@ -36,7 +40,10 @@ export function renderChecks(run: RunResult): string {
         .filter(
           (c) =>
             c.level !== 'off' &&
-            (c.outcome === 'not-measured' || c.outcome === 'not-applicable' || (c.outcome === 'failed' && c.level === 'warn')),
+            (c.outcome === 'not-measured' ||
+              c.outcome === 'not-applicable' ||
+              c.outcome === 'contested' ||
+              (c.outcome === 'failed' && c.level === 'warn')),
         )
         .map(
           (c) =>

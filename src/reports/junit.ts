@@ -33,7 +33,7 @@ interface Counts {
 type CaseKind = PhaseResult['verdict'];
 
 function checkKind(c: SubCheckResult): CaseKind {
-  if (c.outcome === 'skipped' || c.outcome === 'not-applicable' || c.level === 'off') return 'skipped';
+  if (c.outcome === 'skipped' || c.outcome === 'not-applicable' || c.outcome === 'contested' || c.level === 'off') return 'skipped';
   return c.level === 'warn' ? 'passed' : c.outcome;
 }
 
@@ -147,7 +147,8 @@ function checkCase(cell: CellResult, phase: PhaseResult, c: SubCheckResult): str
   switch (checkKind(c)) {
     case 'skipped':
       // Not applicable: the message names the revision, the citation the text that has the requirement.
-      return `${open}>\n      <skipped${attrs({ message: c.outcome === 'not-applicable' ? line : c.message })}/>\n    </testcase>`;
+      // Contested: the rows disagree on isError; the parity suite's failure carries it.
+      return `${open}>\n      <skipped${attrs({ message: c.outcome === 'not-applicable' || c.outcome === 'contested' ? line : c.message })}/>\n    </testcase>`;
     case 'not-measured':
       return `${open}>\n      <error${attrs({ message: line, type: 'not-measured' })}>${body()}</error>\n    </testcase>`;
     case 'failed': {

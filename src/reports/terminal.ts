@@ -32,14 +32,14 @@ function cellLines(cell: CellResult, entries: readonly BaselineEntry[]): string[
     ),
   );
   // A warning never fails the cell, but it is said: each sub-check at level warn that failed or was not measured;
-  // and each check the negotiated revision does not have (never failed, never passed), with the revision.
+  // and each check the negotiated revision does not have or the rows contest (never failed, never passed), with why.
   for (const p of cell.phases)
     for (const c of p.checks ?? [])
       if (c.level === 'warn' && (c.outcome === 'failed' || c.outcome === 'not-measured'))
         out.push(
           `${cell.id} · ${p.phase} › ${c.id}: warn${c.outcome === 'not-measured' ? ' (not measured)' : ''}: ${oneLine(`${c.message} [${checkSource(c)}]`)}`,
         );
-      else if (c.outcome === 'not-applicable' && c.level !== 'off')
+      else if ((c.outcome === 'not-applicable' || c.outcome === 'contested') && c.level !== 'off')
         out.push(`${cell.id} · ${p.phase} › ${c.id}: ${oneLine(`${c.message} [${checkSource(c)}]`)}`);
   const unlisted = problems.some((p) => p.verdict === 'failed' && !entries.some((e) => baselineMatches(e, cell, p)));
   if (unlisted && cell.verdict === 'failed') out.push(`  reproduce: ${cell.repro}`);

@@ -67,7 +67,7 @@ const phase = obj({
     arrayOf(
       obj({
         id: str,
-        outcome: oneOf([...VERDICTS, 'not-applicable']),
+        outcome: oneOf([...VERDICTS, 'not-applicable', 'contested']),
         level: oneOf(['require', 'warn', 'off']),
         requirement: optional(oneOf(['MUST', 'SHOULD', 'SDK default'])),
         spec: optional(obj({ revision: str, section: str })),

@@ -121,12 +121,14 @@ export function recordedBehaviour(c: SubCheckResult): string | undefined {
 }
 
 /**
- * `pass`, `FAIL`, `warn`, `not measured`, `n/a (2025-03-26)` (the negotiated revision lacks the requirement), `—`
+ * `pass`, `FAIL`, `warn`, `not measured`, `n/a (2025-03-26)` (the negotiated revision lacks the requirement),
+ * `contested` (the rows disagree on isError and no `expect` says which is right), `—`
  * (skipped or off): one sub-check's outcome in the check table.
  */
 export function checkOutcomeLabel(c: SubCheckResult | undefined, allowedToFail = false): string {
   if (!c || c.outcome === 'skipped') return '—';
   if (c.outcome === 'not-applicable') return `n/a (${c.revision ?? 'revision'})`;
+  if (c.outcome === 'contested') return 'contested';
   if (c.outcome === 'passed') return recordedBehaviour(c) ? `pass (${recordedBehaviour(c)})` : 'pass';
   if (c.outcome === 'not-measured') return 'not measured';
   if (c.level === 'warn') return 'warn';

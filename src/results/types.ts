@@ -15,10 +15,15 @@ export type CellOutcome = 'passed' | 'failed' | 'allowed-failure' | 'stale-allow
 export type CheckLevel = 'require' | 'warn' | 'off';
 
 /**
- * A sub-check's outcome: a verdict, or `not-applicable`: the MCP revision the cell negotiated does not have the
- * requirement (it came later, or was removed). Shown and recorded, never failed, never passed (`decidePhase`).
+ * A sub-check's outcome: a verdict, or
+ * - `not-applicable`: the MCP revision the cell negotiated does not have the requirement (it came later, or was
+ *   removed);
+ * - `contested`: measured, but not judged on one row: a configured step that answered `isError: true` on some rows
+ *   and not on others, with no `expect` to say which is right (src/judge/split-steps.ts). The answer parity finding
+ *   that names both answers fails the run instead (docs/phases.md, "A step the cells disagree on").
+ * Both are shown and recorded, never failed, never passed (`decidePhase`).
  */
-export type CheckOutcome = Verdict | 'not-applicable';
+export type CheckOutcome = Verdict | 'not-applicable' | 'contested';
 
 /**
  * What a check rests on: a keyword of the source it cites (`MUST`, `SHOULD`), or, where no spec makes it one,
@@ -36,7 +41,8 @@ export interface SubCheckResult {
   id: string;
   /**
    * `skipped`: not run for this server (no auth, no session issued, DELETE refused) or `off`; `not-applicable`: the
-   * negotiated MCP revision does not have the requirement. The message says which.
+   * negotiated MCP revision does not have the requirement; `contested`: the rows disagree on `isError` alone and the
+   * step has no `expect` (the parity finding judges it). The message says which.
    */
   outcome: CheckOutcome;
   level: CheckLevel;

@@ -183,9 +183,14 @@ describe('answer parity of a failed step (fixtures/broken/answer-iserror-dropped
     const stdio = (id: string) => r!.cells.find((c) => c.id === id)!.phases.find((p) => p.phase === 'stdio')!;
     const contested =
       /tools\/call lose: not judged: the cells disagree whether the call failed \(isError true on latest-1 \(1\.\d+\.\d+\); false on latest-2 \(2\.\d+\.\d+\)\) and the step has no `expect`/;
-    expect(stdio('latest-1')).toMatchObject({ verdict: 'not-measured', step: 'tools/call lose' });
+    // Measured, neither failed nor passed on one row: the session check is contested (not-measured is the machine's);
+    // the 1.x row passes its other checks, and the parity finding carries the failure.
+    expect(stdio('latest-1').verdict).toBe('passed');
+    expect(stdio('latest-1').step).toBeUndefined();
+    expect(stdio('latest-1').checks!.find((c) => c.id === 'session')).toMatchObject({ outcome: 'contested', step: 'tools/call lose' });
     expect(stdio('latest-1').message).toMatch(contested);
     expect(stdio('latest-1').message).not.toMatch(/returned isError/);
+    expect(r!.cells.map((c) => c.verdict)).toEqual(['passed', 'failed']);
     expect(stdio('latest-2').verdict).toBe('failed');
     expect(stdio('latest-2').message).toMatch(
       /^tools\/call lose: expected isError, got a success: "lost on purpose" · .*; the other cells answered: isError true on latest-1 \(1\.\d+\.\d+\); /,
@@ -202,8 +207,11 @@ describe('answer parity of a failed step (fixtures/broken/answer-iserror-dropped
     const md = await readFile(path.join(run.outDir, 'matrix.md'), 'utf8');
     expect(md).toMatch(/\nanswers: 2 differences in \d+ items on 2 cells\n/);
     expect(md).toContain('the cells disagree whether the call failed');
+    expect(md).toMatch(/\| stdio › session \| harness \| require \| contested \| FAIL \|/);
     const junit = await readFile(path.join(run.outDir, 'junit.xml'), 'utf8');
     expect(junit).toMatch(/<testsuite name="parity" tests="\d+" failures="2"/);
+    expect(junit).toMatch(/name="stdio › session"[^>]*>\s*<skipped message="[^"]*the cells disagree whether the call failed/);
+    expect(run.out.stdout + run.out.stderr).toMatch(/latest-1 · stdio › session: tools\/call lose: not judged: the cells disagree/);
     const sarif = await readFile(path.join(run.outDir, 'matrix.sarif'), 'utf8');
     expect(sarif).toMatch(/stdio tools\/call lose: isError true on latest-1/);
     const html = await readFile(path.join(run.outDir, 'matrix.html'), 'utf8');

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import { checkResult } from '../../src/contract/checks.js';
-import type { PhaseResult, RunResult } from '../../src/results/types.js';
+import type { ParityAllowance, PhaseResult, RunResult } from '../../src/results/types.js';
 import { compareRecorded } from '../../src/results/parity.js';
 import { judgeSplitSteps } from '../../src/judge/split-steps.js';
 import { auditRun, decideRun, storedFacts } from '../../src/judge/verdict.js';
@@ -48,16 +48,16 @@ const cell = (id: string, major: number, version: string, phase: Partial<PhaseRe
   phases: { stdio: phase },
 });
 
-function judged(run: RunResult): RunResult {
+function judged(run: RunResult, allow: ParityAllowance[] = []): RunResult {
   const cells = judgeSplitSteps(run.cells);
-  const parity = compareRecorded(cells, []);
+  const parity = compareRecorded(cells, allow);
   return { ...run, cells, parity, ...decideRun(cells, false, storedFacts({ ...run, parity })) };
 }
 
 const phaseOf = (run: RunResult, id: string) => run.cells.find((c) => c.id === id)!.phases.find((p) => p.phase === 'stdio')!;
 
 describe('a step that failed on some rows only', () => {
-  test('without expect, isError on 1.x and dropped on 2.x: no row is blamed; the parity finding names isError and both cells', () => {
+  test('without expect, isError on 1.x and dropped on 2.x: no row is blamed or passed for it; the parity finding fails the run', () => {
     const run = judged(
       makeRun([
         cell('latest-1', 1, '1.32.2', stdio(errored, { message: RETURNED, unexpectedIsError: true })),
@@ -66,11 +66,15 @@ describe('a step that failed on some rows only', () => {
     );
     const why =
       'tools/call lose: not judged: the cells disagree whether the call failed (isError true on latest-1 (1.32.2); false on latest-2 (2.4.0)) and the step has no `expect` to say which is right (see the answer parity finding)';
+    // Measured on both rows: the step check is contested (never not-measured, the machine's outcome); the phase and
+    // the cell keep the verdict of their other checks, and no phase names the contested step as its cause.
     for (const id of ['latest-1', 'latest-2']) {
       const p = phaseOf(run, id);
-      expect(p).toMatchObject({ verdict: 'not-measured', message: why, step: ITEM });
-      expect(p.checks![0]).toMatchObject({ id: 'session', outcome: 'not-measured', message: why });
-      expect(run.cells.find((c) => c.id === id)).toMatchObject({ verdict: 'not-measured', outcome: 'not-measured' });
+      expect(p).toMatchObject({ verdict: 'passed', message: why });
+      expect(p.step).toBeUndefined();
+      expect(p.checks![0]).toMatchObject({ id: 'session', outcome: 'contested', message: why, short: 'contested', step: ITEM });
+      expect(p.checks![1]).toMatchObject({ id: 'unknown-method' });
+      expect(run.cells.find((c) => c.id === id)).toMatchObject({ verdict: 'passed', outcome: 'passed' });
     }
     expect(run.parity!.findings).toEqual(['stdio tools/call lose: isError true on latest-1 (1.32.2); false on latest-2 (2.4.0)']);
     expect(run).toMatchObject({ verdict: 'failed', exitCode: 1 });
@@ -82,7 +86,21 @@ describe('a step that failed on some rows only', () => {
       expect(text).toContain('the cells disagree whether the call failed');
       expect(text).toMatch(/isError true on latest-1 \(1\.32\.2\); false on latest-2 \(2\.4\.0\)/);
     }
-    expect(renderSarif(run)).toMatch(/isError true on latest-1 \(1\.32\.2\); false on latest-2 \(2\.4\.0\)/);
+    const md = renderMarkdown(run);
+    // The stdio column says ok on both rows (nothing failed there); the check table and its notes say contested.
+    expect(md).toMatch(/\n\| latest@1 → 1\.32\.2 \|[^\n]*\| ok \|/);
+    expect(md).toMatch(/\| stdio › session \| [^|]* \| require \| contested \| contested \|/);
+    expect(md).toContain('- `latest-1` · stdio › session (contested): tools/call lose: not judged: the cells disagree');
+    // JUnit: the check is skipped with its message on each row; the parity suite's case fails.
+    const junit = renderJunit(run);
+    expect(junit).toMatch(/name="stdio › session"[^>]*>\s*<skipped message="[^"]*the cells disagree whether the call failed/);
+    expect(junit).not.toMatch(/type="not-measured"/);
+    expect(junit).toMatch(/<testsuite name="parity" tests="\d+" failures="1"/);
+    // SARIF: no result for the contested check, one for the parity finding.
+    const sarif = JSON.parse(renderSarif(run)) as { runs: { results: { ruleId: string; message: { text: string } }[] }[] };
+    const results = sarif.runs[0]!.results;
+    expect(results.some((r) => r.ruleId.includes('session'))).toBe(false);
+    expect(results.map((r) => r.message.text).join('\n')).toMatch(/isError true on latest-1 \(1\.32\.2\); false on latest-2 \(2\.4\.0\)/);
   });
 
   test('with expect isError, the 2.x row that dropped it fails and names what the other cells answered; 1.x passes', () => {
@@ -117,14 +135,52 @@ describe('a step that failed on some rows only', () => {
     expect(p.message).toMatch(
       new RegExp(`^${RETURNED.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}; tools/call lose: not judged: the cells disagree`),
     );
-    expect(phaseOf(run, 'latest-2').verdict).toBe('not-measured');
+    expect(p.step).toBe(ITEM);
+    expect(phaseOf(run, 'latest-2')).toMatchObject({ verdict: 'passed', checks: [{ outcome: 'contested' }, { outcome: 'passed' }] });
     expect(auditRun(run)).toEqual([]);
+  });
+
+  test("a contested row whose other required check fails stays failed, naming that check's step", () => {
+    const v1 = stdio(errored, { message: RETURNED, unexpectedIsError: true });
+    v1.checks![1] = checkResult('unknown-method', 'require', { outcome: 'failed', message: 'answered a result', step: 'unknown method' });
+    const run = judged(makeRun([cell('latest-1', 1, '1.32.2', v1), cell('latest-2', 2, '2.4.0', stdio(dropped))]));
+    const p = phaseOf(run, 'latest-1');
+    expect(p).toMatchObject({ verdict: 'failed', step: 'unknown method' });
+    expect(p.checks!.map((c) => c.outcome)).toEqual(['contested', 'failed']);
+    expect(run.cells[0]!.verdict).toBe('failed');
+    expect(auditRun(run)).toEqual([]);
+  });
+
+  test("a contested row whose other required check was not measured is not measured, naming that check's step", () => {
+    const v1 = stdio(errored, { message: RETURNED, unexpectedIsError: true });
+    v1.checks![1] = checkResult('unknown-method', 'require', { outcome: 'not-measured', message: 'the driver crashed', step: 'driver' });
+    const run = judged(makeRun([cell('latest-1', 1, '1.32.2', v1), cell('latest-2', 2, '2.4.0', stdio(dropped))]));
+    expect(phaseOf(run, 'latest-1')).toMatchObject({ verdict: 'not-measured', step: 'driver' });
+  });
+
+  test('with the isError difference allowed (parity.allow), nothing fails: the run passes with the step contested on both rows', () => {
+    const run = judged(
+      makeRun([
+        cell('latest-1', 1, '1.32.2', stdio(errored, { message: RETURNED, unexpectedIsError: true })),
+        cell('latest-2', 2, '2.4.0', stdio(dropped)),
+      ]),
+      [{ item: 'stdio tools/call lose', path: 'isError', reason: '2.x drops it; fixed upstream' }],
+    );
+    expect(run.parity!.findings).toEqual([]);
+    expect(run.parity!.allowed).toEqual([
+      'stdio tools/call lose: isError true on latest-1 (1.32.2); false on latest-2 (2.4.0) (2.x drops it; fixed upstream)',
+    ]);
+    expect(run.cells.map((c) => [c.verdict, phaseOf(run, c.id).checks![0]!.outcome])).toEqual([
+      ['passed', 'contested'],
+      ['passed', 'contested'],
+    ]);
+    expect(run).toMatchObject({ verdict: 'passed', exitCode: 0 });
   });
 
   test('the http round trip is judged the same way: its round-trip check is not judged, the others stay', () => {
     const http = (value: unknown, failure?: string): Partial<PhaseResult> => {
       const trip = failure
-        ? checkResult('round-trip', 'require', { outcome: 'failed', message: failure, step: ITEM })
+        ? checkResult('round-trip', 'require', { outcome: 'failed', message: `failed: ${failure}`, step: ITEM })
         : checkResult('round-trip', 'require', { outcome: 'passed', message: 'ok' });
       const token = checkResult('no-token-401', 'require', { outcome: 'passed', message: '401' });
       return {
@@ -144,15 +200,17 @@ describe('a step that failed on some rows only', () => {
       ]),
     );
     const p = run.cells[0]!.phases.find((x) => x.phase === 'http')!;
-    expect(p.verdict).toBe('not-measured');
+    expect(p.verdict).toBe('passed');
     expect(p.checks!.map((c) => [c.id, c.outcome, c.short])).toEqual([
       ['no-token-401', 'passed', undefined],
-      ['round-trip', 'not-measured', 'not judged'],
+      ['round-trip', 'contested', 'contested'],
     ]);
     expect(p.message).toBe(
-      'no token → 401; round trip failed: tools/call lose: not judged: the cells disagree whether the call failed (isError true on latest-1 (1.32.2); false on latest-2 (2.4.0)) and the step has no `expect` to say which is right (see the answer parity finding)',
+      // As the http phase words it (http-refusals.ts checksMessage): `round trip <the check's message>`, never "failed".
+      'no token → 401; round trip tools/call lose: not judged: the cells disagree whether the call failed (isError true on latest-1 (1.32.2); false on latest-2 (2.4.0)) and the step has no `expect` to say which is right (see the answer parity finding)',
     );
     expect(p.details!.contestedSteps).toEqual([ITEM]);
+    expect(renderMarkdown(run)).toContain('| http › round-trip | harness | require | contested | contested |');
     expect(run.cells[1]!.phases.find((x) => x.phase === 'http')!.message).toMatch(/^tools\/call lose: not judged: /);
     expect(auditRun(run)).toEqual([]);
     expect(judgeSplitSteps(run.cells)).toEqual(run.cells);
@@ -204,7 +262,7 @@ describe('a step that failed on some rows only', () => {
     const p = phaseOf(run, 'latest-1');
     const why =
       'tools/call lose: not judged: the cells disagree whether the call failed (isError true on latest-1 (1.32.2); false on latest-2 (2.4.0)) and the step has no `expect` to say which is right (see the answer parity finding)';
-    expect(p).toMatchObject({ verdict: 'not-measured', message: `${why}; ${why}` });
+    expect(p).toMatchObject({ verdict: 'passed', message: `${why}; ${why}` });
     expect(p.details!.contestedSteps).toEqual([ITEM, `${ITEM} #2`]);
   });
 
@@ -222,7 +280,7 @@ describe('a step that failed on some rows only', () => {
     const merged = mergeResults(pieces.map((run, i) => ({ file: `piece-${i}.json`, run })));
     expect(merged.ok).toBe(true);
     if (!merged.ok) return;
-    expect(merged.run.cells.map((c) => c.verdict)).toEqual(['not-measured', 'not-measured']);
+    expect(merged.run.cells.map((c) => c.verdict)).toEqual(['passed', 'passed']);
     expect(merged.run.parity!.findings).toEqual(['stdio tools/call lose: isError true on latest-1 (1.32.2); false on latest-2 (2.4.0)']);
     expect(merged.run).toMatchObject({ verdict: 'failed', exitCode: 1 });
     expect(auditRun(merged.run)).toEqual([]);

@@ -43,7 +43,7 @@ export function worst(states: readonly State[]): State {
  * with what the server did, `pass (dropped)`). Not recorded or skipped: `skip`.
  */
 export function checkState(c: SubCheckResult | undefined, allowedToFail = false): State {
-  if (!c || c.outcome === 'skipped' || c.outcome === 'not-applicable') return 'skip';
+  if (!c || c.outcome === 'skipped' || c.outcome === 'not-applicable' || c.outcome === 'contested') return 'skip';
   if (c.outcome === 'passed') return 'pass';
   if (c.outcome === 'not-measured') return 'nm';
   if (c.level === 'warn') return 'warn';
