@@ -2,23 +2,19 @@
 // harness) as a second judge, against this cell's own HTTP server started as the http phase starts it.
 // Each scenario the harness found runnable without the suite's fixture tools (src/cells/conformance-catalogue.ts)
 // is run alone (`conformance server --url … --scenario <name>`), one after another (a server may serve one
-// session at a time; the next one's process, started meanwhile, waits loaded for its turn: ../suite-gate.ts),
-// and judged from the suite's own checks.json: a FAILURE check fails the scenario, a run
+// session at a time), in one suite process while each leaves it as it found it (conformance-runner.ts), and judged from the suite's own checks.json: a FAILURE check fails the scenario, a run
 // that left no checks is not-measured. A scenario whose endpoint needs a capability the server does not
 // advertise in `initialize` is not run. The suite sends no auth header: with a bearer token, a loopback proxy
 // of the driver adds it (auth-proxy.ts); with OAuth, a valid JWT minted by the run's authorization server.
 
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { join } from 'node:path';
 import type { PhaseResult } from '../../results/types.js';
 import { proxiedUrl, startAuthProxy, type AuthProxy } from '../http/auth-proxy.js';
 import { commandFor, errorText, result, substitute, type DriverContext } from '../context.js';
 import { fetchTokens } from '../http/oauth-discovery.js';
 import { freePort, waitUntilListening } from '../http/listen-watch.js';
-import { signalGroup } from '../server/proc.js';
 import type { DriverSpec } from '../../contract/protocol.js';
 import { endpointUrl } from '../http/endpoint.js';
 import {
@@ -30,6 +26,7 @@ import {
   type ScenarioResult,
   type SuiteCheck,
 } from './conformance-judging.js';
+import { suiteRunner, type SuiteRunner } from './conformance-runner.js';
 
 type ConformanceSpec = Exclude<DriverSpec['phases']['conformance'], false | undefined>;
 
@@ -55,6 +52,8 @@ export async function conformancePhase(ctx: DriverContext, spec: ConformanceSpec
     bearer = oauth;
   }
   const { command, env } = commandFor(spec.command, ctx.spec.baseEnv, values);
+  // The suite's process loads while the server starts; it runs no scenario before the server answers.
+  const runner = spec.scenarios.length ? suiteRunner(spec, ctx.spec) : undefined;
   const proc = ctx.startServer('conformance', command, env);
   let proxy: AuthProxy | undefined;
   try {
@@ -84,19 +83,10 @@ export async function conformancePhase(ctx: DriverContext, spec: ConformanceSpec
       notAdvertised.push({ name: scenario.name, why: `the server does not advertise ${scenario.capability}` });
       return false;
     });
-    // One after another, each in its own process; the next one is started while one runs and waits, loaded, for
-    // its turn (suite-gate.ts), so a scenario's wall time is mostly its own requests rather than Node loading the suite.
-    const launch = (i: number) => launchScenario(spec, toRun[i]!.name, url, join(outRoot, toRun[i]!.name), ctx.spec);
-    let next = toRun.length ? launch(0) : undefined;
-    try {
-      for (let i = 0; i < toRun.length; i++) {
-        const current = next!;
-        next = i + 1 < toRun.length ? launch(i + 1) : undefined;
-        const run = await current.turn();
-        scenarios.push(toRun[i]!.unauthenticatedOnly && spec.auth !== 'none' ? outOfScope(run) : run);
-      }
-    } finally {
-      next?.cancel();
+    // One after another, in the suite's process started with the phase (conformance-runner.ts).
+    for (const scenario of toRun) {
+      const run = await runScenario(runner!, spec, scenario.name, url, join(outRoot, scenario.name));
+      scenarios.push(scenario.unauthenticatedOnly && spec.auth !== 'none' ? outOfScope(run) : run);
     }
     details.scenarios = scenarios.map(({ name, verdict, level, message, durationMs }) => ({
       name,
@@ -124,6 +114,7 @@ export async function conformancePhase(ctx: DriverContext, spec: ConformanceSpec
       proc,
     );
   } finally {
+    runner?.close();
     await proxy?.close();
     proc.terminate();
   }
@@ -186,60 +177,19 @@ async function serverCapabilities(url: string, timeoutMs: number): Promise<Recor
   }
 }
 
-/** A scenario's suite process, started ahead: `turn()` lets it run (bounded) and judges it; `cancel()` ends it unrun. */
-interface Launched {
-  turn(): Promise<ScenarioResult>;
-  cancel(): void;
-}
-
-/** One scenario in its own suite process, held at the gate until its turn; its checks.json read back. */
-function launchScenario(spec: ConformanceSpec, name: string, url: string, outDir: string, driver: DriverSpec): Launched {
+/** One scenario through the suite's runner, judged from the checks.json it wrote into `outDir`. */
+async function runScenario(runner: SuiteRunner, spec: ConformanceSpec, name: string, url: string, outDir: string): Promise<ScenarioResult> {
   mkdirSync(outDir, { recursive: true });
-  // The gate a suite process waits at until its turn: shipped beside the probe, in the driver's directory.
-  const gate = pathToFileURL(join(dirname(driver.probe), 'suite-gate.js')).href;
-  const args = ['--import', gate, spec.suite.cli, 'server', '--url', url, '--scenario', name, '--output-dir', outDir];
-  // NODE_COMPILE_CACHE: Node reads back the code it compiled for the suite's files (checked against each file's
-  // source and Node's own version and flags before use), which saves ~12 % of a scenario's CPU, mostly loading.
-  const env = { ...driver.baseEnv, NO_COLOR: '1', ...(spec.suite.compileCache ? { NODE_COMPILE_CACHE: spec.suite.compileCache } : {}) };
-  // Its own group, killed whole on the timeout; the run's cookie in its env lets the harness sweep it whatever happens.
-  const child = spawn(spec.suite.node, args, { env, stdio: ['pipe', 'pipe', 'pipe'], detached: true });
-  child.stdin.on('error', () => undefined);
-  let output = '';
-  const keep = (chunk: Buffer) => {
-    output = (output + chunk.toString('utf8')).slice(-4000);
-  };
-  child.stdout.on('data', keep);
-  child.stderr.on('data', keep);
-  const exit = new Promise<{ code: number | null; error?: Error }>((resolve) => {
-    child.once('error', (error) => resolve({ code: null, error }));
-    child.once('close', (code) => resolve({ code }));
-  });
-  const kill = () => {
-    if (child.pid !== undefined) signalGroup(child.pid, 'SIGKILL');
-  };
-  return {
-    cancel: kill,
-    turn: async () => {
-      const started = Date.now();
-      let timedOut = false;
-      const timer = setTimeout(() => {
-        timedOut = true;
-        kill();
-      }, spec.timeoutMs);
-      child.stdin.end();
-      const ended = await exit;
-      clearTimeout(timer);
-      const durationMs = Date.now() - started;
-      const checks = readChecks(outDir);
-      if (checks) return judgeScenario(name, checks, durationMs);
-      const why = ended.error
-        ? `the suite could not be started: ${errorText(ended.error)}`
-        : timedOut
-          ? `the suite did not finish within ${spec.timeoutMs} ms`
-          : `the suite left no checks.json (exit ${ended.code}): ${output.trim().split('\n').slice(-3).join(' | ')}`;
-      return { name, verdict: 'not-measured', message: why, checks: [], durationMs, level: 'require', specUrls: [] };
-    },
-  };
+  const end = await runner.run(['server', '--url', url, '--scenario', name, '--output-dir', outDir], spec.timeoutMs);
+  const checks = readChecks(outDir);
+  if (checks) return judgeScenario(name, checks, end.durationMs);
+  const why =
+    end.ended === 'error'
+      ? `the suite could not be started: ${errorText(end.error)}`
+      : end.ended === 'timeout'
+        ? `the suite did not finish within ${spec.timeoutMs} ms`
+        : `the suite left no checks.json (exit ${end.code}): ${end.output.trim().split('\n').slice(-3).join(' | ')}`;
+  return { name, verdict: 'not-measured', message: why, checks: [], durationMs: end.durationMs, level: 'require', specUrls: [] };
 }
 
 function readChecks(outDir: string): SuiteCheck[] | undefined {

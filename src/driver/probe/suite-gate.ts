@@ -1,24 +1,30 @@
-// Preloaded (`node --import <this> <suite CLI> server --url … --scenario …`) into a conformance suite process
-// started ahead of its turn (phases/conformance.ts): it loads the modules the CLI imports, then holds until the
-// driver closes its stdin, the scenario's turn. Only then does Node run the CLI itself, with its own arguments,
-// so the scenario starts, talks to the server and exits as in a process started at that moment; the loading
-// (~0.5 s of a scenario's 0.6) has overlapped the scenario before it.
-// Rules: never print, never fail the suite: a module that cannot be loaded here is left for the CLI to load
-// (and to report) as it always does.
+// Preloaded (`node --import <this> <suite CLI>`) into the conformance suite's process (phases/conformance-runner.ts):
+// it loads what the CLI imports, then runs the CLI once per scenario the driver sends (one JSON line on stdin: its
+// arguments), each time as a fresh evaluation of the CLI's module with its own process.argv, so the ~0.5 CPU-s of
+// loading the suite is paid once per process instead of once per scenario.
+// Each scenario is framed on stdout: `\n<frame> exit <code>\n` when it ends (calls process.exit, or leaves nothing
+// to wait for), then `\n<frame> next\n` when it left the process as it found it (no handle, timer or connection
+// of its own still open, no process listener added), and the next scenario may run here; otherwise the process
+// ends as it would have after that scenario, and the driver starts a new one. So no scenario meets what an
+// earlier one left behind, and its output, exit code and timeout stay its own.
+// Rules: never fail the suite: a module that cannot be loaded while warming is left for the CLI to load.
 import { readFileSync } from 'node:fs';
 import module from 'node:module';
 import { pathToFileURL } from 'node:url';
 import { staticImports } from './static-imports.js';
 
-const turn = new Promise<void>((resolve) => {
-  process.stdin.on('data', () => undefined);
-  process.stdin.once('end', resolve);
-  process.stdin.once('close', resolve);
-  process.stdin.once('error', () => resolve());
-});
+const cli = process.argv[1];
+const frame = process.env.MCP_MATRIX_SUITE_FRAME ?? '';
+const realExit = process.exit.bind(process);
+const stdout = process.stdout.write.bind(process.stdout);
+const stderr = process.stderr.write.bind(process.stderr);
+// The fetch and undici connection pool both the suite and its MCP client use (one per process, by this symbol).
+const DISPATCHER = Symbol.for('undici.globalDispatcher.1');
+/** Long enough for idle connections to close; a request still running after its scenario ended is a leftover. */
+const CLOSE_MS = 200;
 
 /** The CLI's imports, resolved as the CLI resolves them (from its own URL), loaded now; Node < 22.15 only waits. */
-async function warm(cli: string | undefined): Promise<void> {
+async function warm(): Promise<void> {
   const register = (module as { registerHooks?: RegisterHooks }).registerHooks;
   if (!cli || !register) return;
   const parentURL = pathToFileURL(cli).href;
@@ -37,6 +43,112 @@ type RegisterHooks = (hooks: {
   resolve: (specifier: string, context: { parentURL?: string }, next: (s: string, c: { parentURL?: string }) => unknown) => unknown;
 }) => { deregister(): void };
 
-await warm(process.argv[1]).catch(() => undefined);
-await turn;
-process.stdin.destroy();
+/** The driver's lines on stdin, one scenario's arguments each; undefined once stdin ends. */
+function lines(): () => Promise<string | undefined> {
+  let buffered = '';
+  let ended = false;
+  let waiting: (() => void) | undefined;
+  process.stdin.setEncoding('utf8');
+  process.stdin.on('data', (chunk: string) => {
+    buffered += chunk;
+    waiting?.();
+  });
+  const end = () => {
+    ended = true;
+    waiting?.();
+  };
+  process.stdin.once('end', end);
+  process.stdin.once('close', end);
+  process.stdin.once('error', end);
+  return async () => {
+    for (;;) {
+      const at = buffered.indexOf('\n');
+      if (at >= 0) {
+        const line = buffered.slice(0, at);
+        buffered = buffered.slice(at + 1);
+        return line;
+      }
+      if (ended) return undefined;
+      await new Promise<void>((resolve) => (waiting = resolve));
+      waiting = undefined;
+    }
+  };
+}
+
+/** What keeps this process alive, and the process listeners: a scenario must leave both as it found them. */
+function state(): string {
+  const listeners = ['SIGINT', 'SIGTERM', 'SIGHUP', 'exit', 'beforeExit', 'uncaughtException', 'unhandledRejection', 'warning'];
+  return JSON.stringify([process.getActiveResourcesInfo().sort(), listeners.map((e) => process.listenerCount(e))]);
+}
+
+const tick = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/** Runs the CLI once with `args`; resolves with the exit code when it calls process.exit or has nothing left to do. */
+function runOnce(args: string[], seq: number): Promise<number> {
+  return new Promise<number>((resolve) => {
+    let done = false;
+    const end = (code: number) => {
+      if (done) return;
+      done = true;
+      process.removeListener('beforeExit', idle);
+      // As if the process had exited: whatever the scenario's code still runs prints nowhere.
+      process.stdout.write = () => true;
+      process.stderr.write = () => true;
+      resolve(code);
+    };
+    const idle = () => end(Number(process.exitCode ?? 0));
+    process.exit = ((code?: number | string | null) => end(Number(code ?? process.exitCode ?? 0))) as typeof process.exit;
+    process.once('beforeExit', idle);
+    process.argv = [process.argv[0]!, cli!, ...args];
+    process.exitCode = undefined;
+    // One stream, in order: the driver frames the scenario's output by the marker that follows it.
+    process.stderr.write = process.stdout.write;
+    // A module evaluated afresh each time (its own state); what it imports stays loaded. An error loading it is the
+    // scenario's, reported as Node reports an uncaught one (the process ends with it).
+    import(`${pathToFileURL(cli!).href}?scenario=${seq}`).catch((error: unknown) =>
+      setImmediate(() => {
+        throw error;
+      }),
+    );
+  });
+}
+
+/** True when the scenario left the process as it found it; closes the connections it left idle either way. */
+async function settle(before: string): Promise<boolean> {
+  await tick();
+  const pool = (globalThis as Record<symbol, { close(): Promise<void>; constructor: new () => unknown } | undefined>)[DISPATCHER];
+  let closed = true;
+  if (pool) {
+    let timer: NodeJS.Timeout | undefined;
+    closed = await Promise.race([
+      pool.close().then(
+        () => true,
+        () => false,
+      ),
+      new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), CLOSE_MS))),
+    ]);
+    clearTimeout(timer);
+    // A pool like the one a new process starts with.
+    (globalThis as Record<symbol, unknown>)[DISPATCHER] = new pool.constructor();
+  }
+  await tick();
+  return closed && state() === before;
+}
+
+await warm().catch(() => undefined);
+const next = lines();
+let seq = 0;
+for (let line = await next(); line !== undefined; line = await next()) {
+  process.stdin.unref();
+  await tick();
+  const before = state();
+  const code = await runOnce(JSON.parse(line) as string[], ++seq);
+  stdout(`\n${frame} exit ${code}\n`);
+  const reusable = await settle(before);
+  process.stdout.write = stdout;
+  process.stderr.write = stderr;
+  if (!reusable) realExit(code);
+  stdout(`\n${frame} next\n`);
+  process.stdin.ref();
+}
+realExit(0);

@@ -301,6 +301,24 @@ if (scenario.startsWith('pass')) {
   write([{ id: 'waited', status: 'SUCCESS', errorMessage: String(waited) }]);
 } else if (scenario === 'hang') {
   setInterval(() => {}, 1000);
+} else if (scenario.startsWith('pid')) {
+  // pid: its process and how many times this process has run the CLI; then what it leaves behind, if anything.
+  globalThis.runs = (globalThis.runs ?? 0) + 1;
+  await post('pid');
+  write([{ id: 'pid', status: 'SUCCESS', errorMessage: process.pid + ' ' + globalThis.runs }]);
+  if (scenario === 'pid-timer') setTimeout(() => {}, 60_000);
+  if (scenario === 'pid-listener') process.on('SIGHUP', () => {});
+  if (scenario === 'pid-stream') {
+    const u = new URL(url);
+    const net = await import('node:net');
+    await new Promise((resolve) => net.connect(Number(u.port), u.hostname, resolve));
+  }
+  // As the suite's CLI ends, whatever is still open; pid-listener ends with nothing left to wait for.
+  if (scenario === 'pid-timer' || scenario === 'pid-stream') process.exit(0);
+  if (scenario === 'pid-noisy') { console.log('noisy out'); console.error('noisy err'); process.exit(7); console.error('after exit'); }
+} else if (scenario === 'quiet') {
+  console.log('quiet line');
+  process.exit(5);
 } else {
   console.error('line 1'); console.error('line 2'); console.error('line 3'); console.error('line 4');
   process.exit(4);
@@ -492,7 +510,32 @@ if (scenario.startsWith('pass')) {
     expect(readdirSync(join(workDir, 'conformance')).sort()).toEqual(['pass', 'pass-sub', 'pass-unauth']);
   }, 60_000);
 
-  it("the next scenario's process is started while one runs and waits, loaded, for its turn: the server sees them one after another", async () => {
+  it('scenarios share the suite process while each leaves it as it found it; a leftover ends it, the next gets a new one', async () => {
+    const log = join(bench.cell, 'shared.log');
+    const names = ['pid', 'pid-timer', 'pid', 'pid-listener', 'pid', 'pid-stream', 'pid-noisy', 'quiet', 'pid', 'pid'];
+    const { r } = await run(spec({ auth: 'none', scenarios: names.map((name) => ({ name })) }, { NO_AUTH: '1', LOG: log }));
+    const runs = (r.checks ?? [])
+      .filter((c) => c.id.startsWith('pid'))
+      .map((c) => (c.evidence!.checks as { message: string }[])[0]!.message.split(' '));
+    const pids = runs.map(([pid]) => pid);
+    // A timer, a process listener or an open connection left behind: the next scenario runs in a new process.
+    expect(pids[1]).toBe(pids[0]);
+    expect(pids[2]).not.toBe(pids[1]);
+    expect(pids[3]).toBe(pids[2]);
+    expect(pids[4]).not.toBe(pids[3]);
+    expect(pids[5]).toBe(pids[4]);
+    expect(pids[6]).not.toBe(pids[5]);
+    // An exit with a code leaves the process reusable (quiet counts no run); the CLI is evaluated afresh each time.
+    expect(pids[7]).toBe(pids[6]);
+    expect(pids[8]).toBe(pids[6]);
+    expect(runs.map(([, n]) => n)).toEqual(['1', '2', '1', '2', '1', '2', '1', '2', '3']);
+    // Each scenario's output and exit code are its own: nothing pid-noisy printed, before its exit or after it.
+    expect(r.checks!.find((c) => c.id === 'quiet')!.message).toBe('the suite left no checks.json (exit 5): quiet line');
+    expect(r.verdict).toBe('not-measured');
+    expect(readFileSync(log, 'utf8').trim().split('\n')).toHaveLength(1 + 9);
+  }, 60_000);
+
+  it("the suite's process loads while the server starts; the server sees the scenarios one after another", async () => {
     const log = join(bench.cell, 'ahead.log');
     const { r } = await run(spec({ auth: 'none', scenarios: [{ name: 'slow' }, { name: 'waited' }] }, { NO_AUTH: '1', LOG: log }));
     expect(r).toMatchObject({ verdict: 'passed', message: '2/2 scenarios passed: slow, waited' });
@@ -501,10 +544,10 @@ if (scenario.startsWith('pass')) {
       .split('\n')
       .map((l) => (JSON.parse(l) as { body: string | null }).body);
     expect(seen).toEqual(['initialize', 'first', 'second', 'third']);
-    // Started when 'slow' got its turn, it waited out slow's 800 ms before its own CLI ran.
+    // The same process ran 'slow' first: the CLI ran for 'waited' only after slow's 800 ms.
     const waited = Number((r.checks!.find((c) => c.id === 'waited')!.evidence!.checks as { message?: string }[])[0]!.message);
     expect(waited).toBeGreaterThanOrEqual(600);
-    // A scenario's time is its turn's: not the time its process waited.
+    // A scenario's time is its turn's: not the time its process had been up.
     const durations = (r.details!.scenarios as { durationMs: number }[]).map((d) => d.durationMs);
     expect(durations[0]).toBeGreaterThanOrEqual(800);
     expect(durations[1]).toBeLessThan(waited);
@@ -559,8 +602,10 @@ if (scenario.startsWith('pass')) {
         judge: '@modelcontextprotocol/conformance@9.9.9',
       },
     ]);
-    const hang = await run(spec({ scenarios: [{ name: 'hang' }], timeoutMs: 1500 }));
+    // The timed-out scenario's process is killed; the next one runs in a new process.
+    const hang = await run(spec({ scenarios: [{ name: 'hang' }, { name: 'pass' }], timeoutMs: 1500 }));
     expect(hang.r.message).toBe('not measured: hang (the suite did not finish within 1500 ms)');
+    expect((hang.r.details!.scenarios as { verdict: string }[]).map((x) => x.verdict)).toEqual(['not-measured', 'passed']);
     const absent = join(bench.cell, 'no-such-node');
     const noNode = await run(spec({ suite: { ...spec().suite, node: absent } }));
     expect(noNode.r.message).toMatch(/^not measured: pass \(the suite could not be started: .*ENOENT/);

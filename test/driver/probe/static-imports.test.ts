@@ -1,4 +1,4 @@
-// The imports a suite process loads while it waits for its turn: the file's leading import declarations only.
+// The imports the suite process loads before its first scenario: the file's leading import declarations only.
 import { describe, expect, it } from 'vitest';
 import { staticImports } from '../../../src/driver/probe/static-imports.js';
 
