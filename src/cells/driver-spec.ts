@@ -5,11 +5,10 @@ import path from 'node:path';
 import type { ResolvedConfig } from '../config/resolve.js';
 import type { SecretPhase } from '../contract/config.js';
 import type { DriverSpec, OAuthServerSpec } from '../contract/protocol.js';
-import { sharedBindSkip } from '../judge/bind-share.js';
+import { SHARED_PHASES, sharedSkip, type SharedResults } from '../judge/phase-share.js';
 import type { RunSecrets } from '../judge/secrets.js';
 import { sdkPackageNames } from '../judge/sdk-tree.js';
 import type { PlannedCell, PlannedVariant } from '../plan/plan.js';
-import type { PhaseResult } from '../results/types.js';
 import type { ConformanceSuite } from './conformance-suite.js';
 import { withRuntimePath, type NodeRuntime } from './node-runtime.js';
 
@@ -39,8 +38,8 @@ export interface SpecInput {
   workDir?: string;
   probe: string;
   node?: NodeRuntime;
-  /** Another variant's bind on this Node (judge/bind-share.ts): bind is not run again. */
-  sharedBind?: PhaseResult;
+  /** Another variant's bind or conformance on this Node (judge/phase-share.ts): not run again. */
+  shared?: SharedResults;
   oauth?: OAuthServerSpec;
   /** The installed conformance suite (absent: the phase is off; false: the suite could not be installed). */
   conformance?: ConformanceSuite | false;
@@ -49,7 +48,7 @@ export interface SpecInput {
 }
 
 export function driverSpec(input: SpecInput): DriverSpec {
-  const { config: cfg, cell, variant, cellDir, workDir, sharedBind, oauth, conformance } = input;
+  const { config: cfg, cell, variant, cellDir, workDir, shared = {}, oauth, conformance } = input;
   const packageDir = path.join(cellDir, 'node_modules', input.packageName);
   const bin = path.join(packageDir, input.binFile);
   const secretEnv = (phase: SecretPhase) => input.secrets?.env(phase) ?? {};
@@ -58,7 +57,12 @@ export function driverSpec(input: SpecInput): DriverSpec {
     args,
     env: { ...env, ...secretEnv(phase) },
   });
-  const skipBind = sharedBindSkip(sharedBind);
+  // A kept spec run again by hand says why it does not run a phase another variant measured.
+  const skipped: Partial<Record<string, string>> = { ...cfg.skipped };
+  for (const phase of SHARED_PHASES) {
+    const why = sharedSkip(shared[phase]);
+    if (why) skipped[phase] = why;
+  }
   return {
     cellDir,
     packageDir,
@@ -67,8 +71,7 @@ export function driverSpec(input: SpecInput): DriverSpec {
     ...(workDir ? { workDir } : {}),
     probe: input.probe,
     baseEnv: withVariantNode(baseEnv({ ...cfg.env, MCP_MATRIX_CELL: variant.id, MCP_MATRIX_PIN: cell.pin }), input.node),
-    // A kept spec run again by hand says why it does not run bind.
-    skipped: skipBind ? { ...cfg.skipped, bind: skipBind } : cfg.skipped,
+    skipped,
     client: cfg.client,
     sdkPackages: sdkPackageNames(cfg.majors),
     phases: {
@@ -90,15 +93,16 @@ export function driverSpec(input: SpecInput): DriverSpec {
         ...(oauth ? { oauth } : {}),
         checks: cfg.http.checks,
       },
-      // A bind another variant of this cell measured on this Node is not run again (its result replaces the skip).
-      bind: !sharedBind &&
+      // bind or conformance another variant of this cell measured on this Node is not run again (its result replaces the skip).
+      bind: !shared.bind &&
         cfg.bind && {
           command: command(cfg.bind.args, cfg.bind.env, 'bind'),
           dropEnv: cfg.bind.dropEnv,
           timeoutMs: cfg.bind.timeoutMs,
           ...(cfg.bind.path ? { path: cfg.bind.path } : {}),
         },
-      conformance: cfg.http &&
+      conformance: !shared.conformance &&
+        cfg.http &&
         conformance && {
           command: command(cfg.http.args, cfg.http.env, 'conformance'),
           host: cfg.http.host,

@@ -2,7 +2,7 @@
 // run (variant-driver.ts), then the environment judged with what its servers loaded → one CellResult.
 // Never throws. It orchestrates only: every rule that judges or demotes a phase after the driver returned
 // is src/judge/'s.
-import { bindKey, bindToShare, sharedBind, type BindShare } from '../judge/bind-share.js';
+import { SHARED_PHASES, shareKey, sharedWith, toShare, type PhaseShare } from '../judge/phase-share.js';
 import { harnessError, instrumentMissing, nextPhase, notRun } from '../judge/not-measured.js';
 import { checkToolSchemas } from '../judge/tool-schemas.js';
 import { judgeVariantEnvironment } from '../judge/variant-environment.js';
@@ -24,7 +24,7 @@ export async function runVariant(
   installing: Promise<CellInstall>,
   ctx: CellContext,
   hooks: DriverHooks = {},
-  binds?: BindShare,
+  shares?: PhaseShare,
 ): Promise<CellResult> {
   const results = new Map<PhaseName, PhaseResult>();
   const record = (recorded: PhaseResult) => {
@@ -55,14 +55,17 @@ export async function runVariant(
         clientRef = deps.client?.ref;
         // Shown once the servers' runtime SDK is folded in: the verdict rests on what they loaded.
         results.set('environment', install.env.result);
-        const taken = binds?.get(bindKey(variant));
+        // bind and conformance, if an earlier variant of this cell measured them on this Node release.
+        const taken = sharedWith(shares, variant);
         if (!ctx.signal.aborted)
           summary = await withAuthorizationServer(ctx.plan.config.http, (oauth) =>
-            runVariantDriver(cell, variant, install, deps, ctx, hooks, record, taken && sharedBind(taken), oauth),
+            runVariantDriver(cell, variant, install, deps, ctx, hooks, record, taken, oauth),
           );
         markCell(install.cellDir, 'driver-end');
-        const measured = taken ? undefined : bindToShare([...results.values()]);
-        if (binds && measured) binds.set(bindKey(variant), { variant: variant.id, result: measured });
+        for (const phase of SHARED_PHASES) {
+          const measured = taken[phase] ? undefined : toShare(phase, [...results.values()]);
+          if (shares && measured) shares.set(shareKey(phase, variant), { variant: variant.id, result: measured });
+        }
         const cfg = ctx.plan.config;
         const gapped = (phase: SecretPhase) => ctx.secrets?.gaps.has(phase) === true;
         const folded = await judgeVariantEnvironment({

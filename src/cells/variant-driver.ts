@@ -1,10 +1,11 @@
 // One variant's driver run on its cell's install: where the driver works (the cell's own, or a variant's
 // directory with the driver shipped into its client), its spec and backstop, and each phase result it
-// reports, with a shared bind or a missing conformance suite taking the place of the phase it skipped.
+// reports, with a shared bind or conformance, or a missing suite, taking the place of the phase it skipped.
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { OAuthServerSpec } from '../contract/protocol.js';
 import { driverStopped, suiteMissing } from '../judge/not-measured.js';
+import type { SharedPhase, SharedResults } from '../judge/phase-share.js';
 import type { PlannedCell, PlannedVariant } from '../plan/plan.js';
 import type { CellResult, PhaseName, PhaseResult } from '../results/types.js';
 import { fail, type Result } from '../util/result.js';
@@ -30,7 +31,7 @@ export async function runVariantDriver(
   ctx: CellContext,
   hooks: DriverHooks,
   record: (r: PhaseResult) => void,
-  bind?: PhaseResult,
+  shared: SharedResults = {},
   oauth?: OAuthServerSpec,
 ): Promise<CellResult['summary']> {
   const cfg = ctx.plan.config;
@@ -60,7 +61,7 @@ export async function runVariantDriver(
     ...(workDir ? { workDir } : {}),
     probe: layout.probe,
     ...(deps.node ? { node: deps.node } : {}),
-    ...(bind ? { sharedBind: bind } : {}),
+    shared,
     ...(oauth ? { oauth } : {}),
     ...(conformance ? { conformance: conformance.ok && conformance.value } : {}),
     ...(ctx.secrets ? { secrets: ctx.secrets } : {}),
@@ -89,7 +90,7 @@ export async function runVariantDriver(
     {
       ...(hooks.onPhaseStart ? { onPhaseStart: hooks.onPhaseStart } : {}),
       onPhaseResult: (r) =>
-        record(blocked.get(r.phase) ?? (bind && r.phase === 'bind' ? bind : suiteFailure && r.phase === 'conformance' ? suiteFailure : r)),
+        record(blocked.get(r.phase) ?? shared[r.phase as SharedPhase] ?? (suiteFailure && r.phase === 'conformance' ? suiteFailure : r)),
     },
   );
   if (outcome.kind === 'done') return outcome.summary;

@@ -1,11 +1,11 @@
 // A cell's variants on its one server install: the install is made once (in an install slot) and shared,
-// the variants take turns on it, share bind (judge/bind-share.ts), and after the last of them the install
+// the variants take turns on it, share bind and conformance (judge/phase-share.ts), and after the last of them the install
 // is re-checked (judge/mutated-install.ts) and its directory disposed of.
 import type { CellContext, CellInstall } from '../cells/cell-context.js';
 import type { DriverHooks } from '../cells/driver-launch.js';
 import { installServer } from '../cells/install-server.js';
 import { runVariant } from '../cells/run-cell.js';
-import type { BindShare } from '../judge/bind-share.js';
+import type { PhaseShare } from '../judge/phase-share.js';
 import { recheckInstall } from '../judge/mutated-install.js';
 import type { PlannedCell } from '../plan/plan.js';
 import type { CellResult } from '../results/types.js';
@@ -17,7 +17,7 @@ interface CellRun {
   installing: Promise<CellInstall>;
   turn: ReturnType<typeof semaphore>;
   left: number;
-  binds: BindShare;
+  shares: PhaseShare;
   /** Set after the last variant when the install changed under them: why. */
   mutated?: string;
 }
@@ -43,7 +43,7 @@ export function cellRuns(ctx: CellContext, installSlots: ReturnType<typeof semap
         installing: installSlots(() => installServer(cell, ctx, withShare)),
         turn: semaphore(1),
         left: cell.variants.length,
-        binds: new Map(),
+        shares: new Map(),
       };
       runs.set(cell.id, entry);
     } else if (hooks.onInstallEnd) {
@@ -60,7 +60,7 @@ export function cellRuns(ctx: CellContext, installSlots: ReturnType<typeof semap
       const entry = installOf(unit.cell, hooks);
       // One variant at a time on a cell's install: a server may keep state in its package directory or
       // its working directory (a memory file next to its bin), and two variants must not share it at once.
-      const row = shown(await entry.turn(() => runVariant(unit.cell, unit.variant, entry.installing, ctx, hooks, entry.binds)));
+      const row = shown(await entry.turn(() => runVariant(unit.cell, unit.variant, entry.installing, ctx, hooks, entry.shares)));
       if (--entry.left === 0) {
         const install = await entry.installing;
         if (install.cellDir) markCell(install.cellDir, 'last-variant-end');

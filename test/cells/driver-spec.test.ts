@@ -39,7 +39,7 @@ describe('the config → driver spec translation', () => {
         {
           variant: { id: 'latest-1~client-2', client: { id: 'c', pin: '2', major: 2, version: '2.4.0', package: 'p', installSet: {} } },
           workDir: '/w',
-          sharedBind: measured,
+          shared: { bind: measured },
         },
       ),
     );
@@ -98,6 +98,15 @@ describe('the driver spec in full', () => {
     conformance: { timeoutMs: 5000 },
     leaks: { graceMs: 600 },
   } as MatrixConfig;
+
+  it('a conformance run another variant measured on this Node is not run again and says who measured it; bind still runs', () => {
+    const measured: PhaseResult = { phase: 'conformance', verdict: 'failed', durationMs: 0, details: { measuredBy: 'latest-1~client-1' } };
+    const spec = driverSpec(input(config, { conformance: suite, shared: { conformance: measured } }));
+    expect(spec.phases.conformance).toBe(false);
+    expect(spec.skipped?.conformance).toBe('measured by latest-1~client-1: conformance is run once per cell and Node release');
+    expect(spec.phases.bind).toMatchObject({ command: { args: ['--bind'] } });
+    expect(spec.skipped?.bind).toBeUndefined();
+  });
 
   it('every phase gets its command with its own secrets, its bounds and its checks; conformance runs the installed suite', () => {
     const spec = driverSpec(input(config, { conformance: suite, secrets: secrets as never }));
