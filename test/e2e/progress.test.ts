@@ -24,7 +24,7 @@ describe('progress that matches the result', () => {
   it('plain/CI: the failed cell is ✖, install has its own line with its time, the stderr tail is printed after the run', async () => {
     const out = await tempDir();
     dirs.push(out);
-    const r = await cli(['run', '--config', CONFIG, '--out', path.join(out, 'r'), '--progress', 'simple']);
+    const r = await cli(['run', '--config', CONFIG, '--out', path.join(out, 'r'), '--progress', 'simple'], { env: { CI: 'true' } });
     expect(r.code, r.stderr).toBe(1);
     expect(r.stdout).toMatch(/^ {2}✔ npm install \(\d+\.\d s\)$/m);
     expect(r.stdout).toMatch(/^ {2}✖ stdio: tools\/call crash: /m);

@@ -52,7 +52,8 @@ describe('install reuse through the CLI', () => {
     expect(readdirSync(cache).filter((n) => n.startsWith(HINT_PREFIX))).toHaveLength(1);
     expect(readdirSync(cache).filter((n) => n.startsWith(RECORD_PREFIX))).toHaveLength(1);
 
-    const reused = await runWith(cache, []);
+    // A CI run: npm resolves now, then takes the stored tree.
+    const reused = await runWith(cache, [], { CI: 'true' });
     const source = reused.results.cells[0]!.environment!.installSource!;
     expect(source).toMatchObject({ source: 'reused', lockfileSha256: reused.results.cells[0]!.environment!.lockfileSha256 });
 

@@ -32,4 +32,7 @@ export const TEST_CACHE_ENV: Record<string, string> = {
   MCP_MATRIX_NODE_CACHE: TEST_NODE_CACHE,
   MCP_MATRIX_TREE_CACHE: process.env.MM_TEST_TREE_CACHE ?? TEST_TREE_CACHE,
   MCP_MATRIX_CONFIG_CACHE: TEST_CONFIG_CACHE,
+  // npm's own cache, as the test run has it (npx and npm scripts set it): the minimal environment of a CLI process would
+  // drop it, and a run measured with a new npm cache would still take ~/.npm's in every cell.
+  ...(process.env.npm_config_cache ? { npm_config_cache: process.env.npm_config_cache } : {}),
 };
