@@ -364,3 +364,74 @@ else {
   process.exit(1);
 }
 `;
+
+/** What an attest stand-in recorded: the statement's subjects and predicate, as actions/attest would sign them. */
+export interface Attestation {
+  subjects: { name: string; digest: { sha256: string } }[];
+  predicateType: string;
+  predicate: unknown;
+}
+
+/**
+ * actions/attest v4.1.0 (and attest-build-provenance v4.1.0, which calls it): nothing without the `id-token: write`
+ * permission, the input rules of detect.ts, subject.ts and predicate.ts (a custom predicate needs predicate-type;
+ * exactly one subject input; subject-path is globbed, each file's sha256), then the statement is recorded, not signed.
+ * Storing it needs `attestations: write`.
+ */
+export function attest(ctx: ActionContext, grants: (scope: string) => string): ActionResult & { attestation?: Attestation } {
+  const input = ctx.input;
+  const error = (message: string) => failed(message);
+  if (grants('id-token') !== 'write')
+    return error('missing "id-token" permission. Please add "permissions: id-token: write" to your workflow.');
+  const predicateType = input('predicate-type');
+  const predicateText = input('predicate');
+  const predicatePath = input('predicate-path');
+  if (input('sbom-path') && (predicateType || predicateText || predicatePath))
+    return error('Cannot specify sbom-path together with predicate-type, predicate, or predicate-path');
+  if ((predicateText || predicatePath) && !predicateType) return error('predicate-type is required when using predicate or predicate-path');
+  if (!predicateType) return { ok: false, log: 'the local runner models custom predicates only (predicate-type)' };
+  const subjectInputs = [input('subject-path'), input('subject-digest'), input('subject-checksums')].filter(Boolean);
+  if (subjectInputs.length === 0) return error('One of subject-path, subject-digest, or subject-checksums must be provided');
+  if (subjectInputs.length > 1) return error('Only one of subject-path, subject-digest, or subject-checksums may be provided');
+  const subjects: Attestation['subjects'] = [];
+  if (input('subject-path')) {
+    const patterns = input('subject-path')
+      .split(/[\n,]/)
+      .map((p) => p.trim())
+      .filter(Boolean)
+      .join('\n');
+    for (const file of globFiles(ctx.workspace, patterns)) {
+      const name = input('subject-name') || path.basename(file);
+      const sha256 = createHash('sha256').update(readFileSync(file)).digest('hex');
+      if (!subjects.some((s) => s.name === name && s.digest.sha256 === sha256)) subjects.push({ name, digest: { sha256 } });
+    }
+    if (subjects.length === 0) return error(`Could not find subject at path ${input('subject-path')}`);
+  } else if (input('subject-digest')) {
+    const digest = input('subject-digest');
+    if (!input('subject-name')) return error('subject-name must be provided when using subject-digest');
+    if (!/^sha256:[A-Za-z0-9]{64}$/.test(digest)) return error('subject-digest must be in the format "sha256:<hex-digest>"');
+    subjects.push({ name: input('subject-name'), digest: { sha256: digest.slice(7) } });
+  } else return { ok: false, log: 'the local runner does not model subject-checksums' };
+  if (predicateText && predicatePath) return error('Only one of predicate-path or predicate may be provided');
+  if (!predicateText && !predicatePath) return error('One of predicate-path or predicate must be provided');
+  let params = predicateText;
+  if (predicatePath) {
+    const file = path.resolve(ctx.workspace, predicatePath);
+    if (!existsSync(file)) return error(`predicate file not found: ${predicatePath}`);
+    params = readFileSync(file, 'utf8');
+  }
+  let predicate: unknown;
+  try {
+    predicate = JSON.parse(params);
+  } catch (e) {
+    return error((e as Error).message);
+  }
+  if (grants('attestations') !== 'write')
+    return error('Failed to persist attestation: Resource not accessible by integration (the attestations: write permission)');
+  return {
+    ok: true,
+    log: subjects.map((s) => `Attestation created for ${s.name}@sha256:${s.digest.sha256}`).join('\n'),
+    outputs: { 'bundle-path': path.join(ctx.env.RUNNER_TEMP ?? ctx.workspace, 'attestation.json'), 'attestation-id': '1' },
+    attestation: { subjects, predicateType, predicate },
+  };
+}

@@ -22,11 +22,14 @@
 //   a failed or cancelled one (and every job needing a re-run job) runs again; artifacts persist in the
 //   run across attempts; one artifact store per run, shared by every call of a reusable workflow in it
 //   (`artifacts`);
+// - permissions: a job's token has its own, else the workflow's (absent: the permissive default, id-token none); a
+//   called workflow's job that asks for more than its caller grants fails the call to start (`startupFailure`);
 // - GITHUB_PATH (the newest entry first on PATH); a step summary over 1 MiB dropped whole with an error annotation;
 //   hashFiles() in a step's expressions;
 // - stand-ins for actions: checkout (copies the repository), setup-node and pnpm/action-setup as their sources
 //   read their inputs and fail (test/helpers/workflow-actions.ts; Node itself is this machine's), the image's
-//   corepack and global Yarn 1 (real pnpm and Yarn from `tools`), and the
+//   corepack and global Yarn 1 (real pnpm and Yarn from `tools`), actions/attest and attest-build-provenance
+//   (their permission and input rules; the statement recorded in `attestations`, not signed), and the
 //   artifact actions per their READMEs: upload-artifact (root = the directory given, or the one before the
 //   first wildcard; `overwrite`, `if-no-files-found`; a name already in the run fails without overwrite),
 //   download-artifact v5+ (by `name`: into `path`; by `pattern`/all: into `path/<name>/` unless
@@ -42,11 +45,25 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, 
 import os from 'node:os';
 import path from 'node:path';
 import { parse } from 'yaml';
-import { hashFiles, setupNode, setupPnpm, writeImageTools, type ActionResult } from './workflow-actions.js';
+import { attest, hashFiles, setupNode, setupPnpm, writeImageTools, type ActionResult, type Attestation } from './workflow-actions.js';
 import { condition, interpolate, stringOf, type Scope, type Value } from './workflow-expr.js';
 
 /** GitHub's limit on one step's summary (the runner's AttachmentSizeLimit). */
 const SUMMARY_LIMIT = 1024 * 1024;
+
+/** A workflow's or job's `permissions`: a map of scopes, read-all or write-all; absent: the repository's default. */
+export type Permissions = Record<string, string> | string | undefined;
+
+/** One scope's access under `permissions`; absent, the permissive default (every scope write, id-token none). */
+export function access(p: Permissions, scope: string): 'none' | 'read' | 'write' {
+  if (p === undefined) return scope === 'id-token' ? 'none' : 'write';
+  if (p === 'write-all') return 'write';
+  if (p === 'read-all') return scope === 'id-token' ? 'none' : 'read';
+  if (typeof p !== 'object') return 'none';
+  const v = p[scope];
+  return v === 'write' || v === 'read' ? v : 'none';
+}
+const RANK = { none: 0, read: 1, write: 2 } as const;
 
 export type JobResult = 'success' | 'failure' | 'cancelled' | 'skipped';
 
@@ -89,6 +106,10 @@ export interface RunRecord {
   triggered: boolean;
   /** The workflow's concurrency group, evaluated (empty without one). */
   concurrency: string;
+  /** A called workflow that asks for more than its caller grants never starts (GitHub's startup failure). */
+  startupFailure?: string;
+  /** What the attest stand-ins recorded, in order (actions/attest, attest-build-provenance). */
+  attestations: (Attestation & { job: string })[];
   result(job: string): JobResult;
   job(job: string, matrixId?: string): JobRecord;
   /** Every annotation of every job, `level title: message`. */
@@ -119,8 +140,11 @@ export interface RunOptions {
   artifacts?: Map<string, Artifact>;
   /** Real package managers for the stand-ins (pnpm/action-setup, corepack, the image's Yarn 1): `name@version` → bin dir. */
   tools?: Record<string, string>;
-  /** The workflow is called (`workflow_call`) by this job of a caller workflow named `workflow`. */
-  calledBy?: { job: string; workflow: string };
+  /**
+   * The workflow is called (`workflow_call`) by this job of a caller workflow named `workflow`, whose token has
+   * `permissions` (the calling job's, else the caller workflow's; absent: the repository's permissive default).
+   */
+  calledBy?: { job: string; workflow: string; permissions?: Permissions };
 }
 
 interface Step {
@@ -157,7 +181,7 @@ interface Frame {
 
 interface Job {
   name?: string;
-  permissions?: Record<string, string> | string;
+  permissions?: Permissions;
   needs?: string | string[];
   if?: string | boolean;
   env?: Record<string, Value>;
@@ -169,7 +193,7 @@ interface Job {
 
 interface Workflow {
   env?: Record<string, Value>;
-  permissions?: Record<string, string> | string;
+  permissions?: Permissions;
   concurrency?: { group?: string } | string;
   defaults?: { run?: { shell?: string } };
   on?: {
@@ -250,6 +274,29 @@ export function runWorkflow(options: RunOptions): RunRecord {
   };
   const triggers = typeof wf.on === 'string' ? [wf.on] : Array.isArray(wf.on) ? (wf.on as string[]) : Object.keys(wf.on ?? {});
   const triggered = triggers.includes(options.calledBy ? 'workflow_call' : event.name);
+  const attestations: RunRecord['attestations'] = [];
+  // A job's token: its own permissions, else the workflow's; in a called workflow never more than the caller's,
+  // and a called workflow that asks for more fails to start (GitHub checks every job before any runs).
+  const requested = (job: Job) => job.permissions ?? wf.permissions;
+  const granted = (job: Job, scope: string) => {
+    const own = requested(job);
+    if (!options.calledBy) return access(own, scope);
+    return own === undefined ? access(options.calledBy.permissions, scope) : access(own, scope);
+  };
+  let startupFailure: string | undefined;
+  if (options.calledBy && triggered)
+    for (const [id, job] of Object.entries(wf.jobs)) {
+      const own = requested(job);
+      if (own === undefined) continue;
+      const scopes =
+        typeof own === 'object' ? Object.keys(own) : ['actions', 'attestations', 'contents', 'id-token', 'packages', 'security-events'];
+      for (const scope of scopes) {
+        const allowed = access(options.calledBy.permissions, scope);
+        if (RANK[access(own, scope)] > RANK[allowed]) {
+          startupFailure ??= `The nested job '${id}' is requesting '${scope}: ${access(own, scope)}', but is only allowed '${scope}: ${allowed}'.`;
+        }
+      }
+    }
   const masks: string[] = [];
   const mask = (text: string) => masks.reduce((t, m) => (m ? t.split(m).join('***') : t), text);
   const records: JobRecord[] = [];
@@ -282,7 +329,7 @@ export function runWorkflow(options: RunOptions): RunRecord {
     order.push(id);
   };
   for (const id of Object.keys(wf.jobs)) visit(id);
-  if (!triggered) order.length = 0;
+  if (!triggered || startupFailure) order.length = 0;
 
   for (const id of order) {
     const job = wf.jobs[id]!;
@@ -594,6 +641,15 @@ export function runWorkflow(options: RunOptions): RunRecord {
     const ctx = { workspace, env, input, tools: options.tools ?? {} };
     if (action === 'actions/setup-node') return setupNode(ctx);
     if (action === 'pnpm/action-setup') return setupPnpm(ctx);
+    if (action === 'actions/attest' || action === 'actions/attest-build-provenance') {
+      const result = attest(ctx, (scope) => granted(job, scope));
+      if (result.attestation)
+        attestations.push({
+          job: s.contexts.github ? stringOf((s.contexts.github as Record<string, Value>).job) : '',
+          ...result.attestation,
+        });
+      return result;
+    }
     if (action === 'actions/upload-artifact') {
       const name = input('name') || 'artifact';
       const spec = input('path');
@@ -633,13 +689,7 @@ export function runWorkflow(options: RunOptions): RunRecord {
       // only with `actions: read` where permissions are set; without: the runner's service, this attempt only.
       const api = input('github-token') !== '' && input('run-id') !== '';
       if (api) {
-        const perms = job.permissions ?? wf.permissions;
-        const grants = (p: typeof perms) =>
-          p === undefined ||
-          p === 'read-all' ||
-          p === 'write-all' ||
-          (typeof p === 'object' && ['read', 'write'].includes(p.actions ?? ''));
-        if (!grants(perms))
+        if (granted(job, 'actions') === 'none')
           return { ok: false, log: 'Error: Unable to download artifact(s): Resource not accessible by integration (actions: read)' };
       }
       const reachable = (a: Artifact) => api || a.attempt === attempt;
@@ -673,6 +723,8 @@ export function runWorkflow(options: RunOptions): RunRecord {
     artifacts,
     triggered,
     concurrency,
+    ...(startupFailure ? { startupFailure } : {}),
+    attestations,
     result: (job) => aggregate(records.filter((r) => r.job === job)),
     job: (job, matrixId) => {
       const found = records.find((r) => r.job === job && (matrixId === undefined || stringOf(r.matrix?.id) === matrixId));

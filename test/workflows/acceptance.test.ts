@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, test } from 'vitest';
 import type { RunResult } from '../../src/results/types.js';
 import { CONFIG_HASH, FOUR_CELLS, makeRun, pieceOf, type CellSpec } from '../reports/helpers/make-run.js';
+import { writeFakePlan } from './fake-plan.js';
 import { runWorkflow, type RunOptions, type RunRecord } from '../helpers/workflow-runner.js';
 import { renderWorkflow } from '../../src/commands/init/workflow-template.js';
 import { TEST_TREE_CACHE } from '../helpers/node-runtimes.js';
@@ -53,27 +54,13 @@ function setup(
   const pkg = path.join(repo, options.subdir ?? '.');
   const fake = path.join(tmp, 'fake');
   mkdirSync(pkg, { recursive: true });
-  mkdirSync(path.join(fake, 'pieces'), { recursive: true });
   writeFileSync(path.join(pkg, 'package.json'), '{"name":"server","version":"1.0.0","files":["index.js"]}\n');
   writeFileSync(path.join(pkg, 'index.js'), '\n');
   // setup-node (cache: npm) hashes the lockfile the workflow names: a package with a lockfile of its own.
   writeFileSync(path.join(pkg, 'package-lock.json'), '{"name":"server","lockfileVersion":3,"packages":{}}\n');
   writeFileSync(path.join(pkg, 'matrix.config.ts'), 'export default {};\n');
   if (options.tarball !== false) writeFileSync(path.join(pkg, 'server-1.0.0.tgz'), 'not really a tarball');
-  const run = makeRun(specs);
-  const plan = {
-    configHash: run.plan.configHash,
-    package: run.plan.package,
-    include: run.plan.cells.map((c) => ({ id: c.id, pin: c.pin, version: c.version, major: c.major })),
-    source: { tarball: 'server-1.0.0.tgz' },
-    attempt: 1,
-    frozen: { version: 1, hash: run.plan.configHash, shape: 'shape', cells: run.plan.cells, lockstep: [] },
-  };
-  writeFileSync(path.join(fake, 'plan.json'), JSON.stringify(plan));
-  for (const cell of run.cells) {
-    const piece = (options.pieces ?? ((r) => r))(pieceOf(run, cell.id, run.startedAt, run.finishedAt), cell.id);
-    writeFileSync(path.join(fake, 'pieces', `${cell.id}.json`), JSON.stringify(piece));
-  }
+  writeFakePlan(fake, specs, { tarball: 'server-1.0.0.tgz' }, options.pieces);
   const base: RunOptions = {
     workflow: options.workflow ?? WORKFLOW,
     repo,
@@ -512,6 +499,17 @@ jobs:
       `mcp-matrix-${KEY}-results`,
       `mcp-matrix-${KEY}-tarball`,
     ]);
+  });
+
+  test("an oversized summary: merge keeps it under GitHub's 1 MiB, so the gate's summary is shown, naming the artifact", () => {
+    // Two failing cells whose messages alone exceed 1 MiB: GitHub drops a larger step summary whole (the runner too).
+    const big = cells(2).map((c) => ({ ...c, phases: { stdio: { verdict: 'failed' as const, message: 'x'.repeat(600 * 1024) } } }));
+    const r = setup(big, { pieces: (p, id) => pieceOf(makeRun(big), id, p.startedAt, p.finishedAt) }).run();
+    expect(gate(r).result).toBe('failure');
+    expect(r.annotations().filter((a) => a.includes('$GITHUB_STEP_SUMMARY upload aborted'))).toEqual([]);
+    expect(gate(r).summary).toMatch(/^# mcp-matrix: FAILED/m);
+    expect(gate(r).summary).toContain('The summary is cut here');
+    expect(gate(r).summary).toMatch(/The whole report is matrix\.md in the run's artifacts/);
   });
 
   test('an event the workflow does not list runs nothing', () => {

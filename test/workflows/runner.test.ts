@@ -21,7 +21,7 @@ function run(jobs: string, files: Record<string, string> = {}, extra: Partial<Ru
     writeFileSync(path.join(repo, file), text);
   }
   mkdirSync(repo, { recursive: true });
-  writeFileSync(path.join(dir, 'wf.yml'), `name: t\non: [push, merge_group]\njobs:\n${jobs}`);
+  writeFileSync(path.join(dir, 'wf.yml'), `name: t\non: [push, merge_group, workflow_call]\njobs:\n${jobs}`);
   return runWorkflow({
     workflow: path.join(dir, 'wf.yml'),
     repo,
@@ -188,5 +188,35 @@ Please specify it by one of the following ways:
   test('without that version among the runner tools, it says so instead of passing', () => {
     const r = run(job(), { 'package.json': '{"packageManager":"pnpm@9.0.0"}' });
     expect(r.job('j').steps[1]!.log).toBe('the local runner has no pnpm 9.0.0 (RunOptions.tools): the action would install pnpm@9.0.0');
+  });
+});
+
+describe('permissions and the attest stand-in (actions/attest v4.1.0, from its source)', () => {
+  const ATTEST = 'actions/attest-build-provenance@a2bbfa25375fe432b6a289bc6b6cd05ecd0c4c32';
+  const job = (permissions: string) =>
+    `  j:\n    runs-on: ubuntu-latest\n${permissions}    steps:\n      - uses: actions/checkout@v6\n      - uses: ${ATTEST}\n        with:\n          subject-path: out/*.tgz\n          predicate-type: urn:x\n          predicate-path: p.json\n`;
+  const files = { 'out/a-1.0.0.tgz': 'tarball', 'p.json': '{"verdict":"passed"}' };
+
+  test('with id-token and attestations write: the statement of the file sha256 and the predicate is recorded', () => {
+    const r = run(job('    permissions:\n      id-token: write\n      attestations: write\n      contents: read\n'), files);
+    expect(r.job('j').result).toBe('success');
+    expect(r.attestations).toEqual([
+      {
+        job: 'j',
+        subjects: [{ name: 'a-1.0.0.tgz', digest: { sha256: 'db4b4d0d1cb480bf9aeea253771c00febe627f236765fa37d6a5614f079a3aa0' } }],
+        predicateType: 'urn:x',
+        predicate: { verdict: 'passed' },
+      },
+    ]);
+  });
+
+  test('without id-token: write it fails as the action does; a called workflow asking for more than its caller never starts', () => {
+    const r = run(job(''), files);
+    expect(r.annotations()).toEqual(['error : missing "id-token" permission. Please add "permissions: id-token: write" to your workflow.']);
+    const called = run(job('    permissions:\n      id-token: write\n'), files, {
+      calledBy: { job: 'gate', workflow: 'release', permissions: { contents: 'read' } },
+    });
+    expect(called.jobs).toEqual([]);
+    expect(called.startupFailure).toBe("The nested job 'j' is requesting 'id-token: write', but is only allowed 'id-token: none'.");
   });
 });
