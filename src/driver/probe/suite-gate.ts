@@ -75,22 +75,43 @@ function lines(): () => Promise<string | undefined> {
   };
 }
 
-/** What keeps this process alive, and the process listeners: a scenario must leave both as it found them. */
+/**
+ * What keeps this process alive, and the process listeners: a scenario must leave both as it found them. A
+ * handle still closing (`CloseReq`, a client the scenario closed just before its exit) is on its way out.
+ */
 function state(): string {
-  const listeners = ['SIGINT', 'SIGTERM', 'SIGHUP', 'exit', 'beforeExit', 'uncaughtException', 'unhandledRejection', 'warning'];
-  return JSON.stringify([process.getActiveResourcesInfo().sort(), listeners.map((e) => process.listenerCount(e))]);
+  const alive = process.getActiveResourcesInfo().filter((r) => r !== 'CloseReq');
+  return JSON.stringify([alive.sort(), listenerCounts()]);
+}
+
+/** What would run the scenario's code later: its timers and process listeners (a finished request's socket is undici's to release). */
+function scheduled(): string {
+  return JSON.stringify([process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length, listenerCounts()]);
+}
+
+function listenerCounts(): number[] {
+  const events = ['SIGINT', 'SIGTERM', 'SIGHUP', 'exit', 'beforeExit', 'uncaughtException', 'unhandledRejection', 'warning'];
+  return events.map((e) => process.listenerCount(e));
 }
 
 const tick = () => new Promise<void>((resolve) => setImmediate(resolve));
 
-/** Runs the CLI once with `args`; resolves with the exit code when it calls process.exit or has nothing left to do. */
-function runOnce(args: string[], seq: number): Promise<number> {
+/**
+ * Runs the CLI once with `args`; resolves with the exit code when it calls process.exit or has nothing left to do.
+ * A scenario that exits with a timer or process listener of its own left ends the process at that moment, as its
+ * exit would have, so none of that runs after its exit; anything else it left open ends the process after settle().
+ */
+function runOnce(args: string[], seq: number, before: { state: string; scheduled: string }): Promise<number> {
   return new Promise<number>((resolve) => {
     let done = false;
     const end = (code: number) => {
       if (done) return;
       done = true;
       process.removeListener('beforeExit', idle);
+      if (scheduled() !== before.scheduled) {
+        stdout(`\n${frame} exit ${code}\n`);
+        realExit(code);
+      }
       // As if the process had exited: whatever the scenario's code still runs prints nowhere.
       process.stdout.write = () => true;
       process.stderr.write = () => true;
@@ -141,10 +162,10 @@ let seq = 0;
 for (let line = await next(); line !== undefined; line = await next()) {
   process.stdin.unref();
   await tick();
-  const before = state();
-  const code = await runOnce(JSON.parse(line) as string[], ++seq);
+  const before = { state: state(), scheduled: scheduled() };
+  const code = await runOnce(JSON.parse(line) as string[], ++seq, before);
   stdout(`\n${frame} exit ${code}\n`);
-  const reusable = await settle(before);
+  const reusable = await settle(before.state);
   process.stdout.write = stdout;
   process.stderr.write = stderr;
   if (!reusable) realExit(code);

@@ -1,5 +1,5 @@
 // The conformance phase's verdict rules: the suite's checks.json → a scenario → a sub-check → the phase.
-import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { conformancePhase } from '../../../src/driver/phases/conformance.js';
@@ -276,7 +276,7 @@ const arg = (k) => process.argv[process.argv.indexOf(k) + 1];
 const [url, scenario, out] = [arg('--url'), arg('--scenario'), arg('--output-dir')];
 if (process.argv[2] !== 'server') process.exit(9);
 const write = (checks, dir = scenario + '-0') => { mkdirSync(join(out, dir), { recursive: true }); writeFileSync(join(out, dir, 'checks.json'), typeof checks === 'string' ? checks : JSON.stringify(checks)); };
-const post = (method) => fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: JSON.stringify({ jsonrpc: '2.0', id: 9, method, params: {} }) }).then((r) => r.status, () => 0);
+const post = (method) => fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: JSON.stringify({ jsonrpc: '2.0', id: 9, method, params: {} }) }).then((r) => r.text().then(() => r.status), () => 0);
 if (scenario.startsWith('pass')) {
   const status = await post('ping');
   write([{ id: 'reached', status: status === 200 ? 'SUCCESS' : 'FAILURE', errorMessage: 'HTTP ' + status, specReferences: [{ url: 'https://x/' + scenario }] }]);
@@ -307,6 +307,8 @@ if (scenario.startsWith('pass')) {
   await post('pid');
   write([{ id: 'pid', status: 'SUCCESS', errorMessage: process.pid + ' ' + globalThis.runs }]);
   if (scenario === 'pid-timer') setTimeout(() => {}, 60_000);
+  // Due just after its exit: the marker file says whether it ran.
+  if (scenario === 'pid-late') setTimeout(() => writeFileSync(join(out, 'late-timer-ran'), 'yes'), 0);
   if (scenario === 'pid-listener') process.on('SIGHUP', () => {});
   if (scenario === 'pid-stream') {
     const u = new URL(url);
@@ -314,7 +316,7 @@ if (scenario.startsWith('pass')) {
     await new Promise((resolve) => net.connect(Number(u.port), u.hostname, resolve));
   }
   // As the suite's CLI ends, whatever is still open; pid-listener ends with nothing left to wait for.
-  if (scenario === 'pid-timer' || scenario === 'pid-stream') process.exit(0);
+  if (scenario === 'pid-timer' || scenario === 'pid-stream' || scenario === 'pid-late') process.exit(0);
   if (scenario === 'pid-noisy') { console.log('noisy out'); console.error('noisy err'); process.exit(7); console.error('after exit'); }
 } else if (scenario === 'quiet') {
   console.log('quiet line');
@@ -512,7 +514,7 @@ if (scenario.startsWith('pass')) {
 
   it('scenarios share the suite process while each leaves it as it found it; a leftover ends it, the next gets a new one', async () => {
     const log = join(bench.cell, 'shared.log');
-    const names = ['pid', 'pid-timer', 'pid', 'pid-listener', 'pid', 'pid-stream', 'pid-noisy', 'quiet', 'pid', 'pid'];
+    const names = ['pid', 'pid-timer', 'pid', 'pid-listener', 'pid', 'pid-stream', 'pid-noisy', 'quiet', 'pid', 'pid-late', 'pid'];
     const { r } = await run(spec({ auth: 'none', scenarios: names.map((name) => ({ name })) }, { NO_AUTH: '1', LOG: log }));
     const runs = (r.checks ?? [])
       .filter((c) => c.id.startsWith('pid'))
@@ -528,11 +530,18 @@ if (scenario.startsWith('pass')) {
     // An exit with a code leaves the process reusable (quiet counts no run); the CLI is evaluated afresh each time.
     expect(pids[7]).toBe(pids[6]);
     expect(pids[8]).toBe(pids[6]);
-    expect(runs.map(([, n]) => n)).toEqual(['1', '2', '1', '2', '1', '2', '1', '2', '3']);
+    expect(pids[9]).not.toBe(pids[8]);
+    expect(runs.map(([, n]) => n)).toEqual(['1', '2', '1', '2', '1', '2', '1', '2', '3', '1']);
     // Each scenario's output and exit code are its own: nothing pid-noisy printed, before its exit or after it.
     expect(r.checks!.find((c) => c.id === 'quiet')!.message).toBe('the suite left no checks.json (exit 5): quiet line');
     expect(r.verdict).toBe('not-measured');
-    expect(readFileSync(log, 'utf8').trim().split('\n')).toHaveLength(1 + 9);
+    // A timer left at its exit never fires: the process ends there, as the scenario's own process would have.
+    expect(existsSync(join(bench.cell, '.mcp-matrix', 'conformance', 'pid-late', 'late-timer-ran'))).toBe(false);
+    const bodies = readFileSync(log, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => (JSON.parse(l) as { body: string }).body);
+    expect(bodies).toEqual(['initialize', ...Array<string>(10).fill('pid')]);
   }, 60_000);
 
   it("the suite's process loads while the server starts; the server sees the scenarios one after another", async () => {
