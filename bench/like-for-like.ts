@@ -15,7 +15,7 @@ export interface Catalogue {
 }
 
 export async function loadCatalogue(): Promise<Catalogue> {
-  const url = pathToFileURL(path.join(ROOT, 'dist', 'results', 'checks.js')).href;
+  const url = pathToFileURL(path.join(ROOT, 'dist', 'contract', 'checks.js')).href;
   const { checkIds } = (await import(url)) as typeof import('../src/contract/checks.js');
   return { stdio: checkIds('stdio'), http: checkIds('http') };
 }
