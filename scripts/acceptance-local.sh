@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# The acceptance workflow (.github/workflows/acceptance.yml) on one machine: the same mcp-matrix and
-# npm pack commands, in the same order, each job's output in its own place:
-#   plan --json → npm pack once → one `run --plan plan.json --cell ID --tarball FILE
+# The acceptance workflow (.github/workflows/acceptance.yml) on one machine: the same mcp-matrix
+# commands, in the same order, each job's output in its own place:
+#   plan --json → pack once (by the package's own package manager) → one `run --plan plan.json --cell ID --tarball FILE
 #   --out cell-results/attempt-1/ID` per planned cell (fail-fast off) → merge --plan plan.json cell-results
 #   (the gate; its exit code is this script's).
 # Lines marked "# = acceptance.yml" are the workflow's own lines, verbatim (a test holds them equal); the line
@@ -28,13 +28,10 @@ rm -rf package-tarball cell-results matrix-results
 
 echo "== plan" >&2
 $MCP_MATRIX plan --json --config "$CONFIG" > plan.json || exit $? # = acceptance.yml
-node -e 'const p = require("./plan.json"); const dir = (process.env.WORKDIR ?? ".").replace(/^\.\/?|\/+$/g, "").replace(/[^\w.-]+/g, "-") || "root"; console.log(`matrix=${JSON.stringify({ include: p.include })}\nkey=${dir}-${p.configHash.slice(0, 12)}\npack-directory=${p.source.directory ?? ""}\npack-tarball=${p.source.tarball ?? ""}`)' >> "$GITHUB_OUTPUT" # = acceptance.yml
+node -e 'const p = require("./plan.json"); const dir = (process.env.WORKDIR ?? ".").replace(/^\.\/?|\/+$/g, "").replace(/[^\w.-]+/g, "-") || "root"; console.log(`matrix=${JSON.stringify({ include: p.include })}\nkey=${dir}-${p.configHash.slice(0, 12)}`)' >> "$GITHUB_OUTPUT" # = acceptance.yml
 
 echo "== pack" >&2
-PACK_DIRECTORY="$(output pack-directory)"
-PACK_TARBALL="$(output pack-tarball)"
-mkdir -p package-tarball # = acceptance.yml
-if [ -n "$PACK_TARBALL" ]; then cp "$PACK_TARBALL" package-tarball/; else (cd "$PACK_DIRECTORY" && npm pack --pack-destination "$OLDPWD/package-tarball"); fi || exit $? # = acceptance.yml
+$MCP_MATRIX pack --plan plan.json --out package-tarball || exit $? # = acceptance.yml
 
 failed=0
 for CELL in ${CELLS:-$(output matrix | node -e 'console.log(JSON.parse(require("fs").readFileSync(0, "utf8")).include.map((c) => c.id).join(" "))')}; do

@@ -2,7 +2,7 @@
 // dist/version.js, src/version.ts (tests) or a chunk of the CLI's bundle (dist/bundle/).
 import { readFileSync } from 'node:fs';
 
-function ownVersion(): string {
+function ownPackage(): { version: string; engines?: { node?: string } } {
   for (const up of ['../package.json', '../../package.json']) {
     let text: string;
     try {
@@ -10,10 +10,13 @@ function ownVersion(): string {
     } catch {
       continue;
     }
-    const pkg = JSON.parse(text) as { name?: string; version: string };
-    if (pkg.name === 'mcp-matrix') return pkg.version;
+    const pkg = JSON.parse(text) as { name?: string; version: string; engines?: { node?: string } };
+    if (pkg.name === 'mcp-matrix') return pkg;
   }
   throw new Error('mcp-matrix: no package.json of its own above ' + import.meta.url);
 }
 
-export const HARNESS_VERSION: string = ownVersion();
+const own = ownPackage();
+export const HARNESS_VERSION: string = own.version;
+/** The Node releases the harness itself runs on (its engines.node). */
+export const HARNESS_NODE_RANGE: string = own.engines?.node ?? '*';

@@ -1,7 +1,11 @@
 // `mcp-matrix detect`: the package manager and lockfile as GitHub step outputs (package-manager, lockfile relative
-// to the repository root, lockfile-dir, pnpm-version, yarn-berry, pnp), from src/pack/package-manager.ts.
+// to the repository root, lockfile-dir, pnpm-version, yarn-berry, pnp), from src/pack/package-manager.ts, and the
+// Node the workflows' jobs run on (node-version: the floor of engines.node).
+import { readFileSync } from 'node:fs';
 import { appendFile } from 'node:fs/promises';
 import path from 'node:path';
+import semver from 'semver';
+import { HARNESS_NODE_RANGE } from '../version.js';
 import type { Logger } from '../logger.js';
 import { detectPackageManager } from '../pack/package-manager.js';
 import { fail, ok, type Failure, type Result } from '../util/result.js';
@@ -24,7 +28,28 @@ export function detectOutputs(dir: string, pnpmVersion?: string): Result<string[
     `pnpm-version=${version ?? ''}`,
     `yarn-berry=${pm.yarnBerry}`,
     `pnp=${pm.pnp}`,
+    `node-version=${nodeFloor(dir)}`,
   ]);
+}
+
+/**
+ * The lowest Node the package's engines.node admits (setup-node given the range would pick the newest), raised to
+ * the harness's own floor when lower: the job's Node runs the CLI too (a Node axis in the config runs servers on
+ * older releases). '' without engines.node, or when the range admits no release.
+ */
+export function nodeFloor(dir: string): string {
+  let range: unknown;
+  try {
+    range = (JSON.parse(readFileSync(path.join(dir, 'package.json'), 'utf8')) as { engines?: { node?: unknown } }).engines?.node;
+  } catch {
+    return '';
+  }
+  if (typeof range !== 'string' || semver.validRange(range) === null) return '';
+  const floor = semver.minVersion(range)?.version;
+  if (!floor) return '';
+  if (semver.satisfies(floor, HARNESS_NODE_RANGE)) return floor;
+  const ours = semver.minVersion(HARNESS_NODE_RANGE)?.version;
+  return ours && semver.satisfies(ours, range) ? ours : floor;
 }
 
 export async function detectCommand(

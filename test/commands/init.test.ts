@@ -18,6 +18,7 @@ import type { Detected } from '../../src/commands/init/config-template.js';
 import type { CellResult } from '../../src/results/types.js';
 import { fakeRegistry, SDK } from '../plan/fake-registry.js';
 import { loadConfig } from '../../src/config/load.js';
+import { PNPM_VERSION } from '../../src/pack/pm-tool.js';
 import { resolveConfig } from '../../src/config/resolve.js';
 import { createLogger } from '../../src/logger.js';
 
@@ -276,7 +277,8 @@ describe('mcp-matrix init', () => {
     expect(lint(yaml, WORKFLOW_FILE)).toEqual([]);
     for (const needle of [
       'mcp-matrix plan --json',
-      'npm pack --pack-destination package-tarball',
+      // Packed by the package's own package manager (mcp-matrix pack), from the plan.
+      'npx --no-install mcp-matrix pack --plan plan.json --out package-tarball',
       'matrix: ${{ fromJSON(needs.plan.outputs.matrix) }}',
       'fail-fast: false',
       // The cells run through the mcp-matrix action, copied from the installed package.
@@ -303,7 +305,12 @@ describe('mcp-matrix init', () => {
     expect(existsSync(path.join(pkg, '.github'))).toBe(false);
     expect(existsSync(path.join(pkg, 'matrix.config.ts'))).toBe(true);
     expect(yaml).toContain('      run:\n        working-directory: packages/notes\n');
-    expect(yaml).toContain('node-version-file: packages/notes/package.json');
+    // Node from the floor of engines.node, as mcp-matrix detect reads it in the plan job; one Node input only.
+    expect(yaml).toContain("node-version: ${{ steps.detect.outputs.node-version || 'lts/*' }}");
+    expect(yaml).not.toContain('node-version-file');
+    // No packageManager field names pnpm's version: init's pin, for pnpm/action-setup and detect alike.
+    expect(yaml).toContain(`          version: ${PNPM_VERSION}\n`);
+    expect(yaml).toContain(`pnpm exec mcp-matrix detect --pnpm-version ${PNPM_VERSION}`);
     expect(yaml).toContain('pnpm install --frozen-lockfile');
     expect(yaml).toContain('pnpm exec mcp-matrix merge --plan plan.json cell-results');
     expect((await createLinter())(yaml, 'mcp-matrix-packages-notes.yml')).toEqual([]);

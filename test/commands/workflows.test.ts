@@ -54,10 +54,12 @@ function actionStep(text: string): string[] {
   const withAt = lines.findIndex((l, i) => i > at && l === '        with:');
   for (const l of lines.slice(withAt + 1)) {
     if (!/^ {10}\S/.test(l)) break;
-    // The reusable workflow's own inputs (a variable directory, named secrets) aside.
-    if (!/^(working-directory|secret-env):/.test(l.trim())) withBlock.push(l.trim());
+    // The reusable workflow's own inputs (a variable directory, named secrets, the CLI under Plug'n'Play) aside.
+    if (!/^(working-directory|secret-env|cli):|^#/.test(l.trim())) withBlock.push(l.trim());
   }
-  return [lines[copy]!.trim(), lines[copy + 1]!.trim(), lines[at]!.trim().replace(/^- /, ''), ...withBlock];
+  // The copy runs on `node`, or `yarn node` under Plug'n'Play (the reusable workflow's $NODE_RUN).
+  const copyLine = lines[copy + 1]!.trim().replace(/^\$NODE_RUN /, 'node ');
+  return [lines[copy]!.trim(), copyLine, lines[at]!.trim().replace(/^- /, ''), ...withBlock];
 }
 
 /** scripts/lint-workflows.mjs (actionlint 1.7 + shellcheck) on these texts: its problem lines, '' when none. */
@@ -122,27 +124,48 @@ describe('workflows', () => {
         /pattern: mcp-matrix-\$\{\{ needs\.plan\.outputs\.key \}\}-cell-\*\n {10}merge-multiple: true\n/,
       );
       const names = [...text.matchAll(/^ +name: (mcp-matrix-.*)$/gm)].map((m) => m[1]);
-      expect(names.length).toBe(7);
+      expect(names.length).toBe(8);
       for (const n of names) expect(n).toMatch(/^mcp-matrix-\$\{\{ (needs|steps)\.plan\.outputs\.key \}\}-(plan|tarball|cell-.*|results)$/);
       expect(jobs(text).get('merge')).toContain('needs: [plan, pack, cell]');
       expect(jobs(text).get('merge')).toContain('merge --plan plan.json cell-results');
     }
   });
 
-  test('build before pack (a TypeScript server’s tarball holds dist/), npm caching', async () => {
+  test('build before pack (a TypeScript server’s tarball holds dist/), by the package manager; mcp-matrix pack; caching', async () => {
     const { init, acceptance } = await texts();
+    const build = { init: 'then npm run build; fi', acceptance: 'then "$PM" run build; fi' };
     for (const [name, text] of Object.entries({ init, acceptance })) {
       const pack = jobs(text).get('pack')!;
-      expect(pack.indexOf('npm run build --if-present'), name).toBeGreaterThan(0);
-      expect(pack.indexOf('npm run build --if-present'), name).toBeLessThan(pack.indexOf('npm pack'));
-      expect(text.match(/cache: npm/g)?.length, name).toBe(4);
+      expect(pack.indexOf(build[name as 'init']), name).toBeGreaterThan(0);
+      expect(pack.indexOf(build[name as 'init']), name).toBeLessThan(pack.indexOf(' pack --plan plan.json --out package-tarball'));
+      expect(text, name).not.toContain('npm pack');
+      expect(text, name).not.toContain('--if-present');
+    }
+    expect(init.match(/cache: npm/g)?.length).toBe(4);
+    // The reusable workflow: the lockfile the plan job found (a monorepo's root), no cache without one.
+    expect(acceptance.match(/\n {10}cache-dependency-path: \$\{\{ (steps\.pm|needs\.plan)\.outputs\.lockfile \}\}\n/g)?.length).toBe(4);
+    expect(acceptance.match(/\n {10}package-manager-cache: false\n/g)?.length).toBe(4);
+  });
+
+  test('one Node input per setup-node, never node-version-file beside node-version', async () => {
+    const { init, acceptance } = await texts();
+    for (const text of [init, acceptance, renderWorkflow({ ...DEFAULT_REPO, engines: true })]) {
+      expect(text).not.toContain('node-version-file');
+      expect(text.match(/uses: actions\/setup-node@/g)?.length).toBe(text.match(/\n {10}node-version: /g)?.length);
     }
   });
 
   test("one cell job per variant: a Node variant's job sets up its exact release (plan --json's node), others the default", async () => {
     const { init, acceptance } = await texts();
-    expect(jobs(acceptance).get('cell')).toContain('node-version: ${{ matrix.node || env.NODE_VERSION }}');
-    expect(jobs(init).get('cell')).toContain("node-version: ${{ matrix.node || 'lts/*' }}");
+    for (const text of [init, acceptance]) {
+      expect(jobs(text).get('cell')).toContain('node-version: ${{ matrix.node || needs.plan.outputs.node-version }}');
+      expect(jobs(text).get('pack')).toContain('node-version: ${{ needs.plan.outputs.node-version }}');
+    }
+    // The floor of engines.node (mcp-matrix detect), else the current LTS.
+    expect(jobs(init).get('plan')).toContain("node-version: ${{ steps.detect.outputs.node-version || 'lts/*' }}");
+    expect(jobs(acceptance).get('plan')).toContain(
+      "node-version: ${{ inputs.node-version || steps.detect.outputs.node-version || 'lts/*' }}",
+    );
     for (const text of [init, acceptance]) expect(jobs(text).get('cell')).toContain('cell: ${{ matrix.id }}');
   });
 

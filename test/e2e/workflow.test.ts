@@ -75,10 +75,13 @@ export default defineConfig({
     repo,
     env,
     // npm ci as npm installs the devDependency: node_modules/mcp-matrix is this package (its action.yml, its bin).
-    stub: {
-      'npm ci': `mkdir -p node_modules && ln -s ${JSON.stringify(ROOT)} node_modules/mcp-matrix`,
-      'npm run build --if-present': 'true',
-    },
+    // The install step names the plan job's detected command (npm install here: no lockfile).
+    stub: Object.fromEntries(
+      ['${{ steps.pm.outputs.install }}', '${{ needs.plan.outputs.install }}'].map((step) => [
+        step,
+        `mkdir -p node_modules && ln -sfn ${JSON.stringify(ROOT)} node_modules/mcp-matrix`,
+      ]),
+    ),
     workflowEnv: { MCP_MATRIX: `${process.execPath} ${BIN}` },
     // The release is published once the plan job is done: every later job sees it.
     beforeJob: (job) => {

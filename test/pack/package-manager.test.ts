@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { describeDetection, detectPackageManager, parsePackageManagerField } from '../../src/pack/package-manager.js';
-import { detectOutputs } from '../../src/commands/detect.js';
+import { detectOutputs, nodeFloor } from '../../src/commands/detect.js';
 import { pmPackage, PNPM_VERSION, YARN_BERRY_VERSION, YARN_CLASSIC_VERSION } from '../../src/pack/pm-tool.js';
 
 const roots: string[] = [];
@@ -117,8 +117,35 @@ describe('detectOutputs (mcp-matrix detect)', () => {
     const { repo } = tree({ 'repo/package.json': JSON.stringify({ packageManager: 'pnpm@10.34.9' }), 'repo/pnpm-lock.yaml': '' });
     expect(detectOutputs(path.join(repo, 'packages', 'server'))).toEqual({
       ok: true,
-      value: ['package-manager=pnpm', 'lockfile=pnpm-lock.yaml', 'lockfile-dir=.', 'pnpm-version=10.34.9', 'yarn-berry=false', 'pnp=false'],
+      value: [
+        'package-manager=pnpm',
+        'lockfile=pnpm-lock.yaml',
+        'lockfile-dir=.',
+        'pnpm-version=10.34.9',
+        'yarn-berry=false',
+        'pnp=false',
+        'node-version=',
+      ],
     });
+  });
+
+  it("node-version: the floor of the package's engines.node, never below the harness's own; '' without one", () => {
+    const { repo } = tree({});
+    const dir = path.join(repo, 'packages', 'server');
+    const floor = (node: unknown) => {
+      writeFileSync(path.join(dir, 'package.json'), JSON.stringify(node === undefined ? {} : { engines: { node } }));
+      return nodeFloor(dir);
+    };
+    expect(floor('>=22.12')).toBe('22.12.0');
+    expect(floor('^22.11 || >=24')).toBe('22.11.0');
+    // Below the harness's floor (>=20.19): the harness's, which the range admits.
+    expect(floor('>=18')).toBe('20.19.0');
+    // A range the harness's floor is outside of: its own floor, as declared (plan's Node axes are the way to test it).
+    expect(floor('^18')).toBe('18.0.0');
+    expect(floor(undefined)).toBe('');
+    expect(floor('not a range')).toBe('');
+    expect(floor(22)).toBe('');
+    expect(detectOutputs(dir)).toMatchObject({ ok: true, value: expect.arrayContaining(['node-version=']) as unknown });
   });
 
   it('pnpm without a version in packageManager: the input gives it, else a usage error naming both', () => {

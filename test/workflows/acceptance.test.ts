@@ -35,6 +35,12 @@ const installMcpMatrix = (at = '.') => {
   return `mkdir -p ${dir}/bin && echo '${pkg}' > ${dir}/package.json && cp ${path.join(ROOT, 'action.yml')} ${dir}/ && ln -sf ${FAKE} ${dir}/bin/mcp-matrix.js`;
 };
 afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+/** The workflows' install step (acceptance.yml's names the detected command), replaced by `script`. */
+const installs = (script: string) => ({
+  'npm ci': script,
+  '${{ steps.pm.outputs.install }}': script,
+  '${{ needs.plan.outputs.install }}': script,
+});
 
 /** A repository whose `npm ci` (stubbed) links the stand-in CLI, a plan of `specs`, and each cell's piece. */
 function setup(
@@ -45,6 +51,8 @@ function setup(
     subdir?: string;
     workflow?: string;
     repo?: string;
+    /** Extra fields of the package's package.json (engines, packageManager). */
+    manifest?: Record<string, unknown>;
   } = {},
 ) {
   const tmp = mkdtempSync(path.join(os.tmpdir(), 'mm-wf-'));
@@ -54,7 +62,12 @@ function setup(
   const pkg = path.join(repo, options.subdir ?? '.');
   const fake = path.join(tmp, 'fake');
   mkdirSync(pkg, { recursive: true });
-  writeFileSync(path.join(pkg, 'package.json'), '{"name":"server","version":"1.0.0","files":["index.js"]}\n');
+  // A checkout's root holds .git: mcp-matrix detect's search for the lockfile stops there, as the workflow's does.
+  mkdirSync(path.join(repo, '.git'), { recursive: true });
+  writeFileSync(
+    path.join(pkg, 'package.json'),
+    `${JSON.stringify({ name: 'server', version: '1.0.0', files: ['index.js'], ...options.manifest })}\n`,
+  );
   writeFileSync(path.join(pkg, 'index.js'), '\n');
   // setup-node (cache: npm) hashes the lockfile the workflow names: a package with a lockfile of its own.
   writeFileSync(path.join(pkg, 'package-lock.json'), '{"name":"server","lockfileVersion":3,"packages":{}}\n');
@@ -73,7 +86,7 @@ function setup(
       REAL_MCP_MATRIX: path.join(ROOT, 'bin/mcp-matrix.js'),
       NO_COLOR: '1',
     },
-    stub: { 'npm ci': installMcpMatrix(), 'npm run build --if-present': 'true' },
+    stub: installs(installMcpMatrix()),
     // The CLI is called as the workflow's MCP_MATRIX says; here the stand-in, without npx's start-up.
     workflowEnv: { MCP_MATRIX: `node ${FAKE}` },
   };
@@ -157,7 +170,7 @@ describe('the acceptance workflow, run locally with GitHub semantics', () => {
 
   test('mcp-matrix not installed where the action runs: exit 2, and the annotation says what to add', () => {
     const r = setup(cells(1)).run({
-      stub: { 'npm ci': `${installMcpMatrix()} && rm node_modules/mcp-matrix/package.json`, 'npm run build --if-present': 'true' },
+      stub: installs(`${installMcpMatrix()} && rm node_modules/mcp-matrix/package.json`),
     });
     const cell = r.job('cell', 'v1-floor');
     expect(cell.result).toBe('failure');
@@ -456,7 +469,7 @@ jobs:
       artifacts,
       calledBy: { job: 'mcp-matrix', workflow: 'release a' },
       inputs: { 'working-directory': 'packages/a' },
-      stub: { 'npm ci': installMcpMatrix(), 'npm run build --if-present': 'true' },
+      stub: installs(installMcpMatrix()),
       beforeJob: (job) => {
         if (job === 'merge' && !second)
           second = b.run({
@@ -466,7 +479,8 @@ jobs:
           });
       },
     });
-    expect(gate(first).result, mergeLog(first)).toBe('success');
+    const failed = first.jobs.flatMap((j) => j.steps.filter((s) => s.outcome === 'failure').map((s) => `${j.job} · ${s.name}: ${s.log}`));
+    expect(gate(first).result, failed.join('\n')).toBe('success');
     expect(mergeLog(first)).toContain('PASSED · merged 2 piece(s)');
     expect(gate(second!).result).toBe('failure');
     expect(second!.annotations()).toContainEqual(expect.stringMatching(/^error mcp-matrix v1-floor · stdio failed: .*boom/));
@@ -510,6 +524,56 @@ jobs:
     expect(gate(r).summary).toMatch(/^# mcp-matrix: FAILED/m);
     expect(gate(r).summary).toContain('The summary is cut here');
     expect(gate(r).summary).toMatch(/The whole report is matrix\.md in the run's artifacts/);
+  });
+
+  test('Node from the floor of engines.node (mcp-matrix detect), one input per setup-node; the node-version input wins', () => {
+    const wf = setup(cells(1), { manifest: { engines: { node: '>=22.12 <23 || >=24' } } });
+    const r = wf.run();
+    expect(gate(r).result, mergeLog(r)).toBe('success');
+    expect(r.job('plan').outputs['node-version']).toBe('22.12.0');
+    const setupNode = (job: string) => r.job(job).steps.find((s) => s.name.startsWith('actions/setup-node@'))!.log;
+    expect(setupNode('plan')).toContain('node lts/*');
+    for (const job of ['pack', 'cell', 'merge']) expect(setupNode(job), job).toContain('node 22.12.0');
+    const pinned = wf.run({ inputs: { 'node-version': '24.11.1' } });
+    expect(pinned.job('plan').outputs['node-version']).toBe('24.11.1');
+  });
+
+  test('pnpm-lock.yaml without a packageManager field or the pnpm-version input: one error naming both, the plan job stops', () => {
+    const wf = setup(cells(1), { subdir: 'packages/server' });
+    rmSync(path.join(wf.base.repo, 'packages/server/package-lock.json'));
+    writeFileSync(path.join(wf.base.repo, 'pnpm-lock.yaml'), "lockfileVersion: '9.0'\n");
+    const r = wf.run({ inputs: { 'working-directory': 'packages/server' } });
+    expect(r.result('plan')).toBe('failure');
+    expect(r.job('plan').annotations).toEqual([
+      expect.objectContaining({
+        level: 'error',
+        title: 'mcp-matrix pnpm version',
+        message:
+          'pnpm-lock.yaml says pnpm, but no pnpm version is given: set "packageManager": "pnpm@<version>" in package.json, or the workflow input pnpm-version',
+      }),
+    ]);
+    expect(
+      r
+        .job('plan')
+        .steps.filter((s) => s.outcome !== 'skipped')
+        .map((s) => s.name),
+    ).toEqual([expect.stringMatching(/^actions\/checkout@/), 'the package manager and its lockfile']);
+  });
+
+  test('a lockfile at the monorepo root: the plan job finds it from the package, installs there, and detect agrees', () => {
+    const wf = setup(cells(1), { subdir: 'packages/server' });
+    rmSync(path.join(wf.base.repo, 'packages/server/package-lock.json'));
+    writeFileSync(path.join(wf.base.repo, 'package-lock.json'), '{"name":"root","lockfileVersion":3,"packages":{}}\n');
+    const r = wf.run({ inputs: { 'working-directory': 'packages/server' } });
+    expect(gate(r).result, mergeLog(r)).toBe('success');
+    expect(r.job('plan').outputs).toMatchObject({
+      'package-manager': 'npm',
+      lockfile: 'package-lock.json',
+      'lockfile-dir': '.',
+      install: 'npm ci',
+      cli: 'npx --no-install mcp-matrix',
+    });
+    expect(r.job('plan').steps.find((s) => s.id === 'detect')!.outcome).toBe('success');
   });
 
   test('an event the workflow does not list runs nothing', () => {

