@@ -108,6 +108,8 @@ describe('a step that failed on some rows only', () => {
       makeRun([cell('latest-1', 1, '1.32.2', stdio(errored)), cell('latest-2', 2, '2.4.0', stdio(dropped, { message: EXPECTED }))]),
     );
     expect(phaseOf(run, 'latest-1').verdict).toBe('passed');
+    // Nothing contested: neither row records a contested step.
+    expect(run.cells.map((c) => c.phases[0]!.details)).not.toContainEqual(expect.objectContaining({ contestedSteps: expect.anything() }));
     expect(phaseOf(run, 'latest-2')).toMatchObject({
       verdict: 'failed',
       message: `${EXPECTED}; the other cells answered: isError true on latest-1 (1.32.2)`,
@@ -143,9 +145,14 @@ describe('a step that failed on some rows only', () => {
   test("a contested row whose other required check fails stays failed, naming that check's step", () => {
     const v1 = stdio(errored, { message: RETURNED, unexpectedIsError: true });
     v1.checks![1] = checkResult('unknown-method', 'require', { outcome: 'failed', message: 'answered a result', step: 'unknown method' });
+    // The phase's message names the other failure, not the session's: the contested text goes first.
+    v1.message = 'unknown-method: answered a result';
     const run = judged(makeRun([cell('latest-1', 1, '1.32.2', v1), cell('latest-2', 2, '2.4.0', stdio(dropped))]));
     const p = phaseOf(run, 'latest-1');
     expect(p).toMatchObject({ verdict: 'failed', step: 'unknown method' });
+    expect(p.message).toBe(
+      'tools/call lose: not judged: the cells disagree whether the call failed (isError true on latest-1 (1.32.2); false on latest-2 (2.4.0)) and the step has no `expect` to say which is right (see the answer parity finding); unknown-method: answered a result',
+    );
     expect(p.checks!.map((c) => c.outcome)).toEqual(['contested', 'failed']);
     expect(run.cells[0]!.verdict).toBe('failed');
     expect(auditRun(run)).toEqual([]);
@@ -156,6 +163,67 @@ describe('a step that failed on some rows only', () => {
     v1.checks![1] = checkResult('unknown-method', 'require', { outcome: 'not-measured', message: 'the driver crashed', step: 'driver' });
     const run = judged(makeRun([cell('latest-1', 1, '1.32.2', v1), cell('latest-2', 2, '2.4.0', stdio(dropped))]));
     expect(phaseOf(run, 'latest-1')).toMatchObject({ verdict: 'not-measured', step: 'driver' });
+  });
+
+  test('a failed check at level warn decides nothing: the contested row passes and names no step', () => {
+    const v1 = stdio(errored, { message: RETURNED, unexpectedIsError: true });
+    v1.checks![1] = checkResult('unknown-method', 'warn', { outcome: 'failed', message: 'answered a result', step: 'unknown method' });
+    const run = judged(makeRun([cell('latest-1', 1, '1.32.2', v1), cell('latest-2', 2, '2.4.0', stdio(dropped))]));
+    const p = phaseOf(run, 'latest-1');
+    expect(p.verdict).toBe('passed');
+    expect(p.step).toBeUndefined();
+  });
+
+  test('a phase that recorded no sub-checks (an older results.json) gets the note; its verdict stays', () => {
+    const v1 = stdio(errored, { message: RETURNED, unexpectedIsError: true });
+    delete v1.checks;
+    const run = judged(makeRun([cell('latest-1', 1, '1.32.2', v1), cell('latest-2', 2, '2.4.0', stdio(dropped))]));
+    const p = phaseOf(run, 'latest-1');
+    expect(p.verdict).toBe('failed');
+    expect(p.message!.startsWith(`${RETURNED}; tools/call lose: not judged: `)).toBe(true);
+  });
+
+  test('no failure anywhere: nothing changes, row by row', () => {
+    const run = makeRun([cell('latest-1', 1, '1.32.2', stdio(errored)), cell('latest-2', 2, '2.4.0', stdio(dropped))]);
+    const out = judgeSplitSteps(run.cells);
+    expect(out).toEqual(run.cells);
+    expect(out[0]).toBe(run.cells[0]);
+  });
+
+  test('a row that failed another step is matched by item: the step it answered like the others gets no note', () => {
+    const v1 = stdio(dropped, { message: 'tools/call add: text does not contain "3"' });
+    v1.details!.failedSteps = [{ item: 'tools/call add', step: 'tools/call add' }];
+    const run = judged(makeRun([cell('latest-1', 1, '1.32.2', v1), cell('latest-2', 2, '2.4.0', stdio(dropped))]));
+    expect(phaseOf(run, 'latest-1').message).toBe('tools/call add: text does not contain "3"');
+  });
+
+  test('what the other rows answered: the same answer, a whole answer, several paths, an answer recorded as null', () => {
+    // The same answer failed on one row only (its own expectation, not the answer, differs).
+    const same = stdio(dropped, { message: `${ITEM}: text does not contain "x"` });
+    delete same.message;
+    const one = judged(makeRun([cell('latest-1', 1, '1.32.2', same), cell('latest-2', 2, '2.4.0', stdio(dropped))]));
+    expect(phaseOf(one, 'latest-1').message).toBe('the other cells answered: the same answer without failing (latest-2 (2.4.0))');
+    // Answers that are not objects differ as a whole.
+    const two = judged(
+      makeRun([cell('latest-1', 1, '1.32.2', stdio('a', { message: `${ITEM}: failed` })), cell('latest-2', 2, '2.4.0', stdio('b'))]),
+    );
+    expect(phaseOf(two, 'latest-1').message).toBe(`${ITEM}: failed; the other cells answered: the answer 'b' on latest-2 (2.4.0)`);
+    // Two paths differ: each named, joined as two.
+    const other = { isError: false, content: [{ type: 'text', text: 'other' }] };
+    const three = judged(
+      makeRun([cell('latest-1', 1, '1.32.2', stdio(errored, { message: `${ITEM}: failed` })), cell('latest-2', 2, '2.4.0', stdio(other))]),
+    );
+    expect(phaseOf(three, 'latest-1').message).toBe(
+      `${ITEM}: failed; the other cells answered: content[0].text 'other' on latest-2 (2.4.0); isError false on latest-2 (2.4.0)`,
+    );
+    // A row that recorded null for the contested step: no isError there either.
+    const four = judged(
+      makeRun([
+        cell('latest-1', 1, '1.32.2', stdio(errored, { message: RETURNED, unexpectedIsError: true })),
+        cell('latest-2', 2, '2.4.0', stdio(null)),
+      ]),
+    );
+    expect(phaseOf(four, 'latest-1').message).toMatch(/isError true on latest-1 \(1\.32\.2\); absent on latest-2 \(2\.4\.0\)/);
   });
 
   test('with the isError difference allowed (parity.allow), nothing fails: the run passes with the step contested on both rows', () => {
@@ -225,6 +293,10 @@ describe('a step that failed on some rows only', () => {
     expect(p.verdict).toBe('passed');
     expect(p.checks![0]).toMatchObject({ level: 'off', outcome: 'skipped' });
     expect(p.message).toMatch(/; tools\/call lose: not judged: /);
+    // A passed phase without a message of its own: the note alone, no leading separator.
+    delete v1.message;
+    const quiet = judged(makeRun([cell('latest-1', 1, '1.32.2', v1), cell('latest-2', 2, '2.4.0', stdio(dropped))]));
+    expect(phaseOf(quiet, 'latest-1').message).toMatch(/^tools\/call lose: not judged: /);
     // The row's failures listed in another order: the item is matched by name, not taken first.
     const other = stdio(dropped, { message: EXPECTED });
     other.details!.failedSteps = [
