@@ -59,7 +59,8 @@ export async function initCommand(options: InitOptions, log: Logger): Promise<nu
     DEFAULT_MAJORS,
     planManifestLookup({ kind: 'directory', dir: options.cwd }, registry),
   );
-  const derived = deriveInit(raw, claims);
+  if (!claims.ok) return claims.error;
+  const derived = deriveInit(raw, claims.value);
   if (!derived.ok) return derived.error;
   const http = parseHttp(options.http, options.httpEnv ?? []);
   if (!http.ok) return http.error;

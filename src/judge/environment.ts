@@ -9,7 +9,8 @@ import type { EnvironmentEvidence, PhaseResult } from '../results/types.js';
 import { findSdkCopies, readVersion, resolveFrom } from './sdk-tree.js';
 import { missingFromTarball, type Manifest } from './tarball-files.js';
 import { sha256 } from '../util/sha256.js';
-import { chainText, sdkClaims, type ManifestLookup } from '../plan/sdk-claim.js';
+import { chainText, sdkClaims, type ManifestLookup, type SdkClaim } from '../plan/sdk-claim.js';
+import { ok } from '../util/result.js';
 
 export interface EnvironmentInput {
   cellDir: string;
@@ -60,14 +61,16 @@ export async function verifyEnvironment(input: EnvironmentInput): Promise<{ resu
     if (copies.length > 1) problems.push(`${name} is installed ${copies.length} times: ${copies.join(', ')}`);
 
   // A package built on a framework claims the SDK through it: the range its installed dependency declares.
-  const claims = manifest
+  // The installed tree is read from disk: a look-up there never fails for the machine (`ok` always).
+  const claimed = manifest
     ? await sdkClaims(
         { ...manifest.dependencies, ...manifest.peerDependencies },
         input.primaries ?? [input.primary],
         input.sdkNames,
         installedManifest(packageDir, input.cellDir),
       )
-    : {};
+    : ok<Record<string, SdkClaim>>({});
+  const claims = claimed.ok ? claimed.value : {};
   const claim = claims[input.primary];
   const chain = chainText(input.primary, claim);
   if (!claim) problems.push(`${input.packageName} declares no range on ${input.primary}: it does not claim this SDK major`);
@@ -122,7 +125,7 @@ function installedManifest(packageDir: string, cellDir: string): ManifestLookup 
   return async (name) => {
     const dir = resolveFrom(packageDir, name, cellDir);
     const m = dir ? await readJson<Manifest>(path.join(dir, 'package.json')) : undefined;
-    return m ? { version: m.version ?? '?', ranges: { ...m.dependencies, ...m.peerDependencies } } : undefined;
+    return ok(m ? { version: m.version ?? '?', ranges: { ...m.dependencies, ...m.peerDependencies } } : undefined);
   };
 }
 

@@ -7,21 +7,23 @@ import { readPackageDir, readTarball, type PackageInfo } from './package-info.js
 import { stableVersions } from './pins.js';
 import type { Registry } from './registry.js';
 import type { ManifestLookup } from './sdk-claim.js';
+import { ok } from '../util/result.js';
 
 const ALIAS = /^npm:((?:@[^/@]+\/)?[^@]+)@(.+)$/;
 
 export function planManifestLookup(source: ResolvedConfig['source'], registry: Registry): ManifestLookup {
   return async (name, spec) => {
-    if (spec.startsWith('file:')) return fromSource(source, spec.slice('file:'.length));
+    if (spec.startsWith('file:')) return ok(await fromSource(source, spec.slice('file:'.length)));
     const alias = ALIAS.exec(spec);
     const [pkg, range] = alias ? [alias[1]!, alias[2]!] : [name, spec];
-    if (semver.validRange(range) === null) return undefined;
+    if (semver.validRange(range) === null) return ok(undefined);
     const meta = await registry.meta(pkg);
-    if (!meta.ok) return undefined;
+    // Not on the registry: nothing to read. Unreachable: the machine's failure, never "no range".
+    if (!meta.ok) return meta.error.kind === 'infrastructure' ? meta : ok(undefined);
     const all = [...meta.value.versions.keys()];
     const version = semver.maxSatisfying(stableVersions(all), range) ?? semver.maxSatisfying(all, range);
     const entry = version ? meta.value.versions.get(version) : undefined;
-    return version && entry ? { version, ranges: { ...entry.dependencies, ...entry.peerDependencies } } : undefined;
+    return ok(version && entry ? { version, ranges: { ...entry.dependencies, ...entry.peerDependencies } } : undefined);
   };
 }
 

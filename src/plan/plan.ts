@@ -49,7 +49,9 @@ export async function buildPlan(config: ResolvedConfig, registry: Registry): Pro
   if (!info.ok) return info;
   const bin = pickBin(info.value, config.bin);
   if (!bin.ok) return bin;
-  const sdkClaims = await majorClaims(info.value.ranges, config.majors, planManifestLookup(config.source, registry));
+  const claimed = await majorClaims(info.value.ranges, config.majors, planManifestLookup(config.source, registry));
+  if (!claimed.ok) return claimed;
+  const sdkClaims = claimed.value;
   const pkg: PackageInfo = { ...info.value, sdkClaims };
   const ranges = effectiveRanges(pkg.ranges, sdkClaims);
   // Warm every look-up the plan reads at once; each package is fetched once per run, and no other is.

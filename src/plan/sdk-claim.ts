@@ -3,6 +3,7 @@
 // The same rule serves the plan (registry metadata) and the environment phase (the installed tree).
 import semver from 'semver';
 import type { MajorRecipe } from '../config/define.js';
+import { errorMessage, fail, ok, type Result } from '../util/result.js';
 
 /** A dependency through which the package reaches the SDK: its version and its own range on the SDK package. */
 export interface SdkLink {
@@ -17,8 +18,18 @@ export interface SdkClaim {
   through: SdkLink[];
 }
 
-/** A dependency's manifest as the package would get it: `spec` is what the package declares on it. */
-export type ManifestLookup = (name: string, spec: string) => Promise<{ version: string; ranges: Record<string, string> } | undefined>;
+/** A dependency's manifest as the package would get it. */
+export interface LookedUp {
+  version: string;
+  ranges: Record<string, string>;
+}
+
+/**
+ * A dependency's manifest as the package would get it: `spec` is what the package declares on it. `undefined`: there
+ * is none to read (not installed, not on the registry, a spec no version admits); a failure: the machine could not
+ * look (an unreachable registry), which is never read as "no range".
+ */
+export type ManifestLookup = (name: string, spec: string) => Promise<Result<LookedUp | undefined>>;
 
 /**
  * The claim on each of `primaries`. A package that declares a range on any of them speaks for itself: its
@@ -26,18 +37,29 @@ export type ManifestLookup = (name: string, spec: string) => Promise<{ version: 
  * down, found from their manifests, whatever their names): on each primary, every dependency that declares
  * a range on it, all of which must admit a pin (npm nests a copy for one that does not). Dependencies that
  * are SDK packages themselves (`sdkNames`) are not frameworks. `lookup` is called only in the second case.
+ * A dependency whose manifest the machine could not read fails the whole claim as infrastructure: without it the
+ * range (an intersection) is unknown, and "no range" would blame the package for the registry.
  */
 export async function sdkClaims(
   ranges: Record<string, string>,
   primaries: readonly string[],
   sdkNames: readonly string[],
   lookup: ManifestLookup,
-): Promise<Record<string, SdkClaim>> {
+): Promise<Result<Record<string, SdkClaim>>> {
   const claims: Record<string, SdkClaim> = {};
   for (const p of primaries) if (ranges[p] !== undefined) claims[p] = { range: ranges[p], through: [] };
-  if (Object.keys(claims).length > 0) return claims;
+  if (Object.keys(claims).length > 0) return ok(claims);
   const deps = Object.entries(ranges).filter(([name]) => !sdkNames.includes(name));
-  const manifests = await Promise.all(deps.map(([name, spec]) => lookup(name, spec).catch(() => undefined)));
+  const looked = await Promise.all(
+    deps.map(([name, spec]) => lookup(name, spec).catch((error: unknown) => fail('infrastructure', `${name}: ${errorMessage(error)}`))),
+  );
+  const unread = looked.flatMap((r, i) => (!r.ok && r.error.kind === 'infrastructure' ? [`${deps[i]![0]} (${r.error.message})`] : []));
+  if (unread.length > 0)
+    return fail(
+      'infrastructure',
+      `could not read the manifest of ${unread.join(', ')}, through which the package may claim its SDK range; nothing was judged`,
+    );
+  const manifests = looked.map((r) => (r.ok ? r.value : undefined));
   for (const primary of primaries) {
     const through = deps.flatMap(([name], i) => {
       const m = manifests[i];
@@ -47,7 +69,7 @@ export async function sdkClaims(
     const range = intersectRanges(through.map((l) => l.range));
     if (range !== undefined) claims[primary] = { range, through };
   }
-  return claims;
+  return ok(claims);
 }
 
 /** sdkClaims on each major's primary, with every package of every recipe counted as the SDK. */
@@ -55,7 +77,7 @@ export function majorClaims(
   ranges: Record<string, string>,
   majors: Record<string, MajorRecipe>,
   lookup: ManifestLookup,
-): Promise<Record<string, SdkClaim>> {
+): Promise<Result<Record<string, SdkClaim>>> {
   const recipes = Object.values(majors);
   const sdkNames = recipes.flatMap((m) => [...m.pinned, ...(m.companions ?? []).map((c) => c.name)]);
   return sdkClaims(

@@ -14,6 +14,7 @@ import { buildPlan, type Plan } from '../../src/plan/plan.js';
 import type { Registry } from '../../src/plan/registry.js';
 import { chainText, intersectRanges, sdkClaims } from '../../src/plan/sdk-claim.js';
 import { fakeRegistry, SDK } from './fake-registry.js';
+import { fail, ok } from '../../src/util/result.js';
 
 const V1 = '@modelcontextprotocol/sdk';
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -108,6 +109,35 @@ describe('the plan follows the SDK through a framework', () => {
     expect(asked).not.toContain('fastmcp');
   });
 
+  // Item 9 review: a framework whose manifest the registry would not serve (5xx, timeout) made the package "declare
+  // no range": a usage error (exit 2) for a floor pin, and a lockstep finding that failed the run (exit 1).
+  it('a framework the registry cannot serve is the machine\'s failure, never "declares no range"', async () => {
+    const down = registry();
+    const meta = down.meta.bind(down);
+    down.meta = (name) =>
+      name === 'fastmcp' ? Promise.resolve(fail('infrastructure', 'registry.test answered 503 for fastmcp')) : meta(name);
+    for (const config of [
+      { cells: [{ pin: 'floor@1' }], lockstep: 'off' as const },
+      { cells: [{ pin: 'latest@1' }], lockstep: 'error' as const },
+    ]) {
+      const { built } = await planOf(config, { dependencies: FIRECRAWL_DEPS }, down);
+      expect(built.ok).toBe(false);
+      if (built.ok) continue;
+      expect(built.error).toEqual({
+        kind: 'infrastructure',
+        message:
+          'could not read the manifest of fastmcp (registry.test answered 503 for fastmcp), through which the package may claim its SDK range; nothing was judged',
+      });
+    }
+    // Not on the registry at all (a 404 is the package's): nothing to read, so no range through it.
+    const gone = registry();
+    const meta2 = gone.meta.bind(gone);
+    gone.meta = (name) => (name === 'fastmcp' ? Promise.resolve(fail('usage', 'fastmcp does not exist')) : meta2(name));
+    const { built } = await planOf({ cells: [{ pin: 'floor@1' }], lockstep: 'off' }, { dependencies: FIRECRAWL_DEPS }, gone);
+    expect(built.ok).toBe(false);
+    if (!built.ok) expect(built.error.message).toBe(`pin floor@1: the package declares no range on ${V1}, so it has no floor for major 1`);
+  });
+
   it('a package with no range, direct or through a dependency, still has no floor', async () => {
     const { built } = await planOf(
       { cells: [{ pin: 'floor@1' }], lockstep: 'off' },
@@ -165,17 +195,43 @@ describe('sdkClaims', () => {
   const names = [V1, '@modelcontextprotocol/server'];
   it('every framework with a range on the SDK must admit the pin: their ranges intersect', async () => {
     const lookup = async (name: string) =>
-      ({ a: { version: '1.0.0', ranges: { [V1]: '^1.20.0 || ^2.0.0' } }, b: { version: '3.0.0', ranges: { [V1]: '>=1.24.0' } } })[name];
-    const claims = await sdkClaims({ a: '^1.0.0', b: '^3.0.0', [V1 + '-x']: '1' }, names, names, lookup);
+      ok({ a: { version: '1.0.0', ranges: { [V1]: '^1.20.0 || ^2.0.0' } }, b: { version: '3.0.0', ranges: { [V1]: '>=1.24.0' } } }[name]);
+    const claimed = await sdkClaims({ a: '^1.0.0', b: '^3.0.0', [V1 + '-x']: '1' }, names, names, lookup);
+    if (!claimed.ok) throw new Error(claimed.error.message);
+    const claims = claimed.value;
     expect(claims[V1]?.range).toBe('>=1.20.0 <2.0.0-0 >=1.24.0 || >=2.0.0 <3.0.0-0 >=1.24.0');
     expect(chainText(V1, claims[V1])).toBe(`through a@1.0.0: ${V1} ^1.20.0 || ^2.0.0; through b@3.0.0: ${V1} >=1.24.0`);
   });
 
-  it('an SDK package the package depends on is not a framework, and a failed look-up claims nothing', async () => {
-    const claims = await sdkClaims({ '@modelcontextprotocol/server': '^2.0.0', x: '1.0.0' }, [V1], names, () =>
-      Promise.reject(new Error('down')),
+  it('an SDK package the package depends on is not a framework; a look-up that finds nothing claims nothing', async () => {
+    const asked: string[] = [];
+    const claims = await sdkClaims({ '@modelcontextprotocol/server': '^2.0.0', x: '1.0.0' }, [V1], names, async (name) => {
+      asked.push(name);
+      return ok(undefined);
+    });
+    expect(claims).toEqual({ ok: true, value: {} });
+    expect(asked).toEqual(['x']);
+  });
+
+  it('a look-up that could not be made (a failure of the machine, or one that threw) fails the claim, naming each', async () => {
+    const claimed = await sdkClaims({ x: '1.0.0', y: '2.0.0', z: '3.0.0' }, [V1], names, async (name) => {
+      if (name === 'x') return fail('infrastructure', 'ECONNRESET');
+      if (name === 'y') throw new Error('socket hang up');
+      return fail('usage', 'z does not exist');
+    });
+    expect(claimed).toEqual({
+      ok: false,
+      error: {
+        kind: 'infrastructure',
+        message:
+          'could not read the manifest of x (ECONNRESET), y (y: socket hang up), through which the package may claim its SDK range; nothing was judged',
+      },
+    });
+    // A dependency that is not there (usage) claims nothing, and the others still do.
+    const partly = await sdkClaims({ z: '3.0.0', w: '1.0.0' }, [V1], names, async (name) =>
+      name === 'z' ? fail('usage', 'z does not exist') : ok({ version: '1.0.0', ranges: { [V1]: '^1.5.0' } }),
     );
-    expect(claims).toEqual({});
+    expect(partly).toEqual({ ok: true, value: { [V1]: { range: '^1.5.0', through: [{ name: 'w', version: '1.0.0', range: '^1.5.0' }] } } });
   });
 
   it('intersectRanges: none, one, a range that is not semver', () => {
