@@ -13,6 +13,8 @@ export default defineConfig({
     // "^1.30.0" admits 1.30.0 … latest 1.x: test both ends of the declared range.
     { pin: 'floor@1', role: 'lowest 1.x the package declares' },
     { pin: 'latest@1', role: 'latest 1.x' },
+    // The same tarball and pin, installed as a pnpm user with hoist=false installs it (GROUND-TRUTH.md, "Undeclared import").
+    { pin: 'latest@1', role: 'latest 1.x, strict install', install: 'pnpm-strict' },
   ],
   stdio: {
     // No args: stdio is its only transport. The knowledge graph lives in MEMORY_FILE_PATH; by default it

@@ -10,6 +10,7 @@ import type { InstallSourceRef, PhaseResult } from '../results/types.js';
 import type { CellContext, CellInstall } from './cell-context.js';
 import { installDriver, type DriverHooks, type DriverLayout } from './driver-launch.js';
 import { installReusing } from './reuse-install.js';
+import { installStrict } from './strict-install.js';
 import { cellDirOf, createCellDir } from './workspace.js';
 import { markCell } from '../util/marks.js';
 import { sourceLockfiles } from './resolution-record.js';
@@ -29,25 +30,33 @@ export async function installServer(cell: PlannedCell, ctx: CellContext, hooks: 
     shipping = installDriver(cellDir);
     shipping.catch(() => undefined);
     hooks.onInstallStart?.();
-    const { install, source, cacheNote } = await installReusing(cellDir, {
-      attempts: ctx.plan.config.install.attempts,
-      timeoutMs: ctx.plan.config.install.timeoutMs,
-      env: { ...process.env, npm_config_update_notifier: 'false' },
-      signal: ctx.signal,
-      packageName: ctx.plan.package.name,
-      npmVersion: ctx.npmVersion,
-      treeCache: ctx.treeCache,
-      installSet: cell.installSet,
-      ...(ctx.reuseWindowMs
-        ? {
-            window: {
-              ms: ctx.reuseWindowMs,
-              tarball: { file: ctx.tarball.file, sha512: ctx.tarball.sha512 },
-              identityExtra: ctx.plan.config.source.kind === 'directory' ? await sourceLockfiles(ctx.plan.config.source.dir) : '',
-            },
-          }
-        : {}),
-    });
+    const { install, source, cacheNote } =
+      cell.install === 'pnpm-strict'
+        ? await installStrict(cellDir, {
+            attempts: ctx.plan.config.install.attempts,
+            timeoutMs: ctx.plan.config.install.timeoutMs,
+            runDir: ctx.runDir,
+            signal: ctx.signal,
+          })
+        : await installReusing(cellDir, {
+            attempts: ctx.plan.config.install.attempts,
+            timeoutMs: ctx.plan.config.install.timeoutMs,
+            env: { ...process.env, npm_config_update_notifier: 'false' },
+            signal: ctx.signal,
+            packageName: ctx.plan.package.name,
+            npmVersion: ctx.npmVersion,
+            treeCache: ctx.treeCache,
+            installSet: cell.installSet,
+            ...(ctx.reuseWindowMs
+              ? {
+                  window: {
+                    ms: ctx.reuseWindowMs,
+                    tarball: { file: ctx.tarball.file, sha512: ctx.tarball.sha512 },
+                    identityExtra: ctx.plan.config.source.kind === 'directory' ? await sourceLockfiles(ctx.plan.config.source.dir) : '',
+                  },
+                }
+              : {}),
+          });
     markCell(cellDir, 'install-end');
     if (cacheNote) ctx.cacheNote?.(cacheNote);
     hooks.onInstallEnd?.({ ok: install.kind === 'installed', durationMs: install.durationMs, attempts: install.attempts });

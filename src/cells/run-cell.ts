@@ -5,6 +5,7 @@
 import { SHARED_PHASES, shareKey, sharedWith, toShare, type PhaseShare } from '../judge/phase-share.js';
 import { harnessError, instrumentMissing, nextPhase, notRun } from '../judge/not-measured.js';
 import { checkToolSchemas } from '../judge/tool-schemas.js';
+import { explainMissing } from '../judge/missing-import.js';
 import { judgeVariantEnvironment } from '../judge/variant-environment.js';
 import type { SecretPhase } from '../contract/config.js';
 import type { PlannedCell, PlannedVariant } from '../plan/plan.js';
@@ -87,7 +88,16 @@ export async function runVariant(
     record(harnessError(error, ctx.signal.aborted, nextPhase(results)));
   }
   if (install.cellDir) markCell(install.cellDir, 'judged');
-  const phases = compareJudges(PHASES.map((phase) => results.get(phase) ?? notRun(phase, results, ctx.signal.aborted, stopped)));
+  const checks = install.kind === 'installed' ? (install.env.result.checks ?? []) : [];
+  const phases = compareJudges(
+    await Promise.all(
+      PHASES.map((phase) => {
+        const result = results.get(phase) ?? notRun(phase, results, ctx.signal.aborted, stopped);
+        // A server that died for want of a package: the cause named (judge/missing-import.ts).
+        return result.verdict === 'failed' && result.stderrTail ? explainMissing(result, ctx.plan.package.name, checks) : result;
+      }),
+    ),
+  );
   const { verdict, outcome } = decideCellResult(phases, cell.allowedToFail);
   return {
     id: variant.id,

@@ -32,7 +32,7 @@ export function cacheKinds(env: NodeJS.ProcessEnv = process.env): CacheKind[] {
   return [
     {
       name: 'clients',
-      what: "client variants' clients, the conformance suite, and pnpm or Yarn for packing",
+      what: "client variants' clients, the conformance suite, and pnpm or Yarn for packing (pnpm also for strict legs)",
       variable: 'MCP_MATRIX_CLIENT_CACHE',
       root: clientCacheDir(env),
       list: async (root) =>

@@ -17,6 +17,11 @@ export interface CellConfig {
   clients?: string[];
   /** This cell's Node axis; replaces the top-level `node` (`[]`: none, the host's Node). */
   node?: (number | string)[];
+  /**
+   * How the cell installs the package: `npm` (its flat node_modules), or `pnpm-strict` (pnpm with `hoist=false`:
+   * a package resolves only what it declares, as strict users install it). @default 'npm'
+   */
+  install?: 'npm' | 'pnpm-strict';
 }
 
 export interface MajorRecipe {

@@ -104,6 +104,7 @@ export const configSchema = z
           allowedToFail: z.boolean().optional(),
           clients: clients.optional(),
           node: nodeAxis.optional(),
+          install: z.enum(['npm', 'pnpm-strict']).optional(),
         }),
       )
       .min(1, 'declare at least one cell'),
@@ -287,7 +288,7 @@ export const configSchema = z
     }
     const seen = new Map<string, number>();
     cfg.cells.forEach((cell, i) => {
-      const id = cell.id ?? cellIdFromPin(cell.pin);
+      const id = cellIdOf(cell);
       const first = seen.get(id);
       if (first !== undefined) {
         ctx.addIssue({
@@ -298,6 +299,11 @@ export const configSchema = z
       } else seen.set(id, i);
     });
   });
+
+/** A cell's id: the one it names, else its pin's; a strict leg's default gains its install (`latest-1-pnpm-strict`). */
+export function cellIdOf(cell: { pin: string; id?: string | undefined; install?: string | undefined }): string {
+  return cell.id ?? `${cellIdFromPin(cell.pin)}${cell.install && cell.install !== 'npm' ? `-${cell.install}` : ''}`;
+}
 
 export function cellIdFromPin(pin: string): string {
   return pin.replace(/@/g, '-');

@@ -85,7 +85,11 @@ export async function verifyEnvironment(input: EnvironmentInput): Promise<{ resu
   const lockJson = lock
     ? (JSON.parse(lock.toString('utf8')) as { packages?: Record<string, { integrity?: string; version?: string }> })
     : undefined;
-  const integrity = lockJson?.packages?.[`node_modules/${input.packageName}`]?.integrity;
+  // A strict leg's pnpm records the tarball's integrity in its own lockfile.
+  const pnpmLock = lock ? undefined : await readFile(path.join(input.cellDir, 'pnpm-lock.yaml')).catch(() => undefined);
+  const integrity =
+    lockJson?.packages?.[`node_modules/${input.packageName}`]?.integrity ??
+    (pnpmLock?.toString('utf8').includes(`integrity: ${input.tarball.sha512}`) ? input.tarball.sha512 : undefined);
   if (!manifest) problems.push(`${input.packageName} is not installed at node_modules/${input.packageName}`);
   if (integrity !== input.tarball.sha512) {
     problems.push(
@@ -101,7 +105,7 @@ export async function verifyEnvironment(input: EnvironmentInput): Promise<{ resu
     package: { name: manifest?.name ?? input.packageName, version: manifest?.version ?? '?' },
     tarball: { file: path.basename(input.tarball.file), size: input.tarball.size, sha512: input.tarball.sha512 },
     sdkPackages,
-    ...(lock ? { lockfileSha256: sha256(lock) } : {}),
+    ...(lock || pnpmLock ? { lockfileSha256: sha256((lock ?? pnpmLock)!) } : {}),
     installMs: input.install.durationMs,
     installAttempts: input.install.attempts,
     declaredRanges,

@@ -7,9 +7,11 @@ import { decideCellResult } from './verdict.js';
 import { unmeasured } from './not-measured.js';
 import { sha256 } from '../util/sha256.js';
 
-/** sha256 of the cell's package-lock.json as it is now (undefined when there is none). */
+/** sha256 of the cell's lockfile as it is now: npm's, else a strict leg's pnpm-lock.yaml (undefined when there is none). */
 export async function lockfileSha256(cellDir: string): Promise<string | undefined> {
-  const lock = await readFile(path.join(cellDir, 'package-lock.json')).catch(() => undefined);
+  const lock =
+    (await readFile(path.join(cellDir, 'package-lock.json')).catch(() => undefined)) ??
+    (await readFile(path.join(cellDir, 'pnpm-lock.yaml')).catch(() => undefined));
   return lock ? sha256(lock) : undefined;
 }
 

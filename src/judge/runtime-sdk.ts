@@ -15,6 +15,11 @@ export interface RuntimeSdkInput {
   notRun?: string;
   /** The driver's phase results; stdio and http carry what their servers loaded. */
   phases: readonly PhaseResult[];
+  /**
+   * Where the cell's own copies really are, when `node_modules/<name>` is a link (a pnpm layout): the real path
+   * (relative to the cell) → `node_modules/<name>`. The probe reports real paths.
+   */
+  aliases?: Readonly<Record<string, string>>;
 }
 
 export interface RuntimeSdkCheck {
@@ -30,7 +35,9 @@ export interface RuntimeSdkCheck {
  * of its group ran without the probe (then it was not observed); one that loaded another copy (nested, aliased, a second version) runs what the pin does not control.
  */
 export function judgeRuntimeSdk(input: RuntimeSdkInput): RuntimeSdkCheck {
-  const observed = input.phases.flatMap((p) => (p.phase === 'stdio' || p.phase === 'http' ? sdkRuntimeOf(p) : []));
+  const alias = (o: SdkRuntime): SdkRuntime =>
+    input.aliases ? { ...o, copies: o.copies.map((c) => ({ ...c, path: input.aliases![c.path] ?? c.path })) } : o;
+  const observed = input.phases.flatMap((p) => (p.phase === 'stdio' || p.phase === 'http' ? sdkRuntimeOf(p).map(alias) : []));
   const bin = input.binFile.replace(/^\.\//, '');
   const failures = new Grouped();
   const reasons = new Grouped();

@@ -1,6 +1,8 @@
 // A variant's environment verdict, once its driver returned: the cell's static check with the runtime
 // SDK the servers loaded folded in, and, on a Node variant, the SDK's engines and the Node the servers
 // reported against the variant's release.
+import { realpath } from 'node:fs/promises';
+import path from 'node:path';
 import type { EnvironmentEvidence, PhaseResult } from '../results/types.js';
 import { sdkEnginesProblems, serverNodeMismatch, withNodeEngines, withServerNode } from './node-engines.js';
 import { judgeRuntimeSdk, withRuntimeSdk, type RuntimeSdkInput } from './runtime-sdk.js';
@@ -16,8 +18,21 @@ export interface VariantEnvironmentInput extends RuntimeSdkInput {
 export async function judgeVariantEnvironment(
   input: VariantEnvironmentInput,
 ): Promise<{ result: PhaseResult; evidence: EnvironmentEvidence }> {
-  const folded = withRuntimeSdk(input.env, judgeRuntimeSdk(input));
+  const aliases = await linkedCopies(input.cellDir, Object.keys(input.installSet));
+  const folded = withRuntimeSdk(input.env, judgeRuntimeSdk({ ...input, ...(aliases ? { aliases } : {}) }));
   if (!input.nodeVersion) return folded;
   const engines = await sdkEnginesProblems(input.cellDir, folded.evidence.sdkPackages, input.nodeVersion);
   return withServerNode(withNodeEngines(folded, engines), serverNodeMismatch(folded.evidence.loadedSdk ?? [], input.nodeVersion));
+}
+
+/** The cell's pinned packages that are links (pnpm's layout): their real path, relative to the cell → `node_modules/<name>`. */
+async function linkedCopies(cellDir: string, names: readonly string[]): Promise<Record<string, string> | undefined> {
+  const cell = await realpath(cellDir).catch(() => cellDir);
+  const out: Record<string, string> = {};
+  for (const name of names) {
+    const real = await realpath(path.join(cellDir, 'node_modules', name)).catch(() => undefined);
+    const rel = real && path.relative(cell, real);
+    if (rel && rel !== path.join('node_modules', name)) out[rel] = `node_modules/${name}`;
+  }
+  return Object.keys(out).length ? out : undefined;
 }

@@ -98,8 +98,10 @@ const environment = obj({
   installAttempts: num,
   installSource: optional(
     obj({
-      source: oneOf(['npm', 'reused']),
+      source: oneOf(['npm', 'reused', 'pnpm-strict']),
       reason: optional(str),
+      pnpm: optional(str),
+      store: optional(str),
       lockfileSha256: optional(str),
       entry: optional(str),
       resolvedAt: optional(str),

@@ -152,6 +152,8 @@ export interface EnvironmentEvidence {
  */
 export type InstallSourceRef =
   | { source: 'npm'; reason: string }
+  /** A strict leg (`cells[].install: 'pnpm-strict'`): real pnpm with `hoist=false`, its store. */
+  | { source: 'pnpm-strict'; pnpm: string; store: string }
   | {
       source: 'reused';
       lockfileSha256: string;

@@ -70,7 +70,7 @@ describe('mcp-matrix cache', () => {
     expect(await cacheCommand(undefined, [], { env: { ...c.env, MCP_MATRIX_CACHE_LIMIT: '500M' } }, log)).toBe(0);
     expect(err).toEqual([]);
     expect(out[0]).toBe(
-      `clients: ${c.clients} (MCP_MATRIX_CLIENT_CACHE) · client variants' clients, the conformance suite, and pnpm or Yarn for packing`,
+      `clients: ${c.clients} (MCP_MATRIX_CLIENT_CACHE) · client variants' clients, the conformance suite, and pnpm or Yarn for packing (pnpm also for strict legs)`,
     );
     expect(out[1]).toMatch(/^ {2}1 entry, 2\.\d KB \(limit 500\.0 MB\)$/);
     expect(out[2]).toMatch(

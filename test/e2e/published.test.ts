@@ -98,11 +98,35 @@ const CASES: Published[] = [
         phases: { environment: MEMORY_UNDECLARED_ZOD, stdio: PASSED, http: SKIPPED, bind: SKIPPED, conformance: SKIPPED, leaks: PASSED },
         summary: MEMORY_SUMMARY,
       },
+      // Truth (GROUND-TRUTH.md): installed by pnpm with hoist=false, the bin dies on ERR_MODULE_NOT_FOUND for zod.
+      'latest-1-pnpm-strict': {
+        phases: {
+          environment: MEMORY_UNDECLARED_ZOD,
+          stdio: {
+            verdict: 'failed',
+            step: 'initialize',
+            message:
+              /^initialize: server exited \(code 1\).*: cannot find zod, imported by (dist\/index\.js of )?@modelcontextprotocol\/server-memory@2026\.8\.31 \(the undeclared-imports check: dist\/index\.js:5\), which does not declare it .*: the package's own undeclared import/,
+          },
+          http: SKIPPED,
+          bind: SKIPPED,
+          conformance: SKIPPED,
+          leaks: PASSED,
+        },
+        summary: { leakedHandles: [] },
+      },
     },
     extra: (r) => {
-      expect(r.cells.map((c) => c.version)).toEqual(['1.30.0', expect.stringMatching(/^1\.\d+\.\d+$/)]);
-      // Which way each tool step sent its arguments is recorded: the same request on both cells.
-      for (const cell of r.cells) {
+      expect(r.cells.map((c) => c.version)).toEqual(['1.30.0', expect.stringMatching(/^1\.\d+\.\d+$/), r.cells[1]!.version]);
+      const strict = r.cells[2]!;
+      expect(strict.environment!.installSource).toMatchObject({ source: 'pnpm-strict', pnpm: '10.34.9' });
+      expect(phaseOf(strict, 'stdio').details!.missingImport).toEqual({
+        package: 'zod',
+        importer: expect.objectContaining({ name: '@modelcontextprotocol/server-memory', version: '2026.8.31' }),
+        case: 'own-undeclared',
+      });
+      // Which way each tool step sent its arguments is recorded: the same request on both npm cells.
+      for (const cell of r.cells.slice(0, 2)) {
         const steps = cell.phases.find((p) => p.phase === 'stdio')!.details!.steps as { step: string; arguments?: string }[];
         expect(steps.find((s) => s.step === 'tools/call read_graph')).toMatchObject({ arguments: 'omitted' });
         expect(steps.find((s) => s.step === 'tools/call create_entities')).toMatchObject({ arguments: 'configured' });

@@ -1,0 +1,111 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { classifyMissing, explainMissing, parseMissing } from '../../src/judge/missing-import.js';
+import type { PhaseResult } from '../../src/results/types.js';
+
+let cell = '';
+afterEach(() => cell && rmSync(cell, { recursive: true, force: true }));
+
+/** A pnpm-like cell: each package in `.pnpm/<name>@<version>/node_modules/<name>` with its manifest. */
+function layout(packages: Record<string, Record<string, unknown>>): string {
+  cell = mkdtempSync(path.join(tmpdir(), 'mm-missing-'));
+  for (const [name, manifest] of Object.entries(packages)) {
+    const dir = path.join(cell, 'node_modules/.pnpm', `${name.replace('/', '+')}@1.0.0/node_modules`, name);
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name, version: '1.0.0', ...manifest }));
+  }
+  return cell;
+}
+const file = (name: string, rel: string) =>
+  path.join(cell, 'node_modules/.pnpm', `${name.replace('/', '+')}@1.0.0/node_modules`, name, rel);
+const esm = (spec: string, from: string) =>
+  `node:internal/modules/esm/resolve:873\nError [ERR_MODULE_NOT_FOUND]: Cannot find package '${spec}' imported from ${from}\n    at packageResolve`;
+
+describe('parseMissing', () => {
+  it("reads Node's ES module and CommonJS messages; a relative or builtin specifier is not a package", () => {
+    expect(parseMissing(esm('zod/v4', '/c/node_modules/srv/dist/index.js'))).toEqual({
+      specifier: 'zod/v4',
+      from: '/c/node_modules/srv/dist/index.js',
+      clipped: false,
+    });
+    const cjs = "Error: Cannot find module 'open'\nRequire stack:\n- /c/node_modules/srv/lib/auth.js\n- /c/node_modules/srv/bin/cli.js";
+    expect(parseMissing(cjs)).toEqual({ specifier: 'open', from: '/c/node_modules/srv/lib/auth.js', clipped: false });
+    expect(parseMissing(esm('zod', '/c/node_modules/srv/dist/ind…'))).toMatchObject({
+      clipped: true,
+      from: '/c/node_modules/srv/dist/ind',
+    });
+    expect(parseMissing("Error: Cannot find module './lib.js'\nRequire stack:\n- /c/x.js")).toBeUndefined();
+    expect(parseMissing('Error: something else')).toBeUndefined();
+  });
+});
+
+describe('classifyMissing and explainMissing: the three cases', () => {
+  it("the package's own undeclared import: its file, and the static check's line", async () => {
+    layout({ srv: { dependencies: { '@modelcontextprotocol/sdk': '^1' } } });
+    const stdio: PhaseResult = {
+      phase: 'stdio',
+      verdict: 'failed',
+      durationMs: 1,
+      step: 'initialize',
+      message: 'initialize: server exited (code 1)',
+      stderrTail: esm('zod', file('srv', 'dist/index.js')),
+    };
+    const checks = [
+      {
+        id: 'undeclared-imports',
+        outcome: 'failed' as const,
+        level: 'require' as const,
+        message: '…',
+        evidence: { undeclared: [{ package: 'zod', sites: [{ file: 'dist/index.js', line: 5, kind: 'import', specifier: 'zod' }] }] },
+      },
+    ];
+    const explained = await explainMissing(stdio, 'srv', checks);
+    expect(explained.message).toBe(
+      "initialize: server exited (code 1): cannot find zod, imported by dist/index.js of srv@1.0.0 (the undeclared-imports check: dist/index.js:5), which does not declare it in dependencies, peerDependencies or optionalDependencies: the package's own undeclared import, which npm's flat node_modules hides; declare it",
+    );
+    expect(explained.details).toEqual({
+      missingImport: { package: 'zod', importer: { name: 'srv', version: '1.0.0', file: 'dist/index.js' }, case: 'own-undeclared' },
+    });
+  });
+
+  it('an undeclared import inside a dependency names it and its version: an upgrade or an override', async () => {
+    layout({ srv: { dependencies: { helper: '^1' } }, helper: {} });
+    const m = await classifyMissing(esm('open', file('helper', 'index.js')), 'srv');
+    expect(m).toEqual({ package: 'open', importer: { name: 'helper', version: '1.0.0', file: 'index.js' }, case: 'dependency-undeclared' });
+    const stdio: PhaseResult = {
+      phase: 'stdio',
+      verdict: 'failed',
+      durationMs: 1,
+      message: 'x',
+      stderrTail: esm('open', file('helper', 'index.js')),
+    };
+    expect((await explainMissing(stdio, 'srv')).message).toBe(
+      "x: cannot find open, imported by index.js of helper@1.0.0, which does not declare it: an undeclared import inside the dependency helper@1.0.0; the fix is an upgrade of helper to a version that declares it, or an override (pnpm's packageExtensions)",
+    );
+  });
+
+  it('a declared peer the manager did not install blames no package', async () => {
+    layout({ '@acme/srv': { peerDependencies: { keytar: '^7' } } });
+    const m = await classifyMissing(esm('keytar', file('@acme/srv', 'lib/store.js')), '@acme/srv');
+    expect(m).toMatchObject({ package: 'keytar', declaredIn: 'peerDependencies', case: 'declared-not-installed' });
+    const stdio: PhaseResult = {
+      phase: 'stdio',
+      verdict: 'failed',
+      durationMs: 1,
+      message: 'x',
+      stderrTail: esm('keytar', file('@acme/srv', 'lib/store.js')),
+    };
+    expect((await explainMissing(stdio, '@acme/srv')).message).toMatch(
+      /which declares it in peerDependencies: a peer the package manager did not install; no package is blamed$/,
+    );
+  });
+
+  it('leaves a passed phase, another phase, or a failure without such a line as it is', async () => {
+    const base: PhaseResult = { phase: 'stdio', verdict: 'failed', durationMs: 1, message: 'x', stderrTail: 'TypeError: boom' };
+    expect(await explainMissing(base, 'srv')).toBe(base);
+    const passed = { ...base, verdict: 'passed' as const, stderrTail: esm('zod', '/c/node_modules/srv/a.js') };
+    expect(await explainMissing(passed, 'srv')).toBe(passed);
+  });
+});
