@@ -2,13 +2,14 @@
 // environment every server gets), from the resolved config and where the variant's install lives. The
 // driver reads nothing else of the config, so a kept spec run again by hand runs the same phases.
 import path from 'node:path';
-import type { ResolvedConfig } from '../config/resolve.js';
+import { conformanceRun, type ResolvedConfig } from '../config/resolve.js';
 import type { SecretPhase } from '../contract/config.js';
 import type { DriverSpec, OAuthServerSpec } from '../contract/protocol.js';
 import { SHARED_PHASES, sharedSkip, type SharedResults } from '../judge/phase-share.js';
 import type { RunSecrets } from '../judge/secrets.js';
 import { sdkPackageNames } from '../judge/sdk-tree.js';
 import type { PlannedCell, PlannedVariant } from '../plan/plan.js';
+import type { PhaseName, PhaseResult } from '../results/types.js';
 import type { ConformanceSuite } from './conformance-suite.js';
 import { withRuntimePath, type NodeRuntime } from './node-runtime.js';
 
@@ -43,11 +44,30 @@ export interface SpecInput {
   oauth?: OAuthServerSpec;
   /** The installed conformance suite (absent: the phase is off; false: the suite could not be installed). */
   conformance?: ConformanceSuite | false;
+  /** The suite that could not be installed: its not-measured result stands in for the conformance phase. */
+  suiteMissing?: PhaseResult;
+  /** The phases whose secret is not set in this run's environment, each with its gap (not measured, naming the secret). */
+  gaps?: ReadonlyMap<SecretPhase, PhaseResult>;
   /** The config's secrets in this run's environment: each phase gets the ones it needs. */
   secrets?: Pick<RunSecrets, 'env'>;
 }
 
 export function driverSpec(input: SpecInput): DriverSpec {
+  const spec = phaseSpec(input);
+  // Each phase switched once, here: a result known now stands in for a phase that would have run (a secret
+  // gap), or that will not (a bind or conformance another variant measured, a suite that could not be installed).
+  const standIns: Partial<Record<PhaseName, PhaseResult>> = {};
+  if (input.suiteMissing) standIns.conformance = input.suiteMissing;
+  Object.assign(standIns, input.shared);
+  for (const [phase, gap] of input.gaps ?? []) {
+    if (!spec.phases[phase]) continue;
+    spec.phases[phase] = false;
+    standIns[phase] = gap;
+  }
+  return Object.keys(standIns).length > 0 ? { ...spec, standIns } : spec;
+}
+
+function phaseSpec(input: SpecInput): DriverSpec {
   const { config: cfg, cell, variant, cellDir, workDir, shared = {}, oauth, conformance } = input;
   const packageDir = path.join(cellDir, 'node_modules', input.packageName);
   const bin = path.join(packageDir, input.binFile);
@@ -56,6 +76,16 @@ export function driverSpec(input: SpecInput): DriverSpec {
     bin,
     args,
     env: { ...env, ...secretEnv(phase) },
+  });
+  const suite = conformanceRun(cfg);
+  // http and conformance start the server alike, as http is configured (with the run's OAuth server, if any).
+  const httpServer = (http: Exclude<ResolvedConfig['http'], false>, phase: SecretPhase) => ({
+    command: command(http.args, http.env, phase),
+    host: http.host,
+    path: http.path,
+    readyTimeoutMs: http.readyTimeoutMs,
+    auth: http.auth,
+    ...(oauth ? { oauth } : {}),
   });
   // A kept spec run again by hand says why it does not run a phase another variant measured.
   const skipped: Partial<Record<string, string>> = { ...cfg.skipped };
@@ -83,14 +113,9 @@ export function driverSpec(input: SpecInput): DriverSpec {
         checks: cfg.stdio.checks,
       },
       http: cfg.http && {
-        command: command(cfg.http.args, cfg.http.env, 'http'),
-        host: cfg.http.host,
-        path: cfg.http.path,
+        ...httpServer(cfg.http, 'http'),
         steps: cfg.stdio ? cfg.stdio.steps : [],
-        readyTimeoutMs: cfg.http.readyTimeoutMs,
         timeoutMs: cfg.http.timeoutMs,
-        auth: cfg.http.auth,
-        ...(oauth ? { oauth } : {}),
         checks: cfg.http.checks,
       },
       // bind or conformance another variant of this cell measured on this Node is not run again (its result replaces the skip).
@@ -102,15 +127,10 @@ export function driverSpec(input: SpecInput): DriverSpec {
           ...(cfg.bind.path ? { path: cfg.bind.path } : {}),
         },
       conformance: !shared.conformance &&
-        cfg.http &&
+        suite &&
         conformance && {
-          command: command(cfg.http.args, cfg.http.env, 'conformance'),
-          host: cfg.http.host,
-          path: cfg.http.path,
-          readyTimeoutMs: cfg.http.readyTimeoutMs,
-          timeoutMs: cfg.conformance ? cfg.conformance.timeoutMs : 30_000,
-          auth: cfg.http.auth,
-          ...(oauth ? { oauth } : {}),
+          ...httpServer(suite.http, 'conformance'),
+          timeoutMs: suite.timeoutMs,
           suite: {
             package: conformance.package,
             version: conformance.version,
@@ -134,6 +154,7 @@ export function driverBound(c: ResolvedConfig, scenarios: number): number {
   // Twice: a port taken by another process is retried once on a new port.
   const http = c.http ? 2 * c.http.readyTimeoutMs + c.http.timeoutMs * 8 + grace : 0;
   const bind = c.bind ? c.bind.timeoutMs : 0;
-  const conformance = c.http && c.conformance ? c.http.readyTimeoutMs + c.http.timeoutMs + c.conformance.timeoutMs * scenarios : 0;
+  const suite = conformanceRun(c);
+  const conformance = suite ? suite.http.readyTimeoutMs + suite.http.timeoutMs + suite.timeoutMs * scenarios : 0;
   return stdio + http + bind + conformance + 30_000;
 }

@@ -1,13 +1,13 @@
 // One variant's driver run on its cell's install: where the driver works (the cell's own, or a variant's
 // directory with the driver shipped into its client), its spec and backstop, and each phase result it
-// reports, with a shared bind or conformance, or a missing suite, taking the place of the phase it skipped.
+// reports (a shared bind or conformance, a missing suite or a secret gap stands in for its phase: driver-spec.ts).
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { OAuthServerSpec } from '../contract/protocol.js';
 import { driverStopped, suiteMissing } from '../judge/not-measured.js';
-import type { SharedPhase, SharedResults } from '../judge/phase-share.js';
+import type { SharedResults } from '../judge/phase-share.js';
 import type { PlannedCell, PlannedVariant } from '../plan/plan.js';
-import type { CellResult, PhaseName, PhaseResult } from '../results/types.js';
+import type { CellResult, PhaseResult } from '../results/types.js';
 import { fail, type Result } from '../util/result.js';
 import type { CellContext, CellInstall } from './cell-context.js';
 import type { ClientInstall } from './client-install.js';
@@ -64,17 +64,10 @@ export async function runVariantDriver(
     shared,
     ...(oauth ? { oauth } : {}),
     ...(conformance ? { conformance: conformance.ok && conformance.value } : {}),
-    ...(ctx.secrets ? { secrets: ctx.secrets } : {}),
+    ...(conformance && !conformance.ok ? { suiteMissing: suiteMissing(conformance.error.message) } : {}),
+    ...(ctx.secrets ? { secrets: ctx.secrets, gaps: ctx.secrets.gaps } : {}),
   });
   if (ctx.secrets?.mask.length) spec.mask = ctx.secrets.mask;
-  // A phase whose secret is not set is not run: its gap (not measured, naming the secret) stands in for it.
-  const blocked = new Map<PhaseName, PhaseResult>();
-  for (const [phase, gap] of ctx.secrets?.gaps ?? []) {
-    if (!spec.phases[phase]) continue;
-    spec.phases[phase] = false;
-    blocked.set(phase, gap);
-  }
-  const suiteFailure = conformance && !conformance.ok ? suiteMissing(conformance.error.message) : undefined;
   const outcome = await runDriver(
     layout,
     spec,
@@ -89,8 +82,7 @@ export async function runVariantDriver(
     },
     {
       ...(hooks.onPhaseStart ? { onPhaseStart: hooks.onPhaseStart } : {}),
-      onPhaseResult: (r) =>
-        record(blocked.get(r.phase) ?? shared[r.phase as SharedPhase] ?? (suiteFailure && r.phase === 'conformance' ? suiteFailure : r)),
+      onPhaseResult: record,
     },
   );
   if (outcome.kind === 'done') return outcome.summary;

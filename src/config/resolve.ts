@@ -115,10 +115,8 @@ export function resolveConfig(loaded: LoadedConfig, overrides: Overrides = {}, c
     if (c[phase] === undefined) skipped[phase] = 'not configured';
     else if (c[phase] === false) skipped[phase] = 'disabled';
   }
-  // Not a phase to configure on its own: it runs wherever http does, unless turned off.
-  if (c.conformance === false) skipped.conformance = 'disabled';
-  else if (!http) skipped.conformance = 'no http phase';
-  else if (overrides.conformanceOff) skipped.conformance = 'off: MCP_MATRIX_CONFORMANCE';
+  const conformance = conformanceSwitch(c.conformance, http !== false, overrides.conformanceOff === true);
+  if (typeof conformance === 'string') skipped.conformance = conformance;
   return {
     file,
     dir,
@@ -163,7 +161,7 @@ export function resolveConfig(loaded: LoadedConfig, overrides: Overrides = {}, c
           ...(http ? { path: http.path } : {}),
         },
     leaks: !c.leaks ? false : { graceMs: c.leaks.graceMs ?? 10_000, checks: resolveChecks('leaks', 'none', c.leaks.checks ?? {}) },
-    conformance: !http || c.conformance === false || overrides.conformanceOff ? false : { timeoutMs: c.conformance?.timeoutMs ?? 30_000 },
+    conformance: typeof conformance === 'string' ? false : conformance,
     skipped,
     install: {
       attempts: c.install?.attempts ?? 3,
@@ -188,6 +186,25 @@ export function resolveConfig(loaded: LoadedConfig, overrides: Overrides = {}, c
     ...(c.environment?.checks ? { environment: { checks: resolveChecks('environment', 'none', c.environment.checks) } } : {}),
     parity: c.parity === false ? false : { allow: c.parity?.allow ?? [] },
   };
+}
+
+/**
+ * The conformance phase's one switch. Not a phase to configure on its own: it runs wherever http does, each
+ * scenario within its bound, unless the config or MCP_MATRIX_CONFORMANCE=off turns it off (the reason).
+ */
+function conformanceSwitch(c: MatrixConfig['conformance'], http: boolean, envOff: boolean): { timeoutMs: number } | SkipReason {
+  if (c === false) return 'disabled';
+  if (!http) return 'no http phase';
+  if (envOff) return 'off: MCP_MATRIX_CONFORMANCE';
+  return { timeoutMs: c?.timeoutMs ?? 30_000 };
+}
+
+/** What the conformance phase runs when its switch is on: its bound, and the server as http starts it. */
+export function conformanceRun(
+  config: Pick<ResolvedConfig, 'conformance' | 'http'>,
+): false | { timeoutMs: number; http: Exclude<ResolvedConfig['http'], false> } {
+  // resolveConfig turned it on only with http; the check narrows the type, it decides nothing.
+  return config.conformance !== false && config.http !== false && { timeoutMs: config.conformance.timeoutMs, http: config.http };
 }
 
 /** Configured roots imply the `roots` capability; `{}` is what hosts send for a tool without arguments. */

@@ -37,6 +37,11 @@ export interface DriverSpec {
   baseEnv: Record<string, string>;
   /** Why a `false` phase is skipped (`not configured`, `disabled`): the message of its skipped result. */
   skipped?: Partial<Record<PhaseName, string>>;
+  /**
+   * Results the harness knew before the driver started (a secret not set, a bind another variant measured, a
+   * conformance suite that could not be installed): each is reported as it is, in its phase's turn, the phase not run.
+   */
+  standIns?: Partial<Record<PhaseName, PhaseResult>>;
   /** Values masked in every output like the tokens (the config's secrets, read from the environment). */
   mask?: string[];
   /** The client the phases connect with; absent means no capabilities, no roots, a missing `arguments` left out. */

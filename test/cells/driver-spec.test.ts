@@ -171,6 +171,31 @@ describe('the driver spec in full', () => {
     expect(guarded.phases.conformance).toMatchObject({ auth: 'oauth', oauth });
   });
 
+  it('results known before the driver starts stand in for their phases, which are not run; a gap on a phase that would not run changes nothing', () => {
+    const gap = (phase: 'http' | 'bind' | 'conformance'): PhaseResult => ({
+      phase,
+      verdict: 'not-measured',
+      durationMs: 0,
+      message: `gap ${phase}`,
+    });
+    const missing: PhaseResult = { phase: 'conformance', verdict: 'not-measured', durationMs: 0, message: 'no suite' };
+    const measured: PhaseResult = { phase: 'bind', verdict: 'passed', durationMs: 0, details: { measuredBy: 'latest-1~c' } };
+    const gaps = new Map([
+      ['http', gap('http')],
+      ['bind', gap('bind')],
+      ['conformance', gap('conformance')],
+    ] as const);
+    const spec = driverSpec(input(config, { conformance: false, suiteMissing: missing, shared: { bind: measured }, gaps }));
+    expect([spec.phases.http, spec.phases.bind, spec.phases.conformance]).toEqual([false, false, false]);
+    expect(spec.standIns).toEqual({ http: gap('http'), bind: measured, conformance: missing });
+    expect(spec.phases.stdio).not.toBe(false);
+    const plain = driverSpec(input(config, { conformance: suite }));
+    expect(plain).not.toHaveProperty('standIns');
+    expect(driverSpec(input(config, { conformance: suite, gaps: new Map([['conformance', gap('conformance')]]) })).standIns).toEqual({
+      conformance: gap('conformance'),
+    });
+  });
+
   it('the backstop adds every phase: stdio per step, http twice its wait, bind, conformance per scenario, 30 s', () => {
     const r = resolve(config);
     expect(driverBound(r, 3)).toBe(1000 * (6 + 1) + 600 + (2 * 2000 + 3000 * 8 + 600) + 4000 + (2000 + 3000 + 5000 * 3) + 30_000);
