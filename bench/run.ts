@@ -1,4 +1,4 @@
-// mcp-matrix benchmark (`npm run bench [-- --reps N | --quick]`): compiled from bench/*.ts to bench/.build/
+// mcp-matrix benchmark (`npm run bench [-- --reps N | --quick]`): compiled from bench/**/*.ts to bench/.build/
 // by esbuild, type-checked with the project (`npm run typecheck`), measuring the built harness in dist/.
 // Everything is measured side by side inside each repetition and reported as medians and ratios, each run
 // in wall time and CPU-s (CPU-s / cores: the least wall time it could take); nothing here asserts a timing,
@@ -18,19 +18,19 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { HELP, parseArgs, type Options } from './args.js';
-import { summarizeAxes } from './axes.js';
-import { axesConfigs, scaleConfig, type AxesConfigs } from './configs.js';
-import { floodTargets, measureFlood } from './flood.js';
-import { floorFor, loadProject, packOnce, type Floor, type Project } from './floor.js';
-import { runCli, useTime, type Run } from './harness.js';
-import type { Full, Rep, Target } from './rep.js';
-import { renderAxes } from './render-axes.js';
-import { renderMain } from './render-main.js';
-import { summarize } from './summary.js';
-import { childCpuMs, CORES, gitHead, log, rel, ROOT, round, sec, sh, table } from './util.js';
-import { measureYardsticks } from './yardsticks.js';
-import { renderYardsticks, summarizeYardsticks } from './yardsticks-report.js';
+import { HELP, parseArgs, type Options } from './measure/args.js';
+import { summarizeAxes } from './sections/axes.js';
+import { axesConfigs, scaleConfig, type AxesConfigs } from './measure/configs.js';
+import { floodTargets, measureFlood } from './sections/flood.js';
+import { floorFor, loadProject, packOnce, type Floor, type Project } from './measure/floor.js';
+import { runCli, useTime, type Run } from './measure/harness.js';
+import type { Full, Rep, Target } from './sections/rep.js';
+import { renderAxes } from './render/render-axes.js';
+import { renderMain } from './render/render-main.js';
+import { summarize } from './sections/summary.js';
+import { childCpuMs, CORES, gitHead, log, rel, ROOT, round, sec, sh, table } from './measure/util.js';
+import { measureYardsticks } from './sections/yardsticks.js';
+import { renderYardsticks, summarizeYardsticks } from './render/yardsticks-report.js';
 
 const RESULTS_DIR = path.join(ROOT, 'bench', 'results');
 

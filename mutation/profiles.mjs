@@ -149,8 +149,8 @@ export const PROFILES = {
     // entry's last use (entry-dirs.ts), where a cache lives and when it is turned off (location.ts).
     judging(
       'client-cache',
-      ['src/cells/client-cache.ts', 'src/cache/entry-dirs.ts', 'src/cache/location.ts'],
-      ['test/cells/client-cache.test.ts', 'test/cells/cached-tool.test.ts', 'test/cache/entry-dirs.test.ts', 'test/cache/location.test.ts'],
+      ['src/cache/client-cache.ts', 'src/cache/entry-dirs.ts', 'src/cache/location.ts'],
+      ['test/cache/client-cache.test.ts', 'test/cache/cached-tool.test.ts', 'test/cache/entry-dirs.test.ts', 'test/cache/location.test.ts'],
     ),
     judging('surface', 'src/results/surface.ts', ['test/results/surface.test.ts']),
     judging('split-steps', 'src/judge/split-steps.ts', ['test/judge/split-steps.test.ts']),
@@ -179,7 +179,9 @@ export const PROFILES = {
       'test/config/docs.test.ts',
     ]),
     judging('answering', 'src/driver/server/answering.ts', ['test/driver/server/answering.test.ts']),
-    judging('conformance-catalogue', 'src/cells/conformance-catalogue.ts', ['test/cells/conformance-catalogue.test.ts']),
+    judging('conformance-catalogue', 'src/cells/conformance/conformance-catalogue.ts', [
+      'test/cells/conformance/conformance-catalogue.test.ts',
+    ]),
     judging('second-judge', 'src/judge/second-judge.ts', ['test/judge/second-judge.test.ts']),
     judging('stdio-checks', 'src/driver/phases/stdio-checks.ts', ['test/driver/phases/stdio-checks.test.ts']),
     judging('driver-spec', 'src/cells/driver-spec.ts', ['test/cells/driver-spec.test.ts']),

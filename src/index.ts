@@ -1,7 +1,7 @@
 // The public API: what a matrix.config.ts imports (defineConfig), the types of results.json, and the
 // matrix from code: runMatrix, loadResults / parseResultsText, renderReport, writeReports. Configs import
 // this module too, so the harness behind the functions is loaded only when one is called.
-import type { LoadResultsOutcome } from './reports/load.js';
+import type { LoadResultsOutcome } from './reports/json/load.js';
 import type { ReportFormat } from './api/render.js';
 import type { RunMatrixOptions, RunMatrixOutcome } from './api/run.js';
 import type { RunResult } from './results/types.js';
@@ -22,12 +22,12 @@ export async function runMatrix(options: RunMatrixOptions = {}): Promise<RunMatr
 
 /** Reads a results.json and checks its schema version and shape: the run, or a failure naming the problem. */
 export async function loadResults(file: string, cwd?: string): Promise<LoadResultsOutcome> {
-  return (await import('./reports/load.js')).loadResults(file, cwd);
+  return (await import('./reports/json/load.js')).loadResults(file, cwd);
 }
 
 /** The same check on a results.json's text. */
 export async function parseResultsText(text: string): Promise<LoadResultsOutcome> {
-  return (await import('./reports/load.js')).parseResultsText(text);
+  return (await import('./reports/json/load.js')).parseResultsText(text);
 }
 
 /** One report of a run: `json` (results.json), `markdown`, `html`, `junit` or `sarif`. */

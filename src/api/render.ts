@@ -1,11 +1,11 @@
 // Rendering the reports from code: each format from a run (a RunResult, e.g. from loadResults), and all
 // of them written into a directory as `run`, `report` and `merge` write them.
 import { renderHtml } from '../reports/html/page.js';
-import { renderJson } from '../reports/json.js';
+import { renderJson } from '../reports/json/json.js';
 import { renderJunit } from '../reports/junit.js';
-import { renderMarkdown } from '../reports/markdown.js';
-import { renderSarif } from '../reports/sarif.js';
-import { writeReportsResult } from '../reports/write-result.js';
+import { renderMarkdown } from '../reports/markdown/markdown.js';
+import { renderSarif } from '../reports/sarif/sarif.js';
+import { writeReportsResult } from '../reports/write/write-result.js';
 import type { RunResult } from '../results/types.js';
 import type { Result } from '../util/result.js';
 

@@ -9,7 +9,7 @@ import { prepareConfig, type PrepareOptions } from '../orchestrator/prepare.js';
 import type { ProgressMode } from '../orchestrator/progress.js';
 import { readFrozenPlan, type FrozenPlan } from '../plan/frozen.js';
 import { onHardExit } from '../process/tracker.js';
-import { checkOutDir, writeReportsSync, writeRunReports } from '../reports/write.js';
+import { checkOutDir, writeReportsSync, writeRunReports } from '../reports/write/write.js';
 import type { RunResult } from '../results/types.js';
 import { fail, ok, type Result } from '../util/result.js';
 import { checkSource, readBaselineInput, readSnapshotInput, type Baseline } from './inputs.js';

@@ -8,9 +8,9 @@ import type { EnvironmentEvidence, PhaseResult } from '../results/types.js';
 import type { DriverLayout } from './driver-launch.js';
 import type { Plan, PlannedCell, PlannedClient, PlannedNode, PlannedVariant } from '../plan/plan.js';
 import type { Result } from '../util/result.js';
-import type { ClientInstall } from './client-install.js';
-import type { ConformanceSuite } from './conformance-suite.js';
-import type { NodeRuntime } from './node-runtime.js';
+import type { ClientInstall } from './install/client-install.js';
+import type { ConformanceSuite } from './conformance/conformance-suite.js';
+import type { NodeRuntime } from './runtime/node-runtime.js';
 
 export interface CellContext {
   plan: Plan;

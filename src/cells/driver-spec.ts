@@ -10,8 +10,8 @@ import type { RunSecrets } from '../judge/secrets.js';
 import { sdkPackageNames } from '../judge/sdk-tree.js';
 import type { PlannedCell, PlannedVariant } from '../plan/plan.js';
 import type { PhaseName, PhaseResult } from '../results/types.js';
-import type { ConformanceSuite } from './conformance-suite.js';
-import { withRuntimePath, type NodeRuntime } from './node-runtime.js';
+import type { ConformanceSuite } from './conformance/conformance-suite.js';
+import { withRuntimePath, type NodeRuntime } from './runtime/node-runtime.js';
 
 /** The environment every server and the driver get: enough to run, nothing inherited by accident. */
 export function baseEnv(extra: Record<string, string>): Record<string, string> {

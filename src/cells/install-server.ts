@@ -9,11 +9,11 @@ import type { PlannedCell } from '../plan/plan.js';
 import type { InstallSourceRef, PhaseResult } from '../results/types.js';
 import type { CellContext, CellInstall } from './cell-context.js';
 import { installDriver, type DriverHooks, type DriverLayout } from './driver-launch.js';
-import { installReusing } from './reuse-install.js';
-import { installStrict } from './strict-install.js';
-import { cellDirOf, createCellDir } from './workspace.js';
+import { installReusing } from './install/reuse-install.js';
+import { installStrict } from './install/strict-install.js';
+import { cellDirOf, createCellDir } from './install/workspace.js';
 import { markCell } from '../util/marks.js';
-import { sourceLockfiles } from './resolution-record.js';
+import { sourceLockfiles } from './install/resolution-record.js';
 
 /** Installs the cell (never throws); the install hooks fire here, once per cell. */
 export async function installServer(cell: PlannedCell, ctx: CellContext, hooks: DriverHooks = {}): Promise<CellInstall> {

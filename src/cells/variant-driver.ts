@@ -10,11 +10,11 @@ import type { PlannedCell, PlannedVariant } from '../plan/plan.js';
 import type { CellResult, PhaseResult } from '../results/types.js';
 import { fail, type Result } from '../util/result.js';
 import type { CellContext, CellInstall } from './cell-context.js';
-import type { ClientInstall } from './client-install.js';
-import type { ConformanceSuite } from './conformance-suite.js';
+import type { ClientInstall } from './install/client-install.js';
+import type { ConformanceSuite } from './conformance/conformance-suite.js';
 import { runDriver, type DriverHooks, type DriverLayout } from './driver-launch.js';
 import { baseEnv, driverBound, driverSpec, withVariantNode } from './driver-spec.js';
-import type { NodeRuntime } from './node-runtime.js';
+import type { NodeRuntime } from './runtime/node-runtime.js';
 import { markCell } from '../util/marks.js';
 
 /** The variant's own instruments, installed by the run: its client and its Node. */

@@ -4,9 +4,9 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { duBytes, type SizedEntry } from '../cache/bound.js';
-import { clientCacheDir, damageOf, listClients } from '../cells/client-cache.js';
-import { inspectRuntime, listRuntimes, nodeCacheDir } from '../cells/node-runtime.js';
-import { listTree, TREE_MARKER, treeCacheDir, treeDifference, type TreeFile } from '../cells/tree-cache.js';
+import { clientCacheDir, damageOf, listClients } from '../cache/client-cache.js';
+import { inspectRuntime, listRuntimes, nodeCacheDir } from '../cells/runtime/node-runtime.js';
+import { listTree, TREE_MARKER, treeCacheDir, treeDifference, type TreeFile } from '../cells/install/tree-cache.js';
 import { lastUsedMs, PARTIAL } from '../cache/entry-dirs.js';
 import { readdir } from 'node:fs/promises';
 import { configCacheDir, listConfigEntries, parseEntry } from '../config/transpile-cache.js';

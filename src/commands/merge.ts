@@ -4,12 +4,12 @@
 import { readdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { Logger } from '../logger.js';
-import { parseResults } from '../reports/json.js';
-import { renderTable } from '../reports/markdown.js';
-import { mergeResults, type ExpectedPlan } from '../reports/merge.js';
-import { attemptOf, pickAttempts, type AttemptPiece } from '../reports/attempts.js';
-import { checkOutDir } from '../reports/write.js';
-import { writeReportsResult } from '../reports/write-result.js';
+import { parseResults } from '../reports/json/json.js';
+import { renderTable } from '../reports/markdown/markdown.js';
+import { mergeResults, type ExpectedPlan } from '../reports/merge/merge.js';
+import { attemptOf, pickAttempts, type AttemptPiece } from '../reports/merge/attempts.js';
+import { checkOutDir } from '../reports/write/write.js';
+import { writeReportsResult } from '../reports/write/write-result.js';
 import type { Failure } from '../util/result.js';
 import { publishMergeErrors, publishToGithub } from './github.js';
 import { DEFAULT_OUT } from '../api/run-core.js';

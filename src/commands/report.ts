@@ -1,10 +1,10 @@
 // `mcp-matrix report <results.json>`: re-render every format without re-running anything.
 import path from 'node:path';
 import type { Logger } from '../logger.js';
-import { loadResults } from '../reports/load.js';
-import { renderTable } from '../reports/markdown.js';
-import { checkOutDir } from '../reports/write.js';
-import { writeReportsResult } from '../reports/write-result.js';
+import { loadResults } from '../reports/json/load.js';
+import { renderTable } from '../reports/markdown/markdown.js';
+import { checkOutDir } from '../reports/write/write.js';
+import { writeReportsResult } from '../reports/write/write-result.js';
 import type { Failure } from '../util/result.js';
 
 export async function reportCommand(

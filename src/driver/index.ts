@@ -20,7 +20,7 @@ import type { DriverMessage, DriverSpec } from '../contract/protocol.js';
 import { killTaggedNow, sweepTagged } from './server/escaped.js';
 import { signalGroup } from './server/proc.js';
 import { Redactor } from './server/redact.js';
-import { withSdkRuntime } from './client/sdk-runtime.js';
+import { withSdkRuntime } from './sdk-runtime.js';
 
 let baseline: string[] = [];
 const redactor = new Redactor();

@@ -4,9 +4,9 @@
 import path from 'node:path';
 import type { CacheNotes } from '../cache/notes.js';
 import type { CellContext } from '../cells/cell-context.js';
-import { installClient, type ClientInstall } from '../cells/client-install.js';
-import { ensureConformanceSuite, type ConformanceSuite } from '../cells/conformance-suite.js';
-import { ensureNodeRuntime, type NodeRuntime } from '../cells/node-runtime.js';
+import { installClient, type ClientInstall } from '../cells/install/client-install.js';
+import { ensureConformanceSuite, type ConformanceSuite } from '../cells/conformance/conformance-suite.js';
+import { ensureNodeRuntime, type NodeRuntime } from '../cells/runtime/node-runtime.js';
 import type { ResolvedConfig } from '../config/resolve.js';
 import type { Result } from '../util/result.js';
 import { once, type semaphore } from './slots.js';

@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { cacheNotes, type CacheNotes } from '../cache/notes.js';
 import type { CellContext } from '../cells/cell-context.js';
-import { treeCacheDir } from '../cells/tree-cache.js';
+import { treeCacheDir } from '../cells/install/tree-cache.js';
 import type { ResolvedConfig } from '../config/resolve.js';
 import { readPullRequestEvent } from '../cells/github-event.js';
 import { withMutatedInstall } from '../judge/mutated-install.js';

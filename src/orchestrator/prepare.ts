@@ -4,8 +4,8 @@ import { loadConfig } from '../config/load.js';
 import { resolveConfig, type Overrides, type ResolvedConfig } from '../config/resolve.js';
 import { buildPlan, pinLookupNames, type Plan } from '../plan/plan.js';
 import { createRegistry, type LookupStore, type Registry } from '../plan/registry.js';
-import { treeCacheDir } from '../cells/tree-cache.js';
-import { contextKey } from '../cells/tree-key.js';
+import { treeCacheDir } from '../cells/install/tree-cache.js';
+import { contextKey } from '../cells/install/tree-key.js';
 import type { Result } from '../util/result.js';
 import type { CacheNote } from '../cache/writable.js';
 

@@ -8,7 +8,7 @@ import { Listr, ListrDefaultRendererLogLevels, type ListrTask } from 'listr2';
 import type { PlannedCell } from '../plan/plan.js';
 import { PHASES, type CellOutcome, type CellResult, type PhaseName, type PhaseResult, type Verdict } from '../results/types.js';
 import type { DriverHooks } from '../cells/driver-launch.js';
-import { seconds } from '../reports/format.js';
+import { seconds } from '../reports/view/format.js';
 import { pool } from './slots.js';
 
 /** What progress shows: one variant (without axes, its cell): its id, the cell's version and role. */

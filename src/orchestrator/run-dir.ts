@@ -3,7 +3,7 @@
 // its bound) every process the run started killed and the directory removed or kept.
 import os from 'node:os';
 import { linkKeptCells, pruneKeptHomes, type KeptHomes } from '../cells/kept.js';
-import { cellDirOf, createRunDir, markKept, removeDir, removeRunDir, removeRunDirWithin } from '../cells/workspace.js';
+import { cellDirOf, createRunDir, markKept, removeDir, removeRunDir, removeRunDirWithin } from '../cells/install/workspace.js';
 import { killCarriers, settleCarriers } from '../process/cookie.js';
 import { deferCleanup, killAll, onHardExit } from '../process/tracker.js';
 import { describeInfraError } from '../util/infra.js';

@@ -9,7 +9,7 @@ import { readdirSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { killCarrier, orphanedCarriers, ownerAlive, RUN_COOKIE_VAR } from '../process/cookie.js';
-import { readOwner, removeRunDir, RUN_DIR_PREFIX, type RunDirOwner } from '../cells/workspace.js';
+import { readOwner, removeRunDir, RUN_DIR_PREFIX, type RunDirOwner } from '../cells/install/workspace.js';
 import { homeLinksInto } from '../cells/kept.js';
 
 export interface Swept {

@@ -3,9 +3,9 @@
 // the cache off or unwritable, into the run's directory). Never corepack, never Yarn's own download site.
 import { mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { installThroughCache } from '../cells/cached-tool.js';
-import { clientCacheDir, type CachedClient } from '../cells/client-cache.js';
-import { installFailureCause, installManifest, type InstallOutcome } from '../cells/install.js';
+import { installThroughCache } from '../cache/cached-tool.js';
+import { clientCacheDir, type CachedClient } from '../cache/client-cache.js';
+import { installFailureCause, installManifest, type InstallOutcome } from '../npm/install.js';
 import { errorMessage, fail, ok, type Result } from '../util/result.js';
 import { describeDetection, type PackageManager } from './package-manager.js';
 

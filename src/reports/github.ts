@@ -7,12 +7,12 @@ import type { BaselineEntry, CellResult, PhaseResult, RunResult, SubCheckResult 
 import { PHASES } from '../results/types.js';
 import { checkSource } from '../contract/checks.js';
 import { SNAPSHOT_FILE } from '../results/surface.js';
-import { cleanText } from './format.js';
-import { renderChecks } from './checks.js';
-import { renderFailures } from './failures.js';
-import { renderTable, renderTitle, renderWarnings } from './markdown.js';
+import { cleanText } from './view/format.js';
+import { renderChecks } from './markdown/checks.js';
+import { renderFailures } from './markdown/failures.js';
+import { renderTable, renderTitle, renderWarnings } from './markdown/markdown.js';
 import { baselineMatches, cellOutcome, judgeBaseline } from '../judge/verdict.js';
-import { displayCells, phaseOf, staleAdvice, variantLabel } from './view.js';
+import { displayCells, phaseOf, staleAdvice, variantLabel } from './view/view.js';
 
 /** The title (with the surface and answer parity lines), the table, the sub-checks and the failure sections (no environment: that stays in matrix.md). */
 export function renderStepSummary(run: RunResult): string {

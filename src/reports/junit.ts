@@ -5,10 +5,10 @@
 import type { CellResult, PhaseResult, RunResult, SubCheckResult } from '../results/types.js';
 import { checkLine } from '../contract/checks.js';
 import { PHASES } from '../results/types.js';
-import { xmlAttr, xmlText } from './format.js';
-import { parityJunit } from './parity-lines.js';
+import { xmlAttr, xmlText } from './view/format.js';
+import { parityJunit } from './view/parity-lines.js';
 import { cellOutcome } from '../judge/verdict.js';
-import { displayCells, handleText, phaseOf, recordedBehaviour, staleAdvice, variantLabel } from './view.js';
+import { displayCells, handleText, phaseOf, recordedBehaviour, staleAdvice, variantLabel } from './view/view.js';
 
 const secs = (ms: number): string => (Math.max(0, ms) / 1000).toFixed(3);
 

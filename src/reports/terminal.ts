@@ -4,9 +4,9 @@
 
 import type { BaselineEntry, CellResult, PhaseResult, RunResult } from '../results/types.js';
 import { baselineMatches, judgeBaseline } from '../judge/verdict.js';
-import { cleanText } from './format.js';
+import { cleanText } from './view/format.js';
 import { checkSource } from '../contract/checks.js';
-import { resolvedAgo } from './failures.js';
+import { resolvedAgo } from './markdown/failures.js';
 
 /** At most this many stderr lines per phase, each cut to this many characters. */
 export const STDERR_LINES = 12;

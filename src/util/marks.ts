@@ -1,6 +1,6 @@
 // Named moments of a cell's run outside its driver (the install's steps, the driver's ship, the re-check,
 // the removal), for the bench: each is a `performance.mark` that nothing in the harness reads or prints;
-// bench/probe-cli.ts collects them at exit so the bench can split a cell's time with timestamps.
+// bench/measure/probe-cli.ts collects them at exit so the bench can split a cell's time with timestamps.
 import path from 'node:path';
 
 export const MARK_PREFIX = 'mcp-matrix:';

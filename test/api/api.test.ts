@@ -8,9 +8,9 @@ import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadResults, parseResultsText, renderReport, runMatrix, writeReports } from '../../src/index.js';
 import { createLogger } from '../../src/logger.js';
-import { renderJson } from '../../src/reports/json.js';
-import { renderMarkdown } from '../../src/reports/markdown.js';
-import { renderSarif } from '../../src/reports/sarif.js';
+import { renderJson } from '../../src/reports/json/json.js';
+import { renderMarkdown } from '../../src/reports/markdown/markdown.js';
+import { renderSarif } from '../../src/reports/sarif/sarif.js';
 import { FOUR_CELLS, makeRun } from '../reports/helpers/make-run.js';
 
 let dir: string;

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { MatrixConfig } from '../../src/config/define.js';
 import { resolveConfig } from '../../src/config/resolve.js';
 import { baseEnv, driverBound, driverSpec, type SpecInput } from '../../src/cells/driver-spec.js';
-import type { ConformanceSuite } from '../../src/cells/conformance-suite.js';
+import type { ConformanceSuite } from '../../src/cells/conformance/conformance-suite.js';
 import type { PhaseResult } from '../../src/results/types.js';
 
 const resolve = (config: MatrixConfig) => resolveConfig({ file: '/p/matrix.config.ts', dir: '/p', config }, {}, '/p');

@@ -7,7 +7,7 @@ import { byRevision, CHECKS, checkDefinition, checkResult, decidePhase, MCP_REVI
 import { auditRun } from '../../src/judge/verdict.js';
 import { parseResults, renderJson, renderJunit, renderMarkdown } from '../../src/reports/index.js';
 import { renderTerminalFailures } from '../../src/reports/terminal.js';
-import { renderSarif } from '../../src/reports/sarif.js';
+import { renderSarif } from '../../src/reports/sarif/sarif.js';
 import { FOUR_CELLS, makeRun } from '../reports/helpers/make-run.js';
 
 const ignored = checkResult('protocol-version', 'require', {

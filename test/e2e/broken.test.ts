@@ -79,7 +79,7 @@ const CASES: Case[] = [
   },
   {
     // 64 MiB on stderr, 20 000 noise lines and a 4 MiB line on stdout: bounded capture, the driver's memory measured
-    // (its bound, < 150 MB, is the bench's: npm run bench, bench/flood.ts; peak RSS varies with the machine's load).
+    // (its bound, < 150 MB, is the bench's: npm run bench, bench/sections/flood.ts; peak RSS varies with the machine's load).
     fixture: 'flood',
     phase: 'stdio',
     step: 'stdout',

@@ -8,8 +8,8 @@ import { readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { RunResult } from '../../src/results/types.js';
-import { HINT_PREFIX } from '../../src/cells/reuse-install.js';
-import { RECORD_PREFIX } from '../../src/cells/resolution-record.js';
+import { HINT_PREFIX } from '../../src/cells/install/reuse-install.js';
+import { RECORD_PREFIX } from '../../src/cells/install/resolution-record.js';
 import { cli, readResults, tempDir } from './helpers/cli.js';
 
 const dirs: string[] = [];

@@ -5,7 +5,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ensureConformanceSuite } from '../../src/cells/conformance-suite.js';
+import { ensureConformanceSuite } from '../../src/cells/conformance/conformance-suite.js';
 import { harnessTarball } from '../e2e/helpers/harness-tarball.js';
 import { TEST_CLIENT_CACHE, TEST_NODE_CACHE } from './node-runtimes.js';
 import { shared } from './run-cache.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { CellContext } from '../../src/cells/cell-context.js';
-import type { ConformanceSuite } from '../../src/cells/conformance-suite.js';
+import type { ConformanceSuite } from '../../src/cells/conformance/conformance-suite.js';
 import { prepareShared } from '../../src/orchestrator/instruments.js';
 import { fail, ok, type Result } from '../../src/util/result.js';
 

@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openRunDir } from '../../src/orchestrator/run-dir.js';
-import { OWNER_FILE } from '../../src/cells/workspace.js';
+import { OWNER_FILE } from '../../src/cells/install/workspace.js';
 
 const undo: (() => void)[] = [];
 afterAll(() => undo.forEach((f) => f()));

@@ -8,7 +8,7 @@ import { carriers, procAvailable, startTime } from '../../src/driver/server/proc
 import { cookieOwner, makeCookie, RUN_COOKIE_VAR, SERVER_TAG_VAR } from '../../src/contract/cookie.js';
 import { killCarriers, orphanedCarriers, ownerAlive, settleCarriers } from '../../src/process/cookie.js';
 import { describeSwept, shortCommand, sweepStale } from '../../src/orchestrator/sweep.js';
-import { createRunDir, markKept, OWNER_FILE, readOwner, removeRunDirWithin } from '../../src/cells/workspace.js';
+import { createRunDir, markKept, OWNER_FILE, readOwner, removeRunDirWithin } from '../../src/cells/install/workspace.js';
 import { linkKeptCells } from '../../src/cells/kept.js';
 
 const temps: string[] = [];

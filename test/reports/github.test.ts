@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, test } from 'vitest';
 import { escapeData, escapeProperty, groupLines, renderAnnotations, renderStepSummary } from '../../src/reports/index.js';
 import { capAnnotations, renderMergeErrorAnnotations, renderMergeErrorSummary } from '../../src/reports/github.js';
-import { parseResultsText } from '../../src/reports/load.js';
+import { parseResultsText } from '../../src/reports/json/load.js';
 import type { RunResult } from '../../src/results/types.js';
 import { FOUR_CELLS, makeRun } from './helpers/make-run.js';
 

@@ -4,7 +4,7 @@ import { compareRecorded, parityFailures, recordedSnapshot, recordedValues } fro
 import { auditRun, decideRun, runReasons, storedFacts } from '../../src/judge/verdict.js';
 import { mergeResults, renderJson, renderJunit, renderMarkdown, renderSarif } from '../../src/reports/index.js';
 import { renderHtml } from '../../src/reports/html/page.js';
-import { validateRun } from '../../src/reports/validate.js';
+import { validateRun } from '../../src/reports/json/validate.js';
 import { makeRun, pieceOf, type CellSpec } from '../reports/helpers/make-run.js';
 
 const failing = { isError: true, content: [{ type: 'text', text: 'sha256:aaaaaaaaaaaa (12 chars)' }] };

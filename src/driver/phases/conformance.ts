@@ -1,6 +1,6 @@
 // conformance phase: the official conformance suite (`@modelcontextprotocol/conformance`, pinned by the
 // harness) as a second judge, against this cell's own HTTP server started as the http phase starts it.
-// Each scenario the harness found runnable without the suite's fixture tools (src/cells/conformance-catalogue.ts)
+// Each scenario the harness found runnable without the suite's fixture tools (src/cells/conformance/conformance-catalogue.ts)
 // is run alone (`conformance server --url … --scenario <name>`), one after another (a server may serve one
 // session at a time), in one suite process while each leaves it as it found it (conformance-runner.ts), and judged from the suite's own checks.json: a FAILURE check fails the scenario, a run
 // that left no checks is not-measured. A scenario whose endpoint needs a capability the server does not

@@ -120,7 +120,7 @@ export async function subChecks(
         onNegotiated: (revision) => void (details.specRevision = revision),
         exited: async () => (await exitOf(server.proc))?.how ?? null,
       });
-  // Their own wall time: requests the minimal client does not make, which the bench shows apart (bench/cells.ts).
+  // Their own wall time: requests the minimal client does not make, which the bench shows apart (bench/sections/cells.ts).
   details.specChecksMs = Date.now() - specStarted;
   // A server that exited under a spec check (which names the exit) cannot be driven: the round trip says so, once.
   const diedIn = transport.find((c) => c.evidence?.exited !== undefined);

@@ -3,8 +3,8 @@
 // check saw is in the expanded square of its phase.
 
 import type { RunResult } from '../../results/types.js';
-import { checkOf, checkRows, requirementOf } from '../check-rows.js';
-import { checkOutcomeLabel } from '../view.js';
+import { checkOf, checkRows, requirementOf } from '../view/check-rows.js';
+import { checkOutcomeLabel } from '../view/view.js';
 import { el, text } from './escape.js';
 import { countLine, groups } from './grid.js';
 import { checkState, isProblem, MARKS, worst } from './marks.js';

@@ -5,10 +5,10 @@
 
 import type { CellResult, PhaseResult, RunResult, SubCheckResult } from '../../results/types.js';
 import { checkSource } from '../../contract/checks.js';
-import { seconds } from '../format.js';
+import { seconds } from '../view/format.js';
 import { stderrTail } from '../terminal.js';
-import { clientInstallLabel } from '../failures.js';
-import { checkOutcomeLabel, conformanceLabel, handleText, httpLabel, leaksLabel, nodeLabel, variantLabel } from '../view.js';
+import { clientInstallLabel } from '../markdown/failures.js';
+import { checkOutcomeLabel, conformanceLabel, handleText, httpLabel, leaksLabel, nodeLabel, variantLabel } from '../view/view.js';
 import { anchor, el, text } from './escape.js';
 import { checkState, MARKS, stateOf } from './marks.js';
 

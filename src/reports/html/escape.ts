@@ -1,7 +1,7 @@
 // Escaping for matrix.html. Everything a server wrote (messages, stderr, handle locations, names) is
 // hostile: it reaches the page only through `text`, and element ids only through `anchor`.
 
-import { cleanText } from '../format.js';
+import { cleanText } from '../view/format.js';
 
 const ENTITIES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 

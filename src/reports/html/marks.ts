@@ -3,7 +3,7 @@
 
 import type { CellResult, PhaseResult, SubCheckResult } from '../../results/types.js';
 import { notableChecks } from '../../contract/checks.js';
-import { phaseLabel } from '../view.js';
+import { phaseLabel } from '../view/view.js';
 
 export type State = 'fail' | 'allowed' | 'nm' | 'warn' | 'pass' | 'skip' | 'none';
 

@@ -4,7 +4,7 @@
 
 import { createHash } from 'node:crypto';
 import type { RunResult } from '../../results/types.js';
-import { runVerdictLabel } from '../view.js';
+import { runVerdictLabel } from '../view/view.js';
 import { CSS, JS } from './assets.js';
 import { el, text } from './escape.js';
 import { renderChecksHtml } from './checks.js';

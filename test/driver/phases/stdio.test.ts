@@ -116,7 +116,7 @@ function passedChecks(steps = true): unknown[] {
 }
 
 /** What the lifecycle edges hand to the run's parity comparison. */
-/** details.lifecycle: the sub-checks' own time, every check in its order (bench/lifecycle.ts reads it). */
+/** details.lifecycle: the sub-checks' own time, every check in its order (bench/measure/lifecycle.ts reads it). */
 const LIFECYCLE_TIMES = {
   durationMs: expect.any(Number),
   checks: LIFECYCLE_IDS.map((id) => expect.objectContaining({ id, durationMs: expect.any(Number) })),

@@ -9,7 +9,7 @@ import { AnsweredServers, answeringOf, probedOf, whyUnprobed } from '../../../sr
 import { stdioPhase } from '../../../src/driver/phases/stdio.js';
 import { groupMembers, signalGroup, procAvailable } from '../../../src/driver/server/proc.js';
 import type { ServerProcess } from '../../../src/driver/server/process.js';
-import { observeSdk } from '../../../src/driver/client/sdk-runtime.js';
+import { observeSdk } from '../../../src/driver/sdk-runtime.js';
 import { ROOT } from '../helpers/cell.js';
 import { phaseBench, type PhaseBench } from '../helpers/phase-bench.js';
 

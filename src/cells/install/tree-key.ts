@@ -1,0 +1,75 @@
+// What a cell's tree may be reused by: the key of npm's own resolution (the lockfile npm wrote for the
+// cell, less the package under test) and of what else shapes the layout npm makes from it (npm, Node,
+// platform, npm's configuration). A tree whose content npm does not take from the registry alone (an
+// install script of a dependency, a linked or local dependency, a bin name the package shares with a
+// dependency) is never reused: npm's own install could lay it out differently.
+import { readFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { sha256 } from '../../util/sha256.js';
+
+interface Locked {
+  version?: string;
+  resolved?: string;
+  integrity?: string;
+  link?: boolean;
+  hasInstallScript?: boolean;
+  bin?: Record<string, string>;
+}
+
+export type TreeKey =
+  | {
+      ok: true;
+      key: string;
+      /** What of the cell's node_modules is the package under test's (its directory, its bin links). */
+      drop: string[];
+      /** The package under test has install scripts: its cell's tree may have been written by them, so it is not stored. */
+      ownScripts: boolean;
+    }
+  | { ok: false; why: string };
+
+/** The part of the key that is not the lockfile: one per npm, Node, platform and npm configuration. */
+export function contextKey(npmVersion: string, env: NodeJS.ProcessEnv = process.env): string {
+  const config = Object.entries(env)
+    .filter(([k]) => k.toLowerCase().startsWith('npm_config_'))
+    .sort(([a], [b]) => (a < b ? -1 : 1));
+  const userrc = env.npm_config_userconfig || env.NPM_CONFIG_USERCONFIG || path.join(os.homedir(), '.npmrc');
+  let npmrc = '';
+  try {
+    npmrc = readFileSync(userrc, 'utf8');
+  } catch {
+    // none
+  }
+  const parts = [npmVersion, process.version, process.platform, process.arch, JSON.stringify(config), npmrc];
+  return sha256(parts.join('\0')).slice(0, 12);
+}
+
+/** The reuse key of the lockfile npm wrote for a cell of `packageName`, or why its tree is not reusable. */
+export function treeKey(lockText: string, packageName: string, context: string): TreeKey {
+  let lock: { lockfileVersion?: number; packages?: Record<string, Locked> };
+  try {
+    lock = JSON.parse(lockText) as typeof lock;
+  } catch {
+    return { ok: false, why: 'the lockfile npm wrote is not JSON' };
+  }
+  if (!lock.packages) return { ok: false, why: `lockfile version ${lock.lockfileVersion ?? '?'} has no packages section` };
+  const own = `node_modules/${packageName}`;
+  const mine = lock.packages[own];
+  if (!mine) return { ok: false, why: `the lockfile has no ${own}` };
+  const ownBins = Object.keys(mine.bin ?? {});
+  const tree: [string, Locked][] = [];
+  for (const [where, locked] of Object.entries(lock.packages)) {
+    if (where === '' || where === own || where.startsWith(`${own}/`)) continue;
+    if (locked.link) return { ok: false, why: `${where} is a linked package` };
+    if (locked.hasInstallScript) return { ok: false, why: `${where} has install scripts` };
+    // npm 11 leaves `resolved` out for packages of the configured registry; git and file: sources keep theirs.
+    if ((locked.resolved !== undefined && !/^https?:\/\//.test(locked.resolved)) || !locked.integrity)
+      return { ok: false, why: `${where} does not come from a registry with an integrity` };
+    const shared = Object.keys(locked.bin ?? {}).find((b) => ownBins.includes(b));
+    if (shared) return { ok: false, why: `${where} has the bin ${shared}, as ${packageName} has` };
+    tree.push([where, locked]);
+  }
+  const key = sha256(JSON.stringify([lock.lockfileVersion, tree])).slice(0, 20);
+  const bins = ownBins.flatMap((b) => [`.bin/${b}`, `.bin/${b}.cmd`, `.bin/${b}.ps1`]);
+  return { ok: true, key: `${context}-${key}`, drop: [packageName, ...bins], ownScripts: mine.hasInstallScript === true };
+}

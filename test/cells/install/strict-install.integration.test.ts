@@ -1,0 +1,79 @@
+// The strict leg on real parts: npm-packed fixtures installed by real pnpm (pinned, from the registry, through the
+// client cache) with hoist=false, beside SDK 1.32.2; the bin started as the driver starts it. The correct server
+// answers initialize; the one whose bin imports zod undeclared cannot start, and the cause is named.
+import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { installStrict, pnpmLockHas } from '../../../src/cells/install/strict-install.js';
+import { createCellDir } from '../../../src/cells/install/workspace.js';
+import { explainMissing } from '../../../src/judge/missing-import.js';
+import { ROOT, npmPack, removeDir, tempDir } from '../../driver/helpers/cell.js';
+
+const SDK = { '@modelcontextprotocol/sdk': '1.32.2' };
+let work: string | undefined;
+const cells: Record<string, { dir: string; tarball: string; install: Awaited<ReturnType<typeof installStrict>> }> = {};
+
+beforeAll(async () => {
+  work = tempDir('mm-strict-leg-');
+  // One pnpm (the client cache) and one store for both cells: the second install comes from the store.
+  for (const [name, fixture] of [
+    ['broken-base', 'fixtures/broken/_base'],
+    ['broken-undeclared-import', 'fixtures/broken/undeclared-import'],
+  ] as const) {
+    const tarball = await npmPack(join(ROOT, fixture), work);
+    const dir = await createCellDir(work, name, name, tarball, SDK);
+    cells[name] = { dir, tarball, install: await installStrict(dir, { attempts: 2, timeoutMs: 240_000, runDir: work }) };
+  }
+}, 600_000);
+afterAll(() => removeDir(work));
+
+/** The bin run as the driver runs it (node, the package's bin file), sent initialize; its first line or its exit. */
+function start(cell: string, bin: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, [join(cells[cell]!.dir, 'node_modules', cell, bin)], { stdio: ['pipe', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d: Buffer) => {
+    stdout += d.toString();
+    if (stdout.includes('\n')) child.stdin.end();
+  });
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  child.stdin.write(
+    `${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } })}\n`,
+  );
+  return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
+}
+
+describe('the pnpm-strict leg', () => {
+  it('installs the same tarball and pins with hoist=false: the lockfile holds the tarball, nothing undeclared is reachable at the top', async () => {
+    for (const [name, cell] of Object.entries(cells)) {
+      expect(cell.install.install, name).toMatchObject({ kind: 'installed' });
+      expect(cell.install.source).toMatchObject({ source: 'pnpm-strict', pnpm: '10.34.9' });
+      const sha512 = `sha512-${createHash('sha512').update(readFileSync(cell.tarball)).digest('base64')}`;
+      await expect(pnpmLockHas(cell.dir, sha512)).resolves.toBe(true);
+      // zod arrives through the SDK; strict: neither at the top nor in pnpm's hidden hoisted folder.
+      expect(existsSync(join(cell.dir, 'node_modules/zod'))).toBe(false);
+      expect(existsSync(join(cell.dir, 'node_modules/.pnpm/node_modules/zod'))).toBe(false);
+      expect(existsSync(join(cell.dir, 'node_modules/@modelcontextprotocol/sdk/package.json'))).toBe(true);
+    }
+  });
+
+  it('the correct server (zod declared) answers initialize', async () => {
+    const out = await start('broken-base', 'bin/server.js');
+    expect(out.stdout).toContain('"result"');
+  });
+
+  it('the server whose bin imports zod undeclared cannot start; the cause names the import, the file and the package', async () => {
+    const out = await start('broken-undeclared-import', 'bin/server.js');
+    expect(out.code).toBe(1);
+    expect(out.stderr).toContain('ERR_MODULE_NOT_FOUND');
+    const explained = await explainMissing(
+      { phase: 'stdio', verdict: 'failed', durationMs: 1, message: 'initialize: server exited (code 1)', stderrTail: out.stderr },
+      'broken-undeclared-import',
+    );
+    expect(explained.message).toBe(
+      "initialize: server exited (code 1): cannot find zod, imported by bin/server.js of broken-undeclared-import@1.0.0, which does not declare it in dependencies, peerDependencies or optionalDependencies: the package's own undeclared import, which npm's flat node_modules hides; declare it",
+    );
+  });
+});
