@@ -22,6 +22,7 @@ import { probeServer, type Probe } from './init/probe.js';
 import { exampleSteps, renderConfig, type Detected } from './init/config-template.js';
 import { renderWorkflow } from './init/workflow-template.js';
 import { detectRepo, workflowFileFor } from './init/repo.js';
+import { strictLeg } from './init/strict-leg.js';
 
 export const CONFIG_FILE = 'matrix.config.ts';
 export const WORKFLOW_FILE = path.join('.github', 'workflows', 'mcp-matrix.yml');
@@ -80,8 +81,9 @@ export async function initCommand(options: InitOptions, log: Logger): Promise<nu
   }
 
   const plan = derived.value;
-  const cells = await initCells(plan, registry);
-  if (!cells.ok) return cells.error;
+  const npmCells = await initCells(plan, registry);
+  if (!npmCells.ok) return npmCells.error;
+  const cells = { ...npmCells, value: [...npmCells.value, ...strictLeg(npmCells.value, repo)] };
   log.info(`mcp-matrix init: ${plan.name}, bin ${plan.bin}`);
   log.info(`  declared: ${rangesLine(plan)}`);
   log.info(`  cells: ${cells.value.map((c) => `${c.pin}${c.pin === c.version ? '' : ` → ${c.version}`} (${c.role})`).join(', ')}`);

@@ -304,6 +304,10 @@ describe('mcp-matrix init', () => {
     const yaml = await readFile(file, 'utf8');
     expect(existsSync(path.join(pkg, '.github'))).toBe(false);
     expect(existsSync(path.join(pkg, 'matrix.config.ts'))).toBe(true);
+    // pnpm's lockfile: init proposes one strict leg, the newest pin installed by pnpm with hoist=false.
+    expect(await readFile(path.join(pkg, 'matrix.config.ts'), 'utf8')).toMatch(
+      /\{ pin: '[^']+', role: '[^']*installed strictly \(pnpm, hoist=false\) for a pnpm lockfile', install: 'pnpm-strict' \}/,
+    );
     expect(yaml).toContain('      run:\n        working-directory: packages/notes\n');
     // Node from the floor of engines.node, as mcp-matrix detect reads it in the plan job; one Node input only.
     expect(yaml).toContain("node-version: ${{ steps.detect.outputs.node-version || 'lts/*' }}");

@@ -117,7 +117,7 @@ ${binNote}  bin: ${q(plan.bin)},
   // One cell per SDK pin: floor@N is the lowest N.x your declared range admits, latest@N the newest N.x. The
   // lockstep check keeps the cells and package.json's ranges together: when you change a range, move these too.
   cells: [
-${cells.map((c) => `    { pin: ${q(c.pin)}, role: ${q(c.role)} },${c.pin === c.version ? '' : ` // ${c.version} today`}`).join('\n')}
+${cells.map((c) => `    { pin: ${q(c.pin)}, role: ${q(c.role)}${c.install ? `, install: ${q(c.install)}` : ''} },${c.pin === c.version ? '' : ` // ${c.version} today`}`).join('\n')}
   ],
   // stdio: the bin is started with these args and env; initialize, list everything, run the steps, ping, close stdin.
   stdio: {
