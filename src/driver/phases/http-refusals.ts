@@ -129,13 +129,38 @@ export function reportedChecks(c: HttpChecks, spec: Pick<HttpSpec, 'auth' | 'che
   ];
 }
 
+/** The 401 checks' requests, for a refusal the negotiated revision names no status for. */
+const REFUSED: Record<string, string> = { 'no-token-401': 'a request without a token', 'wrong-token-401': 'a request with a wrong token' };
+
+/**
+ * A 401 check the negotiated revision does not have (no authorization section before 2025-03-26), where the server
+ * served the request (`status` 2xx): still failed. The config says the endpoint requires a bearer token (`http.auth`);
+ * only the 401 status is the later revision's. Cited as the config's rule, not the spec's. Anything else unchanged.
+ */
+export function servedAnyway(c: SubCheckResult, status: number | undefined, auth: string): SubCheckResult {
+  const who = REFUSED[c.id];
+  if (c.outcome !== 'not-applicable' || !who || status === undefined || status < 200 || status > 299) return c;
+  const step = c.id === 'no-token-401' ? 'request without a token' : 'request with a wrong token';
+  return {
+    id: c.id,
+    outcome: 'failed',
+    level: c.level,
+    revision: c.revision!,
+    message: `${status}: the endpoint served ${who}, but the config says it requires a bearer token (http.auth '${auth}'); MCP ${c.revision} has no authorization section, so no status is required of the refusal`,
+    short: `${status} (want a refusal)`,
+    step,
+    evidence: { ...c.evidence, status, rule: 'http.auth' },
+  };
+}
+
 /**
  * The 401 checks and the OAuth checks as the message and the HTTP column read them, once judged by the negotiated
  * revision (`reported`): one that revision does not have reads `not applicable (revision X)`, never its finding.
  */
 export function asJudged(c: HttpChecks, reported: readonly SubCheckResult[]): HttpChecks {
   const inapplicable = (id: string): SubCheck | undefined => {
-    const r = reported.find((x) => x.id === id && x.outcome === 'not-applicable');
+    const r = reported.find((x) => x.id === id && (x.outcome === 'not-applicable' || x.evidence?.rule === 'http.auth'));
+    if (r?.outcome === 'failed') return { outcome: 'failed', text: r.message, short: r.short!, step: r.step! };
     return r && { outcome: 'n/a', text: `not applicable (revision ${r.revision})`, short: `n/a (${r.revision})` };
   };
   const oauth = c.oauth?.map((o) => {

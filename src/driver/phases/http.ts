@@ -13,7 +13,7 @@ import { endpointUrl } from '../http/endpoint.js';
 import { type SdkAdapter } from '../client/adapter.js';
 import { clientLoadFailure, commandFor, substitute, result, type DriverContext } from '../context.js';
 import { httpLifecycle } from './http-lifecycle.js';
-import { asJudged, phaseMessage, reportedChecks } from './http-refusals.js';
+import { asJudged, phaseMessage, reportedChecks, servedAnyway, type Probe } from './http-refusals.js';
 import { lifecycleNotRunCause } from './http-exit.js';
 import { LISTENS_TWICE, neverListened, ownDescendant, portRace, type PortRace } from './http-listen.js';
 import { fetchTokens } from '../http/oauth-discovery.js';
@@ -146,7 +146,10 @@ async function attempt(
     const revision = [details.specRevision, details.protocolVersion].find((v): v is string => typeof v === 'string');
     delete details.specRevision;
     if (revision !== undefined) details.judgedBy = revision;
-    const reported = [...probes, ...lifecycle].map((c) => byRevision(c, revision));
+    const served = (id: string): number | undefined =>
+      ((id === 'no-token-401' ? details.unauthenticated : id === 'wrong-token-401' ? details.wrongToken : undefined) as Probe | undefined)
+        ?.status;
+    const reported = [...probes, ...lifecycle].map((c) => servedAnyway(byRevision(c, revision), served(c.id), spec.auth ?? 'bearer'));
     const shown = asJudged(checks, reported);
     // The four checks' table texts (the HTTP column reads them); every check's result is in `checks`.
     const { spec: _reported, ...tableTexts } = shown;

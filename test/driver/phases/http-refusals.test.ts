@@ -12,6 +12,7 @@ import {
   challengeCheck,
   postInitialize,
   reportedChecks,
+  servedAnyway,
   type HttpChecks,
   type SubCheck,
 } from '../../../src/driver/phases/http-refusals.js';
@@ -99,5 +100,67 @@ describe('asJudged: the 401 and OAuth checks as the message reads them, once jud
     // Audience binding arrived in 2025-06-18: under 2025-03-26 it does not apply, expiry (2025-03-26) does.
     const earlier = asJudged(checks, judged('2025-03-26'));
     expect(earlier.oauth!.map((o) => o.outcome)).toEqual(['n/a', 'ok']);
+  });
+});
+
+describe('servedAnyway: a 401 check a revision without basic/authorization lacks', () => {
+  const na = (id: string) =>
+    byRevision(
+      { id, outcome: 'failed', level: 'require', requirement: 'MUST', message: '200 (want 401)', step: 'request without a token' },
+      '2024-11-05',
+    );
+  it("a served request still fails, as the config's rule (http.auth), naming the status and the revision", () => {
+    expect(na('no-token-401').outcome).toBe('not-applicable');
+    for (const status of [200, 299]) {
+      const c = servedAnyway(na('no-token-401'), status, 'oauth');
+      expect(c).toEqual({
+        id: 'no-token-401',
+        outcome: 'failed',
+        level: 'require',
+        revision: '2024-11-05',
+        message: `${status}: the endpoint served a request without a token, but the config says it requires a bearer token (http.auth 'oauth'); MCP 2024-11-05 has no authorization section, so no status is required of the refusal`,
+        short: `${status} (want a refusal)`,
+        step: 'request without a token',
+        evidence: { seen: { outcome: 'failed', message: '200 (want 401)' }, status, rule: 'http.auth' },
+      });
+    }
+    expect(servedAnyway(na('wrong-token-401'), 204, 'bearer')).toMatchObject({
+      outcome: 'failed',
+      step: 'request with a wrong token',
+      message: expect.stringMatching(/^204: the endpoint served a request with a wrong token, but /),
+    });
+  });
+
+  it('a refusal of any status, no answer, another check, or one the revision has: unchanged', () => {
+    const c = na('no-token-401');
+    for (const status of [199, 300, 403, undefined]) expect(servedAnyway(c, status, 'bearer')).toBe(c);
+    const other = na('token-in-header');
+    expect(servedAnyway(other, 200, 'bearer')).toBe(other);
+    const judged = byRevision({ id: 'no-token-401', outcome: 'failed', level: 'require', message: 'x' }, '2025-11-25');
+    expect(servedAnyway(judged, 200, 'bearer')).toBe(judged);
+  });
+
+  it('the message and the HTTP column read the failure, not "not applicable"', () => {
+    const failedCheck = servedAnyway(na('no-token-401'), 200, 'bearer');
+    const shown = asJudged(
+      {
+        noToken: {
+          outcome: 'failed',
+          text: '200 (want 401: the endpoint does not require the bearer token)',
+          short: '200 (want 401)',
+          step: 'x',
+        },
+        wwwAuthenticate: { outcome: 'n/a', text: '', short: 'n/a' },
+        wrongToken: { outcome: 'ok', text: '401', short: '401' },
+        roundTrip: { outcome: 'ok', text: 'ok', short: 'ok' },
+      },
+      [failedCheck],
+    );
+    expect(shown.noToken).toEqual({
+      outcome: 'failed',
+      text: failedCheck.message,
+      short: '200 (want a refusal)',
+      step: 'request without a token',
+    });
   });
 });

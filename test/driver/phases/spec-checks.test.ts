@@ -213,6 +213,35 @@ http.createServer((req, res) => {
     },
   );
 
+  // Item 9 review: under a revision without basic/authorization (2024-11-05, what many hand-written servers answer),
+  // the 401 checks were not applicable, so a server the config says requires a bearer token passed while serving
+  // requests without one. The 401 status is the later revision's; refusing them is the config's (`http.auth`).
+  it('a server that negotiates 2024-11-05 and serves requests without a token fails: the configured auth, not the 401 status', async () => {
+    const r = await run(withRevision('no-auth', '2024-11-05'));
+    expect(r.details!.protocolVersion).toBe('2024-11-05');
+    expect(r.verdict, r.message).toBe('failed');
+    expect(r.step).toBe('request without a token');
+    expect(r.checks!.find((c) => c.id === 'no-token-401')).toMatchObject({
+      outcome: 'failed',
+      level: 'require',
+      revision: '2024-11-05',
+      message:
+        "200: the endpoint served a request without a token, but the config says it requires a bearer token (http.auth 'bearer'); MCP 2024-11-05 has no authorization section, so no status is required of the refusal",
+      short: '200 (want a refusal)',
+    });
+    // The config's rule, not the spec's: no MCP citation.
+    expect(r.checks!.find((c) => c.id === 'no-token-401')).not.toHaveProperty('spec');
+    expect(r.checks!.find((c) => c.id === 'wrong-token-401')).toMatchObject({
+      outcome: 'failed',
+      level: 'require',
+      message:
+        "200: the endpoint served a request with a wrong token, but the config says it requires a bearer token (http.auth 'bearer'); MCP 2024-11-05 has no authorization section, so no status is required of the refusal",
+    });
+    expect(r.message).toBe(
+      "no token → 200: the endpoint served a request without a token, but the config says it requires a bearer token (http.auth 'bearer'); MCP 2024-11-05 has no authorization section, so no status is required of the refusal; wrong token → 200: the endpoint served a request with a wrong token, but the config says it requires a bearer token (http.auth 'bearer'); MCP 2024-11-05 has no authorization section, so no status is required of the refusal; round trip ok",
+    );
+  });
+
   it('a server that negotiates 2025-11-25 and answers a foreign Origin with 400 fails origin for the 403 that revision requires', async () => {
     const r = await run(testServer('origin-400', { checks: { origin: 'require' } }));
     expect(r.verdict, r.message).toBe('failed');
