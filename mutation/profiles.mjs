@@ -154,6 +154,9 @@ export const PROFILES = {
     ),
     judging('surface', 'src/results/surface.ts', ['test/results/surface.test.ts']),
     judging('split-steps', 'src/judge/split-steps.ts', ['test/judge/split-steps.test.ts']),
+    // The SDK range a package claims, itself or through a framework (issue 32 item 3), against its own tests (the plan
+    // on a registry stand-in, the rule on scripted look-ups).
+    judging('sdk-claim', 'src/plan/sdk-claim.ts', ['test/plan/sdk-claim.test.ts']),
     judging('node-engines', 'src/judge/node-engines.ts', ['test/judge/node-engines.test.ts']),
     judging('tool-schemas', 'src/judge/tool-schemas.ts', ['test/judge/tool-schemas.test.ts']),
     judging('not-measured', 'src/judge/not-measured.ts', ['test/judge/not-measured.test.ts']),

@@ -12,7 +12,8 @@ import { resolveConfig } from '../../src/config/resolve.js';
 import { deriveInit, rangesLine } from '../../src/commands/init/plan.js';
 import { buildPlan, type Plan } from '../../src/plan/plan.js';
 import type { Registry } from '../../src/plan/registry.js';
-import { chainText, intersectRanges, sdkClaims } from '../../src/plan/sdk-claim.js';
+import { chainNote, chainText, effectiveRanges, intersectRanges, majorClaims, rangeText, sdkClaims } from '../../src/plan/sdk-claim.js';
+import { DEFAULT_MAJORS } from '../../src/config/majors.js';
 import { fakeRegistry, SDK } from './fake-registry.js';
 import { fail, ok } from '../../src/util/result.js';
 
@@ -234,10 +235,53 @@ describe('sdkClaims', () => {
     expect(partly).toEqual({ ok: true, value: { [V1]: { range: '^1.5.0', through: [{ name: 'w', version: '1.0.0', range: '^1.5.0' }] } } });
   });
 
+  it('a package that declares a range speaks for itself: no chain, no look-up', async () => {
+    const claimed = await sdkClaims({ [V1]: '^1.2.0', fw: '1.0.0' }, names, names, () => Promise.reject(new Error('not asked')));
+    expect(claimed).toEqual({ ok: true, value: { [V1]: { range: '^1.2.0', through: [] } } });
+  });
+
+  it('majorClaims: every pinned and companion package of every recipe is the SDK, never a framework to look up', async () => {
+    const asked: string[] = [];
+    const ranges = { '@modelcontextprotocol/client': '^2.0.0', '@modelcontextprotocol/node': '^2.0.0', fw: '1.0.0' };
+    const claimed = await majorClaims({ ...ranges }, DEFAULT_MAJORS, async (name) => {
+      asked.push(name);
+      return ok({ version: '1.0.0', ranges: { [V1]: '^1.5.0' } });
+    });
+    // The client is a pinned package of major 2 but not its primary: the package declares no range on either primary.
+    expect(asked).toEqual(['fw']);
+    expect(claimed).toEqual({
+      ok: true,
+      value: { [V1]: { range: '^1.5.0', through: [{ name: 'fw', version: '1.0.0', range: '^1.5.0' }] } },
+    });
+  });
+
+  it('effectiveRanges: the claims over the declared ranges, the others kept', () => {
+    const claim = { range: '^1.24.3', through: [{ name: 'fastmcp', version: '4.3.2', range: '^1.24.3' }] };
+    expect(effectiveRanges({ zod: '^4.2.1', [V1]: '^1.0.0' }, { [V1]: claim })).toEqual({ zod: '^4.2.1', [V1]: '^1.24.3' });
+    expect(effectiveRanges({ zod: '^4.2.1' }, undefined)).toEqual({ zod: '^4.2.1' });
+  });
+
+  it('the texts: a declared range, a chain of one and of two, nothing to say', () => {
+    const declared = { range: '^1.2.0', through: [] };
+    const one = { range: '^1.24.3', through: [{ name: 'fastmcp', version: '4.3.2', range: '^1.24.3' }] };
+    const two = { range: 'x', through: [...one.through, { name: 'mcp-framework', version: '0.2.0', range: '>=1.20.0' }] };
+    expect(chainText(V1, undefined)).toBe('');
+    expect(chainText(V1, declared)).toBe('');
+    expect(chainNote(V1, declared)).toBe('');
+    expect(chainNote(V1, undefined)).toBe('');
+    expect(chainNote(V1, one)).toBe(` (through fastmcp@4.3.2: ${V1} ^1.24.3)`);
+    expect(rangeText('^1.2.0', undefined)).toBe('the declared range "^1.2.0"');
+    expect(rangeText('^1.2.0', declared)).toBe('the declared range "^1.2.0"');
+    expect(rangeText('^1.24.3', one)).toBe('the range "^1.24.3" claimed through fastmcp@4.3.2');
+    expect(rangeText('x', two)).toBe('the range "x" claimed through fastmcp@4.3.2 and mcp-framework@0.2.0');
+  });
+
   it('intersectRanges: none, one, a range that is not semver', () => {
     expect(intersectRanges([])).toBeUndefined();
     expect(intersectRanges(['^1.2.0'])).toBe('^1.2.0');
     expect(intersectRanges(['^1.2.0', 'latest'])).toBe('^1.2.0 latest');
     expect(intersectRanges(['*', '^1.2.0'])).toBe('>=1.2.0 <2.0.0-0');
+    expect(intersectRanges(['*', '*'])).toBe('*');
+    expect(intersectRanges(['^1.2.0 || ^2.0.0', '>=1.5.0'])).toBe('>=1.2.0 <2.0.0-0 >=1.5.0 || >=2.0.0 <3.0.0-0 >=1.5.0');
   });
 });
