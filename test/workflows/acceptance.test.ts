@@ -3,6 +3,7 @@
 // The plumbing is under test here: `plan` and `run` are a stand-in (fake-mcp-matrix.mjs) that prints a
 // prepared plan and writes prepared pieces; `merge`, the gate, is the real CLI. Every scenario checks the
 // gate's result (the merge job, named mcp-matrix) and the message that names the cause.
+import { createHash } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -435,7 +436,7 @@ jobs:
     expect(
       r.jobs.map((j) => `${j.job}:${j.result}`),
       failed.join('\n'),
-    ).toEqual(['plan:success', 'pack:success', 'cell:success', 'merge:success']);
+    ).toEqual(['plan:success', 'pack:success', 'cell:success', 'merge:success', 'attest:skipped']);
     const key = `packages-server-${CONFIG_HASH.slice(0, 12)}`;
     expect([...r.artifacts.get(`mcp-matrix-${key}-tarball`)!.files.keys()]).toEqual(['server-1.0.0.tgz']);
     // Through the action, found in the workspace root's node_modules (hoisted), run in the subpackage.
@@ -574,6 +575,74 @@ jobs:
       cli: 'npx --no-install mcp-matrix',
     });
     expect(r.job('plan').steps.find((s) => s.id === 'detect')!.outcome).toBe('success');
+  });
+
+  describe('attest.yml after the gate: the tested tarball signed with the gate statement', () => {
+    const ATTEST = path.join(ROOT, '.github/workflows/attest.yml');
+    const TARBALL = 'not really a tarball';
+    const GRANTS = { contents: 'read', actions: 'read', 'id-token': 'write', attestations: 'write' } as const;
+    /** A passing gate whose pieces record the tarball the pack job uploads (name and sha512, as a real run does). */
+    const gated = () => {
+      const sri = `sha512-${createHash('sha512').update(TARBALL).digest('base64')}`;
+      const wf = setup(cells(2), {
+        pieces: (p) => ({ ...p, plan: { ...p.plan, tarball: { file: 'server-1.0.0.tgz', size: TARBALL.length, sha512: sri } } }),
+      });
+      const artifacts: RunOptions['artifacts'] = new Map();
+      const r = wf.run({ artifacts, calledBy: { job: 'mcp-matrix', workflow: 'release' } });
+      expect(gate(r).result, mergeLog(r)).toBe('success');
+      const attest = (extra: Partial<RunOptions> = {}) =>
+        wf.run({
+          workflow: ATTEST,
+          artifacts,
+          calledBy: { job: 'attest', workflow: 'release', permissions: GRANTS },
+          inputs: { key: r.job('plan').outputs.key! },
+          ...extra,
+        });
+      return { artifacts, attest, key: r.job('plan').outputs.key! };
+    };
+    // One gate for both tests (the second swaps its tarball after the first has signed it).
+    let once: ReturnType<typeof gated> | undefined;
+    const gatedOnce = () => (once ??= gated());
+
+    test('the caller grants id-token and attestations: the tarball, by its sha256, with the gate predicate (verdict passed)', () => {
+      const { attest } = gatedOnce();
+      const r = attest();
+      expect(
+        r.job('attest').result,
+        r
+          .job('attest')
+          .steps.map((s) => s.log)
+          .join('\n'),
+      ).toBe('success');
+      expect(r.job('attest').check).toBe('attest / mcp-matrix attest');
+      expect(r.attestations).toEqual([
+        expect.objectContaining({
+          subjects: [{ name: 'server-1.0.0.tgz', digest: { sha256: createHash('sha256').update(TARBALL).digest('hex') } }],
+          predicateType: 'urn:mcp-matrix:gate:v1',
+          predicate: expect.objectContaining({ verdict: 'passed', exitCode: 0, planHash: CONFIG_HASH }) as unknown,
+        }),
+      ]);
+    });
+
+    test('a tarball other than the tested one is refused, naming both; a caller without id-token cannot start it', () => {
+      const { artifacts, attest, key } = gatedOnce();
+      const tarball = artifacts.get(`mcp-matrix-${key}-tarball`)!;
+      artifacts.set(tarball.name, { ...tarball, files: new Map([['server-1.0.0.tgz', Buffer.from('another tarball')]]) });
+      const swapped = attest();
+      expect(swapped.job('attest').result).toBe('failure');
+      expect(swapped.job('attest').annotations).toEqual([
+        expect.objectContaining({
+          level: 'error',
+          title: 'mcp-matrix attest',
+          message: expect.stringMatching(
+            /^package-tarball\/server-1\.0\.0\.tgz is not the tarball the gate tested \(server-1\.0\.0\.tgz, sha512 /,
+          ),
+        }),
+      ]);
+      expect(swapped.attestations).toEqual([]);
+      const unsigned = attest({ calledBy: { job: 'attest', workflow: 'release', permissions: { contents: 'read', actions: 'read' } } });
+      expect(unsigned.startupFailure).toMatch(/^The nested job 'attest' is requesting '(id-token|attestations): write'/);
+    });
   });
 
   test('an event the workflow does not list runs nothing', () => {

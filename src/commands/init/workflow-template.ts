@@ -24,7 +24,30 @@ export const ACTIONS = {
   download: 'actions/download-artifact@3e5f45b2cfb9172054b4087a40e8e0b5a5461e7c # v8.0.1',
   pnpm: 'pnpm/action-setup@fe02b34f77f8bc703788d5817da081398fad5dd2 # v4.0.0',
   uploadSarif: 'github/codeql-action/upload-sarif@8aad20d150bbac5944a9f9d289da16a4b0d87c1e # v4.36.2',
+  attest: 'actions/attest-build-provenance@a2bbfa25375fe432b6a289bc6b6cd05ecd0c4c32 # v4.1.0',
 } as const;
+
+/**
+ * The step before signing, in init's attest job and in .github/workflows/attest.yml alike (a test holds them equal):
+ * the downloaded tarball is the one the gate's statement names (name, sha512), and its predicate goes to a file.
+ */
+export const ATTEST_CHECK_STEP = `      - name: the tarball is the one the gate tested; its predicate
+        run: |
+          # shellcheck disable=SC2016 # a Node program, its template literals in single quotes on purpose
+          node -e '
+            const crypto = require("node:crypto"), fs = require("node:fs");
+            const fail = (why) => { console.log(\`::error title=mcp-matrix attest::\${why}\`); process.exit(1); };
+            let s;
+            try { s = JSON.parse(fs.readFileSync("matrix-results/attestation.intoto.json", "utf8")); } catch (e) { fail(\`no gate statement in the results artifact (matrix-results/attestation.intoto.json): \${e.message}\`); }
+            if (s.predicateType !== "urn:mcp-matrix:gate:v1" || !Array.isArray(s.subject) || s.subject.length !== 1) fail("attestation.intoto.json is not a gate statement (urn:mcp-matrix:gate:v1 with one subject)");
+            const files = fs.readdirSync("package-tarball").filter((f) => f.endsWith(".tgz"));
+            if (files.length !== 1) fail(\`package-tarball holds \${files.length} tarballs, not 1\`);
+            const sha512 = crypto.createHash("sha512").update(fs.readFileSync(\`package-tarball/\${files[0]}\`)).digest("hex");
+            if (files[0] !== s.subject[0].name || sha512 !== s.subject[0].digest.sha512) fail(\`package-tarball/\${files[0]} is not the tarball the gate tested (\${s.subject[0].name}, sha512 \${s.subject[0].digest.sha512.slice(0, 16)}…)\`);
+            fs.writeFileSync("gate-predicate.json", JSON.stringify(s.predicate));
+            console.log(\`\${files[0]}: sha512 \${sha512.slice(0, 16)}… as tested; verdict \${s.predicate.verdict}\`);
+          '
+`;
 
 /** The plan job's Node, and every other job's when the package declares no engines.node. */
 export const DEFAULT_NODE = 'lts/*';
@@ -311,5 +334,36 @@ ${fromRun}
       #   with:
       #     sarif_file: ${at('matrix-results/matrix.sarif')}
       #     category: mcp-matrix-${slug}
+
+  # The gate's attestation, signed: the tested tarball with the gate's statement (attestation.intoto.json), so a
+  # release verifies it before npm publish (gh attestation verify; docs/github.md). Opt-in: set the repository
+  # variable MCP_MATRIX_ATTEST to true. Pushes only (a fork's pull request gets no id-token); artifact attestations
+  # need a public repository or GitHub Enterprise Cloud. Not the check to require: it runs after the gate passed.
+  attest:
+    needs: [plan, merge]
+    if: vars.MCP_MATRIX_ATTEST == 'true' && github.event_name == 'push'
+    runs-on: ubuntu-latest
+    timeout-minutes: 10
+    permissions:
+      contents: read
+      actions: read
+      id-token: write
+      attestations: write
+    steps:
+      - uses: ${ACTIONS.download}
+        with:
+          name: mcp-matrix-${key}-results
+          path: matrix-results
+${fromRun}
+      - uses: ${ACTIONS.download}
+        with:
+          name: mcp-matrix-${key}-tarball
+          path: package-tarball
+${fromRun}
+${ATTEST_CHECK_STEP}      - uses: ${ACTIONS.attest}
+        with:
+          subject-path: package-tarball/*.tgz
+          predicate-type: urn:mcp-matrix:gate:v1
+          predicate-path: gate-predicate.json
 `;
 }

