@@ -123,6 +123,8 @@ export interface RunOptions {
   event?: { name: string; payload?: Record<string, Value>; actor?: string; ref?: string; sha?: string };
   inputs?: Record<string, Value>;
   secrets?: Record<string, string>;
+  /** The `vars` context (configuration variables of the repository or organisation). */
+  vars?: Record<string, string>;
   /** The process environment of every step (PATH, HOME, TMPDIR, …). */
   env: Record<string, string>;
   /** Workflow-level env values replaced (documented deviation: the CLI command, for cost). */
@@ -302,7 +304,14 @@ export function runWorkflow(options: RunOptions): RunRecord {
   const records: JobRecord[] = [];
   const rerun = new Set<string>();
   const base = (ctx: Record<string, Value>, status: Scope['status']): Scope => ({
-    contexts: { github, inputs, secrets: options.secrets ?? {}, vars: {}, runner: { os: 'Linux', temp: os.tmpdir() }, ...ctx },
+    contexts: {
+      github,
+      inputs,
+      secrets: options.secrets ?? {},
+      vars: options.vars ?? {},
+      runner: { os: 'Linux', temp: os.tmpdir() },
+      ...ctx,
+    },
     status,
   });
   const wfEnv = (scope: Scope) => ({
