@@ -21,6 +21,7 @@ import { killTaggedNow, sweepTagged } from './server/escaped.js';
 import { signalGroup } from './server/proc.js';
 import { Redactor } from './server/redact.js';
 import { withSdkRuntime } from './sdk-runtime.js';
+import { unknownLevels } from './spec-levels.js';
 
 let baseline: string[] = [];
 const redactor = new Redactor();
@@ -124,6 +125,9 @@ async function main(): Promise<void> {
   const specPath = process.argv[2];
   if (!specPath) throw new Error('usage: node index.js <spec.json> [out.jsonl]');
   const spec = cellPlaceholders(JSON.parse(readFileSync(specPath, 'utf8')) as DriverSpec);
+  const unknown = unknownLevels(spec.phases);
+  if (unknown.length > 0)
+    throw new Error(`protocol error: the spec sets a level for a check this driver does not have: ${unknown.join(', ')}`);
   for (const value of spec.mask ?? []) redactor.add(value);
   makeScratchDir(spec.cellDir, spec.workDir);
   process.env.MCP_MATRIX_CELL_DIR = spec.cellDir;
