@@ -123,6 +123,8 @@ describe('workflows', () => {
       for (const [job, block] of jobs(text)) expect(block, `${name} ${job}`).toMatch(/\n {4}timeout-minutes: \d+\n/);
     }
     expect((await texts()).ci).toMatch(/\nconcurrency:\n {2}group: .*\$\{\{ github\.ref \}\}\n {2}cancel-in-progress: true\n/);
+    // A merge queue's commit needs every required check: each workflow that reports one runs on merge_group.
+    for (const name of ['init', 'acceptance', 'ci'] as const) expect((await texts())[name], name).toMatch(/\n {2}merge_group:\n/);
   });
 
   test('the gate workflows: pull requests cancel their older run, a push never cancels (its own sha); the reusable one is keyed by caller, directory and config', async () => {
