@@ -67,6 +67,13 @@ const MEMORY_UNDECLARED_ZOD: PhaseTruth = {
     /^undeclared-imports: imports 1 package\(s\) on its start path that it does not declare in dependencies, peerDependencies or optionalDependencies: zod \(import "zod" in dist\/index\.js:5; npm's flat tree has it only through @modelcontextprotocol\/sdk@1\.\d+\.\d+/,
 };
 
+/** The same under the strict leg, whose tree has no npm lockfile to say who brought zod in. */
+const MEMORY_UNDECLARED_ZOD_STRICT: PhaseTruth = {
+  ...MEMORY_UNDECLARED_ZOD,
+  message:
+    /^undeclared-imports: imports 1 package\(s\) on its start path that it does not declare in dependencies, peerDependencies or optionalDependencies: zod \(import "zod" in dist\/index\.js:5\): a strict install/,
+};
+
 const CASES: Published[] = [
   {
     example: 'server-memory',
@@ -101,7 +108,7 @@ const CASES: Published[] = [
       // Truth (GROUND-TRUTH.md): installed by pnpm with hoist=false, the bin dies on ERR_MODULE_NOT_FOUND for zod.
       'latest-1-pnpm-strict': {
         phases: {
-          environment: MEMORY_UNDECLARED_ZOD,
+          environment: MEMORY_UNDECLARED_ZOD_STRICT,
           stdio: {
             verdict: 'failed',
             step: 'initialize',

@@ -19,6 +19,9 @@ export const TEST_TREE_CACHE = path.join(TEST_CACHE_ROOT, 'trees');
 /** One config-transpile cache for every test run on this machine (MCP_MATRIX_CONFIG_CACHE), never the user's own. */
 export const TEST_CONFIG_CACHE = path.join(TEST_CACHE_ROOT, 'configs');
 
+/** pnpm's store for the strict legs' tests: one store, so every strict cell after the first installs from it. */
+export const TEST_PNPM_STORE = path.join(TEST_CACHE_ROOT, 'pnpm-store');
+
 /** Published MCP server tarballs (test/e2e/helpers/published.ts). */
 export const TEST_PUBLISHED_CACHE = path.join(TEST_CACHE_ROOT, 'published-tarballs');
 
@@ -32,6 +35,7 @@ export const TEST_CACHE_ENV: Record<string, string> = {
   MCP_MATRIX_NODE_CACHE: TEST_NODE_CACHE,
   MCP_MATRIX_TREE_CACHE: process.env.MM_TEST_TREE_CACHE ?? TEST_TREE_CACHE,
   MCP_MATRIX_CONFIG_CACHE: TEST_CONFIG_CACHE,
+  MCP_MATRIX_PNPM_STORE: TEST_PNPM_STORE,
   // npm's own cache, as the test run has it (npx and npm scripts set it): the minimal environment of a CLI process would
   // drop it, and a run measured with a new npm cache would still take ~/.npm's in every cell.
   ...(process.env.npm_config_cache ? { npm_config_cache: process.env.npm_config_cache } : {}),

@@ -3,6 +3,7 @@
 // pins as npm's cell; pnpm's store lives under the per-user cache. Never throws.
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { clientCacheDir } from '../../cache/client-cache.js';
 import { turnedOff, userCacheDir } from '../../cache/location.js';
 import type { PackageManager } from '../../pack/package-manager.js';
 import { ensurePmTool, pmEnv, PNPM_VERSION } from '../../pack/pm-tool.js';
@@ -59,6 +60,8 @@ export async function installStrict(
     attempts: options.attempts,
     timeoutMs: options.timeoutMs,
     ...(options.signal ? { signal: options.signal } : {}),
+    // The environment given decides the caches (a test's, not the user's).
+    ...(options.env ? { cacheDir: clientCacheDir(options.env) } : {}),
   });
   if (!tool.ok) return { install: notMeasured('PNPM', tool.error.message), source };
   try {

@@ -10,6 +10,7 @@ import { installStrict, pnpmLockHas } from '../../../src/cells/install/strict-in
 import { createCellDir } from '../../../src/cells/install/workspace.js';
 import { explainMissing } from '../../../src/judge/missing-import.js';
 import { ROOT, npmPack, removeDir, tempDir } from '../../driver/helpers/cell.js';
+import { TEST_CACHE_ENV } from '../../helpers/node-runtimes.js';
 
 const SDK = { '@modelcontextprotocol/sdk': '1.32.2' };
 let work: string | undefined;
@@ -24,7 +25,8 @@ beforeAll(async () => {
   ] as const) {
     const tarball = await npmPack(join(ROOT, fixture), work);
     const dir = await createCellDir(work, name, name, tarball, SDK);
-    cells[name] = { dir, tarball, install: await installStrict(dir, { attempts: 2, timeoutMs: 240_000, runDir: work }) };
+    const env = { ...process.env, ...TEST_CACHE_ENV };
+    cells[name] = { dir, tarball, install: await installStrict(dir, { attempts: 2, timeoutMs: 240_000, runDir: work, env }) };
   }
 }, 600_000);
 afterAll(() => removeDir(work));
