@@ -204,9 +204,18 @@ export function edgesIn(source: string, asModule: boolean): Edge[] {
 
 type AnyNode = Node & Record<string, unknown>;
 
+/**
+ * The names a call of which is a require: `require`, the shim esbuild and Bun put in an ES-module bundle for the
+ * CommonJS code inside (`__require("x")`), and whatever this file binds to `createRequire(…)`.
+ */
+const REQUIRE_NAMES = ['require', '__require'];
+
 /** Walks the tree without recursion (a minified bundle nests deeply), noting whether each node sits in a `try` block. */
 function collectEdges(program: Node): Edge[] {
   const edges: Edge[] = [];
+  const requireNames = new Set(REQUIRE_NAMES);
+  // Calls of another name with a string argument: a require if the file binds that name to createRequire(…).
+  const maybe: (Edge & { callee: string })[] = [];
   const stack: [AnyNode, boolean][] = [[program as AnyNode, false]];
   while (stack.length > 0) {
     const [node, inTry] = stack.pop()!;
@@ -234,16 +243,27 @@ function collectEdges(program: Node): Edge[] {
         const callee = node.callee as AnyNode;
         const spec = literal((node.arguments as AnyNode[])[0]);
         if (spec === undefined) break;
-        if (callee.type === 'Identifier' && callee.name === 'require')
-          edges.push({ spec, line, at, kind: inTry ? 'guarded require' : 'require' });
-        else if (
+        if (callee.type === 'Identifier') {
+          const edge: Edge = { spec, line, at, kind: inTry ? 'guarded require' : 'require' };
+          if (requireNames.has(callee.name as string)) edges.push(edge);
+          else maybe.push({ ...edge, callee: callee.name as string });
+        } else if (
           callee.type === 'MemberExpression' &&
           (callee.object as AnyNode).type === 'Identifier' &&
-          (callee.object as AnyNode).name === 'require' &&
+          requireNames.has((callee.object as AnyNode).name as string) &&
           (callee.property as AnyNode).type === 'Identifier' &&
           (callee.property as AnyNode).name === 'resolve'
         )
           edges.push({ spec, line, at, kind: 'require.resolve' });
+        break;
+      }
+      case 'VariableDeclarator':
+      case 'AssignmentExpression': {
+        // `const req = createRequire(import.meta.url)`, `module.createRequire(…)` alike.
+        const target = (node.id ?? node.left) as AnyNode | undefined;
+        const init = (node.init ?? node.right) as AnyNode | undefined;
+        if (target?.type === 'Identifier' && init?.type === 'CallExpression' && calleeName(init.callee as AnyNode) === 'createRequire')
+          requireNames.add(target.name as string);
         break;
       }
     }
@@ -254,7 +274,16 @@ function collectEdges(program: Node): Edge[] {
         if (child && typeof (child as AnyNode).type === 'string') stack.push([child as AnyNode, childTry]);
     }
   }
+  for (const { callee, ...edge } of maybe) if (requireNames.has(callee)) edges.push(edge);
   return edges.sort((a, b) => a.at - b.at);
+}
+
+/** `f` of `f(…)` and of `x.f(…)`. */
+function calleeName(callee: AnyNode): string | undefined {
+  if (callee.type === 'Identifier') return callee.name as string;
+  if (callee.type === 'MemberExpression' && (callee.property as AnyNode).type === 'Identifier')
+    return (callee.property as AnyNode).name as string;
+  return undefined;
 }
 
 /** A string literal, or a template literal without expressions. */

@@ -60,6 +60,28 @@ describe('edgesIn', () => {
     ]);
   });
 
+  it("counts a bundle's require shims: esbuild's and Bun's __require, a name bound to createRequire", () => {
+    const src = [
+      "import { createRequire } from 'node:module';",
+      'var __require = ((x) => typeof require !== "undefined" ? require : x)(function (x) { throw Error(x); });',
+      "var zod = __require('zod');",
+      'const req = createRequire(import.meta.url);',
+      "const open = req('open');",
+      "let r2; r2 = module.createRequire(import.meta.url); r2('yaml');",
+      "try { __require('optional'); } catch {}",
+      "__require.resolve('resolved');",
+      "other('not-a-require');",
+    ].join('\n');
+    expect(edgesIn(src, true).map((e) => `${e.kind} ${e.spec}`)).toEqual([
+      'import node:module',
+      'require zod',
+      'require open',
+      'require yaml',
+      'guarded require optional',
+      'require.resolve resolved',
+    ]);
+  });
+
   it('falls back to the other source type, and throws when neither parses', () => {
     expect(edgesIn("import x from 'x';", false).map((e) => e.spec)).toEqual(['x']);
     expect(() => edgesIn('this is not javascript', true)).toThrow();
