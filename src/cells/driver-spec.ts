@@ -7,7 +7,7 @@ import type { SecretPhase } from '../contract/config.js';
 import type { DriverSpec, OAuthServerSpec } from '../contract/protocol.js';
 import { SHARED_PHASES, sharedSkip, type SharedResults } from '../judge/phase-share.js';
 import type { RunSecrets } from '../judge/secrets.js';
-import { sdkPackageNames } from '../judge/sdk-tree.js';
+import { sdkPackageNames } from '../judge/environment/sdk-tree.js';
 import type { PlannedCell, PlannedVariant } from '../plan/plan.js';
 import type { PhaseName, PhaseResult } from '../results/types.js';
 import type { ConformanceSuite } from './conformance/conformance-suite.js';

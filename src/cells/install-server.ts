@@ -1,10 +1,10 @@
 // A cell's server install, shared by its variants: a fresh directory, npm install (the install hooks fire
 // here, once per cell), the environment's static check and the driver shipped in (beside the install, in
 // `.mcp-matrix/`, which npm does not touch: it needs nothing npm installs). Never throws.
-import { verifyEnvironment } from '../judge/environment.js';
-import { judgeImports, withImportChecks } from '../judge/undeclared-imports.js';
+import { verifyEnvironment } from '../judge/environment/environment.js';
+import { judgeImports, withImportChecks } from '../judge/environment/undeclared-imports.js';
 import { harnessError, installFailure } from '../judge/not-measured.js';
-import { sdkPackageNames } from '../judge/sdk-tree.js';
+import { sdkPackageNames } from '../judge/environment/sdk-tree.js';
 import type { PlannedCell } from '../plan/plan.js';
 import type { InstallSourceRef, PhaseResult } from '../results/types.js';
 import type { CellContext, CellInstall } from './cell-context.js';

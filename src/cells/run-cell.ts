@@ -5,8 +5,8 @@
 import { SHARED_PHASES, shareKey, sharedWith, toShare, type PhaseShare } from '../judge/phase-share.js';
 import { harnessError, instrumentMissing, nextPhase, notRun } from '../judge/not-measured.js';
 import { checkToolSchemas } from '../judge/tool-schemas.js';
-import { explainMissing } from '../judge/missing-import.js';
-import { judgeVariantEnvironment } from '../judge/variant-environment.js';
+import { explainMissing } from '../judge/environment/missing-import.js';
+import { judgeVariantEnvironment } from '../judge/environment/variant-environment.js';
 import type { SecretPhase } from '../contract/config.js';
 import type { PlannedCell, PlannedVariant } from '../plan/plan.js';
 import { PHASES, type CellResult, type ClientInstallRef, type PhaseName, type PhaseResult } from '../results/types.js';
@@ -93,7 +93,7 @@ export async function runVariant(
     await Promise.all(
       PHASES.map((phase) => {
         const result = results.get(phase) ?? notRun(phase, results, ctx.signal.aborted, stopped);
-        // A server that died for want of a package: the cause named (judge/missing-import.ts).
+        // A server that died for want of a package: the cause named (judge/environment/missing-import.ts).
         return result.verdict === 'failed' && result.stderrTail ? explainMissing(result, ctx.plan.package.name, checks) : result;
       }),
     ),

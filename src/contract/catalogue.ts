@@ -78,7 +78,7 @@ function lifecycle(phase: CheckPhase): CheckDefinition[] {
 
 /** Every known sub-check, in the order they are reported. Other phases' checks join this list. */
 export const CHECKS: readonly CheckDefinition[] = [
-  // The harness's own (src/judge/undeclared-imports.ts): npm's docs, "To specify the packages your project depends
+  // The harness's own (src/judge/environment/undeclared-imports.ts): npm's docs, "To specify the packages your project depends
   // on, you must list them as dependencies" (docs.npmjs.com/specifying-dependencies-and-devdependencies-in-a-package-json-file).
   {
     id: 'undeclared-imports',

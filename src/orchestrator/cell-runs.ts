@@ -1,12 +1,12 @@
 // A cell's variants on its one server install: the install is made once (in an install slot) and shared,
 // the variants take turns on it, share bind and conformance (judge/phase-share.ts), and after the last of them the install
-// is re-checked (judge/mutated-install.ts) and its directory disposed of.
+// is re-checked (judge/environment/mutated-install.ts) and its directory disposed of.
 import type { CellContext, CellInstall } from '../cells/cell-context.js';
 import type { DriverHooks } from '../cells/driver-launch.js';
 import { installServer } from '../cells/install-server.js';
 import { runVariant } from '../cells/run-cell.js';
 import type { PhaseShare } from '../judge/phase-share.js';
-import { recheckInstall } from '../judge/mutated-install.js';
+import { recheckInstall } from '../judge/environment/mutated-install.js';
 import type { PlannedCell } from '../plan/plan.js';
 import type { CellResult } from '../results/types.js';
 import type { RunUnit } from './run-units.js';

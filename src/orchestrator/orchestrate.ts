@@ -9,7 +9,7 @@ import type { CellContext } from '../cells/cell-context.js';
 import { treeCacheDir } from '../cells/install/tree-cache.js';
 import type { ResolvedConfig } from '../config/resolve.js';
 import { readPullRequestEvent } from '../cells/github-event.js';
-import { withMutatedInstall } from '../judge/mutated-install.js';
+import { withMutatedInstall } from '../judge/environment/mutated-install.js';
 import { runSecrets, type RunSecrets } from '../judge/secrets.js';
 import { repoPrefix, sourceCommit } from '../pack/commit.js';
 import { fingerprint, packDirectory, type Tarball } from '../pack/pack.js';

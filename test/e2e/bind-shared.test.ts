@@ -1,5 +1,5 @@
 // bind never uses the client: the variants of a cell on one Node release share the first clean bind measurement
-// (src/judge/bind-share.ts, bindToShare). Through the real CLI with a client axis of two pins on the host's Node:
+// (src/judge/phase-share.ts, toShare). Through the real CLI with a client axis of two pins on the host's Node:
 // a failing bind is reported, unchanged, on every variant, the later one naming the variant that measured it; a
 // variant whose leaks failed (its bind server may be the leak) shares nothing, so the next variant runs bind itself.
 import path from 'node:path';

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { installStrict, pnpmLockHas } from '../../../src/cells/install/strict-install.js';
 import { createCellDir } from '../../../src/cells/install/workspace.js';
-import { explainMissing } from '../../../src/judge/missing-import.js';
+import { explainMissing } from '../../../src/judge/environment/missing-import.js';
 import { ROOT, npmPack, removeDir, tempDir } from '../../driver/helpers/cell.js';
 import { TEST_CACHE_ENV } from '../../helpers/node-runtimes.js';
 

@@ -3,8 +3,8 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { judgeImports } from '../../src/judge/undeclared-imports.js';
-import { INSTALL_SETS, ROOT, npmInstall, npmPack, removeDir, tempDir } from '../driver/helpers/cell.js';
+import { judgeImports } from '../../../src/judge/environment/undeclared-imports.js';
+import { INSTALL_SETS, ROOT, npmInstall, npmPack, removeDir, tempDir } from '../../driver/helpers/cell.js';
 
 const FIXTURE = join(ROOT, 'fixtures/broken/undeclared-import');
 let work: string | undefined;

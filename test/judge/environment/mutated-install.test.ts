@@ -2,8 +2,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { lockfileSha256, recheckInstall, withMutatedInstall } from '../../src/judge/mutated-install.js';
-import { makeCell } from '../reports/helpers/make-run.js';
+import { lockfileSha256, recheckInstall, withMutatedInstall } from '../../../src/judge/environment/mutated-install.js';
+import { makeCell } from '../../reports/helpers/make-run.js';
 
 let dir: string;
 beforeEach(async () => {

@@ -2,11 +2,11 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { judgeImports, withImportChecks } from '../../src/judge/undeclared-imports.js';
-import { unmeasured } from '../../src/judge/not-measured.js';
-import { auditRun } from '../../src/judge/verdict.js';
-import type { EnvironmentEvidence, PhaseResult } from '../../src/results/types.js';
-import { FOUR_CELLS, makeRun } from '../reports/helpers/make-run.js';
+import { judgeImports, withImportChecks } from '../../../src/judge/environment/undeclared-imports.js';
+import { unmeasured } from '../../../src/judge/not-measured.js';
+import { auditRun } from '../../../src/judge/verdict.js';
+import type { EnvironmentEvidence, PhaseResult } from '../../../src/results/types.js';
+import { FOUR_CELLS, makeRun } from '../../reports/helpers/make-run.js';
 
 let cell = '';
 afterEach(() => cell && rmSync(cell, { recursive: true, force: true }));

@@ -4,7 +4,7 @@
 // it), and a package that is declared (a peer the manager did not install): shown as what it is, no package blamed.
 import { readFile, realpath } from 'node:fs/promises';
 import path from 'node:path';
-import type { PhaseResult, SubCheckResult } from '../results/types.js';
+import type { PhaseResult, SubCheckResult } from '../../results/types.js';
 
 export type MissingCase = 'own-undeclared' | 'dependency-undeclared' | 'declared-not-installed';
 

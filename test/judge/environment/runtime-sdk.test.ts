@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { judgeRuntimeSdk, serverNode, withRuntimeSdk } from '../../src/judge/runtime-sdk.js';
-import type { PhaseResult, SdkRuntime } from '../../src/results/types.js';
+import { judgeRuntimeSdk, serverNode, withRuntimeSdk } from '../../../src/judge/environment/runtime-sdk.js';
+import type { PhaseResult, SdkRuntime } from '../../../src/results/types.js';
 
 describe('runtime SDK identity', () => {
   const CELL_COPY = { name: '@modelcontextprotocol/sdk', version: '1.32.2', path: 'node_modules/@modelcontextprotocol/sdk' };

@@ -2,8 +2,8 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { classifyMissing, explainMissing, parseMissing } from '../../src/judge/missing-import.js';
-import type { PhaseResult } from '../../src/results/types.js';
+import { classifyMissing, explainMissing, parseMissing } from '../../../src/judge/environment/missing-import.js';
+import type { PhaseResult } from '../../../src/results/types.js';
 
 let cell = '';
 afterEach(() => cell && rmSync(cell, { recursive: true, force: true }));

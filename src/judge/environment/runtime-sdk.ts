@@ -1,8 +1,8 @@
 // The runtime half of the environment phase, judged after the driver returns: the SDK the stdio and http
 // servers loaded (the probe's report in their phase details) must be the cell's pinned copy and no other.
-import type { SdkRuntimeDetail } from '../contract/protocol.js';
-import type { EnvironmentEvidence, PhaseResult, SdkRuntime } from '../results/types.js';
-import { decideCell } from './verdict.js';
+import type { SdkRuntimeDetail } from '../../contract/protocol.js';
+import type { EnvironmentEvidence, PhaseResult, SdkRuntime } from '../../results/types.js';
+import { decideCell } from '../verdict.js';
 
 export interface RuntimeSdkInput {
   installSet: Record<string, string>;

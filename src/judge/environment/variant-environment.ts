@@ -3,7 +3,7 @@
 // reported against the variant's release.
 import { realpath } from 'node:fs/promises';
 import path from 'node:path';
-import type { EnvironmentEvidence, PhaseResult } from '../results/types.js';
+import type { EnvironmentEvidence, PhaseResult } from '../../results/types.js';
 import { sdkEnginesProblems, serverNodeMismatch, withNodeEngines, withServerNode } from './node-engines.js';
 import { judgeRuntimeSdk, withRuntimeSdk, type RuntimeSdkInput } from './runtime-sdk.js';
 

@@ -4,10 +4,10 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { judgeVariantEnvironment } from '../../src/judge/variant-environment.js';
-import type { EnvironmentEvidence, PhaseResult, SdkRuntime } from '../../src/results/types.js';
+import { judgeVariantEnvironment } from '../../../src/judge/environment/variant-environment.js';
+import type { EnvironmentEvidence, PhaseResult, SdkRuntime } from '../../../src/results/types.js';
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 // The repository's own installed 1.x SDK (engines.node ">=18"), read in place as a cell's copy.
 const version = (createRequire(import.meta.url)('@modelcontextprotocol/sdk/package.json') as { version: string }).version;
 const COPY = { name: '@modelcontextprotocol/sdk', version, path: 'node_modules/@modelcontextprotocol/sdk' };

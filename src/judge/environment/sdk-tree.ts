@@ -2,8 +2,8 @@
 import { existsSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { MajorRecipe } from '../config/define.js';
-import type { InstalledPackage } from '../results/types.js';
+import type { MajorRecipe } from '../../config/define.js';
+import type { InstalledPackage } from '../../results/types.js';
 
 /** The SDK packages: every name the install recipes pin or choose, for every major (not the whole scope). */
 export function sdkPackageNames(majors: Record<string, MajorRecipe>): string[] {

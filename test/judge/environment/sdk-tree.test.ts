@@ -3,7 +3,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { findSdkCopies, readVersion, resolveFrom, sdkPackageNames } from '../../src/judge/sdk-tree.js';
+import { findSdkCopies, readVersion, resolveFrom, sdkPackageNames } from '../../../src/judge/environment/sdk-tree.js';
 
 let root: string;
 let cell: string;

@@ -3,8 +3,8 @@
 // dependency brought the package along; a strict install (pnpm without hoisting, Yarn PnP) does not.
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { checkResult, levelOf, type CheckFinding } from '../contract/checks.js';
-import type { CheckLevel, EnvironmentEvidence, PhaseResult, SubCheckResult } from '../results/types.js';
+import { checkResult, levelOf, type CheckFinding } from '../../contract/checks.js';
+import type { CheckLevel, EnvironmentEvidence, PhaseResult, SubCheckResult } from '../../results/types.js';
 import { scanImports, type FoundImport, type ImportScan, type ScanManifest } from './import-graph.js';
 
 export const UNDECLARED_CHECKS = ['undeclared-imports', 'undeclared-dynamic-imports'] as const;

@@ -4,10 +4,10 @@ import path from 'node:path';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, test } from 'vitest';
-import { sdkEnginesProblems, serverNodeMismatch, withNodeEngines, withServerNode } from '../../src/judge/node-engines.js';
-import type { EnvironmentEvidence, PhaseResult, SdkRuntime } from '../../src/results/types.js';
+import { sdkEnginesProblems, serverNodeMismatch, withNodeEngines, withServerNode } from '../../../src/judge/environment/node-engines.js';
+import type { EnvironmentEvidence, PhaseResult, SdkRuntime } from '../../../src/results/types.js';
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 // The repository's own installed 1.x SDK (engines.node ">=18"): a real copy, read in place.
 const sdkVersion = (createRequire(import.meta.url)('@modelcontextprotocol/sdk/package.json') as { version: string }).version;
 const SDK1 = { name: '@modelcontextprotocol/sdk', version: sdkVersion, path: 'node_modules/@modelcontextprotocol/sdk' };

@@ -3,9 +3,9 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { verifyEnvironment, type EnvironmentInput } from '../../src/judge/environment.js';
-import { findSdkCopies, resolveFrom, sdkPackageNames } from '../../src/judge/sdk-tree.js';
-import { DEFAULT_MAJORS } from '../../src/config/resolve.js';
+import { verifyEnvironment, type EnvironmentInput } from '../../../src/judge/environment/environment.js';
+import { findSdkCopies, resolveFrom, sdkPackageNames } from '../../../src/judge/environment/sdk-tree.js';
+import { DEFAULT_MAJORS } from '../../../src/config/resolve.js';
 
 const SDK_NAMES = sdkPackageNames(DEFAULT_MAJORS);
 

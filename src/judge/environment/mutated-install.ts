@@ -2,10 +2,10 @@
 // harness mutated the install under its variants, so none of them measured the pinned install.
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { CellResult } from '../results/types.js';
-import { decideCellResult } from './verdict.js';
-import { unmeasured } from './not-measured.js';
-import { sha256 } from '../util/sha256.js';
+import type { CellResult } from '../../results/types.js';
+import { decideCellResult } from '../verdict.js';
+import { unmeasured } from '../not-measured.js';
+import { sha256 } from '../../util/sha256.js';
 
 /** sha256 of the cell's lockfile as it is now: npm's, else a strict leg's pnpm-lock.yaml (undefined when there is none). */
 export async function lockfileSha256(cellDir: string): Promise<string | undefined> {

@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { exportTargets, missingFromTarball } from '../../src/judge/tarball-files.js';
+import { exportTargets, missingFromTarball } from '../../../src/judge/environment/tarball-files.js';
 
 // Made in beforeAll, not when the file is collected: a run that filters every test of it out (vitest -t,
 // a mutation run) collects it but runs no hook, and a directory made at collection was left in /tmp.

@@ -3,7 +3,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import semver from 'semver';
-import type { EnvironmentEvidence, InstalledPackage, PhaseResult, SdkRuntime } from '../results/types.js';
+import type { EnvironmentEvidence, InstalledPackage, PhaseResult, SdkRuntime } from '../../results/types.js';
 
 /** `@modelcontextprotocol/server@2.4.0 requires node >=20; this variant runs 18.20.8`, one per copy that excludes it. */
 export async function sdkEnginesProblems(cellDir: string, packages: readonly InstalledPackage[], nodeVersion: string): Promise<string[]> {

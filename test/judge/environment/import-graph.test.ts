@@ -2,8 +2,8 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { edgesIn, scanImports, subpathTargets } from '../../src/judge/import-graph.js';
-import { undeclaredOf } from '../../src/judge/undeclared-imports.js';
+import { edgesIn, scanImports, subpathTargets } from '../../../src/judge/environment/import-graph.js';
+import { undeclaredOf } from '../../../src/judge/environment/undeclared-imports.js';
 
 let dir = '';
 afterEach(() => dir && rmSync(dir, { recursive: true, force: true }));

@@ -4,13 +4,13 @@ import { readFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import semver from 'semver';
-import type { Tarball } from '../pack/pack.js';
-import type { EnvironmentEvidence, PhaseResult } from '../results/types.js';
+import type { Tarball } from '../../pack/pack.js';
+import type { EnvironmentEvidence, PhaseResult } from '../../results/types.js';
 import { findSdkCopies, readVersion, resolveFrom } from './sdk-tree.js';
 import { missingFromTarball, type Manifest } from './tarball-files.js';
-import { sha256 } from '../util/sha256.js';
-import { chainText, sdkClaims, type ManifestLookup, type SdkClaim } from '../plan/sdk-claim.js';
-import { ok } from '../util/result.js';
+import { sha256 } from '../../util/sha256.js';
+import { chainText, sdkClaims, type ManifestLookup, type SdkClaim } from '../../plan/sdk-claim.js';
+import { ok } from '../../util/result.js';
 
 export interface EnvironmentInput {
   cellDir: string;
