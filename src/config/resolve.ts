@@ -5,7 +5,7 @@ import type { CheckLevel } from '../results/types.js';
 import { CHECKS, defaultLevel, type CheckPhase } from '../contract/checks.js';
 import type { ParityAllowance } from '../results/types.js';
 import type { CellConfig, MajorRecipe, MatrixConfig, Step, SurfaceExpectation } from './define.js';
-import { cellIdOf } from './schema.js';
+import { cellIdOf } from './schema-rules.js';
 import { DEFAULT_MAJORS } from './majors.js';
 import type { LoadedConfig } from './load.js';
 import type { ForkPolicy, SecretPhase, SecretSpec } from '../contract/config.js';

@@ -4,7 +4,7 @@
 import semver from 'semver';
 import type { MajorRecipe } from '../config/define.js';
 import { CLIENT_PACKAGES } from '../config/majors.js';
-import { cellIdFromPin } from '../config/schema.js';
+import { cellIdFromPin } from '../config/schema-rules.js';
 import type { ClientRef } from '../results/types.js';
 import { resolvePin, stableVersions } from './pins.js';
 import type { Registry } from './registry.js';
