@@ -2,6 +2,8 @@
 // (plan → pack once → one job per cell → merge), for the package manager and directory init found.
 import type { WorkflowRepo } from './repo.js';
 import { PNPM_VERSION } from '../../pack/pm-tool.js';
+import { attestJob } from './attest-job.js';
+import { ACTIONS, DEFAULT_NODE, workflowSteps } from './workflow-steps.js';
 import { HARNESS_VERSION } from '../../version.js';
 
 /** The repository init saw: a root package with npm and a package-lock.json unless told otherwise. */
@@ -13,45 +15,6 @@ export const DEFAULT_REPO: WorkflowRepo = {
   engines: false,
 };
 
-/**
- * Every action a generated workflow uses, pinned by full commit SHA (organisations may require it) with its
- * release as a comment, the form Dependabot's github-actions updates keep current (docs/github.md).
- */
-export const ACTIONS = {
-  checkout: 'actions/checkout@d23441a48e516b6c34aea4fa41551a30e30af803 # v6.1.0',
-  setupNode: 'actions/setup-node@249970729cb0ef3589644e2896645e5dc5ba9c38 # v6.5.0',
-  upload: 'actions/upload-artifact@bbbca2ddaa5d8feaa63e36b76fdaad77386f024f # v7.0.0',
-  download: 'actions/download-artifact@3e5f45b2cfb9172054b4087a40e8e0b5a5461e7c # v8.0.1',
-  pnpm: 'pnpm/action-setup@fe02b34f77f8bc703788d5817da081398fad5dd2 # v4.0.0',
-  uploadSarif: 'github/codeql-action/upload-sarif@8aad20d150bbac5944a9f9d289da16a4b0d87c1e # v4.36.2',
-  attest: 'actions/attest-build-provenance@a2bbfa25375fe432b6a289bc6b6cd05ecd0c4c32 # v4.1.0',
-} as const;
-
-/**
- * The step before signing, in init's attest job and in .github/workflows/attest.yml alike (a test holds them equal):
- * the downloaded tarball is the one the gate's statement names (name, sha512), and its predicate goes to a file.
- */
-export const ATTEST_CHECK_STEP = `      - name: the tarball is the one the gate tested; its predicate
-        run: |
-          # shellcheck disable=SC2016 # a Node program, its template literals in single quotes on purpose
-          node -e '
-            const crypto = require("node:crypto"), fs = require("node:fs");
-            const fail = (why) => { console.log(\`::error title=mcp-matrix attest::\${why}\`); process.exit(1); };
-            let s;
-            try { s = JSON.parse(fs.readFileSync("matrix-results/attestation.intoto.json", "utf8")); } catch (e) { fail(\`no gate statement in the results artifact (matrix-results/attestation.intoto.json): \${e.message}\`); }
-            if (s.predicateType !== "urn:mcp-matrix:gate:v1" || !Array.isArray(s.subject) || s.subject.length !== 1) fail("attestation.intoto.json is not a gate statement (urn:mcp-matrix:gate:v1 with one subject)");
-            const files = fs.readdirSync("package-tarball").filter((f) => f.endsWith(".tgz"));
-            if (files.length !== 1) fail(\`package-tarball holds \${files.length} tarballs, not 1\`);
-            const sha512 = crypto.createHash("sha512").update(fs.readFileSync(\`package-tarball/\${files[0]}\`)).digest("hex");
-            if (files[0] !== s.subject[0].name || sha512 !== s.subject[0].digest.sha512) fail(\`package-tarball/\${files[0]} is not the tarball the gate tested (\${s.subject[0].name}, sha512 \${s.subject[0].digest.sha512.slice(0, 16)}…)\`);
-            fs.writeFileSync("gate-predicate.json", JSON.stringify(s.predicate));
-            console.log(\`\${files[0]}: sha512 \${sha512.slice(0, 16)}… as tested; verdict \${s.predicate.verdict}\`);
-          '
-`;
-
-/** The plan job's Node, and every other job's when the package declares no engines.node. */
-export const DEFAULT_NODE = 'lts/*';
-
 /** The gate job's name, the check to require: `mcp-matrix <dir>/<config>`, one per package. */
 export function checkName(workingDirectory: string, config = 'matrix.config.ts'): string {
   return `mcp-matrix ${workingDirectory}/${config}`;
@@ -59,66 +22,7 @@ export function checkName(workingDirectory: string, config = 'matrix.config.ts')
 
 /** The workflow init writes: the required release job, inline (plan → pack once → one job per cell → merge). */
 export function renderWorkflow(repo: WorkflowRepo = DEFAULT_REPO): string {
-  const wd = repo.workingDirectory;
-  const at = (p: string) => (wd === '.' ? p : `${wd}/${p}`);
-  // Yarn Plug'n'Play has no node_modules: its \`yarn node\` resolves packages, and \`yarn mcp-matrix\` starts the CLI.
-  const nodeRun = repo.pm === 'yarn' ? 'yarn node' : 'node';
-  const exec = { npm: 'npx --no-install mcp-matrix', pnpm: 'pnpm exec mcp-matrix', yarn: 'yarn mcp-matrix' }[repo.pm];
-  const install =
-    repo.pm === 'pnpm'
-      ? 'pnpm install --frozen-lockfile'
-      : repo.pm === 'yarn'
-        ? `yarn install ${repo.yarnBerry ? '--immutable' : '--frozen-lockfile'}`
-        : repo.lockfile
-          ? 'npm ci'
-          : 'npm install';
-  const lockDir = repo.lockfile ? repo.lockfile.split('/').slice(0, -1).join('/') || '.' : wd;
-  // The install runs where the lockfile is (a workspace root installs every member).
-  const installStep = `      - run: ${install}${lockDir !== wd ? `\n        working-directory: ${lockDir}` : ''}`;
-  // One Node input only (a version file beside it is ignored, with a warning). The plan job's is the LTS; the
-  // others run on its node-version output: the floor of engines.node (setup-node given the range takes the newest).
-  const node = (job: 'plan' | 'cell' | 'other') =>
-    job === 'plan'
-      ? DEFAULT_NODE
-      : job === 'cell'
-        ? '${{ matrix.node || needs.plan.outputs.node-version }}'
-        : '${{ needs.plan.outputs.node-version }}';
-  // pnpm/action-setup: the version from the packageManager field (its file named: a subpackage's counts), else
-  // init's pin written here (never both: the action refuses two versions).
-  const pnpmSetup = repo.pmField
-    ? [`      - uses: ${ACTIONS.pnpm}`, '        with:', `          package_json_file: ${repo.pmField}`]
-    : [
-        '      # No packageManager field names pnpm\'s version: init\'s pin. Set "packageManager": "pnpm@<version>" in',
-        '      # package.json and remove `version` (pnpm/action-setup refuses both).',
-        `      - uses: ${ACTIONS.pnpm}`,
-        '        with:',
-        `          version: ${PNPM_VERSION}`,
-      ];
-  const setup = (job: 'plan' | 'cell' | 'other') =>
-    [
-      ...(repo.pm === 'pnpm' ? pnpmSetup : []),
-      ...(repo.pm === 'yarn' ? ['      - run: corepack enable'] : []),
-      `      - uses: ${ACTIONS.setupNode}`,
-      '        with:',
-      `          node-version: ${node(job)}`,
-      ...(repo.lockfile
-        ? // setup-node looks for the lockfile at the root; elsewhere it is named.
-          [`          cache: ${repo.pm}`, ...(repo.lockfile.includes('/') ? [`          cache-dependency-path: ${repo.lockfile}`] : [])]
-        : []),
-    ].join('\n');
-  // No token left in .git/config for install scripts or the server under test.
-  const checkout = `      - uses: ${ACTIONS.checkout}\n        with:\n          persist-credentials: false`;
-  // Re-runs read the first attempt's artifacts only through the REST API (github-token, run-id; actions: read).
-  const fromRun = `          github-token: \${{ github.token }}\n          run-id: \${{ github.run_id }}`;
-  const key = '${{ needs.plan.outputs.key }}';
-  const slug = wd === '.' ? 'root' : wd.replace(/[^\w.-]+/g, '-');
-  const defaults = wd === '.' ? '' : `    defaults:\n      run:\n        working-directory: ${wd}\n`;
-  const where =
-    wd === '.'
-      ? ''
-      : `# The package is ${wd}: GitHub reads workflows only from the repository root, so this one is here and every
-# run step works in ${wd} (defaults.run.working-directory).
-`;
+  const { wd, at, nodeRun, exec, installStep, setup, checkout, fromRun, key, slug, defaults, where } = workflowSteps(repo);
   return `# The required release job: mcp-matrix plan → pack once → one job per SDK variant → merge (the gate).
 # Written by \`mcp-matrix init\`. Make the "${checkName(wd)}" check required in the branch protection rules (docs/github.md).
 # Locally, the same sequence: ${exec} plan --json > plan.json; ${exec} pack --plan plan.json; ${exec} run --plan plan.json --cell ID --tarball FILE; ${exec} merge --plan plan.json DIR.
@@ -335,35 +239,5 @@ ${fromRun}
       #     sarif_file: ${at('matrix-results/matrix.sarif')}
       #     category: mcp-matrix-${slug}
 
-  # The gate's attestation, signed: the tested tarball with the gate's statement (attestation.intoto.json), so a
-  # release verifies it before npm publish (gh attestation verify; docs/github.md). Opt-in: set the repository
-  # variable MCP_MATRIX_ATTEST to true. Pushes only (a fork's pull request gets no id-token); artifact attestations
-  # need a public repository or GitHub Enterprise Cloud. Not the check to require: it runs after the gate passed.
-  attest:
-    needs: [plan, merge]
-    if: vars.MCP_MATRIX_ATTEST == 'true' && github.event_name == 'push'
-    runs-on: ubuntu-latest
-    timeout-minutes: 10
-    permissions:
-      contents: read
-      actions: read
-      id-token: write
-      attestations: write
-    steps:
-      - uses: ${ACTIONS.download}
-        with:
-          name: mcp-matrix-${key}-results
-          path: matrix-results
-${fromRun}
-      - uses: ${ACTIONS.download}
-        with:
-          name: mcp-matrix-${key}-tarball
-          path: package-tarball
-${fromRun}
-${ATTEST_CHECK_STEP}      - uses: ${ACTIONS.attest}
-        with:
-          subject-path: package-tarball/*.tgz
-          predicate-type: urn:mcp-matrix:gate:v1
-          predicate-path: gate-predicate.json
-`;
+${attestJob({ key, fromRun })}`;
 }
