@@ -480,7 +480,7 @@ const CASES: Published[] = [
           conformance: {
             verdict: 'passed',
             message:
-              /^6\/7 scenarios passed: server-initialize, ping, tools-list, server-sse-multiple-streams, resources-list, prompts-list, dns-rebinding-protection; warn: dns-rebinding-protection \(localhost-host-rebinding-rejected: Expected HTTP 4xx for invalid Host\/Origin headers, got 200 \(level warn: the scenario is for servers without authentication and this endpoint requires a bearer token\)\)$/,
+              /^6\/7 scenarios passed: server-initialize, ping, tools-list, server-sse-multiple-streams, resources-list, prompts-list; warn: dns-rebinding-protection \(localhost-host-rebinding-rejected: Expected HTTP 4xx for invalid Host\/Origin headers, got 200 \(level warn: the scenario is for servers without authentication and this endpoint requires a bearer token\)\)$/,
           },
           leaks: PASSED,
         },

@@ -56,9 +56,12 @@ export function summarize(scenarios: ScenarioResult[]): Pick<PhaseResult, 'verdi
   const failed = scenarios.filter((s) => s.verdict === 'failed' && s.level === 'require');
   const unmeasured = scenarios.filter((s) => s.verdict === 'not-measured' && s.level === 'require');
   const warned = scenarios.filter((s) => s.verdict === 'failed' && s.level === 'warn');
+  // A warn-level scenario the suite could not judge is neither passed nor a failure: named apart, never counted as passed.
+  const warnedLost = scenarios.filter((s) => s.verdict === 'not-measured' && s.level === 'warn');
   const notes = [
     ...(unmeasured.length ? [`not measured: ${unmeasured.map(name).join('; ')}`] : []),
     ...(warned.length ? [`warn: ${warned.map(name).join('; ')}`] : []),
+    ...(warnedLost.length ? [`not measured (warn): ${warnedLost.map(name).join('; ')}`] : []),
   ];
   if (scenarios.length === 0) return { verdict: 'not-measured', message: 'no scenario of the suite applies to this server' };
   const verdict = decidePhase(scenarios.map((s) => ({ level: s.level, outcome: s.verdict })));
@@ -69,10 +72,11 @@ export function summarize(scenarios: ScenarioResult[]): Pick<PhaseResult, 'verdi
       message: [`${failed.length} of ${scenarios.length} scenario(s) failed: ${failed.map(name).join('; ')}`, ...notes].join('; '),
     };
   if (verdict === 'not-measured') return { verdict, step: unmeasured[0]!.name, message: notes.join('; ') };
-  const passed = scenarios.filter((s) => s.verdict === 'passed').length;
+  // Only the passed ones are listed after "passed:"; the others are named by the notes, with their cause.
+  const passed = scenarios.filter((s) => s.verdict === 'passed');
   return {
     verdict,
-    message: [`${passed}/${scenarios.length} scenarios passed: ${scenarios.map((s) => s.name).join(', ')}`, ...notes].join('; '),
+    message: [`${passed.length}/${scenarios.length} scenarios passed: ${passed.map((s) => s.name).join(', ')}`, ...notes].join('; '),
   };
 }
 
