@@ -115,14 +115,15 @@ export function chainNote(primary: string, claim: SdkClaim | undefined): string 
 
 /**
  * The range every one of `ranges` admits, as one range string (the cross product of their `||` sets);
- * undefined for none, the range itself for one, and the texts joined when one is not a valid range.
+ * undefined for none, the range itself for one. A spec that is not a semver range (a dist-tag, a URL, an alias)
+ * cannot be intersected: the semver ones decide (the chain still names every link), and the first is kept when
+ * none is one. Joining it as text made a range no version satisfies, which blamed the package for the harness.
  */
 export function intersectRanges(ranges: readonly string[]): string | undefined {
-  if (ranges.length <= 1) return ranges[0];
-  const parsed = ranges.map((r) => (semver.validRange(r) === null ? undefined : new semver.Range(r)));
-  if (parsed.some((r) => r === undefined)) return ranges.join(' ');
+  const valid = ranges.filter((r) => semver.validRange(r) !== null);
+  if (valid.length <= 1) return valid[0] ?? ranges[0];
   let sets: string[][] = [[]];
-  for (const range of parsed as semver.Range[])
+  for (const range of valid.map((r) => new semver.Range(r)))
     sets = sets.flatMap((left) => range.set.map((comparators) => [...left, ...comparators.map((c) => c.value).filter((v) => v !== '')]));
   return sets.map((s) => (s.length === 0 ? '*' : s.join(' '))).join(' || ');
 }

@@ -6,6 +6,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import semver from 'semver';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MatrixConfig } from '../../src/config/define.js';
 import { resolveConfig } from '../../src/config/resolve.js';
@@ -204,6 +205,16 @@ describe('sdkClaims', () => {
     expect(chainText(V1, claims[V1])).toBe(`through a@1.0.0: ${V1} ^1.20.0 || ^2.0.0; through b@3.0.0: ${V1} >=1.24.0`);
   });
 
+  it('a framework that names the SDK by a dist-tag does not narrow the claim, and the pin in range is not blamed', async () => {
+    const lookup = async (name: string) =>
+      ok({ a: { version: '1.0.0', ranges: { [V1]: '^1.20.0' } }, b: { version: '3.0.0', ranges: { [V1]: 'latest' } } }[name]);
+    const claimed = await sdkClaims({ a: '^1.0.0', b: '^3.0.0' }, names, names, lookup);
+    if (!claimed.ok) throw new Error(claimed.error.message);
+    expect(claimed.value[V1]?.range).toBe('^1.20.0');
+    expect(semver.satisfies('1.24.0', claimed.value[V1]!.range)).toBe(true);
+    expect(chainText(V1, claimed.value[V1])).toBe(`through a@1.0.0: ${V1} ^1.20.0; through b@3.0.0: ${V1} latest`);
+  });
+
   it('an SDK package the package depends on is not a framework; a look-up that finds nothing claims nothing', async () => {
     const asked: string[] = [];
     const claims = await sdkClaims({ '@modelcontextprotocol/server': '^2.0.0', x: '1.0.0' }, [V1], names, async (name) => {
@@ -279,7 +290,11 @@ describe('sdkClaims', () => {
   it('intersectRanges: none, one, a range that is not semver', () => {
     expect(intersectRanges([])).toBeUndefined();
     expect(intersectRanges(['^1.2.0'])).toBe('^1.2.0');
-    expect(intersectRanges(['^1.2.0', 'latest'])).toBe('^1.2.0 latest');
+    expect(intersectRanges(['latest'])).toBe('latest');
+    // A dist-tag cannot be intersected: the semver ranges decide (joined as text, no version would satisfy it).
+    expect(intersectRanges(['^1.2.0', 'latest'])).toBe('^1.2.0');
+    expect(intersectRanges(['latest', '^1.2.0', '>=1.5.0'])).toBe('>=1.2.0 <2.0.0-0 >=1.5.0');
+    expect(intersectRanges(['latest', 'next'])).toBe('latest');
     expect(intersectRanges(['*', '^1.2.0'])).toBe('>=1.2.0 <2.0.0-0');
     expect(intersectRanges(['*', '*'])).toBe('*');
     expect(intersectRanges(['^1.2.0 || ^2.0.0', '>=1.5.0'])).toBe('>=1.2.0 <2.0.0-0 >=1.5.0 || >=2.0.0 <3.0.0-0 >=1.5.0');
