@@ -7,20 +7,26 @@ import { decideCellResult } from '../verdict.js';
 import { unmeasured } from '../not-measured.js';
 import { sha256 } from '../../util/sha256.js';
 
-/** sha256 of the cell's lockfile as it is now: npm's, else a strict leg's pnpm-lock.yaml (undefined when there is none). */
-export async function lockfileSha256(cellDir: string): Promise<string | undefined> {
-  const lock =
-    (await readFile(path.join(cellDir, 'package-lock.json')).catch(() => undefined)) ??
-    (await readFile(path.join(cellDir, 'pnpm-lock.yaml')).catch(() => undefined));
-  return lock ? sha256(lock) : undefined;
+/** The cell's lockfile as it is now: npm's, else a strict leg's pnpm-lock.yaml (undefined when there is none). */
+async function lockfileOf(cellDir: string): Promise<{ name: string; sha256: string } | undefined> {
+  for (const name of ['package-lock.json', 'pnpm-lock.yaml']) {
+    const lock = await readFile(path.join(cellDir, name)).catch(() => undefined);
+    if (lock) return { name, sha256: sha256(lock) };
+  }
+  return undefined;
 }
 
-/** The install's change since `installed` (its lockfile's sha256), named; undefined when unchanged. */
+/** sha256 of the cell's lockfile as it is now: npm's, else a strict leg's pnpm-lock.yaml (undefined when there is none). */
+export async function lockfileSha256(cellDir: string): Promise<string | undefined> {
+  return (await lockfileOf(cellDir))?.sha256;
+}
+
+/** The install's change since `installed` (its lockfile's sha256), named by the lockfile the cell has; undefined when unchanged. */
 export async function recheckInstall(cellDir: string, installed: string | undefined): Promise<string | undefined> {
   if (installed === undefined) return undefined;
-  const now = await lockfileSha256(cellDir);
-  if (now === installed) return undefined;
-  return `the cell's install changed while its variants ran (package-lock.json sha256 ${installed.slice(0, 12)}… → ${now ? `${now.slice(0, 12)}…` : 'removed'}): the harness mutated it, so no variant of this cell measured the pinned install`;
+  const now = await lockfileOf(cellDir);
+  if (now?.sha256 === installed) return undefined;
+  return `the cell's install changed while its variants ran (${now?.name ?? 'its lockfile'} sha256 ${installed.slice(0, 12)}… → ${now ? `${now.sha256.slice(0, 12)}…` : 'removed'}): the harness mutated it, so no variant of this cell measured the pinned install`;
 }
 
 /** A row whose cell's install was mutated: its environment is not measured, naming the mutation. */

@@ -33,7 +33,19 @@ describe("the lockfile re-check after a cell's variants", () => {
     await writeFile(path.join(dir, 'package-lock.json'), '{}');
     const installed = await lockfileSha256(dir);
     await rm(path.join(dir, 'package-lock.json'));
-    expect(await recheckInstall(dir, installed)).toContain('→ removed)');
+    expect(await recheckInstall(dir, installed)).toContain(`(its lockfile sha256 ${installed!.slice(0, 12)}… → removed)`);
+  });
+
+  it("a strict leg's pnpm-lock.yaml is the one named when it changed, never package-lock.json", async () => {
+    await writeFile(path.join(dir, 'pnpm-lock.yaml'), "lockfileVersion: '9.0'\n");
+    const installed = await lockfileSha256(dir);
+    expect(await recheckInstall(dir, installed)).toBeUndefined();
+    await writeFile(path.join(dir, 'pnpm-lock.yaml'), "lockfileVersion: '9.0'\nimporters: {}\n");
+    const now = await lockfileSha256(dir);
+    expect(now).not.toBe(installed);
+    expect(await recheckInstall(dir, installed)).toBe(
+      `the cell's install changed while its variants ran (pnpm-lock.yaml sha256 ${installed!.slice(0, 12)}… → ${now!.slice(0, 12)}…): the harness mutated it, so no variant of this cell measured the pinned install`,
+    );
   });
 
   it('a mutated install makes each of its rows not measured in environment, naming it, whatever the phases said', () => {
