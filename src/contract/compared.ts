@@ -30,3 +30,11 @@ export interface FailedStep {
   /** No `expect`, and the tool answered `isError: true` (src/driver/client/steps.ts). */
   unexpectedIsError?: true;
 }
+
+/**
+ * Every failed step failed on `isError` alone (no `expect`): the server answered each, and the run may find the row
+ * contested across cells (src/judge/split-steps.ts), judged by its other checks, so those still run.
+ */
+export function onlyUnexpectedIsError(failed: readonly FailedStep[] | undefined): boolean {
+  return failed !== undefined && failed.length > 0 && failed.every((f) => f.unexpectedIsError === true);
+}

@@ -1,6 +1,6 @@
 // The http phase's lifecycle edges (lifecycle-checks.ts) on a session of their own, opened with the
 // phase's credentials after the round trip; not run when the round trip failed (its failure is the cause, or the
-// server's exit that an earlier check named).
+// server's exit that an earlier check named), unless only by `isError` without `expect` (http.ts decides).
 
 import type { SubCheckResult } from '../../results/types.js';
 import { checkResult, levelOf } from '../../contract/checks.js';

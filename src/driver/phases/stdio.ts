@@ -23,7 +23,7 @@ import { describeRequest, runStep, type StepOutcome } from '../client/steps.js';
 import { lifecycleChecks } from '../lifecycle/checks.js';
 import { stdioWire } from '../lifecycle/wire.js';
 import { PipeTransport } from '../server/stdio-transport.js';
-import { FAILED_STEPS, recordCompared, uniqueItem, type FailedStep } from '../../contract/compared.js';
+import { FAILED_STEPS, onlyUnexpectedIsError, recordCompared, uniqueItem, type FailedStep } from '../../contract/compared.js';
 import { withStdioChecks } from './stdio-checks.js';
 import { itemShapes, parityItems, type ItemShape } from '../client/surface.js';
 
@@ -66,6 +66,9 @@ async function sessionPhase(
     return result('stdio', startedAt, clientLoadFailure(ctx, adapter), proc);
   }
   details.pid = proc.pid;
+  /** The phase failed at its first failed step, with that step's message. */
+  const stepFailure = (): PhaseResult =>
+    result('stdio', startedAt, { verdict: 'failed', step: failures[0]!.step, message: failures[0]!.message, details }, proc);
   let firstNoise: string | undefined;
   /** When the first noise line came, in ms after start. */
   let noiseMs = 0;
@@ -145,7 +148,8 @@ async function sessionPhase(
     }
     if (failures.length) {
       details[FAILED_STEPS] = failures.map(({ message: _m, ...f }) => f);
-      return result('stdio', startedAt, { verdict: 'failed', step: failures[0]!.step, message: failures[0]!.message, details }, proc);
+      // Only `isError` without `expect`: the edges still run on this session, as on a passing one.
+      if (!onlyUnexpectedIsError(failures)) return stepFailure();
     }
     step = 'ping';
     inFlight.begin(step);
@@ -159,8 +163,17 @@ async function sessionPhase(
     if (firstNoise !== undefined) {
       step = 'stdout';
       const message = `wrote non-JSON-RPC output to stdout (the protocol channel): ${JSON.stringify(ctx.redactor.text(firstNoise).slice(0, 200))}`;
+      const first = failures[0];
+      if (first)
+        return result(
+          'stdio',
+          startedAt,
+          { verdict: 'failed', step: first.step, message: `${first.message}; then ${message}`, details },
+          proc,
+        );
       return result('stdio', startedAt, { verdict: 'failed', step, message, details }, proc);
     }
+    if (failures.length) return stepFailure();
   } catch (error) {
     const noise =
       firstNoise !== undefined

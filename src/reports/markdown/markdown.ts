@@ -22,6 +22,7 @@ import {
   phaseOf,
   pinLabel,
   runVerdictLabel,
+  stdioLabel,
 } from '../view/view.js';
 
 interface Column {
@@ -54,7 +55,7 @@ const COLUMNS: Column[] = [
   { header: 'Prompts', align: '---:', value: (_run, cell) => count(cell.summary.prompts) },
   { header: PROTOCOL, align: '---', value: (_run, cell) => cell.summary.protocolVersion ?? '—' },
   { header: 'leaked handles', align: '---', value: (_run, cell) => leaksLabel(cell, phaseOf(cell, 'leaks')) },
-  { header: 'stdio', align: '---', value: (_run, cell) => phaseLabel(cell, phaseOf(cell, 'stdio')) },
+  { header: 'stdio', align: '---', value: (_run, cell) => stdioLabel(cell, phaseOf(cell, 'stdio')) },
   { header: 'HTTP (401 + round trip)', align: '---', value: (_run, cell) => httpLabel(cell, phaseOf(cell, 'http')) },
   { header: 'bind refusal', align: '---', value: (_run, cell) => phaseLabel(cell, phaseOf(cell, 'bind')) },
   { header: CONFORMANCE, align: '---', value: (_run, cell) => conformanceLabel(cell, phaseOf(cell, 'conformance')) },

@@ -74,6 +74,15 @@ export function phaseLabel(cell: CellResult, phase: PhaseResult): string {
   }
 }
 
+/**
+ * The stdio column: the phase's label, then each contested check (`ok · session contested`): a row whose step the
+ * cells disagree on is not a plain `ok` (the check table and the parity finding say why).
+ */
+export function stdioLabel(cell: CellResult, stdio: PhaseResult): string {
+  const contested = (stdio.checks ?? []).filter((c) => c.outcome === 'contested' && c.level !== 'off');
+  return [phaseLabel(cell, stdio), ...contested.map(checkLabel)].join(' · ');
+}
+
 /** `skipped (not configured)` / `skipped (disabled)`; `n/a` for results written before the reason was recorded. */
 export function skippedLabel(phase: Pick<PhaseResult, 'message'>): string {
   return phase.message ? `skipped (${phase.message})` : 'n/a';
@@ -140,8 +149,10 @@ function legacyHttpLabel(cell: CellResult, http: PhaseResult): string {
   const checks = http.details?.checks as Record<'noToken' | 'wwwAuthenticate' | 'wrongToken' | 'roundTrip', SubCheckView> | undefined;
   if (!checks || http.verdict === 'skipped' || http.verdict === 'not-measured') return label;
   const all = [checks.noToken, checks.wwwAuthenticate, checks.wrongToken, checks.roundTrip];
-  if (all.every((c) => c.outcome === 'ok')) return label;
-  const roundTrip = `round trip ${checks.roundTrip.short}`;
+  // The table text is the driver's; a round trip the cells disagree on was judged after it (judge/split-steps.ts).
+  const contested = http.checks?.some((c) => c.id === 'round-trip' && c.outcome === 'contested' && c.level !== 'off');
+  if (!contested && all.every((c) => c.outcome === 'ok')) return label;
+  const roundTrip = `round trip ${contested ? 'contested' : checks.roundTrip.short}`;
   if (checks.noToken.outcome === 'no auth') return [...(http.verdict === 'passed' ? [] : [label]), 'no auth', roundTrip].join(' · ');
   const noToken = [checks.noToken.short, ...(checks.wwwAuthenticate.outcome === 'failed' ? [checks.wwwAuthenticate.short] : [])];
   return [label, `no token ${noToken.join(', ')}`, `wrong token ${checks.wrongToken.short}`, roundTrip].join(' · ');

@@ -411,6 +411,22 @@ describe('httpPhase: sub-checks, retries and never-listened, from src', () => {
     expect(JSON.stringify(r)).not.toMatch(/token=[0-9a-f]{8}/);
   });
 
+  it('a round trip failed by isError alone (no expect) still runs the lifecycle edges, as a contested row needs', async () => {
+    const { r } = await http(spec(TEST_SERVER, { steps: [{ tool: 'fail' }] }));
+    expect(r).toMatchObject({ verdict: 'failed', step: 'tools/call fail' });
+    expect(r.message).toMatch(/round trip failed: tools\/call fail: returned isError: "this tool always fails"/);
+    expect(r.details!.failedSteps).toEqual([{ item: 'tools/call fail', step: 'tools/call fail', unexpectedIsError: true }]);
+    // Measured on a session of their own, as after a passing round trip (before: all five "not run: the round trip failed").
+    expect(r.checks!.slice(-5).map((c) => [c.id, c.outcome])).toEqual([
+      ['unknown-method', 'passed'],
+      ['unknown-tool', 'passed'],
+      ['invalid-arguments', 'skipped'],
+      ['repeated-initialize', 'passed'],
+      ['cancellation', 'skipped'],
+    ]);
+    expect(r.checks!.find((c) => c.id === 'invalid-arguments')!.message).not.toMatch(/round trip failed/);
+  });
+
   it('no auth at all: both status checks fail naming what a 2xx means; the challenge is not judged; step is the first failure', async () => {
     const { r } = await http(spec(TEST_SERVER, { steps: [] }, { TEST_MODE: 'no-auth' }));
     expect(r).toMatchObject({

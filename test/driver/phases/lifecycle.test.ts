@@ -11,6 +11,9 @@ import { stdioPhase } from '../../../src/driver/phases/stdio.js';
 import type { DriverSpec, Step } from '../../../src/contract/protocol.js';
 import type { PhaseResult } from '../../../src/results/types.js';
 import { ROOT } from '../helpers/cell.js';
+import { checkResult } from '../../../src/contract/checks.js';
+import { judgeSplitSteps } from '../../../src/judge/split-steps.js';
+import { makeRun } from '../../reports/helpers/make-run.js';
 import { phaseBench, type PhaseBench } from '../helpers/phase-bench.js';
 
 const SERVER = join(ROOT, 'test/driver/fixtures/phase-server.mjs');
@@ -75,6 +78,37 @@ describe('lifecycle checks in the stdio phase', () => {
       ['an exit after the cancellation', EXIT_WATCH_MS],
     ]);
     expect(cancel.durationMs).toBeGreaterThanOrEqual(cancel.waits!.reduce((x, w) => x + w.ms, 0));
+  });
+
+  it('a step failed by isError alone (no expect) still runs the edges: a contested row is judged by them', async () => {
+    const r = await stdioPhase(bench.context(), spec('iserror-tool,result-unknown-method', [{ tool: 'echo' }]));
+    expect(r).toMatchObject({ verdict: 'failed', step: 'tools/call echo' });
+    expect(r.message).toMatch(/^tools\/call echo: returned isError: "refused" · .*; unknown-method: /);
+    expect(outcomes(r).map(([id, outcome]) => [id, outcome])).toEqual([
+      ['session', 'failed'],
+      ['unknown-method', 'failed'],
+      ['unknown-tool', 'passed'],
+      ['invalid-arguments', 'skipped'],
+      ['repeated-initialize', 'passed'],
+      ['cancellation', 'skipped'],
+    ]);
+    // Another cell answered the same call without isError: the step is contested on both rows, and this row still
+    // fails, on its own unknown-method answer (before, its edges were left unrun and the row passed).
+    const other: Partial<PhaseResult> = {
+      verdict: 'passed',
+      checks: [checkResult('session', 'require', { outcome: 'passed', message: 'ok' })],
+      details: { compared: { 'tools/call echo': { isError: false, content: [] } } },
+    };
+    const rows = judgeSplitSteps(
+      makeRun([
+        { id: 'latest-1', pin: 'latest@1', version: '1.29.0', major: 1, phases: { stdio: r } },
+        { id: 'latest-2', pin: 'latest@2', version: '2.4.0', major: 2, phases: { stdio: other } },
+      ]).cells,
+    );
+    const judged = rows[0]!.phases.find((p) => p.phase === 'stdio')!;
+    expect(check(judged, 'session').outcome).toBe('contested');
+    expect(judged).toMatchObject({ verdict: 'failed', step: check(r, 'unknown-method').step });
+    expect(rows[0]!.verdict).toBe('failed');
   });
 
   it('a dropped cancelled call is awaited for its uncancelled time and half again + 200 ms, not twice + 500', async () => {

@@ -1,7 +1,8 @@
 // The table's phase cells: bind's "loopback only"; HTTP shows what each sub-check found (`ok` only when every one passed).
 import { describe, expect, it } from 'vitest';
 import type { PhaseResult } from '../../../src/results/types.js';
-import { displayCells, httpLabel, phaseLabel, phaseOf } from '../../../src/reports/view/view.js';
+import { checkResult } from '../../../src/contract/checks.js';
+import { displayCells, httpLabel, phaseLabel, phaseOf, stdioLabel } from '../../../src/reports/view/view.js';
 import { CLIENT_OLD, FOUR_CELLS, makeCell, makeRun, NODE_22, variantSpecs } from '../helpers/make-run.js';
 
 describe('phaseLabel: bind', () => {
@@ -59,6 +60,24 @@ describe('httpLabel', () => {
     expect(httpLabel(latestCell, http('failed', broken))).toBe('FAIL · no auth · round trip failed at initialize');
   });
 
+  it('a round trip the cells disagree on (contested after the driver wrote its text) is shown contested, never ok', () => {
+    const checks = {
+      noToken: check('ok', '401'),
+      wwwAuthenticate: check('ok', 'Bearer challenge'),
+      wrongToken: check('ok', '401'),
+      roundTrip: check('failed', 'failed at tools/call lose'),
+    };
+    const contested = checkResult('round-trip', 'require', { outcome: 'contested', message: 'not judged', short: 'contested' });
+    expect(httpLabel(latestCell, { ...http('passed', checks), checks: [contested] })).toBe(
+      'ok · no token 401 · wrong token 401 · round trip contested',
+    );
+    const allOk = { ...checks, roundTrip: check('ok', 'ok') };
+    expect(httpLabel(latestCell, { ...http('passed', allOk), checks: [contested] })).toBe(
+      'ok · no token 401 · wrong token 401 · round trip contested',
+    );
+    expect(httpLabel(latestCell, { ...http('passed', allOk), checks: [{ ...contested, level: 'off' }] })).toBe('ok');
+  });
+
   it('falls back to the verdict label without sub-checks (older results, not measured, skipped)', () => {
     expect(httpLabel(latestCell, http('passed'))).toBe('ok');
     expect(httpLabel(latestCell, http('not-measured'))).toBe('not measured');
@@ -105,5 +124,24 @@ describe('displayCells: one row per variant', () => {
       ['v1-latest~client-1.0.0~node-22', 'passed'],
       ['v1-latest~client-latest-2~node-22', 'not-measured'],
     ]);
+  });
+});
+
+describe('stdioLabel', () => {
+  const stdio = (verdict: PhaseResult['verdict'], checks: PhaseResult['checks']): PhaseResult => ({
+    phase: 'stdio',
+    verdict,
+    durationMs: 1,
+    checks,
+  });
+  const session = (outcome: 'passed' | 'contested', level: 'require' | 'off' = 'require') =>
+    checkResult('session', level, { outcome, message: outcome, ...(outcome === 'contested' ? { short: 'contested' } : {}) });
+
+  it('a contested step check is named beside the verdict; a plain pass is ok', () => {
+    expect(stdioLabel(latestCell, stdio('passed', [session('contested')]))).toBe('ok · session contested');
+    expect(stdioLabel(latestCell, stdio('passed', [session('passed')]))).toBe('ok');
+    expect(stdioLabel(latestCell, stdio('passed', [session('contested', 'off')]))).toBe('ok');
+    expect(stdioLabel(latestCell, stdio('failed', [session('contested')]))).toBe('FAIL · session contested');
+    expect(stdioLabel(latestCell, stdio('passed', undefined))).toBe('ok');
   });
 });
