@@ -62,14 +62,18 @@ function oneLine(text: string): string {
   return cleanText(text).replace(/\s*\n\s*/g, ' ');
 }
 
-/** The last STDERR_LINES non-empty lines, each cut to STDERR_LINE_CHARS. */
+/**
+ * The last STDERR_LINES non-empty lines, each longer than STDERR_LINE_CHARS cut in its middle: a line's end holds the
+ * cause as often as its start (Node's "Cannot find package 'x' imported from <the importing file>").
+ */
 export function stderrTail(text: string | undefined): string[] {
   if (!text) return [];
   const lines = cleanText(text)
     .split('\n')
     .map((l) => l.replace(/\s+$/, ''))
     .filter((l) => l.trim() !== '');
-  return lines.slice(-STDERR_LINES).map((l) => (l.length > STDERR_LINE_CHARS ? `${l.slice(0, STDERR_LINE_CHARS)}…` : l));
+  const half = STDERR_LINE_CHARS / 2;
+  return lines.slice(-STDERR_LINES).map((l) => (l.length > STDERR_LINE_CHARS ? `${l.slice(0, half)} … ${l.slice(-half)}` : l));
 }
 
 /** The plan's registry look-ups reused within the window, with their age. */

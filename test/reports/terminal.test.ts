@@ -42,7 +42,14 @@ describe('after the run, the terminal says why', () => {
     const many = Array.from({ length: 40 }, (_, i) => `line ${i}`).join('\n');
     const tail = stderrTail(`${many}\n\u001b[31m${'x'.repeat(1000)}\u001b[0m`);
     expect(tail).toHaveLength(STDERR_LINES);
-    expect(tail.at(-1)).toBe(`${'x'.repeat(300)}…`);
+    expect(tail.at(-1)).toBe(`${'x'.repeat(150)} … ${'x'.repeat(150)}`);
+    // A long line keeps its end too: the file Node names after "imported from" is the cause.
+    const path = `/tmp/cells/latest-1/node_modules/.pnpm/${'p'.repeat(300)}/node_modules/srv/dist/index.js`;
+    const [line] = stderrTail(`Error [ERR_MODULE_NOT_FOUND]: Cannot find package 'zod' imported from ${path}`);
+    expect(line).toMatch(
+      /^Error \[ERR_MODULE_NOT_FOUND\]: Cannot find package 'zod' imported from \/tmp\/cells\/.* … p+\/node_modules\/srv\/dist\/index\.js$/,
+    );
+    expect(line).toHaveLength(303);
     expect(tail[0]).toBe(`line ${40 - STDERR_LINES + 1}`);
   });
 
