@@ -3,7 +3,8 @@
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { run } from '../process/exec.js';
-import { classifyNpmError, machineCause } from './errors.js';
+import { classifyNpmError } from './errors.js';
+import { machineCause } from './machine-cause.js';
 import { infraCause, machineCodeIn } from '../util/infra.js';
 
 export type InstallOutcome =

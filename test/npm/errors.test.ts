@@ -3,7 +3,8 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { classifyNpmError, machineCause, npmJsonError } from '../../src/npm/errors.js';
+import { classifyNpmError, npmJsonError } from '../../src/npm/errors.js';
+import { machineCause } from '../../src/npm/machine-cause.js';
 
 /** Why this machine cannot give a test a 3 MB tmpfs, or undefined: Linux and root are needed. */
 const noSmallDisk =
