@@ -7,7 +7,7 @@ import { describe, expect, onTestFinished, test } from 'vitest';
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { DEFAULT_REPO, renderWorkflow } from '../../src/commands/init/workflow-template.js';
-import { ACTIONS } from '../../src/commands/init/workflow-steps.js';
+import { ACTIONS } from '../../src/commands/init/actions.js';
 import { ATTEST_CHECK_STEP } from '../../src/commands/init/attest-job.js';
 import { fitSummary, publishToGithub } from '../../src/commands/github.js';
 import { createLogger } from '../../src/logger.js';

@@ -1,6 +1,7 @@
 // init's opt-in attest job: signs the tarball the gate tested, after the gate passed; its check step is shared
 // with .github/workflows/attest.yml (a test holds the two equal).
-import { ACTIONS, type WorkflowSteps } from './workflow-steps.js';
+import { ACTIONS } from './actions.js';
+import type { WorkflowSteps } from './workflow-steps.js';
 
 /**
  * The step before signing, in init's attest job and in .github/workflows/attest.yml alike (a test holds them equal):

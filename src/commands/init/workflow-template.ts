@@ -3,7 +3,8 @@
 import type { WorkflowRepo } from './repo.js';
 import { PNPM_VERSION } from '../../pack/pm-tool.js';
 import { attestJob } from './attest-job.js';
-import { ACTIONS, DEFAULT_NODE, workflowSteps } from './workflow-steps.js';
+import { ACTIONS } from './actions.js';
+import { DEFAULT_NODE, workflowSteps } from './workflow-steps.js';
 import { HARNESS_VERSION } from '../../version.js';
 
 /** The repository init saw: a root package with npm and a package-lock.json unless told otherwise. */

@@ -6,7 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { detectRepo, gitRoot, workflowFileFor } from '../../../src/commands/init/repo.js';
 import { actionlint } from '../../helpers/actionlint.js';
 import { renderWorkflow } from '../../../src/commands/init/workflow-template.js';
-import { ACTIONS } from '../../../src/commands/init/workflow-steps.js';
+import { ACTIONS } from '../../../src/commands/init/actions.js';
 import { PNPM_VERSION } from '../../../src/pack/pm-tool.js';
 
 const dirs: string[] = [];
