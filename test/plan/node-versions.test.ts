@@ -1,12 +1,6 @@
 import { describe, expect, test } from 'vitest';
-import {
-  nodeBinaryPackage,
-  nodeSpecProblem,
-  nodeVariantId,
-  pickNodeRelease,
-  resolveNodeAxis,
-  resolveNodeSpec,
-} from '../../src/plan/node-versions.js';
+import { nodeBinaryPackage, resolveNodeAxis, resolveNodeSpec } from '../../src/plan/node-versions.js';
+import { nodeSpecProblem, nodeVariantId, pickNodeRelease } from '../../src/plan/node-spec.js';
 import { fakeRegistry } from './fake-registry.js';
 
 const releases = (...vs: string[]) => Object.fromEntries(vs.map((v) => [v, {}]));
