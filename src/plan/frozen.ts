@@ -1,11 +1,8 @@
-// One frozen plan for every job of a fan-out: the plan job resolves against the registry once and writes
-// the resolved cells (pins, install sets, clients, Node releases), the lockstep findings and the plan hash
-// into plan.json; each cell job thaws it (`run --plan plan.json`) and never resolves again, so a release
-// published between the plan job and a cell job (or before a re-run days later) changes nothing.
+// One frozen plan for every job of a fan-out: the plan job resolves once and writes plan.json (this module: its
+// shape, written and read); each cell job thaws it (thaw.ts) and never resolves again.
 import { readFile } from 'node:fs/promises';
 import type { ResolvedConfig } from '../config/resolve.js';
 import type { LockstepFinding } from './lockstep.js';
-import { pickBin, readPackageDir, readTarball } from './package-info.js';
 import type { Plan, PlannedCell } from './plan.js';
 import { fail, ok, type Result } from '../util/result.js';
 import { sha256 } from '../util/sha256.js';
@@ -61,23 +58,6 @@ export function parseFrozenPlan(json: unknown, file: string): Result<FrozenPlan>
       return bad('a cell lacks its id, version, install set or variants');
   }
   return ok({ ...(frozen as FrozenPlan), lockstep: Array.isArray(frozen.lockstep) ? frozen.lockstep : [] });
-}
-
-/**
- * The plan a cell job runs: the frozen cells, with the package read from the local source (no registry).
- * A config that is not the one planned (another commit, an edited file) is refused: its pieces could not merge.
- */
-export async function thawPlan(config: ResolvedConfig, frozen: FrozenPlan): Promise<Result<Plan>> {
-  if (configShape(config) !== frozen.shape)
-    return fail(
-      'usage',
-      `--plan: the config ${config.file} is not the one the plan was made from (another commit, or the file changed since); run the plan job again (re-run all jobs)`,
-    );
-  const info = config.source.kind === 'directory' ? await readPackageDir(config.source.dir) : await readTarball(config.source.file);
-  if (!info.ok) return info;
-  const bin = pickBin(info.value, config.bin);
-  if (!bin.ok) return bin;
-  return ok({ config, package: info.value, bin: bin.value, cells: frozen.cells, lockstep: frozen.lockstep, hash: frozen.hash });
 }
 
 /** plan.json's frozen plan; a file that is missing or not JSON is bad input. */

@@ -6,7 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MatrixConfig } from '../../src/config/define.js';
 import { resolveConfig } from '../../src/config/resolve.js';
 import { buildPlan } from '../../src/plan/plan.js';
-import { configShape, freezePlan, parseFrozenPlan, thawPlan } from '../../src/plan/frozen.js';
+import { configShape, freezePlan, parseFrozenPlan } from '../../src/plan/frozen.js';
+import { thawPlan } from '../../src/plan/thaw.js';
 import { matrixLimit, MATRIX_JOB_LIMIT, planJson, tooManyVariants } from '../../src/commands/plan.js';
 import { fakeRegistry, SDK } from './fake-registry.js';
 
