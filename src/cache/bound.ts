@@ -1,8 +1,6 @@
-// The size bound of a harness cache (the client cache, the Node runtime cache): after a new entry is stored,
-// entries are removed least recently used first until the cache fits its limit. An entry used in the last
-// six hours may belong to a run still going: it stays, even if the cache stays over its limit until later.
-// The limit is MCP_MATRIX_CACHE_LIMIT (bytes, or with a K/M/G suffix, powers of 1024), 2G by default, for
-// each cache on its own; `off` for no limit.
+// The size bound of a harness cache: after a new entry, entries go least recently used first until the cache
+// fits MCP_MATRIX_CACHE_LIMIT (2G by default, `off` for none). An entry used in the last six hours may belong
+// to a run still going: it stays.
 import { lstat, readdir, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { readManifest } from './manifest.js';

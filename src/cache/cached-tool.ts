@@ -1,8 +1,6 @@
-// A tool's install (a client variant's client, the conformance suite) through the per-user client cache: a
-// verified entry, else a new one. The cache never stops a run: when it cannot be written (read-only, full, no
-// permission), or npm could not write into it because of the machine, the caller installs into the run's own
-// directory instead and the run carries one warning naming the real cause. A damaged entry is removed and
-// replaced; the run says so.
+// A tool's install (a variant's client, the conformance suite) through the per-user client cache: a verified
+// entry, else a new one. When the cache cannot be written the caller installs into the run's own directory
+// and the run carries one warning naming the cause: the cache never stops a run.
 import path from 'node:path';
 import { UNRECORDED } from './manifest.js';
 import { cacheProblem, type CacheNote } from './writable.js';

@@ -1,11 +1,6 @@
-// Client installs kept across runs in a per-user cache, as the Node runtimes are: the client is the harness's
-// instrument, not the package under test. An entry is installed once, checked before every use (its lockfile,
-// every locked package on disk at its locked version, and every file against the manifest recorded when it was
-// stored: src/cache/manifest.ts), and used for at most a week, so the client's own dependencies stay as fresh
-// as a weekly install. A damaged entry is removed, so the next install replaces it. Entries are never changed
-// once complete: a new install gets a new directory, renamed into place in one step, so runs that race each
-// end up with a complete copy. Each use touches the entry's marker: the size bound removes the least recently
-// used entries first (src/cache/bound.ts).
+// Client installs kept across runs in a per-user cache: the client is the harness's instrument, not the
+// package under test. An entry is checked before every use against its manifest (manifest.ts), used for a week
+// at most, never changed once complete (a new install is renamed into place), and bounded in size (bound.ts).
 import { mkdtemp, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { cacheLimit, entryBytes, evict, removeAside, type SizedEntry } from './bound.js';

@@ -1,9 +1,6 @@
-// What a cache entry held when it was stored: every file's size, modification time and sha256 (a symlink's
-// target), written beside the entry's own marker. Before an entry is used its files are checked the way git
-// checks a work tree: a missing file, another size or another link target is damage at once; a file whose
-// size and time are unchanged is taken as unchanged; a file whose time moved is hashed and compared. That
-// costs one lstat per file (~60 ms for an SDK client entry, docs/performance.md); `mcp-matrix cache verify`
-// hashes every file (`deep`).
+// What a cache entry held when it was stored: every file's size, time and sha256 (a symlink's target).
+// Checked before use the way git checks a work tree (size and time first, a hash only when the time moved),
+// so the check costs one lstat per file; `mcp-matrix cache verify` hashes every file.
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { lstat, readdir, readFile, readlink, writeFile } from 'node:fs/promises';

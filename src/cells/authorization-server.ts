@@ -1,10 +1,6 @@
-// The local authorization server a cell's `http.auth: 'oauth'` run needs: an issuer on loopback with a
-// JWKS endpoint and RFC 8414 metadata (also served as OpenID discovery, which many resource servers read),
-// signing RS256 access tokens with a key made for this run. The server under test learns where it is
-// through `{issuer}`, `{jwksUri}` and `{audience}`; the driver, which has no jose of its own (it runs on the
-// cell's SDK only), asks it for the tokens it sends over a loopback endpoint guarded by a random key. A
-// port already taken (only possible with a forced port) is retried once on another, then reported, never
-// thrown: the caller makes it not-measured.
+// The local authorization server an `http.auth: 'oauth'` run needs: a loopback issuer with JWKS and RFC 8414
+// metadata, signing RS256 tokens with a key made for this run. The driver has no jose of its own, so it asks
+// this server for tokens over a keyed loopback endpoint; failures are returned, never thrown.
 
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';

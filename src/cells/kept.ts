@@ -1,7 +1,6 @@
-// --keep: each kept cell gets a visible home, `./cells/<cell id>` in the working directory, that links to
-// the cell's directory. The directory itself stays where it ran, in the run directory outside the package:
-// nothing in it may resolve from the package's own node_modules, and its spec's absolute paths stay true.
-// Synchronous, so that a forced exit can still leave the homes right.
+// --keep: each kept cell gets a visible home, `./cells/<id>`, linking to its directory, which stays in the run
+// directory outside the package (nothing there may resolve from the package's node_modules). Synchronous, so
+// a forced exit still leaves the homes right.
 import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, symlinkSync } from 'node:fs';
 import path from 'node:path';
 

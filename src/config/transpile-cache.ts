@@ -1,10 +1,6 @@
-// What jiti made of each config file, kept per user: loading a TypeScript config loads and runs Babel, ~0.13 CPU-s
-// for a small config and ~0.3 for the project's, on every CLI run; read back from here it is ~0.01. An entry is
-// found by the hash of everything the transpile reads (jiti's version, the file's path, which jiti writes into the
-// code as `import.meta.url`, its exact text and every transform option), so an edited config, another path or
-// another jiti is another entry and a stale transpile cannot be served. An entry holds the sha256 of its code and
-// is used only when the code still has it; else it is removed and the file transpiled again (the run says so). The
-// cache never stops a run: when it cannot be written the config is transpiled as before, with one warning.
+// What jiti made of each config file, kept per user, so a CLI run does not load Babel again (docs/performance.md).
+// An entry is keyed by everything the transpile reads and checked by its code's sha256, so a stale transpile is
+// never served; a cache that cannot be written costs one warning, never the run.
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';

@@ -1,8 +1,6 @@
 // Entry of the driver inside a cell: `node <cell>/.mcp-matrix/driver/index.js <spec.json> [out.jsonl]`.
-// Runs stdio → http → bind → conformance → leaks and reports DriverMessages over IPC (or, without IPC, as JSON
-// lines to the optional out file, else stderr). Never writes to stdout: the v2 client prints there.
-// A phase starts only once the servers of the phases before it have exited (or their grace ran out,
-// and they were killed): a server holding a lock or a port must not meet its own successor.
+// Runs stdio → http → bind → conformance → leaks, each after the servers before it exited, and reports over IPC
+// (else JSON lines); never writes to stdout, where the v2 client prints.
 
 import './probe/probe.js';
 import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';

@@ -1,7 +1,5 @@
-// What the harness could not measure is never the server's verdict: each way a cell's run stops short
-// (an install that did not complete, the variant's own instruments, a driver that crashed, the harness's
-// own error, an interrupt) becomes `not-measured` here, with its cause. npm refusing the pin is the one
-// install outcome that is a verdict (`failed`), named first when the pin is outside the declared range.
+// What the harness could not measure is never the server's verdict: each way a cell stops short becomes
+// `not-measured` here, with its cause. npm refusing the pin is the one install outcome that is `failed`.
 import semver from 'semver';
 import { PHASES, type PhaseName, type PhaseResult } from '../results/types.js';
 import { describeInfraError } from '../util/infra.js';

@@ -1,9 +1,6 @@
-// The verdict rules, in ONE place: sub-checks → phase verdict (decidePhase: its code lives beside the
-// check catalogue in src/contract/checks.ts, because the driver applies it in the cell; it is re-exported
-// and audited here) → cell verdict and outcome → run verdict → exit code.
-// `run` (after the cells), `merge` (after fan-in) and `report` (before rendering) all decide with
-// these functions, and `merge`/`report` use `auditRun` to refuse a file whose stored verdicts
-// disagree with what its phases and its plan say: a file's stored verdict is never trusted.
+// The verdict rules in one place: sub-checks → phase (decidePhase, from contract/checks.ts) → cell → run →
+// exit code. `run`, `merge` and `report` all decide with these, and `auditRun` refuses a file whose stored
+// verdicts disagree with its phases: a file's stored verdict is never trusted.
 
 import {
   PHASES,

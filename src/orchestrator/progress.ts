@@ -1,9 +1,6 @@
-// Progress: the run's units go through here, at most `concurrency` at once (slots.ts's pool; on a TTY,
-// listr2's own concurrency, which decides when a cell's lines appear), and each shows what it is doing and,
-// once known, the mark its result earns. Results come from the runner it is given (runVariant). A TTY gets
-// listr2's live tree; `simple` (and CI, and any non-TTY) gets one line per event, prefixed with the cell
-// when cells run concurrently. Marks follow the result: ✔ passed,
-// ✖ failed (allowed failures and stale allowances too: they need reading), ⊘ not measured, ↓ skipped.
+// Progress: the run's units go through here, at most `concurrency` at once (slots.ts), each showing what it
+// does and the mark its result earns. A TTY gets listr2's live tree; `simple`, CI and any non-TTY get one line
+// per event. Marks: ✔ passed, ✖ failed (allowed failures too: they need reading), ⊘ not measured, ↓ skipped.
 import { Listr, ListrDefaultRendererLogLevels, type ListrTask } from 'listr2';
 import type { PlannedCell } from '../plan/plan.js';
 import { PHASES, type CellOutcome, type CellResult, type PhaseName, type PhaseResult, type Verdict } from '../results/types.js';

@@ -1,10 +1,6 @@
-// At the start of a run: what a dead run left behind in this run's temp dir (kill -9 of the CLI, a
-// crashed CI runner) is swept: run directories whose owner is dead are removed, and processes carrying
-// a dead owner's cookie are killed when that run was this temp dir's (its run dir is here, or the
-// process's TMPDIR is this one). Only what provably belongs to a dead run is touched: a directory
-// without an owner record (another tool's, or an older harness's) is left alone, and so is a kept one
-// (--keep) while a `cells/<id>` home still links into it. Runs in other temp dirs (parallel CI jobs,
-// test files) sweep their own: one run never kills another's orphans out from under its next run.
+// At a run's start, what a dead run left in this temp dir (kill -9, a crashed runner) is swept: directories of
+// dead owners removed, processes carrying their cookie killed. Only what provably belongs to a dead run of this
+// temp dir is touched, so parallel runs never kill each other's orphans.
 import { readdirSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';

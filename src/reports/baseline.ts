@@ -1,7 +1,5 @@
-// The baseline of known failures (mcp-matrix.baseline.json): cell × phase, an optional message pattern and
-// a reason, after the MCP conformance suite's expected-failures.yml. Parsed and rendered here (pure: the
-// run command reads and writes the file), judged in verdict.ts. Rendered one entry per line so that a stale
-// entry names the line to delete.
+// The baseline of known failures (mcp-matrix.baseline.json): cell × phase, a message pattern, a reason.
+// Parsed and rendered here (one entry a line, so a stale one names the line to delete); judged in verdict.ts.
 
 import { PHASES, type BaselineEntry, type PhaseName, type RunResult } from '../results/types.js';
 import { baselineMatches } from '../judge/verdict.js';

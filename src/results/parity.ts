@@ -1,8 +1,6 @@
-// Parity of recorded values: whatever a cell's phases recorded under `details.compared` (a configured
-// step's normalised answer, a lifecycle behaviour; see src/contract/compared.ts) must be the same on every
-// cell and variant that recorded it, and the same as the values in the committed mcp-surface.json. Each
-// difference names the item, the JSON path and which rows have which value. An allowance that matches no
-// difference is stale and fails, as a baseline entry does.
+// Parity of recorded values: what a cell's phases recorded under `details.compared` (contract/compared.ts)
+// must be the same on every row that recorded it and as in the committed mcp-surface.json. Each difference
+// names the item, the path and which rows have which value; an allowance that matches nothing is stale.
 
 import type { CellResult, ParityAllowance, ParityCheck } from './types.js';
 import { diffSurfaces, isAllowed, nameRows, show, valueAt, where } from './surface.js';

@@ -1,10 +1,6 @@
-// Which of the official conformance suite's server scenarios a cell can run, read from the suite itself:
-// the names from `conformance list --server`, each scenario's description from the suite's bundle. The
-// suite has no machine-readable "needs fixture tools" flag, so it is derived from the description every
-// scenario carries (its "Server Implementation Requirements"): a scenario that asks the server to implement
-// a tool, resource or prompt of the suite's own (`test_simple_text`, `test://static-text`) needs fixtures
-// and is not run; one whose endpoint is `<capability>/…` runs only when the server advertises that
-// capability; the rest (initialize, ping, DNS-rebinding protection …) always run.
+// Which of the conformance suite's server scenarios a cell can run, read from the suite itself. The suite has no
+// "needs fixture tools" flag, so it is derived from each scenario's description: one that asks for the suite's own
+// tools is not run; one whose endpoint is `<capability>/…` runs only when the server advertises it.
 
 /** A server scenario of the suite, as the cell's driver gets it. */
 export interface ConformanceScenario {

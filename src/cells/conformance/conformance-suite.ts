@@ -1,17 +1,6 @@
-// The official conformance suite (`@modelcontextprotocol/conformance`, a pinned version) as the conformance
-// phase runs it: installed once per machine into the per-user client cache (the harness's instruments: the
-// same entries, checks and weekly refresh as a client variant's client; with the cache off, once per run),
-// run on Node >= 22 (it needs `fs.globSync`): the host's Node when it is one, else a pinned Node 22 release
-// from the Node runtime cache. Its server scenarios are discovered from the install (conformance-catalogue.ts):
-// `conformance list --server` is a Node 22 process (~0.65 CPU-s), so a cache entry records its output when it is
-// stored, as one of the entry's files (checked before use like the suite's own code), with the Node that printed
-// it; a run on the same Node reads it back instead of asking again.
-// A cache that cannot be written gives way to an install in the run, with a warning (cached-tool.ts).
-// The suite's Node keeps the code it compiles in the entry (COMPILE_CACHE, Node's NODE_COMPILE_CACHE): each
-// scenario is a process that mostly loads the suite, and Node checks every cached file against the source it
-// was made from (size and hash), its own version and V8's flags before using it, so it cannot go stale; the
-// entry's files are checked before each use as well. Where it cannot be created, the suite compiles as before.
-// Any failure here is the harness's (registry, disk): the phase is not-measured, never failed.
+// The official conformance suite (a pinned `@modelcontextprotocol/conformance`) as the conformance phase runs it:
+// installed once into the per-user client cache, with its scenario list and Node's compile cache kept in the entry,
+// run on Node >= 22 (it needs `fs.globSync`). A failure here is the harness's: not-measured, never failed.
 import { constants } from 'node:fs';
 import { access, mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';

@@ -1,8 +1,6 @@
-// A client variant's client: a verified entry of the per-user client cache (src/cache/client-cache.ts), or,
-// with the cache off, an install of its own in the run. Either way the run gets <runDir>/clients/<client id>/
-// with the driver shipped into it and the client's node_modules beside it: the driver's bare imports then
-// resolve to that client and nothing else. Installed at most once per run, and reused across runs. A cache that
-// cannot be written gives way to an install of its own in the run, with a warning (src/cache/cached-tool.ts).
+// A client variant's client: a verified entry of the per-user client cache, or with the cache off an install
+// of its own, at <runDir>/clients/<id>/ with the driver shipped beside its node_modules, so the driver's bare
+// imports resolve to that client only. Installed at most once per run.
 import { mkdir, symlink } from 'node:fs/promises';
 import path from 'node:path';
 import type { PlannedClient } from '../../plan/clients.js';

@@ -1,8 +1,6 @@
-// The edit loop's install (issue 34): on a reused tree whose resolution is still fresh, the new tarball's files
-// replace the package under test's with no npm run, as npm would lay them out (the package's directory, its bin
-// links made executable) and recorded as npm records them (the lockfile's entry: the tarball and its sha512,
-// checked against the packed file). Anything npm would do more (install scripts, bundled or nested
-// dependencies, a shrinkwrap, bins npm rewrites) is a reason to let npm do it.
+// The edit loop's install (issue 34): on a reused tree whose resolution is fresh, the new tarball's files
+// replace the package under test's with no npm run, laid out and recorded as npm would. Anything npm would do
+// more (install scripts, bundled or nested dependencies, rewritten bins) is a reason to let npm do it.
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { createReadStream, existsSync, readdirSync, readFileSync } from 'node:fs';

@@ -1,7 +1,6 @@
-// The decision on reuse (issue 34): a local run may reuse npm's resolution of a cell, and the tree it produced,
-// for a bounded time. A record names what npm resolved (the lockfile and the tree cache's key) and when; it is
-// found only by everything that can change the tree: npm, Node and npm's configuration (contextKey), the
-// package's name, the cell's pins, and the package's own manifest fields npm reads and its shrinkwrap.
+// The decision on reuse (issue 34): a local run may reuse npm's resolution of a cell, and its tree, for a
+// bounded time. A record is found only by everything that can change the tree: npm, Node, npm's config, the
+// package's name, manifest fields and shrinkwrap, and the cell's pins.
 import { randomBytes } from 'node:crypto';
 import { readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';

@@ -1,14 +1,6 @@
 // A cell's install, reusing a pristine tree when npm, run now, resolves the same one (docs/performance.md,
-// "Install reuse"). npm resolves first (`--package-lock-only`: about a third of an install's CPU); when the
-// lockfile it writes matches a verified tree of the per-user cache (tree-key.ts, tree-cache.ts), that tree is
-// copied into the cell and npm installs the rest: the package under test from this run's tarball, its
-// lifecycle scripts run by npm as they always are. Any cache problem (none stored, a damaged entry, a cache
-// that cannot be read or written, npm changing its mind) ends in npm's own install: the cache never fails a cell.
-// While npm resolves, the tree a cell of the same package and pins used last (a hint kept in the cache) is
-// already being copied and checked beside the cell; it is moved into place only if it is the very entry npm's
-// resolution then names, else thrown away: a guess saves the copy's time, never decides what is reused.
-// Within the reuse window (issue 34's decision, resolution-record.ts), a local run reuses npm's resolution of the
-// same cell made minutes ago and swaps only the package under test in (package-swap.ts): no npm run at all.
+// "Install reuse"); within the reuse window a fresh resolution is reused and only the tarball swapped in.
+// Any cache problem ends in npm's own install: the cache never fails a cell.
 import { readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { InstallSourceRef } from '../../results/types.js';

@@ -1,9 +1,6 @@
-// Pristine npm trees kept in a per-user cache, for install reuse (reuse-install.ts). An entry is the
-// node_modules npm made for a cell, less the package under test, captured before any server ran, with the
-// sha256 of every file. It is found by a key made of npm's own resolution (the lockfile minus the package
-// under test) and the things besides the lockfile that shape npm's layout, and it is handed to a cell only as
-// a real copy (a reflink where the file system has one), checked file by file against the recorded hashes.
-// Entries are never changed once complete: a new one is written beside and renamed into place in one step.
+// Pristine npm trees kept per user for install reuse (reuse-install.ts): a cell's node_modules less the
+// package under test, captured before any server ran, keyed by npm's own resolution (tree-key.ts), handed out
+// only as a real copy checked file by file. Entries are never changed once complete.
 import { execFile } from 'node:child_process';
 import { cpSync, constants as fsConstants, lstatSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';

@@ -1,8 +1,6 @@
-// What a cell's tree may be reused by: the key of npm's own resolution (the lockfile npm wrote for the
-// cell, less the package under test) and of what else shapes the layout npm makes from it (npm, Node,
-// platform, npm's configuration). A tree whose content npm does not take from the registry alone (an
-// install script of a dependency, a linked or local dependency, a bin name the package shares with a
-// dependency) is never reused: npm's own install could lay it out differently.
+// What a cell's tree may be reused by: the key of npm's own resolution (the lockfile less the package under
+// test) and of what else shapes npm's layout (npm, Node, platform, config). A tree npm might lay out otherwise
+// (install scripts, linked or local dependencies, a shared bin name) is never reused.
 import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';

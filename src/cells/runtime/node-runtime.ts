@@ -1,11 +1,6 @@
-// The Node release a variant runs on: the host's binary when it is that release, else the registry's
-// binary package, downloaded once into a per-user cache that survives runs (the runtime is not under
-// test), verified by the registry's integrity hash, extracted next to the cache and renamed into
-// place in one step, so two runs that race both end up with one complete copy. Every file of a copy is
-// recorded when it is stored (src/cache/manifest.ts) and checked before each use: a damaged copy is replaced.
-// A cache that cannot be written gives way to a download into the run's own directory, with a warning;
-// the cache's size is bounded, least recently used releases removed first (src/cache/bound.ts).
-// The registry's side (the hash, the download, the binary's own version) is node-release.ts.
+// The Node release a variant runs on: the host's binary when it is that release, else the registry's binary
+// package, kept in a per-user cache (checked before each use, bounded in size) because the runtime is not under
+// test. The registry's side (hash, download, the binary's own version) is node-release.ts.
 import { mkdir, mkdtemp, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { PlannedNode } from '../../plan/node-versions.js';

@@ -1,7 +1,5 @@
-// A step's answer as parity compares it across cells: the shape and fields a port between SDK majors
-// loses (content types, mimeType, annotations, isError, structuredContent, _meta keys, an embedded
-// resource's fields), with text and blobs reduced to digests. Values that legitimately differ between
-// runs are declared per step (`vary`: paths in this normalised answer) and masked, never guessed.
+// A step's answer as parity compares it across cells: the fields a port between SDK majors loses, text and
+// blobs as digests; values that legitimately vary are declared per step (`vary`) and masked, never guessed.
 
 import { createHash } from 'node:crypto';
 import type { Step } from '../../contract/protocol.js';

@@ -1,8 +1,6 @@
-// A loopback proxy in front of the server under the conformance suite, which sends no auth header: every
-// request is forwarded as it came, with `Authorization: Bearer <token>` added. The proxy is transparent to
-// the Host and Origin checks the suite makes: a Host or Origin naming the proxy itself (the suite's own
-// requests) is rewritten to the server's, so a server that allows only its own `host:port` sees its own;
-// any other value (the suite's `evil.example.com`) reaches the server unchanged.
+// A loopback proxy that adds `Authorization: Bearer <token>` for the conformance suite, which sends none.
+// Transparent to the suite's Host and Origin checks: a value naming the proxy is rewritten to the server's,
+// any other (the suite's `evil.example.com`) reaches the server unchanged.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 

@@ -1,12 +1,6 @@
-// The lifecycle edges, run by the stdio and the http phase on a live session after its steps, over raw
-// JSON-RPC (lifecycle-wire.ts): an unknown method, an unknown tool, schema-invalid arguments, a second
-// `initialize` while a call is in flight, and `notifications/cancelled` for the step marked `slow`.
-// Each is a sub-check (catalogue: checks.ts); what the server chose where the spec allows a choice is
-// recorded (`evidence.behaviour`), and what must be the same on every cell is handed to the run's
-// parity comparison (`details.compared`). A server gone under one check leaves the later ones unrun.
-// Their wall time, each check's and the waits each made by design go to `details.lifecycle` (LifecycleTimes):
-// the bench shows them apart from the phase's other work, which a minimal client also does.
-// The two checks of a call in flight live in lifecycle-in-flight.ts.
+// The lifecycle edges, run by the stdio and http phases on a live session after its steps, over raw JSON-RPC
+// (wire.ts): unknown method and tool, invalid arguments, then the in-flight pair (in-flight.ts). Each is a
+// sub-check; a server's choice where the spec allows one is recorded and handed to the run's parity.
 
 import type { CheckLevel, SubCheckResult } from '../../results/types.js';
 import { checkResult, levelOf } from '../../contract/checks.js';

@@ -1,8 +1,6 @@
-// The lifecycle checks of a call in flight, run last on a session (lifecycle-checks.ts runs them): a second
-// `initialize` while a tool call is under way must lose neither the call nor the session, and
-// `notifications/cancelled` for the step marked `slow` must leave the server answering. They need a live,
-// timed call, which the other lifecycle checks do not. Each wait they make by design goes to `onWait`
-// (what it waited for, how long, its deadline), so what is the check's waiting can be told from overhead.
+// The lifecycle checks of a call in flight, run last on a session: a second `initialize` must lose neither
+// the call nor the session, and `notifications/cancelled` for the `slow` step must leave the server answering.
+// Each wait made by design goes to `onWait`, so the check's waiting is told from overhead.
 
 import { recordCompared } from '../../contract/compared.js';
 import { sleep } from '../context.js';

@@ -1,8 +1,6 @@
-// Raw JSON-RPC to a live server for the lifecycle checks (lifecycle-checks.ts): a second `initialize`
-// or a cancellation cannot be sent through either SDK's client. Over stdio the messages share the
-// phase's own pipe (answers to our string ids are taken off it before the SDK client sees them); over
-// HTTP they go on a session of their own, each POST read as JSON or as an SSE stream until its answer.
-// An answer never rejects: it is a result, an error, nothing (dropped or refused), or the server gone.
+// Raw JSON-RPC to a live server for the lifecycle checks: a second `initialize` or a cancellation cannot be
+// sent through either SDK's client. Stdio shares the phase's pipe; HTTP uses a session of its own. An answer
+// never rejects: it is a result, an error, nothing, or the server gone.
 
 import { request as httpRequest, type ClientRequest } from 'node:http';
 import type { JsonRpcMessage, PipeTransport } from '../server/stdio-transport.js';

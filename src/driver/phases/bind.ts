@@ -1,11 +1,6 @@
-// bind phase: started on a non-loopback host with no token, the server must refuse (exit non-zero by
-// itself) before any socket opens. Watched while it runs (probe records + /proc), not only afterwards.
-// Every listen is classified: a non-loopback one (wildcard or routable) fails and is the one named;
-// loopback ones are context. A non-loopback listen that failed (EADDRINUSE on a fixed port) was an
-// attempt to expose itself and fails too. A server that only ever listens on loopback exposed nothing:
-// "loopback only", a pass of its own name (docs/phases.md gives the rule). A crash while loading is
-// "could not start", never a refusal. EADDRINUSE on the harness's port is a race only if the server did
-// not hold that port itself. What each way of ending means is judged in bind-judgement.ts.
+// bind phase: started on a non-loopback host with no token, the server must refuse before any socket opens.
+// Watched while it runs (probe records + /proc): a non-loopback listen, even a failed one, fails and is named;
+// what each way of ending means is bind-judgement.ts's (docs/phases.md, "bind").
 
 import { realpathSync } from 'node:fs';
 import type { PhaseResult, Verdict } from '../../results/types.js';

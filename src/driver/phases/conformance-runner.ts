@@ -1,7 +1,6 @@
-// The conformance suite's process, shared by the scenarios of one phase (../probe/suite-gate.ts runs the CLI in it
-// once per scenario): loading the suite costs ~0.5 CPU-s, the scenario itself a tenth of that. A scenario runs
-// here only after the one before it left the process as it found it; otherwise that process ends and the next
-// scenario gets a new one. Each scenario's output, exit code and timeout stay its own (its frame on stdout).
+// The conformance suite's process, shared by the scenarios of one phase (../probe/suite-gate.ts runs the CLI
+// once per scenario in it): loading the suite costs ten times a scenario. A scenario runs here only after the one
+// before left the process as it found it; else the next gets a new process.
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { dirname, join } from 'node:path';

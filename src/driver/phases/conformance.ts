@@ -1,11 +1,6 @@
-// conformance phase: the official conformance suite (`@modelcontextprotocol/conformance`, pinned by the
-// harness) as a second judge, against this cell's own HTTP server started as the http phase starts it.
-// Each scenario the harness found runnable without the suite's fixture tools (src/cells/conformance/conformance-catalogue.ts)
-// is run alone (`conformance server --url … --scenario <name>`), one after another (a server may serve one
-// session at a time), in one suite process while each leaves it as it found it (conformance-runner.ts), and judged from the suite's own checks.json: a FAILURE check fails the scenario, a run
-// that left no checks is not-measured. A scenario whose endpoint needs a capability the server does not
-// advertise in `initialize` is not run. The suite sends no auth header: with a bearer token, a loopback proxy
-// of the driver adds it (auth-proxy.ts); with OAuth, a valid JWT minted by the run's authorization server.
+// conformance phase: the official conformance suite as a second judge, against the cell's own HTTP server.
+// Each runnable scenario (cells/conformance/conformance-catalogue.ts) runs alone, one after another, in a shared
+// suite process (conformance-runner.ts), judged from the suite's checks.json (docs/phases.md, "conformance").
 
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';

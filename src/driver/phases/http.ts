@@ -1,10 +1,6 @@
-// http phase: a free loopback port and a random token (or, with auth 'oauth', the run's authorization
-// server), then independent sub-checks: the refusals without or with a wrong token, the spec's
-// requirements (spec-checks.ts), the OAuth ones (oauth.ts), and a full SDK round trip with the right
-// credentials. Every sub-check runs and is reported, so one finding never hides another. Why a server
-// does not answer on its port (a race with another process, retried once, or its own doing) is
-// http-listen.ts's; the sub-checks run in http-sub-checks.ts. The refusal checks and how the sub-checks are reported are http-refusals.ts's;
-// the round trip is http-round-trip.ts's.
+// http phase: a free loopback port and a token (or the run's authorization server), then independent
+// sub-checks, every one run and reported so one finding never hides another: refusals (http-refusals.ts), spec
+// and OAuth checks, the round trip (http-round-trip.ts); why a server does not answer is http-listen.ts's.
 
 import { randomBytes } from 'node:crypto';
 import type { PhaseResult } from '../../results/types.js';

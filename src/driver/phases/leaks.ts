@@ -1,12 +1,6 @@
-// leaks phase: every server must exit by itself (stdio: after stdin EOF; http: after SIGTERM) within
-// graceMs and leave nothing of its process group behind; the driver must hold no new handle.
-// A server that does not exit is asked (SIGUSR2) which handles keep it alive, then killed. An exit
-// later than graceMs fails whenever it is seen. Descendants that escaped the group (they carry the
-// server's tag in their environment) get the same grace as group members: a leak if alive at the end.
-// Each server is settled once (`settleOnce`), as soon as its phase ends: the next phase starts only
-// after it, and this phase judges what was recorded then.
-// What the driver's client still holds from a request a server died under is that death's (its phase
-// already failed for it), not a leak: recorded, never a finding.
+// leaks phase: every server exits by itself (stdio: stdin EOF; http: SIGTERM) within graceMs and leaves
+// nothing of its process group (nor escaped descendants) behind; the driver holds no new handle. A server that
+// does not exit is asked (SIGUSR2) what keeps it alive, then killed (docs/phases.md, "leaks").
 
 import type { CheckLevel, LeakedHandle, PhaseResult } from '../../results/types.js';
 import { result, sleep, type DiedMidRequest, type DriverContext, type ServerRecord, type Settled } from '../context.js';

@@ -1,8 +1,6 @@
-// Inside a server: the probe travels into every child the server spawns. A launcher that re-spawns
-// its real server with NODE_OPTIONS of its own (`--max-old-space-size=…`) replaces the harness's, and
-// the process that answers would run unobserved; so the probe's `--import` is merged into the child's
-// NODE_OPTIONS (the launcher's own options kept, first) and its own variables are added where missing.
-// Builtins only; never throws into the host program.
+// Inside a server: the probe travels into every child it spawns. A launcher that sets NODE_OPTIONS of its own
+// would leave the answering process unobserved, so the probe's `--import` is merged into the child's
+// NODE_OPTIONS (the launcher's options first). Builtins only; never throws into the host program.
 
 import { SDK_PACKAGES_ENV } from './sdk-load.js';
 

@@ -1,9 +1,6 @@
-// Preloaded with `--import` into every server the driver starts (and imported by the driver itself).
-// It records where each async resource was created so that a server that does not exit can be told
-// *why*, and it reports every TCP listen synchronously so the bind phase sees even a brief listen,
-// and every listen that failed (an attempt to expose itself is a finding even when the port was taken).
-// Rules: never print, never keep the loop alive, never throw into the host program.
-// Its listen records are probe-listen.ts, its crash records probe-crashes.ts.
+// Preloaded with `--import` into every server the driver starts: records where async resources were created
+// (why a server does not exit) and every TCP listen, synchronously (bind sees even a brief one).
+// Never prints, never keeps the loop alive, never throws; listens in probe-listen.ts, crashes in probe-crashes.ts.
 
 import { createHook } from 'node:async_hooks';
 import childProcess from 'node:child_process';

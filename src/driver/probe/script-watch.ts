@@ -1,10 +1,6 @@
 // Inside a server on a Node without in-thread module hooks (Node 20; 22 before 22.15): every script V8
-// compiles, ES modules included, read through an in-thread inspector session (Debugger.scriptParsed).
-// It replaces `module.register` there: those hooks run on a second thread that boots a whole Node
-// environment and answers every resolution across threads, measured at ~0.1 CPU-s more per server
-// (docs/performance.md). Enabling the domain also reports the scripts already compiled, so nothing
-// loaded before the probe is missed. Pauses are skipped: a `debugger` statement must never stop a server.
-// Builtins only; never throws into the host program.
+// compiles, read through an in-thread inspector session, because `module.register` boots a second thread
+// (docs/performance.md). Pauses are skipped; builtins only; never throws into the host program.
 
 import inspector from 'node:inspector';
 

@@ -1,13 +1,6 @@
-// Preloaded (`node --import <this> <suite CLI>`) into the conformance suite's process (phases/conformance-runner.ts):
-// it loads what the CLI imports, then runs the CLI once per scenario the driver sends (one JSON line on stdin: its
-// arguments), each time as a fresh evaluation of the CLI's module with its own process.argv, so the ~0.5 CPU-s of
-// loading the suite is paid once per process instead of once per scenario.
-// Each scenario is framed on stdout: `\n<frame> exit <code>\n` when it ends (calls process.exit, or leaves nothing
-// to wait for), then `\n<frame> next\n` when it left the process as it found it (no handle, timer or connection
-// of its own still open, no process listener added), and the next scenario may run here; otherwise the process
-// ends as it would have after that scenario, and the driver starts a new one. So no scenario meets what an
-// earlier one left behind, and its output, exit code and timeout stay its own.
-// Rules: never fail the suite: a module that cannot be loaded while warming is left for the CLI to load.
+// Preloaded into the conformance suite's process (phases/conformance-runner.ts): runs the suite's CLI once per
+// scenario the driver sends on stdin, framed on stdout, while each scenario leaves the process as it found it,
+// so loading the suite is paid once per process. Never fails the suite: what cannot be preloaded is left to the CLI.
 import { readFileSync } from 'node:fs';
 import module from 'node:module';
 import { pathToFileURL } from 'node:url';

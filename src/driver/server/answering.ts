@@ -1,8 +1,6 @@
-// Which process of a server's group answered. A bin may be a launcher that starts the real server as
-// a child (`node dist/index.js`, often with NODE_OPTIONS of its own, which drops the probe): what the
-// launcher loaded says nothing about the SDK or the Node that answered. So when a server answers, its
-// group is looked at once (/proc): every member the probe did not see is named with why, and the
-// probed process that answered is told from the launcher by what it loaded and where it sits.
+// Which process of a server's group answered: a bin may be a launcher whose child is the real server, so
+// what the launcher loaded says nothing. When a server answers its group is read once (/proc): unseen members
+// are named with why, and the probed process that answered is told from the launcher.
 
 import { readFileSync } from 'node:fs';
 import { basename, isAbsolute, relative, sep } from 'node:path';

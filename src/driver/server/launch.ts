@@ -1,8 +1,6 @@
-// How a bin is started: as a user's shell would start it. The kernel reads the `#!` line (Linux: the
-// interpreter, then the rest of the line as ONE argument); `env -S` splits that argument into words.
-// When the interpreter is `node`, the variant's Node runs the bin with the line's own flags and the
-// probe; any other interpreter (a shell, ts-node, babel-node) runs the bin as is, the probe travelling
-// in NODE_OPTIONS. Builtins only: the driver's folder is copied into every cell.
+// How a bin is started: as a user's shell would, by its `#!` line (`env -S` splits it). A `node` interpreter
+// becomes the variant's Node with the line's flags and the probe; any other runs the bin as is, the probe in
+// NODE_OPTIONS. Builtins only: the driver's folder is copied into every cell.
 
 import { closeSync, openSync, readSync } from 'node:fs';
 import { basename, extname } from 'node:path';

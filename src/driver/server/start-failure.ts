@@ -1,9 +1,6 @@
-// Did the server start at all? A bin that cannot be executed, or a crash while its modules load (a
-// module that cannot be found, a syntax error), ends the process with a non-zero code too: that is
-// "could not start", never a refusal. Evidence is an error nobody handled: the probe's crash record
-// (not one the server's own 'uncaughtException' handler took), else Node's own report of an uncaught
-// error in stderr (it ends with `Node.js vX.Y.Z`). A logged error is not evidence: a server that
-// reports a missing optional dependency and then refuses has refused.
+// Did the server start at all? A bin that cannot run, or a crash while loading, exits non-zero too: that is
+// "could not start", never a refusal. Evidence is an error nobody handled (the probe's crash record, else
+// Node's uncaught-error report in stderr); a logged error is not evidence.
 
 import { existsSync, readFileSync } from 'node:fs';
 

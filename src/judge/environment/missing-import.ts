@@ -1,7 +1,5 @@
-// A server that dies because Node cannot find a package (ERR_MODULE_NOT_FOUND, or a require() that fails) gets its
-// cause named: which import, which file, and whether the importing package declares it. Three cases: the package's
-// own undeclared import (its bug), one inside a dependency (name it and its version: an upgrade or an override fixes
-// it), and a package that is declared (a peer the manager did not install): shown as what it is, no package blamed.
+// A server that dies because Node cannot find a package gets its cause named: which import, which file, and
+// whether it is the package's own undeclared import, one inside a dependency, or a declared peer not installed.
 import { readFile, realpath } from 'node:fs/promises';
 import path from 'node:path';
 import type { PhaseResult, SubCheckResult } from '../../results/types.js';

@@ -1,7 +1,5 @@
-// One expanded square of matrix.html for one variant and phase: the message and the step, the sub-checks,
-// the server's last stderr lines, the live handles, the surface differences that name the variant, the
-// repro command. Server text arrives masked by the driver (src/driver/server/redact.ts); here it is cleaned,
-// bounded and escaped.
+// One expanded square of matrix.html (a variant × phase): message, step, sub-checks, stderr tail, handles,
+// surface differences, repro. Server text arrives masked by the driver; here it is cleaned, bounded and escaped.
 
 import type { CellResult, PhaseResult, RunResult, SubCheckResult } from '../../results/types.js';
 import { checkSource } from '../../contract/checks.js';

@@ -1,8 +1,5 @@
-// matrix.sarif: the run's findings as SARIF 2.1.0 (the format GitHub code scanning takes). One result
-// per finding and cell: the variants of a cell that found the same thing share it. Locations are
-// repository paths (the config's directory in its git checkout, else relative to the config's directory):
-// the package's package.json for a finding about the package, the config for a finding about the
-// config. Pure: the run in, the file's text out.
+// matrix.sarif: the run's findings as SARIF 2.1.0 (what GitHub code scanning takes), one result per finding
+// and cell, located at the package's package.json or the config as repository paths. Pure: the run in, text out.
 
 import { createHash } from 'node:crypto';
 import path from 'node:path';
