@@ -74,7 +74,7 @@ export async function installServer(cell: PlannedCell, ctx: CellContext, hooks: 
         cellDir,
         installMs: install.durationMs,
         attempts: install.attempts,
-        environment: withSource(installFailure(install, pin), source),
+        environment: withSource(installFailure(install, pin, cell.install === 'pnpm-strict' ? 'pnpm' : 'npm'), source),
       };
     }
     const env = await verifyEnvironment({

@@ -5,10 +5,14 @@ import { PHASES, type PhaseName, type PhaseResult } from '../results/types.js';
 import { describeInfraError } from '../util/infra.js';
 import { errorMessage } from '../util/result.js';
 
-/** The environment result of an install that did not complete: npm's refusal fails it, anything else is not measured. */
+/**
+ * The environment result of an install that did not complete: the package manager's refusal fails it, anything else
+ * is not measured. `tool`: the cell's installer (npm, or pnpm for a strict leg), named in the step and the message.
+ */
 export function installFailure(
   install: { kind: 'failed' | 'not-measured'; attempts: number; durationMs: number; code: string; message: string; cause?: string },
   pin: { primary: string; version: string; packageName: string; range?: string },
+  tool: 'npm' | 'pnpm' = 'npm',
 ): PhaseResult {
   const what = install.kind === 'failed' ? 'failed' : 'not-measured';
   // npm usually refuses a pin outside a declared peer range (ERESOLVE): say the plain cause first.
@@ -21,10 +25,12 @@ export function installFailure(
     phase: 'environment',
     verdict: what,
     durationMs: install.durationMs,
-    step: 'npm install',
+    step: `${tool} install`,
     message: cause
-      ? `${cause} (npm: ${install.message})`
-      : `${outside}npm install ${install.kind === 'failed' ? 'failed' : `could not complete after ${install.attempts} attempt(s)`} (${install.code}): ${install.message}`,
+      ? cause === install.message
+        ? cause
+        : `${cause} (${tool}: ${install.message})`
+      : `${outside}${tool} install ${install.kind === 'failed' ? 'failed' : `could not complete after ${install.attempts} attempt(s)`} (${install.code}): ${install.message}`,
     details: { attempts: install.attempts, code: install.code },
   };
 }
@@ -47,7 +53,7 @@ export function notRun(phase: PhaseName, results: ReadonlyMap<PhaseName, PhaseRe
     ? 'interrupted before this phase ran'
     : stopped
       ? `not run: ${stopped}`
-      : env && env.verdict !== 'passed' && env.step === 'npm install'
+      : env && env.verdict !== 'passed' && (env.step === 'npm install' || env.step === 'pnpm install')
         ? 'not run: the cell could not be installed'
         : 'not run: the harness stopped before this phase';
   return { phase, verdict: 'not-measured', durationMs: 0, message };

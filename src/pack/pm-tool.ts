@@ -34,6 +34,8 @@ export interface PmToolOptions {
   attempts?: number;
   timeoutMs?: number;
   signal?: AbortSignal;
+  /** What the tool is for, in a failure's message (default: packing the package, with how its manager was found). */
+  neededFor?: string;
 }
 
 /** The registry package that is this package manager at this version. */
@@ -59,7 +61,7 @@ export async function ensurePmTool(pm: PackageManager, options: PmToolOptions): 
   const unusable = (install: Exclude<InstallOutcome, { kind: 'installed' }> | string) =>
     fail(
       typeof install !== 'string' && install.kind === 'failed' ? 'usage' : 'infrastructure',
-      `${pm.name} is needed to pack this package (${describeDetection(pm)}), but ${label} could not be installed from the npm registry: ${typeof install === 'string' ? install : installFailureCause(install)}`,
+      `${pm.name} is needed ${options.neededFor ?? `to pack this package (${describeDetection(pm)})`}, but ${label} could not be installed from the npm registry: ${typeof install === 'string' ? install : installFailureCause(install)}`,
     );
   try {
     const root = 'cacheDir' in options ? options.cacheDir : clientCacheDir();

@@ -38,6 +38,17 @@ describe('an install that did not complete', () => {
     });
     expect(installFailure({ ...flaky, cause: 'the disk is full' }, pin).message).toBe('the disk is full (npm: down)');
   });
+
+  it("a strict leg's install names pnpm, in its step and its message; a cause that is the message is said once", () => {
+    const refused = { kind: 'failed' as const, attempts: 1, durationMs: 1, code: 'ERR_PNPM_NO_MATCHING_VERSION', message: 'x' };
+    expect(installFailure(refused, { ...pin, range: '^1' }, 'pnpm')).toMatchObject({
+      step: 'pnpm install',
+      message: 'pnpm install failed (ERR_PNPM_NO_MATCHING_VERSION): x',
+    });
+    const flaky = { kind: 'not-measured' as const, attempts: 2, durationMs: 5, code: 'ETIMEDOUT', message: 'slow' };
+    expect(installFailure(flaky, pin, 'pnpm').message).toBe('pnpm install could not complete after 2 attempt(s) (ETIMEDOUT): slow');
+    expect(installFailure({ ...flaky, cause: 'slow' }, pin, 'pnpm').message).toBe('slow');
+  });
 });
 
 describe("the harness's own stops", () => {
@@ -69,6 +80,9 @@ describe("the harness's own stops", () => {
       durationMs: 0,
       message: 'not run: the cell could not be installed',
     });
+    expect(notRun('stdio', results({ ...installFailed, step: 'pnpm install' }), false).message).toBe(
+      'not run: the cell could not be installed',
+    );
     expect(notRun('stdio', results({ ...installFailed, step: 'verify' }), false).message).toBe(
       'not run: the harness stopped before this phase',
     );

@@ -39,13 +39,14 @@ export async function installStrict(
   const elapsed = () => Math.round(performance.now() - started);
   const store = pnpmStoreDir(options.runDir, options.env);
   const source: InstallSourceRef = { source: 'pnpm-strict', pnpm: PNPM_VERSION, store };
-  const notMeasured = (code: string, message: string, attempts = 1): InstallOutcome => ({
+  // `cause`: a sentence naming the machine's or the harness's part, shown instead of pnpm's own output.
+  const notMeasured = (code: string, message: string, attempts = 1, cause?: string): InstallOutcome => ({
     kind: 'not-measured',
     attempts,
     durationMs: elapsed(),
     code,
     message,
-    cause: message,
+    ...(cause ? { cause } : {}),
   });
   const pnpm: PackageManager = {
     name: 'pnpm',
@@ -62,12 +63,14 @@ export async function installStrict(
     ...(options.signal ? { signal: options.signal } : {}),
     // The environment given decides the caches (a test's, not the user's).
     ...(options.env ? { cacheDir: clientCacheDir(options.env) } : {}),
+    neededFor: "for this cell's strict install (install: 'pnpm-strict')",
   });
-  if (!tool.ok) return { install: notMeasured('PNPM', tool.error.message), source };
+  if (!tool.ok) return { install: notMeasured('PNPM', tool.error.message, 1, tool.error.message), source };
   try {
     await writeFile(path.join(cellDir, '.npmrc'), [...STRICT_NPMRC, `store-dir=${store}`, ''].join('\n'));
   } catch (error) {
-    return { install: notMeasured('EWRITE', errorMessage(error)), source };
+    const message = errorMessage(error);
+    return { install: notMeasured('EWRITE', message, 1, `the cell's .npmrc could not be written: ${message}`), source };
   }
   let last = { code: 'UNKNOWN', message: '' };
   for (let attempt = 1; attempt <= options.attempts; attempt++) {
@@ -90,15 +93,19 @@ export async function installStrict(
       },
     );
     if (out.exitCode === 0) return { install: { kind: 'installed', attempts: attempt, durationMs: elapsed() }, source };
+    if (out.cancelled) return { install: notMeasured('ABORTED', 'install interrupted', attempt), source };
+    if (out.timedOut) {
+      last = { code: 'ETIMEDOUT', message: `pnpm install did not finish within ${options.timeoutMs} ms` };
+      continue;
+    }
     const text = `${out.stderr}\n${out.stdout}`;
     const code = /\b(ERR_PNPM_[A-Z_]+|E[A-Z]{3,})\b/.exec(text)?.[1] ?? `exit ${out.exitCode}`;
     last = { code, message: firstLines(text) };
     // pnpm's refusal of what the cell asks (no such version, a peer it cannot satisfy) is deterministic: a verdict.
     if (/ERR_PNPM_(NO_MATCHING_VERSION|PEER_DEP_ISSUES|FETCH_404|NO_VERSIONS)/.test(code))
       return { install: { kind: 'failed', attempts: attempt, durationMs: elapsed(), ...last }, source };
-    if (options.signal?.aborted) break;
   }
-  return { install: notMeasured(last.code, `pnpm install failed: ${last.message}`, options.attempts), source };
+  return { install: notMeasured(last.code, last.message, options.attempts), source };
 }
 
 /** Whether pnpm's lockfile records this tarball's integrity: pnpm installed exactly these bytes. */
