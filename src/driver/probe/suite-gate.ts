@@ -115,8 +115,9 @@ function runOnce(args: string[], seq: number, before: { state: string; scheduled
     process.once('beforeExit', idle);
     process.argv = [process.argv[0]!, cli!, ...args];
     process.exitCode = undefined;
-    // One stream, in order: the driver frames the scenario's output by the marker that follows it.
-    process.stderr.write = process.stdout.write;
+    // One stream, in order: the driver frames the scenario's output by the marker that follows it. Bound: stdout's
+    // own write method called on process.stderr would still write to stderr, another pipe, read out of order.
+    process.stderr.write = stdout as typeof process.stderr.write;
     // A module evaluated afresh each time (its own state); what it imports stays loaded. An error loading it is the
     // scenario's, reported as Node reports an uncaught one (the process ends with it).
     import(`${pathToFileURL(cli!).href}?scenario=${seq}`).catch((error: unknown) =>
