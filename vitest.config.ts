@@ -19,6 +19,8 @@ const setupFiles = process.env.MM_TEST_TIMINGS ? ['test/helpers/cpu-timings.ts']
 const WORKERS = 4;
 const unit = {
   testTimeout: 20_000,
+  // A hang guard, not a speed check: vitest's 10 s passed under load where a hook makes RSA keys or starts servers.
+  hookTimeout: 60_000,
   setupFiles,
   // One pool with the e2e project (same maxWorkers, same sequence.groupOrder): mostly waiting on real
   // processes and timers (72 CPU-s over 453 s of file wall time), so one worker at a time runs them.

@@ -138,7 +138,8 @@ describe('the probe without a destroy hook', () => {
     const { timers, ticks } = JSON.parse(await probed('churn')) as { timers: number; ticks: number };
     expect(timers).toBeLessThan(10_000);
     expect(ticks).toBeLessThan(10_000);
-  });
+    // 60 000 hooked operations are CPU-bound work: at a load of 30 on 2 cores it passed the project's 20 s (a hang guard).
+  }, 60_000);
 });
 
 describe('the probe records a listen that failed (issue 25: an attempt to expose itself leaves a trace)', () => {
