@@ -34,7 +34,7 @@ export async function readBaselineInput(cwd: string, option: string | undefined,
 }
 
 /** The package source exists: a tarball file, or a directory with a package.json. */
-export async function checkSource(source: ResolvedConfig['source']): Promise<string | undefined> {
+export async function checkPackageSource(source: ResolvedConfig['source']): Promise<string | undefined> {
   if (source.kind === 'tarball') {
     const info = await stat(source.file).catch(() => undefined);
     return info?.isFile() ? undefined : `tarball ${source.file} does not exist or is not a file (check --tarball or the config's tarball)`;

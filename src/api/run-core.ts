@@ -9,10 +9,10 @@ import { prepareConfig, type PrepareOptions } from '../orchestrator/prepare.js';
 import type { ProgressMode } from '../orchestrator/progress.js';
 import { readFrozenPlan, type FrozenPlan } from '../plan/frozen.js';
 import { onHardExit } from '../process/tracker.js';
-import { checkOutDir, writeReportsSync, writeRunReports } from '../reports/write/write.js';
+import { checkOutDir, writeReportFilesSync, writeRunReports } from '../reports/write/write.js';
 import type { RunResult } from '../results/types.js';
 import { fail, ok, type Result } from '../util/result.js';
-import { checkSource, readBaselineInput, readSnapshotInput, type Baseline } from './inputs.js';
+import { checkPackageSource, readBaselineInput, readSnapshotInput, type Baseline } from './inputs.js';
 import { printPlan } from './print.js';
 
 export const DEFAULT_OUT = 'matrix-results';
@@ -73,7 +73,7 @@ export async function runToReports(options: RunCoreOptions, log: Logger, hooks: 
   if (options.signal.aborted) return interruptedEarly('while loading the config and looking up the registry');
   if (!prepared.ok) return prepared;
   const { config, registry, cacheNotes: configCacheNotes } = prepared.value;
-  const inputs = await checkSource(config.source).then(async (bad) =>
+  const inputs = await checkPackageSource(config.source).then(async (bad) =>
     bad ? fail('usage', bad) : readSnapshotInput(config, hooks.rewritesSurface === true),
   );
   if (!inputs.ok) {
@@ -103,7 +103,7 @@ export async function runToReports(options: RunCoreOptions, log: Logger, hooks: 
     onPlan: (plan) => printPlan(plan, log, shown),
     // A forced exit still leaves a results.json: the cells finished so far, marked interrupted.
     onCellsStart: (snapshot) => {
-      dropHardExit = onHardExit(() => void writeReportsSync(snapshot(), outDir, { junit: options.junit }));
+      dropHardExit = onHardExit(() => void writeReportFilesSync(snapshot(), outDir, { junit: options.junit }));
     },
   });
   if (!result.ok) {

@@ -11,7 +11,7 @@ export { publishInto, BEGIN_MARKER, END_MARKER } from './write/publish.js';
 export type { PublishResult } from './write/publish.js';
 export { mergeResults } from './merge/merge.js';
 export type { MergePiece, MergeResult } from './merge/merge.js';
-export { writeReports, RESULTS_FILE, MARKDOWN_FILE, JUNIT_FILE, HTML_FILE, SARIF_FILE } from './write/write.js';
+export { writeReportFiles, RESULTS_FILE, MARKDOWN_FILE, JUNIT_FILE, HTML_FILE, SARIF_FILE } from './write/write.js';
 export { renderHtml } from './html/page.js';
 export { renderSarif } from './sarif/sarif.js';
 export type { WriteOptions } from './write/write.js';

@@ -16,7 +16,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { parseResults, writeReports } from '../../src/reports/index.js';
+import { parseResults, writeReportFiles } from '../../src/reports/index.js';
 import { anchor } from '../../src/reports/html/escape.js';
 import type { RunResult } from '../../src/results/types.js';
 import { launchChromium, watchPage } from '../helpers/browser.js';
@@ -46,7 +46,7 @@ async function load(file: string): Promise<RunResult> {
 /** Writes the run's reports as `report` does and opens its matrix.html from file:// (plus `hash`). */
 async function open(name: string, run: RunResult, hash = ''): Promise<{ page: Page; problems: string[] }> {
   const out = path.join(work, name);
-  await writeReports(run, out);
+  await writeReportFiles(run, out);
   const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
   const problems = watchPage(page);
   await page.goto(`${pathToFileURL(path.join(out, 'matrix.html')).href}${hash}`);

@@ -5,12 +5,12 @@ import path from 'node:path';
 import type { RunResult } from '../../results/types.js';
 import { describeInfraError } from '../../util/infra.js';
 import { errorMessage, fail, ok, type Result } from '../../util/result.js';
-import { writeReports, type WriteOptions } from './write.js';
+import { writeReportFiles, type WriteOptions } from './write.js';
 
-/** writeReports, with its failure as a value: `infrastructure`, the directory and the cause. */
+/** writeReportFiles, with its failure as a value: `infrastructure`, the directory and the cause. */
 export async function writeReportsResult(run: RunResult, outDir: string, options: WriteOptions = {}): Promise<Result<string[]>> {
   try {
-    return ok(await writeReports(run, outDir, options));
+    return ok(await writeReportFiles(run, outDir, options));
   } catch (error) {
     return fail(
       'infrastructure',

@@ -26,6 +26,17 @@ export const JUNIT_FILE = 'junit.xml';
 export const HTML_FILE = 'matrix.html';
 export const SARIF_FILE = 'matrix.sarif';
 
+export type ReportFormat = 'json' | 'markdown' | 'html' | 'junit' | 'sarif';
+
+/** Every report, in the order written: its format (the API's name), its file and its renderer. */
+export const REPORTS: readonly { format: ReportFormat; file: string; render: (run: RunResult) => string }[] = [
+  { format: 'json', file: RESULTS_FILE, render: renderJson },
+  { format: 'markdown', file: MARKDOWN_FILE, render: renderMarkdown },
+  { format: 'html', file: HTML_FILE, render: renderHtml },
+  { format: 'sarif', file: SARIF_FILE, render: renderSarif },
+  { format: 'junit', file: JUNIT_FILE, render: renderJunit },
+];
+
 /**
  * Each write its own temporary file: a forced exit's write may start while the graceful one is still in flight
  * (one shared name made the graceful rename fail: "harness error: ENOENT … results.json.<pid>.tmp"). What is still in
@@ -47,7 +58,7 @@ export function removeTempsInFlight(): void {
 }
 
 /** Writes results.json, matrix.md, matrix.html, matrix.sarif and (unless `junit: false`) junit.xml into `outDir`; returns their paths. */
-export async function writeReports(run: RunResult, outDir: string, options: WriteOptions = {}): Promise<string[]> {
+export async function writeReportFiles(run: RunResult, outDir: string, options: WriteOptions = {}): Promise<string[]> {
   const checked = await checkOutDir(outDir);
   if (checked) throw new Error(checked);
   await makeDirs(outDir);
@@ -74,18 +85,18 @@ export async function writeRunReports(
   outDir: string,
   options: WriteOptions & { signal: AbortSignal },
 ): Promise<{ run: RunResult; written: string[] }> {
-  if (run.interrupted) return { run, written: await writeReports(run, outDir, { junit: options.junit }) };
-  const written = await writeReports(run, outDir, options).catch((error: unknown) => {
+  if (run.interrupted) return { run, written: await writeReportFiles(run, outDir, { junit: options.junit }) };
+  const written = await writeReportFiles(run, outDir, options).catch((error: unknown) => {
     if (!options.signal.aborted) throw error;
     return [];
   });
   if (!options.signal.aborted) return { run, written };
   const interrupted = asInterrupted(run);
-  return { run: interrupted, written: await writeReports(interrupted, outDir, { junit: options.junit }) };
+  return { run: interrupted, written: await writeReportFiles(interrupted, outDir, { junit: options.junit }) };
 }
 
 /** The same files, synchronously: for a forced exit, which cannot await (`outDir` was checked when the run began). */
-export function writeReportsSync(run: RunResult, outDir: string, options: WriteOptions = {}): string[] {
+export function writeReportFilesSync(run: RunResult, outDir: string, options: WriteOptions = {}): string[] {
   const missing: string[] = [];
   for (let d = path.resolve(outDir); !isDir(d); d = path.dirname(d)) {
     missing.unshift(d);
@@ -120,14 +131,10 @@ function render(run: RunResult, options: WriteOptions): [string, string][] {
   const json = renderJson(run);
   // Render from the stored form, so `report results.json` later gives byte-identical files.
   const stored = JSON.parse(json) as RunResult;
-  const files: [string, string][] = [
-    [RESULTS_FILE, json],
-    [MARKDOWN_FILE, renderMarkdown(stored)],
-    [HTML_FILE, renderHtml(stored)],
-    [SARIF_FILE, renderSarif(stored)],
-  ];
-  if (options.junit !== false) files.push([JUNIT_FILE, renderJunit(stored)]);
-  return files;
+  return REPORTS.filter((r) => r.format !== 'junit' || options.junit !== false).map((r) => [
+    r.file,
+    r.format === 'json' ? json : r.render(stored),
+  ]);
 }
 
 async function writeAtomic(path: string, content: string, signal?: AbortSignal): Promise<void> {

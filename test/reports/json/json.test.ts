@@ -10,7 +10,7 @@ import {
   renderJunit,
   renderMarkdown,
   renderSarif,
-  writeReports,
+  writeReportFiles,
 } from '../../../src/reports/index.js';
 import { makeRun } from '../helpers/make-run.js';
 
@@ -141,13 +141,13 @@ describe('renderJson / parseResults', () => {
   });
 });
 
-describe('writeReports', () => {
+describe('writeReportFiles', () => {
   test('writes results.json, matrix.md, matrix.html, matrix.sarif and junit.xml', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'mcp-matrix-reports-'));
     try {
       const out = join(dir, 'a', 'b');
       const run = makeRun();
-      const paths = await writeReports(run, out);
+      const paths = await writeReportFiles(run, out);
       expect(paths).toEqual(['results.json', 'matrix.md', 'matrix.html', 'matrix.sarif', 'junit.xml'].map((f) => join(out, f)));
       expect(await readFile(join(out, 'results.json'), 'utf8')).toBe(renderJson(run));
       // Rendered from the stored JSON, so `report results.json` reproduces the files byte for byte.
@@ -156,7 +156,7 @@ describe('writeReports', () => {
       expect(await readFile(join(out, 'matrix.html'), 'utf8')).toBe(renderHtml(stored));
       expect(await readFile(join(out, 'junit.xml'), 'utf8')).toBe(renderJunit(stored));
       expect(await readFile(join(out, 'matrix.sarif'), 'utf8')).toBe(renderSarif(stored));
-      const only = await writeReports(run, join(dir, 'c'), { junit: false });
+      const only = await writeReportFiles(run, join(dir, 'c'), { junit: false });
       expect(only).toHaveLength(4);
       expect((await readdir(join(dir, 'c'))).sort()).toEqual(['matrix.html', 'matrix.md', 'matrix.sarif', 'results.json']);
     } finally {

@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ATTESTATION_FILE, attestation, PREDICATE_TYPE, sriToHex, STATEMENT_TYPE } from '../../../src/reports/write/attestation.js';
-import { writeReports } from '../../../src/reports/write/write.js';
+import { writeReportFiles } from '../../../src/reports/write/write.js';
 import { makeRun } from '../helpers/make-run.js';
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'mm-attestation-'));
@@ -25,7 +25,7 @@ describe('the gate attestation', () => {
   it('is written beside the reports: subject the tarball (name, sha512 hex), predicate the verdict, plan hash and results.json digest', async () => {
     const run = runWith();
     const out = path.join(dir, 'out');
-    const written = await writeReports(run, out);
+    const written = await writeReportFiles(run, out);
     expect(written.map((f) => path.basename(f))).not.toContain(ATTESTATION_FILE);
     const statement = JSON.parse(readFileSync(path.join(out, ATTESTATION_FILE), 'utf8')) as Record<string, unknown>;
     const resultsSha256 = createHash('sha256')

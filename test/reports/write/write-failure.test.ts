@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { reportCommand } from '../../../src/commands/report.js';
 import { createLogger } from '../../../src/logger.js';
 import { renderJson } from '../../../src/reports/json/json.js';
-import { writeReports } from '../../../src/reports/write/write.js';
+import { writeReportFiles } from '../../../src/reports/write/write.js';
 import { writeReportsResult } from '../../../src/reports/write/write-result.js';
 import { makeRun } from '../helpers/make-run.js';
 
@@ -54,12 +54,12 @@ describe('a simulated failure in the middle of a write (half written, then ENOSP
   });
 
   it('the good files stand as they were, byte for byte, and no temporary file is left', async () => {
-    await writeReports(makeRun(), dir);
+    await writeReportFiles(makeRun(), dir);
     const before = await contents(dir);
     expect(Object.keys(before)).toContain('results.json');
     failing.on = true;
     try {
-      await expect(writeReports(later(), dir)).rejects.toMatchObject({ code: 'ENOSPC' });
+      await expect(writeReportFiles(later(), dir)).rejects.toMatchObject({ code: 'ENOSPC' });
     } finally {
       failing.on = false;
     }
@@ -104,7 +104,7 @@ describe('a real full disk', () => {
     `\`report\` into a full disk: a typed failure naming ENOSPC, and the reports already there unchanged${disk.skip ? ` — skipped: ${disk.skip}` : ''}`,
     async () => {
       const out = path.join(disk.mount!, 'reports');
-      await writeReports(makeRun(), out);
+      await writeReportFiles(makeRun(), out);
       const before = await contents(out);
       // The results.json to re-render lives elsewhere; the disk that holds the reports is then filled.
       const source = await mkdtemp(path.join(os.tmpdir(), 'mm-write-source-'));

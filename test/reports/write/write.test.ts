@@ -6,7 +6,7 @@ import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { removeTempsInFlight, writeReports, writeReportsSync, writeRunReports } from '../../../src/reports/write/write.js';
+import { removeTempsInFlight, writeReportFiles, writeReportFilesSync, writeRunReports } from '../../../src/reports/write/write.js';
 import type { RunResult } from '../../../src/results/types.js';
 import { makeRun } from '../helpers/make-run.js';
 
@@ -117,11 +117,11 @@ describe('the forced exit writes while the graceful write is still in flight (a 
     const out = path.join(dir, 'forced');
     // Big enough that the graceful write of results.json is still going when the forced one runs.
     const run = makeRun(undefined, { warnings: ['x'.repeat(20_000_000)] });
-    const graceful = writeReports(run, out);
+    const graceful = writeReportFiles(run, out);
     const inFlight = (): boolean => temps(out).length > 0;
     for (let i = 0; i < 100_000 && !inFlight(); i++) await new Promise((r) => setImmediate(r));
     expect(inFlight(), 'the graceful write has its temporary file open').toBe(true);
-    writeReportsSync(makeRun(undefined, { interrupted: true }), out);
+    writeReportFilesSync(makeRun(undefined, { interrupted: true }), out);
     await expect(graceful).resolves.toHaveLength(5);
     expect((await readdir(out)).sort()).toEqual(['junit.xml', 'matrix.html', 'matrix.md', 'matrix.sarif', 'results.json']);
     expect(() => JSON.parse(readFileSync(path.join(out, 'results.json'), 'utf8'))).not.toThrow();
@@ -129,7 +129,7 @@ describe('the forced exit writes while the graceful write is still in flight (a 
 
   it('a write still in flight when the process exits leaves no temporary file (the exit hook removes it)', async () => {
     const out = path.join(dir, 'exit');
-    const graceful = writeReports(makeRun(undefined, { warnings: ['x'.repeat(20_000_000)] }), out).catch(() => 'cut short');
+    const graceful = writeReportFiles(makeRun(undefined, { warnings: ['x'.repeat(20_000_000)] }), out).catch(() => 'cut short');
     for (let i = 0; i < 100_000 && !temps(out).length; i++) await new Promise((r) => setImmediate(r));
     expect(temps(out), 'in flight').toHaveLength(1);
     removeTempsInFlight();
