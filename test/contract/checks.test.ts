@@ -10,6 +10,7 @@ import {
   checkIds,
   checkLine,
   checkResult,
+  byRevision,
   checkSource,
   decidePhase,
   defaultLevel,
@@ -265,5 +266,83 @@ describe('a check’s reported result, its source, and which ones a reader must 
       { ...c('failed', 'warn'), level: 'off' as const },
     ];
     expect(notableChecks(checks).map((k) => `${k.outcome}/${k.level}`)).toEqual(['failed/require', 'not-measured/warn']);
+  });
+});
+
+describe('the catalogue read by messages: policies, revisions, the sections the lifecycle edges cite', () => {
+  it('a level its entry sets by a named policy says so; a configured level or one by the keyword does not', () => {
+    const host = checkDefinition('host')!;
+    const origin = checkDefinition('origin')!;
+    expect(checkSource({ id: 'host', requirement: host.requirement, spec: host.spec, level: 'warn' })).toBe(
+      'SDK default, TypeScript SDK 1.24.0 GHSA-w48q-cv73-mx4w, level warn (harness policy)',
+    );
+    expect(checkSource({ id: 'host', requirement: host.requirement, spec: host.spec, level: 'require' })).toBe(
+      'SDK default, TypeScript SDK 1.24.0 GHSA-w48q-cv73-mx4w, level require',
+    );
+    // Behind a token Origin's MUST is a warning by policy; its open default is the keyword's.
+    expect(checkSource({ id: 'origin', requirement: 'MUST', spec: origin.spec, level: 'warn' })).toMatch(
+      /, level warn \(harness policy\)$/,
+    );
+    expect(checkSource({ id: 'origin', requirement: 'MUST', spec: origin.spec, level: 'require' })).toMatch(/, level require$/);
+    // A policy on a MUST at require (the query-string token) is the keyword's own level.
+    expect(checkSource({ id: 'token-in-header', requirement: 'MUST', level: 'require' })).toBe('MUST, level require');
+    // Without an id or a requirement there is no entry to read.
+    expect(checkSource({ requirement: 'SDK default', level: 'warn' })).toBe('SDK default, level warn');
+    expect(checkSource({ id: 'host', level: 'warn' })).toBe('harness, level warn');
+  });
+
+  it('a contested check is one a reader must see, unless off', () => {
+    const contested = checkResult('session', 'require', { outcome: 'contested', message: 'not judged' });
+    expect(notableChecks([contested])).toEqual([contested]);
+    expect(notableChecks([{ ...contested, level: 'off' }])).toEqual([]);
+  });
+
+  it("checkIds: a phase's checks in report order", () => {
+    expect(checkIds('stdio')).toEqual([
+      'session',
+      'unknown-method',
+      'unknown-tool',
+      'invalid-arguments',
+      'repeated-initialize',
+      'cancellation',
+    ]);
+    expect(checkIds('leaks')).toEqual(['shutdown', 'temp-files']);
+  });
+
+  it('the lifecycle edges cite the section that writes each rule', () => {
+    const sections = Object.fromEntries(
+      ['unknown-method', 'unknown-tool', 'invalid-arguments', 'repeated-initialize', 'cancellation'].map((id) => [
+        id,
+        checkDefinition(id)!.spec,
+      ]),
+    );
+    expect(sections).toEqual({
+      'unknown-method': { revision: 'JSON-RPC 2.0', section: '5.1' },
+      'unknown-tool': { revision: 'MCP 2025-11-25', section: 'server/tools#error-handling' },
+      'invalid-arguments': { revision: 'MCP 2025-11-25', section: 'server/tools#security-considerations' },
+      'repeated-initialize': { revision: 'MCP 2025-11-25', section: 'basic/lifecycle#initialization' },
+      cancellation: { revision: 'MCP 2025-11-25', section: 'basic/utilities/cancellation' },
+    });
+  });
+
+  it('byRevision leaves an off check, and a revision that is not a bare date, as they were', () => {
+    const origin = checkResult('origin', 'require', { outcome: 'failed', message: 'a foreign Origin got 200' });
+    expect(byRevision({ ...origin, level: 'off' }, '2024-11-05')).toStrictEqual({ ...origin, level: 'off' });
+    for (const v of ['v2025-11-25', '2025-11-25-draft', 'latest']) expect(byRevision(origin, v)).toBe(origin);
+  });
+
+  it('each history names what a revision before it lacks', () => {
+    const na = (id: string, level: 'require' | 'warn' = 'require') =>
+      byRevision(checkResult(id, level, { outcome: 'failed', message: 'x' }), '2024-11-05').message;
+    expect(na('no-token-401')).toBe(
+      'not applicable (revision 2024-11-05): MCP 2024-11-05 has no authorization section (basic/authorization); it arrived in 2025-03-26',
+    );
+    expect(na('oauth-audience')).toBe(
+      'not applicable (revision 2024-11-05): MCP 2024-11-05 has no OAuth resource-server rules (RFC 9728 metadata, audience binding); it arrived in 2025-06-18',
+    );
+    expect(byRevision(checkResult('unknown-tool', 'require', { outcome: 'failed', message: 'x' }), '2024-11-05')).toMatchObject({
+      outcome: 'failed',
+      spec: { revision: 'MCP 2024-11-05', section: 'server/tools#error-handling' },
+    });
   });
 });
