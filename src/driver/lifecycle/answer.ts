@@ -1,4 +1,4 @@
-// What the lifecycle checks' raw JSON-RPC wire (lifecycle-wire.ts) hands back: an answer that never rejects
+// What the lifecycle checks' raw JSON-RPC wire (wire.ts) hands back: an answer that never rejects
 // (a result, an error, nothing, or the server gone), and why a server is gone, its exit preferred over a
 // broken pipe that only says the same later and less clearly.
 import type { ServerProcess } from '../server/process.js';

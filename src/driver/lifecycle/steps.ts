@@ -1,4 +1,4 @@
-// What the lifecycle checks share (lifecycle-checks.ts and lifecycle-in-flight.ts): a check's finding,
+// What the lifecycle checks share (checks.ts and in-flight.ts): a check's finding,
 // the configured tool steps and the call each makes, whether an answer says the server is gone, and the
 // waits a check makes by design (recorded, so the bench can tell a check's waiting from overhead).
 

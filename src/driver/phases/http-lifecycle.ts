@@ -1,4 +1,4 @@
-// The http phase's lifecycle edges (lifecycle-checks.ts) on a session of their own, opened with the
+// The http phase's lifecycle edges (../lifecycle/checks.ts) on a session of their own, opened with the
 // phase's credentials after the round trip; not run when the round trip failed (its failure is the cause, or the
 // server's exit that an earlier check named), unless only by `isError` without `expect` (http.ts decides).
 
