@@ -11,6 +11,7 @@ import type { Result } from '../util/result.js';
 import type { ClientInstall } from './install/client-install.js';
 import type { ConformanceSuite } from './conformance/conformance-suite.js';
 import type { NodeRuntime } from './runtime/node-runtime.js';
+import type { Returnable } from './install/tree-return.js';
 
 export interface CellContext {
   plan: Plan;
@@ -20,8 +21,11 @@ export interface CellContext {
   npmVersion: string;
   keep: boolean;
   signal: AbortSignal;
-  /** Takes a finished cell's directory away off the cell's critical path (the run awaits it before it ends). */
-  dispose(dir: string): void;
+  /**
+   * Takes a finished cell's directory away off the cell's critical path (the run awaits it before it ends); its
+   * `tree`, when given, goes back to the tree cache once the run's processes are gone (tree-return.ts).
+   */
+  dispose(dir: string, tree?: Returnable): void;
   repro(cell: PlannedCell, variant: PlannedVariant): string;
   /** A client variant's client, installed once per run (shared by every variant that names it). */
   clientInstall?(client: PlannedClient): Promise<Result<ClientInstall>>;
@@ -52,5 +56,7 @@ export type CellInstall =
       env: { result: PhaseResult; evidence: EnvironmentEvidence };
       /** The driver shipped into the cell: the one a variant without a client axis runs. */
       driver: DriverLayout;
+      /** The cell's tree is a tree cache entry's: what it needs to go back at the run's end. */
+      returnable?: Returnable;
     }
   | { kind: 'not-installed'; cellDir?: string; installMs: number; attempts?: number; environment: PhaseResult };

@@ -9,7 +9,7 @@ import type { PlannedCell } from '../plan/plan.js';
 import type { InstallSourceRef, PhaseResult } from '../results/types.js';
 import type { CellContext, CellInstall } from './cell-context.js';
 import { installDriver, type DriverHooks, type DriverLayout } from './driver-launch.js';
-import { installReusing } from './install/reuse-install.js';
+import { installReusing, type ReuseOutcome } from './install/reuse-install.js';
 import { installStrict } from './install/strict-install.js';
 import { cellDirOf, createCellDir } from './install/workspace.js';
 import { markCell } from '../util/marks.js';
@@ -30,7 +30,7 @@ export async function installServer(cell: PlannedCell, ctx: CellContext, hooks: 
     shipping = installDriver(cellDir);
     shipping.catch(() => undefined);
     hooks.onInstallStart?.();
-    const { install, source, cacheNote } =
+    const { install, source, cacheNote, returnable }: ReuseOutcome =
       cell.install === 'pnpm-strict'
         ? await installStrict(cellDir, {
             attempts: ctx.plan.config.install.attempts,
@@ -111,6 +111,7 @@ export async function installServer(cell: PlannedCell, ctx: CellContext, hooks: 
       attempts: install.attempts,
       env: withChecks,
       driver,
+      ...(returnable ? { returnable } : {}),
     };
   } catch (error) {
     await shipping?.catch(() => undefined);

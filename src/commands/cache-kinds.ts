@@ -77,6 +77,8 @@ export function cacheKinds(env: NodeJS.ProcessEnv = process.env): CacheKind[] {
 async function listTrees(root: string): Promise<CacheEntry[]> {
   const out: CacheEntry[] = [];
   for (const key of await readdir(root).catch(() => [] as string[])) {
+    // Hints, records and handed-back trees (tree-return.ts) are not entries; `clear` removes them with the rest.
+    if (key.startsWith('.')) continue;
     for (const name of await readdir(path.join(root, key)).catch(() => [] as string[])) {
       if (name.startsWith(PARTIAL)) continue;
       const dir = path.join(root, key, name);

@@ -68,7 +68,9 @@ export function cellRuns(ctx: CellContext, installSlots: ReturnType<typeof semap
           entry.mutated = await recheckInstall(install.cellDir, install.env.evidence.lockfileSha256);
         }
         if (install.cellDir) markCell(install.cellDir, 'rechecked');
-        if (install.cellDir && !ctx.keep) ctx.dispose(install.cellDir);
+        // A tree the variants left as installed may go back to the tree cache (checked again before any reuse).
+        const tree = install.kind === 'installed' && !entry.mutated && !ctx.signal.aborted ? install.returnable : undefined;
+        if (install.cellDir && !ctx.keep) ctx.dispose(install.cellDir, tree);
       }
       return row;
     },

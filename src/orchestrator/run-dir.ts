@@ -9,6 +9,7 @@ import { deferCleanup, killAll, onHardExit } from '../process/tracker.js';
 import { describeInfraError } from '../util/infra.js';
 import { errorMessage, fail, ok, type Result } from '../util/result.js';
 import { markCell } from '../util/marks.js';
+import { handBack, type Returnable } from '../cells/install/tree-return.js';
 
 /** How long a forced exit waits for the run dir's removal before handing it off (the CLI's own bound is above it). */
 const FORCED_REMOVAL_MS = 500;
@@ -24,8 +25,11 @@ export interface RunDir {
   homeOf(cellId: string): string | undefined;
   /** Why a kept cell got no home, one line each. */
   refusedHomes(): string[];
-  /** Takes a finished cell's directory away off the cell's critical path (awaited before the run ends). */
-  dispose(dir: string): void;
+  /**
+   * Takes a finished cell's directory away off the cell's critical path (awaited before the run ends); with its
+   * `tree`, at the run's end, once its processes are gone, the tree goes back to the tree cache first.
+   */
+  dispose(dir: string, tree?: Returnable): void;
   /** The run's end: its processes killed, then the directory removed (or kept); deferred when interrupted. */
   close(cookie: string | undefined, interrupted: boolean): Promise<void>;
 }
@@ -55,6 +59,12 @@ export async function openRunDir(
   // A forced exit removes the run directory within its bound, then hands the rest to a detached remover.
   const dropHardExit = onHardExit(() => (keep ? keepRun() : removeRunDirWithin(runDir, FORCED_REMOVAL_MS)));
   const disposals: Promise<void>[] = [];
+  const returns: { dir: string; tree: Returnable }[] = [];
+  const remove = (dir: string): Promise<void> =>
+    removeDir(dir).then(
+      () => markCell(dir, 'removed'),
+      () => undefined,
+    );
   return ok({
     dir: runDir,
     linkHomes(cwd, cellIds) {
@@ -65,13 +75,7 @@ export async function openRunDir(
     },
     homeOf: (cellId) => homes?.linked.get(cellId),
     refusedHomes: () => [...(homes?.refused.values() ?? [])],
-    dispose: (dir) =>
-      void disposals.push(
-        removeDir(dir).then(
-          () => markCell(dir, 'removed'),
-          () => undefined,
-        ),
-      ),
+    dispose: (dir, tree) => void (tree ? returns.push({ dir, tree }) : disposals.push(remove(dir))),
     async close(cookie, interrupted) {
       killAll();
       // Whatever escaped a process group but still carries the run's cookie.
@@ -79,6 +83,9 @@ export async function openRunDir(
       const cleanup = (async () => {
         // The CLI exits only once they are gone, not merely signalled.
         if (cookie) await settleCarriers(cookie, SETTLE_MS);
+        // A tree goes back only now, when nothing the run started can write into it; never from an interrupted run.
+        for (const r of returns)
+          disposals.push((interrupted ? Promise.resolve() : handBack(r.dir, r.tree).then(() => undefined)).then(() => remove(r.dir)));
         await Promise.all(disposals);
         if (keep) keepRun();
         else

@@ -1,6 +1,7 @@
 // A cell's install, reusing a pristine tree when npm, run now, resolves the same one (docs/performance.md,
-// "Install reuse"); within the reuse window a fresh resolution is reused and only the tarball swapped in.
-// Any cache problem ends in npm's own install: the cache never fails a cell.
+// "Install reuse"); within the reuse window a fresh resolution is reused and only the tarball swapped in, onto
+// the tree the last cell of it handed back when unchanged (tree-return.ts). Any cache problem ends in npm's own
+// install: the cache never fails a cell.
 import { readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { InstallSourceRef } from '../../results/types.js';
@@ -13,6 +14,7 @@ import { errorMessage } from '../../util/result.js';
 import { markCell } from '../../util/marks.js';
 import { packageIdentity, readRecord, recordFile, writeRecord } from './resolution-record.js';
 import { stagePackage, stagingDir, swapBlocker, swapPackage, type Staged } from './package-swap.js';
+import { claimReturned, type Returnable } from './tree-return.js';
 
 export interface ReuseOptions extends InstallOptions {
   packageName: string;
@@ -69,22 +71,27 @@ export interface ReuseOutcome {
   source: InstallSourceRef;
   /** The tree cache could not be written: the run's warnings say so, once. */
   cacheNote?: CacheNote;
+  /** The cell's tree is an entry's: it may go back to the cache at the run's end (tree-return.ts). */
+  returnable?: Returnable;
 }
 
 export async function installReusing(cellDir: string, options: ReuseOptions): Promise<ReuseOutcome> {
   const root = options.treeCache;
   if (root === undefined) return { install: await installCell(cellDir, options), source: { source: 'npm', reason: 'reuse is off' } };
   const started = performance.now();
-  // The cell's install time is all of it: resolution, copy and npm.
-  const since = (o: ReuseOutcome): ReuseOutcome => ({
+  // The cell's install time is all of it: resolution, copy and npm. A tree goes back to the cache only for a run
+  // with the window (CI, `--plan` and `--fresh` never take one back).
+  const windowed = (options.window?.ms ?? 0) > 0;
+  const since = ({ returnable, ...o }: ReuseOutcome): ReuseOutcome => ({
     ...o,
+    ...(returnable && windowed ? { returnable } : {}),
     install: { ...o.install, durationMs: Math.round(performance.now() - started) },
   });
   const context = contextKey(options.npmVersion, options.env);
   try {
-    const windowed = await fromRecord(cellDir, options, root, context);
-    if ('outcome' in windowed) return since(windowed.outcome);
-    return await resolving(cellDir, { ...options, ...(windowed.recording ? { recording: windowed.recording } : {}) }, root, context, since);
+    const recorded = await fromRecord(cellDir, options, root, context);
+    if ('outcome' in recorded) return since(recorded.outcome);
+    return await resolving(cellDir, { ...options, ...(recorded.recording ? { recording: recorded.recording } : {}) }, root, context, since);
   } finally {
     await rm(stagingDir(cellDir), { recursive: true, force: true }).catch(() => undefined);
   }
@@ -109,7 +116,10 @@ async function fromRecord(
   const entry = await findTree(root, read.record.key).catch(() => undefined);
   if (!entry) return { recording };
   markCell(cellDir, 'record-found');
-  const damaged = await copyTree(entry, cellDir).catch((error: unknown) => errorMessage(error));
+  // The tree a cell of this key handed back (tree-return.ts), checked file by file, else a copy of the entry.
+  const claimed = await claimReturned(root, read.record.key, entry, cellDir).catch(() => false);
+  markCell(cellDir, claimed ? 'returned-claimed' : 'returned-none');
+  const damaged = claimed ? undefined : await copyTree(entry, cellDir).catch((error: unknown) => errorMessage(error));
   if (damaged) {
     await dropTree(entry);
     await clean(cellDir);
@@ -130,10 +140,12 @@ async function fromRecord(
   }
   const lockfileSha256 = sha256(await readFile(path.join(cellDir, 'package-lock.json')));
   const resolvedAt = new Date(now - read.ageMs).toISOString();
+  const key = treeKey(read.record.lockfile, options.packageName, context);
   return {
     outcome: {
       install: { kind: 'installed', attempts: 1, durationMs: Math.round(performance.now() - started) },
       source: { source: 'reused', lockfileSha256, entry: path.relative(root, entry), resolvedAt, ageMs: read.ageMs, swapped: true },
+      ...(key.ok ? { returnable: { root, key: read.record.key, drop: key.drop } } : {}),
     },
   };
 }
@@ -220,7 +232,11 @@ async function resolveAndReuse(
         if (install.kind === 'installed' && lockfileSha256 === sha256(lock)) {
           await writeHint(hint, key.key);
           await record(options, key.key, lock);
-          return since({ install, source: { source: 'reused', lockfileSha256, entry: path.relative(root, entry) } });
+          return since({
+            install,
+            source: { source: 'reused', lockfileSha256, entry: path.relative(root, entry) },
+            returnable: { root, key: key.key, drop: key.drop },
+          });
         }
         // npm's own install decides what a failure means; a lockfile npm rewrote is not the tree it resolved.
         reason =
@@ -265,6 +281,8 @@ async function plainAndStore(
       await storeTree(root, key.key, cellDir, key.drop);
       await writeHint(hint, key.key);
       await record(options, key.key, lock);
+      markCell(cellDir, 'store-end');
+      return { install, source, returnable: { root, key: key.key, drop: key.drop } };
     }
     markCell(cellDir, 'store-end');
   } catch (error) {

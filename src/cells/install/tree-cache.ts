@@ -1,6 +1,6 @@
 // Pristine npm trees kept per user for install reuse (reuse-install.ts): a cell's node_modules less the
 // package under test, captured before any server ran, keyed by npm's own resolution (tree-key.ts), handed out
-// only as a real copy checked file by file. Entries are never changed once complete.
+// only as a real copy or a handed-back tree (tree-return.ts), checked file by file. Entries never change.
 import { execFile } from 'node:child_process';
 import { cpSync, constants as fsConstants, lstatSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
@@ -109,11 +109,12 @@ export async function dropTree(entry: string): Promise<void> {
 }
 
 /**
- * Every file and symlink under `dir` (sorted paths, `/`-separated), with hashes and modes. A directory at a time
+ * Every file and symlink under `dir` (sorted paths, `/`-separated), with hashes and modes (and into `dirs`, when
+ * given, every directory's path). A directory at a time
  * with synchronous reads, the event loop given back between directories: a tree of ~3,700 files is ~0.12 CPU-s
  * this way and ~0.35–0.48 through fs/promises (a promise, a FileHandle and four thread-pool trips per file).
  */
-export async function listTree(dir: string): Promise<TreeFile[]> {
+export async function listTree(dir: string, dirs?: string[]): Promise<TreeFile[]> {
   const out: TreeFile[] = [];
   const pending: [string, string][] = [[dir, '']];
   for (let next = pending.pop(); next; next = pending.pop()) {
@@ -121,8 +122,10 @@ export async function listTree(dir: string): Promise<TreeFile[]> {
     for (const e of readdirSync(abs, { withFileTypes: true })) {
       const a = path.join(abs, e.name);
       const r = rel ? `${rel}/${e.name}` : e.name;
-      if (e.isDirectory()) pending.push([a, r]);
-      else if (e.isSymbolicLink()) out.push({ path: r, link: readlinkSync(a) });
+      if (e.isDirectory()) {
+        pending.push([a, r]);
+        dirs?.push(r);
+      } else if (e.isSymbolicLink()) out.push({ path: r, link: readlinkSync(a) });
       else if (e.isFile()) out.push({ path: r, sha256: sha256(readFileSync(a)), mode: lstatSync(a).mode & 0o777 });
       else throw new Error(`${a}: neither a file, a directory nor a symlink`);
     }
@@ -162,6 +165,11 @@ async function copyDir(from: string, to: string): Promise<void> {
     }
   }
   cpSync(from, to, { recursive: true, verbatimSymlinks: true, mode: fsConstants.COPYFILE_FICLONE });
+}
+
+/** The files an entry's marker recorded, or undefined when it has no readable marker. */
+export async function entryFiles(entry: string): Promise<TreeFile[] | undefined> {
+  return (await readMarker(entry))?.files;
 }
 
 async function readMarker(dir: string): Promise<Marker | undefined> {

@@ -2,7 +2,8 @@
 // serves packuments and tarballs, so a release can be "published" mid-test): within the window a cell reuses
 // npm's resolution and its tree and swaps the tarball in with no npm run, and the result is npm's own install
 // file for file and its lockfile byte for byte; everything that can change the tree ends the reuse at once, and a
-// stale reuse is never used (a dependency added, a new release after the window, a changed lockfile, npm).
+// stale reuse is never used (a dependency added, a new release after the window, a changed lockfile, npm); a
+// cell's tree handed back at a run's end is taken by the next swap only as the entry recorded it.
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
@@ -15,6 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { installReusing, type ReuseOutcome } from '../../../src/cells/install/reuse-install.js';
 import { RECORD_PREFIX, sourceLockfiles } from '../../../src/cells/install/resolution-record.js';
 import { listTree } from '../../../src/cells/install/tree-cache.js';
+import { handBack, RETURNED } from '../../../src/cells/install/tree-return.js';
 import { createCellDir } from '../../../src/cells/install/workspace.js';
 import { tempDir } from '../../e2e/helpers/cli.js';
 
@@ -175,6 +177,23 @@ describe('the reuse window (real npm, a local registry stand-in)', () => {
     expect(await snapshot(swap.dir)).toEqual(await snapshot(npm.dir));
     const lock = JSON.parse((await snapshot(swap.dir)).lock) as { packages: Record<string, { integrity?: string }> };
     expect(lock.packages['node_modules/mm-window-server']!.integrity).toBe(edited.sha512);
+
+    // The run ends: the swapped cell's tree goes back to the cache, and the next edit's cell takes it (no copy).
+    const reference = await snapshot(npm.dir);
+    expect(await handBack(swap.dir, swap.out.returnable!)).toBe(true);
+    expect(readdirSync(path.join(cache, 'trees', RETURNED))).toHaveLength(1);
+    const onReturned = await install(edited, { cache, at: at(4) });
+    expect(swapped(onReturned)).toBe(true);
+    expect(readdirSync(path.join(cache, 'trees', RETURNED, onReturned.out.returnable!.key))).toEqual([]);
+    expect(await snapshot(onReturned.dir)).toEqual(reference);
+
+    // A tree a server wrote into (a file beside a dependency's) goes back but is never taken: the entry is copied.
+    writeFileSync(path.join(onReturned.dir, 'node_modules', 'mm-standin-dep', 'written-by-the-server'), 'x');
+    expect(await handBack(onReturned.dir, onReturned.out.returnable!)).toBe(true);
+    const onCopy = await install(edited, { cache, at: at(5) });
+    expect(swapped(onCopy)).toBe(true);
+    expect(readdirSync(path.join(onCopy.dir, '.mcp-matrix')).filter((f) => f.startsWith('returned-'))).toHaveLength(1);
+    expect(await snapshot(onCopy.dir)).toEqual(reference);
   }, 240_000);
 
   it('never reuses a stale resolution: a dependency added, a new release after the window, a changed lockfile or npm', async () => {

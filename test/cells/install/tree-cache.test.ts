@@ -1,11 +1,11 @@
 // The tree cache on a small hand-made tree (no npm): a stored entry leaves out the package under test and
 // npm's hidden lockfile, a copy is real and checked file by file (an edited, added or missing file, or a
 // changed link, is refused and the copy removed), and old entries go least recently used first.
-import { existsSync, mkdirSync, readdirSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
+import { existsSync, readdirSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { cell, removeTemps, temp } from '../../helpers/hand-made-tree.js';
 import {
   copyTree,
   findTree,
@@ -16,30 +16,7 @@ import {
   treeCacheDir,
 } from '../../../src/cells/install/tree-cache.js';
 
-const dirs: string[] = [];
-afterAll(() => Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true }))));
-
-async function temp(): Promise<string> {
-  const d = await mkdtemp(path.join(os.tmpdir(), 'mm-tree-cache-'));
-  dirs.push(d);
-  return d;
-}
-
-/** A cell as npm leaves it: a dependency, the package under test, bin links, the hidden lockfile. */
-async function cell(): Promise<string> {
-  const dir = await temp();
-  const nm = path.join(dir, 'node_modules');
-  mkdirSync(path.join(nm, 'dep/lib'), { recursive: true });
-  mkdirSync(path.join(nm, 'pkg/bin'), { recursive: true });
-  mkdirSync(path.join(nm, '.bin'));
-  writeFileSync(path.join(nm, 'dep/package.json'), '{"name":"dep","version":"1.0.0"}');
-  writeFileSync(path.join(nm, 'dep/lib/index.js'), 'module.exports = 1;\n', { mode: 0o755 });
-  writeFileSync(path.join(nm, 'pkg/bin/x.js'), '#!/usr/bin/env node\n');
-  symlinkSync('../dep/lib/index.js', path.join(nm, '.bin/dep'));
-  symlinkSync('../pkg/bin/x.js', path.join(nm, '.bin/pkg'));
-  writeFileSync(path.join(nm, '.package-lock.json'), '{}');
-  return dir;
-}
+afterAll(removeTemps);
 
 describe('tree cache', () => {
   it('stores the tree less the package under test, and copies it back as real files, checked', async () => {
