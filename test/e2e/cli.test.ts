@@ -13,10 +13,14 @@ async function scratch(): Promise<string> {
   return d;
 }
 
+/** The project matrix, run once: its own test judges it, and the re-render test re-renders its reports. */
+let projectRun: Promise<{ out: string; r: Awaited<ReturnType<typeof cli>> }> | undefined;
+const runProject = () =>
+  (projectRun ??= scratch().then(async (out) => ({ out, r: await cli(['run', '--out', out, '--progress', 'simple']) })));
+
 describe('mcp-matrix on the reference server', () => {
   it('runs the project matrix: four cells, every phase passes, exit 0, reports written', async () => {
-    const out = await scratch();
-    const r = await cli(['run', '--out', out, '--progress', 'simple']);
+    const { out, r } = await runProject();
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     const run = await readResults(out);
@@ -113,8 +117,7 @@ describe('mcp-matrix on the reference server', () => {
   });
 
   it('re-renders reports from results.json without running anything', async () => {
-    const out = await scratch();
-    await cli(['run', '--cell', 'latest-1', '--out', out, '--progress', 'silent']);
+    const { out } = await runProject();
     const original = await readFile(path.join(out, 'matrix.md'), 'utf8');
     await rm(path.join(out, 'matrix.md'));
     const r = await cli(['report', path.join(out, 'results.json')]);
