@@ -78,8 +78,8 @@ function lifecycle(phase: CheckPhase): CheckDefinition[] {
 
 /** Every known sub-check, in the order they are reported. Other phases' checks join this list. */
 export const CHECKS: readonly CheckDefinition[] = [
-  // The harness's own (src/judge/environment/undeclared-imports.ts): npm's docs, "To specify the packages your project depends
-  // on, you must list them as dependencies" (docs.npmjs.com/specifying-dependencies-and-devdependencies-in-a-package-json-file).
+  // The harness's own (src/judge/environment/undeclared-imports.ts), after npm's docs on what each field is for
+  // (docs.npmjs.com/specifying-dependencies-and-devdependencies-in-a-package-json-file): devDependencies are not for users.
   {
     id: 'undeclared-imports',
     phase: 'environment',
@@ -87,7 +87,7 @@ export const CHECKS: readonly CheckDefinition[] = [
       "every package that the package's own files import on the start path (static `import`, `export … from` and `require()` in the files `bin`, `main` and `exports` reach through static imports) is declared in `dependencies`, `peerDependencies` or `optionalDependencies` (Node builtins and self-references aside): npm's flat `node_modules` hides an undeclared one that a dependency brought along, a strict install (pnpm without hoisting, Yarn PnP) cannot resolve it",
     defaultLevel: 'require',
     policy:
-      'npm\'s docs: "To specify the packages your project depends on, you must list them as dependencies"; on the start path the server cannot start without it',
+      'npm\'s docs call "dependencies" "Packages required by your application in production" and "devDependencies" "Packages that are only needed for local development and testing"; under a strict install the server cannot start without an import on its start path',
   },
   {
     id: 'undeclared-dynamic-imports',

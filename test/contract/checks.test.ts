@@ -32,6 +32,18 @@ const check = (over: Partial<SubCheckResult> & Pick<SubCheckResult, 'id' | 'outc
 });
 
 describe('the catalogue', () => {
+  it("the undeclared-import checks quote npm's docs word for word", () => {
+    // docs.npmjs.com/specifying-dependencies-and-devdependencies-in-a-package-json-file, as the page reads.
+    const page =
+      'To specify the packages your project depends on, you must list them as "dependencies" or "devDependencies" in your ' +
+      'package\'s package.json file. [...] "dependencies": Packages required by your application in production. ' +
+      '"devDependencies": Packages that are only needed for local development and testing.';
+    for (const id of ['undeclared-imports', 'undeclared-dynamic-imports']) {
+      const quotes = [...(checkDefinition(id)!.policy ?? '').matchAll(/"([^"]+)"/g)].map((m) => m[1]!);
+      for (const quote of quotes) expect(page, `${id} quotes "${quote}"`).toContain(quote);
+    }
+  });
+
   it('gives a MUST require and a SHOULD warn; any other default level is a harness policy, named', () => {
     for (const def of CHECKS) {
       const open = defaultLevel(def, 'none');
