@@ -127,7 +127,8 @@ function summarizeRun(
     installMs: c.environment?.installMs,
     phases: Object.fromEntries(
       c.phases.map((p) => {
-        const lifecycle = phaseLifecycle(p.details);
+        const lifecycle = phaseLifecycle(p.phase === 'stdio' || p.phase === 'http' ? p.details : undefined);
+        const specChecksMs = p.phase === 'http' ? p.details?.specChecksMs : undefined;
         return [
           p.phase,
           {
@@ -135,7 +136,7 @@ function summarizeRun(
             durationMs: p.durationMs,
             ...(p.verdict !== 'passed' ? { message: String(p.message ?? '').slice(0, 300) } : {}),
             ...(lifecycle ? { lifecycle } : {}),
-            ...(typeof p.details?.specChecksMs === 'number' ? { specChecksMs: p.details.specChecksMs } : {}),
+            ...(typeof specChecksMs === 'number' ? { specChecksMs } : {}),
           },
         ];
       }),

@@ -4,7 +4,7 @@
 // and http phases, src/driver/lifecycle/checks.ts), never guessed from outside: each check's wall time and the
 // waits it made, each with its deadline when it waits for nothing to come (the late window, the exit watch, the
 // call under way), or none when it waits for an answer (the call in flight, as long as the config's slow step).
-import type { LifecycleTimes } from '../../src/driver/lifecycle/checks.js';
+import type { LifecycleDetails, LifecycleTimes } from '../../src/results/types.js';
 import { ms, round, sum, table } from './util.js';
 
 /** One phase's lifecycle sub-checks as the bench keeps them (bench/results/*.json). */
@@ -21,8 +21,8 @@ export interface PhaseLifecycle {
 }
 
 /** What a phase's results say about its lifecycle sub-checks; undefined: none ran (or a results.json from before they reported it). */
-export function phaseLifecycle(details: Record<string, unknown> | undefined): PhaseLifecycle | undefined {
-  const t = details?.lifecycle as LifecycleTimes | undefined;
+export function phaseLifecycle(details: LifecycleDetails | undefined): PhaseLifecycle | undefined {
+  const t = details?.lifecycle;
   if (!t || typeof t.durationMs !== 'number' || !Array.isArray(t.checks)) return undefined;
   const waits = t.checks.flatMap((c) => c.waits ?? []);
   const bounded = waits.filter((w) => w.deadlineMs !== undefined);

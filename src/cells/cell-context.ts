@@ -4,7 +4,7 @@
 import type { CacheNote } from '../cache/writable.js';
 import type { RunSecrets } from '../judge/secrets.js';
 import type { Tarball } from '../pack/pack.js';
-import type { EnvironmentEvidence, PhaseResult } from '../results/types.js';
+import type { EnvironmentEvidence, PhaseResult, PhaseResultOf } from '../results/types.js';
 import type { DriverLayout } from './driver-launch.js';
 import type { Plan, PlannedCell, PlannedClient, PlannedNode, PlannedVariant } from '../plan/plan.js';
 import type { Result } from '../util/result.js';
@@ -53,7 +53,7 @@ export type CellInstall =
       readyMs: number;
       attempts: number;
       /** The static half of the environment check (the runtime half is each variant's). */
-      env: { result: PhaseResult; evidence: EnvironmentEvidence };
+      env: { result: PhaseResultOf<'environment'>; evidence: EnvironmentEvidence };
       /** The driver shipped into the cell: the one a variant without a client axis runs. */
       driver: DriverLayout;
       /** The cell's tree is a tree cache entry's: what it needs to go back at the run's end. */

@@ -6,7 +6,7 @@ import { judgeImports, withImportChecks } from '../judge/environment/undeclared-
 import { harnessError, installFailure } from '../judge/not-measured.js';
 import { sdkPackageNames } from '../judge/environment/sdk-tree.js';
 import type { PlannedCell } from '../plan/plan.js';
-import type { InstallSourceRef, PhaseResult } from '../results/types.js';
+import type { InstallSourceRef, PhaseResultOf } from '../results/types.js';
 import type { CellContext, CellInstall } from './cell-context.js';
 import { installDriver, type DriverHooks, type DriverLayout } from './driver-launch.js';
 import { installReusing, type ReuseOutcome } from './install/reuse-install.js';
@@ -125,6 +125,6 @@ export async function installServer(cell: PlannedCell, ctx: CellContext, hooks: 
 }
 
 /** A failed install's result names where npm's tree came from (install reuse falls back to npm's own install). */
-function withSource(result: PhaseResult, source: InstallSourceRef): PhaseResult {
+function withSource(result: PhaseResultOf<'environment'>, source: InstallSourceRef): PhaseResultOf<'environment'> {
   return { ...result, details: { ...result.details, installSource: source } };
 }

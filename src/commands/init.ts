@@ -14,7 +14,7 @@ import { planManifestLookup } from '../plan/claim-lookup.js';
 import { majorClaims } from '../plan/sdk-claim.js';
 import { DEFAULT_MAJORS } from '../config/majors.js';
 import { createRegistry, type Registry } from '../plan/registry.js';
-import type { CellResult, PhaseResult } from '../results/types.js';
+import type { CellResult } from '../results/types.js';
 import { errorMessage, type Failure } from '../util/result.js';
 import { parseHttp } from './init/args.js';
 import { deriveInit, initCells, PRIMARIES, rangesLine } from './init/plan.js';
@@ -142,7 +142,7 @@ export async function initCommand(options: InitOptions, log: Logger): Promise<nu
 function blockingFailure(cell: CellResult): (Omit<Failure, 'kind'> & { kind: 'infrastructure' | 'verdict' }) | undefined {
   const env = cell.phases.find((p) => p.phase === 'environment');
   const stdio = cell.phases.find((p) => p.phase === 'stdio');
-  const bad = [env, stdio].find((p): p is PhaseResult => p !== undefined && p.verdict !== 'passed');
+  const bad = [env, stdio].find((p): p is NonNullable<typeof p> => p !== undefined && p.verdict !== 'passed');
   if (!bad) return undefined;
   const tail = bad.stderrTail ? [`the server's stderr ends with: ${bad.stderrTail.trim().split('\n').slice(-5).join(' | ')}`] : [];
   const hint = /ENOENT|MODULE_NOT_FOUND|not in the tarball|missing from the tarball/.test(`${bad.message} ${bad.stderrTail ?? ''}`)
@@ -157,7 +157,7 @@ function blockingFailure(cell: CellResult): (Omit<Failure, 'kind'> & { kind: 'in
 
 function detectedFrom(cell: CellResult, sdk: string, http: HttpConfig | undefined): Detected {
   const stdio = cell.phases.find((p) => p.phase === 'stdio')!;
-  const details = (stdio.details ?? {}) as { surface?: Record<string, string[] | null>; shapes?: Detected['shapes'] };
+  const details = stdio.details ?? {};
   return {
     sdk: { name: sdk, version: cell.version },
     server: { name: cell.summary.serverName, version: cell.summary.serverVersion, protocol: cell.summary.protocolVersion },

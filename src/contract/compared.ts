@@ -2,18 +2,21 @@
 // src/results/parity.ts (a step's normalised answer, a lifecycle behaviour). The run names an item
 // `<phase> <item>`; a row that did not record an item is not compared for it.
 
+import type { CommonDetails, FailedStep } from '../results/types.js';
+
+export type { FailedStep };
+
 /** Where a phase's details keep the values parity compares. */
 export const COMPARED_KEY = 'compared';
 
 /** Record `value` under `item` in the phase's details (an item recorded twice keeps the last value). */
-export function recordCompared(details: Record<string, unknown>, item: string, value: unknown): void {
-  const compared = (details[COMPARED_KEY] ??= {}) as Record<string, unknown>;
-  compared[item] = value;
+export function recordCompared(details: Pick<CommonDetails, 'compared'>, item: string, value: unknown): void {
+  (details.compared ??= {})[item] = value;
 }
 
 /** `label`, or `label #2` … when the phase already recorded an item of that name (a step run twice). */
-export function uniqueItem(details: Record<string, unknown>, label: string): string {
-  const compared = (details[COMPARED_KEY] ?? {}) as Record<string, unknown>;
+export function uniqueItem(details: Pick<CommonDetails, 'compared'>, label: string): string {
+  const compared = details.compared ?? {};
   if (!(label in compared)) return label;
   let n = 2;
   while (`${label} #${n}` in compared) n++;
@@ -22,14 +25,6 @@ export function uniqueItem(details: Record<string, unknown>, label: string): str
 
 /** Where a phase's details list the configured steps whose answer failed their check (the phase failed at the first). */
 export const FAILED_STEPS = 'failedSteps';
-
-/** A step that failed on its answer: the item its answer is recorded under, its label, and whether only `isError` failed it. */
-export interface FailedStep {
-  item: string;
-  step: string;
-  /** No `expect`, and the tool answered `isError: true` (src/driver/client/steps.ts). */
-  unexpectedIsError?: true;
-}
 
 /**
  * Every failed step failed on `isError` alone (no `expect`): the server answered each, and the run may find the row

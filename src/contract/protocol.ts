@@ -8,9 +8,6 @@ import type { ClientSpec, Step, SurfaceExpectation } from './config.js';
 
 export type { ClientSpec, Step, SurfaceExpectation };
 
-/** The `details` key of a stdio/http phase result that carries what its servers loaded (SdkRuntime[]). */
-export type SdkRuntimeDetail = 'sdkRuntime';
-
 export interface ServerCommand {
   /** Absolute path of the bin file inside the cell. */
   bin: string;

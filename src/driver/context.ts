@@ -3,7 +3,7 @@
 
 import { mkdirSync, mkdtempSync } from 'node:fs';
 import { join } from 'node:path';
-import type { PhaseName, PhaseResult } from '../results/types.js';
+import type { PhaseName, PhaseResult, PhaseResultOf } from '../results/types.js';
 import { AnsweredServers } from './server/answering.js';
 import { DEFAULT_CLIENT, loadAdapter, type SdkAdapter } from './client/adapter.js';
 import type { SeenRequest } from './client/adapter-observe.js';
@@ -241,14 +241,13 @@ export function waitAtMost(event: Promise<unknown>, ms: number): Promise<void> {
   });
 }
 
+/** What a phase decides of its result: all of it but its name and duration. */
+export type PhaseFields<P extends PhaseName> = Omit<PhaseResultOf<P>, 'phase' | 'durationMs'>;
+
 /** Fills in duration, stderr tail and stdout noise from the server, when there is one. */
-export function result(
-  phase: PhaseName,
-  startedAt: number,
-  fields: Omit<PhaseResult, 'phase' | 'durationMs'>,
-  proc?: ServerProcess,
-): PhaseResult {
-  const out: PhaseResult = { phase, durationMs: Date.now() - startedAt, ...fields };
+export function result<P extends PhaseName>(phase: P, startedAt: number, fields: PhaseFields<P>, proc?: ServerProcess): PhaseResultOf<P> {
+  // TypeScript does not see a generic P's fields and name make P's result (it does for each P).
+  const out = { phase, durationMs: Date.now() - startedAt, ...fields } as PhaseResultOf<P>;
   if (proc) {
     const tail = proc.stderr.tail();
     if (tail && out.verdict === 'failed') out.stderrTail = tail;

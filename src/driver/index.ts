@@ -19,6 +19,7 @@ import { killTaggedNow, sweepTagged } from './server/escaped.js';
 import { signalGroup } from './server/proc.js';
 import { Redactor } from './server/redact.js';
 import { withSdkRuntime } from './sdk-runtime.js';
+import { withDetails } from '../contract/fields.js';
 import { unknownLevels } from './spec-levels.js';
 
 let baseline: string[] = [];
@@ -99,7 +100,7 @@ async function phase(name: PhaseName, run: (() => Promise<PhaseResult>) | null, 
     }
   }
   const seen = context?.serverRequests.get(name);
-  if (seen) res.details = { ...res.details, serverRequests: seen.map((r) => ({ ...r })) };
+  if (seen) res = withDetails(res, { serverRequests: seen.map((r) => ({ ...r })) });
   if (context) res = withSdkRuntime(context, res);
   await send({ type: 'phase-result', result: res });
 }

@@ -6,7 +6,7 @@ import { relative, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { InstalledPackage, PhaseResult, SdkRuntime } from '../results/types.js';
 import type { DriverContext } from './context.js';
-import { SDK_RUNTIME_DETAIL } from './probe/sdk-load.js';
+import { withDetails } from '../contract/fields.js';
 import { isNodeScript, type ServerProcess } from './server/process.js';
 
 export function observeSdk(ctx: DriverContext, server: SdkRuntime['server'], proc: ServerProcess): SdkRuntime {
@@ -44,7 +44,7 @@ export function withSdkRuntime(ctx: DriverContext, result: PhaseResult): PhaseRe
   if (phase !== 'stdio' && phase !== 'http') return result;
   const observed = ctx.servers.filter((s) => s.role === phase).map((s) => observeSdk(ctx, phase, s.proc));
   if (observed.length === 0) return result;
-  return { ...result, details: { ...result.details, [SDK_RUNTIME_DETAIL]: observed } };
+  return withDetails(result, { sdkRuntime: observed });
 }
 
 function real(path: string): string {

@@ -1,7 +1,7 @@
 // What the harness could not measure is never the server's verdict: each way a cell stops short becomes
 // `not-measured` here, with its cause. npm refusing the pin is the one install outcome that is `failed`.
 import semver from 'semver';
-import { PHASES, type PhaseName, type PhaseResult } from '../results/types.js';
+import { PHASES, type PhaseName, type PhaseResult, type PhaseResultOf } from '../results/types.js';
 import { describeInfraError } from '../util/infra.js';
 import { errorMessage } from '../util/result.js';
 
@@ -13,7 +13,7 @@ export function installFailure(
   install: { kind: 'failed' | 'not-measured'; attempts: number; durationMs: number; code: string; message: string; cause?: string },
   pin: { primary: string; version: string; packageName: string; range?: string },
   tool: 'npm' | 'pnpm' = 'npm',
-): PhaseResult {
+): PhaseResultOf<'environment'> {
   const what = install.kind === 'failed' ? 'failed' : 'not-measured';
   // npm usually refuses a pin outside a declared peer range (ERESOLVE): say the plain cause first.
   const outside =

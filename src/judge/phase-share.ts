@@ -1,5 +1,6 @@
 // bind and conformance never use the client: the variants of one cell on one Node release share the first
 // clean measurement of each, and a variant that takes one over reports the measured verdict with its origin.
+import { withDetails } from '../contract/fields.js';
 import type { PlannedVariant } from '../plan/plan.js';
 import type { PhaseResult } from '../results/types.js';
 
@@ -34,16 +35,14 @@ export function toShare(phase: SharedPhase, phases: PhaseResult[]): PhaseResult 
 /** The shared result as a variant that did not run it reports it: same verdict, message and checks, its origin in the details. */
 export function sharedResult(from: { variant: string; result: PhaseResult }): PhaseResult {
   const { result } = from;
-  return {
-    ...result,
-    durationMs: 0,
-    details: {
-      ...result.details,
+  return withDetails(
+    { ...result, durationMs: 0 },
+    {
       measuredBy: from.variant,
       measuredMs: result.durationMs,
       shared: `${result.phase} does not use the client: measured once per cell and Node release`,
     },
-  };
+  );
 }
 
 /** The results this variant takes over from the cell's earlier variants on its Node release. */

@@ -2,16 +2,10 @@
 // check of the same requirement (src/driver/phases/conformance.ts derives it from the spec section the
 // suite cites). Where one passed and the other failed on the same variant, both the check and the phase
 // say so. Only messages and details change: each judge's verdict stays its own.
-import type { PhaseResult } from '../results/types.js';
+import { withDetails } from '../contract/fields.js';
+import type { Disagreement, PhaseResult } from '../results/types.js';
 
-export interface Disagreement {
-  /** The second judge's check: `conformance › dns-rebinding-protection`. */
-  theirs: string;
-  theirOutcome: string;
-  /** Ours: `http › origin`. */
-  ours: string;
-  ourOutcome: string;
-}
+export type { Disagreement };
 
 const JUDGED = new Set(['passed', 'failed']);
 
@@ -29,6 +23,6 @@ export function compareJudges(phases: PhaseResult[]): PhaseResult[] {
     });
     if (found.length === 0) return p;
     const note = `judged differently: ${found.map((d) => `${d.theirs} ${d.theirOutcome}, ${d.ours} ${d.ourOutcome}`).join('; ')}`;
-    return { ...p, checks, message: p.message ? `${p.message}; ${note}` : note, details: { ...p.details, disagreements: found } };
+    return withDetails({ ...p, checks, message: p.message ? `${p.message}; ${note}` : note }, { disagreements: found });
   });
 }

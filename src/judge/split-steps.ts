@@ -3,7 +3,8 @@
 // `expect`, while the other rows answered the same call without it, the config does not say which is right:
 // no row is blamed or passed for it (its step check is `contested`), and the parity finding fails the run.
 
-import { COMPARED_KEY, FAILED_STEPS, type FailedStep } from '../contract/compared.js';
+import { COMPARED_KEY, type FailedStep } from '../contract/compared.js';
+import { withDetails } from '../contract/fields.js';
 import type { CellResult, PhaseResult, SubCheckResult } from '../results/types.js';
 import { diffSurfaces, nameRows, show, valueAt } from '../results/surface.js';
 import { decideCellResult, decidePhase } from './verdict.js';
@@ -22,7 +23,7 @@ export function judgeSplitSteps(cells: readonly CellResult[]): CellResult[] {
   for (const row of cells)
     for (const phase of row.phases) {
       const compared = record(phase.details?.[COMPARED_KEY]);
-      const failed = (phase.details?.[FAILED_STEPS] ?? []) as FailedStep[];
+      const failed = phase.details?.failedSteps ?? [];
       for (const [item, value] of Object.entries(compared)) {
         const key = `${phase.phase} ${item}`;
         byItem.set(key, [...(byItem.get(key) ?? []), { row, phase, value, failed: failed.find((f) => f.item === item) }]);
@@ -67,15 +68,16 @@ function rejudged(phase: PhaseResult, notes: string[], contested: { item: string
   const out: PhaseResult = fresh.length ? { ...phase, message: [phase.message, ...fresh].filter(Boolean).join('; ') } : phase;
   if (contested.length === 0) return out;
   const id = STEP_CHECK[phase.phase];
-  const failed = ((phase.details?.[FAILED_STEPS] ?? []) as FailedStep[]).map((f) => f.item);
+  const failed = (phase.details?.failedSteps ?? []).map((f) => f.item);
   const already = contestedIn(phase);
   const items = contested.map((c) => c.item);
   // The step check still fails when a step it ran failed for another reason: only the note is added then.
   const stillFailed = failed.some((f) => !items.includes(f) && !already.includes(f));
-  const details = { ...phase.details, [CONTESTED_KEY]: [...already, ...items] };
+  const contestedSteps = [...already, ...items];
   const text = contested.map((c) => c.message).join('; ');
   const check = phase.checks?.find((c) => c.id === id);
-  if (!check || check.level === 'off' || stillFailed) return { ...out, details, message: [out.message, text].filter(Boolean).join('; ') };
+  if (!check || check.level === 'off' || stillFailed)
+    return withDetails({ ...out, message: [out.message, text].filter(Boolean).join('; ') }, { contestedSteps });
   // Measured, not infrastructure: neither failed nor passed on this row (never `not-measured`, which is the machine's).
   const replaced: SubCheckResult = { ...check, outcome: 'contested', message: text, short: 'contested', step: contested[0]!.step };
   const checks = phase.checks!.map((c) => (c === check ? replaced : c));
@@ -86,7 +88,7 @@ function rejudged(phase: PhaseResult, notes: string[], contested: { item: string
   const verdict = decidePhase(checks);
   // The contested step decides nothing: a phase that still fails or is not measured names the check that decides it.
   const decisive = checks.find((c) => c.level === 'require' && (c.outcome === 'failed' || c.outcome === 'not-measured'));
-  const judged: PhaseResult = { ...out, checks, details, verdict, message };
+  const judged: PhaseResult = withDetails({ ...out, checks, verdict, message }, { contestedSteps });
   delete judged.step;
   return decisive?.step ? { ...judged, step: decisive.step } : judged;
 }
@@ -123,7 +125,7 @@ function isErrorOf(value: unknown): unknown {
 }
 
 function contestedIn(phase: PhaseResult): string[] {
-  return (phase.details?.[CONTESTED_KEY] ?? []) as string[];
+  return phase.details?.contestedSteps ?? [];
 }
 
 function record(v: unknown): Record<string, unknown> {

@@ -9,8 +9,9 @@ const SCHEMA_FIELDS = ['inputSchema', 'outputSchema'] as const;
 
 /** The stdio result, failed when a recorded tool schema is not valid JSON Schema; any other result as is. */
 export function checkToolSchemas(result: PhaseResult): PhaseResult {
+  if (result.phase !== 'stdio' || result.verdict !== 'passed') return result;
   const parity = result.details?.parity;
-  if (result.phase !== 'stdio' || result.verdict !== 'passed' || !isRecord(parity)) return result;
+  if (!isRecord(parity)) return result;
   const problems: string[] = [];
   for (const [item, entry] of Object.entries(parity)) {
     if (!item.startsWith('tool ') || !isRecord(entry)) continue;

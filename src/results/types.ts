@@ -2,13 +2,20 @@
 // Bump RESULTS_SCHEMA_VERSION on any breaking change to these types.
 
 import type { LeakedHandle, EnvironmentEvidence } from './evidence.js';
+import type { PhaseDetails } from './details.js';
 
 export type { LeakedHandle, InstalledPackage, SdkRuntime, EnvironmentEvidence, InstallSourceRef } from './evidence.js';
+export type * from './details.js';
 
 export const RESULTS_SCHEMA_VERSION = 2;
 
 export type PhaseName = 'environment' | 'stdio' | 'http' | 'bind' | 'conformance' | 'leaks';
 export const PHASES: readonly PhaseName[] = ['environment', 'stdio', 'http', 'bind', 'conformance', 'leaks'];
+
+/** The result of phase `name` among `phases`, typed as that phase's (its details are that phase's). */
+export function findPhase<P extends PhaseName>(phases: readonly PhaseResult[], name: P): PhaseResultOf<P> | undefined {
+  return phases.find((p) => p.phase === name) as PhaseResultOf<P> | undefined;
+}
 
 export type Verdict = 'passed' | 'failed' | 'not-measured' | 'skipped';
 
@@ -73,8 +80,8 @@ export interface SubCheckResult {
   sameAs?: string;
 }
 
-export interface PhaseResult {
-  phase: PhaseName;
+/** What every phase result has, whatever its phase. */
+export interface PhaseResultBase {
   verdict: Verdict;
   durationMs: number;
   /** One line naming the cause when the verdict is not `passed`. */
@@ -85,11 +92,18 @@ export interface PhaseResult {
   stderrTail?: string;
   /** Lines the server wrote to stdout that were not JSON-RPC (bounded). */
   stdoutNoise?: string[];
-  /** Phase-specific evidence (counts, timings, handles, http statuses …). */
-  details?: Record<string, unknown>;
   /** The phase's sub-checks, every one of them (warn and off included), in report order. */
   checks?: SubCheckResult[];
 }
+
+/**
+ * The result of phase `P` (of each, for a union): its evidence (counts, timings, handles, http statuses …) is
+ * its own shape (details.ts).
+ */
+export type PhaseResultOf<P extends PhaseName> = P extends PhaseName ? PhaseResultBase & { phase: P; details?: PhaseDetails[P] } : never;
+
+/** A phase's result, told apart by `phase`: `if (r.phase === 'http') r.details?.checks` reads a typed field. */
+export type PhaseResult = PhaseResultOf<PhaseName>;
 
 export interface CellSummary {
   serverName?: string;

@@ -120,7 +120,8 @@ describe.each([1, 2] as const)('SDK major %i', (major) => {
         { server, probe: true, nodeBin: true, answered: true, copies, node: process.version },
       ]);
     }
-    expect(run.results.get('bind')!.details!.sdkRuntime).toBeUndefined();
+    const bindDetails: Record<string, unknown> = { ...run.results.get('bind')!.details! };
+    expect(bindDetails.sdkRuntime).toBeUndefined();
     // The token never leaves the driver (the test server logs it on stderr).
     expect(JSON.stringify(run.messages)).not.toMatch(/[0-9a-f]{48}/);
   });

@@ -8,7 +8,7 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DriverSpec } from '../../src/contract/protocol.js';
-import type { PhaseResult } from '../../src/results/types.js';
+import type { PhaseResultOf } from '../../src/results/types.js';
 import { baseSpec, buildDriver, makeCell, npmPack, removeDir, ROOT, runDriver, tempDir, type Cell } from './helpers/cell.js';
 
 const FIXTURE = 'broken-http-header-ignored-any-pin';
@@ -54,14 +54,14 @@ function spec(cell: Cell, pin: string): DriverSpec {
   };
 }
 
-async function http(pin: string): Promise<PhaseResult> {
+async function http(pin: string): Promise<PhaseResultOf<'http'>> {
   const run = await runDriver(cells[pin]!, spec(cells[pin]!, pin));
   const r = run.results.get('http');
   if (!r) throw new Error(`no http result: ${run.stderr}`);
   return r;
 }
 
-const check = (r: PhaseResult, id: string) => r.checks!.find((c) => c.id === id)!;
+const check = (r: PhaseResultOf<'http'>, id: string) => r.checks!.find((c) => c.id === id)!;
 
 describe('the MCP-Protocol-Version header check at its revision boundary, on real SDK pins', () => {
   it('SDK 1.12.3 negotiates 2025-03-26, which has no such header: not applicable, shown and recorded, and the phase passes', async () => {

@@ -4,7 +4,7 @@ import { readFile, rm } from 'node:fs/promises';
 import net from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { PhaseResult, RunResult, Verdict } from '../../src/results/types.js';
+import type { PhaseResultOf, RunResult, Verdict } from '../../src/results/types.js';
 import { phaseTable, runFixture, type FixtureRun } from './helpers/fixture-run.js';
 
 interface Case {
@@ -15,7 +15,7 @@ interface Case {
   step?: string;
   /** The bind message; none for a refusal. */
   message?: RegExp;
-  extra?(bind: PhaseResult, r: RunResult, run: FixtureRun & { env?: Record<string, string> }): Promise<void> | void;
+  extra?(bind: PhaseResultOf<'bind'>, r: RunResult, run: FixtureRun & { env?: Record<string, string> }): Promise<void> | void;
   /** An environment variable the run gets, naming a loopback port this test holds for the whole run. */
   holdPort?: string;
 }

@@ -5,7 +5,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, readdir, readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { PhaseResult, RunResult } from '../../src/results/types.js';
+import { findPhase, type PhaseName, type PhaseResultOf, type RunResult } from '../../src/results/types.js';
 import { cli, readResults, ROOT, tempDir, writeConfig, type CliOutcome } from './helpers/cli.js';
 import { processesMentioning, runDirsHolding } from './helpers/procs.js';
 
@@ -140,7 +140,7 @@ function table(r: RunResult | undefined): string {
 }
 
 /** The run's one cell, after the checks every run shares: results written, nothing left behind. */
-function cellOf(name: string, code: number): { phase: (p: string) => PhaseResult; r: RunResult } {
+function cellOf(name: string, code: number): { phase: <P extends PhaseName>(p: P) => PhaseResultOf<P>; r: RunResult } {
   const run = runs.get(name)!;
   expect(run.results, `no results.json; stderr: ${run.out.stderr}`).toBeDefined();
   const r = run.results!;
@@ -148,7 +148,7 @@ function cellOf(name: string, code: number): { phase: (p: string) => PhaseResult
   expect(r.exitCode).toBe(code);
   expect(run.leftoverDirs).toEqual([]);
   expect(run.leftoverProcs).toEqual([]);
-  return { r, phase: (p) => r.cells[0]!.phases.find((x) => x.phase === p)! };
+  return { r, phase: (p) => findPhase(r.cells[0]!.phases, p)! };
 }
 
 function verdicts(r: RunResult): Record<string, string> {
@@ -191,7 +191,7 @@ describe('a step says what was sent', () => {
     const stepMessage =
       `tools/call status: rejects a call without \`arguments\`; accepts \`{}\`: returned isError: ${JSON.stringify(ANSWER)} · sent tools/call {"name":"status"} (arguments omitted) · answer ` +
       JSON.stringify({ content: [{ type: 'text', text: ANSWER }], isError: true });
-    for (const p of ['stdio', 'http']) expect(phase(p).step).toBe('tools/call status');
+    for (const p of ['stdio', 'http'] as const) expect(phase(p).step).toBe('tools/call status');
     expect(phase('stdio').message).toBe(stepMessage);
     // http reports every sub-check in one message: the auth checks held, the round trip failed on the step.
     expect(phase('http').message).toBe(`no token → 401 with a Bearer challenge; wrong token → 401; round trip failed: ${stepMessage}`);

@@ -7,7 +7,7 @@ import { readdir, readFile, rm } from 'node:fs/promises';
 import net from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { PhaseResult, RunResult } from '../../src/results/types.js';
+import { findPhase, type PhaseName, type PhaseResultOf, type RunResult } from '../../src/results/types.js';
 import { cli, readResults, ROOT, tempDir, writeConfig, type CliOutcome } from './helpers/cli.js';
 import { processesMentioning } from './helpers/procs.js';
 
@@ -74,8 +74,8 @@ async function run(configFile: string | { body: string }, env: Record<string, st
   return { out, results, markdown, leftovers };
 }
 
-function phase(r: RunResult, name: string): PhaseResult {
-  return r.cells[0]!.phases.find((p) => p.phase === name)!;
+function phase<P extends PhaseName>(r: RunResult, name: P): PhaseResultOf<P> {
+  return findPhase(r.cells[0]!.phases, name)!;
 }
 
 function table(r: RunResult): string {

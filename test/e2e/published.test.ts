@@ -6,7 +6,15 @@ import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CellResult, CellSummary, PhaseName, RunResult, Verdict } from '../../src/results/types.js';
+import {
+  findPhase,
+  type CellResult,
+  type CellSummary,
+  type PhaseName,
+  type PhaseResultOf,
+  type RunResult,
+  type Verdict,
+} from '../../src/results/types.js';
 import { cli, readResults, type CliOutcome } from './helpers/cli.js';
 import { processesMentioning } from './helpers/procs.js';
 import { publishedTarball } from './helpers/published.js';
@@ -597,8 +605,8 @@ function expectLoaded(cell: CellResult, copies: { name: string; path: string; ve
   expect(cell.environment!.loadedSdk?.find((l) => l.server === 'stdio')).toMatchObject({ answered: true, copies });
 }
 
-function phaseOf(cell: CellResult, phase: PhaseName): CellResult['phases'][number] {
-  return cell.phases.find((p) => p.phase === phase)!;
+function phaseOf<P extends PhaseName>(cell: CellResult, phase: P): PhaseResultOf<P> {
+  return findPhase(cell.phases, phase)!;
 }
 
 function cellOf(r: RunResult, id: string): CellResult {

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { shareKey, sharedResult, sharedSkip, sharedWith, toShare, type PhaseShare } from '../../src/judge/phase-share.js';
 import type { PlannedVariant } from '../../src/plan/plan.js';
 import type { PhaseResult, Verdict } from '../../src/results/types.js';
+import { malformed } from '../helpers/malformed.js';
 
 describe('bind and conformance shared by the variants of a cell on one Node release (neither uses the client)', () => {
   const phases = (bind: Verdict, leaks: Verdict, conformance: Verdict = bind): PhaseResult[] => [
@@ -112,7 +113,7 @@ describe('the key of a shared result, what a variant takes over, and a kept spec
     const conformance = sharedResult({ variant: 'x', result: { phase: 'conformance', verdict: 'failed', durationMs: 5 } });
     expect(sharedSkip(conformance)).toBe('measured by x: conformance is run once per cell and Node release');
     expect(sharedSkip({ phase: 'bind', verdict: 'passed', durationMs: 5 })).toBeUndefined();
-    expect(sharedSkip({ phase: 'bind', verdict: 'passed', durationMs: 5, details: { measuredBy: 7 } })).toBeUndefined();
+    expect(sharedSkip({ phase: 'bind', verdict: 'passed', durationMs: 5, details: { measuredBy: malformed(7) } })).toBeUndefined();
     expect(sharedSkip(undefined)).toBeUndefined();
   });
 });

@@ -2,6 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { compareJudges } from '../../src/judge/second-judge.js';
 import type { PhaseResult } from '../../src/results/types.js';
+import { malformed } from '../helpers/malformed.js';
 
 describe('two judges of one requirement', () => {
   const http = (outcome: 'passed' | 'failed'): PhaseResult => ({
@@ -37,13 +38,14 @@ describe('two judges of one requirement', () => {
 });
 
 describe('two judges: what is compared', () => {
-  const phase = (name: PhaseResult['phase'], checks: PhaseResult['checks'], extra: Partial<PhaseResult> = {}): PhaseResult => ({
-    phase: name,
-    verdict: 'passed',
-    durationMs: 1,
-    checks,
-    ...extra,
-  });
+  const phase = (name: PhaseResult['phase'], checks: PhaseResult['checks'], extra: Partial<PhaseResult> = {}): PhaseResult =>
+    ({
+      phase: name,
+      verdict: 'passed',
+      durationMs: 1,
+      checks,
+      ...extra,
+    }) as PhaseResult;
   const ours = (id: string, outcome: 'passed' | 'failed' | 'skipped' | 'not-measured') => ({
     id,
     outcome,
@@ -80,7 +82,7 @@ describe('two judges: what is compared', () => {
     const [, c] = compareJudges([
       phase('http', [ours('origin', 'passed'), ours('host', 'failed'), ours('auth', 'passed')]),
       phase('conformance', [theirs('dns', 'failed', 'origin'), theirs('host-check', 'passed', 'host'), theirs('auth', 'passed', 'auth')], {
-        details: { suite: '0.1.0' },
+        details: { suite: malformed('0.1.0') },
       }),
     ]);
     expect(c!.message).toBe(

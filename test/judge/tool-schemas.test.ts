@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import { checkToolSchemas } from '../../src/judge/tool-schemas.js';
 import type { PhaseResult } from '../../src/results/types.js';
+import { malformed } from '../helpers/malformed.js';
 
 const stdio = (inputSchema: unknown, outputSchema?: unknown): PhaseResult => ({
   phase: 'stdio',
@@ -70,7 +71,7 @@ describe('checkToolSchemas: what is judged', () => {
     phase,
     verdict: 'passed',
     durationMs: 1,
-    details: { parity },
+    details: malformed({ parity }),
   });
 
   test('only a passed stdio result with a recorded surface is judged', () => {

@@ -16,6 +16,7 @@ import {
 } from '../../src/results/surface.js';
 import { auditRun, decideRun, storedFacts } from '../../src/judge/verdict.js';
 import { CLIENT_NEW, CLIENT_OLD, makeRun, pieceOf, variantSpecs, type CellSpec } from '../reports/helpers/make-run.js';
+import { malformed } from '../helpers/malformed.js';
 
 const add = (required?: string[]) => ({
   description: 'Add two numbers',
@@ -147,7 +148,9 @@ describe('surface: what is compared', () => {
   test('a cell whose stdio run recorded no surface (no phase, no details, no parity) is left out, not compared as empty', () => {
     expect(cellSurface({ phases: [] })).toBeUndefined();
     expect(cellSurface({ phases: [{ phase: 'stdio', verdict: 'failed', durationMs: 1 }] })).toBeUndefined();
-    expect(cellSurface({ phases: [{ phase: 'stdio', verdict: 'passed', durationMs: 1, details: { parity: [] } }] })).toBeUndefined();
+    expect(
+      cellSurface({ phases: [{ phase: 'stdio', verdict: 'passed', durationMs: 1, details: { parity: malformed([]) } }] }),
+    ).toBeUndefined();
     const cells = makeRun([V1, NO_STDIO, V2_SAME]).cells;
     expect(compareCells(cells, [])).toEqual({ cells: ['v1-latest', 'v2-latest'], findings: [], allowed: [] });
     expect(compareSnapshot({ 'tool add': add(['a']) }, cells, [])).toEqual([

@@ -2,11 +2,10 @@
 // negotiated-version getter) and every request the server sends the client, with the client's answer.
 // It works on any transport of either SDK major, so it needs to know neither.
 
+import type { SeenRequest } from '../../results/types.js';
+
 /** A request the server sent to the client, and what the client answered (`result`, `error <code> …`). */
-export interface SeenRequest {
-  method: string;
-  answer: string;
-}
+export type { SeenRequest };
 
 type Message = { id?: unknown; method?: unknown; result?: Record<string, unknown>; error?: { code?: unknown; message?: unknown } } | null;
 

@@ -2,17 +2,12 @@
 // that `mcp-matrix init` can write example steps from the real server. Bounded: a server may list thousands.
 
 import { createHash } from 'node:crypto';
+import type { ItemShape } from '../../results/types.js';
+
+export type { ItemShape };
 
 const MAX_ITEMS = 50;
 const MAX_PROPERTIES = 20;
-
-export interface ItemShape {
-  name: string;
-  /** Tools: required argument names with their JSON type; prompts: required argument names. */
-  arguments?: Record<string, string>;
-  /** Resources: the URI; templates: the URI template. */
-  uri?: string;
-}
 
 export function itemShapes(kind: string, items: Record<string, unknown>[]): ItemShape[] {
   return items.slice(0, MAX_ITEMS).map((item) => {

@@ -2,7 +2,9 @@
 // (wire.ts): unknown method and tool, invalid arguments, then the in-flight pair (in-flight.ts). Each is a
 // sub-check; a server's choice where the spec allows one is recorded and handed to the run's parity.
 
-import type { CheckLevel, SubCheckResult } from '../../results/types.js';
+import type { CheckLevel, LifecycleDetails, LifecycleTimes, SubCheckResult } from '../../results/types.js';
+
+export type { LifecycleTimes };
 import { checkResult, levelOf } from '../../contract/checks.js';
 import { recordCompared } from '../../contract/compared.js';
 import { cancellation, repeatedInitialize } from './in-flight.js';
@@ -15,15 +17,6 @@ export type LifecycleId = (typeof LIFECYCLE_IDS)[number];
 
 export const UNKNOWN_METHOD = 'mcp-matrix/no-such-method';
 export const UNKNOWN_TOOL = 'mcp-matrix-no-such-tool';
-
-/** `details.lifecycle`: the lifecycle sub-checks' wall time, and each one run with the waits it made by design. */
-export interface LifecycleTimes {
-  durationMs: number;
-  /** http: opening the checks' own session (initialize, notifications/initialized), inside `durationMs`. */
-  sessionMs?: number;
-  checks: { id: LifecycleId; durationMs: number; waits?: Wait[] }[];
-}
-export const LIFECYCLE_TIMES_KEY = 'lifecycle';
 
 export interface LifecycleSpec {
   steps: Step[];
@@ -42,7 +35,7 @@ const shapeText = (s: NonNullable<ReturnType<typeof errorShape>>): string =>
   s.answer === 'isError' ? 'an isError result' : `the error ${s.answer === 'error' && s.code !== undefined ? s.code : '(no code)'}`;
 
 /** Runs every lifecycle check in order on one session; `details` gets what parity compares. */
-export async function lifecycleChecks(wire: Wire, spec: LifecycleSpec, details: Record<string, unknown>): Promise<SubCheckResult[]> {
+export async function lifecycleChecks(wire: Wire, spec: LifecycleSpec, details: LifecycleDetails): Promise<SubCheckResult[]> {
   const t = spec.timeoutMs;
   const startedAt = Date.now();
   const times: LifecycleTimes['checks'] = [];
@@ -89,8 +82,7 @@ export async function lifecycleChecks(wire: Wire, spec: LifecycleSpec, details: 
     );
   }
   if (!ended) await wire.end();
-  const timed: LifecycleTimes = { durationMs: Date.now() - startedAt, checks: times };
-  details[LIFECYCLE_TIMES_KEY] = timed;
+  details.lifecycle = { durationMs: Date.now() - startedAt, checks: times };
   return out;
 }
 
@@ -108,7 +100,7 @@ async function unknownMethod(wire: Wire, t: number): Promise<Seen> {
   };
 }
 
-async function unknownTool(wire: Wire, t: number, details: Record<string, unknown>): Promise<Seen> {
+async function unknownTool(wire: Wire, t: number, details: LifecycleDetails): Promise<Seen> {
   const a = await within(wire.request('tools/call', { name: UNKNOWN_TOOL, arguments: {} }).answer, t);
   const shape = errorShape(a);
   if (shape) {
@@ -170,7 +162,7 @@ async function listTools(wire: Wire, t: number): Promise<Record<string, unknown>
   return tools;
 }
 
-async function invalidArguments(wire: Wire, t: number, steps: readonly Step[], details: Record<string, unknown>): Promise<Seen> {
+async function invalidArguments(wire: Wire, t: number, steps: readonly Step[], details: LifecycleDetails): Promise<Seen> {
   if (toolSteps(steps).length === 0)
     return { outcome: 'skipped', message: 'n/a: no tool step in the config (the check calls only tools the config calls)', short: 'n/a' };
   const configured = replayable(steps);

@@ -2,6 +2,7 @@
 // the call nor the session, and `notifications/cancelled` for the `slow` step must leave the server answering.
 // Each wait made by design goes to `onWait`, so the check's waiting is told from overhead.
 
+import type { LifecycleDetails } from '../../results/types.js';
 import { recordCompared } from '../../contract/compared.js';
 import { sleep } from '../context.js';
 import { stepLabel } from '../client/expectations.js';
@@ -32,7 +33,7 @@ export async function repeatedInitialize(
   wire: Wire,
   t: number,
   steps: readonly Step[],
-  details: Record<string, unknown>,
+  details: LifecycleDetails,
   onWait: OnWait = NO_WAITS,
 ): Promise<Seen & { slowMs?: number }> {
   // A step marked sideEffects is never sent again: the slow one only if it is not marked, else the first that is not.

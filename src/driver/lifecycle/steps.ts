@@ -2,6 +2,7 @@
 // the configured tool steps and the call each makes, whether an answer says the server is gone, and the
 // waits a check makes by design (recorded, so the bench can tell a check's waiting from overhead).
 
+import type { LifecycleWait } from '../../results/types.js';
 import type { CheckFinding } from '../../contract/checks.js';
 import type { Answer } from './wire.js';
 import type { Step } from '../../contract/protocol.js';
@@ -35,11 +36,7 @@ export const callParams = (s: ToolStep) => ({ name: s.tool, arguments: s.argumen
 export const gone = (a: Answer): string | undefined => (a.kind === 'closed' ? a.why : undefined);
 
 /** A wait a check makes by design: `ms` as it lasted; `deadlineMs` when it waits for nothing to come (it runs out then). */
-export interface Wait {
-  for: string;
-  ms: number;
-  deadlineMs?: number;
-}
+export type Wait = LifecycleWait;
 export type OnWait = (wait: Wait) => void;
 
 /** `p`, a wait for nothing to come up to `deadlineMs`, with the time spent on it reported to `onWait`. */

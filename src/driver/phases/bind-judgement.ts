@@ -2,24 +2,13 @@
 // what a request without a token tells of a listen that stayed open, and the messages that name the
 // listen. Pure functions of the facts, so each outcome is tested without a server.
 
-import type { Verdict } from '../../results/types.js';
+import type { BindDetails, BindOutcome, Verdict } from '../../results/types.js';
 import { describeListen, listenAddress, type ClassifiedListen, type FailedListen, type Unauthenticated } from '../http/listen-watch.js';
 import type { StartFailure } from '../server/start-failure.js';
 import { bearerParams } from '../http/oauth-discovery.js';
 
 /** How the phase ended, recorded as `details.outcome` (additive; the table reads `loopback-only`). */
-export type BindOutcome =
-  | 'refused'
-  | 'loopback-only'
-  | 'listened'
-  | 'tried-to-listen'
-  | 'could-not-start'
-  | 'crashed'
-  | 'exited-0'
-  | 'killed-by-signal'
-  | 'never-listened'
-  | 'cannot-spawn'
-  | 'port-race';
+export type { BindOutcome };
 
 /** Cell paths in an error are noise: `node_modules/pkg/dist/x.js` reads better than `/tmp/…/cell-x/node_modules/…`. */
 export function relative(text: string, dirs: string[]): string {
@@ -89,7 +78,7 @@ export interface ExitJudgement {
   step?: string;
   message?: string;
   /** Added to the result's details. */
-  details?: Record<string, unknown>;
+  details?: Pick<BindDetails, 'listened' | 'attempted' | 'startFailure'>;
 }
 
 /** `tried to listen on 0.0.0.0:3000 (IPv4 wildcard: every interface) without a token (EADDRINUSE)`, and the port it was given if another. */

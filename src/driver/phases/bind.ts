@@ -3,7 +3,8 @@
 // what each way of ending means is bind-judgement.ts's (docs/phases.md, "bind").
 
 import { realpathSync } from 'node:fs';
-import type { PhaseResult, Verdict } from '../../results/types.js';
+import type { BindDetails, PhaseResultOf, PortRace, Verdict } from '../../results/types.js';
+import { defined } from '../../contract/fields.js';
 import { commandFor, result, sleep, waitAtMost, type DriverContext } from '../context.js';
 import {
   askWithoutToken,
@@ -53,13 +54,7 @@ function cellDirs(ctx: DriverContext): string[] {
   }
 }
 
-/** EADDRINUSE on the port the harness picked: another process took it in between; says nothing of the server. */
-interface PortRace {
-  port: number;
-  cause: string;
-}
-
-export async function bindPhase(ctx: DriverContext, spec: BindSpec): Promise<PhaseResult> {
+export async function bindPhase(ctx: DriverContext, spec: BindSpec): Promise<PhaseResultOf<'bind'>> {
   const startedAt = Date.now();
   const races: PortRace[] = [];
   // A port race is retried once on a new port; twice in a row, the refusal could not be measured.
@@ -78,7 +73,12 @@ export async function bindPhase(ctx: DriverContext, spec: BindSpec): Promise<Pha
   };
 }
 
-async function attempt(ctx: DriverContext, spec: BindSpec, startedAt: number, races: PortRace[]): Promise<PhaseResult | PortRace> {
+async function attempt(
+  ctx: DriverContext,
+  spec: BindSpec,
+  startedAt: number,
+  races: PortRace[],
+): Promise<PhaseResultOf<'bind'> | PortRace> {
   // The harness itself never listens outside loopback; a port free there is free for the wildcard too.
   const port = takeTestPort(process.env, TEST_BIND_PORTS_ENV) ?? (await freePort('127.0.0.1'));
   // No token: `{token}` becomes empty and the token variables are dropped.
@@ -86,7 +86,7 @@ async function attempt(ctx: DriverContext, spec: BindSpec, startedAt: number, ra
   const hostGiven = [...spec.command.args, ...Object.values(spec.command.env)].some((v) => v.includes('{host}') || v.includes(HOST));
   const asked = hostGiven ? `asked to bind ${HOST} with no token` : 'started with no token (its bind invocation names no host)';
   const proc = ctx.startServer('bind', command, env);
-  const details: Record<string, unknown> = {
+  const details: BindDetails = {
     port,
     pid: proc.pid,
     host: HOST,
@@ -101,10 +101,10 @@ async function attempt(ctx: DriverContext, spec: BindSpec, startedAt: number, ra
   const exposed = (): ClassifiedListen | undefined => listens().find((l) => l.scope !== 'loopback');
   const loopback = (): ClassifiedListen[] => listens().filter((l) => l.scope === 'loopback');
   const attempted = (): FailedListen | undefined => failedListens(proc).find((l) => l.scope !== 'loopback');
-  const finish = (outcome: BindOutcome, verdict: Verdict, step?: string, message?: string): PhaseResult => {
+  const finish = (outcome: BindOutcome, verdict: Verdict, step?: string, message?: string): PhaseResultOf<'bind'> => {
     details.outcome = outcome;
     if (seen.size) details.listens = listens();
-    return result('bind', startedAt, { verdict, ...(step ? { step } : {}), ...(message ? { message } : {}), details }, proc);
+    return result('bind', startedAt, { verdict, ...defined({ step, message }), details }, proc);
   };
 
   // Each attempt gets the whole bound (a retried one starts afresh).
@@ -176,7 +176,7 @@ async function attempt(ctx: DriverContext, spec: BindSpec, startedAt: number, ra
   Object.assign(details, judged.details);
   return finish(judged.outcome, judged.verdict, judged.step, judged.message);
 
-  async function attemptedWhileRunning(p: ServerProcess, a: FailedListen): Promise<PhaseResult> {
+  async function attemptedWhileRunning(p: ServerProcess, a: FailedListen): Promise<PhaseResultOf<'bind'>> {
     look();
     await p.kill();
     details.attempted = { ...a };
@@ -188,7 +188,7 @@ async function attempt(ctx: DriverContext, spec: BindSpec, startedAt: number, ra
     );
   }
 
-  async function exposedWhileRunning(p: ServerProcess, l: ClassifiedListen): Promise<PhaseResult> {
+  async function exposedWhileRunning(p: ServerProcess, l: ClassifiedListen): Promise<PhaseResultOf<'bind'>> {
     // Observe before killing: whether it answers without a token is what the message may claim.
     const answer = await askWithoutToken(l, spec.path ?? '/mcp');
     // A 403 may be a Host allowlist: ask again with a loopback Host name before calling it a token.

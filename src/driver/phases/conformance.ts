@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import type { PhaseResult } from '../../results/types.js';
+import type { ConformanceDetails, PhaseResultOf } from '../../results/types.js';
 import { proxiedUrl, startAuthProxy, type AuthProxy } from '../http/auth-proxy.js';
 import { commandFor, errorText, result, substitute, type DriverContext } from '../context.js';
 import { fetchTokens } from '../http/oauth-discovery.js';
@@ -25,13 +25,13 @@ import { suiteRunner, type SuiteRunner } from './conformance-runner.js';
 
 type ConformanceSpec = Exclude<DriverSpec['phases']['conformance'], false | undefined>;
 
-export async function conformancePhase(ctx: DriverContext, spec: ConformanceSpec): Promise<PhaseResult> {
+export async function conformancePhase(ctx: DriverContext, spec: ConformanceSpec): Promise<PhaseResultOf<'conformance'>> {
   const startedAt = Date.now();
   const token = randomBytes(24).toString('hex');
   ctx.redactor.add(token);
   const port = await freePort(spec.host);
   const serverUrl = endpointUrl(spec.host, port, spec.path);
-  const details: Record<string, unknown> = {
+  const details: ConformanceDetails = {
     suite: { package: spec.suite.package, version: spec.suite.version, node: spec.suite.nodeVersion },
     url: serverUrl,
     auth: spec.auth ?? 'bearer',
@@ -92,7 +92,7 @@ export async function conformancePhase(ctx: DriverContext, spec: ConformanceSpec
     }));
     details.notAdvertised = notAdvertised;
     const judge = `${spec.suite.package}@${spec.suite.version}`;
-    if (proxy) (details.proxy as Record<string, unknown>).forwarded = proxy.forwarded();
+    if (proxy && details.proxy) details.proxy.forwarded = proxy.forwarded();
     const exit = proc.exitInfo;
     const summary = summarize(scenarios);
     return result(

@@ -2,9 +2,9 @@
 // phase's credentials after the round trip; not run when the round trip failed (its failure is the cause, or the
 // server's exit that an earlier check named), unless only by `isError` without `expect` (http.ts decides).
 
-import type { SubCheckResult } from '../../results/types.js';
+import type { LifecycleDetails, SubCheckResult } from '../../results/types.js';
 import { checkResult, levelOf } from '../../contract/checks.js';
-import { LIFECYCLE_IDS, LIFECYCLE_TIMES_KEY, lifecycleChecks, type LifecycleSpec, type LifecycleTimes } from '../lifecycle/checks.js';
+import { LIFECYCLE_IDS, lifecycleChecks, type LifecycleSpec } from '../lifecycle/checks.js';
 import { httpSession } from '../lifecycle/wire.js';
 import type { ServerProcess } from '../server/process.js';
 
@@ -14,7 +14,7 @@ export async function httpLifecycle(
   authorization: string | undefined,
   proc: ServerProcess,
   roundTripOk: boolean,
-  details: Record<string, unknown>,
+  details: LifecycleDetails,
   /** Why they are not run when the round trip failed: a server's exit, named (http-exit.ts), else its failure. */
   notRunCause = 'the round trip failed',
 ): Promise<SubCheckResult[]> {
@@ -32,11 +32,11 @@ export async function httpLifecycle(
   const session = await httpSession(url, authorization, proc, spec.timeoutMs, { name: 'mcp-matrix-driver', version: '0.1.0' });
   const sessionMs = Date.now() - openedAt;
   if (typeof session === 'string') {
-    details[LIFECYCLE_TIMES_KEY] = { durationMs: sessionMs, sessionMs, checks: [] } satisfies LifecycleTimes;
+    details.lifecycle = { durationMs: sessionMs, sessionMs, checks: [] };
     return notRun('no session of their own', `the lifecycle checks' ${session}`);
   }
   const checks = await lifecycleChecks(session.wire, spec, details);
   // The session's opening is the checks' time too.
-  details[LIFECYCLE_TIMES_KEY] = { ...(details[LIFECYCLE_TIMES_KEY] as LifecycleTimes), durationMs: Date.now() - openedAt, sessionMs };
+  details.lifecycle = { ...details.lifecycle!, durationMs: Date.now() - openedAt, sessionMs };
   return checks;
 }

@@ -2,6 +2,7 @@
 // never judged), a descendant that left the group holds it (still the server's own listener), or it
 // never listened there (say where it did listen, and whether it looks stdio-only).
 
+import type { PortRace } from '../../results/types.js';
 import { SERVER_TAG_VAR } from '../../contract/cookie.js';
 import type { DriverContext } from '../context.js';
 import { listensOf, type SeenListen } from '../http/listen-watch.js';
@@ -18,10 +19,7 @@ export const LISTENS_TWICE = (port: number): string =>
 const STDIN_EOF_WAIT_MS = 2000;
 
 /** The server's port was taken by someone else: retried, never judged. */
-export interface PortRace {
-  port: number;
-  cause: string;
-}
+export type { PortRace };
 
 /** The port's holder when it carries this server's tag (inherited whatever its group or session). */
 export function ownDescendant(ctx: DriverContext, proc: ServerProcess, port: number): { pid: number; cmdline: string } | null {

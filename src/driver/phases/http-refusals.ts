@@ -3,7 +3,7 @@
 // starts the server and runs them; the judgements here are pure functions of what came back.
 
 import type { HttpSpec } from '../../contract/protocol.js';
-import type { SubCheckResult } from '../../results/types.js';
+import type { HttpProbe, HttpTableCheck, SubCheckResult } from '../../results/types.js';
 import { checkDefinition, checkLine, checkResult, levelOf, notableChecks } from '../../contract/checks.js';
 import { errorText, StepTimeout } from '../context.js';
 import { CATALOGUE_IDS, oauthLabel, type OAuthCheck } from '../http/oauth.js';
@@ -16,22 +16,10 @@ const INITIALIZE = {
   params: { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 'mcp-matrix-driver', version: '0.1.0' } },
 };
 
-export interface Probe {
-  status: number;
-  wwwAuthenticate: string | null;
-}
+export type Probe = HttpProbe;
 
 /** One sub-check: `text` goes into the message, `short` into the table cell. */
-export interface SubCheck {
-  /** `n/a`: the challenge is judged only on a refusal (a 4xx). `not run`: the server had exited (`text` says so). */
-  outcome: 'ok' | 'failed' | 'no auth' | 'n/a' | 'not run';
-  text: string;
-  short: string;
-  /** The step to name when this sub-check is the first that failed. */
-  step?: string;
-  /** `{ exited: 'code 7' }` on the check that met the server's exit. */
-  evidence?: Record<string, unknown>;
-}
+export type SubCheck = HttpTableCheck;
 
 export interface HttpChecks {
   noToken: SubCheck;

@@ -2,6 +2,7 @@
 // its steps and what each answered, named by the step that failed. Apart from the refusal checks because
 // it is the one sub-check that goes through the adapter's client.
 
+import type { HttpDetails } from '../../results/types.js';
 import type { HttpSpec } from '../../contract/protocol.js';
 import { isUnauthorized, type McpSession, type SdkAdapter } from '../client/adapter.js';
 import { errorText, exitNote, RequestWindow, StepTimeout, withTimeout } from '../context.js';
@@ -9,7 +10,8 @@ import { stepLabel } from '../client/expectations.js';
 import { failed, okCheck, type SubCheck } from './http-refusals.js';
 import type { ServerProcess } from '../server/process.js';
 import { runStep } from '../client/steps.js';
-import { FAILED_STEPS, recordCompared, type FailedStep } from '../../contract/compared.js';
+import { recordCompared } from '../../contract/compared.js';
+import { defined } from '../../contract/fields.js';
 
 /** The server under the round trip: it answered initialize; it died under the request in flight. */
 export interface RoundTripServer {
@@ -18,6 +20,9 @@ export interface RoundTripServer {
   proc: ServerProcess;
 }
 
+/** What the round trip adds to the phase's details: all of it when it passed, what parity compares when it failed. */
+export type RoundTripEvidence = Pick<HttpDetails, 'protocolVersion' | 'tools' | 'compared' | 'failedSteps' | 'call'>;
+
 /** initialize, list tools, the first configured tool step, ping, session DELETE. */
 export async function roundTripCheck(
   spec: HttpSpec,
@@ -25,8 +30,8 @@ export async function roundTripCheck(
   url: string,
   headers: Record<string, string>,
   server: RoundTripServer,
-): Promise<{ outcome: 'ok' | 'failed'; check: SubCheck; evidence: Record<string, unknown> }> {
-  const evidence: Record<string, unknown> = {};
+): Promise<{ outcome: 'ok' | 'failed'; check: SubCheck; evidence: RoundTripEvidence }> {
+  const evidence: RoundTripEvidence = {};
   const session: McpSession = adapter.session(spec.timeoutMs + 1000);
   const bounded = <T>(p: Promise<T>, what: string): Promise<T> => withTimeout(p, spec.timeoutMs, what);
   let step = 'initialize';
@@ -59,12 +64,7 @@ export async function roundTripCheck(
       // Parity compares a failed step's answer too (src/judge/split-steps.ts names the cells that answered otherwise).
       if (outcome.answer) recordCompared(evidence, outcome.step, outcome.answer);
       if (outcome.problem) {
-        const failedStep: FailedStep = {
-          item: outcome.step,
-          step: outcome.step,
-          ...(outcome.unexpectedIsError ? { unexpectedIsError: true } : {}),
-        };
-        evidence[FAILED_STEPS] = [failedStep];
+        evidence.failedSteps = [{ item: outcome.step, step: outcome.step, ...defined({ unexpectedIsError: outcome.unexpectedIsError }) }];
         return fail(`${step}: ${outcome.problem}`);
       }
       evidence.call = { step: outcome.step, ms: outcome.ms };

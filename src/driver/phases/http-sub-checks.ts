@@ -9,7 +9,8 @@ import { SPEC_CHECK_IDS, specChecks } from '../http/spec-checks.js';
 import { type SdkAdapter } from '../client/adapter.js';
 import { RequestWindow } from '../context.js';
 import { roundTripCheck, type RoundTripServer } from './http-round-trip.js';
-import { COMPARED_KEY, FAILED_STEPS } from '../../contract/compared.js';
+import { defined } from '../../contract/fields.js';
+import type { HttpDetails } from '../../results/types.js';
 import {
   challengeCheck,
   failed,
@@ -37,15 +38,18 @@ import type { TestTokens } from '../../contract/protocol.js';
 import type { HttpSpec } from '../../contract/protocol.js';
 import type { ServerProcess } from '../server/process.js';
 
-/** The three refusal checks and the round trip, each run whatever the others found. */
+/**
+ * The three refusal checks and the round trip, each run whatever the others found; their evidence goes to
+ * `details`, and the revision the spec checks' initialize negotiated comes back beside the checks.
+ */
 export async function subChecks(
   spec: HttpSpec,
   adapter: SdkAdapter,
   url: string,
   credentials: { bearer: string; oauth?: TestTokens; issuer?: string },
-  details: Record<string, unknown>,
+  details: HttpDetails,
   server: RoundTripServer,
-): Promise<HttpChecks> {
+): Promise<{ checks: HttpChecks; specRevision?: string }> {
   const token = credentials.bearer;
   // Copies: the redactor reads a shared object as a cycle.
   let noToken = { ...NO_AUTH };
@@ -102,6 +106,7 @@ export async function subChecks(
   const guarded = spec.auth !== 'none';
   const auth = spec.auth ?? 'bearer';
   const levels = Object.fromEntries(SPEC_CHECK_IDS.map((id) => [id, levelOf(id, spec.checks, auth)]));
+  let specRevision: string | undefined;
   const specStarted = Date.now();
   if (!died) probes.begin('token-in-header');
   // A server that exited under the probes above is not asked again: the spec checks are not run, naming why.
@@ -111,13 +116,11 @@ export async function subChecks(
         url,
         port: Number(new URL(url).port),
         ...(guarded ? { authorization: `Bearer ${token}`, token } : {}),
-        ...(typeof (details.unauthenticated as Probe | undefined)?.status === 'number'
-          ? { anonymousStatus: (details.unauthenticated as Probe).status }
-          : {}),
+        ...defined({ anonymousStatus: details.unauthenticated?.status }),
         timeoutMs: spec.timeoutMs,
         levels,
         ...(adapter.protocolOffer ? { offer: adapter.protocolOffer } : {}),
-        onNegotiated: (revision) => void (details.specRevision = revision),
+        onNegotiated: (revision) => void (specRevision = revision),
         exited: async () => (await exitOf(server.proc))?.how ?? null,
       });
   // Their own wall time: requests the minimal client does not make, which the bench shows apart (bench/sections/cells.ts).
@@ -144,8 +147,8 @@ export async function subChecks(
     }
   }
   details.roundTrip = roundTrip.outcome === 'ok';
-  if (roundTrip.outcome === 'ok') Object.assign(details, roundTrip.evidence);
-  else for (const key of [COMPARED_KEY, FAILED_STEPS]) if (key in roundTrip.evidence) details[key] = roundTrip.evidence[key];
+  const { compared, failedSteps } = roundTrip.evidence;
+  Object.assign(details, roundTrip.outcome === 'ok' ? roundTrip.evidence : defined({ compared, failedSteps }));
   const checks: HttpChecks = { noToken, wwwAuthenticate, wrongToken, roundTrip: roundTrip.check, spec: transport };
   if (oauth) {
     // The valid token's round trip is the bearer one; a failure there also cites the requirement.
@@ -154,7 +157,7 @@ export async function subChecks(
     if (own.outcome === 'failed' && !died) checks.roundTrip = { ...roundTrip.check, text: own.text };
     checks.oauth = [...oauth, own];
   }
-  return checks;
+  return { checks, ...defined({ specRevision }) };
 }
 
 /** Discovery, the metadata document, and the four tokens that must each get 401 (sent together). */
@@ -164,7 +167,7 @@ async function oauthChecks(
   tokens: TestTokens,
   issuer: string,
   timeoutMs: number,
-  details: Record<string, unknown>,
+  details: HttpDetails,
   proc: ServerProcess,
 ): Promise<{ checks: OAuthCheck[]; died?: ServerExit }> {
   const settle = (p: Promise<Probe>): Promise<number | Error> =>
@@ -185,7 +188,7 @@ async function oauthChecks(
       via: discovery.via,
       url: discovery.url,
       tried: discovery.tried,
-      ...(discovery.document ? { document: discovery.document } : {}),
+      ...defined({ document: discovery.document }),
     },
     statuses: Object.fromEntries(
       Object.entries({ otherAudience: audience, expired, otherKey, algNone }).map(([k, v]) => [k, v instanceof Error ? v.message : v]),

@@ -3,13 +3,13 @@
 // and OAuth checks, the round trip (http-round-trip.ts); why a server does not answer is http-listen.ts's.
 
 import { randomBytes } from 'node:crypto';
-import type { PhaseResult } from '../../results/types.js';
+import type { HttpDetails, PhaseResultOf } from '../../results/types.js';
 import { byRevision, decidePhase } from '../../contract/checks.js';
 import { endpointUrl } from '../http/endpoint.js';
 import { type SdkAdapter } from '../client/adapter.js';
-import { clientLoadFailure, commandFor, substitute, result, type DriverContext } from '../context.js';
+import { clientLoadFailure, commandFor, substitute, result, type DriverContext, type PhaseFields } from '../context.js';
 import { httpLifecycle } from './http-lifecycle.js';
-import { asJudged, phaseMessage, reportedChecks, servedAnyway, type Probe } from './http-refusals.js';
+import { asJudged, phaseMessage, reportedChecks, servedAnyway } from './http-refusals.js';
 import { lifecycleNotRunCause } from './http-exit.js';
 import { LISTENS_TWICE, neverListened, ownDescendant, portRace, type PortRace } from './http-listen.js';
 import { fetchTokens } from '../http/oauth-discovery.js';
@@ -18,19 +18,20 @@ import { freePort, ownListenOn, takeTestPort, waitUntilListening } from '../http
 import type { HttpSpec } from '../../contract/protocol.js';
 import { portInUse } from '../server/start-failure.js';
 import { subChecks } from './http-sub-checks.js';
-import { FAILED_STEPS, onlyUnexpectedIsError, type FailedStep } from '../../contract/compared.js';
+import { onlyUnexpectedIsError } from '../../contract/compared.js';
+import { defined } from '../../contract/fields.js';
 
 export { TEST_PORTS_ENV, takeTestPort } from '../http/listen-watch.js';
 export { portRace } from './http-listen.js';
 
-type Attempt = { kind: 'result'; result: PhaseResult } | { kind: 'port-race'; race: PortRace };
+type Attempt = { kind: 'result'; result: PhaseResultOf<'http'> } | { kind: 'port-race'; race: PortRace };
 
 function pickPort(host: string): Promise<number> {
   const forced = takeTestPort();
   return forced === undefined ? freePort(host) : Promise.resolve(forced);
 }
 
-export async function httpPhase(ctx: DriverContext, spec: HttpSpec): Promise<PhaseResult> {
+export async function httpPhase(ctx: DriverContext, spec: HttpSpec): Promise<PhaseResultOf<'http'>> {
   const startedAt = Date.now();
   const adapter = await ctx.adapter().catch((e: unknown) => e as Error);
   if (adapter instanceof Error) {
@@ -70,16 +71,18 @@ async function attempt(
 ): Promise<Attempt> {
   const port = await pickPort(spec.host);
   const url = endpointUrl(spec.host, port, spec.path);
-  const details: Record<string, unknown> = { port, url, auth: spec.auth ?? 'bearer' };
-  if (retriedAfter) details.retriedAfter = retriedAfter;
+  const details: HttpDetails = { port, url, auth: spec.auth ?? 'bearer', ...defined({ retriedAfter }) };
   const values: Record<string, string> = { host: spec.host, port: String(port), token };
   let tokens: TestTokens | undefined;
   const as = spec.auth === 'oauth' && spec.oauth && !('unavailable' in spec.oauth) ? spec.oauth : undefined;
   if (as) {
     const audience = as.audience ? substitute({ host: spec.host, port: String(port) }, as.audience) : url;
     Object.assign(values, { issuer: as.issuer, jwksUri: as.jwksUri, audience });
-    Object.assign(details, { issuer: as.issuer, jwksUri: as.jwksUri, audience });
-    if (as.retriedAfter) details.authorizationServerRetriedAfter = as.retriedAfter;
+    Object.assign(
+      details,
+      { issuer: as.issuer, jwksUri: as.jwksUri, audience },
+      defined({ authorizationServerRetriedAfter: as.retriedAfter }),
+    );
     const minted = await fetchTokens(as.tokensUrl, as.tokensKey, audience, spec.timeoutMs);
     if (minted instanceof Error) {
       return {
@@ -94,7 +97,7 @@ async function attempt(
 
   const proc = ctx.startServer('http', command, env);
   details.pid = proc.pid;
-  const done = (fields: Omit<PhaseResult, 'phase' | 'durationMs' | 'details'>): Attempt => ({
+  const done = (fields: Omit<PhaseFields<'http'>, 'details'>): Attempt => ({
     kind: 'result',
     result: result('http', startedAt, { ...fields, details }, proc),
   });
@@ -113,7 +116,7 @@ async function attempt(
       return done({ verdict: 'failed', step: ready.step, message: await neverListened(proc, spec, port, reason) });
     } else Object.assign(details, { identity: ready.identity, readyMs: ready.ms });
 
-    const checks = await subChecks(
+    const { checks, specRevision } = await subChecks(
       spec,
       adapter,
       url,
@@ -126,7 +129,7 @@ async function attempt(
       },
     );
     // The variant's negotiated protocol, when stdio did not record it (stdio off, or it failed before initialize).
-    if (typeof details.protocolVersion === 'string') ctx.summary.protocolVersion ??= details.protocolVersion;
+    if (details.protocolVersion !== undefined) ctx.summary.protocolVersion ??= details.protocolVersion;
     const bearer = tokens ? tokens.valid : token;
     const probes = reportedChecks(checks, spec);
     const lifecycle = await httpLifecycle(
@@ -135,18 +138,16 @@ async function attempt(
       spec.auth !== 'none' ? `Bearer ${bearer}` : undefined,
       proc,
       // A round trip failed by `isError` alone was answered: the edges run (the row may be contested across cells).
-      checks.roundTrip.outcome === 'ok' || onlyUnexpectedIsError(details[FAILED_STEPS] as FailedStep[] | undefined),
+      checks.roundTrip.outcome === 'ok' || onlyUnexpectedIsError(details.failedSteps),
       details,
       lifecycleNotRunCause(probes, proc),
     );
     // Every check judged by the revision the cell's client negotiates: the spec checks' initialize offered what the
     // client offers; without one served, the round trip's (the client's own) negotiated version.
-    const revision = [details.specRevision, details.protocolVersion].find((v): v is string => typeof v === 'string');
-    delete details.specRevision;
+    const revision = specRevision ?? details.protocolVersion;
     if (revision !== undefined) details.judgedBy = revision;
     const served = (id: string): number | undefined =>
-      ((id === 'no-token-401' ? details.unauthenticated : id === 'wrong-token-401' ? details.wrongToken : undefined) as Probe | undefined)
-        ?.status;
+      (id === 'no-token-401' ? details.unauthenticated : id === 'wrong-token-401' ? details.wrongToken : undefined)?.status;
     const reported = [...probes, ...lifecycle].map((c) => servedAnyway(byRevision(c, revision), served(c.id), spec.auth ?? 'bearer'));
     const shown = asJudged(checks, reported);
     // The four checks' table texts (the HTTP column reads them); every check's result is in `checks`.

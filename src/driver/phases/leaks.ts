@@ -2,7 +2,7 @@
 // nothing of its process group (nor escaped descendants) behind; the driver holds no new handle. A server that
 // does not exit is asked (SIGUSR2) what keeps it alive, then killed (docs/phases.md, "leaks").
 
-import type { CheckLevel, LeakedHandle, PhaseResult } from '../../results/types.js';
+import type { CheckLevel, LeakedHandle, LeaksDetails, PhaseResultOf } from '../../results/types.js';
 import { result, sleep, type DiedMidRequest, type DriverContext, type ServerRecord, type Settled } from '../context.js';
 import { driverLeaks, type DriverHandle } from '../probe/driver-handles.js';
 import { findTagged, NO_PROC, sweepTagged, type EscapedProcess } from '../server/escaped.js';
@@ -201,7 +201,7 @@ export async function leaksPhase(
   graceMs: number,
   baseline: string[],
   levels?: Readonly<Record<string, CheckLevel>>,
-): Promise<PhaseResult> {
+): Promise<PhaseResultOf<'leaks'>> {
   const startedAt = Date.now();
   // Settle concurrently: each server's bound runs from its own stop request (most were settled as their phase ended).
   const settled = await Promise.all(ctx.servers.map((s) => settleOnce(s, graceMs, ctx.cookie)));
@@ -226,7 +226,7 @@ export async function leaksPhase(
   problems.push(...escapedProblems);
   if (driver.length) problems.push(`the driver's own client left ${driver.length} active handle(s): ${describeAll(driver)}`);
   const temp = tempLeftovers(ctx.servers);
-  const details = {
+  const details: LeaksDetails = {
     servers: settled.map(({ escaped: _, ...s }) => s),
     escaped: escaped ?? [],
     ...(escaped ? {} : { escapedCheck: NO_PROC }),

@@ -3,16 +3,16 @@
 // phase's verdict is what they fold to (decidePhase), so a lifecycle failure fails the phase and the
 // session's own failure leaves the edges unrun.
 
-import type { CheckLevel, PhaseResult, SubCheckResult } from '../../results/types.js';
+import type { CheckLevel, PhaseResultOf, SubCheckResult } from '../../results/types.js';
 import { byRevision, checkLine, checkResult, decidePhase, levelOf, notableChecks } from '../../contract/checks.js';
 import { LIFECYCLE_IDS } from '../lifecycle/checks.js';
 
 /** The session's result with every sub-check: its verdict, message and step now come from them. */
 export function withStdioChecks(
-  session: PhaseResult,
+  session: PhaseResultOf<'stdio'>,
   lifecycle: SubCheckResult[] | undefined,
   levels: Readonly<Record<string, CheckLevel>> | undefined,
-): PhaseResult {
+): PhaseResultOf<'stdio'> {
   const what = `the session ${session.verdict === 'failed' ? 'failed' : 'was not measured'}${session.step ? ` at ${session.step}` : ''}`;
   // A session result without a message still names its cause: what happened and where, never a bare verdict.
   const cause = session.message || `${what} (the driver recorded no message)`;

@@ -3,7 +3,7 @@
 // waits for its exit (at most its grace) and judges what it wrote until then. Exit timing is only
 // recorded here; the leaks phase judges it.
 
-import type { PhaseResult, SubCheckResult } from '../../results/types.js';
+import type { PhaseResultOf, StdioDetails, SubCheckResult } from '../../results/types.js';
 import type { McpSession } from '../client/adapter.js';
 import {
   clientLoadFailure,
@@ -23,7 +23,7 @@ import { describeRequest, runStep, type StepOutcome } from '../client/steps.js';
 import { lifecycleChecks } from '../lifecycle/checks.js';
 import { stdioWire } from '../lifecycle/wire.js';
 import { PipeTransport } from '../server/stdio-transport.js';
-import { FAILED_STEPS, onlyUnexpectedIsError, recordCompared, uniqueItem, type FailedStep } from '../../contract/compared.js';
+import { onlyUnexpectedIsError, recordCompared, uniqueItem, type FailedStep } from '../../contract/compared.js';
 import { withStdioChecks } from './stdio-checks.js';
 import { itemShapes, parityItems, type ItemShape } from '../client/surface.js';
 
@@ -33,7 +33,7 @@ const KINDS: SurfaceKind[] = ['tools', 'resources', 'resourceTemplates', 'prompt
 const LAST_OUTPUT_MS = 250;
 
 /** The phase with its sub-checks: the session below, then the lifecycle edges on it (stdio-checks.ts). */
-export async function stdioPhase(ctx: DriverContext, spec: StdioSpec): Promise<PhaseResult> {
+export async function stdioPhase(ctx: DriverContext, spec: StdioSpec): Promise<PhaseResultOf<'stdio'>> {
   let lifecycle: { checks: SubCheckResult[]; stderrTail: string } | undefined;
   const session = await sessionPhase(ctx, spec, (checks, stderrTail) => (lifecycle = { checks, stderrTail }));
   const r = withStdioChecks(session, lifecycle?.checks, spec.checks);
@@ -44,11 +44,11 @@ async function sessionPhase(
   ctx: DriverContext,
   spec: StdioSpec,
   onLifecycle: (checks: SubCheckResult[], stderrTail: string) => void,
-): Promise<PhaseResult> {
+): Promise<PhaseResultOf<'stdio'>> {
   const startedAt = Date.now();
   const { command, env } = commandFor(spec.command, ctx.spec.baseEnv, {});
   let step: string;
-  const details: Record<string, unknown> = {};
+  const details: StdioDetails = {};
   let session: McpSession | undefined;
   /** The configured step in flight: a timeout or a crash during it names the request as sent. */
   let current: Step | undefined;
@@ -67,7 +67,7 @@ async function sessionPhase(
   }
   details.pid = proc.pid;
   /** The phase failed at its first failed step, with that step's message. */
-  const stepFailure = (): PhaseResult =>
+  const stepFailure = (): PhaseResultOf<'stdio'> =>
     result('stdio', startedAt, { verdict: 'failed', step: failures[0]!.step, message: failures[0]!.message, details }, proc);
   let firstNoise: string | undefined;
   /** When the first noise line came, in ms after start. */
@@ -147,7 +147,7 @@ async function sessionPhase(
         failures.push({ item, step, message: `${step}: ${problem}`, ...(outcome.unexpectedIsError ? { unexpectedIsError: true } : {}) });
     }
     if (failures.length) {
-      details[FAILED_STEPS] = failures.map(({ message: _m, ...f }) => f);
+      details.failedSteps = failures.map(({ message: _m, ...f }) => f);
       // Only `isError` without `expect`: the edges still run on this session, as on a passing one.
       if (!onlyUnexpectedIsError(failures)) return stepFailure();
     }

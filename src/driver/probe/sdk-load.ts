@@ -6,7 +6,6 @@
 import { readFileSync } from 'node:fs';
 import { dirname, isAbsolute, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { SdkRuntimeDetail } from '../../contract/protocol.js';
 
 export interface SdkLoadRecord {
   type: 'sdk';
@@ -15,9 +14,6 @@ export interface SdkLoadRecord {
   /** Real path of the package directory. */
   path: string;
 }
-
-/** The `details` key of a stdio/http phase result that carries what its servers loaded (SdkRuntime[]). */
-export const SDK_RUNTIME_DETAIL: SdkRuntimeDetail = 'sdkRuntime';
 
 /** The env variable that carries the SDK package names (a JSON array) into the server. */
 export const SDK_PACKAGES_ENV = 'MCP_MATRIX_SDK_PACKAGES';

@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import semver from 'semver';
 import type { Tarball } from '../../pack/pack.js';
-import type { EnvironmentEvidence, PhaseResult } from '../../results/types.js';
+import type { EnvironmentEvidence, PhaseResultOf } from '../../results/types.js';
 import { findSdkCopies, readVersion, resolveFrom } from './sdk-tree.js';
 import { missingFromTarball, type Manifest } from './tarball-files.js';
 import { sha256 } from '../../util/sha256.js';
@@ -29,7 +29,9 @@ export interface EnvironmentInput {
   install: { durationMs: number; attempts: number };
 }
 
-export async function verifyEnvironment(input: EnvironmentInput): Promise<{ result: PhaseResult; evidence: EnvironmentEvidence }> {
+export async function verifyEnvironment(
+  input: EnvironmentInput,
+): Promise<{ result: PhaseResultOf<'environment'>; evidence: EnvironmentEvidence }> {
   const started = performance.now();
   const problems: string[] = [];
   const packageDir = path.join(input.cellDir, 'node_modules', input.packageName);
@@ -112,7 +114,7 @@ export async function verifyEnvironment(input: EnvironmentInput): Promise<{ resu
     ...(chain ? { sdkClaim: chain } : {}),
   };
   const durationMs = Math.round(performance.now() - started);
-  const result: PhaseResult =
+  const result: PhaseResultOf<'environment'> =
     problems.length === 0
       ? {
           phase: 'environment',

@@ -2,19 +2,11 @@
 // whether it is the package's own undeclared import, one inside a dependency, or a declared peer not installed.
 import { readFile, realpath } from 'node:fs/promises';
 import path from 'node:path';
-import type { PhaseResult, SubCheckResult } from '../../results/types.js';
+import { withDetails } from '../../contract/fields.js';
+import type { MissingImport, PhaseResult, SubCheckResult } from '../../results/types.js';
 
-export type MissingCase = 'own-undeclared' | 'dependency-undeclared' | 'declared-not-installed';
-
-export interface MissingImport {
-  /** The package Node could not find (`zod`). */
-  package: string;
-  /** The importing package and the file, relative to it (absent when the stderr line was cut before it). */
-  importer?: { name: string; version: string; file?: string };
-  /** Where the importer declares it, if it does. */
-  declaredIn?: 'dependencies' | 'peerDependencies' | 'optionalDependencies';
-  case: MissingCase;
-}
+export type { MissingImport };
+export type MissingCase = MissingImport['case'];
 
 const ESM = /Cannot find package '([^']+)' imported from (\S+)/;
 const CJS = /Cannot find module '([^'./][^']*)'[^\n]*\n\s*Require stack:\s*\n\s*- (\S+)/;
@@ -88,9 +80,8 @@ export async function explainMissing(result: PhaseResult, undertest: string, che
     missing.case === 'own-undeclared'
       ? (undeclared.find((u) => u.package === missing.package)?.sites ?? []).map((s) => `${s.file}:${s.line}`)
       : [];
-  return {
-    ...result,
-    message: `${result.message ?? 'failed'}: ${describeMissing(missing, sites)}`,
-    details: { ...result.details, missingImport: missing },
-  };
+  return withDetails(
+    { ...result, message: `${result.message ?? 'failed'}: ${describeMissing(missing, sites)}` },
+    { missingImport: missing },
+  );
 }

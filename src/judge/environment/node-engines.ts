@@ -3,7 +3,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import semver from 'semver';
-import type { EnvironmentEvidence, InstalledPackage, PhaseResult, SdkRuntime } from '../../results/types.js';
+import type { EnvironmentEvidence, InstalledPackage, PhaseResultOf, SdkRuntime } from '../../results/types.js';
 
 /** `@modelcontextprotocol/server@2.4.0 requires node >=20; this variant runs 18.20.8`, one per copy that excludes it. */
 export async function sdkEnginesProblems(cellDir: string, packages: readonly InstalledPackage[], nodeVersion: string): Promise<string[]> {
@@ -28,9 +28,9 @@ async function enginesNode(file: string): Promise<string | undefined> {
 
 /** The environment result with the engines problems added: each one fails it. */
 export function withNodeEngines(
-  env: { result: PhaseResult; evidence: EnvironmentEvidence },
+  env: { result: PhaseResultOf<'environment'>; evidence: EnvironmentEvidence },
   problems: readonly string[],
-): { result: PhaseResult; evidence: EnvironmentEvidence } {
+): { result: PhaseResultOf<'environment'>; evidence: EnvironmentEvidence } {
   if (problems.length === 0) return env;
   const listed = env.result.details?.problems;
   const earlier = env.result.verdict === 'failed' ? (Array.isArray(listed) ? listed.map(String) : [env.result.message ?? 'failed']) : [];
@@ -63,9 +63,9 @@ export function serverNodeMismatch(observed: readonly SdkRuntime[], version: str
 
 /** The environment result with the mismatches: a passed check becomes not-measured; a failure stands. */
 export function withServerNode(
-  env: { result: PhaseResult; evidence: EnvironmentEvidence },
+  env: { result: PhaseResultOf<'environment'>; evidence: EnvironmentEvidence },
   mismatch: readonly string[],
-): { result: PhaseResult; evidence: EnvironmentEvidence } {
+): { result: PhaseResultOf<'environment'>; evidence: EnvironmentEvidence } {
   if (mismatch.length === 0) return env;
   const details = { ...env.result.details, nodeMismatch: [...mismatch] };
   if (env.result.verdict === 'failed') return { evidence: env.evidence, result: { ...env.result, details } };

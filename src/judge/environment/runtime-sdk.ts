@@ -1,7 +1,6 @@
 // The runtime half of the environment phase, judged after the driver returns: the SDK the stdio and http
 // servers loaded (the probe's report in their phase details) must be the cell's pinned copy and no other.
-import type { SdkRuntimeDetail } from '../../contract/protocol.js';
-import type { EnvironmentEvidence, PhaseResult, SdkRuntime } from '../../results/types.js';
+import type { EnvironmentEvidence, PhaseResult, PhaseResultOf, SdkRuntime } from '../../results/types.js';
 import { decideCell } from '../verdict.js';
 
 export interface RuntimeSdkInput {
@@ -99,9 +98,9 @@ export function judgeRuntimeSdk(input: RuntimeSdkInput): RuntimeSdkCheck {
 
 /** The environment result and evidence with the runtime check folded in (the verdict rule is decideCell's). */
 export function withRuntimeSdk(
-  env: { result: PhaseResult; evidence: EnvironmentEvidence },
+  env: { result: PhaseResultOf<'environment'>; evidence: EnvironmentEvidence },
   check: RuntimeSdkCheck,
-): { result: PhaseResult; evidence: EnvironmentEvidence } {
+): { result: PhaseResultOf<'environment'>; evidence: EnvironmentEvidence } {
   const node = serverNode(check.observed);
   const evidence: EnvironmentEvidence = {
     ...env.evidence,
@@ -117,7 +116,7 @@ export function withRuntimeSdk(
   if (verdict === 'passed') return { result: { ...env.result, details }, evidence };
   const own = check.verdict === verdict ? check.messages : [];
   const problems = [...staticProblems, ...own];
-  const result: PhaseResult = {
+  const result: PhaseResultOf<'environment'> = {
     ...env.result,
     verdict,
     message: problems.join('; '),
@@ -133,11 +132,9 @@ export function serverNode(observed: readonly SdkRuntime[]): string | undefined 
   return versions.length ? versions.join(' / ') : undefined;
 }
 
-/** The driver's detail key; the type keeps the two programs in agreement without sharing run-time code. */
-const SDK_RUNTIME_DETAIL: SdkRuntimeDetail = 'sdkRuntime';
-
-function sdkRuntimeOf(phase: PhaseResult): SdkRuntime[] {
-  const value = phase.details?.[SDK_RUNTIME_DETAIL];
+function sdkRuntimeOf(phase: PhaseResultOf<'stdio' | 'http'>): SdkRuntime[] {
+  // Read from a results file too: kept only when it has the shape.
+  const value: unknown = phase.details?.sdkRuntime;
   if (!Array.isArray(value)) return [];
   return value.filter(
     (v): v is SdkRuntime =>

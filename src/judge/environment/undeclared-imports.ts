@@ -4,7 +4,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { checkResult, levelOf, type CheckFinding } from '../../contract/checks.js';
-import type { CheckLevel, EnvironmentEvidence, PhaseResult, SubCheckResult } from '../../results/types.js';
+import type { CheckLevel, EnvironmentEvidence, PhaseResultOf, SubCheckResult } from '../../results/types.js';
 import { scanImports, type FoundImport, type ImportScan, type ScanManifest } from './import-graph.js';
 
 export const UNDECLARED_CHECKS = ['undeclared-imports', 'undeclared-dynamic-imports'] as const;
@@ -165,11 +165,11 @@ export async function judgeImports(input: ImportCheckInput): Promise<SubCheckRes
  * (so the later folds, runtime SDK and Node engines, keep it), named `<id>: …`.
  */
 export function withImportChecks(
-  env: { result: PhaseResult; evidence: EnvironmentEvidence },
+  env: { result: PhaseResultOf<'environment'>; evidence: EnvironmentEvidence },
   checks: SubCheckResult[],
-): { result: PhaseResult; evidence: EnvironmentEvidence } {
+): { result: PhaseResultOf<'environment'>; evidence: EnvironmentEvidence } {
   const failing = checks.filter((c) => c.level === 'require' && c.outcome === 'failed');
-  const result: PhaseResult = { ...env.result, checks };
+  const result: PhaseResultOf<'environment'> = { ...env.result, checks };
   if (failing.length === 0) return { ...env, result };
   const listed = env.result.details?.problems;
   const earlier = env.result.verdict === 'failed' ? (Array.isArray(listed) ? listed.map(String) : [env.result.message ?? 'failed']) : [];

@@ -3,13 +3,13 @@
 // reported against the variant's release.
 import { realpath } from 'node:fs/promises';
 import path from 'node:path';
-import type { EnvironmentEvidence, PhaseResult } from '../../results/types.js';
+import type { EnvironmentEvidence, PhaseResultOf } from '../../results/types.js';
 import { sdkEnginesProblems, serverNodeMismatch, withNodeEngines, withServerNode } from './node-engines.js';
 import { judgeRuntimeSdk, withRuntimeSdk, type RuntimeSdkInput } from './runtime-sdk.js';
 
 export interface VariantEnvironmentInput extends RuntimeSdkInput {
   /** The cell's static environment check (environment.ts), shared by its variants. */
-  env: { result: PhaseResult; evidence: EnvironmentEvidence };
+  env: { result: PhaseResultOf<'environment'>; evidence: EnvironmentEvidence };
   cellDir: string;
   /** The Node release a Node variant runs on (absent: the host's, nothing to compare). */
   nodeVersion?: string;
@@ -17,7 +17,7 @@ export interface VariantEnvironmentInput extends RuntimeSdkInput {
 
 export async function judgeVariantEnvironment(
   input: VariantEnvironmentInput,
-): Promise<{ result: PhaseResult; evidence: EnvironmentEvidence }> {
+): Promise<{ result: PhaseResultOf<'environment'>; evidence: EnvironmentEvidence }> {
   const aliases = await linkedCopies(input.cellDir, Object.keys(input.installSet));
   const folded = withRuntimeSdk(input.env, judgeRuntimeSdk({ ...input, ...(aliases ? { aliases } : {}) }));
   if (!input.nodeVersion) return folded;

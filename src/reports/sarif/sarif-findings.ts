@@ -3,7 +3,7 @@
 // findings (surface parity and drift, lockstep, stale allowances). Not-measured is the harness's
 // problem, not the server's: it is never a finding. Nothing here judges again: it reads the verdicts.
 
-import type { CellResult, PhaseResult, RunResult } from '../../results/types.js';
+import type { CellResult, PhaseResult, PhaseResultOf, RunResult } from '../../results/types.js';
 import { baselineMatches, cellOutcome } from '../../judge/verdict.js';
 import { checkSource } from '../../contract/checks.js';
 import { ruleForCheck, specUri, type RuleDef } from './sarif-rules.js';
@@ -119,10 +119,11 @@ function message(phase: PhaseResult): string {
 }
 
 /** The environment's problems, each under its rule: the declared range, the SDK the servers loaded, the rest. */
-function environmentProblems(phase: PhaseResult): [string, string][] {
-  const runtime = phase.details?.runtime as { verdict?: string; messages?: unknown } | undefined;
+function environmentProblems(phase: PhaseResultOf<'environment'>): [string, string][] {
+  const details = phase.details;
+  const runtime = details?.runtime;
   const runtimeMessages = runtime?.verdict === 'failed' && Array.isArray(runtime.messages) ? runtime.messages.map(String) : [];
-  const listed = phase.details?.problems;
+  const listed = details?.problems;
   // A failed check's line (`undeclared-imports: …`) is reported by the check's own rule.
   const byCheck = (p: string) => (phase.checks ?? []).some((c) => c.outcome === 'failed' && p.startsWith(`${c.id}: `));
   const problems = (Array.isArray(listed) && listed.length > 0 ? listed.map(String) : [message(phase)]).filter((p) => !byCheck(p));

@@ -88,11 +88,6 @@ export function skippedLabel(phase: Pick<PhaseResult, 'message'>): string {
   return phase.message ? `skipped (${phase.message})` : 'n/a';
 }
 
-interface SubCheckView {
-  outcome: string;
-  short: string;
-}
-
 /**
  * The HTTP column: `ok` only when every sub-check passed; otherwise what each sub-check found, e.g.
  * `FAIL · no token 401, no challenge · wrong token 403 (want 401) · round trip ok`, or
@@ -146,7 +141,7 @@ export function checkOutcomeLabel(c: SubCheckResult | undefined, allowedToFail =
 
 function legacyHttpLabel(cell: CellResult, http: PhaseResult): string {
   const label = phaseLabel(cell, http);
-  const checks = http.details?.checks as Record<'noToken' | 'wwwAuthenticate' | 'wrongToken' | 'roundTrip', SubCheckView> | undefined;
+  const checks = http.phase === 'http' ? http.details?.checks : undefined;
   if (!checks || http.verdict === 'skipped' || http.verdict === 'not-measured') return label;
   const all = [checks.noToken, checks.wwwAuthenticate, checks.wrongToken, checks.roundTrip];
   // The table text is the driver's; a round trip the cells disagree on was judged after it (judge/split-steps.ts).
@@ -161,7 +156,7 @@ function legacyHttpLabel(cell: CellResult, http: PhaseResult): string {
 /** The conformance column: `ok (6/6)`, `FAIL (ping, dns-rebinding-protection)`, and the suite's version. */
 export function conformanceLabel(cell: CellResult, phase: PhaseResult): string {
   const label = phaseLabel(cell, phase);
-  const scenarios = phase.details?.scenarios as { name: string; verdict: string; level?: string }[] | undefined;
+  const scenarios = phase.phase === 'conformance' ? phase.details?.scenarios : undefined;
   if (!scenarios || phase.verdict === 'skipped') return label;
   const passed = scenarios.filter((s) => s.verdict === 'passed').length;
   const failed = scenarios.filter((s) => s.verdict === 'failed' && s.level !== 'warn').map((s) => s.name);

@@ -8,6 +8,7 @@ import type { CellRow, Run } from '../../../bench/measure/harness.js';
 import { lifecycleRows, phaseLifecycle, renderLifecycle } from '../../../bench/measure/lifecycle.js';
 import type { Full } from '../../../bench/sections/rep.js';
 import type { LifecycleTimes } from '../../../src/driver/lifecycle/checks.js';
+import { malformed } from '../../helpers/malformed.js';
 
 const TIMES: LifecycleTimes = {
   durationMs: 2000,
@@ -39,7 +40,7 @@ describe('phaseLifecycle', () => {
   it('is undefined when no lifecycle sub-check ran, or the results predate their times', () => {
     expect(phaseLifecycle(undefined)).toBeUndefined();
     expect(phaseLifecycle({})).toBeUndefined();
-    expect(phaseLifecycle({ lifecycle: { checks: [] } })).toBeUndefined();
+    expect(phaseLifecycle({ lifecycle: malformed({ checks: [] }) })).toBeUndefined();
   });
 });
 

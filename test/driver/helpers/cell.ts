@@ -8,7 +8,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import type { DriverMessage, DriverSpec, Step } from '../../../src/contract/protocol.js';
-import type { PhaseName, PhaseResult } from '../../../src/results/types.js';
+import type { PhaseName, PhaseResult, PhaseResultOf } from '../../../src/results/types.js';
 import { TEST_CACHE_ROOT } from '../../helpers/node-runtimes.js';
 import { fileHash, keyOf, shared } from '../../helpers/run-cache.js';
 
@@ -159,9 +159,14 @@ export function removeDir(dir: string | undefined): void {
   if (dir && existsSync(dir)) rmSync(dir, { recursive: true, force: true });
 }
 
+/** The driver's results by phase: `get('bind')` is the bind phase's result, its details typed. */
+export interface PhaseResults extends Map<PhaseName, PhaseResult> {
+  get<P extends PhaseName>(phase: P): PhaseResultOf<P> | undefined;
+}
+
 export interface DriverRun {
   messages: DriverMessage[];
-  results: Map<PhaseName, PhaseResult>;
+  results: PhaseResults;
   done?: Extract<DriverMessage, { type: 'done' }>;
   exitCode: number | null;
   stdout: string;

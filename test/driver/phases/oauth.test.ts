@@ -8,7 +8,7 @@ import { startAuthorizationServer, type AuthorizationServer } from '../../../src
 import { CATALOGUE_IDS, type OAuthCheckId } from '../../../src/driver/http/oauth.js';
 import { httpPhase } from '../../../src/driver/phases/http.js';
 import type { DriverSpec, OAuthServerSpec, Step } from '../../../src/contract/protocol.js';
-import type { PhaseResult } from '../../../src/results/types.js';
+import type { PhaseResultOf } from '../../../src/results/types.js';
 import { ROOT } from '../helpers/cell.js';
 import { phaseBench, type PhaseBench } from '../helpers/phase-bench.js';
 
@@ -52,7 +52,7 @@ function spec(bin: string, oauth: OAuthServerSpec = coordinates()): HttpSpec {
   };
 }
 
-async function run(s: HttpSpec): Promise<{ r: PhaseResult; started: number; deaths: { role: string; request: string }[] }> {
+async function run(s: HttpSpec): Promise<{ r: PhaseResultOf<'http'>; started: number; deaths: { role: string; request: string }[] }> {
   const ctx = bench.context();
   const raw = await httpPhase(ctx, s);
   for (const server of ctx.servers) await server.proc.waitExit(5000);
@@ -69,7 +69,7 @@ interface OAuthCheckView {
   text: string;
   step: string;
 }
-const oauthChecks = (r: PhaseResult): OAuthCheckView[] => (r.details!.checks as { oauth: OAuthCheckView[] }).oauth;
+const oauthChecks = (r: PhaseResultOf<'http'>): OAuthCheckView[] => (r.details!.checks as { oauth: OAuthCheckView[] }).oauth;
 /** No JWT (three base64url parts) and no piece of one: the tokens are the driver's secrets. */
 const JWT_PIECE = /eyJ[\w-]{8,}/;
 

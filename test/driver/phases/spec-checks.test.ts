@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { httpPhase } from '../../../src/driver/phases/http.js';
 import type { DriverSpec, Step } from '../../../src/contract/protocol.js';
-import type { PhaseResult } from '../../../src/results/types.js';
+import type { PhaseResultOf } from '../../../src/results/types.js';
 import { judgeHost, judgeOrigin, judgeProtocolVersion, judgeQueryToken, judgeSessions } from '../../../src/driver/http/spec-judges.js';
 import { negotiatedVersion, type RawAnswer } from '../../../src/driver/http/raw-http.js';
 import { ROOT, TEST_SERVER } from '../helpers/cell.js';
@@ -44,7 +44,7 @@ function spec(bin: string, over: Partial<HttpSpec> = {}): HttpSpec {
 /** The deaths the last run recorded where the leaks phase reads them (ctx.diedMidRequest). */
 let deaths: { role: string; request: string }[] = [];
 
-async function run(s: HttpSpec): Promise<PhaseResult> {
+async function run(s: HttpSpec): Promise<PhaseResultOf<'http'>> {
   const ctx = bench.context();
   const r = await httpPhase(ctx, s);
   for (const server of ctx.servers) await server.proc.waitExit(5000);
@@ -52,9 +52,9 @@ async function run(s: HttpSpec): Promise<PhaseResult> {
   return ctx.redactor.deep(r);
 }
 
-const outcomes = (r: PhaseResult): Record<string, string> =>
+const outcomes = (r: PhaseResultOf<'http'>): Record<string, string> =>
   Object.fromEntries((r.checks ?? []).map((c) => [c.id, `${c.outcome}/${c.level}`]));
-const failedIds = (r: PhaseResult): string[] => (r.checks ?? []).filter((c) => c.outcome === 'failed').map((c) => c.id);
+const failedIds = (r: PhaseResultOf<'http'>): string[] => (r.checks ?? []).filter((c) => c.outcome === 'failed').map((c) => c.id);
 
 describe('http spec checks against real servers', () => {
   it('the reference server (stateful, guards Host and Origin itself) passes every check', async () => {

@@ -4,13 +4,14 @@ import { describe, expect, it } from 'vitest';
 import { checkResult } from '../../../src/contract/checks.js';
 import { LIFECYCLE_IDS } from '../../../src/driver/lifecycle/checks.js';
 import { withStdioChecks } from '../../../src/driver/phases/stdio-checks.js';
-import type { CheckLevel, PhaseResult, SubCheckResult } from '../../../src/results/types.js';
+import type { CheckLevel, PhaseResultOf, StdioDetails, SubCheckResult } from '../../../src/results/types.js';
 
-const session = (more: Partial<PhaseResult> = {}): PhaseResult => ({
+const session = (more: Partial<PhaseResultOf<'stdio'>> = {}): PhaseResultOf<'stdio'> => ({
   phase: 'stdio',
   verdict: 'passed',
   durationMs: 42,
-  details: { tools: 2 },
+  // Any details: the sub-checks pass them through.
+  details: { tools: 2 } as StdioDetails,
   ...more,
 });
 const edge = (id: string, outcome: SubCheckResult['outcome'], level: CheckLevel = 'require', step?: string): SubCheckResult =>

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { judgeRuntimeSdk, serverNode, withRuntimeSdk } from '../../../src/judge/environment/runtime-sdk.js';
-import type { PhaseResult, SdkRuntime } from '../../../src/results/types.js';
+import type { PhaseResult, PhaseResultOf, SdkRuntime } from '../../../src/results/types.js';
+import { malformed } from '../../helpers/malformed.js';
 
 describe('runtime SDK identity', () => {
   const CELL_COPY = { name: '@modelcontextprotocol/sdk', version: '1.32.2', path: 'node_modules/@modelcontextprotocol/sdk' };
@@ -164,7 +165,7 @@ describe('runtime SDK identity: every branch, exactly', () => {
     phase: name,
     verdict: 'passed',
     durationMs: 1,
-    details: { sdkRuntime },
+    details: malformed({ sdkRuntime }),
   });
   const unseen = 'so which SDK copy the server runs was not observed';
 
@@ -276,13 +277,18 @@ describe('runtime SDK identity: every branch, exactly', () => {
       message: 'broken',
       details: { runtime: { verdict: 'not-measured', messages: none.messages }, problems: ['broken'] },
     });
-    const bare: PhaseResult = { phase: 'environment', verdict: 'failed', durationMs: 1, details: { problems: 'not a list' } };
+    const bare: PhaseResultOf<'environment'> = {
+      phase: 'environment',
+      verdict: 'failed',
+      durationMs: 1,
+      details: { problems: malformed('not a list') },
+    };
     expect(withRuntimeSdk({ result: bare, evidence }, ok).result).toMatchObject({
       message: 'failed',
       step: 'verify',
       details: { problems: ['failed'] },
     });
-    const listed: PhaseResult = { ...bare, step: 'custom', details: { problems: ['a', 2] } };
+    const listed: PhaseResultOf<'environment'> = { ...bare, step: 'custom', details: { problems: malformed(['a', 2]) } };
     expect(withRuntimeSdk({ result: listed, evidence }, ok).result).toMatchObject({ message: 'a; 2', step: 'custom' });
   });
 });
@@ -319,7 +325,9 @@ describe('runtime SDK identity: why nothing was observed', () => {
       { pid: 2, command: 'node b.js', why: 'why b' },
     ];
     const runtime: SdkRuntime = { server: 'stdio', probe: true, nodeBin: true, answered: true, copies: [], unobserved };
-    const phases: PhaseResult[] = [{ phase: 'stdio', verdict: 'passed', durationMs: 1, details: { sdkRuntime: [runtime, 'junk', null] } }];
+    const phases: PhaseResult[] = [
+      { phase: 'stdio', verdict: 'passed', durationMs: 1, details: { sdkRuntime: malformed([runtime, 'junk', null]) } },
+    ];
     expect(judgeRuntimeSdk({ ...base, enabled: { stdio: true, http: false }, phases }).messages).toEqual([
       `the stdio server answered from a process the probe did not see (node a.js: why a; node b.js: why b), ${UNSEEN}`,
     ]);

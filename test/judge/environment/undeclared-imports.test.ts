@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { judgeImports, withImportChecks } from '../../../src/judge/environment/undeclared-imports.js';
 import { unmeasured } from '../../../src/judge/not-measured.js';
 import { auditRun } from '../../../src/judge/verdict.js';
-import type { EnvironmentEvidence, PhaseResult } from '../../../src/results/types.js';
+import type { EnvironmentEvidence, PhaseResult, PhaseResultOf } from '../../../src/results/types.js';
 import { FOUR_CELLS, makeRun } from '../../reports/helpers/make-run.js';
 
 let cell = '';
@@ -33,7 +33,7 @@ function layout(manifest: Record<string, unknown>, files: Record<string, string>
   return cell;
 }
 
-const env = (verdict: PhaseResult['verdict'] = 'passed', extra: Partial<PhaseResult> = {}) => ({
+const env = (verdict: PhaseResult['verdict'] = 'passed', extra: Partial<PhaseResultOf<'environment'>> = {}) => ({
   result: { phase: 'environment' as const, verdict, durationMs: 5, ...extra },
   evidence: {} as EnvironmentEvidence,
 });

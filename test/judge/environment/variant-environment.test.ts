@@ -5,7 +5,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { judgeVariantEnvironment } from '../../../src/judge/environment/variant-environment.js';
-import type { EnvironmentEvidence, PhaseResult, SdkRuntime } from '../../../src/results/types.js';
+import type { EnvironmentEvidence, PhaseResult, PhaseResultOf, SdkRuntime } from '../../../src/results/types.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 // The repository's own installed 1.x SDK (engines.node ">=18"), read in place as a cell's copy.
@@ -15,7 +15,7 @@ const COPY = { name: '@modelcontextprotocol/sdk', version, path: 'node_modules/@
 const input = (node: string | undefined, nodeVersion?: string) => {
   const runtime: SdkRuntime = { server: 'stdio', probe: true, nodeBin: true, answered: true, copies: [COPY], ...(node ? { node } : {}) };
   const env = {
-    result: { phase: 'environment', verdict: 'passed', durationMs: 1 } as PhaseResult,
+    result: { phase: 'environment', verdict: 'passed', durationMs: 1 } as PhaseResultOf<'environment'>,
     evidence: { sdkPackages: [COPY] } as unknown as EnvironmentEvidence,
   };
   return {

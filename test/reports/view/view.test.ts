@@ -4,6 +4,7 @@ import type { PhaseResult } from '../../../src/results/types.js';
 import { checkResult } from '../../../src/contract/checks.js';
 import { displayCells, httpLabel, phaseLabel, phaseOf, stdioLabel } from '../../../src/reports/view/view.js';
 import { CLIENT_OLD, FOUR_CELLS, makeCell, makeRun, NODE_22, variantSpecs } from '../helpers/make-run.js';
+import { malformed } from '../../helpers/malformed.js';
 
 describe('phaseLabel: bind', () => {
   const cell = (details: Record<string, unknown>) =>
@@ -26,7 +27,7 @@ const http = (verdict: PhaseResult['verdict'], checks?: Record<string, unknown>)
   phase: 'http',
   verdict,
   durationMs: 1,
-  ...(checks ? { details: { checks } } : {}),
+  ...(checks ? { details: { checks: malformed(checks) } } : {}),
 });
 
 describe('httpLabel', () => {
