@@ -117,6 +117,18 @@ describe("acceptance.yml's inline package-manager step and src/pack/package-mana
     if (b.lockfile) expect(a['lockfile-dir']).toBe(b['lockfile-dir']);
   });
 
+  it('without a lockfile the install demands none (pnpm and Yarn 2+ would refuse in CI), as npm install does', () => {
+    const install = (files: Record<string, string>) =>
+      inline(repo(`nolock-${Object.keys(files).length}-${Math.random()}`, files), '.').install;
+    expect(install({ 'package.json': pkg() })).toBe('npm install');
+    expect(install({ 'package.json': pkg({ packageManager: 'pnpm@10.34.9' }) })).toBe('pnpm install --no-frozen-lockfile');
+    expect(install({ 'package.json': pkg({ packageManager: 'yarn@4.18.1' }) })).toBe('yarn install --no-immutable');
+    expect(install({ 'package.json': pkg({ packageManager: 'yarn@1.22.22' }) })).toBe('yarn install');
+    expect(install({ 'package.json': pkg({ packageManager: 'pnpm@10.34.9' }), 'pnpm-lock.yaml': 'x: 1\n' })).toBe(
+      'pnpm install --frozen-lockfile',
+    );
+  });
+
   it('the pnpm-version input is used as detect uses --pnpm-version', () => {
     const root = repo('pnpm-input', { 'package.json': pkg(), 'pnpm-lock.yaml': 'x: 1\n' });
     expect(inline(root, '.', '10.34.9')['pnpm-version']).toBe(harness(root, '.', '10.34.9')['pnpm-version']);

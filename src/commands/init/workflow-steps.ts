@@ -16,14 +16,18 @@ export function workflowSteps(repo: WorkflowRepo) {
   // Yarn Plug'n'Play has no node_modules: its \`yarn node\` resolves packages, and \`yarn mcp-matrix\` starts the CLI.
   const nodeRun = repo.pm === 'yarn' ? 'yarn node' : 'node';
   const exec = { npm: 'npx --no-install mcp-matrix', pnpm: 'pnpm exec mcp-matrix', yarn: 'yarn mcp-matrix' }[repo.pm];
-  const install =
-    repo.pm === 'pnpm'
-      ? 'pnpm install --frozen-lockfile'
-      : repo.pm === 'yarn'
-        ? `yarn install ${repo.yarnBerry ? '--immutable' : '--frozen-lockfile'}`
-        : repo.lockfile
-          ? 'npm ci'
-          : 'npm install';
+  // Without a lockfile none is demanded (pnpm and Yarn 2+ demand one in CI): installs as npm install does.
+  const install = repo.lockfile
+    ? {
+        npm: 'npm ci',
+        pnpm: 'pnpm install --frozen-lockfile',
+        yarn: `yarn install ${repo.yarnBerry ? '--immutable' : '--frozen-lockfile'}`,
+      }[repo.pm]
+    : {
+        npm: 'npm install',
+        pnpm: 'pnpm install --no-frozen-lockfile',
+        yarn: repo.yarnBerry ? 'yarn install --no-immutable' : 'yarn install',
+      }[repo.pm];
   const lockDir = repo.lockfile ? repo.lockfile.split('/').slice(0, -1).join('/') || '.' : wd;
   // The install runs where the lockfile is (a workspace root installs every member).
   const installStep = `      - run: ${install}${lockDir !== wd ? `\n        working-directory: ${lockDir}` : ''}`;

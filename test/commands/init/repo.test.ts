@@ -122,6 +122,11 @@ describe("init's workflow for each repository shape", () => {
     expect(berry).toContain('yarn mcp-matrix run --plan plan.json');
     const bare = renderWorkflow(shapes['npm, no lockfile, engines']);
     expect(bare).toContain('      - run: npm install\n');
+    // No lockfile: none demanded (pnpm and Yarn 2+ refuse a frozen install without one in CI).
+    const { lockfile: _pnpmLock, ...pnpmBare } = shapes['pnpm monorepo member'];
+    expect(renderWorkflow(pnpmBare)).toContain('      - run: pnpm install --no-frozen-lockfile\n');
+    const { lockfile: _berryLock, ...berryBare } = shapes['yarn berry in a subdirectory'];
+    expect(renderWorkflow(berryBare)).toContain('      - run: yarn install --no-immutable\n');
     expect(bare).not.toContain('cache: npm');
     expect(renderWorkflow()).toContain('          node-version: lts/*\n          cache: npm\n');
     expect(renderWorkflow()).toContain('          node-version: ${{ needs.plan.outputs.node-version }}\n          cache: npm\n');
