@@ -2,14 +2,14 @@
 // from the registry, the compiled driver copied in as the orchestrator would, and a fork with IPC.
 
 import { execFile, fork } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import type { DriverMessage, DriverSpec, Step } from '../../../src/contract/protocol.js';
 import type { PhaseName, PhaseResult, PhaseResultOf } from '../../../src/results/types.js';
-import { TEST_CACHE_ROOT } from '../../helpers/node-runtimes.js';
+import { copyTree, keep, keepable, keptTree } from '../../helpers/kept-trees.js';
 import { fileHash, keyOf, shared } from '../../helpers/run-cache.js';
 
 const run = promisify(execFile);
@@ -41,43 +41,6 @@ export async function buildDriver(out: string): Promise<string> {
   return once ? join(await once, 'driver') : compile(out);
 }
 
-/** A kept tree is used for this long after its install, as the harness keeps a client (src/cache/client-cache.ts). */
-const KEEP_MS = 7 * 24 * 60 * 60 * 1000;
-/** Installs kept across runs: exact versions and tarballs (by content) only, so a range is resolved in every run. */
-const KEPT_TREES = join(TEST_CACHE_ROOT, 'driver-installs');
-const keepable = (specs: string[]): boolean => specs.every((s) => existsSync(s) || /@\d+\.\d+\.\d+$/.test(s));
-
-/** An installed tree (node_modules, manifest, lockfile) into `to`, as real copies. */
-const copyTree = (from: string, to: string) =>
-  run('cp', ['-a', '--reflink=auto', join(from, 'node_modules'), join(from, 'package.json'), join(from, 'package-lock.json'), to]);
-
-/** The kept tree of `key` when it is younger than KEEP_MS. */
-function keptTree(key: string): string | undefined {
-  const kept = join(KEPT_TREES, key);
-  try {
-    return Date.now() - statSync(join(kept, '.kept')).mtimeMs <= KEEP_MS ? kept : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/** Keeps a copy of the installed tree `from`: renamed into place in one step, never over another run's complete one. */
-async function keep(key: string, from: string): Promise<void> {
-  mkdirSync(KEPT_TREES, { recursive: true });
-  const partial = mkdtempSync(join(KEPT_TREES, `.partial-${key}-`));
-  try {
-    await copyTree(from, partial);
-    writeFileSync(join(partial, '.kept'), new Date().toISOString());
-    // A week old: replaced (no run still copies from a tree that old without having finished).
-    if (!keptTree(key)) rmSync(join(KEPT_TREES, key), { recursive: true, force: true });
-    renameSync(partial, join(KEPT_TREES, key));
-  } catch {
-    // another run kept it first, or the disk refused: the next run installs again
-  } finally {
-    rmSync(partial, { recursive: true, force: true });
-  }
-}
-
 /**
  * `npm install --prefer-offline <specs>` into `dir` (which has a package.json). Within a `vitest run` npm
  * installs each set of specs once (tarballs keyed by their content) and every caller gets a real copy of
@@ -90,7 +53,7 @@ export async function npmInstall(dir: string, specs: string[]): Promise<void> {
     run('npm', ['install', '--prefix', into, '--no-audit', '--no-fund', '--prefer-offline', ...specs], { cwd: into, timeout: 240_000 });
   const manifest = readFileSync(join(dir, 'package.json'), 'utf8');
   const key = keyOf(manifest, ...specs.map((s) => (existsSync(s) ? `tarball:${fileHash(s)}` : s)));
-  const kept = process.env.MM_TEST_TREE_CACHE !== 'off' && keepable(specs);
+  const kept = keepable(specs);
   const tree = shared(`npm-${key}`, async (into) => {
     cpSync(join(dir, 'package.json'), join(into, 'package.json'));
     const have = kept ? keptTree(key) : undefined;
