@@ -1,8 +1,7 @@
 // What a run prints through the logger, shared by the CLI's `run` and the API's `print`: the plan's
 // expansion and lockstep findings as it resolves, then the table, the failures and the closing line.
 import path from 'node:path';
-import { shellWord } from '../cells/driver-launch.js';
-import { rerunsIn } from '../cells/kept.js';
+import { rerunsIn, shellWord } from '../cells/rerun.js';
 import type { ResolvedConfig } from '../config/resolve.js';
 import type { Logger } from '../logger.js';
 import { describeExpansion, lockstepLines } from '../plan/expansion.js';

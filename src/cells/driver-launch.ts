@@ -8,6 +8,7 @@ import type { PhaseName, PhaseResult } from '../results/types.js';
 import { currentCookie, killCarriers } from '../process/cookie.js';
 import { killGroup, track, untrack } from '../process/tracker.js';
 import type { DriverLayout } from './driver-ship.js';
+import { RERUN_FILE, rerunCommand } from './rerun.js';
 
 export { installDriver, type DriverLayout } from './driver-ship.js';
 
@@ -127,23 +128,6 @@ export async function runDriver(
       ? `the driver crashed: ${fatal}`
       : `the driver exited (${exit.signal ?? `code ${exit.code}`}) before reporting${current ? ` (in the ${current} phase)` : ''}: ${await logTail(layout.log)}`;
   return { kind: 'crashed', results, ...(current ? { current } : {}), message: why };
-}
-
-/** Beside each spec: the command line that runs that driver again, from the cell's directory. */
-export const RERUN_FILE = 'rerun';
-
-/** `<node> <entry> <spec>`, each path relative to the cell when inside it (the cell may be entered through a link). */
-export function rerunCommand(cellDir: string, entry: string, specFile: string, execPath?: string): string {
-  const shown = (file: string) => {
-    const rel = path.relative(cellDir, file);
-    return shellWord(rel && !rel.startsWith('..') && !path.isAbsolute(rel) ? rel : file);
-  };
-  return [execPath ? shellWord(execPath) : 'node', shown(entry), shown(specFile)].join(' ');
-}
-
-/** A word the shell takes as is (a `~` only inside it: at its start the shell would expand it), else single-quoted. */
-export function shellWord(text: string): string {
-  return /^[\w./@+=:,-][\w./@~+=:,-]*$/.test(text) ? text : `'${text.replaceAll("'", `'\\''`)}'`;
 }
 
 /** Test-only switches read by the driver alone (never by a server): see src/driver/README.md. */

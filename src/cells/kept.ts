@@ -1,7 +1,7 @@
 // --keep: each kept cell gets a visible home, `./cells/<id>`, linking to its directory, which stays in the run
 // directory outside the package (nothing there may resolve from the package's node_modules). Synchronous, so
 // a forced exit still leaves the homes right.
-import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, symlinkSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, realpathSync, renameSync, rmSync, symlinkSync } from 'node:fs';
 import path from 'node:path';
 
 /** The folder, in the working directory, that holds one link per kept cell. */
@@ -59,26 +59,6 @@ export function homeLinksInto(home: string, runDir: string): boolean {
   } catch {
     return false;
   }
-}
-
-/** Every driver run recorded in a kept cell (a `rerun` file under `.mcp-matrix`): the command lines that run them again. */
-export function rerunsIn(cellDir: string): string[] {
-  const found: string[] = [];
-  const walk = (dir: string, depth: number): void => {
-    let entries: import('node:fs').Dirent[];
-    try {
-      entries = readdirSync(dir, { withFileTypes: true });
-    } catch {
-      return;
-    }
-    for (const e of entries.sort((a, b) => a.name.localeCompare(b.name))) {
-      const full = path.join(dir, e.name);
-      if (e.isFile() && e.name === 'rerun') found.push(readFileSync(full, 'utf8').trim());
-      else if (e.isDirectory() && depth > 0 && e.name !== 'driver' && e.name !== 'tmp') walk(full, depth - 1);
-    }
-  };
-  walk(path.join(cellDir, '.mcp-matrix'), 2);
-  return found.filter(Boolean);
 }
 
 function lstatOf(file: string): ReturnType<typeof lstatSync> | undefined {

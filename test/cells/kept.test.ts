@@ -4,8 +4,8 @@ import { existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readlinkSy
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { homeLinksInto, KEPT_HOME, linkKeptCells, pruneKeptHomes, rerunsIn } from '../../src/cells/kept.js';
-import { rerunCommand, shellWord } from '../../src/cells/driver-launch.js';
+import { homeLinksInto, KEPT_HOME, linkKeptCells, pruneKeptHomes } from '../../src/cells/kept.js';
+import { rerunCommand, rerunsIn, shellWord } from '../../src/cells/rerun.js';
 
 const temps: string[] = [];
 afterAll(() => temps.forEach((t) => rmSync(t, { recursive: true, force: true })));
