@@ -3,7 +3,7 @@
 // this module too, so the harness behind the functions is loaded only when one is called.
 import type { LoadResultsOutcome } from './reports/json/load.js';
 import type { ReportFormat } from './api/render.js';
-import type { RunMatrixOptions, RunMatrixOutcome } from './api/run.js';
+import type { RunMatrixOptions, RunMatrixOutcome } from './api/run-options.js';
 import type { RunResult } from './results/types.js';
 import type { Result } from './util/result.js';
 
