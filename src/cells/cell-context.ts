@@ -9,6 +9,7 @@ import type { DriverLayout } from './driver-launch.js';
 import type { Plan, PlannedCell, PlannedClient, PlannedNode, PlannedVariant } from '../plan/plan.js';
 import type { Result } from '../util/result.js';
 import type { ClientInstall } from './install/client-install.js';
+import type { PnpLayout } from './install/pnp-layout.js';
 import type { ConformanceSuite } from './conformance/conformance-suite.js';
 import type { NodeRuntime } from './runtime/node-runtime.js';
 import type { Returnable } from './install/tree-return.js';
@@ -58,5 +59,7 @@ export type CellInstall =
       driver: DriverLayout;
       /** The cell's tree is a tree cache entry's: what it needs to go back at the run's end. */
       returnable?: Returnable;
+      /** A Yarn PnP cell: where the package is and how a program starts under PnP (absent: a node_modules cell). */
+      pnp?: PnpLayout;
     }
   | { kind: 'not-installed'; cellDir?: string; installMs: number; attempts?: number; environment: PhaseResult };

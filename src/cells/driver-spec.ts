@@ -11,6 +11,7 @@ import { sdkPackageNames } from '../judge/environment/sdk-tree.js';
 import type { PlannedCell, PlannedVariant } from '../plan/plan.js';
 import type { PhaseName, PhaseResult } from '../results/types.js';
 import type { ConformanceSuite } from './conformance/conformance-suite.js';
+import type { PnpLayout } from './install/pnp-layout.js';
 import { withRuntimePath, type NodeRuntime } from './runtime/node-runtime.js';
 
 /** The environment every server and the driver get: enough to run, nothing inherited by accident. */
@@ -50,6 +51,8 @@ export interface SpecInput {
   gaps?: ReadonlyMap<SecretPhase, PhaseResult>;
   /** The config's secrets in this run's environment: each phase gets the ones it needs. */
   secrets?: Pick<RunSecrets, 'env'>;
+  /** A Yarn PnP cell: the package's directory, and the `node` options every server starts with (as `yarn run`). */
+  pnp?: Pick<PnpLayout, 'packageDir' | 'nodeOptions'>;
 }
 
 export function driverSpec(input: SpecInput): DriverSpec {
@@ -69,13 +72,13 @@ export function driverSpec(input: SpecInput): DriverSpec {
 
 function phaseSpec(input: SpecInput): DriverSpec {
   const { config: cfg, cell, variant, cellDir, workDir, shared = {}, oauth, conformance } = input;
-  const packageDir = path.join(cellDir, 'node_modules', input.packageName);
+  const packageDir = input.pnp?.packageDir ?? path.join(cellDir, 'node_modules', input.packageName);
   const bin = path.join(packageDir, input.binFile);
   const secretEnv = (phase: SecretPhase) => input.secrets?.env(phase) ?? {};
   const command = (args: string[], env: Record<string, string>, phase: SecretPhase) => ({
     bin,
     args,
-    env: { ...env, ...secretEnv(phase) },
+    env: withPnp({ ...env, ...secretEnv(phase) }, input.pnp?.nodeOptions),
   });
   const suite = conformanceRun(cfg);
   // http and conformance start the server alike, as http is configured (with the run's OAuth server, if any).
@@ -145,6 +148,12 @@ function phaseSpec(input: SpecInput): DriverSpec {
       leaks: cfg.leaks,
     },
   };
+}
+
+/** PnP's hooks first in NODE_OPTIONS (as `yarn run` puts them), the config's own options after them. */
+export function withPnp(env: Record<string, string>, nodeOptions: string | undefined): Record<string, string> {
+  if (!nodeOptions) return env;
+  return { ...env, NODE_OPTIONS: [nodeOptions, env.NODE_OPTIONS].filter(Boolean).join(' ') };
 }
 
 /** A backstop above the sum of every step's own bound: the driver bounds each step itself. */

@@ -2,6 +2,7 @@
 // here, once per cell), the environment's static check and the driver shipped in (beside the install, in
 // `.mcp-matrix/`, which npm does not touch: it needs nothing npm installs). Never throws.
 import { verifyEnvironment } from '../judge/environment/environment.js';
+import { verifyPnpEnvironment } from '../judge/environment/pnp-environment.js';
 import { judgeImports, withImportChecks } from '../judge/environment/undeclared-imports.js';
 import { harnessError, installFailure } from '../judge/not-measured.js';
 import { sdkPackageNames } from '../judge/environment/sdk-tree.js';
@@ -11,6 +12,8 @@ import type { CellContext, CellInstall } from './cell-context.js';
 import { installDriver, type DriverHooks, type DriverLayout } from './driver-launch.js';
 import { installReusing, type ReuseOutcome } from './install/reuse-install.js';
 import { installStrict } from './install/strict-install.js';
+import { installYarnPnp } from './install/yarn-pnp-install.js';
+import type { PnpLayout } from './install/pnp-layout.js';
 import { cellDirOf, createCellDir } from './install/workspace.js';
 import { markCell } from '../util/marks.js';
 import { sourceLockfiles } from './install/resolution-record.js';
@@ -30,33 +33,36 @@ export async function installServer(cell: PlannedCell, ctx: CellContext, hooks: 
     shipping = installDriver(cellDir);
     shipping.catch(() => undefined);
     hooks.onInstallStart?.();
-    const { install, source, cacheNote, returnable }: ReuseOutcome =
+    const strictOptions = {
+      attempts: ctx.plan.config.install.attempts,
+      timeoutMs: ctx.plan.config.install.timeoutMs,
+      runDir: ctx.runDir,
+      signal: ctx.signal,
+    };
+    const { install, source, cacheNote, returnable, layout }: ReuseOutcome & { layout?: PnpLayout } =
       cell.install === 'pnpm-strict'
-        ? await installStrict(cellDir, {
-            attempts: ctx.plan.config.install.attempts,
-            timeoutMs: ctx.plan.config.install.timeoutMs,
-            runDir: ctx.runDir,
-            signal: ctx.signal,
-          })
-        : await installReusing(cellDir, {
-            attempts: ctx.plan.config.install.attempts,
-            timeoutMs: ctx.plan.config.install.timeoutMs,
-            env: { ...process.env, npm_config_update_notifier: 'false' },
-            signal: ctx.signal,
-            packageName: ctx.plan.package.name,
-            npmVersion: ctx.npmVersion,
-            treeCache: ctx.treeCache,
-            installSet: cell.installSet,
-            ...(ctx.reuseWindowMs
-              ? {
-                  window: {
-                    ms: ctx.reuseWindowMs,
-                    tarball: { file: ctx.tarball.file, sha512: ctx.tarball.sha512 },
-                    identityExtra: ctx.plan.config.source.kind === 'directory' ? await sourceLockfiles(ctx.plan.config.source.dir) : '',
-                  },
-                }
-              : {}),
-          });
+        ? await installStrict(cellDir, strictOptions)
+        : cell.install === 'yarn-pnp'
+          ? await installYarnPnp(cellDir, ctx.plan.package.name, strictOptions)
+          : await installReusing(cellDir, {
+              attempts: ctx.plan.config.install.attempts,
+              timeoutMs: ctx.plan.config.install.timeoutMs,
+              env: { ...process.env, npm_config_update_notifier: 'false' },
+              signal: ctx.signal,
+              packageName: ctx.plan.package.name,
+              npmVersion: ctx.npmVersion,
+              treeCache: ctx.treeCache,
+              installSet: cell.installSet,
+              ...(ctx.reuseWindowMs
+                ? {
+                    window: {
+                      ms: ctx.reuseWindowMs,
+                      tarball: { file: ctx.tarball.file, sha512: ctx.tarball.sha512 },
+                      identityExtra: ctx.plan.config.source.kind === 'directory' ? await sourceLockfiles(ctx.plan.config.source.dir) : '',
+                    },
+                  }
+                : {}),
+            });
     markCell(cellDir, 'install-end');
     if (cacheNote) ctx.cacheNote?.(cacheNote);
     hooks.onInstallEnd?.({ ok: install.kind === 'installed', durationMs: install.durationMs, attempts: install.attempts });
@@ -74,10 +80,14 @@ export async function installServer(cell: PlannedCell, ctx: CellContext, hooks: 
         cellDir,
         installMs: install.durationMs,
         attempts: install.attempts,
-        environment: withSource(installFailure(install, pin, cell.install === 'pnpm-strict' ? 'pnpm' : 'npm'), source),
+        environment: withSource(
+          installFailure(install, pin, cell.install === 'pnpm-strict' ? 'pnpm' : cell.install === 'yarn-pnp' ? 'yarn' : 'npm'),
+          source,
+        ),
       };
     }
-    const env = await verifyEnvironment({
+    const verify = layout ? (i: Parameters<typeof verifyEnvironment>[0]) => verifyPnpEnvironment({ ...i, layout }) : verifyEnvironment;
+    const env = await verify({
       cellDir,
       packageName: ctx.plan.package.name,
       primary: cell.primary,
@@ -96,6 +106,7 @@ export async function installServer(cell: PlannedCell, ctx: CellContext, hooks: 
         cellDir,
         packageName: ctx.plan.package.name,
         key: ctx.tarball.sha512,
+        ...(layout ? { packageDir: layout.packageDir } : {}),
         ...(ctx.plan.config.environment ? { levels: ctx.plan.config.environment.checks } : {}),
       }),
     );
@@ -112,6 +123,7 @@ export async function installServer(cell: PlannedCell, ctx: CellContext, hooks: 
       env: withChecks,
       driver,
       ...(returnable ? { returnable } : {}),
+      ...(layout ? { pnp: layout } : {}),
     };
   } catch (error) {
     await shipping?.catch(() => undefined);

@@ -75,6 +75,7 @@ export async function runVariant(
           installSet: cell.installSet,
           primary: cell.primary,
           binFile: ctx.plan.bin.file,
+          ...(install.pnp ? { pnpPackages: install.pnp.all } : {}),
           enabled: { stdio: cfg.stdio !== false && !gapped('stdio'), http: cfg.http !== false && !gapped('http') },
           ...(gapped('stdio') || gapped('http') ? { notRun: 'the config says they need a secret that is not set' } : {}),
           phases: [...results.values()],

@@ -13,7 +13,7 @@ import type { CellContext, CellInstall } from './cell-context.js';
 import type { ClientInstall } from './install/client-install.js';
 import type { ConformanceSuite } from './conformance/conformance-suite.js';
 import { runDriver, type DriverHooks, type DriverLayout } from './driver-launch.js';
-import { baseEnv, driverBound, driverSpec, withVariantNode } from './driver-spec.js';
+import { baseEnv, driverBound, driverSpec, withPnp, withVariantNode } from './driver-spec.js';
 import type { NodeRuntime } from './runtime/node-runtime.js';
 import { markCell } from '../util/marks.js';
 
@@ -66,6 +66,7 @@ export async function runVariantDriver(
     ...(conformance ? { conformance: conformance.ok && conformance.value } : {}),
     ...(conformance && !conformance.ok ? { suiteMissing: suiteMissing(conformance.error.message) } : {}),
     ...(ctx.secrets ? { secrets: ctx.secrets, gaps: ctx.secrets.gaps } : {}),
+    ...(install.pnp ? { pnp: install.pnp } : {}),
   });
   if (ctx.secrets?.mask.length) spec.mask = ctx.secrets.mask;
   const outcome = await runDriver(
@@ -73,7 +74,8 @@ export async function runVariantDriver(
     spec,
     {
       timeoutMs: driverBound(cfg, spec.phases.conformance ? spec.phases.conformance.scenarios.length : 0),
-      env: withVariantNode(baseEnv({}), deps.node),
+      // A PnP cell's own driver loads its client through PnP, as the package loads the SDK.
+      env: withVariantNode(withPnp(baseEnv({}), deps.client ? undefined : install.pnp?.nodeOptions), deps.node),
       signal: ctx.signal,
       ...(deps.node ? { execPath: deps.node.execPath } : {}),
       // A client's driver serves every cell of the run: the first run on a Node release compiles it, the

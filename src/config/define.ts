@@ -18,11 +18,15 @@ export interface CellConfig {
   /** This cell's Node axis; replaces the top-level `node` (`[]`: none, the host's Node). */
   node?: (number | string)[];
   /**
-   * How the cell installs the package: `npm` (its flat node_modules), or `pnpm-strict` (pnpm with `hoist=false`:
-   * a package resolves only what it declares, as strict users install it). @default 'npm'
+   * How the cell installs the package: `npm` (its flat node_modules), `pnpm-strict` (pnpm with `hoist=false`:
+   * a package resolves only what it declares, as strict users install it) or `yarn-pnp` (Yarn Berry's Plug'n'Play).
+   * @default 'npm'
    */
-  install?: 'npm' | 'pnpm-strict';
+  install?: 'npm' | StrictInstall;
 }
+
+/** The strict-install legs: each resolves a package's imports only through what it declares. */
+export type StrictInstall = 'pnpm-strict' | 'yarn-pnp';
 
 export interface MajorRecipe {
   /** Packages installed at exactly the pinned version; the first is the one the package declares a range on. */

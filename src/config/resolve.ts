@@ -4,7 +4,7 @@ import type { ClientSpec } from '../contract/config.js';
 import type { CheckLevel } from '../results/types.js';
 import { CHECKS, defaultLevel, type CheckPhase } from '../contract/checks.js';
 import type { ParityAllowance } from '../results/types.js';
-import type { CellConfig, MajorRecipe, MatrixConfig, Step, SurfaceExpectation } from './define.js';
+import type { CellConfig, MajorRecipe, MatrixConfig, Step, StrictInstall, SurfaceExpectation } from './define.js';
 import { cellIdOf } from './schema-rules.js';
 import { DEFAULT_MAJORS } from './majors.js';
 import type { LoadedConfig } from './load.js';
@@ -23,7 +23,7 @@ export const DEFAULT_BIND_ARGS = ['--transport', 'streamable-http', '--host', '0
 export interface ResolvedCell extends Required<Omit<CellConfig, 'role' | 'clients' | 'node' | 'install'>> {
   role?: string;
   /** A strict install (absent: npm's, so a config without it hashes as it always did). */
-  install?: 'pnpm-strict';
+  install?: StrictInstall;
   /** The cell's client axis (its own list, else the top-level one); absent when there is none. */
   clients?: string[];
   /** The cell's Node axis as specs (`22`, `22.11.0`); absent when there is none. */
@@ -126,13 +126,13 @@ export function resolveConfig(loaded: LoadedConfig, overrides: Overrides = {}, c
       // Only a non-empty axis is recorded, so that a config without axes hashes as it always did.
       const clients = cell.clients ?? c.clients ?? [];
       const node = (cell.node ?? c.node ?? []).map(String);
-      const strict = cell.install === 'pnpm-strict';
+      const strict = cell.install && cell.install !== 'npm' ? cell.install : undefined;
       return {
         pin: cell.pin,
         ...(cell.role ? { role: cell.role } : {}),
         id: cellIdOf(cell),
         allowedToFail: cell.allowedToFail ?? false,
-        ...(strict ? { install: 'pnpm-strict' as const } : {}),
+        ...(strict ? { install: strict } : {}),
         ...(clients.length > 0 ? { clients } : {}),
         ...(node.length > 0 ? { node } : {}),
       };

@@ -21,7 +21,7 @@ export const configSchema = z
           allowedToFail: z.boolean().optional(),
           clients: clients.optional(),
           node: nodeAxis.optional(),
-          install: z.enum(['npm', 'pnpm-strict']).optional(),
+          install: z.enum(['npm', 'pnpm-strict', 'yarn-pnp']).optional(),
         }),
       )
       .min(1, 'declare at least one cell'),

@@ -12,7 +12,7 @@ import { errorMessage } from '../util/result.js';
 export function installFailure(
   install: { kind: 'failed' | 'not-measured'; attempts: number; durationMs: number; code: string; message: string; cause?: string },
   pin: { primary: string; version: string; packageName: string; range?: string },
-  tool: 'npm' | 'pnpm' = 'npm',
+  tool: 'npm' | 'pnpm' | 'yarn' = 'npm',
 ): PhaseResultOf<'environment'> {
   const what = install.kind === 'failed' ? 'failed' : 'not-measured';
   // npm usually refuses a pin outside a declared peer range (ERESOLVE): say the plain cause first.
@@ -53,7 +53,7 @@ export function notRun(phase: PhaseName, results: ReadonlyMap<PhaseName, PhaseRe
     ? 'interrupted before this phase ran'
     : stopped
       ? `not run: ${stopped}`
-      : env && env.verdict !== 'passed' && (env.step === 'npm install' || env.step === 'pnpm install')
+      : env && env.verdict !== 'passed' && (env.step === 'npm install' || env.step === 'pnpm install' || env.step === 'yarn install')
         ? 'not run: the cell could not be installed'
         : 'not run: the harness stopped before this phase';
   return { phase, verdict: 'not-measured', durationMs: 0, message };

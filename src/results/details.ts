@@ -53,7 +53,8 @@ export interface MissingImport {
   importer?: { name: string; version: string; file?: string };
   /** Where the importer declares it, if it does. */
   declaredIn?: 'dependencies' | 'peerDependencies' | 'optionalDependencies';
-  case: 'own-undeclared' | 'dependency-undeclared' | 'declared-not-installed';
+  /** `peer-not-provided`, `pnp-escaped`: Yarn PnP's (a peer no ancestor provides; a resolution PnP's hooks never saw). */
+  case: 'own-undeclared' | 'dependency-undeclared' | 'declared-not-installed' | 'peer-not-provided' | 'pnp-escaped';
 }
 
 /** What the stdio and http phases' servers tell of the install: the SDK they loaded, an import they missed. */

@@ -68,6 +68,8 @@ export type InstallSourceRef =
   | { source: 'npm'; reason: string }
   /** A strict leg (`cells[].install: 'pnpm-strict'`): real pnpm with `hoist=false`, its store. */
   | { source: 'pnpm-strict'; pnpm: string; store: string }
+  /** A strict leg (`cells[].install: 'yarn-pnp'`): real Yarn Berry with Plug'n'Play, its global folder (cache). */
+  | { source: 'yarn-pnp'; yarn: string; store: string }
   | {
       source: 'reused';
       lockfileSha256: string;

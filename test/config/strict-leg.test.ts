@@ -7,10 +7,18 @@ const resolve = (config: MatrixConfig) => resolveConfig({ file: '/p/matrix.confi
 
 describe('cells[].install and environment.checks', () => {
   it('a strict leg beside the npm cell of the same pin gets an id of its own; npm stays as before (no key)', () => {
-    const cfg = resolve({ cells: [{ pin: 'latest@1' }, { pin: 'latest@1', install: 'pnpm-strict' }, { pin: 'latest@2', install: 'npm' }] });
+    const cfg = resolve({
+      cells: [
+        { pin: 'latest@1' },
+        { pin: 'latest@1', install: 'pnpm-strict' },
+        { pin: 'latest@1', install: 'yarn-pnp' },
+        { pin: 'latest@2', install: 'npm' },
+      ],
+    });
     expect(cfg.cells).toEqual([
       { pin: 'latest@1', id: 'latest-1', allowedToFail: false },
       { pin: 'latest@1', id: 'latest-1-pnpm-strict', allowedToFail: false, install: 'pnpm-strict' },
+      { pin: 'latest@1', id: 'latest-1-yarn-pnp', allowedToFail: false, install: 'yarn-pnp' },
       { pin: 'latest@2', id: 'latest-2', allowedToFail: false },
     ]);
     expect(cfg.environment).toBeUndefined();

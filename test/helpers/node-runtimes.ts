@@ -22,6 +22,9 @@ export const TEST_CONFIG_CACHE = path.join(TEST_CACHE_ROOT, 'configs');
 /** pnpm's store for the strict legs' tests: one store, so every strict cell after the first installs from it. */
 export const TEST_PNPM_STORE = path.join(TEST_CACHE_ROOT, 'pnpm-store');
 
+/** Yarn's global folder (its cache) for the yarn-pnp legs' tests: every Yarn cell after the first installs from it. */
+export const TEST_YARN_CACHE = path.join(TEST_CACHE_ROOT, 'yarn');
+
 /** Published MCP server tarballs (test/e2e/helpers/published.ts). */
 export const TEST_PUBLISHED_CACHE = path.join(TEST_CACHE_ROOT, 'published-tarballs');
 
@@ -36,6 +39,7 @@ export const TEST_CACHE_ENV: Record<string, string> = {
   MCP_MATRIX_TREE_CACHE: process.env.MM_TEST_TREE_CACHE ?? TEST_TREE_CACHE,
   MCP_MATRIX_CONFIG_CACHE: TEST_CONFIG_CACHE,
   MCP_MATRIX_PNPM_STORE: TEST_PNPM_STORE,
+  MCP_MATRIX_YARN_CACHE: TEST_YARN_CACHE,
   // npm's own cache, as the test run has it (npx and npm scripts set it): the minimal environment of a CLI process would
   // drop it, and a run measured with a new npm cache would still take ~/.npm's in every cell.
   ...(process.env.npm_config_cache ? { npm_config_cache: process.env.npm_config_cache } : {}),

@@ -35,19 +35,9 @@ export async function installStrict(
   cellDir: string,
   options: StrictInstallOptions,
 ): Promise<{ install: InstallOutcome; source: InstallSourceRef; cacheNote?: undefined }> {
-  const started = performance.now();
-  const elapsed = () => Math.round(performance.now() - started);
+  const { elapsed, notMeasured } = installClock();
   const store = pnpmStoreDir(options.runDir, options.env);
   const source: InstallSourceRef = { source: 'pnpm-strict', pnpm: PNPM_VERSION, store };
-  // `cause`: a sentence naming the machine's or the harness's part, shown instead of pnpm's own output.
-  const notMeasured = (code: string, message: string, attempts = 1, cause?: string): InstallOutcome => ({
-    kind: 'not-measured',
-    attempts,
-    durationMs: elapsed(),
-    code,
-    message,
-    ...(cause ? { cause } : {}),
-  });
   const pnpm: PackageManager = {
     name: 'pnpm',
     version: PNPM_VERSION,
@@ -106,6 +96,29 @@ export async function installStrict(
       return { install: { kind: 'failed', attempts: attempt, durationMs: elapsed(), ...last }, source };
   }
   return { install: notMeasured(last.code, last.message, options.attempts), source };
+}
+
+/**
+ * A strict install's clock, and its outcome when the registry or the machine stopped it (never the package's fault);
+ * `cause`: a sentence naming the machine's or the harness's part, shown instead of the manager's own output.
+ */
+export function installClock(): {
+  elapsed(): number;
+  notMeasured(code: string, message: string, attempts?: number, cause?: string): InstallOutcome;
+} {
+  const started = performance.now();
+  const elapsed = () => Math.round(performance.now() - started);
+  return {
+    elapsed,
+    notMeasured: (code, message, attempts = 1, cause) => ({
+      kind: 'not-measured',
+      attempts,
+      durationMs: elapsed(),
+      code,
+      message,
+      ...(cause ? { cause } : {}),
+    }),
+  };
 }
 
 /** Whether pnpm's lockfile records this tarball's integrity: pnpm installed exactly these bytes. */

@@ -99,6 +99,23 @@ export async function verifyEnvironment(
     );
   }
 
+  return environmentOutcome(input, { started, manifest, sdkPackages, lock: lock ?? pnpmLock, declaredRanges, chain, problems });
+}
+
+/** The static check's result and evidence from what it found (npm's, pnpm's or Yarn PnP's cell alike). */
+export function environmentOutcome(
+  input: EnvironmentInput,
+  found: {
+    started: number;
+    manifest: Manifest | undefined;
+    sdkPackages: EnvironmentEvidence['sdkPackages'];
+    lock: Buffer | undefined;
+    declaredRanges: Record<string, string>;
+    chain: string | undefined;
+    problems: string[];
+  },
+): { result: PhaseResultOf<'environment'>; evidence: EnvironmentEvidence } {
+  const { manifest, sdkPackages, lock, declaredRanges, chain, problems } = found;
   const evidence: EnvironmentEvidence = {
     harnessVersion: input.harnessVersion,
     node: process.version,
@@ -107,13 +124,13 @@ export async function verifyEnvironment(
     package: { name: manifest?.name ?? input.packageName, version: manifest?.version ?? '?' },
     tarball: { file: path.basename(input.tarball.file), size: input.tarball.size, sha512: input.tarball.sha512 },
     sdkPackages,
-    ...(lock || pnpmLock ? { lockfileSha256: sha256((lock ?? pnpmLock)!) } : {}),
+    ...(lock ? { lockfileSha256: sha256(lock) } : {}),
     installMs: input.install.durationMs,
     installAttempts: input.install.attempts,
     declaredRanges,
     ...(chain ? { sdkClaim: chain } : {}),
   };
-  const durationMs = Math.round(performance.now() - started);
+  const durationMs = Math.round(performance.now() - found.started);
   const result: PhaseResultOf<'environment'> =
     problems.length === 0
       ? {

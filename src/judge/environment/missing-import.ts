@@ -1,5 +1,6 @@
 // A server that dies because Node cannot find a package gets its cause named: which import, which file, and
 // whether it is the package's own undeclared import, one inside a dependency, or a declared peer not installed.
+// Yarn PnP's own errors are read too (`x tried to access y`), and so is a resolution PnP's hooks never saw.
 import { readFile, realpath } from 'node:fs/promises';
 import path from 'node:path';
 import { withDetails } from '../../contract/fields.js';
@@ -21,10 +22,75 @@ export function parseMissing(stderr: string): { specifier: string; from: string;
 
 const packageName = (spec: string) => (spec.startsWith('@') ? spec.split('/').slice(0, 2).join('/') : spec.split('/')[0]!);
 
+/** PnP's refusal: `<issuer> tried to access <pkg>[ (a peer dependency)], …` then `Required by: <name>@<ref> (via <path>)`. */
+const PNP = /(\S+) tried to access (\S+?)( \(a peer dependency\))?[,;]? (?:but|this)[^\n]*/;
+const PNP_BY = /Required by: ((?:@[^@\s/]+\/)?[^@\s]+)@(\S+)(?: \(via (\S+?)\/?\))?/;
+
+/** A PnP refusal read from a server's stderr. */
+export function parsePnp(
+  stderr: string,
+): { specifier: string; issuer: string; peer: boolean; reference?: string; from?: string } | undefined {
+  const m = PNP.exec(stderr);
+  if (!m) return undefined;
+  const by = PNP_BY.exec(stderr.slice(m.index));
+  const from = by?.[3]?.endsWith('…') ? undefined : by?.[3];
+  return {
+    specifier: m[2]!,
+    issuer: m[1] === 'application' ? '' : m[1]!,
+    peer: m[3] !== undefined,
+    ...(by && by[1] === m[1] ? { reference: by[2]! } : {}),
+    ...(from ? { from } : {}),
+  };
+}
+
+/** The version a PnP reference names (`npm:1.2.3`, `virtual:…#npm:1.2.3`), else the manifest above `from` (unplugged). */
+async function pnpVersion(reference: string | undefined, from: string | undefined, name: string): Promise<string> {
+  const npm = reference && /(?:^|#)npm:(?:.*@)?([^@#]+)$/.exec(reference)?.[1];
+  if (npm) return npm;
+  const root = from?.lastIndexOf(`/node_modules/${name}/`) ?? -1;
+  if (!from || root < 0) return '?';
+  const manifest = await readFile(path.join(from.slice(0, root), 'node_modules', name, 'package.json'), 'utf8')
+    .then((t) => JSON.parse(t) as { version?: unknown })
+    .catch(() => undefined);
+  return typeof manifest?.version === 'string' ? manifest.version : '?';
+}
+
+/** The file of `from` inside the package `name` (`dist/index.js`), if `from` is a file in it. */
+function fileInPackage(from: string | undefined, name: string): string | undefined {
+  const at = from?.lastIndexOf(`/node_modules/${name}/`);
+  if (!from || at === undefined || at < 0) return undefined;
+  const file = from.slice(at + `/node_modules/${name}/`.length);
+  return file && !file.endsWith('/') ? file : undefined;
+}
+
+async function classifyPnp(stderr: string, undertest: string): Promise<MissingImport | undefined> {
+  const pnp = parsePnp(stderr);
+  if (!pnp || !pnp.issuer) return undefined;
+  const pkg = packageName(pnp.specifier);
+  const file = fileInPackage(pnp.from, pnp.issuer);
+  const importer = { name: pnp.issuer, version: await pnpVersion(pnp.reference, pnp.from, pnp.issuer), ...(file ? { file } : {}) };
+  if (pnp.peer) return { package: pkg, importer, declaredIn: 'peerDependencies', case: 'peer-not-provided' };
+  return { package: pkg, importer, case: pnp.issuer === undertest ? 'own-undeclared' : 'dependency-undeclared' };
+}
+
 /** Who imports it and whether that package declares it, read from the cell (the importer's own package.json). */
 export async function classifyMissing(stderr: string, undertest: string): Promise<MissingImport | undefined> {
+  const pnp = await classifyPnp(stderr, undertest);
+  if (pnp) return pnp;
   const parsed = parseMissing(stderr);
   if (!parsed) return undefined;
+  // Node's own resolver failing inside Yarn's cache: PnP's hooks never saw this resolution.
+  if (/\.zip\/node_modules\/|\/\.yarn\/(?:unplugged|__virtual__)\//.test(parsed.from)) {
+    const at = parsed.from.lastIndexOf('/node_modules/');
+    const rest = parsed.from.slice(at + '/node_modules/'.length).split('/');
+    const name = rest[0]!.startsWith('@') ? rest.slice(0, 2).join('/') : rest[0]!;
+    const file = parsed.clipped ? undefined : fileInPackage(parsed.from, name);
+    return {
+      package: packageName(parsed.specifier),
+      importer: { name, version: await pnpVersion(undefined, parsed.from, name), ...(file ? { file } : {}) },
+      case: 'pnp-escaped',
+    };
+  }
   const pkg = packageName(parsed.specifier);
   const at = parsed.from.lastIndexOf('/node_modules/');
   if (at < 0) return { package: pkg, case: 'own-undeclared' };
@@ -60,6 +126,10 @@ export function describeMissing(m: MissingImport, sites: readonly string[] = [])
       return `cannot find ${m.package}, imported by ${file}${where}, which does not declare it in dependencies, peerDependencies or optionalDependencies: the package's own undeclared import, which npm's flat node_modules hides; declare it`;
     case 'dependency-undeclared':
       return `cannot find ${m.package}, imported by ${file}, which does not declare it: an undeclared import inside the dependency ${who}; the fix is an upgrade of ${m.importer!.name} to a version that declares it, or an override (pnpm's packageExtensions)`;
+    case 'peer-not-provided':
+      return `cannot find ${m.package}, which ${file} declares as a peer dependency: no package above it provides it and Yarn installs no peer by itself (PnP: "tried to access ${m.package} (a peer dependency)"); no package is blamed: the user installs the peer`;
+    case 'pnp-escaped':
+      return `cannot find ${m.package}, imported by ${file}: Node's own resolver ran on a file in Yarn's cache, so PnP's hooks never saw this import (a known PnP limitation: a CommonJS require() of an ES module is not routed through PnP's ES-module loader); no package is blamed`;
     case 'declared-not-installed':
       return `cannot find ${m.package}, imported by ${file}, which declares it in ${m.declaredIn}: ${m.declaredIn === 'peerDependencies' ? 'a peer the package manager did not install' : 'the package manager did not install it'}; no package is blamed`;
   }

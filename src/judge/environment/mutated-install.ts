@@ -7,9 +7,9 @@ import { decideCellResult } from '../verdict.js';
 import { unmeasured } from '../not-measured.js';
 import { sha256 } from '../../util/sha256.js';
 
-/** The cell's lockfile as it is now: npm's, else a strict leg's pnpm-lock.yaml (undefined when there is none). */
+/** The cell's lockfile as it is now: npm's, else a strict leg's pnpm-lock.yaml or yarn.lock (undefined when there is none). */
 async function lockfileOf(cellDir: string): Promise<{ name: string; sha256: string } | undefined> {
-  for (const name of ['package-lock.json', 'pnpm-lock.yaml']) {
+  for (const name of ['package-lock.json', 'pnpm-lock.yaml', 'yarn.lock']) {
     const lock = await readFile(path.join(cellDir, name)).catch(() => undefined);
     if (lock) return { name, sha256: sha256(lock) };
   }

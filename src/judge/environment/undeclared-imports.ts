@@ -134,11 +134,13 @@ export interface ImportCheckInput {
   /** The tarball's sha512: the package's files, hence the scan, are the same in every cell. */
   key: string;
   levels?: Readonly<Record<string, CheckLevel>>;
+  /** Where the package is installed, when not `<cell>/node_modules/<name>` (Yarn PnP unplugs it elsewhere). */
+  packageDir?: string;
 }
 
 /** The two checks of the package installed in the cell (static imports: `require`; the rest: `warn`, by default). */
 export async function judgeImports(input: ImportCheckInput): Promise<SubCheckResult[]> {
-  const packageDir = path.join(input.cellDir, 'node_modules', input.packageName);
+  const packageDir = input.packageDir ?? path.join(input.cellDir, 'node_modules', input.packageName);
   const manifest = await readFile(path.join(packageDir, 'package.json'), 'utf8')
     .then((t) => JSON.parse(t) as DeclaringManifest)
     .catch(() => undefined);

@@ -8,6 +8,8 @@ import { sdkEnginesProblems, serverNodeMismatch, withNodeEngines, withServerNode
 import { judgeRuntimeSdk, withRuntimeSdk, type RuntimeSdkInput } from './runtime-sdk.js';
 
 export interface VariantEnvironmentInput extends RuntimeSdkInput {
+  /** A Yarn PnP cell's packages (pnp-layout.ts): the pinned copies' locations stand for `node_modules/<name>`. */
+  pnpPackages?: readonly { name: string; version: string; location: string }[];
   /** The cell's static environment check (environment.ts), shared by its variants. */
   env: { result: PhaseResultOf<'environment'>; evidence: EnvironmentEvidence };
   cellDir: string;
@@ -18,7 +20,9 @@ export interface VariantEnvironmentInput extends RuntimeSdkInput {
 export async function judgeVariantEnvironment(
   input: VariantEnvironmentInput,
 ): Promise<{ result: PhaseResultOf<'environment'>; evidence: EnvironmentEvidence }> {
-  const aliases = await linkedCopies(input.cellDir, Object.keys(input.installSet));
+  const aliases = input.pnpPackages
+    ? pnpCopies(input.cellDir, input.installSet, input.pnpPackages)
+    : await linkedCopies(input.cellDir, Object.keys(input.installSet));
   const folded = withRuntimeSdk(input.env, judgeRuntimeSdk({ ...input, ...(aliases ? { aliases } : {}) }));
   if (!input.nodeVersion) return folded;
   const engines = await sdkEnginesProblems(input.cellDir, folded.evidence.sdkPackages, input.nodeVersion);
@@ -35,4 +39,16 @@ async function linkedCopies(cellDir: string, names: readonly string[]): Promise<
     if (rel && rel !== path.join('node_modules', name)) out[rel] = `node_modules/${name}`;
   }
   return Object.keys(out).length ? out : undefined;
+}
+
+/** A PnP cell's pinned packages, where PnP keeps them (Yarn's cache, through `.yarn/__virtual__` for a package with peers) → `node_modules/<name>`. */
+function pnpCopies(
+  cellDir: string,
+  installSet: Readonly<Record<string, string>>,
+  packages: readonly { name: string; version: string; location: string }[],
+): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const p of packages)
+    if (installSet[p.name] === p.version) out[path.relative(cellDir, p.location.replace(/\/+$/, ''))] = `node_modules/${p.name}`;
+  return out;
 }

@@ -98,9 +98,10 @@ const environment = obj({
   installAttempts: num,
   installSource: optional(
     obj({
-      source: oneOf(['npm', 'reused', 'pnpm-strict']),
+      source: oneOf(['npm', 'reused', 'pnpm-strict', 'yarn-pnp']),
       reason: optional(str),
       pnpm: optional(str),
+      yarn: optional(str),
       store: optional(str),
       lockfileSha256: optional(str),
       entry: optional(str),

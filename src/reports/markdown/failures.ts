@@ -72,6 +72,7 @@ export function clientInstallLabel(ref: ClientInstallRef): string {
 
 /** Where the cell's node_modules came from: npm, or a reused tree npm resolved the same (docs/performance.md). */
 export function installSourceLabel(ref: InstallSourceRef): string {
+  if (ref.source === 'yarn-pnp') return `Yarn ${ref.yarn} install with Plug'n'Play (a strict layout; cache ${ref.store})`;
   if (ref.source === 'pnpm-strict') return `pnpm ${ref.pnpm} install with hoist=false (a strict layout; store ${ref.store})`;
   if (ref.source === 'reused' && ref.resolvedAt !== undefined)
     return `reused tree ${ref.entry} of the tree cache as npm resolved it at ${ref.resolvedAt} (${resolvedAgo(ref.ageMs ?? 0)}; \`--fresh\` to resolve now; package-lock.json sha256 ${ref.lockfileSha256.slice(0, 12)}…), ${ref.swapped ? "this run's tarball swapped in with no npm run" : "completed by npm with this run's tarball"}`;

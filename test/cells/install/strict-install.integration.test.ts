@@ -1,7 +1,6 @@
 // The strict leg on real parts: npm-packed fixtures installed by real pnpm (pinned, from the registry, through the
 // client cache) with hoist=false, beside SDK 1.32.2; the bin started as the driver starts it. The correct server
 // answers initialize; the one whose bin imports zod undeclared cannot start, and the cause is named.
-import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -11,6 +10,7 @@ import { createCellDir } from '../../../src/cells/install/workspace.js';
 import { explainMissing } from '../../../src/judge/environment/missing-import.js';
 import { ROOT, npmPack, removeDir, tempDir } from '../../driver/helpers/cell.js';
 import { TEST_CACHE_ENV } from '../../helpers/node-runtimes.js';
+import { initializeBin } from '../../helpers/start-bin.js';
 
 const SDK = { '@modelcontextprotocol/sdk': '1.32.2' };
 let work: string | undefined;
@@ -31,21 +31,8 @@ beforeAll(async () => {
 }, 600_000);
 afterAll(() => removeDir(work));
 
-/** The bin run as the driver runs it (node, the package's bin file), sent initialize; its first line or its exit. */
-function start(cell: string, bin: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, [join(cells[cell]!.dir, 'node_modules', cell, bin)], { stdio: ['pipe', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d: Buffer) => {
-    stdout += d.toString();
-    if (stdout.includes('\n')) child.stdin.end();
-  });
-  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-  child.stdin.write(
-    `${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } })}\n`,
-  );
-  return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
-}
+/** The bin run as the driver runs it (node, the package's bin file), sent initialize. */
+const start = (cell: string, bin: string) => initializeBin(join(cells[cell]!.dir, 'node_modules', cell, bin));
 
 describe('the pnpm-strict leg', () => {
   it('installs the same tarball and pins with hoist=false: the lockfile holds the tarball, nothing undeclared is reachable at the top', async () => {

@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { classifyMissing, explainMissing, parseMissing } from '../../../src/judge/environment/missing-import.js';
+import { classifyMissing, describeMissing, explainMissing, parseMissing } from '../../../src/judge/environment/missing-import.js';
 import type { PhaseResult } from '../../../src/results/types.js';
 
 let cell = '';
@@ -107,5 +107,75 @@ describe('classifyMissing and explainMissing: the three cases', () => {
     expect(await explainMissing(base, 'srv')).toBe(base);
     const passed = { ...base, verdict: 'passed' as const, stderrTail: esm('zod', '/c/node_modules/srv/a.js') };
     expect(await explainMissing(passed, 'srv')).toBe(passed);
+  });
+});
+
+describe('YarN PnP: its refusals, a peer no ancestor provides, and a resolution its hooks never saw'.replace('YarN', 'Yarn'), () => {
+  const pnpError = (issuer: string, pkg: string, peer: boolean, by: string) =>
+    [
+      'node:internal/modules/run_main:123',
+      `Error: ${issuer} tried to access ${pkg}${peer ? " (a peer dependency) but it isn't provided by its ancestors" : ", but it isn't declared in its dependencies"}; this makes the require call ambiguous and unsound.`,
+      '',
+      `Required package: ${pkg} (via "${pkg}/package.json")`,
+      `Required by: ${by}`,
+      '    at makeError (/c/.pnp.cjs:6842:34)',
+    ].join('\n');
+  const zip = '/home/u/.cache/mcp-matrix/yarn/cache/helper-npm-2.1.0-ab12-10c0.zip/node_modules/helper';
+
+  it('an undeclared import inside a dependency: its name and version from the reference, the file from "via"', async () => {
+    const stderr = pnpError('helper', 'lodash', false, `helper@npm:2.1.0 (via ${zip}/lib/index.js)`);
+    await expect(classifyMissing(stderr, 'srv')).resolves.toEqual({
+      package: 'lodash',
+      importer: { name: 'helper', version: '2.1.0', file: 'lib/index.js' },
+      case: 'dependency-undeclared',
+    });
+  });
+
+  it("the package's own (unplugged, referenced by its tarball): the version read from its manifest on disk", async () => {
+    layout({});
+    const dir = path.join(cell, '.yarn/unplugged/srv-virtual-1/node_modules/srv');
+    mkdirSync(path.join(dir, 'bin'), { recursive: true });
+    writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: 'srv', version: '3.0.1' }));
+    const stderr = pnpError(
+      'srv',
+      'zod',
+      false,
+      `srv@virtual:abc#file:/t/srv.tgz::hash=8068fc&locator=cell%40workspace%3A. (via ${dir}/bin/server.js)`,
+    );
+    const m = await classifyMissing(stderr, 'srv');
+    expect(m).toEqual({ package: 'zod', importer: { name: 'srv', version: '3.0.1', file: 'bin/server.js' }, case: 'own-undeclared' });
+  });
+
+  it('a peer no ancestor provides: shown as what it is, no package blamed; a scoped issuer is read whole', async () => {
+    const stderr = pnpError(
+      '@acme/kit',
+      'react',
+      true,
+      `@acme/kit@virtual:f00#npm:1.4.0 (via /c/.yarn/__virtual__/x/0/cache/kit.zip/node_modules/@acme/kit/dist/a.js)`,
+    );
+    const m = await classifyMissing(stderr, 'srv');
+    expect(m).toEqual({
+      package: 'react',
+      importer: { name: '@acme/kit', version: '1.4.0', file: 'dist/a.js' },
+      declaredIn: 'peerDependencies',
+      case: 'peer-not-provided',
+    });
+    expect(describeMissing(m!)).toContain('Yarn installs no peer by itself');
+    expect(describeMissing(m!)).toContain('no package is blamed');
+  });
+
+  it("Node's own resolver failing on a file in Yarn's cache: PnP's hooks never saw it (a known limitation), no package blamed", async () => {
+    const m = await classifyMissing(esm('chalk', `${zip}/dist/esm.js`), 'srv');
+    expect(m).toEqual({ package: 'chalk', importer: { name: 'helper', version: '?', file: 'dist/esm.js' }, case: 'pnp-escaped' });
+    expect(describeMissing(m!)).toMatch(/PnP's hooks never saw this import .*no package is blamed$/);
+  });
+
+  it('a cut "Required by" line keeps the package and the issuer, without a file', async () => {
+    const stderr = pnpError('helper', 'lodash', false, 'helper@npm:2.1.0 (via /home/u/.cache/mcp-matr…');
+    await expect(classifyMissing(stderr, 'srv')).resolves.toEqual({
+      package: 'lodash',
+      importer: { name: 'helper', version: '2.1.0' },
+      case: 'dependency-undeclared',
+    });
   });
 });
