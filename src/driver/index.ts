@@ -106,10 +106,9 @@ async function phase(name: PhaseName, run: (() => Promise<PhaseResult>) | null, 
 }
 
 /**
- * The compiled files are ES modules, but the cell's package.json has no "type": without a
- * package.json of its own, every server would print MODULE_TYPELESS_PACKAGE_JSON when preloading
- * the probe (and a "type": "commonjs" cell would fail outright). The harness ships one (driver-ship.ts);
- * this covers a driver copied by hand.
+ * The probe, preloaded into every server from `dir`, is an ES module: it needs a `"type": "module"` scope, which
+ * the shipped driver's package.json gives (driver-ship.ts). A driver copied by hand without it gets one written
+ * here, so servers neither print MODULE_TYPELESS_PACKAGE_JSON nor, in a `"type": "commonjs"` cell, fail to preload it.
  */
 function ensureModuleScope(dir: string): void {
   const file = join(dir, 'package.json');
