@@ -4,14 +4,17 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { byRevision } from '../../../src/contract/checks.js';
 import { citation, discoveryCheck, type OAuthCheck } from '../../../src/driver/http/oauth.js';
 import { discover, resourceMetadataParam } from '../../../src/driver/http/oauth-discovery.js';
+import { byRevision, checkResult, checkSource } from '../../../src/contract/checks.js';
 import {
   asJudged,
   challengeCheck,
+  checksMessage,
+  phaseMessage,
   postInitialize,
   reportedChecks,
+  statusCheck,
   servedAnyway,
   type HttpChecks,
   type SubCheck,
@@ -162,5 +165,103 @@ describe('servedAnyway: a 401 check a revision without basic/authorization lacks
       short: '200 (want a refusal)',
       step: 'request without a token',
     });
+  });
+});
+
+describe('the 401 and OAuth checks read out: the message, the reported checks, the rest that decides', () => {
+  const ok = (text: string, short = text): SubCheck => ({ outcome: 'ok', text, short });
+  const oauth = (id: OAuthCheck['id'], outcome: OAuthCheck['outcome'], text: string): OAuthCheck => ({
+    id,
+    outcome,
+    text,
+    short: text,
+    step: id,
+  });
+  const base: HttpChecks = {
+    noToken: ok('401'),
+    wwwAuthenticate: ok('with a Bearer challenge', 'Bearer challenge'),
+    wrongToken: ok('401'),
+    roundTrip: ok('ok'),
+  };
+
+  it('statusCheck: a 2xx says what it means; any other status only what was wanted', () => {
+    expect(statusCheck({ status: 200, wwwAuthenticate: null }, 'no token')).toEqual({
+      outcome: 'failed',
+      text: '200 (want 401: the endpoint does not require the bearer token)',
+      short: '200 (want 401)',
+      step: 'request without a token',
+    });
+    expect(statusCheck({ status: 299, wwwAuthenticate: null }, 'wrong token').text).toBe('299 (want 401: a wrong token is accepted)');
+    for (const status of [199, 300, 403])
+      expect(statusCheck({ status, wwwAuthenticate: null }, 'wrong token')).toEqual({
+        outcome: 'failed',
+        text: `${status} (want 401)`,
+        short: `${status} (want 401)`,
+        step: 'request with a wrong token',
+      });
+  });
+
+  it('checksMessage: each OAuth check after the round trip, by its label; its own round trip and those not run left out', () => {
+    const c: HttpChecks = {
+      ...base,
+      oauth: [
+        oauth('discovery', 'ok', 'named by resource_metadata'),
+        oauth('audience', 'failed', '200 (want 401)'),
+        oauth('expired', 'not run', 'not run: the server exited (code 7) during oauth-audience'),
+        oauth('roundTrip', 'ok', 'ok'),
+      ],
+    };
+    expect(checksMessage(c)).toBe(
+      'no token → 401 with a Bearer challenge; wrong token → 401; round trip ok; metadata discovery → named by resource_metadata; other audience → 200 (want 401)',
+    );
+    // A challenge not run (the server had exited) is not read out after the status.
+    expect(checksMessage({ ...base, wwwAuthenticate: { outcome: 'not run', text: 'not run: gone', short: 'not run' } })).toBe(
+      'no token → 401; wrong token → 401; round trip ok',
+    );
+    expect(checksMessage(base)).toBe('no token → 401 with a Bearer challenge; wrong token → 401; round trip ok');
+  });
+
+  it("reportedChecks: the OAuth checks between the 401 checks and the spec's, the evidence kept, their round trip once", () => {
+    const exited: SubCheck = {
+      outcome: 'failed',
+      text: 'the server exited',
+      short: 'server exited',
+      step: 'x',
+      evidence: { exited: 'code 7' },
+    };
+    const reported = reportedChecks(
+      { ...base, noToken: exited, oauth: [oauth('audience', 'ok', '401'), oauth('roundTrip', 'ok', 'ok')] },
+      { auth: 'oauth' },
+    );
+    expect(reported.map((r) => r.id)).toEqual(['no-token-401', 'www-authenticate', 'wrong-token-401', 'oauth-audience', 'round-trip']);
+    expect(reported[0]).toMatchObject({ outcome: 'failed', evidence: { exited: 'code 7' } });
+    expect(reported[1]).not.toHaveProperty('evidence');
+  });
+
+  it('asJudged: an OAuth failure whose check was not reported, or cites another section, is left as it was', () => {
+    const audience = oauth('audience', 'failed', `200 (want 401) (${citation('audience')})`);
+    const c: HttpChecks = { ...base, oauth: [audience] };
+    expect(asJudged(c, []).oauth![0]).toBe(audience);
+    const elsewhere = checkResult('oauth-audience', 'require', { outcome: 'failed', message: 'x' });
+    const moved = { ...elsewhere, spec: { revision: 'MCP 2025-06-18', section: 'basic/authorization#elsewhere' } };
+    expect(asJudged(c, [moved]).oauth![0]).toBe(audience);
+  });
+
+  it('phaseMessage: after the read-out, each other required check that failed or was not measured; never a warning again', () => {
+    const origin = checkResult('origin', 'require', { outcome: 'failed', message: 'a foreign Origin got 200', short: '200' });
+    const host = checkResult('host', 'warn', { outcome: 'failed', message: 'a foreign Host got 200' });
+    const session = checkResult('session-required', 'require', { outcome: 'not-measured', message: 'no session' });
+    const noToken = checkResult('no-token-401', 'require', { outcome: 'failed', message: '200' });
+    const audience = checkResult('oauth-audience', 'require', { outcome: 'failed', message: '200' });
+    const passed = checkResult('protocol-version', 'require', { outcome: 'passed', message: 'ok' });
+    const read = checksMessage(base);
+    expect(phaseMessage(base, [noToken, audience, origin, host, session, passed])).toBe(
+      [
+        read,
+        'origin: a foreign Origin got 200 [MUST, MCP 2025-11-25 basic/transports#security-warning, level require]',
+        `session-required: no session [${checkSource(session)}]`,
+      ].join('; '),
+    );
+    expect(phaseMessage(base, [host, passed])).toBe(read);
   });
 });
