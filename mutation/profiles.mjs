@@ -176,11 +176,12 @@ export const PROFILES = {
       'test/driver/phases/http-refusals.test.ts',
       'test/driver/phases/http.test.ts',
     ]),
-    judging('checks', 'src/contract/checks.ts', [
-      'test/contract/checks.test.ts',
-      'test/contract/revisions.test.ts',
-      'test/config/docs.test.ts',
-    ]),
+    // The check catalogue (catalogue.ts: each check's requirement, revision and levels) and the rules that read it.
+    judging(
+      'checks',
+      ['src/contract/checks.ts', 'src/contract/catalogue.ts'],
+      ['test/contract/checks.test.ts', 'test/contract/revisions.test.ts', 'test/config/docs.test.ts'],
+    ),
     judging('answering', 'src/driver/server/answering.ts', ['test/driver/server/answering.test.ts']),
     judging('conformance-catalogue', 'src/cells/conformance/conformance-catalogue.ts', [
       'test/cells/conformance/conformance-catalogue.test.ts',
