@@ -7,12 +7,11 @@ import { detectPackageManager, type PackageManagerName } from '../../pack/packag
 import { ok, type Result } from '../../util/result.js';
 
 export { gitRoot } from '../../pack/package-manager.js';
-export type PackageManager = PackageManagerName;
 
 export interface WorkflowRepo {
   /** The package's directory relative to the git root, POSIX separators; `.` at the root. */
   workingDirectory: string;
-  pm: PackageManager;
+  pm: PackageManagerName;
   /** The version `packageManager` names (pnpm/action-setup needs one); absent when the field names none. */
   pmVersion?: string;
   /** The package.json holding that field, relative to the git root (pnpm/action-setup reads it there). */
