@@ -8,6 +8,16 @@ const CAUSES = {
   ENOMEM: 'out of memory',
 };
 
+// Below its engines floor the CLI fails on a missing API, far from the cause: say the cause, and where Node goes.
+const [major, minor] = process.versions.node.split('.').map(Number);
+if (major < 20 || (major === 20 && minor < 19)) {
+  process.stderr.write(
+    `mcp-matrix: harness error: mcp-matrix needs Node >=20.19; this is ${process.versions.node}. Run it on a newer Node; ` +
+      'to test a server on this one, add it to the config as a Node axis (docs/config.md).\n',
+  );
+  process.exit(3);
+}
+
 let cli;
 try {
   cli = await import('../dist/bundle/cli.js');

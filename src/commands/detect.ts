@@ -34,8 +34,8 @@ export function detectOutputs(dir: string, pnpmVersion?: string): Result<string[
 
 /**
  * The lowest Node the package's engines.node admits (setup-node given the range would pick the newest), raised to
- * the harness's own floor when lower: the job's Node runs the CLI too (a Node axis in the config runs servers on
- * older releases). '' without engines.node, or when the range admits no release.
+ * the harness's own floor when lower, even when the range excludes it: the job's Node runs the CLI, which cannot
+ * start below its floor (a Node axis in the config runs servers on older releases). '' without engines.node.
  */
 export function nodeFloor(dir: string): string {
   let range: unknown;
@@ -47,9 +47,8 @@ export function nodeFloor(dir: string): string {
   if (typeof range !== 'string' || semver.validRange(range) === null) return '';
   const floor = semver.minVersion(range)?.version;
   if (!floor) return '';
-  if (semver.satisfies(floor, HARNESS_NODE_RANGE)) return floor;
   const ours = semver.minVersion(HARNESS_NODE_RANGE)?.version;
-  return ours && semver.satisfies(ours, range) ? ours : floor;
+  return ours && semver.lt(floor, ours) ? ours : floor;
 }
 
 export async function detectCommand(

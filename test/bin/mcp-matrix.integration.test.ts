@@ -1,7 +1,7 @@
 // The bin before main() exists: loading the CLI can fail on the machine (no file descriptors left) or on a copy
 // that was never built. Neither is a verdict on a server: exit 3 with the cause, never exit 1 with a raw stack.
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -53,5 +53,20 @@ describe('bin/mcp-matrix.js: a signal after main() has decided', () => {
     expect(r.signal).toBeNull();
     expect(r.status).toBe(0);
     expect(r.stdout).toMatch(/\d+\.\d+\.\d+/);
+  });
+
+  it('a Node below the engines floor: exit 3 naming the floor, the Node found and where an older Node goes', () => {
+    // The version is set before the bin runs (a preload), as a Node 18 would report it.
+    const preload = 'data:text/javascript,Object.defineProperty(process.versions,"node",{value:"18.20.8"})';
+    const r = run(`exec "${process.execPath}" --import '${preload}' "${BIN}" --version`);
+    expect(r.stderr).toBe(
+      'mcp-matrix: harness error: mcp-matrix needs Node >=20.19; this is 18.20.8. Run it on a newer Node; to test a server on this one, add it to the config as a Node axis (docs/config.md).\n',
+    );
+    expect(r.stdout).toBe('');
+    expect(r.status).toBe(3);
+    // The bin checks before any module loads, so its floor is written out: it must be the package's engines.
+    expect((JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { engines: { node: string } }).engines.node).toBe(
+      '>=20.19',
+    );
   });
 });
