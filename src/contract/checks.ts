@@ -108,14 +108,14 @@ export type CheckFinding = Pick<SubCheckResult, 'outcome' | 'message'> &
 /** The level a phase runs a check at: the configured one, else the catalogue default for this `auth`. */
 export function levelOf(id: string, levels: Readonly<Record<string, CheckLevel>> | undefined, auth: string): CheckLevel {
   const def = checkDefinition(id);
-  if (!def) throw new Error(`unknown sub-check "${id}" (not in src/contract/checks.ts)`);
+  if (!def) throw new Error(`unknown sub-check "${id}" (not in src/contract/catalogue.ts)`);
   return levels?.[id] ?? defaultLevel(def, auth);
 }
 
 /** A check's reported result: the finding with its level, requirement and spec; an `off` check is recorded as skipped. */
 export function checkResult(id: string, level: CheckLevel, finding: CheckFinding): SubCheckResult {
   const def = checkDefinition(id);
-  if (!def) throw new Error(`unknown sub-check "${id}" (not in src/contract/checks.ts)`);
+  if (!def) throw new Error(`unknown sub-check "${id}" (not in src/contract/catalogue.ts)`);
   const seen: CheckFinding = level === 'off' ? { outcome: 'skipped', message: 'off in the config (not run)', short: 'off' } : finding;
   const spec = seen.spec ?? def.spec;
   return {

@@ -9,7 +9,7 @@ import { seconds } from '../reports/view/format.js';
 import { pool } from './slots.js';
 
 /** What progress shows: one variant (without axes, its cell): its id, the cell's version and role. */
-export type RunUnit = Pick<PlannedCell, 'id' | 'version' | 'role'>;
+export type RunUnit = Pick<PlannedCell, 'id' | 'version' | 'role'> & { cell?: Pick<PlannedCell, 'install'> };
 
 type CellRunner<U extends RunUnit> = (unit: U, hooks: DriverHooks) => Promise<CellResult>;
 
@@ -45,11 +45,18 @@ export function cellTitle(cell: Pick<PlannedCell, 'id' | 'version' | 'role'>): s
   return `${cell.id}  ${cell.version}${cell.role ? ` (${cell.role})` : ''}`;
 }
 
+/** The install a cell runs, by the tool that runs it: a strict leg is pnpm's or Yarn's, not npm's. */
+export function installStep(install: PlannedCell['install']): string {
+  if (install === 'pnpm-strict') return 'pnpm install (strict)';
+  if (install === 'yarn-pnp') return 'yarn install (PnP)';
+  return 'npm install';
+}
+
 /** `✔ npm install (6.5 s)` / `✖ npm install (2 attempts, 30.0 s)`. */
-export function installLine(outcome: InstallOutcome): string {
+export function installLine(outcome: InstallOutcome, step = 'npm install'): string {
   const tries = outcome.attempts > 1 ? `${outcome.attempts} attempts, ` : '';
   const shared = outcome.sharedBy && outcome.sharedBy > 1 ? `, shared by ${outcome.sharedBy} variants` : '';
-  return `${outcome.ok ? '✔' : '✖'} npm install (${tries}${seconds(outcome.durationMs)}${shared})`;
+  return `${outcome.ok ? '✔' : '✖'} ${step} (${tries}${seconds(outcome.durationMs)}${shared})`;
 }
 
 /** One phase's line: its mark, its name, its time or its reason. */
@@ -80,9 +87,10 @@ export function cellLine(result: CellResult): string {
 export function lineProgress(write: (line: string) => void, concurrent: boolean) {
   return (cell: RunUnit) => {
     const prefix = concurrent ? `[${cell.id}] ` : '  ';
+    const step = installStep(cell.cell?.install);
     const hooks: DriverHooks = {
-      onInstallStart: () => write(`${prefix}… npm install`),
-      onInstallEnd: (o) => write(`${prefix}${installLine(o)}`),
+      onInstallStart: () => write(`${prefix}… ${step}`),
+      onInstallEnd: (o) => write(`${prefix}${installLine(o, step)}`),
       onPhaseResult: (r) => write(`${prefix}${phaseLine(r)}`),
     };
     return {
@@ -161,10 +169,11 @@ async function runTree<U extends RunUnit>(cells: U[], concurrency: number, runOn
       return task.newListr(
         [
           {
-            title: 'npm install',
+            title: installStep(cell.cell?.install),
             task: async (_c, t) => {
               const o = await settled(install.promise);
-              t.title = o ? installLine(o) : '↓ npm install: not run';
+              const step = installStep(cell.cell?.install);
+              t.title = o ? installLine(o, step) : `↓ ${step}: not run`;
             },
           },
           ...PHASES.map<ListrTask>((phase) => ({

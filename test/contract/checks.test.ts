@@ -258,7 +258,7 @@ describe('a check’s reported result, its source, and which ones a reader must 
       short: 'off',
     });
     expect(() => checkResult('no-such-check', 'require', { outcome: 'passed', message: '' })).toThrow(
-      'unknown sub-check "no-such-check" (not in src/contract/checks.ts)',
+      'unknown sub-check "no-such-check" (not in src/contract/catalogue.ts)',
     );
   });
 

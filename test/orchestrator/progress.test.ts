@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { cellLine, installLine, phaseLine, runWithProgress } from '../../src/orchestrator/progress.js';
+import { cellLine, installLine, installStep, phaseLine, runWithProgress } from '../../src/orchestrator/progress.js';
 import type { PlannedCell } from '../../src/plan/plan.js';
 import type { CellResult } from '../../src/results/types.js';
 import { makeCell } from '../reports/helpers/make-run.js';
@@ -65,6 +65,12 @@ describe('progress marks follow the result', () => {
   it("a cell's install shared by its variants says so (and a single variant's does not)", () => {
     expect(installLine({ ok: true, durationMs: 6500, attempts: 1, sharedBy: 4 })).toBe('✔ npm install (6.5 s, shared by 4 variants)');
     expect(installLine({ ok: true, durationMs: 6500, attempts: 1, sharedBy: 1 })).toBe('✔ npm install (6.5 s)');
+    // A strict leg's install is pnpm's or Yarn's: the line names the tool that ran it.
+    expect(installLine({ ok: false, durationMs: 30_000, attempts: 1 }, installStep('pnpm-strict'))).toBe(
+      '✖ pnpm install (strict) (30.0 s)',
+    );
+    expect(installStep('yarn-pnp')).toBe('yarn install (PnP)');
+    expect(installStep(undefined)).toBe('npm install');
   });
 });
 
