@@ -12,14 +12,25 @@ port=$1 path=$2 command=$3 suite=$4
 shift 4
 here=$(cd "$(dirname "$0")" && pwd)
 work=$(mktemp -d)
+log=$(mktemp)
+as='' pid='' proxy=''
+# The server runs in its own process group (npx and its node child): on any exit, the whole group goes, then the files.
+cleanup() {
+  [ -n "$proxy" ] && kill "$proxy" 2>/dev/null
+  [ -n "$as" ] && kill "$as" 2>/dev/null
+  [ -n "$pid" ] && kill -- "-$pid" 2>/dev/null
+  wait 2>/dev/null
+  rm -rf "$work" "$log"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
 export TRUTH_AUDIENCE="http://127.0.0.1:$port$path"
 node "$here/oauth-as.mjs" "$work" &
 as=$!
 for _ in $(seq 100); do [ -s "$work/issuer" ] && break; sleep 0.1; done
 TRUTH_ISSUER=$(cat "$work/issuer")
 export TRUTH_ISSUER TRUTH_JWKS_URI="$TRUTH_ISSUER/jwks.json"
-log=$(mktemp)
-bash -c "$command" >"$log" 2>&1 &
+setsid bash -c "$command" >"$log" 2>&1 &
 pid=$!
 for _ in $(seq 150); do ss -ltnp | grep -q "pid=$pid," && break; sleep 0.1; done
 sleep 0.3
@@ -43,6 +54,3 @@ for s in "$@"; do
     node -e 'for (const c of JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"))) console.log(`${c.status} ${c.id}${c.status === "FAILURE" ? `: ${c.errorMessage ?? c.description}` : ""}`)' "$checks"
   else echo "(no checks.json)"; fi
 done
-kill "$proxy" "$pid" "$as" 2>/dev/null
-wait 2>/dev/null
-rm -rf "$work" "$log"
