@@ -5,29 +5,11 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { run } from '../../process/exec.js';
+import type { PnpLayout } from '../../judge/environment/pnp-environment.js';
 import { fail, ok, type Result } from '../../util/result.js';
 
-export interface PnpPackage {
-  name: string;
-  version: string;
-  /** Absolute; inside a zip of Yarn's cache unless unplugged (readable only under PnP's fs patch). */
-  location: string;
-  dependencies?: Record<string, string>;
-  peerDependencies?: Record<string, string>;
-}
-
-export interface PnpLayout {
-  /** `--require <cell>/.pnp.cjs [--experimental-loader <cell>/.pnp.loader.mjs]`, as Yarn puts them in NODE_OPTIONS. */
-  nodeOptions: string;
-  /** The package under test (unplugged: real files on disk). */
-  packageDir: string;
-  /** The cell's own dependencies (the package and the pins), as PnP resolves them from the cell. */
-  top: Record<string, PnpPackage>;
-  /** The package under test's dependencies, as PnP resolves them from it (manifests included). */
-  deps: Record<string, PnpPackage>;
-  /** Every package of the project (name, version, location), for the copies of the SDK. */
-  all: Omit<PnpPackage, 'dependencies' | 'peerDependencies'>[];
-}
+// The layout's shape is the environment judge's input, declared there so the judge imports nothing from cells.
+export type { PnpLayout, PnpPackage } from '../../judge/environment/pnp-environment.js';
 
 // Run under `node -r .pnp.cjs`: pnpapi is PnP's runtime API; `require` of a zip path reads through its fs patch.
 const SCRIPT = `

@@ -4,12 +4,34 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import semver from 'semver';
-import type { PnpLayout } from '../../cells/install/pnp-layout.js';
 import { chainText, sdkClaims, type SdkClaim } from '../../plan/sdk-claim.js';
 import type { EnvironmentEvidence, PhaseResultOf } from '../../results/types.js';
 import { ok } from '../../util/result.js';
 import { environmentOutcome, type EnvironmentInput } from './environment.js';
 import { missingFromTarball, type Manifest } from './tarball-files.js';
+
+/** A PnP cell as cells/install/pnp-layout.ts reads it through the cell's own .pnp.cjs. */
+export interface PnpPackage {
+  name: string;
+  version: string;
+  /** Absolute; inside a zip of Yarn's cache unless unplugged (readable only under PnP's fs patch). */
+  location: string;
+  dependencies?: Record<string, string>;
+  peerDependencies?: Record<string, string>;
+}
+
+export interface PnpLayout {
+  /** `--require <cell>/.pnp.cjs [--experimental-loader <cell>/.pnp.loader.mjs]`, as Yarn puts them in NODE_OPTIONS. */
+  nodeOptions: string;
+  /** The package under test (unplugged: real files on disk). */
+  packageDir: string;
+  /** The cell's own dependencies (the package and the pins), as PnP resolves them from the cell. */
+  top: Record<string, PnpPackage>;
+  /** The package under test's dependencies, as PnP resolves them from it (manifests included). */
+  deps: Record<string, PnpPackage>;
+  /** Every package of the project (name, version, location), for the copies of the SDK. */
+  all: Omit<PnpPackage, 'dependencies' | 'peerDependencies'>[];
+}
 
 export async function verifyPnpEnvironment(
   input: EnvironmentInput & { layout: PnpLayout },
