@@ -13,3 +13,10 @@ export function userCacheDir(name: string, env: NodeJS.ProcessEnv, platform: Nod
 export function turnedOff(set: string | undefined): boolean {
   return set !== undefined && set.trim().toLowerCase() === 'off';
 }
+
+/** A cache a variable moves (`off`: undefined, none), else `<user cache>/<name>`. */
+export function cacheDirOf(variable: string, name: string, env: NodeJS.ProcessEnv): string | undefined {
+  const set = env[variable];
+  if (turnedOff(set)) return undefined;
+  return set?.trim() ? path.resolve(set) : userCacheDir(name, env, process.platform);
+}

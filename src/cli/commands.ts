@@ -170,7 +170,7 @@ export const COMMANDS: readonly CommandSpec[] = [
   {
     name: 'cache [action] [...caches]',
     description:
-      "The harness's per-user caches (clients, node, trees, configs): list (default) shows where each is, its entries and sizes; verify hashes every file and removes a damaged entry (exit 1 when it found one); clear removes every entry. Name caches to act on some only. Size limit: MCP_MATRIX_CACHE_LIMIT (default 2G per cache)",
+      "The harness's per-user caches (clients, node, trees, pnpm, yarn, configs): list (default) shows where each is, its entries and sizes; verify hashes every file and removes a damaged entry (exit 1 when it found one; pnpm's store and Yarn's cache check their own files); clear removes every entry. Name caches to act on some only. Size limit: MCP_MATRIX_CACHE_LIMIT (default 2G per cache)",
     run: async ([action, caches], _flags, { log }) =>
       (await import('../commands/cache.js')).cacheCommand(str(action), (caches as string[] | undefined) ?? [], {}, log),
   },

@@ -8,7 +8,8 @@ import { clientCacheDir, damageOf, listClients } from '../cache/client-cache.js'
 import { inspectRuntime, listRuntimes, nodeCacheDir } from '../cells/runtime/node-runtime.js';
 import { listTree, TREE_MARKER, treeCacheDir, treeDifference, type TreeFile } from '../cells/install/tree-cache.js';
 import { lastUsedMs, PARTIAL } from '../cache/entry-dirs.js';
-import { readdir } from 'node:fs/promises';
+import { readdir, stat } from 'node:fs/promises';
+import { cacheDirOf } from '../cache/location.js';
 import { configCacheDir, listConfigEntries, parseEntry } from '../config/transpile-cache.js';
 
 export interface CacheEntry extends SizedEntry {
@@ -17,7 +18,7 @@ export interface CacheEntry extends SizedEntry {
 }
 
 export interface CacheKind {
-  name: 'clients' | 'node' | 'trees' | 'configs';
+  name: 'clients' | 'node' | 'trees' | 'configs' | 'pnpm' | 'yarn';
   what: string;
   /** The variable that moves it (or turns it off). */
   variable: string;
@@ -26,6 +27,8 @@ export interface CacheKind {
   list(root: string): Promise<CacheEntry[]>;
   /** Every file of the entry hashed: what is wrong, or undefined. */
   damage(entry: CacheEntry): Promise<string | undefined>;
+  /** A cache the harness does not hash (a package manager's own store, which checks what it takes): why. */
+  unverified?: string;
 }
 
 export function cacheKinds(env: NodeJS.ProcessEnv = process.env): CacheKind[] {
@@ -59,6 +62,20 @@ export function cacheKinds(env: NodeJS.ProcessEnv = process.env): CacheKind[] {
       list: listTrees,
       damage: async (entry) => treeDamage(entry.dir),
     },
+    storeKind(
+      'pnpm',
+      "pnpm's content-addressed store for the pnpm-strict legs",
+      'MCP_MATRIX_PNPM_STORE',
+      cacheDirOf('MCP_MATRIX_PNPM_STORE', 'pnpm-store', env),
+      'pnpm checks each file against its content address as it links it',
+    ),
+    storeKind(
+      'yarn',
+      "Yarn's global folder (its cache of package zips) for the yarn-pnp legs",
+      'MCP_MATRIX_YARN_CACHE',
+      cacheDirOf('MCP_MATRIX_YARN_CACHE', 'yarn', env),
+      "Yarn checks each zip against its lockfile's checksum as it installs it",
+    ),
     {
       name: 'configs',
       what: 'config files as jiti transpiled them (TypeScript to JavaScript)',
@@ -72,6 +89,27 @@ export function cacheKinds(env: NodeJS.ProcessEnv = process.env): CacheKind[] {
       },
     },
   ];
+}
+
+/** A package manager's own store: each top-level folder one entry (pnpm's `v10`, Yarn's `cache`), last used when last written. */
+function storeKind(name: 'pnpm' | 'yarn', what: string, variable: string, root: string | undefined, unverified: string): CacheKind {
+  return {
+    name,
+    what,
+    variable,
+    root,
+    unverified,
+    list: async (at) => {
+      const out: CacheEntry[] = [];
+      for (const entry of await readdir(at, { withFileTypes: true }).catch(() => [])) {
+        if (!entry.isDirectory() || entry.name.startsWith(PARTIAL)) continue;
+        const dir = path.join(at, entry.name);
+        out.push({ dir, bytes: await duBytes(dir), lastUsedMs: (await stat(dir)).mtimeMs, label: `${name} ${entry.name}` });
+      }
+      return out;
+    },
+    damage: async () => undefined,
+  };
 }
 
 async function listTrees(root: string): Promise<CacheEntry[]> {

@@ -47,6 +47,7 @@ export async function cacheCommand(
     for (const e of entries) {
       const line = `  ${e.label.padEnd(44)} ${size(e.bytes).padStart(9)}  used ${when(e.lastUsedMs)}  ${path.relative(kind.root, e.dir)}`;
       if (doing === 'list') log.info(line);
+      else if (doing === 'verify' && kind.unverified) log.info(`${line}  not hashed (${kind.unverified})`);
       else if (doing === 'verify') {
         const damage = await kind.damage(e);
         if (damage === undefined) log.info(`${line}  intact`);

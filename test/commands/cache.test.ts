@@ -59,6 +59,8 @@ async function caches(): Promise<{ env: NodeJS.ProcessEnv; clients: string; node
     MCP_MATRIX_NODE_CACHE: node,
     MCP_MATRIX_TREE_CACHE: 'off',
     MCP_MATRIX_CONFIG_CACHE: 'off',
+    MCP_MATRIX_PNPM_STORE: 'off',
+    MCP_MATRIX_YARN_CACHE: 'off',
   };
   return { env, clients, node, entry: stored.entry.dir, runtime };
 }
@@ -80,8 +82,10 @@ describe('mcp-matrix cache', () => {
     expect(out[4]).toBe('  1 entry, 4.9 KB (limit 500.0 MB)');
     expect(out[5]).toMatch(/^ {2}Node 22\.0\.0 +4\.9 KB {2}used .* {2}22\.0\.0-/);
     expect(out[6]).toBe('trees: off (MCP_MATRIX_TREE_CACHE=off)');
-    expect(out[7]).toBe('configs: off (MCP_MATRIX_CONFIG_CACHE=off)');
-    expect(out).toHaveLength(8);
+    expect(out[7]).toBe('pnpm: off (MCP_MATRIX_PNPM_STORE=off)');
+    expect(out[8]).toBe('yarn: off (MCP_MATRIX_YARN_CACHE=off)');
+    expect(out[9]).toBe('configs: off (MCP_MATRIX_CONFIG_CACHE=off)');
+    expect(out).toHaveLength(10);
   });
 
   it('verify: intact entries pass (exit 0); a deleted file and an edited one are found, removed, exit 1', async () => {
@@ -172,6 +176,33 @@ describe('mcp-matrix cache', () => {
     expect(await readdir(configs)).toHaveLength(1);
   });
 
+  it("pnpm's store and Yarn's cache: listed (one entry per top-level folder), not hashed by verify, emptied by clear", async () => {
+    const base = await tempDir('mm-cache-stores-');
+    dirs.push(base);
+    const pnpm = path.join(base, 'pnpm-store');
+    const yarn = path.join(base, 'yarn');
+    await mkdir(path.join(pnpm, 'v10', 'files', '00'), { recursive: true });
+    await writeFile(path.join(pnpm, 'v10', 'files', '00', 'abc'), 'p'.repeat(3000));
+    await mkdir(path.join(yarn, 'cache'), { recursive: true });
+    await writeFile(path.join(yarn, 'cache', 'zod-npm-3.25.0-ab-10c0.zip'), 'y'.repeat(6000));
+    const env = { MCP_MATRIX_PNPM_STORE: pnpm, MCP_MATRIX_YARN_CACHE: yarn };
+    const listed = capture();
+    expect(await cacheCommand('list', ['pnpm', 'yarn'], { env }, listed.log)).toBe(0);
+    expect(listed.out[0]).toBe(`pnpm: ${pnpm} (MCP_MATRIX_PNPM_STORE) · pnpm's content-addressed store for the pnpm-strict legs`);
+    expect(listed.out[2]).toMatch(/^ {2}pnpm v10 +2\.9 KB {2}used .* {2}v10$/);
+    expect(listed.out[3]).toBe(
+      `yarn: ${yarn} (MCP_MATRIX_YARN_CACHE) · Yarn's global folder (its cache of package zips) for the yarn-pnp legs`,
+    );
+    expect(listed.out[5]).toMatch(/^ {2}yarn cache +5\.9 KB {2}used .* {2}cache$/);
+    const verified = capture();
+    expect(await cacheCommand('verify', ['yarn'], { env }, verified.log)).toBe(0);
+    expect(verified.out[2]).toMatch(/not hashed \(Yarn checks each zip against its lockfile's checksum as it installs it\)$/);
+    const cleared = capture();
+    expect(await cacheCommand('clear', ['pnpm', 'yarn'], { env }, cleared.log)).toBe(0);
+    expect(await readdir(pnpm)).toEqual([]);
+    expect(await readdir(yarn)).toEqual([]);
+  });
+
   it('an unknown action or cache is a usage error naming the choices', async () => {
     const { log } = capture();
     expect(await cacheCommand('frob', [], {}, log)).toEqual({
@@ -180,7 +211,7 @@ describe('mcp-matrix cache', () => {
     });
     expect(await cacheCommand('list', ['nodes', 'x'], {}, log)).toEqual({
       kind: 'usage',
-      message: 'cache: no cache "nodes", "x"; caches: clients, node, trees, configs',
+      message: 'cache: no cache "nodes", "x"; caches: clients, node, trees, pnpm, yarn, configs',
     });
   });
 

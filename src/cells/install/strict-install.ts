@@ -4,7 +4,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { clientCacheDir } from '../../cache/client-cache.js';
-import { turnedOff, userCacheDir } from '../../cache/location.js';
+import { cacheDirOf } from '../../cache/location.js';
 import type { PackageManager } from '../../pack/package-manager.js';
 import { ensurePmTool, pmEnv, PNPM_VERSION } from '../../pack/pm-tool.js';
 import { run } from '../../process/exec.js';
@@ -23,9 +23,7 @@ export interface StrictInstallOptions {
 
 /** pnpm's store: `$MCP_MATRIX_PNPM_STORE`, else `~/.cache/mcp-matrix/pnpm-store`; `off`: one in the run directory. */
 export function pnpmStoreDir(runDir: string, env: NodeJS.ProcessEnv = process.env): string {
-  const set = env.MCP_MATRIX_PNPM_STORE;
-  if (turnedOff(set)) return path.join(runDir, 'pnpm-store');
-  return set?.trim() ? path.resolve(set) : userCacheDir('pnpm-store', env, process.platform);
+  return cacheDirOf('MCP_MATRIX_PNPM_STORE', 'pnpm-store', env) ?? path.join(runDir, 'pnpm-store');
 }
 
 /** The settings that make the layout strict: nothing hoisted, not even into pnpm's hidden `.pnpm/node_modules`. */

@@ -4,7 +4,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { clientCacheDir } from '../../cache/client-cache.js';
-import { turnedOff, userCacheDir } from '../../cache/location.js';
+import { cacheDirOf } from '../../cache/location.js';
 import type { PackageManager } from '../../pack/package-manager.js';
 import { ensurePmTool, pmEnv, pmPackage } from '../../pack/pm-tool.js';
 import { registryUrl } from '../../plan/registry.js';
@@ -20,9 +20,7 @@ export const YARN_PNP_VERSION = pmPackage(BERRY).version;
 
 /** Yarn's global folder (its cache): `$MCP_MATRIX_YARN_CACHE`, else `~/.cache/mcp-matrix/yarn`; `off`: one in the run directory. */
 export function yarnCacheDir(runDir: string, env: NodeJS.ProcessEnv = process.env): string {
-  const set = env.MCP_MATRIX_YARN_CACHE;
-  if (turnedOff(set)) return path.join(runDir, 'yarn');
-  return set?.trim() ? path.resolve(set) : userCacheDir('yarn', env, process.platform);
+  return cacheDirOf('MCP_MATRIX_YARN_CACHE', 'yarn', env) ?? path.join(runDir, 'yarn');
 }
 
 /**
