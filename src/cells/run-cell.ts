@@ -17,6 +17,7 @@ import type { CellContext, CellInstall } from './cell-context.js';
 import type { DriverHooks } from './driver-launch.js';
 import { runVariantDriver, type VariantTools } from './variant-driver.js';
 import { markCell } from '../util/marks.js';
+import { defined } from '../contract/fields.js';
 
 /** One variant: its driver run on the cell's install. Awaits the shared install; never throws. */
 export async function runVariant(
@@ -113,7 +114,7 @@ export async function runVariant(
           },
         }
       : {}),
-    ...(clientRef ? { clientInstall: clientRef } : {}),
+    ...defined({ clientInstall: clientRef }),
     ...(variant.node ? { node: { spec: variant.node.spec, version: variant.node.version } } : {}),
     pin: cell.pin,
     ...(cell.role ? { role: cell.role } : {}),
@@ -124,7 +125,7 @@ export async function runVariant(
     verdict,
     outcome,
     phases,
-    ...(environment ? { environment } : {}),
+    ...defined({ environment }),
     summary,
     durationMs: Math.round(performance.now() - started),
     repro: ctx.repro(cell, variant),

@@ -16,6 +16,7 @@ import { runDriver, type DriverHooks, type DriverLayout } from './driver-launch.
 import { baseEnv, driverBound, driverSpec, withPnp, withVariantNode } from './driver-spec.js';
 import type { NodeRuntime } from './runtime/node-runtime.js';
 import { markCell } from '../util/marks.js';
+import { defined } from '../contract/fields.js';
 
 /** The variant's own instruments, installed by the run: its client and its Node. */
 export interface VariantTools {
@@ -58,11 +59,11 @@ export async function runVariantDriver(
     cell,
     variant,
     cellDir,
-    ...(workDir ? { workDir } : {}),
+    ...defined({ workDir }),
     probe: layout.probe,
-    ...(deps.node ? { node: deps.node } : {}),
+    ...defined({ node: deps.node }),
     shared,
-    ...(oauth ? { oauth } : {}),
+    ...defined({ oauth }),
     ...(conformance ? { conformance: conformance.ok && conformance.value } : {}),
     ...(conformance && !conformance.ok ? { suiteMissing: suiteMissing(conformance.error.message) } : {}),
     ...(ctx.secrets ? { secrets: ctx.secrets, gaps: ctx.secrets.gaps } : {}),

@@ -5,6 +5,7 @@
 import type { CheckLevel, SubCheckResult, Verdict } from '../results/types.js';
 import { CHECKS, MCP_REVISIONS } from './catalogue.js';
 import type { CheckDefinition } from './check-definition.js';
+import { defined } from './fields.js';
 
 export { CHECK_LEVELS, type CheckDefinition, type CheckPhase } from './check-definition.js';
 export { CHECKS, MCP_REVISIONS } from './catalogue.js';
@@ -60,7 +61,7 @@ export function byRevision(c: SubCheckResult, negotiated: string | undefined): S
     id: c.id,
     outcome: 'not-applicable',
     level: c.level,
-    ...(c.requirement ? { requirement: c.requirement } : {}),
+    ...defined({ requirement: c.requirement }),
     spec: { revision: `MCP ${cited}`, section },
     revision: negotiated,
     message: `not applicable (revision ${negotiated}): MCP ${negotiated} has no ${history.what}; ${why}`,
@@ -122,11 +123,8 @@ export function checkResult(id: string, level: CheckLevel, finding: CheckFinding
     id,
     outcome: seen.outcome,
     level,
-    ...(def.requirement ? { requirement: def.requirement } : {}),
-    ...(spec ? { spec } : {}),
+    ...defined({ requirement: def.requirement, spec }),
     message: seen.message,
-    ...(seen.short !== undefined ? { short: seen.short } : {}),
-    ...(seen.step !== undefined ? { step: seen.step } : {}),
-    ...(seen.evidence !== undefined ? { evidence: seen.evidence } : {}),
+    ...defined({ short: seen.short, step: seen.step, evidence: seen.evidence }),
   };
 }

@@ -10,6 +10,7 @@ import { compareSnapshot, surfaceCheck, surfaceFailures, type SurfaceItems } fro
 import { RESULTS_SCHEMA_VERSION, type BaselineEntry, type CellResult, type RunResult, type VariantRef } from '../results/types.js';
 import { decideRun } from '../judge/verdict.js';
 import { HARNESS_VERSION } from '../version.js';
+import { defined } from '../contract/fields.js';
 
 export interface RunFacts {
   plan: Plan;
@@ -42,7 +43,7 @@ export function assemble(facts: RunFacts, rows: CellResult[], interrupted: boole
   const decision = decideRun(ran, interrupted, {
     expected: facts.selected.reduce((n, c) => n + c.variants.length, 0),
     lockstepErrors: failing,
-    ...(baseline ? { baseline: baseline.entries } : {}),
+    ...defined({ baseline: baseline?.entries }),
     surfaceFailures: surfaceFailures(surface),
     parityFailures: parityFailures(parity),
   });
@@ -60,9 +61,7 @@ export function assemble(facts: RunFacts, rows: CellResult[], interrupted: boole
     exitCode: decision.exitCode,
     warnings: [...lockstepErrors, ...warnings],
     ...(failing.length > 0 ? { lockstepErrors: failing } : {}),
-    ...(baseline ? { baseline } : {}),
-    ...(surface ? { surface } : {}),
-    ...(parity ? { parity } : {}),
+    ...defined({ baseline, surface, parity }),
   };
 }
 
@@ -79,7 +78,7 @@ function planRecord({ plan, tarball, selected, commit, configDir, lookedUp }: Ru
     configHash: plan.hash,
     configFile: path.basename(plan.config.file),
     ...packageDirOf(plan.config),
-    ...(configDir !== undefined ? { configDir } : {}),
+    ...defined({ configDir }),
     package: { name: plan.package.name, version: plan.package.version, ...(commit ? { commit } : {}) },
     tarball: { file: path.basename(tarball.file), size: tarball.size, sha512: tarball.sha512 },
     cells: plan.cells.map((c) => ({
@@ -92,7 +91,7 @@ function planRecord({ plan, tarball, selected, commit, configDir, lookedUp }: Ru
       allowedToFail: c.allowedToFail,
       installSet: c.installSet,
     })),
-    ...(chosen ? { selected: chosen } : {}),
+    ...defined({ selected: chosen }),
     ...(lookedUp?.length ? { lookedUp } : {}),
   };
 }

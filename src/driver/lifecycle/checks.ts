@@ -7,6 +7,7 @@ import type { CheckLevel, LifecycleDetails, LifecycleTimes, SubCheckResult } fro
 export type { LifecycleTimes };
 import { checkResult, levelOf } from '../../contract/checks.js';
 import { recordCompared } from '../../contract/compared.js';
+import { defined } from '../../contract/fields.js';
 import { cancellation, repeatedInitialize } from './in-flight.js';
 import { gone, notReplayed, replayable, toolSteps, type OnWait, type Seen, type Wait } from './steps.js';
 import { describeAnswer, within, type Answer, type Wire } from './wire.js';
@@ -26,7 +27,7 @@ export interface LifecycleSpec {
 
 /** An answer to a tool call that must not succeed: `error` or `isError`, else null (a success, or none). */
 export function errorShape(a: Answer): { answer: 'error'; code?: number } | { answer: 'isError' } | null {
-  if (a.kind === 'error') return { answer: 'error', ...(a.code !== undefined ? { code: a.code } : {}) };
+  if (a.kind === 'error') return { answer: 'error', ...defined({ code: a.code }) };
   if (a.kind === 'result' && a.result.isError === true) return { answer: 'isError' };
   return null;
 }
@@ -96,7 +97,7 @@ async function unknownMethod(wire: Wire, t: number): Promise<Seen> {
     message: `a request for the unknown method \`${UNKNOWN_METHOD}\` got ${describeAnswer(a)} (want the error -32601, Method not found)`,
     short,
     step,
-    ...(gone(a) ? { gone: gone(a) } : {}),
+    ...defined({ gone: gone(a) }),
   };
 }
 
@@ -118,7 +119,7 @@ async function unknownTool(wire: Wire, t: number, details: LifecycleDetails): Pr
     message: `a call to the unknown tool \`${UNKNOWN_TOOL}\` got ${a.kind === 'result' ? 'a success result' : describeAnswer(a)} (want an error or an isError result)`,
     short: a.kind === 'result' ? 'success' : 'no answer',
     step: `tools/call ${UNKNOWN_TOOL}`,
-    ...(gone(a) ? { gone: gone(a) } : {}),
+    ...defined({ gone: gone(a) }),
   };
 }
 
@@ -175,7 +176,7 @@ async function invalidArguments(wire: Wire, t: number, steps: readonly Step[], d
       message: `tools/list got ${describeAnswer(tools)}`,
       short: 'tools/list failed',
       step: 'tools/list',
-      ...(gone(tools) ? { gone: gone(tools) } : {}),
+      ...defined({ gone: gone(tools) }),
     };
   for (const s of configured) {
     const tool = tools.find((x) => x.name === s.tool);
@@ -199,7 +200,7 @@ async function invalidArguments(wire: Wire, t: number, steps: readonly Step[], d
       message: `${sent} got ${text} (want an error or an isError result: the arguments do not match its inputSchema)`,
       short: a.kind === 'result' ? 'success' : 'no answer',
       step: `tools/call ${s.tool}`,
-      ...(gone(a) ? { gone: gone(a) } : {}),
+      ...defined({ gone: gone(a) }),
     };
   }
   const names = [...new Set(configured.map((s) => s.tool))].join(', ');

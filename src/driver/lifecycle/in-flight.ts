@@ -9,6 +9,7 @@ import { stepLabel } from '../client/expectations.js';
 import { callParams, CLIENT_INFO, gone, notReplayed, replayable, slowStep, toolSteps, waited, type OnWait, type Seen } from './steps.js';
 import { describeAnswer, within, type Wire } from './wire.js';
 import type { Step } from '../../contract/protocol.js';
+import { defined } from '../../contract/fields.js';
 
 /** A call marked slow that answers sooner cannot be cancelled in flight: a config warning. */
 export const SLOW_MS = 300;
@@ -79,7 +80,7 @@ export async function repeatedInitialize(
       short: behaviour,
       step: 'repeated initialize',
       evidence,
-      ...(why ? { gone: why } : {}),
+      ...defined({ gone: why }),
       ...(slowMs ? { slowMs } : {}),
     };
   const flownText = label ? `; the call in flight was answered (${callMs} ms)` : '';

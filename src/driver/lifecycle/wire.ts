@@ -7,6 +7,7 @@ import type { JsonRpcMessage, PipeTransport } from '../server/stdio-transport.js
 import type { ServerProcess } from '../server/process.js';
 import { answerOf, goneWhy, ID_PREFIX, within, writeFailed, type Answer, type Wire } from './answer.js';
 import { sseData } from '../http/raw-http.js';
+import { defined } from '../../contract/fields.js';
 
 export { within, type Answer, type Call, type Wire } from './answer.js';
 
@@ -130,7 +131,7 @@ export async function httpSession(
               const code = errorCodeIn(text);
               return finish({
                 kind: 'error',
-                ...(code !== undefined ? { code } : {}),
+                ...defined({ code }),
                 message: `HTTP ${status}${text ? `: ${text.slice(0, 200)}` : ''}`,
               });
             }

@@ -9,6 +9,7 @@ import { compareRecorded, parityFailures } from '../../results/parity.js';
 import { judgeSplitSteps } from '../../judge/split-steps.js';
 import { auditRun, decideRun } from '../../judge/verdict.js';
 import { plannedVariants } from '../../results/variants.js';
+import { defined } from '../../contract/fields.js';
 
 export interface MergePiece {
   /** Where the piece came from (named in errors). */
@@ -148,15 +149,13 @@ export function mergeResults(input: readonly MergePiece[], expected?: ExpectedPl
       ...decideRun(cells, interrupted, {
         expected: rows.length,
         lockstepErrors,
-        ...(baseline ? { baseline: baseline.entries } : {}),
+        ...defined({ baseline: baseline?.entries }),
         surfaceFailures: surfaceFailures(surface),
         parityFailures: parityFailures(parity),
       }),
       warnings,
       ...(lockstepErrors.length > 0 ? { lockstepErrors } : {}),
-      ...(baseline ? { baseline } : {}),
-      ...(surface ? { surface } : {}),
-      ...(parity ? { parity } : {}),
+      ...defined({ baseline, surface, parity }),
     },
   };
 }
