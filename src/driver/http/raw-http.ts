@@ -20,7 +20,29 @@ export interface RawRequest {
   path?: string;
 }
 
-export type Send = (req: RawRequest) => Promise<RawAnswer | Error>;
+/**
+ * No HTTP answer, as a value (never thrown): none within the bound, or the socket's error, with its code
+ * (`ECONNRESET`, `ECONNREFUSED` …) when it had one. An Error, so its message reads as node:http's did.
+ */
+export class NoAnswer extends Error {
+  readonly kind = 'no-answer';
+  readonly code?: string;
+  constructor(message: string, code?: string) {
+    super(message);
+    this.name = 'NoAnswer';
+    if (code !== undefined) this.code = code;
+  }
+
+  /** The failure node:http reported, its message and code kept. */
+  static of(error: NodeJS.ErrnoException): NoAnswer {
+    return new NoAnswer(error.message, error.code);
+  }
+}
+
+/** What a raw request got: an answer, or why there was none. */
+export type Sent = RawAnswer | NoAnswer;
+
+export type Send = (req: RawRequest) => Promise<Sent>;
 
 /** How long a body is read: enough for an initialize answer on an SSE stream. */
 const BODY_LIMIT = 64 * 1024;
@@ -40,7 +62,7 @@ export function rawSender(url: string, timeoutMs: number): Send {
     let path = req.path ?? `${target.pathname}${target.search}`;
     for (let hop = 0; ; hop++) {
       const a = await once(req, path);
-      if (a instanceof Error || (a.status !== 307 && a.status !== 308) || !a.location || hop >= MAX_REDIRECTS) return strip(a);
+      if (a instanceof NoAnswer || (a.status !== 307 && a.status !== 308) || !a.location || hop >= MAX_REDIRECTS) return strip(a);
       const next = new URL(a.location, new URL(path, target));
       if (next.origin !== target.origin) return strip(a);
       path = `${next.pathname}${next.search}`;
@@ -48,21 +70,21 @@ export function rawSender(url: string, timeoutMs: number): Send {
   };
 }
 
-const strip = (a: (RawAnswer & { location?: string }) | Error): RawAnswer | Error => {
-  if (a instanceof Error) return a;
+const strip = (a: (RawAnswer & { location?: string }) | NoAnswer): Sent => {
+  if (a instanceof NoAnswer) return a;
   const { location: _l, ...rest } = a;
   return rest;
 };
 
 function sendOnce(target: URL, timeoutMs: number) {
-  return (req: RawRequest, path: string): Promise<(RawAnswer & { location?: string }) | Error> =>
+  return (req: RawRequest, path: string): Promise<(RawAnswer & { location?: string }) | NoAnswer> =>
     new Promise((settle) => {
       // The whole exchange is bounded, not only an idle socket: a stream that trickles comments never goes idle.
       const deadline = setTimeout(() => {
-        settle(new Error(`no answer within ${timeoutMs} ms`));
+        settle(new NoAnswer(`no answer within ${timeoutMs} ms`));
         r.destroy();
       }, timeoutMs);
-      const resolve = (a: (RawAnswer & { location?: string }) | Error): void => {
+      const resolve = (a: (RawAnswer & { location?: string }) | NoAnswer): void => {
         clearTimeout(deadline);
         settle(a);
       };
@@ -106,7 +128,7 @@ function sendOnce(target: URL, timeoutMs: number) {
         },
       );
       r.on('timeout', () => r.destroy(new Error(`no answer within ${timeoutMs} ms`)));
-      r.on('error', (e) => resolve(e));
+      r.on('error', (e) => resolve(NoAnswer.of(e)));
       r.end(body);
     });
 }

@@ -4,7 +4,7 @@
 
 import type { CheckLevel, SubCheckResult } from '../../results/types.js';
 import { checkResult, type CheckFinding } from '../../contract/checks.js';
-import { JSON_HEADERS, negotiatedVersion, rawSender, SPEC_INITIALIZE, type RawAnswer, type Send } from './raw-http.js';
+import { JSON_HEADERS, negotiatedVersion, NoAnswer, rawSender, SPEC_INITIALIZE, type RawAnswer, type Send, type Sent } from './raw-http.js';
 import {
   ok2xx,
   seen,
@@ -84,38 +84,38 @@ export async function specChecks(input: SpecCheckInput, raw: Send = rawSender(in
   // A request that got no answer from a server that has exited ends the checks (ServerExited).
   const send: Send = async (req) => {
     const a = await raw(req);
-    if (a instanceof Error && input.exited) {
+    if (a instanceof NoAnswer && input.exited) {
       const how = await input.exited();
-      if (how) throw new ServerExited(how, (a as NodeJS.ErrnoException).code === 'ECONNREFUSED');
+      if (how) throw new ServerExited(how, a.code === 'ECONNREFUSED');
     }
     return a;
   };
   const offer = input.offer ?? LATEST_OFFER;
   let negotiated: string | undefined;
-  const init = async (extra: Record<string, string> = {}, path?: string, headers = base): Promise<RawAnswer | Error> => {
+  const init = async (extra: Record<string, string> = {}, path?: string, headers = base): Promise<Sent> => {
     const a = await send({
       method: 'POST',
       headers: { ...headers, ...extra },
       body: SPEC_INITIALIZE(1, offer),
       ...(path ? { path } : {}),
     });
-    if (!(a instanceof Error) && a.sessionId) opened.push(a.sessionId);
+    if (!(a instanceof NoAnswer) && a.sessionId) opened.push(a.sessionId);
     const named = served(a) ? negotiatedVersion(a as RawAnswer) : undefined;
     if (named !== undefined && negotiated === undefined) input.onNegotiated?.((negotiated = named));
     return a;
   };
   const findings: Record<string, CheckFinding> = {};
   const NOT_RUN: CheckFinding = { outcome: 'skipped', message: 'off in the config (not run)' };
-  let foreignHost: RawAnswer | Error | undefined;
+  let foreignHost: Sent | undefined;
   /** initialize with the right credentials and the server's own Host: the control of the Host check. */
-  let control: RawAnswer | Error | undefined;
+  let control: Sent | undefined;
   let exited: ServerExited | undefined;
-  const refusedHost = (a: RawAnswer | Error): boolean => dropped(a) || (!(a instanceof Error) && a.status >= 400 && a.status < 500);
+  const refusedHost = (a: Sent): boolean => dropped(a) || (!(a instanceof NoAnswer) && a.status >= 400 && a.status < 500);
   try {
     if (on('origin')) {
       const localhost = `http://localhost:${input.port}`;
       // Offered the client's revision: the server answers with the one the cell negotiates (the rule to judge by).
-      const origin = (o: string): Promise<RawAnswer | Error> => init({ origin: o });
+      const origin = (o: string): Promise<Sent> => init({ origin: o });
       at('origin', 'request with a foreign Origin');
       const foreign = await origin(FOREIGN_ORIGIN);
       at('origin', 'request with a loopback Origin');
@@ -124,9 +124,9 @@ export async function specChecks(input: SpecCheckInput, raw: Send = rawSender(in
       // A server may serve only the Origin of the address it was reached at (http://127.0.0.1:PORT): that one
       // served is a loopback page served, not "every Origin refused".
       const own = new URL(input.url).origin;
-      if ((loopback instanceof Error || !ok2xx(loopback)) && own !== localhost) {
+      if ((loopback instanceof NoAnswer || !ok2xx(loopback)) && own !== localhost) {
         const second = await origin(own);
-        [loopback, loopbackOrigin] = !(second instanceof Error) && ok2xx(second) ? [second, own] : [loopback, `${localhost} or ${own}`];
+        [loopback, loopbackOrigin] = !(second instanceof NoAnswer) && ok2xx(second) ? [second, own] : [loopback, `${localhost} or ${own}`];
       }
       findings.origin = judgeOrigin(foreign, loopback, loopbackOrigin);
     }
@@ -151,7 +151,7 @@ export async function specChecks(input: SpecCheckInput, raw: Send = rawSender(in
       at(owner, 'initialize');
       const first = await init();
       control = first;
-      if (first instanceof Error || !ok2xx(first)) {
+      if (first instanceof NoAnswer || !ok2xx(first)) {
         const why = `initialize with the right credentials got ${seen(first)}, so this could not be judged (the round trip says why)`;
         for (const id of ['protocol-version', ...sessionIds])
           findings[id] = { outcome: 'not-measured', message: why, short: 'not measured' };
@@ -159,7 +159,7 @@ export async function specChecks(input: SpecCheckInput, raw: Send = rawSender(in
         const version = negotiatedVersion(first) ?? offer;
         const sid = first.sessionId;
         const session: Record<string, string> = sid ? { 'mcp-session-id': sid } : {};
-        const ping = (headers: Record<string, string>): Promise<RawAnswer | Error> =>
+        const ping = (headers: Record<string, string>): Promise<Sent> =>
           send({ method: 'POST', headers: { ...base, ...headers }, body: { jsonrpc: '2.0', id: 2, method: 'ping' } });
         at(owner, 'notifications/initialized');
         await send({
@@ -168,7 +168,7 @@ export async function specChecks(input: SpecCheckInput, raw: Send = rawSender(in
           body: { jsonrpc: '2.0', method: 'notifications/initialized' },
         });
         /** The request with the session and the negotiated version: protocol-version's control, and session-required's. */
-        let withId: RawAnswer | Error | undefined;
+        let withId: Sent | undefined;
         if (on('protocol-version')) {
           at('protocol-version', 'request with an unsupported protocol version');
           const bogus = await ping({ ...session, 'mcp-protocol-version': UNSUPPORTED_VERSION });
@@ -185,19 +185,19 @@ export async function specChecks(input: SpecCheckInput, raw: Send = rawSender(in
           at('session-required', 'request without a session ID');
           const withoutId = await ping({ 'mcp-protocol-version': version });
           at('session-ended-404', 'session DELETE');
-          const deleted: RawAnswer | Error = sid
+          const deleted: Sent = sid
             ? await send({ method: 'DELETE', headers: { ...auth, ...session, 'mcp-protocol-version': version } })
-            : new Error('no session');
-          if (sid && !(deleted instanceof Error) && ok2xx(deleted)) opened.splice(opened.indexOf(sid), 1);
+            : new NoAnswer('no session');
+          if (sid && !(deleted instanceof NoAnswer) && ok2xx(deleted)) opened.splice(opened.indexOf(sid), 1);
           at('session-ended-404', 'request after session DELETE');
-          const afterDelete = sid ? await ping({ ...session, 'mcp-protocol-version': version }) : new Error('no session');
+          const afterDelete = sid ? await ping({ ...session, 'mcp-protocol-version': version }) : new NoAnswer('no session');
           Object.assign(
             findings,
             judgeSessions({
               ...(sid ? { first: sid } : {}),
               ...(second && served(second) && (second as RawAnswer).sessionId ? { second: (second as RawAnswer).sessionId! } : {}),
-              ...(second && (second instanceof Error || !ok2xx(second)) ? { secondRefused: seen(second) } : {}),
-              withId: withId ?? new Error('no session'),
+              ...(second && (second instanceof NoAnswer || !ok2xx(second)) ? { secondRefused: seen(second) } : {}),
+              withId: withId ?? new NoAnswer('no session'),
               withoutId,
               deleted,
               afterDelete,
@@ -213,9 +213,9 @@ export async function specChecks(input: SpecCheckInput, raw: Send = rawSender(in
       if (refused) control ??= await init();
       let ownHost = new URL(input.url).host;
       // Refused at its URL's own Host too: a Host allowlist naming localhost:PORT validates Host all the same.
-      if (refused && control && (control instanceof Error || !ok2xx(control)) && ownHost !== `localhost:${input.port}`) {
+      if (refused && control && (control instanceof NoAnswer || !ok2xx(control)) && ownHost !== `localhost:${input.port}`) {
         const named = await init({ host: `localhost:${input.port}` });
-        if (!(named instanceof Error) && ok2xx(named)) [control, ownHost] = [named, `localhost:${input.port}`];
+        if (!(named instanceof NoAnswer) && ok2xx(named)) [control, ownHost] = [named, `localhost:${input.port}`];
       }
       findings.host = judgeHost(foreignHost, input.port, refused && control ? { host: ownHost, answer: control } : undefined);
     }

@@ -4,19 +4,18 @@
 
 import { type CheckFinding } from '../../contract/checks.js';
 import { errorText } from '../context.js';
-import { negotiatedVersion, type RawAnswer } from './raw-http.js';
+import { negotiatedVersion, NoAnswer, type RawAnswer, type Sent } from './raw-http.js';
 
 export const ok2xx = (a: RawAnswer): boolean => a.status >= 200 && a.status < 300;
-export const seen = (a: RawAnswer | Error): string => (a instanceof Error ? `no answer (${errorText(a)})` : String(a.status));
-export const served = (a: RawAnswer | Error): boolean => !(a instanceof Error) && ok2xx(a);
+export const seen = (a: Sent): string => (a instanceof NoAnswer ? `no answer (${errorText(a)})` : String(a.status));
+export const served = (a: Sent): boolean => !(a instanceof NoAnswer) && ok2xx(a);
 
 /**
  * The connection closed or reset by a server still running, without an HTTP answer: a refusal (a DNS-rebound page
  * reads nothing), though not a status. A refused connection (nobody listening) or a timeout is not one.
  */
-export function dropped(a: RawAnswer | Error): a is Error {
-  const code = (a as NodeJS.ErrnoException).code;
-  return a instanceof Error && (code === 'ECONNRESET' || code === 'EPIPE');
+export function dropped(a: Sent): a is NoAnswer {
+  return a instanceof NoAnswer && (a.code === 'ECONNRESET' || a.code === 'EPIPE');
 }
 
 export const FOREIGN_ORIGIN = 'http://evil.example';
@@ -49,7 +48,7 @@ export function originRule(negotiated: string | undefined): { revision: string; 
  * negotiated (read from the loopback answer, originRule): 403 from MCP 2025-11-25 on; before it, any 4xx or the
  * connection closed (nothing reaches a DNS-rebound page). Never a 2xx, a 5xx, a timeout or nobody listening.
  */
-export function judgeOrigin(foreign: RawAnswer | Error, loopback: RawAnswer | Error, loopbackOrigin: string): CheckFinding {
+export function judgeOrigin(foreign: Sent, loopback: Sent, loopbackOrigin: string): CheckFinding {
   const step = 'request with a foreign Origin';
   const rule = originRule(served(loopback) ? negotiatedVersion(loopback as RawAnswer) : undefined);
   const spec = { revision: `MCP ${rule.revision}`, section: 'basic/transports#security-warning' };
@@ -61,10 +60,10 @@ export function judgeOrigin(foreign: RawAnswer | Error, loopback: RawAnswer | Er
   };
   const want = rule.strict ? '403' : 'a refusal, a 4xx or a closed connection';
   const refused = rule.strict
-    ? !(foreign instanceof Error) && foreign.status === 403
-    : dropped(foreign) || (!(foreign instanceof Error) && foreign.status >= 400 && foreign.status < 500);
+    ? !(foreign instanceof NoAnswer) && foreign.status === 403
+    : dropped(foreign) || (!(foreign instanceof NoAnswer) && foreign.status >= 400 && foreign.status < 500);
   const closedStrict = rule.strict && dropped(foreign);
-  if (foreign instanceof Error && !dropped(foreign))
+  if (foreign instanceof NoAnswer && !dropped(foreign))
     return {
       outcome: 'failed',
       message: `a foreign Origin (${FOREIGN_ORIGIN}) got ${seen(foreign)} (want ${want}; ${rule.note})`,
@@ -73,7 +72,7 @@ export function judgeOrigin(foreign: RawAnswer | Error, loopback: RawAnswer | Er
       evidence,
       spec,
     };
-  if (!(foreign instanceof Error) && !refused) {
+  if (!(foreign instanceof NoAnswer) && !refused) {
     const why = ok2xx(foreign) ? ': the server does not validate Origin (DNS rebinding)' : '';
     return {
       outcome: 'failed',
@@ -84,7 +83,7 @@ export function judgeOrigin(foreign: RawAnswer | Error, loopback: RawAnswer | Er
       spec,
     };
   }
-  const refusal = foreign instanceof Error ? `the connection closed (${errorText(foreign)})` : String(foreign.status);
+  const refusal = foreign instanceof NoAnswer ? `the connection closed (${errorText(foreign)})` : String(foreign.status);
   if (!served(loopback))
     return {
       outcome: 'failed',
@@ -97,7 +96,7 @@ export function judgeOrigin(foreign: RawAnswer | Error, loopback: RawAnswer | Er
   if (closedStrict)
     return {
       outcome: 'failed',
-      message: `a foreign Origin (${FOREIGN_ORIGIN}) got no HTTP answer: the connection was closed (${errorText(foreign as Error)}), which refuses it (a DNS-rebound page reads nothing), but an invalid Origin MUST get 403 Forbidden (${rule.note}; earlier revisions named no status)`,
+      message: `a foreign Origin (${FOREIGN_ORIGIN}) got no HTTP answer: the connection was closed (${errorText(foreign as NoAnswer)}), which refuses it (a DNS-rebound page reads nothing), but an invalid Origin MUST get 403 Forbidden (${rule.note}; earlier revisions named no status)`,
       short: 'closed (want 403)',
       step,
       evidence,
@@ -106,7 +105,7 @@ export function judgeOrigin(foreign: RawAnswer | Error, loopback: RawAnswer | Er
   return {
     outcome: 'passed',
     message: `a foreign Origin got ${refusal}${rule.strict ? '' : ', a refusal'}; a loopback Origin got ${(loopback as RawAnswer).status} (${rule.note})`,
-    short: rule.strict ? '403' : foreign instanceof Error ? 'closed' : String(foreign.status),
+    short: rule.strict ? '403' : foreign instanceof NoAnswer ? 'closed' : String(foreign.status),
     evidence,
     spec,
   };
@@ -117,7 +116,7 @@ export function judgeOrigin(foreign: RawAnswer | Error, loopback: RawAnswer | Er
  * initialize with the server's own Host, the control: when it is refused too, the foreign Host's refusal
  * is not the Host's doing, and proves nothing.
  */
-export function judgeHost(foreign: RawAnswer | Error, port: number, own?: { host: string; answer: RawAnswer | Error }): CheckFinding {
+export function judgeHost(foreign: Sent, port: number, own?: { host: string; answer: Sent }): CheckFinding {
   const host = `${FOREIGN_HOST}:${port}`;
   const step = 'request with a foreign Host';
   // The spec names no status for a foreign Host: a connection closed on it is a refusal, when its own Host is served.
@@ -137,9 +136,9 @@ export function judgeHost(foreign: RawAnswer | Error, port: number, own?: { host
           evidence: { status: 'closed', own: seen(own.answer) },
         };
   }
-  if (foreign instanceof Error)
+  if (foreign instanceof NoAnswer)
     return { outcome: 'failed', message: `Host ${host} got ${seen(foreign)} (want a 4xx refusal)`, short: 'no answer', step };
-  if (foreign.status >= 400 && foreign.status < 500 && own && (own.answer instanceof Error || !ok2xx(own.answer)))
+  if (foreign.status >= 400 && foreign.status < 500 && own && (own.answer instanceof NoAnswer || !ok2xx(own.answer)))
     return {
       outcome: 'not-measured',
       message: `Host ${host} got ${foreign.status}, but initialize with its own Host (${own.host}) got ${seen(own.answer)} too: the refusal is not the Host's, so this could not be judged`,
@@ -163,17 +162,17 @@ export function judgeHost(foreign: RawAnswer | Error, port: number, own?: { host
 }
 
 /** MCP-Protocol-Version: an unsupported one gets 400; the negotiated one is served. */
-export function judgeProtocolVersion(bogus: RawAnswer | Error, negotiated: RawAnswer | Error, version: string): CheckFinding {
+export function judgeProtocolVersion(bogus: Sent, negotiated: Sent, version: string): CheckFinding {
   const evidence = { unsupported: seen(bogus), negotiated: seen(negotiated), version };
-  if (bogus instanceof Error || bogus.status !== 400)
+  if (bogus instanceof NoAnswer || bogus.status !== 400)
     return {
       outcome: 'failed',
-      message: `a request with MCP-Protocol-Version ${UNSUPPORTED_VERSION} got ${seen(bogus)} (want 400${!(bogus instanceof Error) && ok2xx(bogus) ? ': the header is ignored' : ''})`,
+      message: `a request with MCP-Protocol-Version ${UNSUPPORTED_VERSION} got ${seen(bogus)} (want 400${!(bogus instanceof NoAnswer) && ok2xx(bogus) ? ': the header is ignored' : ''})`,
       short: `${seen(bogus)} (want 400)`,
       step: 'request with an unsupported protocol version',
       evidence,
     };
-  if (negotiated instanceof Error || !ok2xx(negotiated))
+  if (negotiated instanceof NoAnswer || !ok2xx(negotiated))
     return {
       outcome: 'failed',
       message: `MCP-Protocol-Version ${UNSUPPORTED_VERSION} got 400, but the negotiated ${version} got ${seen(negotiated)} too (want 2xx)`,
@@ -203,10 +202,10 @@ export function judgeSessions(s: {
   /** What the second initialize got, when it was not served (a refusal, no answer): the finding, whatever ID it carried. */
   secondRefused?: string;
   /** The control of `withoutId`: the same request with the session's ID (a refusal of both is not the missing ID's). */
-  withId: RawAnswer | Error;
-  withoutId: RawAnswer | Error;
-  deleted: RawAnswer | Error;
-  afterDelete: RawAnswer | Error;
+  withId: Sent;
+  withoutId: Sent;
+  deleted: Sent;
+  afterDelete: Sent;
 }): Record<'session-id-visible-ascii' | 'session-id-distinct' | 'session-required' | 'session-ended-404', CheckFinding> {
   if (s.first === undefined) {
     const none: CheckFinding = { outcome: 'skipped', message: 'the server issued no Mcp-Session-Id (no sessions)', short: 'no sessions' };
@@ -243,7 +242,7 @@ export function judgeSessions(s: {
           short: 'not measured',
           evidence: { withoutId: seen(w), withId: seen(s.withId) },
         }
-      : !(w instanceof Error) && w.status === 400
+      : !(w instanceof NoAnswer) && w.status === 400
         ? { outcome: 'passed', message: 'a request without Mcp-Session-Id got 400', short: '400' }
         : {
             outcome: 'failed',
@@ -253,9 +252,9 @@ export function judgeSessions(s: {
           };
   const d = s.deleted;
   let ended: CheckFinding;
-  if (!(d instanceof Error) && d.status === 405)
+  if (!(d instanceof NoAnswer) && d.status === 405)
     ended = { outcome: 'skipped', message: 'the server does not let a client end its session (DELETE got 405)', short: 'DELETE 405' };
-  else if (d instanceof Error || !ok2xx(d))
+  else if (d instanceof NoAnswer || !ok2xx(d))
     ended = {
       outcome: 'failed',
       message: `DELETE of the session got ${seen(d)} (want 2xx, or 405 when clients may not end sessions)`,
@@ -265,11 +264,11 @@ export function judgeSessions(s: {
   else {
     const a = s.afterDelete;
     ended =
-      !(a instanceof Error) && a.status === 404
+      !(a instanceof NoAnswer) && a.status === 404
         ? { outcome: 'passed', message: `after DELETE (${d.status}) the ID got 404`, short: '404' }
         : {
             outcome: 'failed',
-            message: `after DELETE (${d.status}) a request with the ended session's ID got ${seen(a)} (want 404${!(a instanceof Error) && ok2xx(a) ? ': the session is still valid' : ''})`,
+            message: `after DELETE (${d.status}) a request with the ended session's ID got ${seen(a)} (want 404${!(a instanceof NoAnswer) && ok2xx(a) ? ': the session is still valid' : ''})`,
             short: `${seen(a)} (want 404)`,
             step: 'request after session DELETE',
           };
@@ -282,16 +281,16 @@ export function judgeSessions(s: {
  * no token at all gets (`anonymous`: then that status is the no-token check's finding, not this one's).
  * Judged only when a request without a token is refused: a server that serves everyone accepts any URI.
  */
-export function judgeQueryToken(a: RawAnswer | Error, anonymous?: number): CheckFinding {
+export function judgeQueryToken(a: Sent, anonymous?: number): CheckFinding {
   if (anonymous === undefined || anonymous < 400 || anonymous >= 500)
     return { outcome: 'skipped', message: 'not judged: a request without any token was not refused (see no-token-401)', short: 'n/a' };
-  if (!(a instanceof Error) && (a.status === 401 || a.status === anonymous))
+  if (!(a instanceof NoAnswer) && (a.status === 401 || a.status === anonymous))
     return {
       outcome: 'passed',
       message: `the token in the query string got ${a.status}, as a request without a token does`,
       short: String(a.status),
     };
-  const accepted = !(a instanceof Error) && ok2xx(a);
+  const accepted = !(a instanceof NoAnswer) && ok2xx(a);
   return {
     outcome: 'failed',
     message: `the right token in the query string (?access_token=…) without an Authorization header got ${seen(a)} (want 401${accepted ? ': a token in the URI is accepted' : ''})`,

@@ -6,7 +6,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import type { CheckLevel, SubCheckResult } from '../../../src/results/types.js';
-import type { RawAnswer, RawRequest, Send } from '../../../src/driver/http/raw-http.js';
+import { NoAnswer, type RawAnswer, type RawRequest, type Send, type Sent } from '../../../src/driver/http/raw-http.js';
 import { SPEC_CHECK_IDS, specChecks, type SpecCheckInput } from '../../../src/driver/http/spec-checks.js';
 import {
   judgeHost,
@@ -18,9 +18,9 @@ import {
 } from '../../../src/driver/http/spec-judges.js';
 
 const a = (status: number, extra: Partial<RawAnswer> = {}): RawAnswer => ({ status, body: '', ...extra });
-const reset = new Error('socket hang up');
+const reset = new NoAnswer('socket hang up');
 /** What node:http gives when the server closes or resets the connection without an answer. */
-const closedBy = (message: string, code: string): Error => Object.assign(new Error(message), { code });
+const closedBy = (message: string, code: string): NoAnswer => new NoAnswer(message, code);
 const hangUp = closedBy('socket hang up', 'ECONNRESET');
 
 describe('judgeOrigin', () => {
@@ -60,7 +60,7 @@ describe('judgeOrigin', () => {
       spec: SPEC('2025-11-25'),
     });
     // Before 2025-11-25 a refusal is enough, but a timeout or nobody listening is none.
-    for (const e of [new Error('no answer within 5 ms'), closedBy('connect ECONNREFUSED x', 'ECONNREFUSED')])
+    for (const e of [new NoAnswer('no answer within 5 ms'), closedBy('connect ECONNREFUSED x', 'ECONNREFUSED')])
       expect(judgeOrigin(e, at('2025-06-18'), L)).toMatchObject({
         outcome: 'failed',
         message: `a foreign Origin (http://evil.example) got no answer (${e.message}) (want a refusal, a 4xx or a closed connection; ${OLD('2025-06-18')})`,
@@ -182,7 +182,7 @@ describe('a connection closed without an HTTP answer (ECONNRESET, EPIPE)', () =>
     });
     expect(judgeHost(hangUp, 8080)).toMatchObject({ outcome: 'failed', short: 'no answer' });
     // Nobody listening, or a timeout, is no refusal.
-    for (const e of [closedBy('connect ECONNREFUSED 127.0.0.1:8080', 'ECONNREFUSED'), new Error('no answer within 5 ms')])
+    for (const e of [closedBy('connect ECONNREFUSED 127.0.0.1:8080', 'ECONNREFUSED'), new NoAnswer('no answer within 5 ms')])
       expect(judgeHost(e, 8080, own)).toMatchObject({ outcome: 'failed', short: 'no answer' });
   });
   it('refuses a foreign Origin, but fails it for the 403 MCP 2025-11-25 requires, named as such; every Origin closed fails as refusing all', () => {
@@ -444,7 +444,7 @@ describe('judgeQueryToken', () => {
 });
 
 /** A scripted stateful server: what a conforming one answers, with `over` changing one answer. */
-function scripted(over: (req: RawRequest, n: number) => RawAnswer | Error | undefined = () => undefined) {
+function scripted(over: (req: RawRequest, n: number) => Sent | undefined = () => undefined) {
   const sent: RawRequest[] = [];
   const deleted = new Set<string>();
   let sessions = 0;

@@ -8,7 +8,7 @@ import { httpPhase } from '../../../src/driver/phases/http.js';
 import type { DriverSpec, Step } from '../../../src/contract/protocol.js';
 import type { PhaseResultOf } from '../../../src/results/types.js';
 import { judgeHost, judgeOrigin, judgeProtocolVersion, judgeQueryToken, judgeSessions } from '../../../src/driver/http/spec-judges.js';
-import { negotiatedVersion, type RawAnswer } from '../../../src/driver/http/raw-http.js';
+import { negotiatedVersion, NoAnswer, type RawAnswer } from '../../../src/driver/http/raw-http.js';
 import { ROOT, TEST_SERVER } from '../helpers/cell.js';
 import { phaseBench, type PhaseBench } from '../helpers/phase-bench.js';
 
@@ -342,7 +342,7 @@ describe('the judges, on answers', () => {
       message: 'a foreign Origin (http://evil.example) got 400 (want 403; judged by MCP 2025-11-25: no negotiated revision was read)',
     });
     expect(judgeOrigin(a(403), a(403), 'http://localhost:1')).toMatchObject({ outcome: 'failed', step: 'request with a loopback Origin' });
-    expect(judgeOrigin(new Error('reset'), a(200), 'x')).toMatchObject({ outcome: 'failed', short: 'no answer' });
+    expect(judgeOrigin(new NoAnswer('reset'), a(200), 'x')).toMatchObject({ outcome: 'failed', short: 'no answer' });
   });
   it('Host: any 4xx is a refusal, named; 2xx and 5xx are not', () => {
     expect(judgeHost(a(421), 80)).toMatchObject({ outcome: 'passed', message: 'Host evil.example:80 refused with 421' });
