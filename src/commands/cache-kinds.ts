@@ -6,7 +6,8 @@ import path from 'node:path';
 import { duBytes, type SizedEntry } from '../cache/bound.js';
 import { clientCacheDir, damageOf, listClients } from '../cache/client-cache.js';
 import { inspectRuntime, listRuntimes, nodeCacheDir } from '../cells/runtime/node-runtime.js';
-import { listTree, TREE_MARKER, treeCacheDir, treeDifference, type TreeFile } from '../cells/install/tree-cache.js';
+import { findTree, listTree, TREE_MARKER, treeCacheDir, treeDifference, type TreeFile } from '../cells/install/tree-cache.js';
+import { RETURNED, returnedDifference } from '../cells/install/tree-return.js';
 import { lastUsedMs, PARTIAL } from '../cache/entry-dirs.js';
 import { readdir, stat } from 'node:fs/promises';
 import { cacheDirOf } from '../cache/location.js';
@@ -60,7 +61,8 @@ export function cacheKinds(env: NodeJS.ProcessEnv = process.env): CacheKind[] {
       variable: 'MCP_MATRIX_TREE_CACHE',
       root: treeCacheDir(env),
       list: listTrees,
-      damage: async (entry) => treeDamage(entry.dir),
+      damage: async (entry) =>
+        path.basename(path.dirname(path.dirname(entry.dir))) === RETURNED ? returnedDamage(entry.dir) : treeDamage(entry.dir),
     },
     storeKind(
       'pnpm',
@@ -115,7 +117,7 @@ function storeKind(name: 'pnpm' | 'yarn', what: string, variable: string, root: 
 async function listTrees(root: string): Promise<CacheEntry[]> {
   const out: CacheEntry[] = [];
   for (const key of await readdir(root).catch(() => [] as string[])) {
-    // Hints, records and handed-back trees (tree-return.ts) are not entries; `clear` removes them with the rest.
+    // Hints and records are not entries; `clear` removes them with the rest.
     if (key.startsWith('.')) continue;
     for (const name of await readdir(path.join(root, key)).catch(() => [] as string[])) {
       if (name.startsWith(PARTIAL)) continue;
@@ -123,7 +125,26 @@ async function listTrees(root: string): Promise<CacheEntry[]> {
       out.push({ dir, bytes: await duBytes(dir), lastUsedMs: await lastUsedMs(dir, TREE_MARKER), label: `tree ${key.slice(0, 12)}` });
     }
   }
+  // A cell's tree handed back for the next swap of its key (tree-return.ts): its disk use is the cache's too.
+  for (const key of await readdir(path.join(root, RETURNED)).catch(() => [] as string[])) {
+    for (const name of await readdir(path.join(root, RETURNED, key)).catch(() => [] as string[])) {
+      const dir = path.join(root, RETURNED, key, name);
+      out.push({
+        dir,
+        bytes: await duBytes(dir),
+        lastUsedMs: Number(name.slice(0, 15)) || 0,
+        label: `handed-back tree ${key.slice(0, 12)}`,
+      });
+    }
+  }
   return out;
+}
+
+/** A handed-back tree against the newest entry of its key, as the next swap checks it before taking it. */
+async function returnedDamage(dir: string): Promise<string | undefined> {
+  const key = path.basename(path.dirname(dir));
+  const entry = await findTree(path.dirname(path.dirname(path.dirname(dir))), key);
+  return entry ? returnedDifference(dir, entry, 'changed') : `no entry of its key ${key.slice(0, 12)} is stored`;
 }
 
 /** The tree against the files its marker recorded (hashes, modes, links), as a cell's copy is checked. */

@@ -10,6 +10,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { writeManifest } from '../../src/cache/manifest.js';
 import { storeClient, type CachedClient } from '../../src/cache/client-cache.js';
 import { storeTree } from '../../src/cells/install/tree-cache.js';
+import { handBack, RETURNED } from '../../src/cells/install/tree-return.js';
 import { cacheCommand, size } from '../../src/commands/cache.js';
 import { transpileCache } from '../../src/config/transpile-cache.js';
 import type { Logger } from '../../src/logger.js';
@@ -124,6 +125,36 @@ describe('mcp-matrix cache', () => {
     expect(await cacheCommand('verify', ['trees'], { env }, bad.log)).toBe(1);
     expect(bad.err).toEqual([expect.stringMatching(/DAMAGED \(node_modules\/dep\/extra\.js is not in the recorded tree\): removed/)]);
     expect(existsSync(entry)).toBe(false);
+  });
+
+  it("list and verify: a cell's tree handed back, against its key's entry as the next swap checks it", async () => {
+    const base = await tempDir('mm-cache-cmd-');
+    dirs.push(base);
+    const cell = async (name: string) => {
+      const dir = path.join(base, name);
+      await mkdir(path.join(dir, 'node_modules', 'dep'), { recursive: true });
+      await writeFile(path.join(dir, 'node_modules', 'dep', 'index.js'), 'export {};\n');
+      return dir;
+    };
+    const trees = path.join(base, 'trees');
+    const key = 'k'.repeat(64);
+    await storeTree(trees, key, await cell('stored'), []);
+    expect(await handBack(await cell('used'), { root: trees, key, drop: [] })).toBe(true);
+    const env = { MCP_MATRIX_CLIENT_CACHE: 'off', MCP_MATRIX_NODE_CACHE: path.join(base, 'node'), MCP_MATRIX_TREE_CACHE: trees };
+    const listed = capture();
+    expect(await cacheCommand('list', ['trees'], { env }, listed.log)).toBe(0);
+    expect(listed.out).toContainEqual(
+      expect.stringMatching(/^ {2}handed-back tree kkkkkkkkkkkk .* \.returned\/k{64}\/\d{15}-[0-9a-f]{8}$/),
+    );
+    const ok = capture();
+    expect(await cacheCommand('verify', ['trees'], { env }, ok.log)).toBe(0);
+    expect(ok.out).toContainEqual(expect.stringMatching(/^ {2}handed-back tree kkkkkkkkkkkk .* {2}intact$/));
+    const [name] = await readdir(path.join(trees, RETURNED, key));
+    await mkdir(path.join(trees, RETURNED, key, name!, 'dep', '.cache'));
+    const bad = capture();
+    expect(await cacheCommand('verify', ['trees'], { env }, bad.log)).toBe(1);
+    expect(bad.err).toEqual([expect.stringMatching(/DAMAGED \(node_modules\/dep\/\.cache\/ is not in the recorded tree\): removed/)]);
+    expect(await readdir(path.join(trees, RETURNED, key))).toEqual([]);
   });
 
   it('clear: only the caches named, everything in them', async () => {

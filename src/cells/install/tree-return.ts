@@ -51,8 +51,7 @@ export async function claimReturned(root: string, key: string, entry: string, ce
   const keyDir = path.join(root, RETURNED, key);
   const names = (await readdir(keyDir).catch(() => [] as string[])).sort().reverse();
   if (names.length === 0) return false;
-  const files = await entryFiles(entry);
-  if (!files) return false;
+  if (!(await entryFiles(entry))) return false;
   const modules = path.join(cellDir, 'node_modules');
   for (const name of names) {
     if (
@@ -62,12 +61,7 @@ export async function claimReturned(root: string, key: string, entry: string, ce
       ))
     )
       continue;
-    const dirs: string[] = [];
-    const why = await listTree(modules, dirs).then(
-      (now) => treeDifference(files, now) ?? sameDirs(dirs, path.join(entry, 'node_modules')),
-      (error: unknown) => errorMessage(error),
-    );
-    if (why === undefined) {
+    if ((await returnedDifference(modules, entry)) === undefined) {
       await touchMarker(entry, TREE_MARKER);
       return true;
     }
@@ -76,6 +70,20 @@ export async function claimReturned(root: string, key: string, entry: string, ce
     await rename(modules, aside).catch(() => rm(modules, { recursive: true, force: true }));
   }
   return false;
+}
+
+/**
+ * How a handed-back tree (`modules`) differs from the entry's (`changed`: a file's hash, mode or link), or undefined
+ * when it is the entry's exactly: every file and link, and every directory, even an empty one a server made.
+ */
+export async function returnedDifference(modules: string, entry: string, changed?: string): Promise<string | undefined> {
+  const files = await entryFiles(entry);
+  if (!files) return `its entry ${path.basename(entry)} has no readable ${TREE_MARKER}`;
+  const dirs: string[] = [];
+  return listTree(modules, dirs).then(
+    (now) => treeDifference(files, now, changed) ?? sameDirs(dirs, path.join(entry, 'node_modules')),
+    (error: unknown) => errorMessage(error),
+  );
 }
 
 /** Why the tree's directories are not the entry's (a directory a server made, even an empty one), or undefined. */
