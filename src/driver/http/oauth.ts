@@ -4,6 +4,7 @@
 
 import { checkDefinition } from '../../contract/checks.js';
 import type { Discovery } from './oauth-discovery.js';
+import { NoAnswer } from './raw-http.js';
 
 /**
  * What each OAuth sub-check requires, in a few words, with the RFC it rests on; its level (MUST) and where
@@ -145,8 +146,8 @@ export function metadataCheck(d: Discovery, issuer: string, identities: readonly
 }
 
 /** A token that must be refused: exactly 401. */
-export function refusalCheck(id: 'audience' | 'expired' | 'otherKey' | 'algNone', status: number | Error): OAuthCheck {
-  if (status instanceof Error) return check(id, 'failed', `no answer (${status.message})`, 'no answer');
+export function refusalCheck(id: 'audience' | 'expired' | 'otherKey' | 'algNone', status: number | NoAnswer): OAuthCheck {
+  if (status instanceof NoAnswer) return check(id, 'failed', `no answer (${status.message})`, 'no answer');
   if (status === 401) return check(id, 'ok', '401', '401');
   const accepted = status >= 200 && status < 300;
   const what: Record<typeof id, string> = {

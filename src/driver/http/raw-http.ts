@@ -33,9 +33,11 @@ export class NoAnswer extends Error {
     if (code !== undefined) this.code = code;
   }
 
-  /** The failure node:http reported, its message and code kept. */
-  static of(error: NodeJS.ErrnoException): NoAnswer {
-    return new NoAnswer(error.message, error.code);
+  /** The failure node:http or fetch reported (fetch keeps the socket's in `cause`), its message and code kept. */
+  static of(error: unknown): NoAnswer {
+    if (!(error instanceof Error)) return new NoAnswer(String(error));
+    const code = [error, error.cause].map((e) => (e as NodeJS.ErrnoException | undefined)?.code).find((c) => typeof c === 'string');
+    return new NoAnswer(error.message, code);
   }
 }
 

@@ -7,6 +7,7 @@ import type { CheckLevel, SubCheckResult } from '../../results/types.js';
 import { checkResult } from '../../contract/checks.js';
 import { CATALOGUE_IDS, oauthStep, type OAuthCheck, type OAuthCheckId } from '../http/oauth.js';
 import type { ServerProcess } from '../server/process.js';
+import type { NoAnswer } from '../http/raw-http.js';
 
 /** How the server ended (`code 7`, `signal SIGKILL`) and the check that met it. */
 export interface ServerExit {
@@ -82,14 +83,14 @@ const OAUTH_REQUESTS: Partial<Record<OAuthCheckId, string>> = {
  */
 export function oauthAfterExit(
   checks: OAuthCheck[],
-  noAnswer: Partial<Record<OAuthCheckId, Error | true>>,
+  noAnswer: Partial<Record<OAuthCheckId, NoAnswer | true>>,
   exit: { how: string; at: number },
   startedAt: number,
 ): { checks: OAuthCheck[]; died: ServerExit } {
   const first = OAUTH_PROBES.find((id) => noAnswer[id])!;
   const died: ServerExit = { how: exit.how, during: CATALOGUE_IDS[first] };
   const error = noAnswer[first];
-  const before = (error instanceof Error && refusedConnection(error)) || exit.at < startedAt;
+  const before = (error !== undefined && error !== true && refusedConnection(error)) || exit.at < startedAt;
   const met = (id: OAuthCheckId): boolean => noAnswer[id] !== undefined || (id === 'metadata' && noAnswer.discovery !== undefined);
   return {
     died,

@@ -8,6 +8,7 @@ import { checkDefinition, checkLine, checkResult, levelOf, notableChecks } from 
 import { errorText, StepTimeout } from '../context.js';
 import { CATALOGUE_IDS, oauthLabel, type OAuthCheck } from '../http/oauth.js';
 import { bearerParams } from '../http/oauth-discovery.js';
+import { NoAnswer } from '../http/raw-http.js';
 
 const INITIALIZE = {
   jsonrpc: '2.0',
@@ -56,9 +57,9 @@ export const NO_AUTH: SubCheck = { outcome: 'no auth', text: 'no auth (not check
 export const NOT_JUDGED: SubCheck = { outcome: 'n/a', text: '', short: 'n/a' };
 
 /** The status sub-checks: exactly 401, never "any 4xx" (403 means authenticated but forbidden). */
-export function statusCheck(probe: Probe | Error, who: 'no token' | 'wrong token'): SubCheck {
+export function statusCheck(probe: Probe | NoAnswer, who: 'no token' | 'wrong token'): SubCheck {
   const step = who === 'no token' ? 'request without a token' : 'request with a wrong token';
-  if (probe instanceof Error) return failed(`no answer (${errorText(probe)})`, 'no answer', step);
+  if (probe instanceof NoAnswer) return failed(`no answer (${errorText(probe)})`, 'no answer', step);
   if (probe.status === 401) return okCheck('401', '401');
   const short = `${probe.status} (want 401)`;
   if (probe.status >= 200 && probe.status < 300) {
@@ -69,8 +70,8 @@ export function statusCheck(probe: Probe | Error, who: 'no token' | 'wrong token
 }
 
 /** The challenge sub-check on the no-token refusal; not judged when there was no refusal at all. */
-export function challengeCheck(probe: Probe | Error): SubCheck | null {
-  if (probe instanceof Error || probe.status < 400 || probe.status >= 500) return null;
+export function challengeCheck(probe: Probe | NoAnswer): SubCheck | null {
+  if (probe instanceof NoAnswer || probe.status < 400 || probe.status >= 500) return null;
   const header = probe.wwwAuthenticate;
   if (bearerParams(header)) return okCheck('with a Bearer challenge', 'Bearer challenge');
   const step = 'request without a token';

@@ -4,7 +4,7 @@
 
 import { randomBytes } from 'node:crypto';
 import { levelOf } from '../../contract/checks.js';
-import { rawSender, SPEC_INITIALIZE } from '../http/raw-http.js';
+import { NoAnswer, rawSender, SPEC_INITIALIZE } from '../http/raw-http.js';
 import { SPEC_CHECK_IDS, specChecks } from '../http/spec-checks.js';
 import { type SdkAdapter } from '../client/adapter.js';
 import { RequestWindow } from '../context.js';
@@ -67,36 +67,36 @@ export async function subChecks(
   };
   if (spec.auth !== 'none') {
     // Independent requests: send them together.
-    const settle = (p: Promise<Probe>): Promise<Probe | Error> => p.catch((e: unknown) => (e instanceof Error ? e : new Error(String(e))));
+    const settle = (p: Promise<Probe>): Promise<Probe | NoAnswer> => p.catch((e: unknown) => NoAnswer.of(e));
     const [anonymous, wrong] = await Promise.all([
       settle(postInitialize(url, undefined, spec.timeoutMs)),
       settle(postInitialize(url, `Bearer ${randomBytes(24).toString('hex')}`, spec.timeoutMs)),
     ]);
-    if (!(anonymous instanceof Error)) details.unauthenticated = anonymous;
-    if (!(wrong instanceof Error)) details.wrongToken = wrong;
+    if (!(anonymous instanceof NoAnswer)) details.unauthenticated = anonymous;
+    if (!(wrong instanceof NoAnswer)) details.wrongToken = wrong;
     noToken = statusCheck(anonymous, 'no token');
     wwwAuthenticate = challengeCheck(anonymous) ?? { ...NOT_JUDGED };
     wrongToken = statusCheck(wrong, 'wrong token');
     // No answer from a server that exited: the first of the two in report order that met it names the exit.
-    const exit = anonymous instanceof Error || wrong instanceof Error ? await exitOf(server.proc) : null;
+    const exit = anonymous instanceof NoAnswer || wrong instanceof NoAnswer ? await exitOf(server.proc) : null;
     if (exit) {
       const [during, step, error] =
-        anonymous instanceof Error
+        anonymous instanceof NoAnswer
           ? ['no-token-401', 'request without a token', anonymous]
-          : ['wrong-token-401', 'request with a wrong token', wrong as Error];
+          : ['wrong-token-401', 'request with a wrong token', wrong as NoAnswer];
       died = { how: exit.how, during };
       const exitCheck: SubCheck = {
         ...failed(exitText(exit.how, refusedConnection(error), step), 'server exited', step),
         evidence: { exited: exit.how },
       };
       const notRun: SubCheck = { outcome: 'not run', text: notRunText(died), short: 'not run' };
-      if (anonymous instanceof Error) [noToken, wwwAuthenticate] = [exitCheck, notRun];
-      if (wrong instanceof Error) wrongToken = during === 'wrong-token-401' ? exitCheck : notRun;
+      if (anonymous instanceof NoAnswer) [noToken, wwwAuthenticate] = [exitCheck, notRun];
+      if (wrong instanceof NoAnswer) wrongToken = during === 'wrong-token-401' ? exitCheck : notRun;
       diedUnder(died);
     }
     if (credentials.oauth && died) oauth = notRunOAuth(died);
     else if (credentials.oauth) {
-      const challenge = anonymous instanceof Error ? null : anonymous.wwwAuthenticate;
+      const challenge = anonymous instanceof NoAnswer ? null : anonymous.wwwAuthenticate;
       probes.begin('oauth-discovery');
       const checked = await oauthChecks(url, challenge, credentials.oauth, credentials.issuer!, spec.timeoutMs, details, server.proc);
       [oauth, died] = [checked.checks, checked.died];
@@ -170,10 +170,10 @@ async function oauthChecks(
   details: HttpDetails,
   proc: ServerProcess,
 ): Promise<{ checks: OAuthCheck[]; died?: ServerExit }> {
-  const settle = (p: Promise<Probe>): Promise<number | Error> =>
+  const settle = (p: Promise<Probe>): Promise<number | NoAnswer> =>
     p.then(
       (r) => r.status,
-      (e: unknown) => (e instanceof Error ? e : new Error(String(e))),
+      (e: unknown) => NoAnswer.of(e),
     );
   const startedAt = Date.now();
   const [discovery, audience, expired, otherKey, algNone] = await Promise.all([
@@ -191,7 +191,7 @@ async function oauthChecks(
       ...defined({ document: discovery.document }),
     },
     statuses: Object.fromEntries(
-      Object.entries({ otherAudience: audience, expired, otherKey, algNone }).map(([k, v]) => [k, v instanceof Error ? v.message : v]),
+      Object.entries({ otherAudience: audience, expired, otherKey, algNone }).map(([k, v]) => [k, v instanceof NoAnswer ? v.message : v]),
     ),
   };
   const checks = [
@@ -204,10 +204,10 @@ async function oauthChecks(
     refusalCheck('algNone', algNone),
   ];
   // Requests without an answer, from a server that may have exited under them (http-exit.ts names it once).
-  const noAnswer: Partial<Record<OAuthCheckId, Error | true>> = {
+  const noAnswer: Partial<Record<OAuthCheckId, NoAnswer | true>> = {
     ...(!discovery.document && discovery.tried.some((t) => typeof t.status === 'string') ? { discovery: true as const } : {}),
     ...Object.fromEntries(
-      Object.entries({ audience, expired, otherKey, algNone }).filter((e): e is [string, Error] => e[1] instanceof Error),
+      Object.entries({ audience, expired, otherKey, algNone }).filter((e): e is [string, NoAnswer] => e[1] instanceof NoAnswer),
     ),
   };
   const exit = Object.keys(noAnswer).length ? await exitOf(proc) : null;
@@ -227,10 +227,10 @@ export async function hostAllowlist(url: string, authorization: string | undefin
     ...(authorization ? { authorization } : {}),
   };
   const own = await send({ method: 'POST', headers, body: SPEC_INITIALIZE(1, '2025-03-26') });
-  if (own instanceof Error || own.status !== 403) return null;
+  if (own instanceof NoAnswer || own.status !== 403) return null;
   const named = await send({ method: 'POST', headers: { ...headers, host: `localhost:${port}` }, body: SPEC_INITIALIZE(1, '2025-03-26') });
   for (const a of [own, named])
-    if (!(a instanceof Error) && a.sessionId) await send({ method: 'DELETE', headers: { ...headers, 'mcp-session-id': a.sessionId } });
-  if (named instanceof Error || named.status < 200 || named.status >= 300) return null;
+    if (!(a instanceof NoAnswer) && a.sessionId) await send({ method: 'DELETE', headers: { ...headers, 'mcp-session-id': a.sessionId } });
+  if (named instanceof NoAnswer || named.status < 200 || named.status >= 300) return null;
   return `every request to Host ${new URL(url).host} got 403, but Host localhost:${port} is served: a Host allowlist, not a token; run it with http.host: 'localhost'`;
 }

@@ -22,6 +22,7 @@ import {
   wellKnownUrls,
   type Discovery,
 } from '../../../src/driver/http/oauth-discovery.js';
+import { NoAnswer } from '../../../src/driver/http/raw-http.js';
 
 describe('resourceMetadataParam', () => {
   it('reads the parameter from a Bearer challenge, quoted or not, anywhere among the others', () => {
@@ -268,7 +269,7 @@ describe('the judges', () => {
       step: 'token for another audience',
     });
     expect(refusalCheck('audience', 300).text).toMatch(/^300 \(want 401\) \(/);
-    expect(refusalCheck('expired', new Error('timed out'))).toMatchObject({
+    expect(refusalCheck('expired', new NoAnswer('timed out'))).toMatchObject({
       outcome: 'failed',
       short: 'no answer',
       text: `no answer (timed out) (${citation('expired')})`,

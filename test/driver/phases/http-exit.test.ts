@@ -14,6 +14,7 @@ import {
   refusedConnection,
 } from '../../../src/driver/phases/http-exit.js';
 import type { SubCheckResult } from '../../../src/results/types.js';
+import { NoAnswer } from '../../../src/driver/http/raw-http.js';
 
 const coded = (code: string): Error => Object.assign(new Error(code), { code });
 const EXIT = { how: 'code 7', during: 'no-token-401' };
@@ -77,7 +78,7 @@ describe('oauthAfterExit', () => {
   it('the first unanswered in report order names it; before when it exited before the requests or nobody listened', () => {
     const r = oauthAfterExit(
       checks,
-      { otherKey: new Error('fetch failed'), expired: new Error('fetch failed') },
+      { otherKey: new NoAnswer('fetch failed'), expired: new NoAnswer('fetch failed') },
       { how: 'code 7', at: 50 },
       100,
     );
@@ -89,14 +90,14 @@ describe('oauthAfterExit', () => {
     expect(r.checks[0]!.text).toBe('no metadata at …');
     const refused = oauthAfterExit(
       checks,
-      { audience: new TypeError('fetch failed', { cause: coded('ECONNREFUSED') }) },
+      { audience: NoAnswer.of(new TypeError('fetch failed', { cause: coded('ECONNREFUSED') })) },
       { how: 'code 7', at: 500 },
       100,
     );
     expect(refused.checks[2]!.text).toBe(
       'the server exited (code 7) before the request with a token for another audience (see its stderr)',
     );
-    const under = oauthAfterExit(checks, { audience: new Error('fetch failed') }, { how: 'code 7', at: 100 }, 100);
+    const under = oauthAfterExit(checks, { audience: new NoAnswer('fetch failed') }, { how: 'code 7', at: 100 }, 100);
     expect(under.checks[2]!.text).toMatch(/ under the request/);
   });
   it('the checks never met are not run, each with its step', () => {

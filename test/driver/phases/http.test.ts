@@ -23,6 +23,7 @@ import { liveHandles, type ProbeHandle } from '../../../src/driver/probe/probe.j
 import type { DriverSpec, Step } from '../../../src/contract/protocol.js';
 import { TEST_SERVER } from '../helpers/cell.js';
 import { phaseBench, stallPastBound, type PhaseBench } from '../helpers/phase-bench.js';
+import { NoAnswer } from '../../../src/driver/http/raw-http.js';
 
 const probe = (status: number, wwwAuthenticate: string | null = null) => ({ status, wwwAuthenticate });
 
@@ -49,7 +50,7 @@ describe('statusCheck', () => {
   });
 
   it('fails a request that got no answer, saying why', () => {
-    const check = statusCheck(new Error('timed out after 50 ms waiting for an HTTP response'), 'wrong token');
+    const check = statusCheck(new NoAnswer('timed out after 50 ms waiting for an HTTP response'), 'wrong token');
     expect(check).toMatchObject({ outcome: 'failed', text: 'no answer (timed out after 50 ms waiting for an HTTP response)' });
   });
 });
@@ -72,7 +73,7 @@ describe('challengeCheck', () => {
   it('does not judge the challenge when there was no refusal', () => {
     expect(challengeCheck(probe(200))).toBeNull();
     expect(challengeCheck(probe(500))).toBeNull();
-    expect(challengeCheck(new Error('reset'))).toBeNull();
+    expect(challengeCheck(new NoAnswer('reset'))).toBeNull();
   });
 });
 
@@ -104,7 +105,7 @@ describe('sub-checks, exactly', () => {
       step: 'request without a token',
     });
     expect(statusCheck(probe(500), 'wrong token').text).toBe('500 (want 401)');
-    expect(statusCheck(new Error('reset'), 'no token')).toEqual({
+    expect(statusCheck(new NoAnswer('reset'), 'no token')).toEqual({
       outcome: 'failed',
       text: 'no answer (reset)',
       short: 'no answer',
