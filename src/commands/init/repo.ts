@@ -18,6 +18,8 @@ export interface WorkflowRepo {
   pmField?: string;
   /** Yarn 2+ (a .yarnrc.yml beside the lockfile): `--immutable`, and `yarn pack --out`. */
   yarnBerry: boolean;
+  /** Yarn Plug'n'Play (src/pack/package-manager.ts); absent otherwise. */
+  pnp?: true;
   /** The lockfile relative to the git root (for the cache key); absent without one (npm install, not ci). */
   lockfile?: string;
   /** The package declares engines.node: setup-node reads it (node-version-file: package.json). */
@@ -28,7 +30,7 @@ export interface WorkflowRepo {
 export function detectRepo(cwd: string, engines: boolean): Result<{ root: string; repo: WorkflowRepo }> {
   const found = detectPackageManager(cwd);
   if (!found.ok) return found;
-  const { root, name, version, yarnBerry, lockfile, from } = found.value;
+  const { root, name, version, yarnBerry, pnp, lockfile, from } = found.value;
   const posix = (p: string) => p.split(path.sep).join('/');
   const workingDirectory = posix(path.relative(root, path.resolve(cwd))) || '.';
   return ok({
@@ -39,6 +41,7 @@ export function detectRepo(cwd: string, engines: boolean): Result<{ root: string
       ...(version ? { pmVersion: version } : {}),
       ...(version && from.kind === 'packageManager' ? { pmField: posix(path.relative(root, from.file)) } : {}),
       yarnBerry,
+      ...(pnp ? { pnp } : {}),
       ...(lockfile ? { lockfile: posix(path.relative(root, lockfile)) } : {}),
       engines,
     },

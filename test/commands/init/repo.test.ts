@@ -69,7 +69,9 @@ describe('detectRepo', () => {
 
   it('yarn 2+ (a .yarnrc.yml beside yarn.lock); a worktree (.git is a file); no lockfile: npm install', () => {
     const berry = tree({ '.git': 'gitdir: /elsewhere', 'yarn.lock': '', '.yarnrc.yml': '', 'package.json': '{}' });
-    expect(repoOf(berry, false)).toMatchObject({ pm: 'yarn', yarnBerry: true, lockfile: 'yarn.lock' });
+    expect(repoOf(berry, false)).toMatchObject({ pm: 'yarn', yarnBerry: true, pnp: true, lockfile: 'yarn.lock' });
+    const linked = tree({ '.git/': '', 'yarn.lock': '', '.yarnrc.yml': 'nodeLinker: node-modules\n', 'package.json': '{}' });
+    expect(repoOf(linked, false)).not.toHaveProperty('pnp');
     const bare = tree({ 'package.json': '{}' });
     expect(gitRoot(bare)).toBe(bare);
     expect(repoOf(bare, false)).toEqual({ workingDirectory: '.', pm: 'npm', yarnBerry: false, engines: false });

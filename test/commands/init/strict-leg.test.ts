@@ -19,6 +19,17 @@ describe('strictLeg', () => {
     expect(strictLeg(CELLS, { pm: 'pnpm', lockfile: 'pnpm-lock.yaml' })).toHaveLength(1);
   });
 
+  it("proposes the Yarn PnP leg for a Yarn project that uses Plug'n'Play", () => {
+    expect(strictLeg(CELLS, { pm: 'yarn', lockfile: 'yarn.lock', pnp: true })).toEqual([
+      {
+        pin: 'latest@1',
+        role: 'latest supported 1.x, installed strictly (Yarn PnP) for a Yarn PnP project',
+        version: '1.32.2',
+        install: 'yarn-pnp',
+      },
+    ]);
+  });
+
   it('none for npm, nor without a lockfile', () => {
     expect(strictLeg(CELLS, { pm: 'npm', lockfile: 'package-lock.json' })).toEqual([]);
     expect(strictLeg(CELLS, { pm: 'pnpm' })).toEqual([]);
