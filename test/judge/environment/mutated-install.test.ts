@@ -36,6 +36,15 @@ describe("the lockfile re-check after a cell's variants", () => {
     expect(await recheckInstall(dir, installed)).toContain(`(its lockfile sha256 ${installed!.slice(0, 12)}… → removed)`);
   });
 
+  it("a PnP leg's yarn.lock is read and named too; a cell without a lockfile has no hash", async () => {
+    expect(await lockfileSha256(dir)).toBeUndefined();
+    await writeFile(path.join(dir, 'yarn.lock'), '__metadata:\n  version: 8\n');
+    const installed = await lockfileSha256(dir);
+    expect(installed).toMatch(/^[0-9a-f]{64}$/);
+    await writeFile(path.join(dir, 'yarn.lock'), '__metadata:\n  version: 8\n  cacheKey: 10\n');
+    expect(await recheckInstall(dir, installed)).toMatch(/^the cell's install changed while its variants ran \(yarn\.lock sha256 /);
+  });
+
   it("a strict leg's pnpm-lock.yaml is the one named when it changed, never package-lock.json", async () => {
     await writeFile(path.join(dir, 'pnpm-lock.yaml'), "lockfileVersion: '9.0'\n");
     const installed = await lockfileSha256(dir);
