@@ -60,8 +60,11 @@ export function wordOf(cell: CellResult, phase: PhaseResult): string {
   const state = stateOf(cell, phase);
   if (state === 'skip') return 'skipped';
   if (state === 'warn') {
-    const n = notableChecks(phase.checks ?? []).length;
-    return `${phaseLabel(cell, phase)} · ${n} warn`;
+    // A contested check (the cells disagree, no `expect` says which is right) is named as such, never as a warning.
+    const notable = notableChecks(phase.checks ?? []);
+    const contested = notable.filter((c) => c.outcome === 'contested').length;
+    const warned = notable.length - contested;
+    return [phaseLabel(cell, phase), ...(warned ? [`${warned} warn`] : []), ...(contested ? [`${contested} contested`] : [])].join(' · ');
   }
   return phaseLabel(cell, phase);
 }
