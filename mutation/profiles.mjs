@@ -98,10 +98,11 @@ export const PROFILES = {
     tests: ['test/driver/http/oauth.test.ts'],
     concurrency: 1,
   },
-  // verdict.ts against the tests that judge runs: the full unit suite reaches it through many slow tests.
+  // verdict.ts against the tests that judge runs (auditRun's fold check is tested with the checks it folds, in
+  // test/contract/checks.test.ts): the full unit suite reaches it through many slow tests.
   verdict: {
     mutate: ['src/judge/verdict.ts'],
-    tests: ['test/judge/verdict.test.ts', 'test/results/**/*.test.ts', 'test/reports/**/*.test.ts'],
+    tests: ['test/judge/verdict.test.ts', 'test/contract/checks.test.ts', 'test/results/**/*.test.ts', 'test/reports/**/*.test.ts'],
     exclude: SANDBOX,
     concurrency: 1,
   },
