@@ -69,6 +69,12 @@ async function sessionPhase(
   /** The phase failed at its first failed step, with that step's message. */
   const stepFailure = (): PhaseResultOf<'stdio'> =>
     result('stdio', startedAt, { verdict: 'failed', step: failures[0]!.step, message: failures[0]!.message, details }, proc);
+  // A step that failed before this one is the first cause; what ended the session comes after it.
+  const endedBy = (step: string, message: string): PhaseResultOf<'stdio'> => {
+    const first = failures[0];
+    const failed = first ? { step: first.step, message: `${first.message}; then ${message}` } : { step, message };
+    return result('stdio', startedAt, { verdict: 'failed', ...failed, details }, proc);
+  };
   let firstNoise: string | undefined;
   /** When the first noise line came, in ms after start. */
   let noiseMs = 0;
@@ -163,15 +169,7 @@ async function sessionPhase(
     if (firstNoise !== undefined) {
       step = 'stdout';
       const message = `wrote non-JSON-RPC output to stdout (the protocol channel): ${JSON.stringify(ctx.redactor.text(firstNoise).slice(0, 200))}`;
-      const first = failures[0];
-      if (first)
-        return result(
-          'stdio',
-          startedAt,
-          { verdict: 'failed', step: first.step, message: `${first.message}; then ${message}`, details },
-          proc,
-        );
-      return result('stdio', startedAt, { verdict: 'failed', step, message, details }, proc);
+      return endedBy(step, message);
     }
     if (failures.length) return stepFailure();
   } catch (error) {
@@ -186,16 +184,7 @@ async function sessionPhase(
     const crash = exitNote(exit);
     const sent = current && session ? ` · sent ${describeRequest(current, session.noArguments)}` : '';
     const message = `${error instanceof StepTimeout ? '' : `${step}: `}${text}${crash}${sent}${noise}`;
-    // A step that failed before this one is the first cause; what ended the session comes after it.
-    const first = failures[0];
-    if (first)
-      return result(
-        'stdio',
-        startedAt,
-        { verdict: 'failed', step: first.step, message: `${first.message}; then ${message}`, details },
-        proc,
-      );
-    return result('stdio', startedAt, { verdict: 'failed', step, message, details }, proc);
+    return endedBy(step, message);
   } finally {
     // EOF alone: the client's close only ends stdin; the server has to exit by itself.
     proc.endStdin();
