@@ -26,7 +26,7 @@ export interface ScenarioResult {
   specUrls: string[];
 }
 
-/** The scenario's verdict from its checks: any FAILURE fails it; WARNING passes with the warning named. */
+/** The scenario's verdict from its checks: any FAILURE fails it; WARNING passes with the warning named; any other status is not measured. */
 export function judgeScenario(name: string, checks: SuiteCheck[], durationMs: number): ScenarioResult {
   const listed = checks.map((c) => ({ id: c.id, status: c.status, ...(c.errorMessage ? { message: c.errorMessage } : {}) }));
   const specUrls = [...new Set(checks.flatMap((c) => (c.specReferences ?? []).map((r) => r.url ?? '')).filter(Boolean))];
@@ -36,6 +36,14 @@ export function judgeScenario(name: string, checks: SuiteCheck[], durationMs: nu
   const failures = judged.filter((c) => c.status === 'FAILURE');
   if (failures.length)
     return { ...base, verdict: 'failed', message: failures.map((c) => `${c.id}: ${c.errorMessage ?? 'FAILURE'}`).join('; ') };
+  // A status the suite may add later (`SKIPPED`, say) is not a pass: the scenario was not judged by rules we know.
+  const unknown = judged.filter((c) => c.status !== 'SUCCESS' && c.status !== 'WARNING');
+  if (unknown.length)
+    return {
+      ...base,
+      verdict: 'not-measured',
+      message: `the suite reported a status the harness does not know: ${unknown.map((c) => `${c.id}: ${c.status}`).join('; ')}`,
+    };
   const warnings = judged.filter((c) => c.status === 'WARNING');
   const message = warnings.length ? `warning: ${warnings.map((c) => `${c.id}: ${c.errorMessage ?? 'WARNING'}`).join('; ')}` : undefined;
   return { ...base, verdict: 'passed', ...(message ? { message } : {}) };

@@ -27,6 +27,30 @@ describe('conformance verdicts from the suite checks', () => {
     expect(judgeScenario('s', [{ id: 'i', status: 'INFO' }], 5).verdict).toBe('not-measured');
   });
 
+  it('a status the harness does not know is never counted as passed; a FAILURE beside it still fails', () => {
+    const skipped = judgeScenario(
+      's',
+      [
+        { id: 'a', status: 'SUCCESS' },
+        { id: 'b', status: 'SKIPPED' },
+      ],
+      5,
+    );
+    expect([skipped.verdict, skipped.message]).toEqual([
+      'not-measured',
+      'the suite reported a status the harness does not know: b: SKIPPED',
+    ]);
+    const failed = judgeScenario(
+      's',
+      [
+        { id: 'b', status: 'SKIPPED' },
+        { id: 'c', status: 'FAILURE', errorMessage: 'no' },
+      ],
+      5,
+    );
+    expect([failed.verdict, failed.message]).toEqual(['failed', 'c: no']);
+  });
+
   it('the phase fails on any failed scenario (named), is not measured when one could not run, passes otherwise', () => {
     const ok = judgeScenario('ping', [{ id: 'ping', status: 'SUCCESS' }], 1);
     const bad = judgeScenario('dns', [{ id: 'r', status: 'FAILURE', errorMessage: 'got 200' }], 1);
