@@ -575,11 +575,11 @@ describe('leaksPhase: what the stop request and the settle window decide', () =>
     const ctx = bench.context();
     const proc = start(ctx, 'stdio', 'child', {}, { CHILDREN: '2' });
     await serversBooted(ctx);
-    const r = await leaksPhase(ctx, GRACE, baseline);
+    const r = await leaksPhase(ctx, ROOMY, baseline);
     const pids = (r.details!.servers as { leftovers: { pid: number }[] }[])[0]!.leftovers.map((p) => p.pid);
     expect(pids).toHaveLength(2);
     expect(r.message).toBe(
-      `stdio server exited, but left 2 process(es) of its group running ${GRACE} ms after stdin EOF: ${pids.map((p) => `pid ${p} ${LINGERER}`).join(', ')}`,
+      `stdio server exited, but left 2 process(es) of its group running ${ROOMY} ms after stdin EOF: ${pids.map((p) => `pid ${p} ${LINGERER}`).join(', ')}`,
     );
     expect(proc.running).toBe(false);
   });
