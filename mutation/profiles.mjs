@@ -165,7 +165,20 @@ export const PROFILES = {
     judging('mutated-install', 'src/judge/environment/mutated-install.ts', ['test/judge/environment/mutated-install.test.ts']),
     judging('runtime-sdk', 'src/judge/environment/runtime-sdk.ts', ['test/judge/environment/runtime-sdk.test.ts']),
     judging('secrets', 'src/judge/secrets.ts', ['test/judge/secrets.test.ts']),
-    judging('variant-environment', 'src/judge/environment/variant-environment.ts', ['test/judge/**/*.test.ts']),
+    // The install's static check (the tarball installed, the pins, one copy of each SDK package, the files the
+    // manifest names) with the SDK tree and tarball readers it uses, on cells laid out by hand.
+    judging(
+      'environment',
+      ['src/judge/environment/environment.ts', 'src/judge/environment/sdk-tree.ts', 'src/judge/environment/tarball-files.ts'],
+      [
+        'test/judge/environment/environment.test.ts',
+        'test/judge/environment/sdk-tree.test.ts',
+        'test/judge/environment/tarball-files.test.ts',
+      ],
+    ),
+    // Its own unit tests only: test/judge/**/*.test.ts would match undeclared-imports.integration.test.ts (a real
+    // install, which fails in Stryker's sandbox).
+    judging('variant-environment', 'src/judge/environment/variant-environment.ts', ['test/judge/environment/variant-environment.test.ts']),
     // The judges and specChecks on a scripted sender (test/driver/http/spec-checks.test.ts): the real-server tests
     // (test/driver/phases/spec-checks.test.ts) cost about 7 s a mutant on the shared machine, an hour a run.
     judging('spec-checks', ['src/driver/http/spec-judges.ts', 'src/driver/http/spec-checks.ts'], ['test/driver/http/spec-checks.test.ts']),

@@ -156,6 +156,23 @@ describe('verifyEnvironment', () => {
       /the installed srv is not the packed tarball: lockfile integrity sha512-somethingels… ≠ tarball sha512-/,
     );
   });
+
+  // A strict leg's cell: pnpm writes pnpm-lock.yaml, not package-lock.json, with the tarball's integrity in it.
+  it("a pnpm cell: the tarball's integrity read from pnpm-lock.yaml, and its hash in the evidence", async () => {
+    const input = await layout();
+    await rm(path.join(cell, 'package-lock.json'));
+    const pnpmLock = `packages:\n  srv@file:../srv-1.0.0.tgz:\n    resolution: {integrity: ${SHA}, tarball: file:../srv-1.0.0.tgz}\n`;
+    await writeFile(path.join(cell, 'pnpm-lock.yaml'), pnpmLock);
+    const { result, evidence } = await verifyEnvironment(input);
+    expect(result.verdict, result.message).toBe('passed');
+    expect(evidence.lockfileSha256).toBe(createHash('sha256').update(pnpmLock).digest('hex'));
+
+    await writeFile(path.join(cell, 'pnpm-lock.yaml'), pnpmLock.replace(SHA, 'sha512-another'));
+    const other = await verifyEnvironment(input);
+    expect(other.result.message).toBe(
+      `the installed srv is not the packed tarball: lockfile integrity missing ≠ tarball ${SHA.slice(0, 19)}…`,
+    );
+  });
 });
 
 describe('sdk tree', () => {
