@@ -2,8 +2,9 @@ import { defineConfig } from 'vitest/config';
 import { sharedUnitFiles } from './test/helpers/unit-split.js';
 import WallSequencer from './test/helpers/sequencer.js';
 
-// Three projects: fast unit tests (two: those that only call functions share their worker's loaded modules,
-// test/helpers/unit-split.ts), and slow tests that pack, install real SDK versions and start real servers.
+// Four projects: fast unit tests (two: those that only call functions share their worker's loaded modules,
+// test/helpers/unit-split.ts), integration tests that start real processes with the unit tests' bounds (below), and
+// slow tests that pack, install real SDK versions and start real servers.
 // test/workflows/acceptance.test.ts runs the CLI through simulated GitHub workflows (many real processes, 16–19 CPU-s):
 // beside three e2e files in one pool, four of its tests ran 27–41 s, past the unit project's 20 s hang guard.
 const slow = [
@@ -12,7 +13,28 @@ const slow = [
   'fixtures/**/test/**/*.test.ts',
   'test/workflows/acceptance.test.ts',
 ];
-const shared = sharedUnitFiles(import.meta.dirname, /^test\/(e2e\/|workflows\/acceptance\.test\.ts$)|\.integration\.test\.ts$/);
+// Files that start real servers through a driver phase, real processes, a browser, or an external tool (ESLint over all
+// of src, actionlint and shellcheck, the SARIF multitool): their time is the processes' and the waits' (a phase's
+// bounds), not the module's logic. They keep the unit project's timeouts and isolation, run in `npm test` and
+// `.ci/run`, and stay out of `npm run test:unit` (issue 34: under 60 s on 2 cores; they were ~330 s of its ~460 s of
+// file wall and ~45 of its ~92 CPU-s; docs/performance.md, session 9).
+const integration = [
+  ...['bind', 'conformance', 'http', 'http-lifecycle', 'leaks', 'lifecycle', 'oauth', 'spec-checks', 'stdio'].map(
+    (phase) => `test/driver/phases/${phase}.test.ts`,
+  ),
+  'test/driver/http/listen-watch.test.ts',
+  'test/driver/server/escaped.test.ts',
+  'test/driver/server/answering.test.ts',
+  'test/driver/probe/probe.test.ts',
+  'test/process/cookie.test.ts',
+  'test/lint/driver-boundary.test.ts',
+  'test/commands/workflows.test.ts',
+  'test/reports/sarif/sarif.test.ts',
+  'test/reports/html.browser.test.ts',
+];
+const shared = sharedUnitFiles(import.meta.dirname, /^test\/(e2e\/|workflows\/acceptance\.test\.ts$)|\.integration\.test\.ts$/).filter(
+  (f) => !integration.includes(f),
+);
 // MM_TEST_TIMINGS=<file>: each test file appends its wall and CPU seconds there (test/helpers/cpu-timings.ts).
 const setupFiles = process.env.MM_TEST_TIMINGS ? ['test/helpers/cpu-timings.ts'] : [];
 // Both projects' files at a time: three e2e files and one unit file (test/helpers/sequencer.ts).
@@ -39,7 +61,15 @@ export default defineConfig({
         test: {
           name: 'unit',
           include: ['test/**/*.test.ts'],
-          exclude: [...slow, ...shared, '**/node_modules/**'],
+          exclude: [...slow, ...shared, ...integration, '**/node_modules/**'],
+          ...unit,
+        },
+      },
+      {
+        test: {
+          // Not `unit*`: the sequencer deals these files in the e2e lanes, whose waits they share.
+          name: 'integration',
+          include: integration,
           ...unit,
         },
       },
