@@ -96,7 +96,9 @@ export async function runVariant(
       PHASES.map((phase) => {
         const result = results.get(phase) ?? notRun(phase, results, ctx.signal.aborted, stopped);
         // A server that died for want of a package: the cause named (judge/environment/missing-import.ts).
-        return result.verdict === 'failed' && result.stderrTail ? explainMissing(result, ctx.plan.package.name, checks) : result;
+        return result.verdict === 'failed' && result.stderrTail
+          ? explainMissing(result, ctx.plan.package.name, checks, install.kind === 'installed' ? install.pnp?.all : undefined)
+          : result;
       }),
     ),
   );

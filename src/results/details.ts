@@ -53,8 +53,13 @@ export interface MissingImport {
   importer?: { name: string; version: string; file?: string };
   /** Where the importer declares it, if it does. */
   declaredIn?: 'dependencies' | 'peerDependencies' | 'optionalDependencies';
-  /** `peer-not-provided`, `pnp-escaped`: Yarn PnP's (a peer no ancestor provides; a resolution PnP's hooks never saw). */
-  case: 'own-undeclared' | 'dependency-undeclared' | 'declared-not-installed' | 'peer-not-provided' | 'pnp-escaped';
+  /** `outside-packages`: the importing file (absolute), which is in no installed package. */
+  file?: string;
+  /**
+   * `peer-not-provided`, `pnp-escaped`: Yarn PnP's (a peer no ancestor provides; a resolution PnP's hooks never saw);
+   * `outside-packages`: the importer is outside node_modules (a script the server wrote, a user's file).
+   */
+  case: 'own-undeclared' | 'dependency-undeclared' | 'declared-not-installed' | 'peer-not-provided' | 'pnp-escaped' | 'outside-packages';
 }
 
 /** What the stdio and http phases' servers tell of the install: the SDK they loaded, an import they missed. */

@@ -1,6 +1,9 @@
 // A package's bin started as a user starts it (node, the bin file; a PnP cell's hooks in NODE_OPTIONS), sent
-// initialize over stdio: its first line of output, or its exit and stderr.
+// initialize over stdio: its first line of output, or its exit and stderr; or the driver's stdio phase run on it.
 import { spawn } from 'node:child_process';
+import { stdioPhase } from '../../src/driver/phases/stdio.js';
+import type { PhaseResultOf } from '../../src/results/types.js';
+import type { PhaseBench } from '../driver/helpers/phase-bench.js';
 
 export function initializeBin(
   bin: string,
@@ -18,4 +21,17 @@ export function initializeBin(
     `${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } })}\n`,
   );
   return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
+}
+
+/**
+ * The driver's stdio phase (from src, in the test's process, as phases' tests run it) on a cell's installed bin: the
+ * phase's own result, with its verdict, message and stderr. `env`: a PnP cell's NODE_OPTIONS, as its driver sets them.
+ */
+export function stdioOnBin(
+  bench: PhaseBench,
+  cell: { cellDir: string; packageDir: string; bin: string },
+  env: Record<string, string> = {},
+): Promise<PhaseResultOf<'stdio'>> {
+  const ctx = bench.context({ cellDir: cell.cellDir, packageDir: cell.packageDir });
+  return stdioPhase(ctx, { command: { bin: cell.bin, args: [], env }, expect: {}, steps: [], timeoutMs: 60_000 });
 }

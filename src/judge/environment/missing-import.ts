@@ -5,9 +5,12 @@ import { readFile, realpath } from 'node:fs/promises';
 import path from 'node:path';
 import { withDetails } from '../../contract/fields.js';
 import type { MissingImport, PhaseResult, SubCheckResult } from '../../results/types.js';
+import type { PnpLayout } from './pnp-environment.js';
 
 export type { MissingImport };
 export type MissingCase = MissingImport['case'];
+/** A PnP cell's packages (pnp-layout.ts): the version of one whose reference names none (`file:`, `patch:`, git). */
+export type PnpPackages = PnpLayout['all'];
 
 const ESM = /Cannot find package '([^']+)' imported from (\S+)/;
 const CJS = /Cannot find module '([^'./][^']*)'[^\n]*\n\s*Require stack:\s*\n\s*- (\S+)/;
@@ -43,16 +46,26 @@ export function parsePnp(
   };
 }
 
-/** The version a PnP reference names (`npm:1.2.3`, `virtual:…#npm:1.2.3`), else the manifest above `from` (unplugged). */
-async function pnpVersion(reference: string | undefined, from: string | undefined, name: string): Promise<string> {
+/**
+ * The version a PnP reference names (`npm:1.2.3`, `virtual:…#npm:1.2.3`), else the manifest above `from` (unplugged),
+ * else the cell's layout (a package in a zip, read through PnP's own fs by pnp-layout.ts).
+ */
+async function pnpVersion(reference: string | undefined, from: string | undefined, name: string, packages: PnpPackages): Promise<string> {
   const npm = reference && /(?:^|#)npm:(?:.*@)?([^@#]+)$/.exec(reference)?.[1];
   if (npm) return npm;
   const root = from?.lastIndexOf(`/node_modules/${name}/`) ?? -1;
-  if (!from || root < 0) return '?';
+  if (!from || root < 0) return layoutVersion(packages, name, from);
   const manifest = await readFile(path.join(from.slice(0, root), 'node_modules', name, 'package.json'), 'utf8')
     .then((t) => JSON.parse(t) as { version?: unknown })
     .catch(() => undefined);
-  return typeof manifest?.version === 'string' ? manifest.version : '?';
+  return typeof manifest?.version === 'string' ? manifest.version : layoutVersion(packages, name, from);
+}
+
+/** The layout's package `name` whose location holds `from`, else its only copy; '?' when neither says. */
+function layoutVersion(packages: PnpPackages, name: string, from: string | undefined): string {
+  const named = packages.filter((p) => p.name === name);
+  const holding = from ? named.find((p) => from.startsWith(p.location.replace(/\/*$/, '/'))) : undefined;
+  return (holding ?? (named.length === 1 ? named[0] : undefined))?.version ?? '?';
 }
 
 /** The file of `from` inside the package `name` (`dist/index.js`), if `from` is a file in it. */
@@ -63,19 +76,26 @@ function fileInPackage(from: string | undefined, name: string): string | undefin
   return file && !file.endsWith('/') ? file : undefined;
 }
 
-async function classifyPnp(stderr: string, undertest: string): Promise<MissingImport | undefined> {
+async function classifyPnp(stderr: string, undertest: string, packages: PnpPackages): Promise<MissingImport | undefined> {
   const pnp = parsePnp(stderr);
   if (!pnp || !pnp.issuer) return undefined;
   const pkg = packageName(pnp.specifier);
   const file = fileInPackage(pnp.from, pnp.issuer);
-  const importer = { name: pnp.issuer, version: await pnpVersion(pnp.reference, pnp.from, pnp.issuer), ...(file ? { file } : {}) };
+  const importer = {
+    name: pnp.issuer,
+    version: await pnpVersion(pnp.reference, pnp.from, pnp.issuer, packages),
+    ...(file ? { file } : {}),
+  };
   if (pnp.peer) return { package: pkg, importer, declaredIn: 'peerDependencies', case: 'peer-not-provided' };
   return { package: pkg, importer, case: pnp.issuer === undertest ? 'own-undeclared' : 'dependency-undeclared' };
 }
 
-/** Who imports it and whether that package declares it, read from the cell (the importer's own package.json). */
-export async function classifyMissing(stderr: string, undertest: string): Promise<MissingImport | undefined> {
-  const pnp = await classifyPnp(stderr, undertest);
+/**
+ * Who imports it and whether that package declares it, read from the cell (the importer's own package.json);
+ * `packages`: a PnP cell's layout, for the version of a package its error names only by a `file:` or `patch:` reference.
+ */
+export async function classifyMissing(stderr: string, undertest: string, packages: PnpPackages = []): Promise<MissingImport | undefined> {
+  const pnp = await classifyPnp(stderr, undertest, packages);
   if (pnp) return pnp;
   const parsed = parseMissing(stderr);
   if (!parsed) return undefined;
@@ -87,13 +107,14 @@ export async function classifyMissing(stderr: string, undertest: string): Promis
     const file = parsed.clipped ? undefined : fileInPackage(parsed.from, name);
     return {
       package: packageName(parsed.specifier),
-      importer: { name, version: await pnpVersion(undefined, parsed.from, name), ...(file ? { file } : {}) },
+      importer: { name, version: await pnpVersion(undefined, parsed.from, name, packages), ...(file ? { file } : {}) },
       case: 'pnp-escaped',
     };
   }
   const pkg = packageName(parsed.specifier);
   const at = parsed.from.lastIndexOf('/node_modules/');
-  if (at < 0) return { package: pkg, case: 'own-undeclared' };
+  // A file in no installed package (a script the server wrote, a user's config file): no manifest to read, no one to blame.
+  if (at < 0) return { package: pkg, ...(parsed.clipped ? {} : { file: parsed.from }), case: 'outside-packages' };
   const rest = parsed.from.slice(at + '/node_modules/'.length).split('/');
   const name = rest[0]!.startsWith('@') ? rest.slice(0, 2).join('/') : rest[0]!;
   const dir = parsed.from.slice(0, at + '/node_modules/'.length) + name;
@@ -125,11 +146,13 @@ export function describeMissing(m: MissingImport, sites: readonly string[] = [])
     case 'own-undeclared':
       return `cannot find ${m.package}, imported by ${file}${where}, which does not declare it in dependencies, peerDependencies or optionalDependencies: the package's own undeclared import, which npm's flat node_modules hides; declare it`;
     case 'dependency-undeclared':
-      return `cannot find ${m.package}, imported by ${file}, which does not declare it: an undeclared import inside the dependency ${who}; the fix is an upgrade of ${m.importer!.name} to a version that declares it, or an override (pnpm's packageExtensions)`;
+      return `cannot find ${m.package}, imported by ${file}, which does not declare it: an undeclared import inside the dependency ${who}, not the package's own; the fix is an upgrade of ${m.importer!.name} to a version that declares it, or an override (packageExtensions, in pnpm's or Yarn's settings)`;
     case 'peer-not-provided':
       return `cannot find ${m.package}, which ${file} declares as a peer dependency: no package above it provides it and Yarn installs no peer by itself (PnP: "tried to access ${m.package} (a peer dependency)"); no package is blamed: the user installs the peer`;
     case 'pnp-escaped':
       return `cannot find ${m.package}, imported by ${file}: Node's own resolver ran on a file in Yarn's cache, so PnP's hooks never saw this import (a known PnP limitation: a CommonJS require() of an ES module is not routed through PnP's ES-module loader); no package is blamed`;
+    case 'outside-packages':
+      return `cannot find ${m.package}, imported by ${m.file ?? 'a file'}, a file outside node_modules that belongs to no installed package: no manifest says whether it should be declared; no package is blamed`;
     case 'declared-not-installed':
       return `cannot find ${m.package}, imported by ${file}, which declares it in ${m.declaredIn}: ${m.declaredIn === 'peerDependencies' ? 'a peer the package manager did not install' : 'the package manager did not install it'}; no package is blamed`;
   }
@@ -139,9 +162,14 @@ export function describeMissing(m: MissingImport, sites: readonly string[] = [])
  * A failed stdio or http phase whose server could not find a package: the cause joins its message and
  * `details.missingImport` records it. `checks`: the environment's, whose static finding names the own file(s).
  */
-export async function explainMissing(result: PhaseResult, undertest: string, checks: readonly SubCheckResult[] = []): Promise<PhaseResult> {
+export async function explainMissing(
+  result: PhaseResult,
+  undertest: string,
+  checks: readonly SubCheckResult[] = [],
+  packages: PnpPackages = [],
+): Promise<PhaseResult> {
   if (result.verdict !== 'failed' || (result.phase !== 'stdio' && result.phase !== 'http') || !result.stderrTail) return result;
-  const missing = await classifyMissing(result.stderrTail, undertest);
+  const missing = await classifyMissing(result.stderrTail, undertest, packages);
   if (!missing) return result;
   const undeclared = checks.flatMap(
     (c) => (c.evidence?.undeclared as { package: string; sites: { file: string; line: number }[] }[]) ?? [],

@@ -1,6 +1,7 @@
 // The strict leg on real parts: npm-packed fixtures installed by real pnpm (pinned, from the registry, through the
 // client cache) with hoist=false, beside SDK 1.32.2; the bin started as the driver starts it. The correct server
-// answers initialize; the one whose bin imports zod undeclared cannot start, and the cause is named.
+// answers initialize; the one whose bin imports zod undeclared, and the one whose dependency does, cannot start, and
+// the cause is named (the package's own import; the dependency's, with its version).
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -9,11 +10,13 @@ import { installStrict, pnpmLockHas } from '../../../src/cells/install/strict-in
 import { createCellDir } from '../../../src/cells/install/workspace.js';
 import { explainMissing } from '../../../src/judge/environment/missing-import.js';
 import { ROOT, npmPack, removeDir, tempDir } from '../../driver/helpers/cell.js';
+import { phaseBench, type PhaseBench } from '../../driver/helpers/phase-bench.js';
 import { TEST_CACHE_ENV } from '../../helpers/node-runtimes.js';
-import { initializeBin } from '../../helpers/start-bin.js';
+import { initializeBin, stdioOnBin } from '../../helpers/start-bin.js';
 
 const SDK = { '@modelcontextprotocol/sdk': '1.32.2' };
 let work: string | undefined;
+let bench: PhaseBench | undefined;
 const cells: Record<string, { dir: string; tarball: string; install: Awaited<ReturnType<typeof installStrict>> }> = {};
 
 beforeAll(async () => {
@@ -22,14 +25,19 @@ beforeAll(async () => {
   for (const [name, fixture] of [
     ['broken-base', 'fixtures/broken/_base'],
     ['broken-undeclared-import', 'fixtures/broken/undeclared-import'],
+    ['broken-dependency-undeclared-import', 'fixtures/broken/dependency-undeclared-import'],
   ] as const) {
     const tarball = await npmPack(join(ROOT, fixture), work);
     const dir = await createCellDir(work, name, name, tarball, SDK);
     const env = { ...process.env, ...TEST_CACHE_ENV };
     cells[name] = { dir, tarball, install: await installStrict(dir, { attempts: 2, timeoutMs: 240_000, runDir: work, env }) };
   }
+  bench = await phaseBench('mm-strict-leg-stdio-');
 }, 600_000);
-afterAll(() => removeDir(work));
+afterAll(async () => {
+  await bench?.dispose();
+  removeDir(work);
+});
 
 /** The bin run as the driver runs it (node, the package's bin file), sent initialize. */
 const start = (cell: string, bin: string) => initializeBin(join(cells[cell]!.dir, 'node_modules', cell, bin));
@@ -64,5 +72,25 @@ describe('the pnpm-strict leg', () => {
     expect(explained.message).toBe(
       "initialize: server exited (code 1): cannot find zod, imported by bin/server.js of broken-undeclared-import@1.0.0, which does not declare it in dependencies, peerDependencies or optionalDependencies: the package's own undeclared import, which npm's flat node_modules hides; declare it",
     );
+  });
+
+  it("the server whose dependency imports zod undeclared: stdio fails, naming the dependency's file and version, not the package", async () => {
+    const name = 'broken-dependency-undeclared-import';
+    const packageDir = join(cells[name]!.dir, 'node_modules', name);
+    const stdio = await stdioOnBin(bench!, { cellDir: cells[name]!.dir, packageDir, bin: join(packageDir, 'bin/server.js') });
+    expect(stdio).toMatchObject({ phase: 'stdio', verdict: 'failed', step: 'initialize' });
+    expect(stdio.stderrTail).toContain("Cannot find package 'zod' imported from");
+    // As run-cell.ts judges a failed phase: the cause joins the message.
+    const explained = await explainMissing(stdio, name);
+    expect(explained.message).toMatch(
+      /^initialize: .*\bcode 1\b.*: cannot find zod, imported by index\.js of mini-tool-schemas@0\.2\.0, which does not declare it: an undeclared import inside the dependency mini-tool-schemas@0\.2\.0, not the package's own; the fix is an upgrade of mini-tool-schemas to a version that declares it, or an override \(packageExtensions, in pnpm's or Yarn's settings\)$/,
+    );
+    expect(explained.details).toMatchObject({
+      missingImport: {
+        package: 'zod',
+        importer: { name: 'mini-tool-schemas', version: '0.2.0', file: 'index.js' },
+        case: 'dependency-undeclared',
+      },
+    });
   });
 });

@@ -1,5 +1,6 @@
 // The yarn-pnp leg on real parts: npm-packed fixtures installed by real Yarn Berry (pinned, from the registry,
-// through the client cache) with Plug'n'Play, beside SDK 1.32.2; the bin started as `yarn run` starts it.
+// through the client cache) with Plug'n'Play, beside SDK 1.32.2; the bin started as `yarn run` starts it. PnP refuses
+// the bin's own undeclared import and the one inside a dependency; the cause is named either way.
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -9,11 +10,13 @@ import { createCellDir } from '../../../src/cells/install/workspace.js';
 import { explainMissing } from '../../../src/judge/environment/missing-import.js';
 import { verifyPnpEnvironment } from '../../../src/judge/environment/pnp-environment.js';
 import { ROOT, npmPack, removeDir, tempDir } from '../../driver/helpers/cell.js';
+import { phaseBench, type PhaseBench } from '../../driver/helpers/phase-bench.js';
 import { TEST_CACHE_ENV } from '../../helpers/node-runtimes.js';
-import { initializeBin } from '../../helpers/start-bin.js';
+import { initializeBin, stdioOnBin } from '../../helpers/start-bin.js';
 
 const SDK = { '@modelcontextprotocol/sdk': '1.32.2' };
 let work: string | undefined;
+let bench: PhaseBench | undefined;
 const cells: Record<string, { dir: string; tarball: string; install: Awaited<ReturnType<typeof installYarnPnp>> }> = {};
 
 beforeAll(async () => {
@@ -21,14 +24,19 @@ beforeAll(async () => {
   for (const [name, fixture] of [
     ['broken-base', 'fixtures/broken/_base'],
     ['broken-undeclared-import', 'fixtures/broken/undeclared-import'],
+    ['broken-dependency-undeclared-import', 'fixtures/broken/dependency-undeclared-import'],
   ] as const) {
     const tarball = await npmPack(join(ROOT, fixture), work);
     const dir = await createCellDir(work, name, name, tarball, SDK);
     const env = { ...process.env, ...TEST_CACHE_ENV };
     cells[name] = { dir, tarball, install: await installYarnPnp(dir, name, { attempts: 2, timeoutMs: 240_000, runDir: work, env }) };
   }
+  bench = await phaseBench('mm-yarn-pnp-leg-stdio-');
 }, 600_000);
-afterAll(() => removeDir(work));
+afterAll(async () => {
+  await bench?.dispose();
+  removeDir(work);
+});
 
 /** The bin run as `yarn run` runs it (node with PnP's hooks in NODE_OPTIONS), sent initialize. */
 const start = (cell: string, bin: string) => {
@@ -97,5 +105,28 @@ describe('the yarn-pnp leg', () => {
     expect(explained.message).toBe(
       "initialize: server exited (code 1): cannot find zod, imported by bin/server.js of broken-undeclared-import@1.0.0, which does not declare it in dependencies, peerDependencies or optionalDependencies: the package's own undeclared import, which npm's flat node_modules hides; declare it",
     );
+  });
+
+  it("the server whose dependency imports zod undeclared: stdio fails, naming the dependency's file and version, not the package", async () => {
+    const name = 'broken-dependency-undeclared-import';
+    const { dir, install } = cells[name]!;
+    const layout = install.layout!;
+    const bin = join(layout.packageDir, 'bin/server.js');
+    const stdio = await stdioOnBin(bench!, { cellDir: dir, packageDir: layout.packageDir, bin }, { NODE_OPTIONS: layout.nodeOptions });
+    expect(stdio).toMatchObject({ phase: 'stdio', verdict: 'failed', step: 'initialize' });
+    expect(stdio.stderrTail).toContain("mini-tool-schemas tried to access zod, but it isn't declared in its dependencies");
+    // As run-cell.ts judges a failed phase: the cause joins the message, the version from the cell's layout
+    // (PnP names this dependency by its `file:` reference, and its manifest is in a zip).
+    const explained = await explainMissing(stdio, name, [], layout.all);
+    expect(explained.message).toMatch(
+      /^initialize: .*\bcode 1\b.*: cannot find zod, imported by index\.js of mini-tool-schemas@0\.2\.0, which does not declare it: an undeclared import inside the dependency mini-tool-schemas@0\.2\.0, not the package's own; the fix is an upgrade of mini-tool-schemas to a version that declares it, or an override \(packageExtensions, in pnpm's or Yarn's settings\)$/,
+    );
+    expect(explained.details).toMatchObject({
+      missingImport: {
+        package: 'zod',
+        importer: { name: 'mini-tool-schemas', version: '0.2.0', file: 'index.js' },
+        case: 'dependency-undeclared',
+      },
+    });
   });
 });

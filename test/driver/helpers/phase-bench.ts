@@ -3,7 +3,7 @@
 // This is what lets the mutation run (which sees only src) reach the phases' orchestration; the
 // compiled driver in a real cell stays the e2e tests' job.
 
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { build } from 'esbuild';
 import { DriverContext } from '../../../src/driver/context.js';
@@ -43,6 +43,9 @@ export async function phaseBench(prefix: string): Promise<PhaseBench> {
     target: 'node20',
     logLevel: 'silent',
   });
+  // The driver's own manifest beside it, as the harness ships it: the probe is an ES module wherever Node loads it
+  // from (a Yarn PnP server's hooks would otherwise load it as CommonJS).
+  cpSync(join(ROOT, 'src/driver/package.json'), join(probeDir, 'package.json'));
   const contexts: DriverContext[] = [];
   const messages: DriverMessage[] = [];
   const spec: DriverSpec = {

@@ -82,7 +82,7 @@ describe('classifyMissing and explainMissing: the three cases', () => {
       stderrTail: esm('open', file('helper', 'index.js')),
     };
     expect((await explainMissing(stdio, 'srv')).message).toBe(
-      "x: cannot find open, imported by index.js of helper@1.0.0, which does not declare it: an undeclared import inside the dependency helper@1.0.0; the fix is an upgrade of helper to a version that declares it, or an override (pnpm's packageExtensions)",
+      "x: cannot find open, imported by index.js of helper@1.0.0, which does not declare it: an undeclared import inside the dependency helper@1.0.0, not the package's own; the fix is an upgrade of helper to a version that declares it, or an override (packageExtensions, in pnpm's or Yarn's settings)",
     );
   });
 
@@ -100,6 +100,18 @@ describe('classifyMissing and explainMissing: the three cases', () => {
     expect((await explainMissing(stdio, '@acme/srv')).message).toMatch(
       /which declares it in peerDependencies: a peer the package manager did not install; no package is blamed$/,
     );
+  });
+
+  it("an importer outside node_modules is no package's file: named, nobody blamed (not the package under test)", async () => {
+    const stderr = esm('zod', '/tmp/srv-generated/plugin.mjs');
+    const m = await classifyMissing(stderr, 'srv');
+    expect(m).toEqual({ package: 'zod', file: '/tmp/srv-generated/plugin.mjs', case: 'outside-packages' });
+    const stdio: PhaseResult = { phase: 'stdio', verdict: 'failed', durationMs: 1, message: 'x', stderrTail: stderr };
+    expect((await explainMissing(stdio, 'srv')).message).toBe(
+      'x: cannot find zod, imported by /tmp/srv-generated/plugin.mjs, a file outside node_modules that belongs to no installed package: no manifest says whether it should be declared; no package is blamed',
+    );
+    // A path cut by the stderr tail is not shown half.
+    await expect(classifyMissing(esm('zod', '/tmp/srv-gen…'), 'srv')).resolves.toEqual({ package: 'zod', case: 'outside-packages' });
   });
 
   it('leaves a passed phase, another phase, or a failure without such a line as it is', async () => {
@@ -146,6 +158,31 @@ describe('YarN PnP: its refusals, a peer no ancestor provides, and a resolution 
     expect(m).toEqual({ package: 'zod', importer: { name: 'srv', version: '3.0.1', file: 'bin/server.js' }, case: 'own-undeclared' });
   });
 
+  it("a dependency referenced by a path (`file:`), its manifest in a zip: the version from the cell's layout", async () => {
+    const lib = '/c/.yarn/cache/mini-file-d6f5-10c0.zip/node_modules/mini';
+    const stderr = pnpError(
+      'mini',
+      'zod',
+      false,
+      `mini@file:lib#lib::hash=5468eb&locator=srv%40file%3A%2Ft%2Fsrv.tgz (via ${lib}/index.js)`,
+    );
+    const packages = [
+      { name: 'mini', version: '9.9.9', location: '/c/.yarn/cache/mini-npm-9.9.9-ab-10c0.zip/node_modules/mini/' },
+      { name: 'mini', version: '0.2.0', location: `${lib}/` },
+    ];
+    await expect(classifyMissing(stderr, 'srv', packages)).resolves.toEqual({
+      package: 'zod',
+      importer: { name: 'mini', version: '0.2.0', file: 'index.js' },
+      case: 'dependency-undeclared',
+    });
+    // Without the layout (or with two copies, neither holding the file) the version is not guessed.
+    await expect(classifyMissing(stderr, 'srv')).resolves.toMatchObject({ importer: { version: '?' } });
+    await expect(classifyMissing(stderr, 'srv', packages.slice(0, 1))).resolves.toMatchObject({ importer: { version: '9.9.9' } });
+    await expect(classifyMissing(stderr, 'srv', [packages[0]!, { ...packages[0]!, version: '1.0.0' }])).resolves.toMatchObject({
+      importer: { version: '?' },
+    });
+  });
+
   it('a peer no ancestor provides: shown as what it is, no package blamed; a scoped issuer is read whole', async () => {
     const stderr = pnpError(
       '@acme/kit',
@@ -168,6 +205,10 @@ describe('YarN PnP: its refusals, a peer no ancestor provides, and a resolution 
     const m = await classifyMissing(esm('chalk', `${zip}/dist/esm.js`), 'srv');
     expect(m).toEqual({ package: 'chalk', importer: { name: 'helper', version: '?', file: 'dist/esm.js' }, case: 'pnp-escaped' });
     expect(describeMissing(m!)).toMatch(/PnP's hooks never saw this import .*no package is blamed$/);
+    const located = await classifyMissing(esm('chalk', `${zip}/dist/esm.js`), 'srv', [
+      { name: 'helper', version: '2.1.0', location: `${zip}/` },
+    ]);
+    expect(located).toMatchObject({ importer: { name: 'helper', version: '2.1.0' } });
   });
 
   it('a cut "Required by" line keeps the package and the issuer, without a file', async () => {

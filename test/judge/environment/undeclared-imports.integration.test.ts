@@ -1,13 +1,19 @@
 // The undeclared-import check on a real install: the fixture's tarball, packed by npm, installed with SDK 1.x from the
 // registry. Its bin imports zod, which it does not declare; under npm the import resolves (the SDK brought zod along).
+// The fixture whose dependency imports zod undeclared passes here: the check reads the package's own files, and
+// under npm its server starts (the strict legs' tests show it does not there).
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { judgeImports } from '../../../src/judge/environment/undeclared-imports.js';
 import { INSTALL_SETS, ROOT, npmInstall, npmPack, removeDir, tempDir } from '../../driver/helpers/cell.js';
+import { phaseBench, type PhaseBench } from '../../driver/helpers/phase-bench.js';
+import { stdioOnBin } from '../../helpers/start-bin.js';
 
 const FIXTURE = join(ROOT, 'fixtures/broken/undeclared-import');
+const DEPENDENCY = join(ROOT, 'fixtures/broken/dependency-undeclared-import');
 let work: string | undefined;
+let bench: PhaseBench | undefined;
 let cell = '';
 
 beforeAll(async () => {
@@ -16,9 +22,14 @@ beforeAll(async () => {
   cell = join(work, 'cell');
   mkdirSync(cell);
   writeFileSync(join(cell, 'package.json'), JSON.stringify({ name: 'cell', private: true }));
-  await npmInstall(cell, [tarball, ...INSTALL_SETS[1]!]);
+  // Both fixtures in one install: each package's check reads only its own files.
+  await npmInstall(cell, [tarball, await npmPack(DEPENDENCY, work), ...INSTALL_SETS[1]!]);
+  bench = await phaseBench('mm-undeclared-stdio-');
 }, 300_000);
-afterAll(() => removeDir(work));
+afterAll(async () => {
+  await bench?.dispose();
+  removeDir(work);
+});
 
 describe('undeclared-imports on the installed fixture', () => {
   it('fails, naming the import, the file and line, and the dependency that brought it', async () => {
@@ -46,5 +57,17 @@ describe('undeclared-imports on the installed fixture', () => {
       ['undeclared-imports', 'passed'],
       ['undeclared-dynamic-imports', 'passed'],
     ]);
+  });
+
+  it("passes for the package whose dependency imports zod undeclared; under npm's flat tree its stdio phase passes", async () => {
+    const name = 'broken-dependency-undeclared-import';
+    const checks = await judgeImports({ cellDir: cell, packageName: name, key: 'dependency' });
+    expect(checks.map((c) => [c.id, c.outcome])).toEqual([
+      ['undeclared-imports', 'passed'],
+      ['undeclared-dynamic-imports', 'passed'],
+    ]);
+    const packageDir = join(cell, 'node_modules', name);
+    const stdio = await stdioOnBin(bench!, { cellDir: cell, packageDir, bin: join(packageDir, 'bin/server.js') });
+    expect(stdio).toMatchObject({ phase: 'stdio', verdict: 'passed', details: { surface: { tools: ['echo', 'add'] } } });
   });
 });
