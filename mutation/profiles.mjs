@@ -179,6 +179,17 @@ export const PROFILES = {
     // Its own unit tests only: test/judge/**/*.test.ts would match undeclared-imports.integration.test.ts (a real
     // install, which fails in Stryker's sandbox).
     judging('variant-environment', 'src/judge/environment/variant-environment.ts', ['test/judge/environment/variant-environment.test.ts']),
+    // The install's static check on a Yarn PnP cell, laid out by hand (the real Yarn runs are integration tests).
+    judging('pnp-environment', 'src/judge/environment/pnp-environment.ts', ['test/judge/environment/pnp-environment.test.ts']),
+    // The undeclared-import checks (issue 36) with the import graph they read: packages written by hand, no install
+    // (undeclared-imports.integration.test.ts installs real packages: never against a mutant).
+    judging(
+      'undeclared-imports',
+      ['src/judge/environment/undeclared-imports.ts', 'src/judge/environment/import-graph.ts'],
+      ['test/judge/environment/undeclared-imports.test.ts', 'test/judge/environment/import-graph.test.ts'],
+    ),
+    // Why a server's import failed (a peer not provided, PnP's escape, the package's own), on stderr texts and files.
+    judging('missing-import', 'src/judge/environment/missing-import.ts', ['test/judge/environment/missing-import.test.ts']),
     // The judges and specChecks on a scripted sender (test/driver/http/spec-checks.test.ts): the real-server tests
     // (test/driver/phases/spec-checks.test.ts) cost about 7 s a mutant on the shared machine, an hour a run.
     judging('spec-checks', ['src/driver/http/spec-judges.ts', 'src/driver/http/spec-checks.ts'], ['test/driver/http/spec-checks.test.ts']),
@@ -205,7 +216,13 @@ export const PROFILES = {
     judging('driver-spec', 'src/cells/driver-spec.ts', ['test/cells/driver-spec.test.ts']),
     judging('steps', 'src/driver/client/steps.ts', ['test/driver/client/steps.test.ts']),
     judging('escaped', 'src/driver/server/escaped.ts', ['test/driver/server/escaped.test.ts']),
-    judging('conformance', 'src/driver/phases/conformance.ts', ['test/driver/phases/conformance.test.ts']),
+    // The phase and its scenario judging (split out of conformance.ts), against the phase's tests (a real HTTP server
+    // and a stand-in for the suite's CLI).
+    judging(
+      'conformance',
+      ['src/driver/phases/conformance.ts', 'src/driver/phases/conformance-judging.ts'],
+      ['test/driver/phases/conformance.test.ts'],
+    ),
     // The token proxy in front of a server under the conformance suite, over real loopback sockets.
     judging('auth-proxy', 'src/driver/http/auth-proxy.ts', ['test/driver/http/auth-proxy.test.ts']),
     // Why a server is not answering is reached through httpPhase against real servers (seconds per mutant).
