@@ -106,7 +106,7 @@ export interface DriverSpec {
            */
           suite: { package: string; version: string; node: string; nodeVersion: string; cli: string; compileCache?: string };
           /** The scenarios that need none of the suite's fixtures (those needing a capability run only when it is advertised). */
-          scenarios: { name: string; capability?: string; unauthenticatedOnly?: true }[];
+          scenarios: { name: string; capability?: string; unauthenticatedOnly?: true; endsProcess?: true }[];
           /** The scenarios never run here, with why: shown in the details. */
           excluded: { name: string; why: string }[];
         };

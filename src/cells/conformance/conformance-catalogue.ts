@@ -9,6 +9,11 @@ export interface ConformanceScenario {
   capability?: string;
   /** Its scope is servers without authentication (its description says so): behind a token its failure is shown, never a verdict. */
   unauthenticatedOnly?: true;
+  /**
+   * Its code sets a timer it never clears: the suite's process cannot run another scenario after it (the gate ends
+   * the process, probe/suite-gate.ts), so the driver runs it after the others and reports it in the suite's order.
+   */
+  endsProcess?: true;
 }
 
 /** A scenario the harness never runs, with why (shown in the phase's details). */
@@ -84,6 +89,12 @@ export function capabilityOf(description: string): string | undefined {
   return /^(un)?subscribe$/.test(method) ? `${head}.subscribe` : head;
 }
 
+/** A timer set in the scenario's code and never cleared: a `setTimeout(` more than a `clearTimeout(`. */
+export function leavesTimer(code: string): boolean {
+  const count = (call: string): number => code.split(call).length - 1;
+  return count('setTimeout(') > count('clearTimeout(');
+}
+
 /** The scenarios to run and those excluded, in the suite's order. */
 export function catalogue(names: string[], sources: Map<string, ScenarioSource>): Catalogue {
   const run: ConformanceScenario[] = [];
@@ -101,7 +112,12 @@ export function catalogue(names: string[], sources: Map<string, ScenarioSource>)
     }
     const capability = capabilityOf(source.description);
     const unauthenticatedOnly = /without\s+authentication/i.test(source.description);
-    run.push({ name, ...(capability ? { capability } : {}), ...(unauthenticatedOnly ? { unauthenticatedOnly: true as const } : {}) });
+    run.push({
+      name,
+      ...(capability ? { capability } : {}),
+      ...(unauthenticatedOnly ? { unauthenticatedOnly: true as const } : {}),
+      ...(leavesTimer(source.code) ? { endsProcess: true as const } : {}),
+    });
   }
   return { run, excluded };
 }

@@ -78,11 +78,16 @@ export async function conformancePhase(ctx: DriverContext, spec: ConformanceSpec
       notAdvertised.push({ name: scenario.name, why: `the server does not advertise ${scenario.capability}` });
       return false;
     });
-    // One after another, in the suite's process started with the phase (conformance-runner.ts).
-    for (const scenario of toRun) {
+    // One after another, in the suite's process started with the phase (conformance-runner.ts). One that ends that
+    // process runs after the others, which then need no second process; each is reported in the suite's order.
+    const ran: ScenarioResult[] = [];
+    const order = [...toRun.keys()].sort((a, b) => Number(!!toRun[a]!.endsProcess) - Number(!!toRun[b]!.endsProcess));
+    for (const i of order) {
+      const scenario = toRun[i]!;
       const run = await runScenario(runner!, spec, scenario.name, url, join(outRoot, scenario.name));
-      scenarios.push(scenario.unauthenticatedOnly && spec.auth !== 'none' ? outOfScope(run) : run);
+      ran[i] = scenario.unauthenticatedOnly && spec.auth !== 'none' ? outOfScope(run) : run;
     }
+    scenarios.push(...ran);
     details.scenarios = scenarios.map(({ name, verdict, level, message, durationMs }) => ({
       name,
       verdict,

@@ -3,6 +3,7 @@ import {
   capabilityOf,
   catalogue,
   fixtureOf,
+  leavesTimer,
   parseScenarioList,
   scenarioSources,
 } from '../../../src/cells/conformance/conformance-catalogue.js';
@@ -130,6 +131,21 @@ describe('conformance catalogue: reading the suite exactly', () => {
       ['b', { description: 'with authentication', code: '' }],
     ]);
     expect(catalogue(['a', 'b'], sources)).toEqual({ run: [{ name: 'a', unauthenticatedOnly: true }, { name: 'b' }], excluded: [] });
+  });
+
+  it('a scenario whose code sets a timer it never clears ends the suite process (it runs last); a cleared one does not', () => {
+    const sources = new Map([
+      ['streams', { description: 'd', code: 'r=new Promise(e=>setTimeout(()=>e(null),2e3));await n.cancel()' }],
+      ['polled', { description: 'd', code: 't=setTimeout(f,5);clearTimeout(t)' }],
+      ['plain', { description: 'd', code: 'await c.ping()' }],
+    ]);
+    expect(catalogue(['streams', 'polled', 'plain'], sources).run).toEqual([
+      { name: 'streams', endsProcess: true },
+      { name: 'polled' },
+      { name: 'plain' },
+    ]);
+    expect(leavesTimer('setTimeout(a,1);setTimeout(b,2);clearTimeout(x)')).toBe(true);
+    expect(leavesTimer('')).toBe(false);
   });
 
   it('a header only starts the list when it begins with "server scenarios"; the header line itself is no item', () => {

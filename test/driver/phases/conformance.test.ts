@@ -571,6 +571,26 @@ if (scenario.startsWith('pass')) {
     expect(bodies).toEqual(['initialize', ...Array<string>(10).fill('pid')]);
   }, 60_000);
 
+  it('a scenario that ends the suite process runs after the others, in the same process; all are reported in order', async () => {
+    const log = join(bench.cell, 'last.log');
+    const scenarios = [{ name: 'pid-timer', endsProcess: true as const }, { name: 'pid' }, { name: 'pass' }];
+    const { r } = await run(spec({ auth: 'none', scenarios }, { NO_AUTH: '1', LOG: log }));
+    expect(r).toMatchObject({ verdict: 'passed', message: '3/3 scenarios passed: pid-timer, pid, pass' });
+    expect((r.details!.scenarios as { name: string }[]).map((s) => s.name)).toEqual(['pid-timer', 'pid', 'pass']);
+    expect(r.checks!.map((c) => c.id)).toEqual(['pid-timer', 'pid', 'pass']);
+    const seen = readFileSync(log, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => (JSON.parse(l) as { body: string | null }).body);
+    expect(seen).toEqual(['initialize', 'pid', 'ping', 'pid']);
+    // pid-timer ran last, as the second run of the CLI in pid's process: no second process was started.
+    const [timer, first] = ['pid-timer', 'pid'].map((id) =>
+      (r.checks!.find((c) => c.id === id)!.evidence!.checks as { message: string }[])[0]!.message.split(' '),
+    );
+    expect(timer![0]).toBe(first![0]);
+    expect([first![1], timer![1]]).toEqual(['1', '2']);
+  }, 60_000);
+
   it("the suite's process loads while the server starts; the server sees the scenarios one after another", async () => {
     const log = join(bench.cell, 'ahead.log');
     const { r } = await run(spec({ auth: 'none', scenarios: [{ name: 'slow' }, { name: 'waited' }] }, { NO_AUTH: '1', LOG: log }));
