@@ -15,6 +15,8 @@ export default defineConfig({
     { pin: 'latest@1', role: 'latest 1.x' },
     // The same tarball and pin, installed as a pnpm user with hoist=false installs it (GROUND-TRUTH.md, "Undeclared import").
     { pin: 'latest@1', role: 'latest 1.x, strict install', install: 'pnpm-strict' },
+    // And as a Yarn Plug'n'Play user installs it (GROUND-TRUTH.md, "Under Yarn PnP").
+    { pin: 'latest@1', role: 'latest 1.x, Yarn PnP', install: 'yarn-pnp' },
   ],
   stdio: {
     // No args: stdio is its only transport. The knowledge graph lives in MEMORY_FILE_PATH; by default it

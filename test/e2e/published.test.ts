@@ -82,6 +82,24 @@ const MEMORY_UNDECLARED_ZOD_STRICT: PhaseTruth = {
     /^undeclared-imports: imports 1 package\(s\) on its start path that it does not declare in dependencies, peerDependencies or optionalDependencies: zod \(import "zod" in dist\/index\.js:5\): a strict install/,
 };
 
+/** A strict cell of server-memory (pnpm hoist=false, Yarn PnP): the bin cannot start; the package's own import is named. */
+const MEMORY_STRICT_CELL: Published['cells'][string] = {
+  phases: {
+    environment: MEMORY_UNDECLARED_ZOD_STRICT,
+    stdio: {
+      verdict: 'failed',
+      step: 'initialize',
+      message:
+        /^initialize: (?:server exited \(code 1\)|(?:MCP error -32000: Connection closed|write EPIPE) \(the server exited with code 1; see its stderr\)).*: cannot find zod, imported by (dist\/index\.js of )?@modelcontextprotocol\/server-memory@2026\.8\.31 \(the undeclared-imports check: dist\/index\.js:5\), which does not declare it .*: the package's own undeclared import/,
+    },
+    http: SKIPPED,
+    bind: SKIPPED,
+    conformance: SKIPPED,
+    leaks: PASSED,
+  },
+  summary: { leakedHandles: [] },
+};
+
 const CASES: Published[] = [
   {
     example: 'server-memory',
@@ -114,32 +132,22 @@ const CASES: Published[] = [
         summary: MEMORY_SUMMARY,
       },
       // Truth (GROUND-TRUTH.md): installed by pnpm with hoist=false, the bin dies on ERR_MODULE_NOT_FOUND for zod.
-      'latest-1-pnpm-strict': {
-        phases: {
-          environment: MEMORY_UNDECLARED_ZOD_STRICT,
-          stdio: {
-            verdict: 'failed',
-            step: 'initialize',
-            message:
-              /^initialize: (?:server exited \(code 1\)|(?:MCP error -32000: Connection closed|write EPIPE) \(the server exited with code 1; see its stderr\)).*: cannot find zod, imported by (dist\/index\.js of )?@modelcontextprotocol\/server-memory@2026\.8\.31 \(the undeclared-imports check: dist\/index\.js:5\), which does not declare it .*: the package's own undeclared import/,
-          },
-          http: SKIPPED,
-          bind: SKIPPED,
-          conformance: SKIPPED,
-          leaks: PASSED,
-        },
-        summary: { leakedHandles: [] },
-      },
+      'latest-1-pnpm-strict': MEMORY_STRICT_CELL,
+      // Truth (GROUND-TRUTH.md, "Under Yarn PnP"): started as `yarn run` starts it, PnP refuses zod to the package.
+      'latest-1-yarn-pnp': MEMORY_STRICT_CELL,
     },
     extra: (r) => {
-      expect(r.cells.map((c) => c.version)).toEqual(['1.30.0', expect.stringMatching(/^1\.\d+\.\d+$/), r.cells[1]!.version]);
-      const strict = r.cells[2]!;
-      expect(strict.environment!.installSource).toMatchObject({ source: 'pnpm-strict', pnpm: '10.34.9' });
-      expect(phaseOf(strict, 'stdio').details!.missingImport).toEqual({
-        package: 'zod',
-        importer: expect.objectContaining({ name: '@modelcontextprotocol/server-memory', version: '2026.8.31' }),
-        case: 'own-undeclared',
-      });
+      const latest = r.cells[1]!.version;
+      expect(r.cells.map((c) => c.version)).toEqual(['1.30.0', expect.stringMatching(/^1\.\d+\.\d+$/), latest, latest]);
+      expect(r.cells[2]!.environment!.installSource).toMatchObject({ source: 'pnpm-strict', pnpm: '10.34.9' });
+      expect(r.cells[3]!.environment!.installSource).toMatchObject({ source: 'yarn-pnp', yarn: '4.18.1' });
+      for (const strict of r.cells.slice(2))
+        expect(phaseOf(strict, 'stdio').details!.missingImport, strict.id).toEqual({
+          package: 'zod',
+          // The file may be cut from a long stderr line (the message's regex allows it too).
+          importer: expect.objectContaining({ name: '@modelcontextprotocol/server-memory', version: '2026.8.31' }),
+          case: 'own-undeclared',
+        });
       // Which way each tool step sent its arguments is recorded: the same request on both npm cells.
       for (const cell of r.cells.slice(0, 2)) {
         const steps = cell.phases.find((p) => p.phase === 'stdio')!.details!.steps as { step: string; arguments?: string }[];

@@ -1,6 +1,7 @@
 // A cell installed as a Yarn Plug'n'Play user installs it: real Yarn Berry (`@yarnpkg/cli-dist`, pinned, from the
 // npm registry, once per machine in the client cache), its packages fetched from the npm registry alone into a
 // global folder under the per-user cache. Same cell manifest, tarball and pins as npm's cell. Never throws.
+import { existsSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { clientCacheDir } from '../../cache/client-cache.js';
@@ -42,6 +43,17 @@ export function yarnEnv(globalFolder: string, registry: string): Record<string, 
   };
 }
 
+/**
+ * npm's `cafile` handed to Yarn (`YARN_HTTPS_CA_FILE_PATH`): a registry behind a private CA that npm trusts through
+ * its config must be trusted by the Yarn leg too, or every Yarn cell is not measured. A variable the caller set wins.
+ */
+export async function npmCaForYarn(cellDir: string, env: NodeJS.ProcessEnv | undefined): Promise<Record<string, string>> {
+  if ((env ?? process.env).YARN_HTTPS_CA_FILE_PATH) return {};
+  const out = await run('npm', ['config', 'get', 'cafile'], { cwd: cellDir, ...(env ? { env } : {}), timeoutMs: 15_000 });
+  const file = out.stdout.trim();
+  return out.ok && path.isAbsolute(file) && existsSync(file) ? { YARN_HTTPS_CA_FILE_PATH: file } : {};
+}
+
 export async function installYarnPnp(
   cellDir: string,
   packageName: string,
@@ -62,7 +74,8 @@ export async function installYarnPnp(
     },
   );
   if (!tool.ok) return { install: notMeasured('YARN', tool.error.message, 1, tool.error.message), source };
-  const env = { ...pmEnv(tool.value), ...options.env, ...yarnEnv(store, await registryUrl()) };
+  const ca = await npmCaForYarn(cellDir, options.env);
+  const env = { ...pmEnv(tool.value), ...ca, ...options.env, ...yarnEnv(store, await registryUrl()) };
   try {
     // The package under test unplugged (on disk, as Yarn unplugs a package with install scripts): the driver
     // reads its bin's `#!` line and the harness its files; what it resolves is PnP's as for any package.

@@ -2,10 +2,10 @@
 // through the client cache) with Plug'n'Play, beside SDK 1.32.2; the bin started as `yarn run` starts it. PnP refuses
 // the bin's own undeclared import and the one inside a dependency; the cause is named either way.
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { installYarnPnp } from '../../../src/cells/install/yarn-pnp-install.js';
+import { installYarnPnp, npmCaForYarn } from '../../../src/cells/install/yarn-pnp-install.js';
 import { createCellDir } from '../../../src/cells/install/workspace.js';
 import { explainMissing } from '../../../src/judge/environment/missing-import.js';
 import { verifyPnpEnvironment } from '../../../src/judge/environment/pnp-environment.js';
@@ -128,5 +128,25 @@ describe('the yarn-pnp leg', () => {
         case: 'dependency-undeclared',
       },
     });
+  });
+});
+
+describe("npm's cafile for Yarn", () => {
+  it("hands npm's configured CA file to Yarn; none when npm has none, the file is gone, or the caller set Yarn's own", async () => {
+    const ca = join(work!, 'ca.pem');
+    writeFileSync(ca, '');
+    // npm's user and global config files out of the way: only what the test gives.
+    const env = (extra: Record<string, string>) => ({
+      PATH: process.env.PATH,
+      HOME: work!,
+      npm_config_userconfig: join(work!, 'no-user-npmrc'),
+      npm_config_globalconfig: join(work!, 'no-global-npmrc'),
+      ...extra,
+    });
+    await expect(npmCaForYarn(work!, env({ npm_config_cafile: ca }))).resolves.toEqual({ YARN_HTTPS_CA_FILE_PATH: ca });
+    // (npm run and npx hand their own config down as npm_config_*: cleared here.)
+    await expect(npmCaForYarn(work!, env({ npm_config_cafile: '' }))).resolves.toEqual({});
+    await expect(npmCaForYarn(work!, env({ npm_config_cafile: join(work!, 'gone.pem') }))).resolves.toEqual({});
+    await expect(npmCaForYarn(work!, env({ npm_config_cafile: ca, YARN_HTTPS_CA_FILE_PATH: '/x.pem' }))).resolves.toEqual({});
   });
 });
