@@ -55,15 +55,18 @@ interface Edge {
   kind: ImportKind;
 }
 
-/** Scans the package installed at `dir`. Never throws: an unreadable file is listed as unparsed. */
-export function scanImports(dir: string, manifest: ScanManifest): ImportScan {
+/**
+ * Scans the package installed at `dir`, within `bounds` (files parsed, bytes read). Never throws: an unreadable
+ * file is listed as unparsed.
+ */
+export function scanImports(dir: string, manifest: ScanManifest, bounds = { files: MAX_FILES, bytes: MAX_BYTES }): ImportScan {
   const parsed = new Map<string, Edge[] | undefined>();
   const unparsed: ImportScan['unparsed'] = [];
   let bytes = 0;
   let truncated: string | undefined;
   const edgesOf = (file: string): Edge[] => {
     if (parsed.has(file)) return parsed.get(file) ?? [];
-    if (parsed.size >= MAX_FILES || bytes >= MAX_BYTES) {
+    if (parsed.size >= bounds.files || bytes >= bounds.bytes) {
       truncated ??= `stopped after ${parsed.size} files (${Math.round(bytes / 1024 / 1024)} MiB)`;
       return [];
     }

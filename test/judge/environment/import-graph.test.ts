@@ -186,3 +186,152 @@ describe('undeclaredOf', () => {
     expect(later).toEqual([{ package: 'later', sites: [{ file: 'a.mjs', line: 8, kind: 'import()', specifier: 'later' }] }]);
   });
 });
+
+describe('edgesIn: what is not an import', () => {
+  it('a require of no string, a template with an expression, a call of something else, a name not bound to createRequire', () => {
+    const src = [
+      'require();',
+      'require(name);',
+      'require(42);',
+      'require(`./lib/${name}.js`);',
+      "(function (m) { return m; })('iife');",
+      "make()('curried');",
+      "path.resolve('not-resolve');",
+      "require.main('not-main');",
+      'const helper = make();',
+      "helper('not-bound');",
+      'const [, second] = list;',
+      'export const a = 1;',
+      'export { a as b };',
+      "require('real');",
+    ].join('\n');
+    expect(edgesIn(src, true).map((e) => `${e.kind} ${e.spec} ${e.line}`)).toEqual(['require real 14']);
+  });
+
+  // Which syntax is tried first shows in the error of a file that parses as neither.
+  it('tries ES module syntax first for .mjs and a "type": "module" package\'s .js, CommonJS otherwise', () => {
+    const both = "return;\nimport x from 'y';\n";
+    const asModule = "'return' outside of function (1:0)";
+    const asScript = "'import' and 'export' may appear only with 'sourceType: module' (2:0)";
+    const files = { 'a.mjs': both, 'b.cjs': both, 'c.js': both, 'entry.js': "import './a.mjs';\nimport './b.cjs';\nimport './c.js';\n" };
+    const errors = (manifest: Record<string, unknown>) => {
+      const root = pkg(manifest, files);
+      const scan = scanImports(root, manifest);
+      rmSync(root, { recursive: true, force: true });
+      return Object.fromEntries(scan.unparsed.map((u) => [u.file, u.error]));
+    };
+    expect(errors({ name: 'm', type: 'module', main: 'entry.js' })).toEqual({ 'a.mjs': asModule, 'b.cjs': asScript, 'c.js': asModule });
+    expect(errors({ name: 'c', main: 'entry.js' })).toEqual({ 'a.mjs': asModule, 'b.cjs': asScript, 'c.js': asScript });
+  });
+});
+
+describe('scanImports: what it follows and what it leaves', () => {
+  it("resolves like CommonJS (each extension, a folder's index; a JSON file first, never parsed), a #x to a file of its own", () => {
+    const manifest = { name: 'srv', main: 'index.js', imports: { '#db': './lib/db.js' } };
+    const root = pkg(manifest, {
+      'index.js': [
+        "require('./a');",
+        "require('./b');",
+        "require('./c');",
+        "require('./d');",
+        "require('./e');",
+        "require('./f');",
+        "require('#db');",
+      ].join('\n'),
+      'a.mjs': "import 'from-mjs';",
+      'b.cjs': "require('from-cjs');",
+      'c.json': '{ "not": "parsed" }',
+      'c/index.js': "require('from-c-folder');",
+      'd/index.js': "require('from-index-js');",
+      'e/index.mjs': "import 'from-index-mjs';",
+      'f/index.cjs': "require('from-index-cjs');",
+      'lib/db.js': "require('from-db');",
+    });
+    const scan = scanImports(root, manifest);
+    expect(scan.imports.map((i) => i.packageName)).toEqual([
+      'from-mjs',
+      'from-cjs',
+      'from-index-js',
+      'from-index-mjs',
+      'from-index-cjs',
+      'from-db',
+    ]);
+    expect(scan.files).toEqual(['a.mjs', 'b.cjs', 'd/index.js', 'e/index.mjs', 'f/index.cjs', 'index.js', 'lib/db.js']);
+    expect(scan.unparsed).toEqual([]);
+  });
+
+  it('never leaves the package: an absolute path, a parent folder, a node_modules folder', () => {
+    dir = mkdtempSync(path.join(tmpdir(), 'mm-import-graph-'));
+    const root = path.join(dir, 'pkg');
+    const write = (file: string, text: string) => {
+      mkdirSync(path.dirname(path.join(dir, file)), { recursive: true });
+      writeFileSync(path.join(dir, file), text);
+    };
+    write('outside.js', "require('from-outside');");
+    write('pkg/lib/x.js', "require('from-absolute');");
+    write('pkg/node_modules/dep/index.js', "require('from-node-modules');");
+    write('pkg/index.js', "require('/lib/x.js');\nrequire('../outside.js');\nrequire('./node_modules/dep/index.js');\nrequire('own');\n");
+    const scan = scanImports(root, { name: 'pkg' });
+    expect(scan.imports.map((i) => i.packageName)).toEqual(['own']);
+    expect(scan.files).toEqual(['index.js']);
+  });
+
+  it('builtins and URLs are no packages; a bin named but missing is no entry; a backslash path is one', () => {
+    const manifest = { name: 'srv', bin: { a: 'bin\\cli.js', gone: './bin/missing.js' } };
+    const root = pkg(manifest, {
+      'bin/cli.js': [
+        '#!/usr/bin/env node',
+        "import fs from 'fs/promises';",
+        "import t from 'node:test';",
+        "import d from 'data:text/javascript,export default 1';",
+        "import h from 'https://example.com/x.js';",
+        "import s from 'string_decoder';",
+        "const text = '#!/bin/sh';",
+        "import z from 'zod';",
+      ].join('\n'),
+    });
+    const scan = scanImports(root, manifest);
+    expect(sites(scan)).toEqual(['zod import bin/cli.js:8 true']);
+    expect(scan.files).toEqual(['bin/cli.js']);
+  });
+
+  // The bounds (4000 files, 64 MiB by default) made small: a package of three 10-byte files.
+  it("a '#!' past the first line is no shebang: the file is read", () => {
+    const root = pkg({ name: 'srv' }, { 'index.js': "const banner = '#!/bin/sh';\nrequire('zod');\n" });
+    expect(sites(scanImports(root, { name: 'srv' }))).toEqual(['zod require index.js:2 true']);
+  });
+
+  it('stops at its bounds, saying so: what was left out is not judged', () => {
+    const manifest = { name: 'big' };
+    const root = pkg(manifest, { 'index.js': "require('./a');", 'a.js': "require('./b');", 'b.js': "require('zzz');" });
+    expect(scanImports(root, manifest, { files: 3, bytes: 1000 })).toEqual({
+      imports: [{ specifier: 'zzz', packageName: 'zzz', file: 'b.js', line: 1, kind: 'require', static: true }],
+      files: ['a.js', 'b.js', 'index.js'],
+      unparsed: [],
+    });
+    const byFiles = scanImports(root, manifest, { files: 2, bytes: 1000 });
+    expect(byFiles).toMatchObject({ imports: [], files: ['a.js', 'index.js'], truncated: 'stopped after 2 files (0 MiB)' });
+    expect(scanImports(root, manifest, { files: 3, bytes: 31 }).truncated).toBeUndefined();
+    expect(scanImports(root, manifest, { files: 3, bytes: 30 }).truncated).toBe('stopped after 2 files (0 MiB)');
+    // MiB rounded: 1.5 MiB read reads "2 MiB".
+    const large = pkg(manifest, { 'index.js': `require('./a');//${'x'.repeat(1.5 * 1024 * 1024)}`, 'a.js': '' });
+    expect(scanImports(large, manifest, { files: 3, bytes: 1024 }).truncated).toBe('stopped after 1 files (2 MiB)');
+  });
+});
+
+describe('subpathTargets: patterns and null targets', () => {
+  it('the longest pattern wins; a suffix must match and is cut from the star; an exact key is not a prefix', () => {
+    const imports = { '#a/*': './a/*.js', '#a/b/*': './ab/*.js', '#x/*.js': './x/*.mjs', '#db': './db.js' };
+    expect(subpathTargets('#a/b/c', imports)).toEqual(['./ab/c.js']);
+    expect(subpathTargets('#a/c', imports)).toEqual(['./a/c.js']);
+    expect(subpathTargets('#x/y.js', imports)).toEqual(['./x/y.mjs']);
+    expect(subpathTargets('#x/y.ts', imports)).toEqual([]);
+    expect(subpathTargets('#dbx', imports)).toEqual([]);
+  });
+
+  it('a null target (a blocked condition) names nothing; a package without imports maps nothing', () => {
+    expect(subpathTargets('#x', { '#x': null })).toEqual([]);
+    expect(subpathTargets('#x', { '#x': { browser: null, default: ['./x.js'] } })).toEqual(['./x.js']);
+    expect(subpathTargets('#x', undefined)).toEqual([]);
+  });
+});

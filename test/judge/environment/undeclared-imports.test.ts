@@ -1,8 +1,15 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { judgeImports, withImportChecks } from '../../../src/judge/environment/undeclared-imports.js';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import type { FoundImport, ImportScan } from '../../../src/judge/environment/import-graph.js';
+import {
+  dependents,
+  describeUndeclared,
+  judgeImports,
+  undeclaredOf,
+  withImportChecks,
+} from '../../../src/judge/environment/undeclared-imports.js';
 import { unmeasured } from '../../../src/judge/not-measured.js';
 import { auditRun } from '../../../src/judge/verdict.js';
 import type { EnvironmentEvidence, PhaseResult, PhaseResultOf } from '../../../src/results/types.js';
@@ -140,5 +147,123 @@ describe('auditRun and the environment checks', () => {
     expect(audit({ verdict: 'failed', checks: [passing] })).toEqual([]);
     expect(audit({ verdict: 'failed', checks: [failing] })).toEqual([]);
     expect(audit({ verdict: 'passed', checks: [passing] })).toEqual([]);
+  });
+});
+
+describe('scanOnce', () => {
+  // A fresh module each time: the cache is module state, shared by every test of this file.
+  const fresh = async () => {
+    vi.resetModules();
+    return (await import('../../../src/judge/environment/undeclared-imports.js')).scanOnce;
+  };
+
+  it('scans a tarball once; after 33 tarballs it starts over', async () => {
+    const scanOnce = await fresh();
+    layout({ bin: './cli.mjs' }, { 'cli.mjs': "import 'zod';\n" });
+    const dir = path.join(cell, 'node_modules/srv');
+    const manifest = { name: 'srv', bin: './cli.mjs' };
+    const first = scanOnce(dir, manifest, 'k0');
+    for (let i = 1; i <= 32; i++) scanOnce(dir, manifest, `k${i}`);
+    expect(scanOnce(dir, manifest, 'k0')).toBe(first); // 33 kept
+    scanOnce(dir, manifest, 'k33'); // the 34th clears them
+    const again = scanOnce(dir, manifest, 'k0');
+    expect(again).not.toBe(first);
+    expect(again).toEqual(first);
+    expect(scanOnce(dir, manifest, 'k0')).toBe(again);
+  });
+});
+
+describe('undeclaredOf and describeUndeclared', () => {
+  const scan = (imports: Partial<FoundImport>[]): ImportScan => ({
+    imports: imports.map((i) => ({ specifier: 'x', packageName: 'x', file: 'a.js', line: 1, kind: 'import', static: true, ...i })),
+    files: ['a.js'],
+    unparsed: [],
+  });
+
+  it("the package's own name is never undeclared", () => {
+    expect(undeclaredOf(scan([{ packageName: 'srv', specifier: 'srv/x' }]), { name: 'srv' })).toEqual({ onPath: [], later: [] });
+  });
+
+  it('names the first site, how many more, a devDependency, and at most three packages that bring it', () => {
+    const site = { file: 'a.js', line: 3, kind: 'import' as const, specifier: 'zod' };
+    expect(describeUndeclared({ package: 'zod', sites: [site] })).toBe('zod (import "zod" in a.js:3)');
+    expect(describeUndeclared({ package: 'zod', sites: [site, site, site], devDependency: true, via: ['a@1', 'b@2', 'c@3'] })).toBe(
+      'zod (import "zod" in a.js:3, and 2 more; declared only in devDependencies, which users do not install; npm\'s flat tree has it only through a@1, b@2, c@3)',
+    );
+    expect(describeUndeclared({ package: 'zod', sites: [site], via: ['a@1', 'b@2', 'c@3', 'd@4'] })).toBe(
+      'zod (import "zod" in a.js:3; npm\'s flat tree has it only through a@1, b@2, c@3, …)',
+    );
+  });
+});
+
+describe('dependents', () => {
+  it("who depends on each name in npm's lockfile, the cell's own root aside; a version missing reads ?", async () => {
+    cell = mkdtempSync(path.join(tmpdir(), 'mm-undeclared-'));
+    const lock = {
+      packages: {
+        '': { dependencies: { srv: '1.0.0', '@modelcontextprotocol/sdk': '1.24.0' } },
+        'node_modules/@modelcontextprotocol/sdk': { version: '1.24.0', dependencies: { zod: '^4' } },
+        'node_modules/fw': { peerDependencies: { '@modelcontextprotocol/sdk': '*' } },
+      },
+    };
+    writeFileSync(path.join(cell, 'package-lock.json'), JSON.stringify(lock));
+    expect(await dependents(cell, ['@modelcontextprotocol/sdk', 'zod', 'none'])).toEqual(
+      new Map([
+        ['@modelcontextprotocol/sdk', ['fw@?']],
+        ['zod', ['@modelcontextprotocol/sdk@1.24.0']],
+      ]),
+    );
+    expect(await dependents(path.join(cell, 'no-cell'), ['zod'])).toEqual(new Map());
+  });
+});
+
+describe('judgeImports: the messages', () => {
+  it('two packages: "them", "each", each described; the dynamic check passing says what it read', async () => {
+    layout({ bin: './cli.mjs' }, { 'cli.mjs': "import 'zod';\nimport 'open';\n" });
+    const [onPath, later] = await judgeImports({ cellDir: cell, packageName: 'srv', key: 'two' });
+    expect(onPath!.message).toBe(
+      'imports 2 package(s) on its start path that it does not declare in dependencies, peerDependencies or optionalDependencies: zod (import "zod" in cli.mjs:1; npm\'s flat tree has it only through sdk@1.2.3, inner@0.1.0); open (import "open" in cli.mjs:2): a strict install (pnpm without hoisting, Yarn PnP) cannot resolve them; declare each',
+    );
+    expect(onPath!.short).toBe('undeclared: zod, open');
+    expect(later).toMatchObject({
+      outcome: 'passed',
+      short: 'ok',
+      message: 'every package imported by import() or a guarded require is declared (1 file(s) parsed)',
+    });
+  });
+
+  it('files it could not parse are named as not judged', async () => {
+    layout({ bin: './cli.mjs' }, { 'cli.mjs': "import './a.mjs';\nimport './b.mjs';\n", 'a.mjs': '<<<', 'b.mjs': '>>>' });
+    const [onPath] = await judgeImports({ cellDir: cell, packageName: 'srv', key: 'unparsed' });
+    expect(onPath!.message).toBe(
+      'every package imported on the start path (bin, main and exports, through static imports) is declared (3 file(s) parsed) (not judged: 2 file(s) could not be parsed: a.mjs, b.mjs)',
+    );
+  });
+
+  it('without a readable package.json both checks say so', async () => {
+    cell = mkdtempSync(path.join(tmpdir(), 'mm-undeclared-'));
+    const checks = await judgeImports({ cellDir: cell, packageName: 'srv', key: 'none' });
+    expect(checks.map((c) => c.message)).toEqual([
+      'srv has no readable package.json in the cell',
+      'srv has no readable package.json in the cell',
+    ]);
+  });
+});
+
+describe('withImportChecks: the other cases', () => {
+  const check = { id: 'undeclared-imports', outcome: 'passed' as const, level: 'require' as const, message: 'ok' };
+
+  it('a passing require check changes nothing but the checks listed', () => {
+    expect(withImportChecks(env(), [check]).result).toEqual({ phase: 'environment', verdict: 'passed', durationMs: 5, checks: [check] });
+  });
+
+  it("an earlier failure without a list gives its message (or 'failed') and 'verify'; a check without a step its own", () => {
+    const failing = { ...check, outcome: 'failed' as const, message: 'imports zod' };
+    expect(withImportChecks(env('failed', { message: 'broken' }), [failing]).result).toMatchObject({
+      message: 'broken; undeclared-imports: imports zod',
+      step: 'verify',
+    });
+    expect(withImportChecks(env('failed'), [failing]).result.message).toBe('failed; undeclared-imports: imports zod');
+    expect(withImportChecks(env(), [failing]).result.step).toBe('undeclared imports');
   });
 });
