@@ -1,7 +1,7 @@
 // A cell installed as a strict user installs it: real pnpm (pinned, from the npm registry, once per machine in the
 // client cache) with `hoist=false`, so each package resolves only what it declares. Same cell manifest, tarball and
 // pins as npm's cell; pnpm's store lives under the per-user cache. Never throws.
-import { readFile, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { clientCacheDir } from '../../cache/client-cache.js';
 import { cacheDirOf } from '../../cache/location.js';
@@ -117,12 +117,6 @@ export function installClock(): {
       ...(cause ? { cause } : {}),
     }),
   };
-}
-
-/** Whether pnpm's lockfile records this tarball's integrity: pnpm installed exactly these bytes. */
-export async function pnpmLockHas(cellDir: string, sha512: string): Promise<boolean> {
-  const text = await readFile(path.join(cellDir, 'pnpm-lock.yaml'), 'utf8').catch(() => '');
-  return text.includes(`integrity: ${sha512}`);
 }
 
 function firstLines(text: string, n = 4): string {

@@ -10,7 +10,7 @@ import { findSdkCopies, readVersion, resolveFrom } from './sdk-tree.js';
 import { missingFromTarball, type Manifest } from './tarball-files.js';
 import { sha256 } from '../../util/sha256.js';
 import { chainText, sdkClaims, type ManifestLookup, type SdkClaim } from '../../plan/sdk-claim.js';
-import { ok } from '../../util/result.js';
+import { errorMessage, ok } from '../../util/result.js';
 
 export interface EnvironmentInput {
   cellDir: string;
@@ -84,22 +84,35 @@ export async function verifyEnvironment(
     );
 
   const lock = await readFile(path.join(input.cellDir, 'package-lock.json')).catch(() => undefined);
-  const lockJson = lock
-    ? (JSON.parse(lock.toString('utf8')) as { packages?: Record<string, { integrity?: string; version?: string }> })
-    : undefined;
+  const parsed = lock ? parseLock(lock) : undefined;
+  const lockJson = parsed && !('unreadable' in parsed) ? parsed : undefined;
+  // npm wrote that file: one it left unreadable is npm's or the machine's doing, never the package's.
+  const unreadable =
+    parsed && 'unreadable' in parsed
+      ? `the cell's package-lock.json is not valid JSON (${parsed.unreadable}): the installed ${input.packageName} could not be checked against the tarball`
+      : undefined;
   // A strict leg's pnpm records the tarball's integrity in its own lockfile.
   const pnpmLock = lock ? undefined : await readFile(path.join(input.cellDir, 'pnpm-lock.yaml')).catch(() => undefined);
   const integrity =
     lockJson?.packages?.[`node_modules/${input.packageName}`]?.integrity ??
     (pnpmLock?.toString('utf8').includes(`integrity: ${input.tarball.sha512}`) ? input.tarball.sha512 : undefined);
   if (!manifest) problems.push(`${input.packageName} is not installed at node_modules/${input.packageName}`);
-  if (integrity !== input.tarball.sha512) {
+  if (!unreadable && integrity !== input.tarball.sha512) {
     problems.push(
       `the installed ${input.packageName} is not the packed tarball: lockfile integrity ${short(integrity)} ≠ tarball ${short(input.tarball.sha512)}`,
     );
   }
 
-  return environmentOutcome(input, { started, manifest, sdkPackages, lock: lock ?? pnpmLock, declaredRanges, chain, problems });
+  return environmentOutcome(input, {
+    started,
+    manifest,
+    sdkPackages,
+    lock: lock ?? pnpmLock,
+    declaredRanges,
+    chain,
+    problems,
+    ...(unreadable ? { notMeasured: unreadable } : {}),
+  });
 }
 
 /** The static check's result and evidence from what it found (npm's, pnpm's or Yarn PnP's cell alike). */
@@ -113,6 +126,8 @@ export function environmentOutcome(
     declaredRanges: Record<string, string>;
     chain: string | undefined;
     problems: string[];
+    /** What could not be checked (the machine's part): without a problem found, the result is not measured. */
+    notMeasured?: string;
   },
 ): { result: PhaseResultOf<'environment'>; evidence: EnvironmentEvidence } {
   const { manifest, sdkPackages, lock, declaredRanges, chain, problems } = found;
@@ -132,14 +147,16 @@ export function environmentOutcome(
   };
   const durationMs = Math.round(performance.now() - found.started);
   const result: PhaseResultOf<'environment'> =
-    problems.length === 0
-      ? {
-          phase: 'environment',
-          verdict: 'passed',
-          durationMs,
-          details: { sdk: sdkPackages.map((p) => `${p.name}@${p.version}`), ...(chain ? { sdkClaim: chain } : {}) },
-        }
-      : { phase: 'environment', verdict: 'failed', durationMs, message: problems.join('; '), step: 'verify', details: { problems } };
+    problems.length === 0 && found.notMeasured
+      ? { phase: 'environment', verdict: 'not-measured', durationMs, message: found.notMeasured, step: 'verify' }
+      : problems.length === 0
+        ? {
+            phase: 'environment',
+            verdict: 'passed',
+            durationMs,
+            details: { sdk: sdkPackages.map((p) => `${p.name}@${p.version}`), ...(chain ? { sdkClaim: chain } : {}) },
+          }
+        : { phase: 'environment', verdict: 'failed', durationMs, message: problems.join('; '), step: 'verify', details: { problems } };
   return { result, evidence };
 }
 
@@ -150,6 +167,16 @@ function installedManifest(packageDir: string, cellDir: string): ManifestLookup 
     const m = dir ? await readJson<Manifest>(path.join(dir, 'package.json')) : undefined;
     return ok(m ? { version: m.version ?? '?', ranges: { ...m.dependencies, ...m.peerDependencies } } : undefined);
   };
+}
+
+type NpmLock = { packages?: Record<string, { integrity?: string; version?: string }> };
+
+function parseLock(lock: Buffer): NpmLock | { unreadable: string } {
+  try {
+    return JSON.parse(lock.toString('utf8')) as NpmLock;
+  } catch (error) {
+    return { unreadable: errorMessage(error) };
+  }
 }
 
 async function readJson<T>(file: string): Promise<T | undefined> {

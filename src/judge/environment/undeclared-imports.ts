@@ -61,15 +61,22 @@ export function undeclaredOf(scan: ImportScan, manifest: DeclaringManifest): { o
   return { onPath, later: group(scan.imports.filter((i) => !i.static && !staticNames.has(i.packageName))) };
 }
 
-/** Who depends on each package in npm's lockfile of the cell: `@modelcontextprotocol/sdk@1.17.0`. */
+type LockPackages = Record<string, { version?: string; dependencies?: object; peerDependencies?: object }>;
+
+/**
+ * Who depends on each package in npm's lockfile of the cell: `@modelcontextprotocol/sdk@1.17.0`. None from a lockfile
+ * that is not JSON: the finding stands on the package's own files, and environment names the unreadable lockfile.
+ */
 export async function dependents(cellDir: string, names: readonly string[]): Promise<Map<string, string[]>> {
   const out = new Map<string, string[]>();
   if (names.length === 0) return out;
   const lock = await readFile(path.join(cellDir, 'package-lock.json'), 'utf8').catch(() => undefined);
-  const packages = lock
-    ? ((JSON.parse(lock) as { packages?: Record<string, { version?: string; dependencies?: object; peerDependencies?: object }> })
-        .packages ?? {})
-    : {};
+  let packages: LockPackages = {};
+  try {
+    packages = lock ? ((JSON.parse(lock) as { packages?: LockPackages }).packages ?? {}) : {};
+  } catch {
+    return out;
+  }
   for (const [where, entry] of Object.entries(packages)) {
     if (!where) continue;
     const name = where.slice(where.lastIndexOf('node_modules/') + 'node_modules/'.length);

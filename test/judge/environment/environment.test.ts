@@ -173,6 +173,21 @@ describe('verifyEnvironment', () => {
       `the installed srv is not the packed tarball: lockfile integrity missing ≠ tarball ${SHA.slice(0, 19)}…`,
     );
   });
+  // npm wrote the lockfile: one that is not JSON is the machine's or npm's doing, never the package's, and no throw.
+  it('a package-lock.json that is not JSON: not measured, naming the file; a problem found besides still fails', async () => {
+    const input = await layout();
+    await writeFile(path.join(cell, 'package-lock.json'), '{"packages": {"node_modules/srv": ');
+    const { result, evidence } = await verifyEnvironment(input);
+    expect(result).toMatchObject({ verdict: 'not-measured', step: 'verify' });
+    expect(result.message).toMatch(
+      /^the cell's package-lock\.json is not valid JSON \(.+\): the installed srv could not be checked against the tarball$/,
+    );
+    expect(evidence.lockfileSha256).toMatch(/^[0-9a-f]{64}$/);
+    const ranged = await verifyEnvironment({ ...input, version: '1.20.0' });
+    expect(ranged.result).toMatchObject({ verdict: 'failed' });
+    expect(ranged.result.message).toContain('pin @modelcontextprotocol/sdk@1.20.0 is outside the range');
+    expect(ranged.result.message).not.toContain('packed tarball');
+  });
 });
 
 describe('sdk tree', () => {

@@ -215,6 +215,13 @@ describe('dependents', () => {
     );
     expect(await dependents(path.join(cell, 'no-cell'), ['zod'])).toEqual(new Map());
   });
+
+  it('a lockfile that is not JSON names none and throws nothing (environment names the file)', async () => {
+    layout({}, {});
+    await expect(dependents(cell, ['zod'])).resolves.toEqual(new Map([['zod', ['sdk@1.2.3', 'inner@0.1.0']]]));
+    writeFileSync(path.join(cell, 'package-lock.json'), '{"packages": ');
+    await expect(dependents(cell, ['zod'])).resolves.toEqual(new Map());
+  });
 });
 
 describe('judgeImports: the messages', () => {
