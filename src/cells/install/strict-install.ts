@@ -89,8 +89,10 @@ export async function installStrict(
     const text = `${out.stderr}\n${out.stdout}`;
     const code = /\b(ERR_PNPM_[A-Z_]+|E[A-Z]{3,})\b/.exec(text)?.[1] ?? `exit ${out.exitCode}`;
     last = { code, message: firstLines(text) };
-    // pnpm's refusal of what the cell asks (no such version, a peer it cannot satisfy) is deterministic: a verdict.
-    if (/ERR_PNPM_(NO_MATCHING_VERSION|PEER_DEP_ISSUES|FETCH_404|NO_VERSIONS)/.test(code))
+    // pnpm's refusal of what the cell asks (no such version, a peer it cannot satisfy) is deterministic: a verdict. So
+    // is a `file:` dependency of the package's (pnpm resolves it from the project, where it is not): the cell's own
+    // dependencies are a tarball and registry pins, never a directory.
+    if (/ERR_PNPM_(NO_MATCHING_VERSION|PEER_DEP_ISSUES|FETCH_404|NO_VERSIONS|LINKED_PKG_DIR_NOT_FOUND)/.test(code))
       return { install: { kind: 'failed', attempts: attempt, durationMs: elapsed(), ...last }, source };
   }
   return { install: notMeasured(last.code, last.message, options.attempts), source };

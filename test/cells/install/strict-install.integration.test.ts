@@ -94,4 +94,13 @@ describe('the pnpm-strict leg', () => {
       },
     });
   });
+
+  it('a package with a `file:` dependency cannot be installed by pnpm (it resolves the path from the project): failed, once', async () => {
+    const tarball = await npmPack(join(ROOT, 'fixtures/broken/sdk-through-framework'), work!);
+    const dir = await createCellDir(work!, 'file-dependency', 'broken-sdk-through-framework', tarball, SDK);
+    const env = { ...process.env, ...TEST_CACHE_ENV };
+    const { install } = await installStrict(dir, { attempts: 2, timeoutMs: 240_000, runDir: work!, env });
+    expect(install).toMatchObject({ kind: 'failed', attempts: 1, code: 'ERR_PNPM_LINKED_PKG_DIR_NOT_FOUND' });
+    expect(install.kind === 'failed' && install.message).toContain(`Could not install from "${join(dir, 'framework')}"`);
+  });
 });
