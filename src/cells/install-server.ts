@@ -1,6 +1,7 @@
 // A cell's server install, shared by its variants: a fresh directory, npm install (the install hooks fire
 // here, once per cell), the environment's static check and the driver shipped in (beside the install, in
 // `.mcp-matrix/`, which npm does not touch: it needs nothing npm installs). Never throws.
+import { environmentLevels } from '../config/resolve.js';
 import { verifyEnvironment } from '../judge/environment/environment.js';
 import { verifyPnpEnvironment } from '../judge/environment/pnp-environment.js';
 import { judgeImports, withImportChecks } from '../judge/environment/undeclared-imports.js';
@@ -107,7 +108,7 @@ export async function installServer(cell: PlannedCell, ctx: CellContext, hooks: 
         packageName: ctx.plan.package.name,
         key: ctx.tarball.sha512,
         ...(layout ? { packageDir: layout.packageDir } : {}),
-        ...(ctx.plan.config.environment ? { levels: ctx.plan.config.environment.checks } : {}),
+        levels: environmentLevels(ctx.plan.config),
       }),
     );
     withChecks.evidence.installSource = source;

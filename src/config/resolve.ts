@@ -235,6 +235,11 @@ export function resolveChecks(phase: CheckPhase, auth: string, levels: Partial<R
   return Object.fromEntries(CHECKS.filter((c) => c.phase === phase).map((c) => [c.id, levels[c.id] ?? defaultLevel(c, auth)]));
 }
 
+/** The environment checks' levels: the declared ones, else every default (the config keeps them out to hash as before). */
+export function environmentLevels(c: Pick<ResolvedConfig, 'environment'>): Record<string, CheckLevel> {
+  return c.environment?.checks ?? resolveChecks('environment', 'none', {});
+}
+
 const LOOPBACK_HOST = /^(127\.\d+\.\d+\.\d+|::1|\[::1\]|localhost)$/;
 
 /**

@@ -106,11 +106,14 @@ export function notableChecks(checks: readonly SubCheckResult[]): SubCheckResult
 export type CheckFinding = Pick<SubCheckResult, 'outcome' | 'message'> &
   Partial<Pick<SubCheckResult, 'short' | 'step' | 'evidence' | 'spec'>>;
 
-/** The level a phase runs a check at: the configured one, else the catalogue default for this `auth`. */
-export function levelOf(id: string, levels: Readonly<Record<string, CheckLevel>> | undefined, auth: string): CheckLevel {
-  const def = checkDefinition(id);
-  if (!def) throw new Error(`unknown sub-check "${id}" (not in src/contract/catalogue.ts)`);
-  return levels?.[id] ?? defaultLevel(def, auth);
+/**
+ * The level a phase runs a check at, as the spec gives it: the harness resolved every one (config/resolve.ts) and
+ * the driver checked them on reading the spec (driver/spec-levels.ts), so none is defaulted here.
+ */
+export function levelOf(id: string, levels: Readonly<Record<string, CheckLevel>>): CheckLevel {
+  const level = levels[id];
+  if (level === undefined) throw new Error(`protocol error: the spec gives no level for the check "${id}"`);
+  return level;
 }
 
 /** A check's reported result: the finding with its level, requirement and spec; an `off` check is recorded as skipped. */

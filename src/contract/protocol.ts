@@ -8,6 +8,12 @@ import type { ClientSpec, Step, SurfaceExpectation } from './config.js';
 
 export type { ClientSpec, Step, SurfaceExpectation };
 
+/**
+ * A phase's check levels: one for every check the catalogue holds in that phase, as config/resolve.ts resolved them.
+ * The driver defaults none: a missing or unknown id is a protocol error (driver/spec-levels.ts).
+ */
+export type CheckLevels = Readonly<Record<string, CheckLevel>>;
+
 export interface ServerCommand {
   /** Absolute path of the bin file inside the cell. */
   bin: string;
@@ -53,8 +59,8 @@ export interface DriverSpec {
           expect: SurfaceExpectation;
           steps: Step[];
           timeoutMs: number;
-          /** Each sub-check's level (`session` and the lifecycle edges); a check missing here runs at its catalogue default. */
-          checks?: Record<string, CheckLevel>;
+          /** Every sub-check's level (`session` and the lifecycle edges), resolved by the harness: one missing is a protocol error. */
+          checks: CheckLevels;
         };
     http:
       | false
@@ -73,8 +79,8 @@ export interface DriverSpec {
           auth?: 'bearer' | 'none' | 'oauth';
           /** With `auth: 'oauth'`: the harness's local authorization server for this run, or why there is none. */
           oauth?: OAuthServerSpec;
-          /** Each sub-check's level, defaults applied; a check missing here runs at its catalogue default (src/contract/checks.ts). */
-          checks?: Record<string, CheckLevel>;
+          /** Every sub-check's level, resolved by the harness for this `auth`: one missing is a protocol error. */
+          checks: CheckLevels;
         };
     bind:
       | false
@@ -86,7 +92,7 @@ export interface DriverSpec {
           /** Where a non-loopback listen is asked, without a token, what it serves (http's path). @default '/mcp' */
           path?: string;
         };
-    leaks: false | { graceMs: number; checks?: Record<string, CheckLevel> };
+    leaks: false | { graceMs: number; checks: CheckLevels };
     /** The official conformance suite against the server started as http starts it; absent or false: skipped. */
     conformance?:
       | false

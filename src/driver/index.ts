@@ -20,12 +20,14 @@ import { signalGroup } from './server/proc.js';
 import { Redactor } from './server/redact.js';
 import { withSdkRuntime } from './sdk-runtime.js';
 import { withDetails } from '../contract/fields.js';
-import { unknownLevels } from './spec-levels.js';
+import { levelErrors, type ProtocolError } from './spec-levels.js';
 
 let baseline: string[] = [];
 const redactor = new Redactor();
 const outFile = process.argv[3];
 let context: DriverContext | undefined;
+/** The phases the spec's check levels refuse (a protocol error): each is reported not measured, not run. */
+let refused: Partial<Record<PhaseName, ProtocolError>> = {};
 let finishing = false;
 
 const pending = new Set<Promise<void>>();
@@ -87,6 +89,8 @@ async function phase(name: PhaseName, run: (() => Promise<PhaseResult>) | null, 
   // Decided by the harness before the driver started: reported as given.
   const standIn = context?.spec.standIns?.[name];
   if (standIn) return send({ type: 'phase-result', result: standIn });
+  const error = refused[name];
+  if (error) return send({ type: 'phase-result', result: { phase: name, verdict: 'not-measured', durationMs: 0, message: error.message } });
   let res: PhaseResult;
   if (!run) res = { phase: name, verdict: 'skipped', durationMs: 0, ...(skipReason ? { message: skipReason } : {}) };
   else {
@@ -123,9 +127,7 @@ async function main(): Promise<void> {
   const specPath = process.argv[2];
   if (!specPath) throw new Error('usage: node index.js <spec.json> [out.jsonl]');
   const spec = cellPlaceholders(JSON.parse(readFileSync(specPath, 'utf8')) as DriverSpec);
-  const unknown = unknownLevels(spec.phases);
-  if (unknown.length > 0)
-    throw new Error(`protocol error: the spec sets a level for a check this driver does not have: ${unknown.join(', ')}`);
+  refused = levelErrors(spec.phases);
   for (const value of spec.mask ?? []) redactor.add(value);
   makeScratchDir(spec.cellDir, spec.workDir);
   process.env.MCP_MATRIX_CELL_DIR = spec.cellDir;
@@ -149,9 +151,9 @@ async function main(): Promise<void> {
   await phase('conformance', conformance ? () => conformancePhase(ctx, conformance) : null, why.conformance);
   await stopped();
   await phase('leaks', leaks ? () => leaksPhase(ctx, leaks.graceMs, baseline, leaks.checks) : null, why.leaks);
-  if (!leaks) {
+  if (!leaks || refused.leaks) {
     const settled = await stopped();
-    // Not judged (leaks is off), but never left running.
+    // Not judged (leaks is off or refused), but never left running.
     const escaped = [...settled.flatMap((s) => s.escaped ?? []), ...((await sweepTagged(ctx.cookie, ctx.tagPrefix)) ?? [])];
     for (const e of escaped)
       process.stderr.write(redactor.text(`mcp-matrix driver: killed pid ${e.pid} (${e.cmdline}), started by ${e.tag}\n`));

@@ -6,8 +6,19 @@
 import { cpSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ClientSpec, DriverSpec, Step } from '../../src/contract/protocol.js';
-import { baseSpec, buildDriver, makeCell, removeDir, ROOT, runDriver, tempDir, type Cell, type DriverRun } from './helpers/cell.js';
+import type { ClientSpec, Step } from '../../src/contract/protocol.js';
+import {
+  baseSpec,
+  buildDriver,
+  makeCell,
+  removeDir,
+  ROOT,
+  runDriver,
+  tempDir,
+  type Cell,
+  type DriverRun,
+  type PhasesSpec,
+} from './helpers/cell.js';
 
 const SERVER = join(ROOT, 'test/driver/fixtures/client-server.mjs');
 
@@ -29,7 +40,7 @@ afterAll(() => {
   removeDir(work);
 });
 
-function phases(c: Cell, expectTools: string[], steps: Step[]): DriverSpec['phases'] {
+function phases(c: Cell, expectTools: string[], steps: Step[]): PhasesSpec {
   const bin = join(c.dir, 'pkg/client-server.mjs');
   return {
     stdio: { command: { bin, args: [], env: {} }, expect: { tools: expectTools }, steps, timeoutMs: 10_000 },

@@ -313,4 +313,17 @@ describe('negatives on SDK major 1', () => {
     expect(stdio.stderrTail).toContain('silent server up');
     expect(run.done!.summary.leakedHandles).toBeNull();
   });
+
+  it('a spec whose levels this driver does not know is a protocol error: that phase not measured, not run, never failed', async () => {
+    const c = cell(1);
+    const spec = baseSpec(c, join(c.dir, 'pkg'), { ...testServerPhases(c), http: false, bind: false });
+    if (spec.phases.stdio) spec.phases.stdio.checks = { ...spec.phases.stdio.checks, 'no-such-check': 'warn' };
+    const run = await runDriver(c, spec);
+    expectClean(run);
+    expect(verdicts(run)).toEqual({ stdio: 'not-measured', http: 'skipped', bind: 'skipped', leaks: 'passed' });
+    expect(run.results.get('stdio')!.message).toBe(
+      'protocol error: phases.stdio.checks sets a level for a check this driver does not have: no-such-check',
+    );
+    expect(run.spawned).toEqual([]);
+  });
 });

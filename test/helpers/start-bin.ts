@@ -3,6 +3,7 @@
 import { spawn } from 'node:child_process';
 import { stdioPhase } from '../../src/driver/phases/stdio.js';
 import type { PhaseResultOf } from '../../src/results/types.js';
+import { levels } from '../driver/helpers/levels.js';
 import type { PhaseBench } from '../driver/helpers/phase-bench.js';
 
 export function initializeBin(
@@ -33,5 +34,5 @@ export function stdioOnBin(
   env: Record<string, string> = {},
 ): Promise<PhaseResultOf<'stdio'>> {
   const ctx = bench.context({ cellDir: cell.cellDir, packageDir: cell.packageDir });
-  return stdioPhase(ctx, { command: { bin: cell.bin, args: [], env }, expect: {}, steps: [], timeoutMs: 60_000 });
+  return stdioPhase(ctx, { command: { bin: cell.bin, args: [], env }, expect: {}, steps: [], timeoutMs: 60_000, checks: levels('stdio') });
 }

@@ -3,7 +3,7 @@
 // spec-judges.ts. A server that exits while they run ends them: the check under way names the exit.
 
 import type { CheckLevel, SubCheckResult } from '../../results/types.js';
-import { checkResult, type CheckFinding } from '../../contract/checks.js';
+import { checkResult, levelOf, type CheckFinding } from '../../contract/checks.js';
 import { JSON_HEADERS, negotiatedVersion, NoAnswer, rawSender, SPEC_INITIALIZE, type RawAnswer, type Send, type Sent } from './raw-http.js';
 import {
   ok2xx,
@@ -43,6 +43,7 @@ export interface SpecCheckInput {
   /** The status a request without any token got (the no-token probe), when it answered. */
   anonymousStatus?: number;
   timeoutMs: number;
+  /** Every spec check's level, as the spec gave it (none defaulted here). */
   levels: Record<string, CheckLevel>;
   /**
    * The revision the cell's client offers in `initialize` (adapter.ts `protocolOffer`): every initialize of the checks
@@ -246,5 +247,5 @@ export async function specChecks(input: SpecCheckInput, raw: Send = rawSender(in
     // exited holds none.
     if (!exited) await Promise.all(opened.map((id) => raw({ method: 'DELETE', headers: { ...auth, 'mcp-session-id': id } })));
   }
-  return SPEC_CHECK_IDS.map((id) => checkResult(id, levels[id] ?? 'require', findings[id] ?? NOT_RUN));
+  return SPEC_CHECK_IDS.map((id) => checkResult(id, levelOf(id, levels), findings[id] ?? NOT_RUN));
 }

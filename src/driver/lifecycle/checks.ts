@@ -2,7 +2,7 @@
 // (wire.ts): unknown method and tool, invalid arguments, then the in-flight pair (in-flight.ts). Each is a
 // sub-check; a server's choice where the spec allows one is recorded and handed to the run's parity.
 
-import type { CheckLevel, LifecycleDetails, LifecycleTimes, SubCheckResult } from '../../results/types.js';
+import type { LifecycleDetails, LifecycleTimes, SubCheckResult } from '../../results/types.js';
 
 export type { LifecycleTimes };
 import { checkResult, levelOf } from '../../contract/checks.js';
@@ -11,7 +11,7 @@ import { defined } from '../../contract/fields.js';
 import { cancellation, repeatedInitialize } from './in-flight.js';
 import { gone, notReplayed, replayable, toolSteps, type OnWait, type Seen, type Wait } from './steps.js';
 import { describeAnswer, within, type Answer, type Wire } from './wire.js';
-import type { Step } from '../../contract/protocol.js';
+import type { CheckLevels, Step } from '../../contract/protocol.js';
 
 export const LIFECYCLE_IDS = ['unknown-method', 'unknown-tool', 'invalid-arguments', 'repeated-initialize', 'cancellation'] as const;
 export type LifecycleId = (typeof LIFECYCLE_IDS)[number];
@@ -22,7 +22,7 @@ export const UNKNOWN_TOOL = 'mcp-matrix-no-such-tool';
 export interface LifecycleSpec {
   steps: Step[];
   timeoutMs: number;
-  checks?: Record<string, CheckLevel>;
+  checks: CheckLevels;
 }
 
 /** An answer to a tool call that must not succeed: `error` or `isError`, else null (a success, or none). */
@@ -59,7 +59,7 @@ export async function lifecycleChecks(wire: Wire, spec: LifecycleSpec, details: 
   };
   const out: SubCheckResult[] = [];
   for (const id of LIFECYCLE_IDS) {
-    const level = levelOf(id, spec.checks, 'none');
+    const level = levelOf(id, spec.checks);
     if (level === 'off') {
       out.push(checkResult(id, level, { outcome: 'skipped', message: '' }));
       continue;

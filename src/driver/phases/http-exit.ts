@@ -4,7 +4,7 @@
 // checks do the same among themselves (spec-checks.ts); the round trip and the lifecycle edges then name it too.
 
 import type { CheckLevel, SubCheckResult } from '../../results/types.js';
-import { checkResult } from '../../contract/checks.js';
+import { checkResult, levelOf } from '../../contract/checks.js';
 import { CATALOGUE_IDS, oauthStep, type OAuthCheck, type OAuthCheckId } from '../http/oauth.js';
 import type { ServerProcess } from '../server/process.js';
 import type { NoAnswer } from '../http/raw-http.js';
@@ -56,7 +56,7 @@ export function lifecycleNotRunCause(reported: readonly SubCheckResult[], proc: 
 
 /** Checks never run because the server had exited, each recorded skipped with the cause (an `off` one as off). */
 export function notRunChecks(ids: readonly string[], levels: Record<string, CheckLevel>, exit: ServerExit): SubCheckResult[] {
-  return ids.map((id) => checkResult(id, levels[id] ?? 'require', { outcome: 'skipped', message: notRunText(exit), short: 'not run' }));
+  return ids.map((id) => checkResult(id, levelOf(id, levels), { outcome: 'skipped', message: notRunText(exit), short: 'not run' }));
 }
 
 /** The OAuth checks a server that exited before them never met, in report order (their round trip is the bearer one). */

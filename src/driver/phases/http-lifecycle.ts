@@ -19,10 +19,10 @@ export async function httpLifecycle(
   notRunCause = 'the round trip failed',
 ): Promise<SubCheckResult[]> {
   // The failure to open a session is the first edge's that is on: an edge set to off would hide it.
-  const firstOn = LIFECYCLE_IDS.findIndex((id) => levelOf(id, spec.checks, 'none') !== 'off');
+  const firstOn = LIFECYCLE_IDS.findIndex((id) => levelOf(id, spec.checks) !== 'off');
   const notRun = (why: string, first?: string): SubCheckResult[] =>
     LIFECYCLE_IDS.map((id, i) => {
-      const level = levelOf(id, spec.checks, 'none');
+      const level = levelOf(id, spec.checks);
       if (first && i === firstOn)
         return checkResult(id, level, { outcome: 'failed', message: first, short: 'no session', step: 'lifecycle session' });
       return checkResult(id, level, { outcome: 'skipped', message: `not run: ${why}`, short: 'not run' });

@@ -95,10 +95,9 @@ export function checksMessage(c: HttpChecks): string {
 }
 
 /** The 401 checks and the round trip as reported sub-checks, at their configured levels. */
-export function reportedChecks(c: HttpChecks, spec: Pick<HttpSpec, 'auth' | 'checks'>): SubCheckResult[] {
-  const auth = spec.auth ?? 'bearer';
+export function reportedChecks(c: HttpChecks, spec: Pick<HttpSpec, 'checks'>): SubCheckResult[] {
   const at = (id: string, check: SubCheck | OAuthCheck): SubCheckResult =>
-    checkResult(id, levelOf(id, spec.checks, auth), {
+    checkResult(id, levelOf(id, spec.checks), {
       outcome: check.outcome === 'ok' ? 'passed' : check.outcome === 'failed' ? 'failed' : 'skipped',
       // Not judged: the check's own reason (the metadata: no document), else the challenge's (no refusal to judge).
       message: check.outcome === 'n/a' ? check.text || 'not judged: there was no refusal' : check.text,

@@ -104,8 +104,7 @@ export async function subChecks(
     }
   }
   const guarded = spec.auth !== 'none';
-  const auth = spec.auth ?? 'bearer';
-  const levels = Object.fromEntries(SPEC_CHECK_IDS.map((id) => [id, levelOf(id, spec.checks, auth)]));
+  const levels = Object.fromEntries(SPEC_CHECK_IDS.map((id) => [id, levelOf(id, spec.checks)]));
   let specRevision: string | undefined;
   const specStarted = Date.now();
   if (!died) probes.begin('token-in-header');

@@ -2,7 +2,7 @@
 // nothing of its process group (nor escaped descendants) behind; the driver holds no new handle. A server that
 // does not exit is asked (SIGUSR2) what keeps it alive, then killed (docs/phases.md, "leaks").
 
-import type { CheckLevel, LeakedHandle, LeaksDetails, PhaseResultOf } from '../../results/types.js';
+import type { LeakedHandle, LeaksDetails, PhaseResultOf } from '../../results/types.js';
 import { result, sleep, type DiedMidRequest, type DriverContext, type ServerRecord, type Settled } from '../context.js';
 import { driverLeaks, type DriverHandle } from '../probe/driver-handles.js';
 import { findTagged, NO_PROC, sweepTagged, type EscapedProcess } from '../server/escaped.js';
@@ -10,6 +10,7 @@ import type { ProbeHandle } from '../probe/probe.js';
 import { isNodeProcess } from '../server/proc.js';
 import { isNodeScript } from '../server/process.js';
 import { checkLine, checkResult, decidePhase, levelOf, notableChecks } from '../../contract/checks.js';
+import type { CheckLevels } from '../../contract/protocol.js';
 import { describeLeft, leftInTemp } from '../server/temp.js';
 
 const DUMP_WAIT_MS = 1500;
@@ -200,7 +201,7 @@ export async function leaksPhase(
   ctx: DriverContext,
   graceMs: number,
   baseline: string[],
-  levels?: Readonly<Record<string, CheckLevel>>,
+  levels: CheckLevels,
 ): Promise<PhaseResultOf<'leaks'>> {
   const startedAt = Date.now();
   // Settle concurrently: each server's bound runs from its own stop request (most were settled as their phase ended).
@@ -240,7 +241,7 @@ export async function leaksPhase(
   const step = first ? `${first.role} shutdown` : escapedProblems.length ? 'escaped processes' : 'driver handles';
   const shutdown = checkResult(
     'shutdown',
-    levelOf('shutdown', levels, 'none'),
+    levelOf('shutdown', levels),
     problems.length
       ? { outcome: 'failed', message: problems.join('; '), step }
       : { outcome: 'passed', message: 'every server exited by itself within its grace and left no process; the driver left no handle' },
@@ -251,7 +252,7 @@ export async function leaksPhase(
   );
   const files = checkResult(
     'temp-files',
-    levelOf('temp-files', levels, 'none'),
+    levelOf('temp-files', levels),
     temp.length
       ? {
           outcome: 'failed',

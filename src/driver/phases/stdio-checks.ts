@@ -3,22 +3,23 @@
 // phase's verdict is what they fold to (decidePhase), so a lifecycle failure fails the phase and the
 // session's own failure leaves the edges unrun.
 
-import type { CheckLevel, PhaseResultOf, SubCheckResult } from '../../results/types.js';
+import type { PhaseResultOf, SubCheckResult } from '../../results/types.js';
 import { byRevision, checkLine, checkResult, decidePhase, levelOf, notableChecks } from '../../contract/checks.js';
+import type { CheckLevels } from '../../contract/protocol.js';
 import { LIFECYCLE_IDS } from '../lifecycle/checks.js';
 
 /** The session's result with every sub-check: its verdict, message and step now come from them. */
 export function withStdioChecks(
   session: PhaseResultOf<'stdio'>,
   lifecycle: SubCheckResult[] | undefined,
-  levels: Readonly<Record<string, CheckLevel>> | undefined,
+  levels: CheckLevels,
 ): PhaseResultOf<'stdio'> {
   const what = `the session ${session.verdict === 'failed' ? 'failed' : 'was not measured'}${session.step ? ` at ${session.step}` : ''}`;
   // A session result without a message still names its cause: what happened and where, never a bare verdict.
   const cause = session.message || `${what} (the driver recorded no message)`;
   const own = checkResult(
     'session',
-    levelOf('session', levels, 'none'),
+    levelOf('session', levels),
     session.verdict === 'passed'
       ? { outcome: 'passed', message: 'initialize, the lists, every step and ping answered; stdout carried only JSON-RPC' }
       : { outcome: session.verdict, message: cause, ...(session.step ? { step: session.step } : {}) },
@@ -27,8 +28,7 @@ export function withStdioChecks(
   // Judged by the revision the session negotiated (each edge cites that revision's text).
   const negotiated = session.details?.protocolVersion;
   const edges = (
-    lifecycle ??
-    LIFECYCLE_IDS.map((id) => checkResult(id, levelOf(id, levels, 'none'), { outcome: 'skipped', message: why, short: 'not run' }))
+    lifecycle ?? LIFECYCLE_IDS.map((id) => checkResult(id, levelOf(id, levels), { outcome: 'skipped', message: why, short: 'not run' }))
   ).map((c) => byRevision(c, typeof negotiated === 'string' ? negotiated : undefined));
   const checks = [own, ...edges];
   const verdict = decidePhase(checks);

@@ -140,7 +140,8 @@ export interface ImportCheckInput {
   packageName: string;
   /** The tarball's sha512: the package's files, hence the scan, are the same in every cell. */
   key: string;
-  levels?: Readonly<Record<string, CheckLevel>>;
+  /** Both checks' levels, resolved (config/resolve.ts): nothing here defaults one. */
+  levels: Readonly<Record<string, CheckLevel>>;
   /** Where the package is installed, when not `<cell>/node_modules/<name>` (Yarn PnP unplugs it elsewhere). */
   packageDir?: string;
 }
@@ -151,7 +152,7 @@ export async function judgeImports(input: ImportCheckInput): Promise<SubCheckRes
   const manifest = await readFile(path.join(packageDir, 'package.json'), 'utf8')
     .then((t) => JSON.parse(t) as DeclaringManifest)
     .catch(() => undefined);
-  const level = (id: string) => levelOf(id, input.levels, 'none');
+  const level = (id: string) => levelOf(id, input.levels);
   if (!manifest) {
     const missing: CheckFinding = { outcome: 'not-measured', message: `${input.packageName} has no readable package.json in the cell` };
     return UNDECLARED_CHECKS.map((id) => checkResult(id, level(id), missing));

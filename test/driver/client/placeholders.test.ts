@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { cellPlaceholders, makeScratchDir, scratchDir } from '../../../src/driver/client/placeholders.js';
 import type { DriverSpec } from '../../../src/contract/protocol.js';
+import { withLevels } from '../helpers/levels.js';
 
 function spec(cellDir: string): DriverSpec {
   const command = {
@@ -18,7 +19,7 @@ function spec(cellDir: string): DriverSpec {
     probe: '/x/probe.js',
     baseEnv: { PATH: '/usr/bin', STATE: '{tmp}/shared.json' },
     client: { capabilities: { roots: {} }, roots: [{ uri: 'file://{tmp}', name: 'scratch' }], noArguments: 'empty' },
-    phases: {
+    phases: withLevels({
       stdio: { command, expect: {}, steps: [], timeoutMs: 1000 },
       http: {
         command: { ...command, env: { TOKEN: '{token}', HOME_DIR: '{cellDir}' } },
@@ -30,7 +31,7 @@ function spec(cellDir: string): DriverSpec {
       },
       bind: false,
       leaks: { graceMs: 1 },
-    },
+    }),
   };
 }
 

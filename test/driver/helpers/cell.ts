@@ -11,6 +11,7 @@ import type { DriverMessage, DriverSpec, Step } from '../../../src/contract/prot
 import type { PhaseName, PhaseResult, PhaseResultOf } from '../../../src/results/types.js';
 import { copyTree, keep, keepable, keptTree } from '../../helpers/kept-trees.js';
 import { fileHash, keyOf, shared } from '../../helpers/run-cache.js';
+import { withLevels, type UnresolvedPhases } from './levels.js';
 
 const run = promisify(execFile);
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
@@ -174,7 +175,8 @@ export function runDriver(cell: Cell, spec: DriverSpec, timeoutMs = 120_000): Pr
   });
 }
 
-export type PhasesSpec = DriverSpec['phases'];
+/** A spec's phases as a test writes them: levels partial or absent (baseSpec resolves them). */
+export type PhasesSpec = UnresolvedPhases;
 
 export function baseSpec(cell: Cell, packageDir: string, phases: PhasesSpec): DriverSpec {
   return {
@@ -189,7 +191,7 @@ export function baseSpec(cell: Cell, packageDir: string, phases: PhasesSpec): Dr
       '@modelcontextprotocol/sdk',
       '@modelcontextprotocol/server',
     ],
-    phases,
+    phases: withLevels(phases),
   };
 }
 

@@ -309,7 +309,7 @@ describe('judgeSessions', () => {
           })
         : a(400, { sessionId: 's-refused' });
     });
-    const r = await specChecks({ ...INPUT, levels: { origin: 'off', host: 'off', 'token-in-header': 'off' } }, send);
+    const r = await specChecks({ ...INPUT, levels: { ...REQUIRED, origin: 'off', host: 'off', 'token-in-header': 'off' } }, send);
     expect(r.find((c) => c.id === 'session-id-distinct')).toMatchObject({
       outcome: 'failed',
       message: 'a second initialize (while the first session was open) got 400 (want 2xx with a new Mcp-Session-Id)',
@@ -474,6 +474,8 @@ function scripted(over: (req: RawRequest, n: number) => Sent | undefined = () =>
   return { sent, send };
 }
 
+/** Every spec check at require (the levels arrive resolved: the checks read them as given). */
+const REQUIRED = Object.fromEntries(SPEC_CHECK_IDS.map((id) => [id, 'require' as const]));
 const INPUT: SpecCheckInput = {
   url: 'http://127.0.0.1:5555/mcp',
   port: 5555,
@@ -481,7 +483,7 @@ const INPUT: SpecCheckInput = {
   token: 'tok',
   anonymousStatus: 401,
   timeoutMs: 1000,
-  levels: {},
+  levels: REQUIRED,
 };
 const JSON_H = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
 const AUTH_H = { ...JSON_H, authorization: 'Bearer tok' };
@@ -574,13 +576,16 @@ describe('specChecks on a scripted server', () => {
 
   it('the query-string token keeps the URL query and its path; without authorization no header is sent, and token-in-header is skipped without a token', async () => {
     const { sent, send } = scripted();
-    const r = await specChecks({ ...INPUT, url: 'http://127.0.0.1:5555/x/mcp?tenant=a', levels: { origin: 'off', host: 'off' } }, send);
+    const r = await specChecks(
+      { ...INPUT, url: 'http://127.0.0.1:5555/x/mcp?tenant=a', levels: { ...REQUIRED, origin: 'off', host: 'off' } },
+      send,
+    );
     expect(sent[0]).toStrictEqual({ method: 'POST', headers: JSON_H, body: INIT, path: '/x/mcp?tenant=a&access_token=tok' });
     expect(outcomes(r)['token-in-header']).toBe('passed/require');
 
     const open = scripted();
     const { authorization: _a, token: _t, ...none } = INPUT;
-    const r2 = await specChecks({ ...none, levels: { origin: 'off', host: 'off' } }, open.send);
+    const r2 = await specChecks({ ...none, levels: { ...REQUIRED, origin: 'off', host: 'off' } }, open.send);
     expect(r2.find((c) => c.id === 'token-in-header')).toMatchObject({
       outcome: 'skipped',
       message: 'no token (auth none)',
@@ -594,6 +599,7 @@ describe('specChecks on a scripted server', () => {
   it('a check set to off sends nothing for it and is recorded skipped/off; a level is reported as configured', async () => {
     const { sent, send } = scripted();
     const levels: Record<string, CheckLevel> = {
+      ...REQUIRED,
       origin: 'off',
       host: 'warn',
       'token-in-header': 'off',
@@ -644,6 +650,7 @@ describe('specChecks on a scripted server', () => {
   it('protocol-version alone: no second initialize, no ping without a session, no DELETE of the session but the clean-up', async () => {
     const { sent, send } = scripted();
     const levels: Record<string, CheckLevel> = {
+      ...REQUIRED,
       origin: 'off',
       host: 'off',
       'token-in-header': 'off',
@@ -665,7 +672,7 @@ describe('specChecks on a scripted server', () => {
   });
 
   it('initialize refused or unanswered: protocol-version and the session checks are not measured, saying why', async () => {
-    const levels: Record<string, CheckLevel> = { origin: 'off', host: 'off', 'token-in-header': 'off' };
+    const levels: Record<string, CheckLevel> = { ...REQUIRED, origin: 'off', host: 'off', 'token-in-header': 'off' };
     for (const [answer, seen] of [
       [a(500), '500'],
       [a(199), '199'],
@@ -690,7 +697,7 @@ describe('specChecks on a scripted server', () => {
     const { sent, send } = scripted((q) =>
       (q.body as { method?: string })?.method === 'initialize' ? a(299, { sessionId: 'only', body: 'not json' }) : undefined,
     );
-    const levels: Record<string, CheckLevel> = { origin: 'off', host: 'off', 'token-in-header': 'off' };
+    const levels: Record<string, CheckLevel> = { ...REQUIRED, origin: 'off', host: 'off', 'token-in-header': 'off' };
     const r = await specChecks({ ...INPUT, levels }, send);
     expect(sent[1]!.headers['mcp-protocol-version']).toBe('2025-11-25');
     expect(r.find((c) => c.id === 'protocol-version')).toMatchObject({
@@ -734,7 +741,13 @@ describe('specChecks on a scripted server', () => {
     const empty = scripted((q) =>
       (q.body as { method?: string } | undefined)?.method === 'initialize' ? a(200, { sessionId: '' }) : undefined,
     );
-    const levels: Record<string, CheckLevel> = { origin: 'off', host: 'off', 'token-in-header': 'off', 'protocol-version': 'off' };
+    const levels: Record<string, CheckLevel> = {
+      ...REQUIRED,
+      origin: 'off',
+      host: 'off',
+      'token-in-header': 'off',
+      'protocol-version': 'off',
+    };
     const r = await specChecks({ ...INPUT, levels }, empty.send);
     expect(outcomes(r)).toMatchObject({ 'session-id-visible-ascii': 'skipped/require', 'session-id-distinct': 'skipped/require' });
     expect(empty.sent.filter((q) => q.method === 'DELETE')).toEqual([]);
@@ -756,7 +769,7 @@ describe('specChecks on a scripted server', () => {
       inits += 1;
       return inits === 2 ? a(200) : undefined;
     });
-    const r = await specChecks({ ...INPUT, levels: { origin: 'off', host: 'off', 'token-in-header': 'off' } }, send);
+    const r = await specChecks({ ...INPUT, levels: { ...REQUIRED, origin: 'off', host: 'off', 'token-in-header': 'off' } }, send);
     expect(r.find((c) => c.id === 'session-id-distinct')!.message).toBe('a second initialize got no Mcp-Session-Id');
     expect(sent.filter((q) => q.method === 'DELETE').map((q) => q.headers['mcp-session-id'])).toEqual(['s1']);
 
@@ -765,7 +778,7 @@ describe('specChecks on a scripted server', () => {
       // Every loopback Origin (localhost, and the URL's own 127.0.0.1) reset: no answer to either.
       return q.headers.origin === 'http://localhost:5555' || q.headers.origin === 'http://127.0.0.1:5555' ? reset : undefined;
     });
-    const r2 = await specChecks({ ...INPUT, levels: { host: 'off', 'token-in-header': 'off' } }, errs.send);
+    const r2 = await specChecks({ ...INPUT, levels: { ...REQUIRED, host: 'off', 'token-in-header': 'off' } }, errs.send);
     expect(r2.find((c) => c.id === 'origin')).toMatchObject({ outcome: 'failed', short: 'loopback Origin no answer (socket hang up)' });
     // s1 ended by its check; s2 (the second initialize) cleaned up.
     expect(errs.sent.filter((q) => q.method === 'DELETE').map((q) => q.headers['mcp-session-id'])).toEqual(['s1', 's2']);
@@ -775,14 +788,14 @@ describe('specChecks on a scripted server', () => {
     for (const answer of [a(500), a(405), reset, a(300)]) {
       let deletes = 0;
       const { sent, send } = scripted((q) => (q.method === 'DELETE' && ++deletes === 1 ? answer : undefined));
-      await specChecks({ ...INPUT, levels: { origin: 'off', host: 'off', 'token-in-header': 'off' } }, send);
+      await specChecks({ ...INPUT, levels: { ...REQUIRED, origin: 'off', host: 'off', 'token-in-header': 'off' } }, send);
       expect(sent.filter((q) => q.method === 'DELETE').map((q) => q.headers['mcp-session-id'])).toEqual(['s1', 's1', 's2']);
     }
   });
 
   it('a DELETE at 2xx other than 200 ends the session: the clean-up does not close it again', async () => {
     const { sent, send } = scripted((q) => (q.method === 'DELETE' ? a(299) : undefined));
-    await specChecks({ ...INPUT, levels: { origin: 'off', host: 'off', 'token-in-header': 'off' } }, send);
+    await specChecks({ ...INPUT, levels: { ...REQUIRED, origin: 'off', host: 'off', 'token-in-header': 'off' } }, send);
     expect(sent.filter((q) => q.method === 'DELETE').map((q) => q.headers['mcp-session-id'])).toEqual(['s1', 's2']);
   });
 
@@ -791,9 +804,9 @@ describe('specChecks on a scripted server', () => {
       if ((q.body as { method?: string } | undefined)?.method === 'ping') throw new Error('sender broke');
       return undefined;
     });
-    await expect(specChecks({ ...INPUT, levels: { origin: 'off', host: 'off', 'token-in-header': 'off' } }, send)).rejects.toThrow(
-      'sender broke',
-    );
+    await expect(
+      specChecks({ ...INPUT, levels: { ...REQUIRED, origin: 'off', host: 'off', 'token-in-header': 'off' } }, send),
+    ).rejects.toThrow('sender broke');
     expect(sent.filter((q) => q.method === 'DELETE')).toStrictEqual([
       { method: 'DELETE', headers: { authorization: 'Bearer tok', 'mcp-session-id': 's1' } },
     ]);
@@ -861,11 +874,11 @@ describe('specChecks on a scripted server', () => {
 
   it('the query-string token is judged against the no-token status given', async () => {
     const { send } = scripted((q) => (q.path ? a(200) : undefined));
-    const r = await specChecks({ ...INPUT, levels: { origin: 'off', host: 'off' } }, send);
+    const r = await specChecks({ ...INPUT, levels: { ...REQUIRED, origin: 'off', host: 'off' } }, send);
     expect(r.find((c) => c.id === 'token-in-header')).toMatchObject({ outcome: 'failed', short: '200 (want 401)' });
     const served = scripted((q) => (q.path ? a(200) : undefined));
     const { anonymousStatus: _, ...noAnon } = INPUT;
-    const r2 = await specChecks({ ...noAnon, levels: { origin: 'off', host: 'off' } }, served.send);
+    const r2 = await specChecks({ ...noAnon, levels: { ...REQUIRED, origin: 'off', host: 'off' } }, served.send);
     expect(r2.find((c) => c.id === 'token-in-header')!.outcome).toBe('skipped');
   });
 });
@@ -1067,7 +1080,7 @@ describe('specChecks: a server that exits under each request in turn', () => {
     });
 
   it("protocol-version off: the first initialize is the first session check's, and the ping with the session is session-required's", async () => {
-    const levels = { origin: 'off', 'token-in-header': 'off', 'protocol-version': 'off' } as const;
+    const levels = { ...REQUIRED, origin: 'off', 'token-in-header': 'off', 'protocol-version': 'off' } as const;
     // foreign Host, initialize, notifications/initialized, second initialize, the ping with the session.
     for (const [n, id, step] of [
       [2, 'session-id-visible-ascii', 'initialize'],
@@ -1080,7 +1093,10 @@ describe('specChecks: a server that exits under each request in turn', () => {
   });
 
   it('host alone: its control is an initialize of its own, named as such', async () => {
-    const levels = Object.fromEntries(SPEC_CHECK_IDS.filter((id) => id !== 'host').map((id) => [id, 'off' as const]));
+    const levels = {
+      ...Object.fromEntries(SPEC_CHECK_IDS.filter((id) => id !== 'host').map((id) => [id, 'off' as const])),
+      host: 'require' as const,
+    };
     const s = exitingAt(2);
     const r = await specChecks({ ...INPUT, levels, exited: s.exited }, s.send);
     expect(failedUnder(r)).toEqual(under('host', 'initialize with its own Host'));
@@ -1094,7 +1110,8 @@ describe('specChecks: a server that exits under each request in turn', () => {
 });
 
 describe('specChecks: the Host control, exactly the requests it needs', () => {
-  const only = (...on: string[]) => Object.fromEntries(SPEC_CHECK_IDS.filter((id) => !on.includes(id)).map((id) => [id, 'off' as const]));
+  const only = (...on: string[]) =>
+    Object.fromEntries(SPEC_CHECK_IDS.map((id) => [id, on.includes(id) ? ('require' as const) : ('off' as const)]));
 
   it('a foreign Host not refused (200, 500, 399) needs no control: one request, failed', async () => {
     for (const status of [200, 500, 399]) {

@@ -15,6 +15,7 @@ import {
 import type { Answer, Wire } from '../../../src/driver/lifecycle/wire.js';
 import type { Step } from '../../../src/contract/protocol.js';
 import type { SubCheckResult } from '../../../src/results/types.js';
+import { levels } from '../helpers/levels.js';
 
 type Script = (method: string, params: Record<string, unknown>) => Answer;
 
@@ -52,7 +53,7 @@ const OFF = { 'repeated-initialize': 'off', cancellation: 'off' } as const;
 const run = async (script: Script, steps: Step[] = [ECHO_STEP], checks: Record<string, 'require' | 'warn' | 'off'> = OFF) => {
   const w = scripted(script);
   const details: Record<string, unknown> = {};
-  const results = await lifecycleChecks(w.wire, { steps, timeoutMs: 1000, checks }, details);
+  const results = await lifecycleChecks(w.wire, { steps, timeoutMs: 1000, checks: levels('stdio', checks) }, details);
   const by = (id: string) => results.find((r) => r.id === id)!;
   return { ...w, details, results, by };
 };

@@ -10,6 +10,7 @@ import { freePort, waitUntilListening } from '../../../src/driver/http/listen-wa
 import { httpLifecycle } from '../../../src/driver/phases/http-lifecycle.js';
 import { TEST_SERVER } from '../helpers/cell.js';
 import { phaseBench, type PhaseBench } from '../helpers/phase-bench.js';
+import { levels } from '../helpers/levels.js';
 
 let bench: PhaseBench;
 beforeAll(async () => {
@@ -39,7 +40,7 @@ describe('httpLifecycle', () => {
     try {
       const details: Record<string, unknown> = {};
       const checks = await httpLifecycle(
-        { steps: [], timeoutMs: 5000, checks: { 'unknown-tool': 'warn', cancellation: 'off' } },
+        { steps: [], timeoutMs: 5000, checks: levels('http', { 'unknown-tool': 'warn', cancellation: 'off' }) },
         url,
         `Bearer ${TOKEN}`,
         proc,
@@ -65,7 +66,7 @@ describe('httpLifecycle', () => {
     const { proc, url } = await started(TEST_SERVER);
     try {
       const details: Record<string, unknown> = {};
-      const checks = await httpLifecycle({ steps: [], timeoutMs: 5000 }, url, 'Bearer wrong', proc, true, details);
+      const checks = await httpLifecycle({ steps: [], timeoutMs: 5000, checks: levels('http') }, url, 'Bearer wrong', proc, true, details);
       // The time spent trying is theirs: no check ran.
       expect(details.lifecycle).toEqual({ durationMs: expect.any(Number), sessionMs: expect.any(Number), checks: [] });
       expect(checks.map((c) => c.id)).toEqual([...LIFECYCLE_IDS]);
@@ -90,7 +91,7 @@ describe('httpLifecycle', () => {
     const { proc, url } = await started(TEST_SERVER);
     try {
       const checks = await httpLifecycle(
-        { steps: [], timeoutMs: 5000, checks: { 'unknown-method': 'off' } },
+        { steps: [], timeoutMs: 5000, checks: levels('http', { 'unknown-method': 'off' }) },
         url,
         'Bearer wrong',
         proc,
@@ -119,7 +120,14 @@ describe('httpLifecycle', () => {
     const { proc, url } = await started(TEST_SERVER);
     try {
       const details: Record<string, unknown> = {};
-      const checks = await httpLifecycle({ steps: [], timeoutMs: 5000 }, url, `Bearer ${TOKEN}`, proc, true, details);
+      const checks = await httpLifecycle(
+        { steps: [], timeoutMs: 5000, checks: levels('http') },
+        url,
+        `Bearer ${TOKEN}`,
+        proc,
+        true,
+        details,
+      );
       expect(checks.map((c) => c.id)).toEqual([...LIFECYCLE_IDS]);
       expect(checks[0]).toMatchObject({ id: 'unknown-method', outcome: 'passed' });
       expect(checks.some((c) => c.short === 'no session' || c.message.startsWith('not run: the round trip'))).toBe(false);
@@ -161,7 +169,7 @@ process.on('SIGTERM', () => process.exit(0));
     );
     const { proc, url } = await started(bin);
     try {
-      await httpLifecycle({ steps: [], timeoutMs: 1000 }, url, undefined, proc, true, {});
+      await httpLifecycle({ steps: [], timeoutMs: 1000, checks: levels('http') }, url, undefined, proc, true, {});
       const first = JSON.parse(readFileSync(log, 'utf8').split('\n')[0]!) as { clientInfo: unknown };
       expect(first.clientInfo).toEqual({ name: 'mcp-matrix-driver', version: '0.1.0' });
     } finally {

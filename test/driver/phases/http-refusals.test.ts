@@ -19,6 +19,7 @@ import {
   type HttpChecks,
   type SubCheck,
 } from '../../../src/driver/phases/http-refusals.js';
+import { resolved } from '../helpers/levels.js';
 
 let server: Server;
 let base = '';
@@ -82,7 +83,7 @@ describe('asJudged: the 401 and OAuth checks as the message reads them, once jud
   };
   const expired: OAuthCheck = { id: 'expired', outcome: 'ok', text: '401', short: '401', step: 'expired token' };
   const checks: HttpChecks = { noToken: ok, wwwAuthenticate: ok, wrongToken: ok, roundTrip: ok, oauth: [audience, expired] };
-  const judged = (revision: string) => reportedChecks(checks, { auth: 'oauth' }).map((c) => byRevision(c, revision));
+  const judged = (revision: string) => reportedChecks(checks, resolved('http', { auth: 'oauth' })).map((c) => byRevision(c, revision));
 
   it('under a revision without the requirement: `not applicable (revision X)`, never its finding', () => {
     const shown = asJudged(checks, judged('2024-11-05'));
@@ -231,7 +232,7 @@ describe('the 401 and OAuth checks read out: the message, the reported checks, t
     };
     const reported = reportedChecks(
       { ...base, noToken: exited, oauth: [oauth('audience', 'ok', '401'), oauth('roundTrip', 'ok', 'ok')] },
-      { auth: 'oauth' },
+      resolved('http', { auth: 'oauth' }),
     );
     expect(reported.map((r) => r.id)).toEqual(['no-token-401', 'www-authenticate', 'wrong-token-401', 'oauth-audience', 'round-trip']);
     expect(reported[0]).toMatchObject({ outcome: 'failed', evidence: { exited: 'code 7' } });

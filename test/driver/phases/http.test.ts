@@ -24,6 +24,7 @@ import type { DriverSpec, Step } from '../../../src/contract/protocol.js';
 import { TEST_SERVER } from '../helpers/cell.js';
 import { phaseBench, stallPastBound, type PhaseBench } from '../helpers/phase-bench.js';
 import { NoAnswer } from '../../../src/driver/http/raw-http.js';
+import { levels, resolved } from '../helpers/levels.js';
 
 const probe = (status: number, wwwAuthenticate: string | null = null) => ({ status, wwwAuthenticate });
 
@@ -155,7 +156,7 @@ describe('reportedChecks: the 401 checks and the round trip as sub-checks', () =
   const firstStep = (checks: ReturnType<typeof reportedChecks>) =>
     checks.find((c) => c.level === 'require' && c.outcome === 'failed')?.step;
   it('the first failed required one names the step; none when nothing failed', () => {
-    const spec = { auth: 'bearer' as const };
+    const spec = resolved('http', { auth: 'bearer' as const });
     expect(firstStep(reportedChecks({ noToken: ok, wwwAuthenticate: ok, wrongToken: ok, roundTrip: ok }, spec))).toBeUndefined();
     expect(firstStep(reportedChecks({ noToken: ok, wwwAuthenticate: fail('b'), wrongToken: fail('c'), roundTrip: fail('d') }, spec))).toBe(
       'b',
@@ -165,7 +166,10 @@ describe('reportedChecks: the 401 checks and the round trip as sub-checks', () =
     expect(firstStep(reportedChecks({ noToken: ok, wwwAuthenticate: ok, wrongToken: ok, roundTrip: fail('d') }, spec))).toBe('d');
   });
   it('records each with its id, requirement, spec revision and level; no auth is skipped, never passed', () => {
-    const checks = reportedChecks({ noToken: noAuth, wwwAuthenticate: noAuth, wrongToken: noAuth, roundTrip: ok }, { auth: 'none' });
+    const checks = reportedChecks(
+      { noToken: noAuth, wwwAuthenticate: noAuth, wrongToken: noAuth, roundTrip: ok },
+      resolved('http', { auth: 'none' }),
+    );
     expect(checks.map((c) => [c.id, c.outcome, c.level])).toEqual([
       ['no-token-401', 'skipped', 'require'],
       ['www-authenticate', 'skipped', 'require'],
@@ -188,7 +192,7 @@ describe('reportedChecks: the 401 checks and the round trip as sub-checks', () =
     };
     const checks = reportedChecks(
       { noToken: fail('a'), wwwAuthenticate: { outcome: 'n/a', text: '', short: 'n/a' }, wrongToken: ok, roundTrip: ok, oauth: [metadata] },
-      { auth: 'oauth' },
+      resolved('http', { auth: 'oauth' }),
     );
     expect(checks.find((c) => c.id === 'www-authenticate')).toMatchObject({
       outcome: 'skipped',
@@ -203,7 +207,7 @@ describe('reportedChecks: the 401 checks and the round trip as sub-checks', () =
   it('a failure at level warn is shown and does not fail the phase; off is not judged', () => {
     const checks = reportedChecks(
       { noToken: ok, wwwAuthenticate: fail('b'), wrongToken: fail('c'), roundTrip: ok },
-      { auth: 'bearer', checks: { 'www-authenticate': 'warn', 'wrong-token-401': 'off' } },
+      resolved('http', { auth: 'bearer', checks: { 'www-authenticate': 'warn', 'wrong-token-401': 'off' } }),
     );
     expect(checks.map((c) => [c.id, c.outcome, c.level])).toEqual([
       ['no-token-401', 'passed', 'require'],
@@ -305,7 +309,7 @@ describe('httpPhase: sub-checks, retries and never-listened, from src', () => {
   // here (test/driver/phases/spec-checks.test.ts proves them), so a fixed-status server is judged on the point.
   const SPEC_OFF = Object.fromEntries(SPEC_CHECK_IDS.map((id) => [id, 'off' as const]));
   function spec(bin: string, over: Partial<HttpSpec> = {}, env: Record<string, string> = {}): HttpSpec {
-    return {
+    return resolved('http', {
       command: { bin, args: ['--transport', 'http', '--host', '{host}', '--port', '{port}'], env: { MCP_SERVER_TOKEN: '{token}', ...env } },
       host: '127.0.0.1',
       path: '/mcp',
@@ -314,7 +318,7 @@ describe('httpPhase: sub-checks, retries and never-listened, from src', () => {
       timeoutMs: 10_000,
       checks: SPEC_OFF,
       ...over,
-    };
+    });
   }
 
   async function http(s: HttpSpec, ctx = bench.context()) {
@@ -725,7 +729,7 @@ describe('httpPhase: sub-checks, retries and never-listened, from src', () => {
     const baseline = activeResources();
     const { r, ctx } = await http(spec(TEST_SERVER));
     expect(r.verdict).toBe('passed');
-    const leaks = await leaksPhase(ctx, 2000, baseline);
+    const leaks = await leaksPhase(ctx, 2000, baseline, levels('leaks'));
     expect(leaks.details!.driverHandles).toEqual([]);
     expect(leaks).toMatchObject({ phase: 'leaks', verdict: 'passed' });
     // Also by where they were made, not only by count: a test before this one may leave timers of its own

@@ -13,6 +13,7 @@ import { NO_PROC } from '../../../src/driver/server/escaped.js';
 import { leaksPhase } from '../../../src/driver/phases/leaks.js';
 import { ROOT } from '../helpers/cell.js';
 import { phaseBench, serversBooted, type PhaseBench } from '../helpers/phase-bench.js';
+import { levels } from '../helpers/levels.js';
 
 vi.mock('../../../src/driver/server/proc.js', async (importOriginal) => ({
   ...(await importOriginal<typeof import('../../../src/driver/server/proc.js')>()),
@@ -25,6 +26,8 @@ const real = await vi.importActual<typeof import('../../../src/driver/server/pro
 
 const SERVER = join(ROOT, 'test/driver/fixtures/phase-server.mjs');
 const GRACE = 400;
+/** The leaks checks at their defaults, as the harness resolves them. */
+const LEAKS = levels('leaks');
 const num = expect.any(Number) as number;
 
 let bench: PhaseBench;
@@ -54,7 +57,7 @@ describe('leaksPhase without /proc', () => {
   it('a child left in the server group still fails "stdio shutdown": the group answers kill(-pgid, 0), its members cannot be listed', async () => {
     const baseline = activeResources();
     const { ctx, proc } = await startBooted('child');
-    const r = await leaksPhase(ctx, GRACE, baseline);
+    const r = await leaksPhase(ctx, GRACE, baseline, LEAKS);
     const problem = `stdio server exited, but its process group (pgid ${proc.pid}) was still alive ${GRACE} ms after stdin EOF; no /proc: the processes left in it cannot be listed (killed the group)`;
     const { checks, ...phase } = r;
     expect(checks!.map((c) => [c.id, c.outcome])).toEqual([
@@ -89,7 +92,7 @@ describe('leaksPhase without /proc', () => {
   it('a Node server still running is still asked for its handles: the bin is a Node script, so its own pid is the target', async () => {
     const baseline = activeResources();
     const { ctx, proc } = await startBooted('linger');
-    const r = await leaksPhase(ctx, GRACE, baseline);
+    const r = await leaksPhase(ctx, GRACE, baseline, LEAKS);
     const line = readFileSync(SERVER, 'utf8')
       .split('\n')
       .findIndex((l) => l.startsWith('  setInterval(() => {}, 1000);'));
@@ -122,7 +125,7 @@ describe('leaksPhase without /proc', () => {
   it('a detached child cannot be seen: leaks passes, and the details say the escape check did not run', async () => {
     const baseline = activeResources();
     const { ctx, proc } = await startBooted('escape');
-    const r = await leaksPhase(ctx, GRACE, baseline);
+    const r = await leaksPhase(ctx, GRACE, baseline, LEAKS);
     const { checks, ...phase } = r;
     expect(checks!.map((c) => [c.id, c.outcome])).toEqual([
       ['shutdown', r.verdict],

@@ -19,6 +19,7 @@ import type { CheckLevel, SubCheckResult } from '../../../src/results/types.js';
 import { stdioPhase } from '../../../src/driver/phases/stdio.js';
 import { ROOT } from '../helpers/cell.js';
 import { phaseBench, serversBooted, type PhaseBench } from '../helpers/phase-bench.js';
+import { levels as resolvedLevels } from '../helpers/levels.js';
 
 const SERVER = join(ROOT, 'test/driver/fixtures/phase-server.mjs');
 const lineOf = (text: string): number =>
@@ -29,6 +30,8 @@ const TIMER = `Timeout (setInterval) at ${SERVER}:${lineOf('  setInterval(() => 
 const STDIN = `PIPEWRAP (process.getStdin [as stdin]) at ${SERVER}:${lineOf('const lines = createInterface(')}`;
 const LINGERER = `${process.execPath} -e setInterval(() => {}, 1000)`;
 const GRACE = 400;
+/** The leaks checks at their defaults, as the harness resolves them. */
+const LEAKS = resolvedLevels('leaks');
 // For tests whose servers exit at once and whose subject is not the window (what passes, what escaped, whose
 // handle it is): the phase returns when the servers exit (an escaped process is looked for after the window, so
 // those two tests wait it out), and a loaded machine (load 20 on 2 cores in a clean-clone CI) cannot turn a
@@ -83,7 +86,7 @@ describe('leaksPhase', () => {
     // A server that never started has nothing to settle.
     start(ctx, 'http', '', { bin: '/nonexistent/server' });
     await serversBooted(ctx);
-    const r = await leaksPhase(ctx, ROOMY, baseline);
+    const r = await leaksPhase(ctx, ROOMY, baseline, LEAKS);
     expect(r).toStrictEqual({
       phase: 'leaks',
       durationMs: num,
@@ -118,10 +121,15 @@ describe('leaksPhase', () => {
         expect: {},
         steps: [{ tool: 'echo' }],
         timeoutMs: 10_000,
-        checks: { 'unknown-tool': 'off', 'invalid-arguments': 'off', 'repeated-initialize': 'off', cancellation: 'off' },
+        checks: resolvedLevels('stdio', {
+          'unknown-tool': 'off',
+          'invalid-arguments': 'off',
+          'repeated-initialize': 'off',
+          cancellation: 'off',
+        }),
       });
       expect(stdio.verdict).toBe('passed');
-      return { ctx, r: await leaksPhase(ctx, ROOMY, baseline, levels) };
+      return { ctx, r: await leaksPhase(ctx, ROOMY, baseline, resolvedLevels('leaks', levels)) };
     };
     const { ctx, r } = await run();
     const pid = ctx.servers[0]!.proc.pid;
@@ -152,7 +160,7 @@ describe('leaksPhase', () => {
     const ctx = bench.context();
     const proc = start(ctx, 'stdio', 'linger');
     await serversBooted(ctx);
-    const r = await leaksPhase(ctx, GRACE, baseline);
+    const r = await leaksPhase(ctx, GRACE, baseline, LEAKS);
     const problem = `stdio server still running ${GRACE} ms after stdin EOF: ${TIMER}`;
     const timer = { type: 'Timeout', location: TIMER.split(' at ')[1], createdBy: 'setInterval' };
     expect(r).toStrictEqual({
@@ -181,7 +189,7 @@ describe('leaksPhase', () => {
     const ctx = bench.context();
     start(ctx, 'http', 'linger');
     await serversBooted(ctx);
-    const r = await leaksPhase(ctx, GRACE, baseline);
+    const r = await leaksPhase(ctx, GRACE, baseline, LEAKS);
     expect(r.step).toBe('http shutdown');
     expect(r.message).toBe(`http server still running ${GRACE} ms after SIGTERM: ${TIMER}, ${STDIN}`);
     expect(ctx.summary.leakedHandles).toStrictEqual([
@@ -195,7 +203,7 @@ describe('leaksPhase', () => {
     const ctx = bench.context();
     start(ctx, 'bind', 'stdin-only');
     await serversBooted(ctx);
-    const r = await leaksPhase(ctx, GRACE, baseline);
+    const r = await leaksPhase(ctx, GRACE, baseline, LEAKS);
     expect(r.step).toBe('bind shutdown');
     expect(r.message).toBe(`bind server still running ${GRACE} ms after its refusal: ${STDIN}`);
   });
@@ -205,7 +213,7 @@ describe('leaksPhase', () => {
     const ctx = bench.context();
     start(ctx, 'http', '', { bin: '/bin/sh', args: ['-c', 'trap "" TERM; : > "$READY_FILE"; while :; do sleep 1; done'] });
     await serversBooted(ctx);
-    const r = await leaksPhase(ctx, GRACE, baseline);
+    const r = await leaksPhase(ctx, GRACE, baseline, LEAKS);
     expect(r.message).toBe(`http server still running ${GRACE} ms after SIGTERM: the probe did not answer with a handle dump`);
     expect(r.details!.servers).toStrictEqual([
       { role: 'http', pid: ctx.servers[0]!.proc.pid, exitMs: null, handles: [], leftovers: [], problem: r.message },
@@ -218,7 +226,7 @@ describe('leaksPhase', () => {
     const ctx = bench.context();
     const proc = start(ctx, 'stdio', 'own-stdout');
     await serversBooted(ctx);
-    const r = await leaksPhase(ctx, GRACE, baseline);
+    const r = await leaksPhase(ctx, GRACE, baseline, LEAKS);
     // The probe answered (a dump of no handle), unlike a server that is not Node.
     const problem = `stdio server still running ${GRACE} ms after stdin EOF: no ref'd handle found by the probe`;
     expect(r).toStrictEqual({
@@ -247,7 +255,7 @@ describe('leaksPhase', () => {
     const ctx = bench.context();
     const proc = start(ctx, 'stdio', 'child');
     await serversBooted(ctx);
-    const r = await leaksPhase(ctx, ROOMY, baseline);
+    const r = await leaksPhase(ctx, ROOMY, baseline, LEAKS);
     const servers = r.details!.servers as { leftovers: { pid: number }[] }[];
     const child = servers[0]!.leftovers[0]!.pid;
     const problem = `stdio server exited, but left 1 process(es) of its group running ${ROOMY} ms after stdin EOF: pid ${child} ${LINGERER}`;
@@ -287,7 +295,7 @@ describe('leaksPhase', () => {
     const ctx = bench.context();
     const proc = start(ctx, 'stdio', 'escape');
     await serversBooted(ctx);
-    const r = await leaksPhase(ctx, ROOMY, baseline);
+    const r = await leaksPhase(ctx, ROOMY, baseline, LEAKS);
     const escaped = r.details!.escaped as { pid: number }[];
     const pid = escaped[0]?.pid;
     expect(r).toStrictEqual({
@@ -322,7 +330,7 @@ describe('leaksPhase', () => {
     await serversBooted(ctx);
     const left = createServer().listen(0, '127.0.0.1');
     try {
-      const r = await leaksPhase(ctx, ROOMY, baseline);
+      const r = await leaksPhase(ctx, ROOMY, baseline, LEAKS);
       expect(r.step).toBe('driver handles');
       expect(r.message).toMatch(/^the driver's own client left 1 active handle\(s\): TCPSERVERWRAP/);
       expect(r.details!.driverHandles).toEqual([expect.objectContaining({ type: 'TCPSERVERWRAP' })]);
@@ -341,7 +349,7 @@ describe('leaksPhase', () => {
     const child = start(ctx, 'http', 'child', {}, { CHILD_TRAPS_TERM: '1' });
     start(ctx, 'bind', 'linger');
     await serversBooted(ctx);
-    const r = await leaksPhase(ctx, ROOMY, baseline);
+    const r = await leaksPhase(ctx, ROOMY, baseline, LEAKS);
     expect(r.step).toBe('http shutdown');
     const problems = r.message!.split('; ');
     expect(problems).toHaveLength(2);
@@ -392,7 +400,7 @@ describe("leaksPhase: the driver's handles a server's death under a request left
     const ctx = bench.context();
     const { proc, held } = await diedUnder(ctx, '', 'tools/call crash');
     try {
-      const r = await leaksPhase(ctx, GRACE, baseline);
+      const r = await leaksPhase(ctx, GRACE, baseline, LEAKS);
       expect(r).toMatchObject({ phase: 'leaks', verdict: 'passed' });
       expect(r.message).toBeUndefined();
       expect(r.details!.driverHandles).toStrictEqual([
@@ -415,7 +423,7 @@ describe("leaksPhase: the driver's handles a server's death under a request left
     const { proc, held: during } = await diedUnder(ctx, '', 'tools/call crash');
     const after = await listen();
     try {
-      const r = await leaksPhase(ctx, GRACE, baseline);
+      const r = await leaksPhase(ctx, GRACE, baseline, LEAKS);
       expect(r).toMatchObject({ verdict: 'failed', step: 'driver handles' });
       expect(r.message).toMatch(
         /^the driver's own client left 1 active handle\(s\): TCPSERVERWRAP \(Server\.listen\) at \S+leaks\.test\.ts:\d+$/,
@@ -439,7 +447,7 @@ describe("leaksPhase: the driver's handles a server's death under a request left
     const ctx = bench.context();
     const { proc, held } = await diedUnder(ctx, 'linger', 'list tools');
     try {
-      const r = await leaksPhase(ctx, GRACE, baseline);
+      const r = await leaksPhase(ctx, GRACE, baseline, LEAKS);
       expect(r).toMatchObject({
         verdict: 'failed',
         step: 'stdio shutdown',
@@ -464,7 +472,7 @@ describe('leaksPhase: what the stop request and the settle window decide', () =>
     await serversBooted(ctx);
     proc.endStdin();
     await new Promise((r) => setTimeout(r, 600));
-    const r = await leaksPhase(ctx, 5000, baseline);
+    const r = await leaksPhase(ctx, 5000, baseline, LEAKS);
     expect(r.verdict).toBe('passed');
     const exitMs = (r.details!.servers as { exitMs: number }[])[0]!.exitMs;
     expect(exitMs).toBeGreaterThanOrEqual(800);
@@ -480,7 +488,7 @@ describe('leaksPhase: what the stop request and the settle window decide', () =>
     // Two signals sent at once may be delivered as one: the first must have been handled.
     const until = Date.now() + 10_000;
     while (!proc.stderr.tail().includes('first SIGTERM ignored') && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
-    const r = await leaksPhase(ctx, GRACE, baseline);
+    const r = await leaksPhase(ctx, GRACE, baseline, LEAKS);
     expect(r.step).toBe('http shutdown');
     expect(r.message).toBe(`http server still running ${GRACE} ms after SIGTERM: ${STDIN}`);
   });
@@ -493,7 +501,7 @@ describe('leaksPhase: what the stop request and the settle window decide', () =>
     await serversBooted(ctx);
     proc.endStdin();
     await proc.exited;
-    const r = await leaksPhase(ctx, GRACE, baseline);
+    const r = await leaksPhase(ctx, GRACE, baseline, LEAKS);
     const exitMs = (r.details!.servers as { exitMs: number }[])[0]!.exitMs;
     expect(exitMs).toBeGreaterThanOrEqual(800);
     expect(r).toMatchObject({
@@ -510,7 +518,7 @@ describe('leaksPhase: what the stop request and the settle window decide', () =>
     // On stdin EOF its thread blocks for 900 ms (SIGUSR2 goes unanswered), then it exits.
     start(ctx, 'stdio', '', {}, { EXIT_BLOCK_MS: '900' });
     await serversBooted(ctx);
-    const r = await leaksPhase(ctx, GRACE, baseline);
+    const r = await leaksPhase(ctx, GRACE, baseline, LEAKS);
     const server = (r.details!.servers as { exitMs: number; code: number }[])[0]!;
     expect(server.exitMs).toBeGreaterThanOrEqual(900);
     expect(server.code).toBe(0);
@@ -530,7 +538,7 @@ describe('leaksPhase: what the stop request and the settle window decide', () =>
     expect(settleOnce(ctx.servers[0]!, 60_000)).toBe(first);
     const settled = await first;
     expect(proc.running).toBe(false);
-    const r = await leaksPhase(ctx, GRACE, baseline);
+    const r = await leaksPhase(ctx, GRACE, baseline, LEAKS);
     expect(r.message).toBe(`stdio server still running ${GRACE} ms after stdin EOF: ${TIMER}`);
     expect(r.details!.servers).toStrictEqual([settled]);
     expect(proc.probeRecords().filter((rec) => rec.type === 'handles')).toHaveLength(1);
@@ -542,7 +550,7 @@ describe('leaksPhase: what the stop request and the settle window decide', () =>
     // A `#!/bin/sh` bin that runs Node without exec is such a group: Ctrl-C and systemd signal it whole.
     start(ctx, 'http', 'child');
     await serversBooted(ctx);
-    const r = await leaksPhase(ctx, ROOMY, baseline);
+    const r = await leaksPhase(ctx, ROOMY, baseline, LEAKS);
     expect(r.message).toBeUndefined();
     expect(r.verdict).toBe('passed');
   });
@@ -553,7 +561,7 @@ describe('leaksPhase: what the stop request and the settle window decide', () =>
     // Its server exits at once on SIGTERM; the detached child leaves 1000 ms later, within 5000 ms.
     start(ctx, 'http', 'escape-follows', {}, { FOLLOW_MS: '1000' });
     await serversBooted(ctx);
-    const r = await leaksPhase(ctx, 5000, baseline);
+    const r = await leaksPhase(ctx, 5000, baseline, LEAKS);
     expect(r.message).toBeUndefined();
     expect(r.details!.escaped).toStrictEqual([]);
   });
@@ -564,7 +572,7 @@ describe('leaksPhase: what the stop request and the settle window decide', () =>
     // It is still there for a second after its server exits: the phase must wait for it, not list it.
     start(ctx, 'stdio', 'child-follows', {}, { FOLLOW_MS: '1000' });
     await serversBooted(ctx);
-    const r = await leaksPhase(ctx, 5000, baseline);
+    const r = await leaksPhase(ctx, 5000, baseline, LEAKS);
     expect(r.message).toBeUndefined();
     expect(r.verdict).toBe('passed');
     expect((r.details!.servers as { leftovers: unknown[] }[])[0]!.leftovers).toStrictEqual([]);
@@ -575,7 +583,7 @@ describe('leaksPhase: what the stop request and the settle window decide', () =>
     const ctx = bench.context();
     const proc = start(ctx, 'stdio', 'child', {}, { CHILDREN: '2' });
     await serversBooted(ctx);
-    const r = await leaksPhase(ctx, ROOMY, baseline);
+    const r = await leaksPhase(ctx, ROOMY, baseline, LEAKS);
     const pids = (r.details!.servers as { leftovers: { pid: number }[] }[])[0]!.leftovers.map((p) => p.pid);
     expect(pids).toHaveLength(2);
     expect(r.message).toBe(
@@ -589,7 +597,7 @@ describe('leaksPhase: what the stop request and the settle window decide', () =>
     const ctx = bench.context();
     start(ctx, 'stdio', 'block');
     await serversBooted(ctx);
-    const r = await leaksPhase(ctx, GRACE, baseline);
+    const r = await leaksPhase(ctx, GRACE, baseline, LEAKS);
     expect(r.message).toBe(`stdio server still running ${GRACE} ms after stdin EOF: the probe did not answer with a handle dump`);
   });
 
@@ -601,7 +609,7 @@ describe('leaksPhase: what the stop request and the settle window decide', () =>
     process.kill(proc.pid!, 'SIGUSR2');
     const until = Date.now() + 10_000;
     while (!proc.probeRecords().some((r) => r.type === 'handles') && Date.now() < until) await new Promise((r) => setTimeout(r, 25));
-    const r = await leaksPhase(ctx, GRACE, baseline);
+    const r = await leaksPhase(ctx, GRACE, baseline, LEAKS);
     expect(r.message).toBe(`stdio server still running ${GRACE} ms after stdin EOF: ${TIMER}`);
   });
 
@@ -616,7 +624,7 @@ describe('leaksPhase: what the stop request and the settle window decide', () =>
     });
     stray.unref();
     await serversBooted(ctx);
-    const r = await leaksPhase(ctx, ROOMY, baseline);
+    const r = await leaksPhase(ctx, ROOMY, baseline, LEAKS);
     expect(r.step).toBe('escaped processes');
     expect(r.message).toBe(
       `1 process(es) started by the server cell:http#9 escaped its process group and outlived it: pid ${stray.pid} ${LINGERER} (found by the run's cookie in their environment; killed)`,
@@ -633,7 +641,7 @@ describe('leaksPhase: what the stop request and the settle window decide', () =>
     start(ctx, 'stdio', '');
     const proc = start(ctx, 'http', 'escape');
     await serversBooted(ctx);
-    const r = await leaksPhase(ctx, ROOMY, baseline);
+    const r = await leaksPhase(ctx, ROOMY, baseline, LEAKS);
     expect(r.step).toBe('escaped processes');
     expect(r.message).toMatch(new RegExp(`^1 process\\(es\\) started by the http server \\(pid ${proc.pid}, http phase\\)`));
     expect(ctx.summary.leakedHandles).toEqual([expect.objectContaining({ owner: 'server:http', type: 'process' })]);

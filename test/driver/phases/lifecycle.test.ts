@@ -15,6 +15,7 @@ import { checkResult } from '../../../src/contract/checks.js';
 import { judgeSplitSteps } from '../../../src/judge/split-steps.js';
 import { makeRun } from '../../reports/helpers/make-run.js';
 import { phaseBench, type PhaseBench } from '../helpers/phase-bench.js';
+import { levels, resolved } from '../helpers/levels.js';
 
 const SERVER = join(ROOT, 'test/driver/fixtures/phase-server.mjs');
 type StdioSpec = Exclude<DriverSpec['phases']['stdio'], false>;
@@ -27,7 +28,7 @@ beforeAll(async () => {
 afterAll(() => bench.dispose());
 
 function spec(mode: string, steps: Step[] = [{ tool: 'echo' }, SLOW], env: Record<string, string> = {}): StdioSpec {
-  return { command: { bin: SERVER, args: [], env: { MODE: mode, ...env } }, expect: {}, steps, timeoutMs: 3000 };
+  return resolved('stdio', { command: { bin: SERVER, args: [], env: { MODE: mode, ...env } }, expect: {}, steps, timeoutMs: 3000 });
 }
 
 /** Each check as `[id, outcome, short]`, session first. */
@@ -212,7 +213,7 @@ describe('lifecycle checks in the stdio phase', () => {
   });
 
   it('a check set off is recorded as skipped and not run', async () => {
-    const r = await stdioPhase(bench.context(), { ...spec('slow,die-on-cancel'), checks: { cancellation: 'off' } });
+    const r = await stdioPhase(bench.context(), { ...spec('slow,die-on-cancel'), checks: levels('stdio', { cancellation: 'off' }) });
     expect(r.verdict).toBe('passed');
     expect(check(r, 'cancellation')).toMatchObject({ outcome: 'skipped', level: 'off', message: 'off in the config (not run)' });
   });

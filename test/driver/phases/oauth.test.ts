@@ -11,6 +11,7 @@ import type { DriverSpec, OAuthServerSpec, Step } from '../../../src/contract/pr
 import type { PhaseResultOf } from '../../../src/results/types.js';
 import { ROOT } from '../helpers/cell.js';
 import { phaseBench, type PhaseBench } from '../helpers/phase-bench.js';
+import { resolved } from '../helpers/levels.js';
 
 type HttpSpec = Exclude<DriverSpec['phases']['http'], false>;
 
@@ -36,7 +37,7 @@ function coordinates(over: Partial<Extract<OAuthServerSpec, { issuer: string }>>
 }
 
 function spec(bin: string, oauth: OAuthServerSpec = coordinates()): HttpSpec {
-  return {
+  return resolved('http', {
     command: {
       bin,
       args: ['--transport', 'streamable-http', '--host', '{host}', '--port', '{port}'],
@@ -49,7 +50,7 @@ function spec(bin: string, oauth: OAuthServerSpec = coordinates()): HttpSpec {
     timeoutMs: 10_000,
     auth: 'oauth',
     oauth,
-  };
+  });
 }
 
 async function run(s: HttpSpec): Promise<{ r: PhaseResultOf<'http'>; started: number; deaths: { role: string; request: string }[] }> {

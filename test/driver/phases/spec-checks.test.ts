@@ -11,6 +11,7 @@ import { judgeHost, judgeOrigin, judgeProtocolVersion, judgeQueryToken, judgeSes
 import { negotiatedVersion, NoAnswer, type RawAnswer } from '../../../src/driver/http/raw-http.js';
 import { ROOT, TEST_SERVER } from '../helpers/cell.js';
 import { phaseBench, type PhaseBench } from '../helpers/phase-bench.js';
+import { resolved } from '../helpers/levels.js';
 
 type HttpSpec = Exclude<DriverSpec['phases']['http'], false>;
 
@@ -26,7 +27,7 @@ afterAll(async () => {
 });
 
 function spec(bin: string, over: Partial<HttpSpec> = {}): HttpSpec {
-  return {
+  return resolved('http', {
     command: {
       bin,
       args: ['--transport', 'streamable-http', '--host', '{host}', '--port', '{port}'],
@@ -38,7 +39,7 @@ function spec(bin: string, over: Partial<HttpSpec> = {}): HttpSpec {
     readyTimeoutMs: 15_000,
     timeoutMs: 10_000,
     ...over,
-  };
+  });
 }
 
 /** The deaths the last run recorded where the leaks phase reads them (ctx.diedMidRequest). */

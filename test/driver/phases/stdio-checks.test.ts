@@ -5,6 +5,7 @@ import { checkResult } from '../../../src/contract/checks.js';
 import { LIFECYCLE_IDS } from '../../../src/driver/lifecycle/checks.js';
 import { withStdioChecks } from '../../../src/driver/phases/stdio-checks.js';
 import type { CheckLevel, PhaseResultOf, StdioDetails, SubCheckResult } from '../../../src/results/types.js';
+import { levels } from '../helpers/levels.js';
 
 const session = (more: Partial<PhaseResultOf<'stdio'>> = {}): PhaseResultOf<'stdio'> => ({
   phase: 'stdio',
@@ -24,16 +25,18 @@ const own = (outcome: SubCheckResult['outcome'], message: string, level: CheckLe
   message,
   ...(step ? { step } : {}),
 });
+/** Every stdio check at its default, as the harness resolves them. */
+const STDIO = levels('stdio');
 const PASSED = 'initialize, the lists, every step and ping answered; stdout carried only JSON-RPC';
 
 describe('withStdioChecks', () => {
   it('a passed session with passed edges passes, with no message or step, and keeps the rest of the result', () => {
     const edges = passedEdges();
-    expect(withStdioChecks(session(), edges, undefined)).toEqual({ ...session(), checks: [own('passed', PASSED), ...edges] });
+    expect(withStdioChecks(session(), edges, STDIO)).toEqual({ ...session(), checks: [own('passed', PASSED), ...edges] });
   });
 
   it('a failed session fails with its own message and step; the edges are reported as not run, naming where it failed', () => {
-    const r = withStdioChecks(session({ verdict: 'failed', message: 'tools/list: no answer', step: 'tools/list' }), undefined, undefined);
+    const r = withStdioChecks(session({ verdict: 'failed', message: 'tools/list: no answer', step: 'tools/list' }), undefined, STDIO);
     const why = 'not run: the session failed at tools/list';
     expect(r).toEqual({
       phase: 'stdio',
@@ -50,9 +53,13 @@ describe('withStdioChecks', () => {
   });
 
   it('a session not measured, without a step: not measured, and the edges say so', () => {
-    const r = withStdioChecks(session({ verdict: 'not-measured', message: 'the client could not load' }), undefined, {
-      cancellation: 'off',
-    });
+    const r = withStdioChecks(
+      session({ verdict: 'not-measured', message: 'the client could not load' }),
+      undefined,
+      levels('stdio', {
+        cancellation: 'off',
+      }),
+    );
     expect(r.verdict).toBe('not-measured');
     expect(r.message).toBe('the client could not load');
     expect(r).not.toHaveProperty('step');
@@ -63,7 +70,7 @@ describe('withStdioChecks', () => {
       ),
     ]);
     // The session's message missing: the cause is named in its check and in the phase's message.
-    const bare = withStdioChecks(session({ verdict: 'failed' }), undefined, undefined);
+    const bare = withStdioChecks(session({ verdict: 'failed' }), undefined, STDIO);
     const cause = 'the session failed (the driver recorded no message)';
     expect(bare.checks![0]).toEqual(own('failed', cause));
     expect(bare.message).toBe(cause);
@@ -71,20 +78,20 @@ describe('withStdioChecks', () => {
   });
 
   it('a session that failed or was not measured without a message: the phase message names that, and where', () => {
-    const atStep = withStdioChecks(session({ verdict: 'failed', step: 'ping' }), undefined, undefined);
+    const atStep = withStdioChecks(session({ verdict: 'failed', step: 'ping' }), undefined, STDIO);
     expect([atStep.verdict, atStep.message, atStep.step]).toEqual([
       'failed',
       'the session failed at ping (the driver recorded no message)',
       'ping',
     ]);
-    const unmeasured = withStdioChecks(session({ verdict: 'not-measured' }), undefined, undefined);
+    const unmeasured = withStdioChecks(session({ verdict: 'not-measured' }), undefined, STDIO);
     expect([unmeasured.verdict, unmeasured.message]).toEqual([
       'not-measured',
       'the session was not measured (the driver recorded no message)',
     ]);
     // With a failed edge beside it, the session's cause still comes first.
     const edges = [edge('unknown-method', 'failed', 'require', 'mcp-matrix/no-such-method')];
-    expect(withStdioChecks(session({ verdict: 'failed' }), edges, undefined).message!.split('; ')[0]).toBe(
+    expect(withStdioChecks(session({ verdict: 'failed' }), edges, STDIO).message!.split('; ')[0]).toBe(
       'the session failed (the driver recorded no message)',
     );
   });
@@ -95,7 +102,7 @@ describe('withStdioChecks', () => {
       edge('repeated-initialize', 'failed', 'require', 'tools/call slow'),
       edge('cancellation', 'passed'),
     ];
-    const r = withStdioChecks(session(), edges, undefined);
+    const r = withStdioChecks(session(), edges, STDIO);
     expect(r.verdict).toBe('failed');
     expect(r.message).toBe('repeated-initialize: repeated-initialize failed [harness, level require]');
     expect(r.step).toBe('tools/call slow');
@@ -108,23 +115,27 @@ describe('withStdioChecks', () => {
       edge('unknown-tool', 'failed', 'require', 'tools/call mcp-matrix-no-such-tool'),
       edge('invalid-arguments', 'failed', 'warn', 'tools/call echo'),
     ];
-    const r = withStdioChecks(session(), edges, undefined);
+    const r = withStdioChecks(session(), edges, STDIO);
     expect(r.verdict).toBe('failed');
     expect(r.message!.split('; ').map((l) => l.split(':')[0])).toEqual(['unknown-method', 'unknown-tool']);
     expect(r.step).toBe('tools/call mcp-matrix-no-such-tool');
     // Only a not-measured edge: it names the step.
-    const only = withStdioChecks(session(), [edges[0]!], undefined);
+    const only = withStdioChecks(session(), [edges[0]!], STDIO);
     expect([only.verdict, only.step]).toEqual(['not-measured', 'mcp-matrix/no-such-method']);
   });
 
   it('an edge failing at warn is reported but does not fail the phase, nor give it a message or step', () => {
     const edges = [edge('unknown-method', 'failed', 'warn', 'x')];
-    const r = withStdioChecks(session(), edges, undefined);
+    const r = withStdioChecks(session(), edges, STDIO);
     expect(r).toEqual({ ...session(), checks: [own('passed', PASSED), ...edges] });
   });
 
   it('a failed session at warn passes the phase: no message or step though the session failed', () => {
-    const r = withStdioChecks(session({ verdict: 'failed', message: 'ping: no answer', step: 'ping' }), passedEdges(), { session: 'warn' });
+    const r = withStdioChecks(
+      session({ verdict: 'failed', message: 'ping: no answer', step: 'ping' }),
+      passedEdges(),
+      levels('stdio', { session: 'warn' }),
+    );
     expect(r.verdict).toBe('passed');
     expect(r).not.toHaveProperty('message');
     expect(r).not.toHaveProperty('step');
@@ -132,9 +143,9 @@ describe('withStdioChecks', () => {
   });
 
   it('the session off: a failed session neither fails the phase nor names its message or step; a failed edge does', () => {
-    const levels = { session: 'off' } as const;
+    const sessionOff = levels('stdio', { session: 'off' });
     const failed = session({ verdict: 'failed', message: 'ping: no answer', step: 'ping' });
-    const quiet = withStdioChecks(failed, passedEdges(), levels);
+    const quiet = withStdioChecks(failed, passedEdges(), sessionOff);
     expect(quiet.verdict).toBe('passed');
     expect(quiet.checks![0]).toEqual({
       id: 'session',
@@ -144,7 +155,7 @@ describe('withStdioChecks', () => {
       short: 'off',
     });
     const edges = [edge('unknown-method', 'failed', 'require', 'mcp-matrix/no-such-method')];
-    const r = withStdioChecks(failed, edges, levels);
+    const r = withStdioChecks(failed, edges, sessionOff);
     expect(r.verdict).toBe('failed');
     expect(r.message!.startsWith('unknown-method: unknown-method failed [')).toBe(true);
     expect(r.step).toBe('mcp-matrix/no-such-method');
@@ -152,13 +163,13 @@ describe('withStdioChecks', () => {
 
   it('a failed session (required) names its own step over a failed edge, its message first', () => {
     const edges = [edge('unknown-method', 'failed', 'require', 'mcp-matrix/no-such-method')];
-    const r = withStdioChecks(session({ verdict: 'failed', message: 'ping: no answer', step: 'ping' }), edges, undefined);
+    const r = withStdioChecks(session({ verdict: 'failed', message: 'ping: no answer', step: 'ping' }), edges, STDIO);
     expect(r.step).toBe('ping');
     expect(r.message!.split('; ')[0]).toBe('ping: no answer');
     expect(r.message!.split('; ')).toHaveLength(2);
   });
   it('a passed session without the edges run: each edge is reported as not run, no more', () => {
-    const r = withStdioChecks(session(), undefined, undefined);
+    const r = withStdioChecks(session(), undefined, STDIO);
     expect(r.verdict).toBe('passed');
     expect(r.checks!.slice(1).map((c) => [c.outcome, c.message, c.short])).toEqual(
       LIFECYCLE_IDS.map(() => ['skipped', 'not run', 'not run']),
@@ -168,6 +179,6 @@ describe('withStdioChecks', () => {
   it("a passed session's own message (a note) never joins a failed edge's", () => {
     const edges = [edge('unknown-method', 'failed', 'require', 'mcp-matrix/no-such-method')];
     const line = 'unknown-method: unknown-method failed [MUST, JSON-RPC 2.0 5.1, level require]';
-    expect(withStdioChecks(session({ message: 'a note' }), edges, undefined).message).toBe(line);
+    expect(withStdioChecks(session({ message: 'a note' }), edges, STDIO).message).toBe(line);
   });
 });

@@ -13,6 +13,7 @@ import { stdioPhase } from '../../../src/driver/phases/stdio.js';
 import type { DriverSpec, Step } from '../../../src/contract/protocol.js';
 import { ROOT } from '../helpers/cell.js';
 import { phaseBench, type PhaseBench } from '../helpers/phase-bench.js';
+import { resolved } from '../helpers/levels.js';
 
 const SERVER = join(ROOT, 'test/driver/fixtures/phase-server.mjs');
 type StdioSpec = Exclude<DriverSpec['phases']['stdio'], false>;
@@ -27,7 +28,13 @@ beforeAll(async () => {
 afterAll(() => bench.dispose());
 
 function spec(mode: string, over: Partial<StdioSpec> = {}, env: Record<string, string> = {}): StdioSpec {
-  return { command: { bin: SERVER, args: [], env: { MODE: mode, ...env } }, expect: {}, steps: STEPS, timeoutMs: 10_000, ...over };
+  return resolved('stdio', {
+    command: { bin: SERVER, args: [], env: { MODE: mode, ...env } },
+    expect: {},
+    steps: STEPS,
+    timeoutMs: 10_000,
+    ...over,
+  });
 }
 
 /** What the server said in initialize and lists: every details key but pid and steps. */

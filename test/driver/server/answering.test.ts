@@ -12,6 +12,7 @@ import type { ServerProcess } from '../../../src/driver/server/process.js';
 import { observeSdk } from '../../../src/driver/sdk-runtime.js';
 import { ROOT } from '../helpers/cell.js';
 import { phaseBench, type PhaseBench } from '../helpers/phase-bench.js';
+import { levels } from '../helpers/levels.js';
 
 const probe = (pid: number, ppid: number, node = 'v22.0.0') => ({ type: 'probe', pid, ppid, node });
 
@@ -86,7 +87,13 @@ describe.runIf(procAvailable())('a launcher run through the stdio phase', () => 
     );
   const run = async (bin: string) => {
     const ctx = bench.context({ sdkPackages: ['@modelcontextprotocol/sdk'] });
-    const r = await stdioPhase(ctx, { command: { bin, args: [], env: {} }, expect: {}, steps: [], timeoutMs: 10_000 });
+    const r = await stdioPhase(ctx, {
+      command: { bin, args: [], env: {} },
+      expect: {},
+      steps: [],
+      timeoutMs: 10_000,
+      checks: levels('stdio'),
+    });
     expect(r.verdict, r.message).toBe('passed');
     return { ctx, proc: ctx.servers[0]!.proc };
   };
@@ -127,11 +134,7 @@ describe.runIf(procAvailable())('a launcher run through the stdio phase', () => 
   });
 
   it('a shell wrapper that runs node without exec is the probed server’s parent: not an unseen process', async () => {
-    const bin = bench.server('wrapper', `#!/bin/sh\nnode ${JSON.stringify(SERVER)}\n`);
-    const ctx = bench.context({ sdkPackages: ['@modelcontextprotocol/sdk'] });
-    const r = await stdioPhase(ctx, { command: { bin, args: [], env: {} }, expect: {}, steps: [], timeoutMs: 10_000 });
-    expect(r.verdict, r.message).toBe('passed');
-    const proc = ctx.servers[0]!.proc;
+    const { ctx, proc } = await run(bench.server('wrapper', `#!/bin/sh\nnode ${JSON.stringify(SERVER)}\n`));
     expect(observeSdk(ctx, 'stdio', proc)).toMatchObject({ probe: true, nodeBin: false, node: process.version });
     expect(observeSdk(ctx, 'stdio', proc)).not.toHaveProperty('unobserved');
   });

@@ -10,10 +10,14 @@ import {
   undeclaredOf,
   withImportChecks,
 } from '../../../src/judge/environment/undeclared-imports.js';
+import { resolveChecks } from '../../../src/config/resolve.js';
 import { unmeasured } from '../../../src/judge/not-measured.js';
 import { auditRun } from '../../../src/judge/verdict.js';
 import type { EnvironmentEvidence, PhaseResult, PhaseResultOf } from '../../../src/results/types.js';
 import { FOUR_CELLS, makeRun } from '../../reports/helpers/make-run.js';
+
+/** Both checks at their defaults, as the harness resolves them. */
+const DEFAULTS = resolveChecks('environment', 'none', {});
 
 let cell = '';
 afterEach(() => cell && rmSync(cell, { recursive: true, force: true }));
@@ -48,7 +52,7 @@ const env = (verdict: PhaseResult['verdict'] = 'passed', extra: Partial<PhaseRes
 describe('judgeImports', () => {
   it('names the import, the file and line, and who brings the package into npm’s tree', async () => {
     layout({ bin: './cli.mjs' }, { 'cli.mjs': "import fs from 'node:fs';\nimport { z } from 'zod';\nconst o = await import('open');\n" });
-    const [onPath, later] = await judgeImports({ cellDir: cell, packageName: 'srv', key: 'a' });
+    const [onPath, later] = await judgeImports({ cellDir: cell, packageName: 'srv', key: 'a', levels: DEFAULTS });
     expect(onPath).toEqual({
       id: 'undeclared-imports',
       outcome: 'failed',
@@ -76,7 +80,12 @@ describe('judgeImports', () => {
 
   it('takes the configured levels, and passes a package that declares what it imports', async () => {
     layout({ bin: './cli.mjs', dependencies: { zod: '^4' } }, { 'cli.mjs': "import { z } from 'zod';\n" });
-    const checks = await judgeImports({ cellDir: cell, packageName: 'srv', key: 'b', levels: { 'undeclared-dynamic-imports': 'off' } });
+    const checks = await judgeImports({
+      cellDir: cell,
+      packageName: 'srv',
+      key: 'b',
+      levels: resolveChecks('environment', 'none', { 'undeclared-dynamic-imports': 'off' }),
+    });
     expect(checks.map((c) => [c.id, c.outcome, c.level])).toEqual([
       ['undeclared-imports', 'passed', 'require'],
       ['undeclared-dynamic-imports', 'skipped', 'off'],
@@ -88,7 +97,7 @@ describe('judgeImports', () => {
 
   it('is not measured without the package in the cell', async () => {
     cell = mkdtempSync(path.join(tmpdir(), 'mm-undeclared-'));
-    const checks = await judgeImports({ cellDir: cell, packageName: 'srv', key: 'c' });
+    const checks = await judgeImports({ cellDir: cell, packageName: 'srv', key: 'c', levels: DEFAULTS });
     expect(checks.map((c) => c.outcome)).toEqual(['not-measured', 'not-measured']);
   });
 });
@@ -227,7 +236,7 @@ describe('dependents', () => {
 describe('judgeImports: the messages', () => {
   it('two packages: "them", "each", each described; the dynamic check passing says what it read', async () => {
     layout({ bin: './cli.mjs' }, { 'cli.mjs': "import 'zod';\nimport 'open';\n" });
-    const [onPath, later] = await judgeImports({ cellDir: cell, packageName: 'srv', key: 'two' });
+    const [onPath, later] = await judgeImports({ cellDir: cell, packageName: 'srv', key: 'two', levels: DEFAULTS });
     expect(onPath!.message).toBe(
       'imports 2 package(s) on its start path that it does not declare in dependencies, peerDependencies or optionalDependencies: zod (import "zod" in cli.mjs:1; npm\'s flat tree has it only through sdk@1.2.3, inner@0.1.0); open (import "open" in cli.mjs:2): a strict install (pnpm without hoisting, Yarn PnP) cannot resolve them; declare each',
     );
@@ -241,7 +250,7 @@ describe('judgeImports: the messages', () => {
 
   it('files it could not parse are named as not judged', async () => {
     layout({ bin: './cli.mjs' }, { 'cli.mjs': "import './a.mjs';\nimport './b.mjs';\n", 'a.mjs': '<<<', 'b.mjs': '>>>' });
-    const [onPath] = await judgeImports({ cellDir: cell, packageName: 'srv', key: 'unparsed' });
+    const [onPath] = await judgeImports({ cellDir: cell, packageName: 'srv', key: 'unparsed', levels: DEFAULTS });
     expect(onPath!.message).toBe(
       'every package imported on the start path (bin, main and exports, through static imports) is declared (3 file(s) parsed) (not judged: 2 file(s) could not be parsed: a.mjs, b.mjs)',
     );
@@ -249,7 +258,7 @@ describe('judgeImports: the messages', () => {
 
   it('without a readable package.json both checks say so', async () => {
     cell = mkdtempSync(path.join(tmpdir(), 'mm-undeclared-'));
-    const checks = await judgeImports({ cellDir: cell, packageName: 'srv', key: 'none' });
+    const checks = await judgeImports({ cellDir: cell, packageName: 'srv', key: 'none', levels: DEFAULTS });
     expect(checks.map((c) => c.message)).toEqual([
       'srv has no readable package.json in the cell',
       'srv has no readable package.json in the cell',
