@@ -12,7 +12,8 @@ export const MANIFEST = '.mcp-matrix-files.json';
 /** A file: [size, mtimeMs, sha256 hex]; a symlink: its target. */
 export type FileRecord = [size: number, mtimeMs: number, sha256: string] | { link: string };
 
-export interface Manifest {
+/** A cache entry's record of its own files. */
+export interface EntryManifest {
   version: 1;
   /** Total bytes of the entry's files: the cache's size bound and `mcp-matrix cache` read it. */
   bytes: number;
@@ -31,7 +32,7 @@ const PARALLEL = 16;
 const STREAM_ABOVE = 8 * 1024 * 1024;
 
 /** Records every file under `dir` except the names in `skip` (the entry's own markers, written after it). */
-export async function recordManifest(dir: string, skip: readonly string[] = []): Promise<Manifest> {
+export async function recordManifest(dir: string, skip: readonly string[] = []): Promise<EntryManifest> {
   const names = (await walk(dir, '')).filter((name) => !skip.includes(name) && name !== MANIFEST);
   const files: Record<string, FileRecord> = {};
   let bytes = 0;
@@ -51,18 +52,18 @@ export async function recordManifest(dir: string, skip: readonly string[] = []):
 }
 
 /** Records the manifest and writes it into the entry. */
-export async function writeManifest(dir: string, skip: readonly string[] = []): Promise<Manifest> {
+export async function writeManifest(dir: string, skip: readonly string[] = []): Promise<EntryManifest> {
   const manifest = await recordManifest(dir, skip);
   await writeFile(path.join(dir, MANIFEST), JSON.stringify(manifest));
   return manifest;
 }
 
-export async function readManifest(dir: string): Promise<Manifest | undefined> {
+export async function readManifest(dir: string): Promise<EntryManifest | undefined> {
   try {
-    const parsed = JSON.parse(await readFile(path.join(dir, MANIFEST), 'utf8')) as Partial<Manifest>;
+    const parsed = JSON.parse(await readFile(path.join(dir, MANIFEST), 'utf8')) as Partial<EntryManifest>;
     if (parsed.version !== 1 || typeof parsed.bytes !== 'number' || typeof parsed.files !== 'object' || parsed.files === null)
       return undefined;
-    return parsed as Manifest;
+    return parsed as EntryManifest;
   } catch {
     return undefined;
   }

@@ -18,7 +18,7 @@ import type { CellResult } from '../results/types.js';
 import { errorMessage, type Failure } from '../util/result.js';
 import { parseHttp } from './init/args.js';
 import { deriveInit, initCells, PRIMARIES, rangesLine } from './init/plan.js';
-import { probeServer, type Probe } from './init/probe.js';
+import { probeServer, type ServerProbe } from './init/probe.js';
 import { exampleSteps, renderConfig, type Detected } from './init/config-template.js';
 import { renderWorkflow } from './init/workflow-template.js';
 import { detectRepo, workflowFileFor } from './init/repo.js';
@@ -37,7 +37,7 @@ export interface InitOptions {
   signal?: AbortSignal;
   /** Test seams: the registry and the scratch-cell probe. */
   registry?: Registry;
-  probe?: Probe;
+  probe?: ServerProbe;
   /** How the user started mcp-matrix, for the next-step lines. */
   command?: string;
 }

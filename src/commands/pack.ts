@@ -7,7 +7,8 @@ import type { Logger } from '../logger.js';
 import { fingerprint, packDirectory, type Tarball } from '../pack/pack.js';
 import { errorMessage, fail, ok, type Failure, type Result } from '../util/result.js';
 
-export interface PackOptions {
+/** `mcp-matrix pack`'s options. */
+export interface PackCommandOptions {
   cwd: string;
   /** The package directory (default `.`); ignored with a plan. */
   dir?: string;
@@ -17,7 +18,11 @@ export interface PackOptions {
   signal?: AbortSignal;
 }
 
-export async function packCommand(options: PackOptions, log: Logger, env: NodeJS.ProcessEnv = process.env): Promise<number | Failure> {
+export async function packCommand(
+  options: PackCommandOptions,
+  log: Logger,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<number | Failure> {
   const out = path.resolve(options.cwd, options.out ?? 'package-tarball');
   const source = options.plan ? await planSource(path.resolve(options.cwd, options.plan)) : ok({ directory: options.dir ?? '.' });
   if (!source.ok) return source.error;

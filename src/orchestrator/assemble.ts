@@ -12,7 +12,8 @@ import { decideRun } from '../judge/verdict.js';
 import { HARNESS_VERSION } from '../version.js';
 import { defined } from '../contract/fields.js';
 
-export interface RunFacts {
+/** Everything the run knew besides its rows: what assemble writes into results.json around them. */
+export interface RunContext {
   plan: Plan;
   tarball: Tarball;
   selected: PlannedCell[];
@@ -29,7 +30,7 @@ export interface RunFacts {
   lookedUp?: { name: string; lookedUpAt: string; ageMs: number }[];
 }
 
-export function assemble(facts: RunFacts, rows: CellResult[], interrupted: boolean): RunResult {
+export function assemble(facts: RunContext, rows: CellResult[], interrupted: boolean): RunResult {
   const { plan, baseline } = facts;
   // A step that failed on some rows only is judged across them before anything is decided.
   const ran = judgeSplitSteps(rows);
@@ -72,7 +73,7 @@ function runSurface(plan: Plan, ran: CellResult[], snapshot: SurfaceItems | unde
 }
 
 /** What results.json records of the plan: the config, the package and its tarball, every planned cell. */
-function planRecord({ plan, tarball, selected, commit, configDir, lookedUp }: RunFacts): RunResult['plan'] {
+function planRecord({ plan, tarball, selected, commit, configDir, lookedUp }: RunContext): RunResult['plan'] {
   const chosen = selectedIds(plan.cells, selected);
   return {
     configHash: plan.hash,

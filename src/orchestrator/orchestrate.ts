@@ -25,7 +25,7 @@ import type { BaselineEntry, CellResult, RunResult } from '../results/types.js';
 import { ok, type Result } from '../util/result.js';
 import type { CacheNote } from '../cache/writable.js';
 import { HARNESS_VERSION } from '../version.js';
-import { assemble, type RunFacts } from './assemble.js';
+import { assemble, type RunContext } from './assemble.js';
 import { cellRuns } from './cell-runs.js';
 import { instruments, prepareShared } from './instruments.js';
 import { portablePath } from './invocation.js';
@@ -103,7 +103,7 @@ export async function orchestrate(config: ResolvedConfig, registry: Registry, op
         options.cwd,
         selected.value.map((c) => c.id),
       );
-    const facts: RunFacts = {
+    const facts: RunContext = {
       plan,
       tarball: tarball.value,
       selected: selected.value,
@@ -137,7 +137,7 @@ export async function orchestrate(config: ResolvedConfig, registry: Registry, op
 /** Every selected variant, scheduled and shown by progress; the rows in plan order, a mutated install's marked. */
 async function runCells(
   config: ResolvedConfig,
-  facts: RunFacts,
+  facts: RunContext,
   runDir: RunDir,
   options: RunOptions,
   secrets: RunSecrets | undefined,

@@ -9,13 +9,14 @@ import { seconds } from '../reports/view/format.js';
 import { pool } from './slots.js';
 
 /** What progress shows: one variant (without axes, its cell): its id, the cell's version and role. */
-export type RunUnit = Pick<PlannedCell, 'id' | 'version' | 'role'> & { cell?: Pick<PlannedCell, 'install'> };
+export type ProgressUnit = Pick<PlannedCell, 'id' | 'version' | 'role'> & { cell?: Pick<PlannedCell, 'install'> };
 
-type CellRunner<U extends RunUnit> = (unit: U, hooks: DriverHooks) => Promise<CellResult>;
+type CellRunner<U extends ProgressUnit> = (unit: U, hooks: DriverHooks) => Promise<CellResult>;
 
 export type ProgressMode = 'default' | 'simple' | 'silent';
 
-export interface InstallOutcome {
+/** An install as a progress line shows it. */
+export interface InstallProgress {
   ok: boolean;
   durationMs: number;
   attempts: number;
@@ -53,7 +54,7 @@ export function installStep(install: PlannedCell['install']): string {
 }
 
 /** `✔ npm install (6.5 s)` / `✖ npm install (2 attempts, 30.0 s)`. */
-export function installLine(outcome: InstallOutcome, step = 'npm install'): string {
+export function installLine(outcome: InstallProgress, step = 'npm install'): string {
   const tries = outcome.attempts > 1 ? `${outcome.attempts} attempts, ` : '';
   const shared = outcome.sharedBy && outcome.sharedBy > 1 ? `, shared by ${outcome.sharedBy} variants` : '';
   return `${outcome.ok ? '✔' : '✖'} ${step} (${tries}${seconds(outcome.durationMs)}${shared})`;
@@ -85,7 +86,7 @@ export function cellLine(result: CellResult): string {
 
 /** Lines for a log (simple/CI): every line names its cell when more than one cell runs at once. */
 export function lineProgress(write: (line: string) => void, concurrent: boolean) {
-  return (cell: RunUnit) => {
+  return (cell: ProgressUnit) => {
     const prefix = concurrent ? `[${cell.id}] ` : '  ';
     const step = installStep(cell.cell?.install);
     const hooks: DriverHooks = {
@@ -113,7 +114,7 @@ function deferred<T>(): Deferred<T> {
 }
 
 /** Run every cell with at most `concurrency` at once; keeps going after failures. */
-export async function runWithProgress<U extends RunUnit>(
+export async function runWithProgress<U extends ProgressUnit>(
   cells: U[],
   concurrency: number,
   mode: ProgressMode,
@@ -125,11 +126,11 @@ export async function runWithProgress<U extends RunUnit>(
   return run(cells, Math.max(1, concurrency), runOne, write);
 }
 
-async function runQuiet<U extends RunUnit>(cells: U[], concurrency: number, runOne: CellRunner<U>): Promise<CellResult[]> {
+async function runQuiet<U extends ProgressUnit>(cells: U[], concurrency: number, runOne: CellRunner<U>): Promise<CellResult[]> {
   return pool(cells, concurrency, (cell) => runOne(cell, {}));
 }
 
-async function runLines<U extends RunUnit>(
+async function runLines<U extends ProgressUnit>(
   cells: U[],
   concurrency: number,
   runOne: CellRunner<U>,
@@ -145,7 +146,7 @@ async function runLines<U extends RunUnit>(
   });
 }
 
-async function runTree<U extends RunUnit>(cells: U[], concurrency: number, runOne: CellRunner<U>): Promise<CellResult[]> {
+async function runTree<U extends ProgressUnit>(cells: U[], concurrency: number, runOne: CellRunner<U>): Promise<CellResult[]> {
   const results = new Map<string, CellResult>();
   // Every line carries its own mark (the same text as the simple renderer's), so listr2's own icon for a finished
   // task is blanked: a failed phase or cell is never shown with listr2's ⚠ or ↓ beside or instead of ours.
@@ -154,7 +155,7 @@ async function runTree<U extends RunUnit>(cells: U[], concurrency: number, runOn
     title: cellTitle(cell),
     task: (_ctx, task) => {
       const phases = new Map<PhaseName, Deferred<PhaseResult>>(PHASES.map((p) => [p, deferred<PhaseResult>()]));
-      const install = deferred<InstallOutcome | undefined>();
+      const install = deferred<InstallProgress | undefined>();
       const finished = runOne(cell, {
         onInstallEnd: (o) => install.resolve(o),
         onPhaseResult: (r) => phases.get(r.phase)?.resolve(r),

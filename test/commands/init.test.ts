@@ -13,7 +13,7 @@ import { parseHttp, splitArgs } from '../../src/commands/init/args.js';
 import { deriveInit } from '../../src/commands/init/plan.js';
 import { renderConfig } from '../../src/commands/init/config-template.js';
 import { cellsForMajor } from '../../src/commands/init/cells.js';
-import type { Probe } from '../../src/commands/init/probe.js';
+import type { ServerProbe } from '../../src/commands/init/probe.js';
 import type { Detected } from '../../src/commands/init/config-template.js';
 import type { CellResult } from '../../src/results/types.js';
 import { fakeRegistry, SDK } from '../plan/fake-registry.js';
@@ -88,7 +88,7 @@ function probedCell(version: string, stdio: Partial<CellResult['phases'][number]
 }
 
 const probes: { pin: string; http?: unknown }[] = [];
-const fakeProbe: Probe = async (input) => {
+const fakeProbe: ServerProbe = async (input) => {
   probes.push({ pin: input.pin, ...(input.http ? { http: input.http } : {}) });
   return { ok: true, value: probedCell(input.pin) };
 };
@@ -242,7 +242,7 @@ describe('mcp-matrix init', () => {
 
   test('a scratch cell whose server does not answer: nothing written, the cause and the stderr shown, exit 1', async () => {
     await writeManifest(SERVER);
-    const broken: Probe = async (input) => ({
+    const broken: ServerProbe = async (input) => ({
       ok: true,
       value: probedCell(input.pin, {
         verdict: 'failed',

@@ -10,9 +10,10 @@ import { promisify } from 'node:util';
 
 const exec = promisify(execFile);
 
-export type Manifest = Record<string, unknown>;
+/** A package.json, read as it is. */
+export type PackageJson = Record<string, unknown>;
 
-export type Staged = { ok: true; dir: string; manifest: Manifest; shrinkwrap?: string } | { ok: false; why: string };
+export type Staged = { ok: true; dir: string; manifest: PackageJson; shrinkwrap?: string } | { ok: false; why: string };
 
 /** Where the tarball is unpacked beside the cell (npm reads nothing under `.mcp-matrix/`). */
 export function stagingDir(cellDir: string): string {
@@ -32,9 +33,9 @@ export async function stagePackage(tarball: string, cellDir: string): Promise<St
   const top = await readdir(dir, { withFileTypes: true });
   if (top.length !== 1 || !top[0]!.isDirectory()) return { ok: false, why: 'the tarball has no single top directory' };
   const pkg = path.join(dir, top[0]!.name);
-  let manifest: Manifest;
+  let manifest: PackageJson;
   try {
-    manifest = JSON.parse(await readFile(path.join(pkg, 'package.json'), 'utf8')) as Manifest;
+    manifest = JSON.parse(await readFile(path.join(pkg, 'package.json'), 'utf8')) as PackageJson;
   } catch {
     return { ok: false, why: 'the tarball has no readable package.json' };
   }
@@ -84,7 +85,7 @@ export function swapBlocker(staged: Extract<Staged, { ok: true }>, packageName: 
 }
 
 /** npm's own bin normalization for the names and paths the swap accepts: `[name, relative path]`, or why not. */
-function binsOf(m: Manifest): [string, string][] | string {
+function binsOf(m: PackageJson): [string, string][] | string {
   const name = typeof m.name === 'string' ? m.name : '';
   const raw = typeof m.bin === 'string' ? { [name.replace(/^@[^/]+\//, '')]: m.bin } : ((m.bin ?? {}) as Record<string, unknown>);
   const out: [string, string][] = [];

@@ -18,9 +18,9 @@ export interface ProbeInput {
   signal: AbortSignal;
 }
 
-export type Probe = (input: ProbeInput, registry: Registry) => Promise<Result<CellResult>>;
+export type ServerProbe = (input: ProbeInput, registry: Registry) => Promise<Result<CellResult>>;
 
-export const probeServer: Probe = async (input, registry) => {
+export const probeServer: ServerProbe = async (input, registry) => {
   const config: MatrixConfig = {
     package: '.',
     bin: input.bin,

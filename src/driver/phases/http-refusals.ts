@@ -17,8 +17,6 @@ const INITIALIZE = {
   params: { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 'mcp-matrix-driver', version: '0.1.0' } },
 };
 
-export type Probe = HttpProbe;
-
 /** One sub-check: `text` goes into the message, `short` into the table cell. */
 export type SubCheck = HttpTableCheck;
 
@@ -33,7 +31,7 @@ export interface HttpChecks {
   spec?: SubCheckResult[];
 }
 
-export async function postInitialize(url: string, authorization: string | undefined, timeoutMs: number): Promise<Probe> {
+export async function postInitialize(url: string, authorization: string | undefined, timeoutMs: number): Promise<HttpProbe> {
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(new StepTimeout(timeoutMs, 'an HTTP response')), timeoutMs);
   try {
@@ -57,7 +55,7 @@ export const NO_AUTH: SubCheck = { outcome: 'no auth', text: 'no auth (not check
 export const NOT_JUDGED: SubCheck = { outcome: 'n/a', text: '', short: 'n/a' };
 
 /** The status sub-checks: exactly 401, never "any 4xx" (403 means authenticated but forbidden). */
-export function statusCheck(probe: Probe | NoAnswer, who: 'no token' | 'wrong token'): SubCheck {
+export function statusCheck(probe: HttpProbe | NoAnswer, who: 'no token' | 'wrong token'): SubCheck {
   const step = who === 'no token' ? 'request without a token' : 'request with a wrong token';
   if (probe instanceof NoAnswer) return failed(`no answer (${errorText(probe)})`, 'no answer', step);
   if (probe.status === 401) return okCheck('401', '401');
@@ -70,7 +68,7 @@ export function statusCheck(probe: Probe | NoAnswer, who: 'no token' | 'wrong to
 }
 
 /** The challenge sub-check on the no-token refusal; not judged when there was no refusal at all. */
-export function challengeCheck(probe: Probe | NoAnswer): SubCheck | null {
+export function challengeCheck(probe: HttpProbe | NoAnswer): SubCheck | null {
   if (probe instanceof NoAnswer || probe.status < 400 || probe.status >= 500) return null;
   const header = probe.wwwAuthenticate;
   if (bearerParams(header)) return okCheck('with a Bearer challenge', 'Bearer challenge');

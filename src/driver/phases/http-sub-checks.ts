@@ -10,7 +10,7 @@ import { type SdkAdapter } from '../client/adapter.js';
 import { RequestWindow } from '../context.js';
 import { roundTripCheck, type RoundTripServer } from './http-round-trip.js';
 import { defined } from '../../contract/fields.js';
-import type { HttpDetails } from '../../results/types.js';
+import type { HttpDetails, HttpProbe } from '../../results/types.js';
 import {
   challengeCheck,
   failed,
@@ -19,7 +19,6 @@ import {
   postInitialize,
   statusCheck,
   type HttpChecks,
-  type Probe,
   type SubCheck,
 } from './http-refusals.js';
 import {
@@ -67,7 +66,7 @@ export async function subChecks(
   };
   if (spec.auth !== 'none') {
     // Independent requests: send them together.
-    const settle = (p: Promise<Probe>): Promise<Probe | NoAnswer> => p.catch((e: unknown) => NoAnswer.of(e));
+    const settle = (p: Promise<HttpProbe>): Promise<HttpProbe | NoAnswer> => p.catch((e: unknown) => NoAnswer.of(e));
     const [anonymous, wrong] = await Promise.all([
       settle(postInitialize(url, undefined, spec.timeoutMs)),
       settle(postInitialize(url, `Bearer ${randomBytes(24).toString('hex')}`, spec.timeoutMs)),
@@ -169,7 +168,7 @@ async function oauthChecks(
   details: HttpDetails,
   proc: ServerProcess,
 ): Promise<{ checks: OAuthCheck[]; died?: ServerExit }> {
-  const settle = (p: Promise<Probe>): Promise<number | NoAnswer> =>
+  const settle = (p: Promise<HttpProbe>): Promise<number | NoAnswer> =>
     p.then(
       (r) => r.status,
       (e: unknown) => NoAnswer.of(e),

@@ -7,7 +7,7 @@ import semver from 'semver';
 import type { Tarball } from '../../pack/pack.js';
 import type { EnvironmentEvidence, PhaseResultOf } from '../../results/types.js';
 import { findSdkCopies, readVersion, resolveFrom } from './sdk-tree.js';
-import { missingFromTarball, type Manifest } from './tarball-files.js';
+import { missingFromTarball, type PackedManifest } from './tarball-files.js';
 import { sha256 } from '../../util/sha256.js';
 import { chainText, sdkClaims, type ManifestLookup, type SdkClaim } from '../../plan/sdk-claim.js';
 import { errorMessage, ok } from '../../util/result.js';
@@ -35,7 +35,7 @@ export async function verifyEnvironment(
   const started = performance.now();
   const problems: string[] = [];
   const packageDir = path.join(input.cellDir, 'node_modules', input.packageName);
-  const manifest = await readJson<Manifest>(path.join(packageDir, 'package.json'));
+  const manifest = await readJson<PackedManifest>(path.join(packageDir, 'package.json'));
   const declaredRanges = Object.fromEntries(
     Object.entries({ ...manifest?.dependencies, ...manifest?.peerDependencies }).filter(([name]) => input.sdkNames.includes(name)),
   );
@@ -120,7 +120,7 @@ export function environmentOutcome(
   input: EnvironmentInput,
   found: {
     started: number;
-    manifest: Manifest | undefined;
+    manifest: PackedManifest | undefined;
     sdkPackages: EnvironmentEvidence['sdkPackages'];
     lock: Buffer | undefined;
     declaredRanges: Record<string, string>;
@@ -164,7 +164,7 @@ export function environmentOutcome(
 function installedManifest(packageDir: string, cellDir: string): ManifestLookup {
   return async (name) => {
     const dir = resolveFrom(packageDir, name, cellDir);
-    const m = dir ? await readJson<Manifest>(path.join(dir, 'package.json')) : undefined;
+    const m = dir ? await readJson<PackedManifest>(path.join(dir, 'package.json')) : undefined;
     return ok(m ? { version: m.version ?? '?', ranges: { ...m.dependencies, ...m.peerDependencies } } : undefined);
   };
 }

@@ -8,7 +8,7 @@ import { chainText, sdkClaims, type SdkClaim } from '../../plan/sdk-claim.js';
 import type { EnvironmentEvidence, PhaseResultOf } from '../../results/types.js';
 import { ok } from '../../util/result.js';
 import { environmentOutcome, type EnvironmentInput } from './environment.js';
-import { missingFromTarball, type Manifest } from './tarball-files.js';
+import { missingFromTarball, type PackedManifest } from './tarball-files.js';
 
 /** A PnP cell as cells/install/pnp-layout.ts reads it through the cell's own .pnp.cjs. */
 export interface PnpPackage {
@@ -40,7 +40,7 @@ export async function verifyPnpEnvironment(
   const { layout } = input;
   const problems: string[] = [];
   const manifest = await readFile(path.join(layout.packageDir, 'package.json'), 'utf8')
-    .then((t) => JSON.parse(t) as Manifest)
+    .then((t) => JSON.parse(t) as PackedManifest)
     .catch(() => undefined);
   const rel = (location: string) => path.relative(input.cellDir, location.replace(/\/+$/, ''));
   const declaredRanges = Object.fromEntries(

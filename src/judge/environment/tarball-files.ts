@@ -3,7 +3,8 @@
 import { statSync } from 'node:fs';
 import path from 'node:path';
 
-export interface Manifest {
+/** The packed package.json's fields that promise files. */
+export interface PackedManifest {
   name?: string;
   version?: string;
   bin?: string | Record<string, string>;
@@ -14,7 +15,7 @@ export interface Manifest {
 }
 
 /** One problem naming every promised file that is absent from the installed package, or undefined. */
-export function missingFromTarball(packageDir: string, manifest: Manifest): string | undefined {
+export function missingFromTarball(packageDir: string, manifest: PackedManifest): string | undefined {
   const missing: string[] = [];
   const bins = typeof manifest.bin === 'string' ? [manifest.bin] : Object.values(manifest.bin ?? {});
   for (const file of new Set(bins)) if (!isFile(packageDir, file)) missing.push(`bin ${clean(file)}`);
