@@ -220,3 +220,149 @@ describe('YarN PnP: its refusals, a peer no ancestor provides, and a resolution 
     });
   });
 });
+
+describe('classifyMissing and explainMissing: the edges', () => {
+  const failed = (stderrTail: string, extra: Partial<PhaseResult> = {}): PhaseResult => ({
+    phase: 'stdio',
+    verdict: 'failed',
+    durationMs: 1,
+    message: 'x',
+    stderrTail,
+    ...extra,
+  });
+
+  it('a scoped package is named whole; a manifest without a version, or none, reads "?"', async () => {
+    layout({ srv: {} });
+    writeFileSync(file('srv', 'package.json'), JSON.stringify({ name: 'srv' }));
+    await expect(classifyMissing(esm('@acme/kit/sub', file('srv', 'a.js')), 'srv')).resolves.toEqual({
+      package: '@acme/kit',
+      importer: { name: 'srv', version: '?', file: 'a.js' },
+      case: 'own-undeclared',
+    });
+    await expect(classifyMissing(esm('zod', '/no/such/cell/node_modules/srv/a.js'), 'srv')).resolves.toEqual({
+      package: 'zod',
+      importer: { name: 'srv', version: '?', file: 'a.js' },
+      case: 'own-undeclared',
+    });
+  });
+
+  it('a cut importer path names no file; a CommonJS stack printed indented (an error inside another) is read', async () => {
+    layout({ srv: {} });
+    await expect(classifyMissing(esm('zod', `${file('srv', 'dist/ind')}…`), 'srv')).resolves.toEqual({
+      package: 'zod',
+      importer: { name: 'srv', version: '1.0.0' },
+      case: 'own-undeclared',
+    });
+    const nested = `  [cause]: Error: Cannot find module 'open'\n  Require stack:\n  - ${file('srv', 'lib/a.js')}`;
+    await expect(classifyMissing(nested, 'srv')).resolves.toMatchObject({ package: 'open', importer: { file: 'lib/a.js' } });
+  });
+
+  it('a declared dependency the manager did not install', async () => {
+    layout({ srv: { dependencies: { keytar: '^7' } } });
+    const m = await classifyMissing(esm('keytar', file('srv', 'a.js')), 'srv');
+    expect(m).toMatchObject({ declaredIn: 'dependencies', case: 'declared-not-installed' });
+    expect(describeMissing(m!)).toBe(
+      'cannot find keytar, imported by a.js of srv@1.0.0, which declares it in dependencies: the package manager did not install it; no package is blamed',
+    );
+  });
+
+  it("the static check's sites: every one of the package's own, none for another case", async () => {
+    layout({ srv: {}, helper: {} });
+    const undeclared = [
+      { package: 'open', sites: [{ file: 'x.js', line: 1 }] },
+      {
+        package: 'zod',
+        sites: [
+          { file: 'a.js', line: 2 },
+          { file: 'b.js', line: 3 },
+        ],
+      },
+    ];
+    const checks = [
+      { id: 'undeclared-imports', outcome: 'failed' as const, level: 'require' as const, message: '…', evidence: { undeclared } },
+    ];
+    const own = await explainMissing(failed(esm('zod', file('srv', 'a.js'))), 'srv', checks);
+    expect(own.message).toContain('imported by a.js of srv@1.0.0 (the undeclared-imports check: a.js:2, b.js:3), which');
+    const theirs = await explainMissing(failed(esm('zod', file('helper', 'i.js'))), 'srv', checks);
+    expect(theirs.message).toMatch(/^x: cannot find zod, imported by i\.js of helper@1\.0\.0, which does not declare it:/);
+    const none = await explainMissing(failed(esm('zod', file('srv', 'a.js'))), 'srv', [{ ...checks[0]!, evidence: {} }]);
+    expect(none.message).toContain('imported by a.js of srv@1.0.0, which');
+  });
+
+  it('an http phase is explained too, one without a message as "failed"; another phase is left as it is', async () => {
+    layout({ srv: {} });
+    const http = await explainMissing(failed(esm('zod', file('srv', 'a.js')), { phase: 'http', message: undefined }), 'srv');
+    expect(http.message).toMatch(/^failed: cannot find zod, imported by a\.js of srv@1\.0\.0,/);
+    const conformance = failed(esm('zod', file('srv', 'a.js')), { phase: 'conformance' });
+    expect(await explainMissing(conformance, 'srv')).toBe(conformance);
+  });
+});
+
+describe('parseMissing and describeMissing: the edges', () => {
+  it("a builtin Node does not have (CommonJS names it too) is no package; a subpath's package is its first part", async () => {
+    expect(parseMissing("Error: Cannot find module 'node:nope'\nRequire stack:\n- /c/node_modules/srv/a.js")).toBeUndefined();
+    layout({ srv: {} });
+    await expect(classifyMissing(esm('zod/v4/core', file('srv', 'a.js')), 'srv')).resolves.toMatchObject({ package: 'zod' });
+  });
+
+  it('without an importer (a record from before 5ea7fe4) or a file, the sentence still names what it knows', () => {
+    expect(describeMissing({ package: 'zod', case: 'own-undeclared' })).toBe(
+      "cannot find zod, imported by the package, which does not declare it in dependencies, peerDependencies or optionalDependencies: the package's own undeclared import, which npm's flat node_modules hides; declare it",
+    );
+    expect(describeMissing({ package: 'zod', case: 'outside-packages' })).toBe(
+      'cannot find zod, imported by a file, a file outside node_modules that belongs to no installed package: no manifest says whether it should be declared; no package is blamed',
+    );
+  });
+});
+
+describe('Yarn PnP: the edges of its messages', () => {
+  const refusal = (issuer: string, by: string) =>
+    `Error: ${issuer} tried to access lodash, but it isn't declared in its dependencies; this makes the require call ambiguous and unsound.\n\nRequired package: lodash\nRequired by: ${by}\n`;
+
+  it("'Your application' is no package: nothing is blamed by PnP's message", async () => {
+    const stderr =
+      "Error: Your application tried to access lodash, but it isn't declared in your dependencies; this makes the require call ambiguous and unsound.\n\nRequired package: lodash\nRequired by: /c/\n";
+    await expect(classifyMissing(stderr, 'srv')).resolves.toBeUndefined();
+  });
+
+  it('the "Required by" after the refusal, naming the issuer; an aliased npm reference gives its version', async () => {
+    const earlier = 'Required by: helper@npm:9.9.9 (via /c/old.js)\n';
+    const m = await classifyMissing(earlier + refusal('helper', 'helper@npm:real-helper@2.1.0'), 'srv');
+    expect(m).toEqual({ package: 'lodash', importer: { name: 'helper', version: '2.1.0' }, case: 'dependency-undeclared' });
+    // A "Required by" of another package gives no version; a via cut short, no file.
+    await expect(classifyMissing(refusal('helper', 'other@npm:3.0.0 (via /c/x.zip/node_modules/helper/li…)'), 'srv')).resolves.toEqual({
+      package: 'lodash',
+      importer: { name: 'helper', version: '?' },
+      case: 'dependency-undeclared',
+    });
+  });
+
+  it('a file: reference without a via: the version from the layout alone (its only copy of that name)', async () => {
+    const packages = [
+      { name: 'zod', version: '4.1.0', location: '/c/.yarn/cache/zod.zip/node_modules/zod/' },
+      { name: 'mini', version: '0.2.0', location: '/c/.yarn/cache/mini.zip/node_modules/mini/' },
+    ];
+    await expect(classifyMissing(refusal('mini', 'mini@file:lib#lib::hash=5468eb'), 'srv', packages)).resolves.toEqual({
+      package: 'lodash',
+      importer: { name: 'mini', version: '0.2.0' },
+      case: 'dependency-undeclared',
+    });
+  });
+
+  it('a via outside node_modules (a portal or link: package) names no file', async () => {
+    await expect(classifyMissing(refusal('helper', 'helper@npm:2.1.0 (via /c/packages/helper/index.js)'), 'srv')).resolves.toEqual({
+      package: 'lodash',
+      importer: { name: 'helper', version: '2.1.0' },
+      case: 'dependency-undeclared',
+    });
+  });
+
+  it("Node's resolver escaping PnP in a scoped package's zip: the package named whole, its file", async () => {
+    const from = '/c/.yarn/cache/@acme-kit-npm-1.0.0-ab-10c0.zip/node_modules/@acme/kit/dist/a.js';
+    await expect(classifyMissing(esm('chalk', from), 'srv')).resolves.toEqual({
+      package: 'chalk',
+      importer: { name: '@acme/kit', version: '?', file: 'dist/a.js' },
+      case: 'pnp-escaped',
+    });
+  });
+});
