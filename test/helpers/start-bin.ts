@@ -1,8 +1,9 @@
 // A package's bin started as a user starts it (node, the bin file; a PnP cell's hooks in NODE_OPTIONS), sent
 // initialize over stdio: its first line of output, or its exit and stderr; or the driver's stdio phase run on it.
 import { spawn } from 'node:child_process';
+import { expect } from 'vitest';
 import { stdioPhase } from '../../src/driver/phases/stdio.js';
-import type { PhaseResultOf } from '../../src/results/types.js';
+import type { PhaseResult, PhaseResultOf } from '../../src/results/types.js';
 import { levels } from '../driver/helpers/levels.js';
 import type { PhaseBench } from '../driver/helpers/phase-bench.js';
 
@@ -35,4 +36,21 @@ export function stdioOnBin(
 ): Promise<PhaseResultOf<'stdio'>> {
   const ctx = bench.context({ cellDir: cell.cellDir, packageDir: cell.packageDir });
   return stdioPhase(ctx, { command: { bin: cell.bin, args: [], env }, expect: {}, steps: [], timeoutMs: 60_000, checks: levels('stdio') });
+}
+
+/**
+ * What the harness says of fixtures/broken/dependency-undeclared-import's failed stdio phase under either strict leg:
+ * the import, the dependency's file and version, and the fix, not the package under test.
+ */
+export function expectDependencyCause(explained: PhaseResult): void {
+  expect(explained.message).toMatch(
+    /^initialize: .*\bcode 1\b.*: cannot find zod, imported by index\.js of mini-tool-schemas@0\.2\.0, which does not declare it: an undeclared import inside the dependency mini-tool-schemas@0\.2\.0, not the package's own; the fix is an upgrade of mini-tool-schemas to a version that declares it, or an override \(packageExtensions, in pnpm's or Yarn's settings\)$/,
+  );
+  expect(explained.details).toMatchObject({
+    missingImport: {
+      package: 'zod',
+      importer: { name: 'mini-tool-schemas', version: '0.2.0', file: 'index.js' },
+      case: 'dependency-undeclared',
+    },
+  });
 }
