@@ -1,9 +1,5 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { MatrixConfig } from '../../src/config/define.js';
-import { resolveConfig } from '../../src/config/resolve.js';
 import { clientId, resolveClient } from '../../src/plan/clients.js';
 import { nodeBinaryPackage } from '../../src/plan/node-versions.js';
 import { buildPlan, selectCells, selectedIds, variantId, type Plan } from '../../src/plan/plan.js';
@@ -13,6 +9,7 @@ import { planJson } from '../../src/commands/plan.js';
 import { describeExpansion } from '../../src/plan/expansion.js';
 import { variantRef } from '../../src/orchestrator/assemble.js';
 import { fakeRegistry, SDK } from './fake-registry.js';
+import { packageDir } from './package-dir.js';
 
 const ZOD = '^3.25 || ^4.0';
 const PACKAGES = {
@@ -44,22 +41,10 @@ function registry(): Registry {
   };
 }
 
-let dir: string;
-beforeAll(async () => {
-  dir = await mkdtemp(path.join(os.tmpdir(), 'mm-axes-plan-'));
-  const manifest = {
-    name: 'srv',
-    version: '1.0.0',
-    bin: { srv: 'srv.js' },
-    peerDependencies: { '@modelcontextprotocol/sdk': '>=1.23.0', '@modelcontextprotocol/server': '^2.2.0' },
-  };
-  await writeFile(path.join(dir, 'package.json'), JSON.stringify(manifest));
-});
-afterAll(() => rm(dir, { recursive: true, force: true }));
+const { resolved } = packageDir();
 
 async function plan(config: MatrixConfig): Promise<Plan> {
-  const resolved = resolveConfig({ file: path.join(dir, 'matrix.config.ts'), dir, config }, {}, dir);
-  const built = await buildPlan(resolved, registry());
+  const built = await buildPlan(resolved(config), registry());
   if (!built.ok) throw new Error(built.error.message + (built.error.details ?? []).join('\n'));
   return built.value;
 }
@@ -189,12 +174,7 @@ describe('buildPlan: variants', () => {
   });
 
   it('every axis problem is reported at once', async () => {
-    const resolved = resolveConfig(
-      { file: path.join(dir, 'm.ts'), dir, config: { cells: [{ pin: 'latest@1' }], clients: ['1.9.9'], node: [99] } },
-      {},
-      dir,
-    );
-    const r = await buildPlan(resolved, registry());
+    const r = await buildPlan(resolved({ cells: [{ pin: 'latest@1' }], clients: ['1.9.9'], node: [99] }), registry());
     expect(r.ok).toBe(false);
     expect(!r.ok && r.error.message).toBe('the axes have problems:');
     expect(!r.ok && r.error.details?.length).toBe(2);
