@@ -18,7 +18,7 @@ import { thawPlan } from '../plan/thaw.js';
 import { buildPlan, cellHasAxes, selectCells, type Plan, type PlannedCell, type PlannedVariant } from '../plan/plan.js';
 import type { Registry } from '../plan/registry.js';
 import { currentCookie } from '../process/cookie.js';
-import { run as exec } from '../process/exec.js';
+import { npmVersionOf } from '../npm/version.js';
 import type { Recorded } from '../results/parity.js';
 import type { SurfaceItems } from '../results/surface.js';
 import type { BaselineEntry, CellResult, RunResult } from '../results/types.js';
@@ -215,9 +215,4 @@ async function obtainTarball(config: ResolvedConfig, runDir: string, signal: Abo
   return source.kind === 'tarball'
     ? fingerprint(source.file)
     : packDirectory(source.dir, runDir, signal, { attempts: install.attempts, timeoutMs: install.timeoutMs });
-}
-
-async function npmVersionOf(signal: AbortSignal): Promise<string> {
-  const out = await exec('npm', ['--version'], { timeoutMs: 15_000, signal });
-  return out.ok ? out.stdout.trim() : 'unknown';
 }
