@@ -11,8 +11,6 @@ import { decideCellResult, decidePhase } from './verdict.js';
 
 /** The sub-check that carries a phase's configured steps. */
 const STEP_CHECK: Partial<Record<PhaseResult['phase'], string>> = { stdio: 'session', http: 'round-trip' };
-/** Where a phase's details record the items already judged here (merge and report judge stored rows again). */
-export const CONTESTED_KEY = 'contestedSteps';
 const NOTE = 'the other cells answered';
 
 type Row = { row: CellResult; phase: PhaseResult; value: unknown; failed: FailedStep | undefined };

@@ -7,6 +7,7 @@ import {
   nextPhase,
   notRun,
   suiteMissing,
+  unmeasured,
 } from '../../src/judge/not-measured.js';
 import { PHASES, type PhaseName, type PhaseResult } from '../../src/results/types.js';
 
@@ -83,6 +84,9 @@ describe("the harness's own stops", () => {
     expect(notRun('stdio', results({ ...installFailed, step: 'pnpm install' }), false).message).toBe(
       'not run: the cell could not be installed',
     );
+    expect(notRun('stdio', results({ ...installFailed, step: 'yarn install' }), false).message).toBe(
+      'not run: the cell could not be installed',
+    );
     expect(notRun('stdio', results({ ...installFailed, step: 'verify' }), false).message).toBe(
       'not run: the harness stopped before this phase',
     );
@@ -147,5 +151,27 @@ describe('not measured: edges', () => {
       message: 'killed',
     };
     expect(driverStopped(crash, false)).toMatchObject({ phase: 'http', verdict: 'not-measured' });
+  });
+});
+
+describe('unmeasured', () => {
+  it('its passed and failed sub-checks become not measured, naming what they saw; the others stay', () => {
+    const checks = [
+      { id: 'a', outcome: 'passed' as const, level: 'require' as const, message: 'ok' },
+      { id: 'b', outcome: 'failed' as const, level: 'require' as const, message: 'imports zod' },
+      { id: 'c', outcome: 'skipped' as const, level: 'off' as const, message: 'off in the config (not run)' },
+    ];
+    const phase: PhaseResult = { phase: 'environment', verdict: 'failed', durationMs: 2, message: 'x', checks };
+    expect(unmeasured(phase, 'the install changed')).toEqual({
+      ...phase,
+      verdict: 'not-measured',
+      checks: [
+        { ...checks[0], outcome: 'not-measured', message: 'the install changed (it saw: ok)' },
+        { ...checks[1], outcome: 'not-measured', message: 'the install changed (it saw: imports zod)' },
+        checks[2],
+      ],
+    });
+    const bare: PhaseResult = { phase: 'stdio', verdict: 'passed', durationMs: 1 };
+    expect(unmeasured(bare, 'why')).toStrictEqual({ phase: 'stdio', verdict: 'not-measured', durationMs: 1 });
   });
 });

@@ -85,6 +85,10 @@ describe('secretGaps', () => {
     }
     // Not a fork's run (a push without the secret): the policy does not apply.
     expect(secretGaps([KEY], '').get('stdio')?.verdict).toBe('not-measured');
+    // Two secrets on a fork's run: plural there too.
+    expect(secretGaps([KEY, HTTP_ONLY], 'from a fork').get('http')?.message).toMatch(
+      /^NOT MEASURED: secret API_KEY, HTTP_SECRET are not set \(from a fork\); the config says this phase needs them\./,
+    );
   });
   test('no missing secret: no gap', () => {
     expect(secretGaps([], 'x').size).toBe(0);

@@ -293,6 +293,9 @@ describe('a step that failed on some rows only', () => {
     expect(p.verdict).toBe('passed');
     expect(p.checks![0]).toMatchObject({ level: 'off', outcome: 'skipped' });
     expect(p.message).toMatch(/; tools\/call lose: not judged: /);
+    // Recorded as judged, so a second judging (merge, report) does not add the note again.
+    expect(p.details!.contestedSteps).toEqual([ITEM]);
+    expect(judgeSplitSteps(run.cells)).toEqual(run.cells);
     // A passed phase without a message of its own: the note alone, no leading separator.
     delete v1.message;
     const quiet = judged(makeRun([cell('latest-1', 1, '1.32.2', v1), cell('latest-2', 2, '2.4.0', stdio(dropped))]));
