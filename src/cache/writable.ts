@@ -1,7 +1,5 @@
-// A harness cache is an optimisation: when it cannot be written (a read-only file system, a full disk, no
-// permission) the run installs into its own directory instead and says why, once. Node's recursive mkdir
-// reports a read-only file system as ENOENT, so the real cause is found by creating the missing directories
-// one at a time.
+// A harness cache is an optimisation: when it cannot be written the run installs into its own directory and says why,
+// once. Missing directories are created one at a time, since a recursive mkdir reports a read-only disk as ENOENT.
 import { mkdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { describeInfraError } from '../util/infra.js';

@@ -1,7 +1,5 @@
-// One variant end to end on its cell's shared install (install-server.ts): its client and Node, its driver
-// run (variant-driver.ts), then the environment judged with what its servers loaded → one CellResult.
-// Never throws. It orchestrates only: every rule that judges or demotes a phase after the driver returned
-// is src/judge/'s.
+// One variant end to end on its cell's shared install: client and Node, driver run, environment → one CellResult.
+// Never throws. It orchestrates only: every rule that judges or demotes a phase after the driver is src/judge/'s.
 import { SHARED_PHASES, shareKey, sharedWith, toShare, type PhaseShare } from '../judge/phase-share.js';
 import { harnessError, instrumentMissing, nextPhase, notRun } from '../judge/not-measured.js';
 import { checkToolSchemas } from '../judge/tool-schemas.js';

@@ -1,7 +1,5 @@
-// `mcp-matrix init`: in an MCP server package, write a matrix.config.ts from what the real server does
-// (its surface, listed in a scratch cell on the newest SDK its range admits) and a GitHub workflow that
-// runs it as the required release job. Cells come from the declared ranges; HTTP and bind are written
-// only when the user gives the server's HTTP invocation.
+// `mcp-matrix init`: write a matrix.config.ts from what the real server does (its surface, listed in a scratch cell)
+// and a GitHub workflow that runs it as the required release job, so a new user starts from measured behaviour.
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';

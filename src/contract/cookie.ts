@@ -1,7 +1,5 @@
-// The run's cookie: every process the harness starts carries MCP_MATRIX_RUN in its environment, and
-// every server the driver starts also carries MCP_MATRIX_SERVER (which cell, which server). A child
-// inherits both whatever its process group or session, so leftovers are found by reading
-// /proc/<pid>/environ (as Jenkins' ProcessTreeKiller finds escaped daemons).
+// The run's cookie: every process the harness starts carries MCP_MATRIX_RUN, every server also MCP_MATRIX_SERVER.
+// A child inherits both whatever its group or session, so leftovers are found in /proc/<pid>/environ.
 
 import { randomBytes } from 'node:crypto';
 

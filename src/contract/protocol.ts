@@ -1,7 +1,5 @@
-// The contract between the orchestrator and the driver that runs inside a cell.
-// The orchestrator writes a DriverSpec to a JSON file and starts the driver with IPC;
-// the driver answers only with DriverMessage over IPC (never stdout: the v2 client prints there).
-// Type-only for the driver side: nothing here may be needed at runtime inside the cell.
+// The contract between the orchestrator and the driver in a cell: a DriverSpec in a JSON file, DriverMessages back
+// over IPC (never stdout: the v2 client prints there). Types only, so nothing here is needed inside the cell.
 
 import type { CellSummary, CheckLevel, PhaseName, PhaseResult } from '../results/types.js';
 import type { ClientSpec, Step, SurfaceExpectation } from './config.js';

@@ -1,7 +1,5 @@
-// Two judges of one requirement: a check of the official conformance suite names, in `sameAs`, our own
-// check of the same requirement (src/driver/phases/conformance.ts derives it from the spec section the
-// suite cites). Where one passed and the other failed on the same variant, both the check and the phase
-// say so. Only messages and details change: each judge's verdict stays its own.
+// Two judges of one requirement: a conformance check names our own check of it in `sameAs`; where one passed and
+// the other failed, both say so. Only messages and details change, so each judge's verdict stays its own.
 import { withDetails } from '../contract/fields.js';
 import type { Disagreement, PhaseResult } from '../results/types.js';
 

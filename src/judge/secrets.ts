@@ -1,7 +1,5 @@
-// The secrets a server needs from the environment (config `secrets`). Each reaches only the phases that
-// need it, its value is masked in every output, and when it is absent (a fork's or Dependabot's pull
-// request gets no secrets on GitHub) those phases are not run: not measured (or skipped, when the
-// config says so), with the reason named. A server is never failed for want of a key it was not given.
+// The secrets a server needs (config `secrets`): each reaches only its phases and is masked everywhere. When one is
+// absent (a fork's pull request) those phases are not measured, since a server is never failed for a key it lacked.
 import { SECRET_PHASES } from '../config/resolve.js';
 import type { ForkPolicy, SecretPhase, SecretSpec } from '../contract/config.js';
 import type { PhaseResult } from '../results/types.js';

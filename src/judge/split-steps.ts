@@ -1,7 +1,5 @@
-// A configured step that failed on some rows and not on others, judged across the rows. Each failing row's
-// message names what the other rows answered. When the only failure is `isError: true` on a step without
-// `expect`, while the other rows answered the same call without it, the config does not say which is right:
-// no row is blamed or passed for it (its step check is `contested`), and the parity finding fails the run.
+// A configured step that failed on some rows only, judged across them: each failing row names what the others
+// answered. An `isError` without `expect` is `contested`, not blamed, since the config does not say which row is right.
 
 import { COMPARED_KEY, type FailedStep } from '../contract/compared.js';
 import { withDetails } from '../contract/fields.js';

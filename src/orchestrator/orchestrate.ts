@@ -1,7 +1,5 @@
-// The run: plan (while packing once) → cells in parallel → RunResult. Interrupts end in a partial, marked
-// result. Each part is its own module: the run directory (run-dir.ts), the units and their order
-// (run-units.ts), a cell's shared install and turns (cell-runs.ts), the instruments installed once per run
-// (instruments.ts) and the result (assemble.ts).
+// The run: plan (while packing once) → cells in parallel → RunResult; an interrupt ends in a partial, marked
+// result. Each part is its own module (run-dir, run-units, cell-runs, instruments, assemble): this one sequences.
 import os from 'node:os';
 import path from 'node:path';
 import { cacheNotes, type CacheNotes } from '../cache/notes.js';

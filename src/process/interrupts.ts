@@ -1,7 +1,5 @@
-// SIGINT/SIGTERM for one CLI invocation, written once for every command that runs cells (`run`, `init`'s
-// scratch cell): the first signal stops the run gracefully (its cells abort, partial results are written);
-// a second one, or a graceful stop that overran its bound, kills what the run started and exits 130
-// within a bound. Before a command takes the signals over, a signal kills the tools and exits 130.
+// SIGINT/SIGTERM for one CLI invocation, for every command that runs cells: the first signal stops the run
+// gracefully (partial results written); a second, or an overrun stop, kills what the run started and exits 130.
 import type { Logger } from '../logger.js';
 import { currentCookie, killCarriers, startRunCookie } from './cookie.js';
 import { hardExit, killAll } from './tracker.js';

@@ -1,7 +1,5 @@
-// GitHub Actions surfaces: the step summary, one annotation per failure, folded log groups.
-// Everything here returns strings/lines; the CLI prints them or appends to $GITHUB_STEP_SUMMARY.
-// The annotations say what fails the run as every other report does (matrix.sarif's findings): each failed
-// sub-check by name, and the run's own findings (surface and answer parity, drift, stale allowances, lockstep).
+// GitHub Actions surfaces as strings: the step summary, one annotation per failure, folded log groups. The
+// annotations say what fails the run as every other report does (the same findings as matrix.sarif).
 
 import type { BaselineEntry, CellResult, PhaseResult, RunResult, SubCheckResult } from '../results/types.js';
 import { PHASES } from '../results/types.js';

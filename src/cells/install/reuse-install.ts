@@ -1,7 +1,5 @@
-// A cell's install, reusing a pristine tree when npm, run now, resolves the same one (docs/performance.md,
-// "Install reuse"); within the reuse window a fresh resolution is reused and only the tarball swapped in, onto
-// the tree the last cell of it handed back when unchanged (tree-return.ts). Any cache problem ends in npm's own
-// install: the cache never fails a cell.
+// A cell's install, reusing a pristine tree when npm resolves the same one now (docs/performance.md, "Install reuse").
+// Any cache problem ends in npm's own install, because the cache must never fail a cell.
 import { readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { InstallSourceRef } from '../../results/types.js';

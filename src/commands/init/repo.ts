@@ -1,7 +1,5 @@
-// Where init's workflow goes and how it installs: GitHub reads workflows only from the git root's
-// .github/workflows, so a package in a monorepo gets its workflow there with a working directory; the
-// package manager and lockfile come from src/pack/package-manager.ts; the Node version from the package's
-// `engines.node` when it declares one.
+// Where init's workflow goes and how it installs: GitHub reads workflows only from the git root, so a monorepo package
+// gets its workflow there with a working directory; package manager, lockfile and Node come from the package.
 import path from 'node:path';
 import { detectPackageManager, type PackageManagerName } from '../../pack/package-manager.js';
 import { ok, type Result } from '../../util/result.js';

@@ -1,7 +1,5 @@
-// The only module that knows which client the driver runs: its SDK major and exact version. It loads that
-// client (bare specifiers resolve from the driver's own directory: the cell's node_modules, or a client
-// install of its own, never the harness's) and smooths over every client-side difference the phases would
-// otherwise branch on, from @modelcontextprotocol/sdk 1.0.0 to @modelcontextprotocol/client 2.x.
+// The only module that knows which client the driver runs (SDK major, exact version). It loads that client from the
+// driver's own directory and smooths every client-side difference, so no phase branches on the SDK.
 
 import { observe, type SeenRequest } from './adapter-observe.js';
 import { installedVersion, olderThan } from './adapter-version.js';

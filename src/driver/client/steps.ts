@@ -1,7 +1,5 @@
-// Runs one configured Step through the adapter and checks it: shared by the stdio and http phases.
-// A failed step says what was sent (for a tool: the arguments, `{}` or "arguments omitted") and what came back.
-// A tool step without `arguments` is sent without the field (the spec allows it, the SDK's own client does
-// it); refused as invalid params, it is re-sent once with `{}` so the failure names that difference.
+// Runs one configured Step through the adapter and checks it, for the stdio and http phases. A failure says what was
+// sent and what came back; a tool step without `arguments` refused as invalid params is re-sent once with `{}`.
 
 import { ClientCannotRead, type McpSession } from './adapter.js';
 import { normaliseAnswer } from './answer.js';

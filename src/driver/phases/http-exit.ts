@@ -1,7 +1,5 @@
-// A server that exits under the http phase's probes (the 401 checks, the OAuth checks, before the spec checks):
-// the first check whose request got no answer names the exit, once, as the server's doing (failed); every later
-// check is skipped with that cause, instead of each reading "no answer (fetch failed)" or ECONNREFUSED. The spec
-// checks do the same among themselves (spec-checks.ts); the round trip and the lifecycle edges then name it too.
+// A server that exits under the http phase's probes: the first check without an answer names the exit once, as the
+// server's doing, and every later check is skipped with that cause, rather than each reading ECONNREFUSED.
 
 import type { CheckLevel, SubCheckResult } from '../../results/types.js';
 import { checkResult, levelOf } from '../../contract/checks.js';

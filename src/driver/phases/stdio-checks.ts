@@ -1,7 +1,5 @@
-// The stdio phase's sub-checks: `session` (what the phase always judged: initialize, the lists and
-// `expect`, the steps, ping, stdout) and the lifecycle edges run after it on the same session. The
-// phase's verdict is what they fold to (decidePhase), so a lifecycle failure fails the phase and the
-// session's own failure leaves the edges unrun.
+// The stdio phase's sub-checks: `session` and the lifecycle edges run after it on the same session. The verdict is
+// what they fold to (decidePhase), so an edge's failure fails the phase and a failed session leaves the edges unrun.
 
 import type { PhaseResultOf, SubCheckResult } from '../../results/types.js';
 import { byRevision, checkLine, checkResult, decidePhase, levelOf, notableChecks } from '../../contract/checks.js';

@@ -1,7 +1,5 @@
-// stdio phase: start the bin, handshake over our own pipe transport, list the whole surface, run the
-// steps, ping, then end stdin. Stdout stays the protocol channel for the server's whole life: the phase
-// waits for its exit (at most its grace) and judges what it wrote until then. Exit timing is only
-// recorded here; the leaks phase judges it.
+// stdio phase: start the bin, handshake over our own pipe transport, list the surface, run the steps, ping, end
+// stdin. Stdout stays the protocol channel until the server exits, so the phase judges all it wrote until then.
 
 import type { PhaseResultOf, StdioDetails, SubCheckResult } from '../../results/types.js';
 import type { McpSession } from '../client/adapter.js';

@@ -1,7 +1,5 @@
-// Inside a server (loaded by the probe and by its module hooks): which SDK package copies does this
-// process load? A file belongs to the package of the nearest package.json that has a name, so an
-// aliased or vendored-under-node_modules copy is named by what it is, not by its folder.
-// Builtins only; never throws into the host program.
+// Inside a server (the probe and its module hooks): which SDK package copies this process loads, each named by its
+// nearest named package.json so an aliased or vendored copy is named by what it is. Builtins only; never throws.
 
 import { readFileSync } from 'node:fs';
 import { dirname, isAbsolute, join } from 'node:path';

@@ -1,7 +1,5 @@
-// The modules an ES module file imports in its leading import declarations (`import{a as b}from"x";`,
-// `import * as c from 'y'`, `import"z"`), in order: what the suite process loads before its first scenario,
-// while the server starts (suite-gate.ts). Read from the start of the file and stopped at the first statement
-// that is not an import, so text later in the file (a description quoting an import) is never taken for one.
+// The modules an ES module imports in its leading import declarations, in order: what the suite process loads
+// first (suite-gate.ts). It stops at the first non-import statement, so quoted text later is never taken for one.
 
 const SHEBANG = /^#![^\n]*\n?/y;
 const SPACE_OR_COMMENT = /(?:\s+|\/\/[^\n]*\n?|\/\*[\s\S]*?\*\/)*/y;

@@ -1,7 +1,5 @@
-// Escaped descendants: once every server of the cell is gone, any live process still carrying the
-// cell's server tag escaped its server's process group (a `detached: true` child, a daemon that called
-// setsid). Found by the cookie in /proc/<pid>/environ, named, then killed. Without /proc only the
-// process-group check of the leaks phase applies (macOS, for one), and the details say so.
+// Escaped descendants: once a cell's servers are gone, a live process still carrying its server tag escaped its group
+// (detached, setsid). Found by the cookie in /proc/<pid>/environ, named, killed; without /proc the details say so.
 
 import { RUN_COOKIE_VAR, SERVER_TAG_VAR } from '../../contract/cookie.js';
 import { carriers, type Carrier } from './proc.js';

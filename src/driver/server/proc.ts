@@ -1,7 +1,5 @@
-// Linux /proc readers: who is in a process group, who carries the run's cookie in its environment,
-// and which of them listens on which TCP port. Every function returns null when /proc cannot answer,
-// so callers can record "unverified". The orchestrator uses the cookie readers too (the driver's
-// folder must stay self-contained: it is copied into every cell).
+// Linux /proc readers: a process group's members, who carries the run's cookie, who listens on which port. Each
+// returns null when /proc cannot answer (callers record "unverified"); the orchestrator reads the cookie here too.
 
 import { existsSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { basename } from 'node:path';

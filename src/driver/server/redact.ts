@@ -1,7 +1,5 @@
-// Every message leaving the driver passes through one redactor, so a secret (the HTTP phase's
-// bearer token) cannot leak through an error message, a stderr tail or a detail field. Masking
-// comes before any cut (`clip`), so a secret that straddles a cut leaves no piece behind; the
-// secret's encoded forms and any long enough piece of them are masked too.
+// One redactor for every message leaving the driver, so a secret cannot leak through an error, a stderr tail or a
+// detail. It masks before any cut, and masks encoded forms and long pieces too, so no piece of a secret survives.
 
 export const MASK = '***';
 

@@ -1,7 +1,5 @@
-// Re-runs of a fan-out: each cell job writes its piece under `attempt-<n>/` (GITHUB_RUN_ATTEMPT), and the
-// artifacts of every attempt of a run are downloaded together. Per variant the newest attempt's piece
-// replaces older ones (never mixes with them), and a piece older than the plan is dropped: "re-run all
-// jobs" plans again, so a cell that died before writing must not pass on its first attempt's piece.
+// Re-runs of a fan-out: per variant the newest attempt's piece (`attempt-<n>/`) replaces older ones, and a piece
+// older than the plan is dropped: "re-run all jobs" plans again, and a cell that died must not pass on an old piece.
 import type { RunResult } from '../../results/types.js';
 
 export interface AttemptPiece {

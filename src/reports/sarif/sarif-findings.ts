@@ -1,7 +1,5 @@
-// What matrix.sarif reports, read from a run: every failed sub-check (at level require or warn), every
-// failed phase no failed check explains, the environment's problems one by one, and the run's own
-// findings (surface parity and drift, lockstep, stale allowances). Not-measured is the harness's
-// problem, not the server's: it is never a finding. Nothing here judges again: it reads the verdicts.
+// What matrix.sarif reports: every failed sub-check, every failed phase no check explains, the environment's
+// problems and the run's own findings. It only reads verdicts: not-measured is the harness's problem, never a finding.
 
 import type { CellResult, PhaseResult, PhaseResultOf, RunResult } from '../../results/types.js';
 import { baselineMatches, cellOutcome } from '../../judge/verdict.js';

@@ -1,6 +1,5 @@
-// The gate's evidence bound to the tarball it tested: an in-toto Statement v1 (attestation.intoto.json) whose
-// subject is the tarball (its file name and the sha512 every cell installed), and whose predicate carries the
-// verdict, the plan hash and results.json's sha256. Signed on GitHub (actions/attest), a release workflow can
+// The gate's evidence bound to the tarball it tested: an in-toto Statement v1 whose subject is the tarball and
+// whose predicate carries the verdict, plan hash and results.json's sha256. Signed on GitHub, it lets a release
 // check before `npm publish` that this exact tarball passed (docs/github.md, "The gate's attestation").
 import { createHash } from 'node:crypto';
 import path from 'node:path';
