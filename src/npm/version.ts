@@ -13,11 +13,14 @@ export async function npmVersionOf(signal?: AbortSignal): Promise<string> {
   return out.ok ? out.stdout.trim() : 'unknown';
 }
 
-/** The version in npm's package.json when the first executable `npm` on `searchPath` is its npm-cli.js; else undefined. */
-export async function versionOfCli(searchPath: string): Promise<string | undefined> {
+/**
+ * The version in npm's package.json when the first executable `npm` on `searchPath` is its npm-cli.js; else undefined.
+ * Searched as a spawn searches it (an empty entry is the working directory); never on Windows, where PATHEXT decides.
+ */
+export async function versionOfCli(searchPath: string, platform: NodeJS.Platform = process.platform): Promise<string | undefined> {
+  if (platform === 'win32') return undefined;
   for (const dir of searchPath.split(path.delimiter)) {
-    if (!dir) continue;
-    const bin = path.join(dir, 'npm');
+    const bin = path.join(dir || '.', 'npm');
     // The first executable `npm` is the one a spawn would start: only that one is read.
     if (
       !(await access(bin, constants.X_OK).then(

@@ -45,4 +45,23 @@ describe("npm's version read from its package.json, only when the first npm on P
     expect(await versionOfCli(broken)).toBeUndefined();
     expect(await versionOfCli('')).toBeUndefined();
   });
+
+  it("an empty PATH entry is the working directory, as a spawn searches it: its npm is the first, and it is a shim", async () => {
+    const good = await npmAt('after-empty', { name: 'npm', version: '4.5.6' });
+    await mkdir(dir('cwd'), { recursive: true });
+    await writeFile(dir('cwd', 'npm'), '#!/bin/sh\necho 0.0.1\n');
+    await chmod(dir('cwd', 'npm'), 0o755);
+    const was = process.cwd();
+    process.chdir(dir('cwd'));
+    try {
+      expect(await versionOfCli(['', good].join(path.delimiter))).toBeUndefined();
+      expect(await versionOfCli([good, ''].join(path.delimiter))).toBe('4.5.6');
+    } finally {
+      process.chdir(was);
+    }
+  });
+
+  it('on Windows npm is always run: a spawn there finds npm.cmd through PATHEXT, which this search does not follow', async () => {
+    expect(await versionOfCli(await npmAt('windows', { name: 'npm', version: '7.8.9' }), 'win32')).toBeUndefined();
+  });
 });
