@@ -93,12 +93,17 @@ export function summarize(scenarios: ScenarioResult[]): Pick<PhaseResult, 'verdi
  * requirement: one whose spec section the suite's checks cite (`…/2025-11-25/basic/transports#security-warning`).
  */
 export function scenarioCheck(s: ScenarioResult, judge: string): SubCheckResult {
-  const ours = CHECKS.filter(
-    (c) =>
-      c.spec &&
-      c.spec.revision.startsWith('MCP ') &&
-      s.specUrls.some((u) => u.endsWith(`/${c.spec!.revision.slice(4)}/${c.spec!.section}`)),
-  ).map((c) => c.id);
+  // Each id once: the lifecycle checks are listed once per phase (stdio, http).
+  const ours = [
+    ...new Set(
+      CHECKS.filter(
+        (c) =>
+          c.spec &&
+          c.spec.revision.startsWith('MCP ') &&
+          s.specUrls.some((u) => u.endsWith(`/${c.spec!.revision.slice(4)}/${c.spec!.section}`)),
+      ).map((c) => c.id),
+    ),
+  ];
   return {
     id: s.name,
     outcome: s.verdict,

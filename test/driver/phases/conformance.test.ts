@@ -49,6 +49,23 @@ describe('conformance verdicts from the suite checks', () => {
       5,
     );
     expect([failed.verdict, failed.message]).toEqual(['failed', 'c: no']);
+    const two = judgeScenario(
+      's',
+      [
+        { id: 'b', status: 'SKIPPED' },
+        { id: 'c', status: 'PENDING' },
+      ],
+      5,
+    );
+    expect(two.message).toBe('the suite reported a status the harness does not know: b: SKIPPED; c: PENDING');
+  });
+
+  it('warn-level scenarios the suite could not judge are named apart, each', () => {
+    const ok = judgeScenario('ping', [{ id: 'ping', status: 'SUCCESS' }], 1);
+    const lost = (name: string) => outOfScope({ ...judgeScenario(name, [{ id: 'i', status: 'INFO' }], 1) });
+    expect(summarize([ok, lost('a'), lost('b')]).message).toMatch(
+      /^1\/3 scenarios passed: ping; not measured \(warn\): a \(the suite recorded no check \(level warn: .*\)\); b \(the suite recorded no check /,
+    );
   });
 
   it('the phase fails on any failed scenario (named), is not measured when one could not run, passes otherwise', () => {
@@ -106,6 +123,27 @@ describe('conformance verdicts from the suite checks', () => {
     // Only origin cites that section: Host validation is the SDK's default, no spec text (issue 32 item 4).
     expect(check.evidence).not.toHaveProperty('sameAs');
     expect(scenarioCheck(judgeScenario('ping', [{ id: 'ping', status: 'SUCCESS' }], 1), 'x').sameAs).toBeUndefined();
+    // A scenario citing two sections, each ours: the first is its sameAs, the evidence names both.
+    const both = scenarioCheck(
+      judgeScenario(
+        'two',
+        [
+          {
+            id: 'a',
+            status: 'SUCCESS',
+            specReferences: [
+              { url: 'https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#security-warning' },
+              { url: 'https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/cancellation' },
+            ],
+          },
+        ],
+        1,
+      ),
+      'x',
+    );
+    // Each once, though the lifecycle checks (cancellation among them) are listed once per phase.
+    expect((both.evidence as { sameAs?: string[] }).sameAs).toEqual(['cancellation', 'origin']);
+    expect(both.sameAs).toBe('cancellation');
   });
 });
 
