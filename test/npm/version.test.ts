@@ -46,7 +46,7 @@ describe("npm's version read from its package.json, only when the first npm on P
     expect(await versionOfCli('')).toBeUndefined();
   });
 
-  it("an empty PATH entry is the working directory, as a spawn searches it: its npm is the first, and it is a shim", async () => {
+  it('an empty PATH entry is the working directory, as a spawn searches it: its npm is the first, and it is a shim', async () => {
     const good = await npmAt('after-empty', { name: 'npm', version: '4.5.6' });
     await mkdir(dir('cwd'), { recursive: true });
     await writeFile(dir('cwd', 'npm'), '#!/bin/sh\necho 0.0.1\n');
