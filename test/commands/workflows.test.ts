@@ -1,44 +1,20 @@
 // The workflow text, kept equal where it must be: init's template and the reusable acceptance workflow
 // (scripts/acceptance-local.sh is checked line by line against acceptance.yml in test/e2e/fan-out.test.ts).
-// Both pin every action by commit SHA, time out, cancel superseded runs, build before packing, and let
+// Both time out, cancel superseded runs, build before packing, and let
 // only `merge` annotate (cell jobs run the action with piece: 'true', i.e. MCP_MATRIX_PIECE). actionlint checks init's template too.
 import { readFile } from 'node:fs/promises';
 import { describe, expect, onTestFinished, test } from 'vitest';
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { DEFAULT_REPO, renderWorkflow } from '../../src/commands/init/workflow-template.js';
-import { ACTIONS } from '../../src/commands/init/actions.js';
-import { ATTEST_CHECK_STEP } from '../../src/commands/init/attest-job.js';
 import { fitSummary, publishToGithub } from '../../src/commands/github.js';
 import { createLogger } from '../../src/logger.js';
 import { Writable } from 'node:stream';
 import { makeRun, FOUR_CELLS } from '../reports/helpers/make-run.js';
+import { ACCEPTANCE, ACTION, jobs, texts } from '../helpers/workflow-texts.js';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-
-const ACCEPTANCE = new URL('../../.github/workflows/acceptance.yml', import.meta.url);
-const CI = new URL('../../.github/workflows/ci.yml', import.meta.url);
-const ACTION = new URL('../../action.yml', import.meta.url);
-const ATTEST = new URL('../../.github/workflows/attest.yml', import.meta.url);
-
-const texts = async () => ({
-  init: renderWorkflow(),
-  acceptance: await readFile(ACCEPTANCE, 'utf8'),
-  ci: await readFile(CI, 'utf8'),
-  attest: await readFile(ATTEST, 'utf8'),
-});
-
-/** `name:` → its block of lines, for the jobs of a workflow. */
-function jobs(text: string): Map<string, string> {
-  const body = text.slice(text.indexOf('\njobs:\n') + 7);
-  const out = new Map<string, string>();
-  for (const block of body.split(/\n(?= {2}[\w-]+:\n)/)) {
-    const name = /^ {2}([\w-]+):/.exec(block)?.[1];
-    if (name) out.set(name, block);
-  }
-  return out;
-}
 
 /** The mcp-matrix and npm pack commands, with the reusable workflow's variables spelt out. */
 function commands(text: string): string[] {
@@ -123,41 +99,6 @@ function linted(): Promise<Map<string, string>> {
 }
 
 describe('workflows', () => {
-  test('every action is pinned by full commit SHA with its release as a comment, one pin per action everywhere', async () => {
-    const pins = new Map(Object.values(ACTIONS).map((a) => [a.split('@')[0]!, a]));
-    const all = {
-      ...(await texts()),
-      'init (pnpm)': renderWorkflow({ ...DEFAULT_REPO, pm: 'pnpm', lockfile: 'pnpm-lock.yaml' }),
-      action: await readFile(ACTION, 'utf8'),
-    };
-    for (const [name, text] of Object.entries(all)) {
-      // Commented steps (code scanning) included: uncommented, they must be pinned too.
-      const uses = [...text.matchAll(/^[ #-]*uses: ([^.<\s][^@\s]*)@(.*)$/gm)];
-      expect(uses.length, name).toBeGreaterThan(0);
-      for (const [, action, ref] of uses) {
-        expect(`${name}: ${action}@${ref}`).toMatch(/@[0-9a-f]{40} # v\d+\.\d+\.\d+$/);
-        expect(`${name}: ${action}@${ref}`).toBe(`${name}: ${pins.get(action!) ?? `${action} (not in ACTIONS)`}`);
-      }
-    }
-  });
-
-  test("signing: attest.yml and init's attest job check the tarball the same way, then sign it with the gate predicate", async () => {
-    const { init, attest } = await texts();
-    for (const text of [init, attest]) {
-      expect(text).toContain(ATTEST_CHECK_STEP);
-      expect(text).toContain(
-        `${ATTEST_CHECK_STEP}      - ${text === attest ? 'id: attest\n        ' : ''}uses: ${ACTIONS.attest}\n        with:\n          subject-path: package-tarball/*.tgz\n          predicate-type: urn:mcp-matrix:gate:v1\n          predicate-path: gate-predicate.json\n`,
-      );
-    }
-    // Opt-in, on pushes, after the gate; its write scopes on its own job only (init) or in its own workflow (attest.yml).
-    const job = jobs(init).get('attest')!;
-    expect(job).toContain("    if: vars.MCP_MATRIX_ATTEST == 'true' && github.event_name == 'push'\n");
-    expect(job).toContain('    needs: [plan, merge]\n');
-    expect(job).toContain('      id-token: write\n      attestations: write\n');
-    expect(init.slice(0, init.indexOf('\njobs:\n'))).not.toMatch(/id-token|attestations/);
-    expect((await texts()).acceptance).not.toMatch(/^ *(id-token|attestations):/m);
-  });
-
   test('every job has timeout-minutes; the workflows cancel superseded runs of a ref', async () => {
     for (const [name, text] of Object.entries(await texts())) {
       for (const [job, block] of jobs(text)) expect(block, `${name} ${job}`).toMatch(/\n {4}timeout-minutes: \d+\n/);
