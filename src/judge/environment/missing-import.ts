@@ -113,12 +113,16 @@ export async function classifyMissing(stderr: string, undertest: string, package
   }
   const pkg = packageName(parsed.specifier);
   const at = parsed.from.lastIndexOf('/node_modules/');
+  // A path cut before any node_modules/ may be a package's file all the same: no cause is claimed.
+  if (at < 0 && parsed.clipped) return undefined;
   // A file in no installed package (a script the server wrote, a user's config file): no manifest to read, no one to blame.
-  if (at < 0) return { package: pkg, ...(parsed.clipped ? {} : { file: parsed.from }), case: 'outside-packages' };
+  if (at < 0) return { package: pkg, file: parsed.from, case: 'outside-packages' };
   const rest = parsed.from.slice(at + '/node_modules/'.length).split('/');
   const name = rest[0]!.startsWith('@') ? rest.slice(0, 2).join('/') : rest[0]!;
   const dir = parsed.from.slice(0, at + '/node_modules/'.length) + name;
   const fileParts = rest.slice(name.split('/').length);
+  // Cut inside the importer's name: another package's name, perhaps; none is blamed.
+  if (parsed.clipped && fileParts.length === 0) return undefined;
   const manifest = await readFile(path.join(await realpath(dir).catch(() => dir), 'package.json'), 'utf8')
     .then((t) => JSON.parse(t) as Record<string, Record<string, string> | string | undefined>)
     .catch(() => undefined);
