@@ -55,10 +55,7 @@ interface Edge {
   kind: ImportKind;
 }
 
-/**
- * Scans the package installed at `dir`, within `bounds` (files parsed, bytes read). Never throws: an unreadable
- * file is listed as unparsed.
- */
+/** Scans the package at `dir` within `bounds` (files, bytes). Never throws: an unreadable file is listed as unparsed. */
 export function scanImports(dir: string, manifest: ScanManifest, bounds = { files: MAX_FILES, bytes: MAX_BYTES }): ImportScan {
   const parsed = new Map<string, Edge[] | undefined>();
   const unparsed: ImportScan['unparsed'] = [];
