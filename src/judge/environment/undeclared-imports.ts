@@ -184,12 +184,14 @@ export function withImportChecks(
   const listed = env.result.details?.problems;
   const earlier = env.result.verdict === 'failed' ? (Array.isArray(listed) ? listed.map(String) : [env.result.message ?? 'failed']) : [];
   const problems = [...earlier, ...failing.map((c) => `${c.id}: ${c.message}`)];
+  // The package's own files fail it; what the machine kept from being checked (an unreadable lockfile) is still said.
+  const unchecked = env.result.verdict === 'not-measured' && env.result.message ? [`not measured: ${env.result.message}`] : [];
   return {
     ...env,
     result: {
       ...result,
       verdict: 'failed',
-      message: problems.join('; '),
+      message: [...problems, ...unchecked].join('; '),
       step: earlier.length ? (env.result.step ?? 'verify') : (failing[0]!.step ?? 'undeclared imports'),
       details: { ...env.result.details, problems },
     },

@@ -282,4 +282,15 @@ describe('withImportChecks: the other cases', () => {
     expect(withImportChecks(env('failed'), [failing]).result.message).toBe('failed; undeclared-imports: imports zod');
     expect(withImportChecks(env(), [failing]).result.step).toBe('undeclared imports');
   });
+
+  it('a failed check on a not-measured environment fails it, and what could not be checked is still said', () => {
+    const failing = { ...check, outcome: 'failed' as const, message: 'imports zod' };
+    const lock = "the cell's package-lock.json is not valid JSON (x): the installed srv could not be checked against the tarball";
+    expect(withImportChecks(env('not-measured', { message: lock, step: 'verify' }), [failing]).result).toMatchObject({
+      verdict: 'failed',
+      message: `undeclared-imports: imports zod; not measured: ${lock}`,
+      step: 'undeclared imports',
+      details: { problems: ['undeclared-imports: imports zod'] },
+    });
+  });
 });
