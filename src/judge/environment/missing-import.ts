@@ -104,6 +104,8 @@ export async function classifyMissing(stderr: string, undertest: string, package
     const at = parsed.from.lastIndexOf('/node_modules/');
     const rest = parsed.from.slice(at + '/node_modules/'.length).split('/');
     const name = rest[0]!.startsWith('@') ? rest.slice(0, 2).join('/') : rest[0]!;
+    // Cut inside the importer's name: another package's name, perhaps; none is named.
+    if (parsed.clipped && rest.length <= name.split('/').length) return undefined;
     const file = parsed.clipped ? undefined : fileInPackage(parsed.from, name);
     return {
       package: packageName(parsed.specifier),

@@ -367,5 +367,9 @@ describe('Yarn PnP: the edges of its messages', () => {
       importer: { name: '@acme/kit', version: '?', file: 'dist/a.js' },
       case: 'pnp-escaped',
     });
+    // Cut inside the package's name: it cannot be told, so no importer is named.
+    await expect(
+      classifyMissing(esm('chalk', '/c/.yarn/cache/@acme-kit-npm-1.0.0-ab-10c0.zip/node_modules/@acme/k…'), 'srv'),
+    ).resolves.toBeUndefined();
   });
 });
