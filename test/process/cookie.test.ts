@@ -118,7 +118,11 @@ describe.runIf(procAvailable())('carriers: found by environment, whatever the gr
   it('a carrier of a dead run is orphaned; one of a live run is not', async () => {
     const dead = deadCookie();
     const live = makeCookie(process.pid, startTime(process.pid));
-    const orphan = sleeper({ [RUN_COOKIE_VAR]: dead }, true);
+    // A temp dir of its own: an mcp-matrix run starting beside this test (the e2e lanes) sweeps the orphans of its
+    // own temp dir, and /tmp's would include this one.
+    const tmp = mkdtempSync(path.join(os.tmpdir(), 'mm-orphan-'));
+    temps.push(tmp);
+    const orphan = sleeper({ [RUN_COOKIE_VAR]: dead, TMPDIR: tmp }, true);
     const owned = sleeper({ [RUN_COOKIE_VAR]: live }, true);
     try {
       await waitCarrying(orphan, owned);
