@@ -146,18 +146,15 @@ export function environmentOutcome(
     ...(chain ? { sdkClaim: chain } : {}),
   };
   const durationMs = Math.round(performance.now() - found.started);
-  const result: PhaseResultOf<'environment'> =
-    problems.length === 0 && found.notMeasured
-      ? { phase: 'environment', verdict: 'not-measured', durationMs, message: found.notMeasured, step: 'verify' }
-      : problems.length === 0
-        ? {
-            phase: 'environment',
-            verdict: 'passed',
-            durationMs,
-            details: { sdk: sdkPackages.map((p) => `${p.name}@${p.version}`), ...(chain ? { sdkClaim: chain } : {}) },
-          }
-        : { phase: 'environment', verdict: 'failed', durationMs, message: problems.join('; '), step: 'verify', details: { problems } };
-  return { result, evidence };
+  if (problems.length > 0)
+    return {
+      result: { phase: 'environment', verdict: 'failed', durationMs, message: problems.join('; '), step: 'verify', details: { problems } },
+      evidence,
+    };
+  if (found.notMeasured)
+    return { result: { phase: 'environment', verdict: 'not-measured', durationMs, message: found.notMeasured, step: 'verify' }, evidence };
+  const details = { sdk: sdkPackages.map((p) => `${p.name}@${p.version}`), ...(chain ? { sdkClaim: chain } : {}) };
+  return { result: { phase: 'environment', verdict: 'passed', durationMs, details }, evidence };
 }
 
 /** A dependency as the installed package loads it (Node's lookup from the package's directory). */
