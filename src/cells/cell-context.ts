@@ -40,6 +40,8 @@ export interface CellContext {
   treeCache?: string;
   /** The reuse window in ms (issue 34): absent or 0, npm resolves every cell now (CI, `--plan`, `--fresh`). */
   reuseWindowMs?: number;
+  /** A variant's phases may run side by side, each group on its own copy of the cell's tree (the run has spare cores). */
+  sideBySide?: boolean;
   /** Hears that the tree cache could not be written (the run's warnings, one line per cache). */
   cacheNote?(note: CacheNote): void;
 }

@@ -27,21 +27,26 @@ export type DriverOutcome =
 /** How long an exited driver's IPC channel may take to deliver what it sent before exiting. */
 const CHANNEL_DRAIN_MS = 2000;
 
+/**
+ * `execPath`: the Node the driver runs on (a variant's runtime; its servers that are Node scripts follow it).
+ * `compileCacheDir`: the driver's own V8 code cache (Node >= 22.1; older Nodes ignore it). Only the driver gets
+ * it: its servers' environment is the spec's baseEnv, so they run as a user runs them.
+ */
+export interface DriverOptions {
+  timeoutMs: number;
+  env: Record<string, string>;
+  signal?: AbortSignal;
+  execPath?: string;
+  compileCacheDir?: string;
+}
+
 export async function runDriver(
   layout: DriverLayout,
   spec: DriverSpec,
-  /**
-   * `execPath`: the Node the driver runs on (a variant's runtime; its servers that are Node scripts follow it).
-   * `compileCacheDir`: the driver's own V8 code cache (Node >= 22.1; older Nodes ignore it). Only the driver gets
-   * it: its servers' environment is the spec's baseEnv, so they run as a user runs them.
-   */
-  options: { timeoutMs: number; env: Record<string, string>; signal?: AbortSignal; execPath?: string; compileCacheDir?: string },
+  options: DriverOptions,
   hooks: DriverHooks = {},
 ): Promise<DriverOutcome> {
-  const specFile = path.join(layout.dir, 'spec.json');
-  await writeFile(specFile, JSON.stringify(spec, null, 2));
-  // A kept cell (--keep) tells its user how to run this driver again by hand.
-  await writeFile(path.join(layout.dir, RERUN_FILE), `${rerunCommand(spec.cellDir, layout.entry, specFile, options.execPath)}\n`);
+  const specFile = await writeSpec(layout, spec, options.execPath);
   const logFd = openSync(layout.log, 'a');
   const child = fork(layout.entry, [specFile], {
     cwd: spec.cellDir,
@@ -120,7 +125,7 @@ export async function runDriver(
   }
   // A killed driver could not sweep what escaped its servers' groups: the cell's tag finds it.
   const cookie = currentCookie();
-  if (cookie) killCarriers(cookie, `${spec.baseEnv.MCP_MATRIX_CELL ?? 'cell'}:`);
+  if (cookie) killCarriers(cookie, spec.tagPrefix ?? `${spec.baseEnv.MCP_MATRIX_CELL ?? 'cell'}:`);
   if (summary && !exit.timedOut) return { kind: 'done', results, summary };
   const why = exit.timedOut
     ? `the driver did not finish within ${options.timeoutMs} ms${current ? ` (in the ${current} phase)` : ''}`
@@ -128,6 +133,14 @@ export async function runDriver(
       ? `the driver crashed: ${fatal}`
       : `the driver exited (${exit.signal ?? `code ${exit.code}`}) before reporting${current ? ` (in the ${current} phase)` : ''}: ${await logTail(layout.log)}`;
   return { kind: 'crashed', results, ...(current ? { current } : {}), message: why };
+}
+
+/** The spec where the driver reads it, and beside it how a kept cell's user runs this driver again by hand (--keep). */
+export async function writeSpec(layout: DriverLayout, spec: DriverSpec, execPath?: string): Promise<string> {
+  const specFile = path.join(layout.dir, 'spec.json');
+  await writeFile(specFile, JSON.stringify(spec, null, 2));
+  await writeFile(path.join(layout.dir, RERUN_FILE), `${rerunCommand(spec.cellDir, layout.entry, specFile, execPath)}\n`);
+  return specFile;
 }
 
 /** Test-only switches read by the driver alone (never by a server): see src/driver/README.md. */

@@ -34,6 +34,7 @@ export async function runVariant(
   };
   let environment: CellResult['environment'];
   let summary: CellResult['summary'] = { leakedHandles: null };
+  let phaseRuns: CellResult['phaseRuns'];
   let clientRef: ClientInstallRef | undefined;
   hooks.onPhaseStart?.('environment');
   const install = await installing;
@@ -58,9 +59,9 @@ export async function runVariant(
         // bind and conformance, if an earlier variant of this cell measured them on this Node release.
         const taken = sharedWith(shares, variant);
         if (!ctx.signal.aborted)
-          summary = await withAuthorizationServer(ctx.plan.config.http, (oauth) =>
+          ({ summary, phaseRuns } = await withAuthorizationServer(ctx.plan.config.http, (oauth) =>
             runVariantDriver(cell, variant, install, deps, ctx, hooks, record, taken, oauth),
-          );
+          ));
         markCell(install.cellDir, 'driver-end');
         for (const phase of SHARED_PHASES) {
           const measured = taken[phase] ? undefined : toShare(phase, [...results.values()]);
@@ -127,6 +128,7 @@ export async function runVariant(
     phases,
     ...defined({ environment }),
     summary,
+    ...defined({ phaseRuns }),
     durationMs: Math.round(performance.now() - started),
     repro: ctx.repro(cell, variant),
     ...(ctx.keep && install.cellDir ? { cellDir: install.cellDir } : {}),

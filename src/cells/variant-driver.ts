@@ -12,7 +12,9 @@ import { fail, type Result } from '../util/result.js';
 import type { CellContext, CellInstall } from './cell-context.js';
 import type { ClientInstall } from './install/client-install.js';
 import type { ConformanceSuite } from './conformance/conformance-suite.js';
-import { runDriver, type DriverHooks, type DriverLayout } from './driver-launch.js';
+import { runDriver, type DriverHooks, type DriverLayout, type DriverOptions } from './driver-launch.js';
+import { measuredPhases, runBeside, type PhaseRuns } from './side/side-driver.js';
+import { sideGroups } from '../judge/side-by-side.js';
 import { baseEnv, driverBound, driverSpec, withPnp, withVariantNode } from './driver-spec.js';
 import type { NodeRuntime } from './runtime/node-runtime.js';
 import { markCell } from '../util/marks.js';
@@ -34,7 +36,7 @@ export async function runVariantDriver(
   record: (r: PhaseResult) => void,
   shared: SharedResults = {},
   oauth?: OAuthServerSpec,
-): Promise<CellResult['summary']> {
+): Promise<{ summary: CellResult['summary']; phaseRuns?: PhaseRuns }> {
   const cfg = ctx.plan.config;
   const { cellDir } = install;
   const alone = variant.id === cell.id;
@@ -70,28 +72,27 @@ export async function runVariantDriver(
     ...(install.pnp ? { pnp: install.pnp } : {}),
   });
   if (ctx.secrets?.mask.length) spec.mask = ctx.secrets.mask;
-  const outcome = await runDriver(
-    layout,
-    spec,
-    {
-      timeoutMs: driverBound(cfg, spec.phases.conformance ? spec.phases.conformance.scenarios.length : 0),
-      // A PnP cell's own driver loads its client through PnP, as the package loads the SDK.
-      env: withVariantNode(withPnp(baseEnv({}), deps.client ? undefined : install.pnp?.nodeOptions), deps.node),
-      signal: ctx.signal,
-      ...(deps.node ? { execPath: deps.node.execPath } : {}),
-      // A client's driver serves every cell of the run: the first run on a Node release compiles it, the
-      // rest load the code cache. A cell's own driver runs once per Node release, so a cache would only cost.
-      ...(deps.client ? { compileCacheDir: path.join(ctx.runDir, 'compile-cache') } : {}),
-    },
-    {
-      ...(hooks.onPhaseStart ? { onPhaseStart: hooks.onPhaseStart } : {}),
-      onPhaseResult: record,
-    },
-  );
-  if (outcome.kind === 'done') return outcome.summary;
+  const options: DriverOptions = {
+    timeoutMs: driverBound(cfg, spec.phases.conformance ? spec.phases.conformance.scenarios.length : 0),
+    // A PnP cell's own driver loads its client through PnP, as the package loads the SDK.
+    env: withVariantNode(withPnp(baseEnv({}), deps.client ? undefined : install.pnp?.nodeOptions), deps.node),
+    signal: ctx.signal,
+    ...(deps.node ? { execPath: deps.node.execPath } : {}),
+    // A client's driver serves every cell of the run: the first run on a Node release compiles it, the
+    // rest load the code cache. A cell's own driver runs once per Node release, so a cache would only cost.
+    ...(deps.client ? { compileCacheDir: path.join(ctx.runDir, 'compile-cache') } : {}),
+  };
+  // Side by side only on a node_modules tree whose paths are all inside the cell (a strict leg's are not).
+  const groups = ctx.sideBySide && !install.pnp && !cell.install ? sideGroups(measuredPhases(spec)) : [];
+  const { outcome, ran } = groups.length
+    ? await runBeside(layout, spec, options, hooks, groups)
+    : { outcome: await runDriver(layout, spec, options, { ...defined({ onPhaseStart: hooks.onPhaseStart }), onPhaseResult: record }) };
+  if (groups.length) outcome.results.forEach(record);
+  const phaseRuns = ran ? { phaseRuns: ran } : {};
+  if (outcome.kind === 'done') return { summary: outcome.summary, ...phaseRuns };
   const stopped = driverStopped(outcome, ctx.signal.aborted);
   if (stopped) record(stopped);
-  return { leakedHandles: null };
+  return { summary: { leakedHandles: null }, ...phaseRuns };
 }
 
 /** The suite for a run whose config turns the conformance phase on; a run without a provider cannot install it. */

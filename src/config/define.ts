@@ -194,6 +194,12 @@ export interface MatrixConfig {
   install?: InstallConfig;
   /** What a mismatch between the declared SDK ranges and the cells is. @default 'error' */
   lockstep?: 'error' | 'warn' | 'off';
+  /**
+   * A cell's phases side by side, each group on its own copy of the cell's tree, when the run has spare cores (fewer
+   * variants at once than cores); a phase that does not pass there is run again alone. `false`: always in turn.
+   * @default false
+   */
+  sideBySide?: boolean;
   /** The driver's MCP client: declared capabilities, roots, how a tool step without arguments is sent. */
   client?: ClientConfig;
   /** Surface parity across cells and the `mcp-surface.json` snapshot; `false` turns both off. @default {} */

@@ -76,6 +76,8 @@ export interface ResolvedConfig {
   skipped: Partial<Record<ConfigPhase | 'conformance', SkipReason>>;
   install: { attempts: number; timeoutMs: number; reuse: boolean; reuseWindowMs: number };
   lockstep: 'error' | 'warn' | 'off';
+  /** Only when declared (a config without it hashes as before): phases side by side when the run has spare cores. */
+  sideBySide?: boolean;
   client: ClientSpec;
   /** Surface parity and the snapshot (mcp-surface.json next to the config); `false` turns both off. */
   surface: false | { allow: { item: string; path?: string }[] };
@@ -183,6 +185,7 @@ export function resolveConfig(loaded: LoadedConfig, overrides: Overrides = {}, c
         }
       : {}),
     ...(c.secretsOnFork ? { secretsOnFork: c.secretsOnFork } : {}),
+    ...(c.sideBySide !== undefined ? { sideBySide: c.sideBySide } : {}),
     ...(c.environment?.checks ? { environment: { checks: resolveChecks('environment', 'none', c.environment.checks) } } : {}),
     parity: c.parity === false ? false : { allow: c.parity?.allow ?? [] },
   };

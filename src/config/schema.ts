@@ -111,6 +111,7 @@ export const configSchema = z
       })
       .optional(),
     lockstep: z.enum(['error', 'warn', 'off']).optional(),
+    sideBySide: z.boolean().optional(),
     client: client.optional(),
     surface: z
       .union([

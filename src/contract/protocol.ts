@@ -43,6 +43,8 @@ export interface DriverSpec {
    * conformance suite that could not be installed): each is reported as it is, in its phase's turn, the phase not run.
    */
   standIns?: Partial<Record<PhaseName, PhaseResult>>;
+  /** Every server tag of this driver run starts with it (default `<MCP_MATRIX_CELL>:`): runs side by side sweep only their own. */
+  tagPrefix?: string;
   /** Values masked in every output like the tokens (the config's secrets, read from the environment). */
   mask?: string[];
   /** The client the phases connect with; absent means no capabilities, no roots, a missing `arguments` left out. */

@@ -111,7 +111,7 @@ export class DriverContext {
     this.redactor = redactor;
     this.send = send;
     this.cookie = process.env[RUN_COOKIE_VAR] || makeCookie(process.pid, startTime(process.pid));
-    this.tagPrefix = `${spec.baseEnv.MCP_MATRIX_CELL ?? 'cell'}:`;
+    this.tagPrefix = spec.tagPrefix ?? `${spec.baseEnv.MCP_MATRIX_CELL ?? 'cell'}:`;
   }
 
   /** How long a server may take to exit after its stop request: leaks.graceMs, or the unjudged bound. */

@@ -31,6 +31,7 @@ import { runWithProgress, type ProgressMode } from './progress.js';
 import { openRunDir, type RunDir } from './run-dir.js';
 import { interleave, planOrder, reproCommand, type RunUnit } from './run-units.js';
 import { semaphore } from './slots.js';
+import { sideBySideFits } from '../cells/side/side-driver.js';
 
 export interface RunOptions {
   cwd: string;
@@ -167,6 +168,7 @@ async function runCells(
     // The reuse window: a local run only; CI and a frozen plan resolve now.
     ...(options.fresh || !config.install.reuse || process.env.CI || options.frozen ? {} : { reuseWindowMs: config.install.reuseWindowMs }),
     cacheNote: (note) => void notes.take(Promise.resolve(ok({ cacheNotes: [note] }))),
+    ...(sideBySideFits(config, concurrency, cores) ? { sideBySide: true } : {}),
     ...instruments(config, runDir.dir, options.signal, installSlots, notes),
   };
   const shownKept = (r: CellResult): CellResult => {

@@ -41,6 +41,8 @@ export interface CommonDetails {
   measuredBy?: string;
   measuredMs?: number;
   shared?: string;
+  /** A phase run side by side that did not pass there, run again alone: this is the lone run's result (src/judge/side-by-side.ts). */
+  confirmedAlone?: { why: string; beside: { verdict: string; message?: string } };
   /** A second judge disagreed with an own check (src/judge/second-judge.ts). */
   disagreements?: Disagreement[];
 }

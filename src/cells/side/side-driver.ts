@@ -1,0 +1,110 @@
+// A variant's driver phases side by side: each group (judge/side-by-side.ts) in a driver of its own, on its own copy of
+// the cell's tree, with server tags of its own (a driver's end sweeps its tags); what did not pass there is run again
+// alone on the cell's own tree once every group has ended, and only that run counts.
+import { mkdir } from 'node:fs/promises';
+import path from 'node:path';
+import type { DriverSpec, ServerCommand } from '../../contract/protocol.js';
+import { mergeBeside, toConfirm, type DriverRun, type SidePhase } from '../../judge/side-by-side.js';
+import type { PhaseName } from '../../results/types.js';
+import { runDriver, writeSpec, type DriverHooks, type DriverLayout, type DriverOptions, type DriverOutcome } from '../driver-launch.js';
+import { copyCellTree, removeCopy } from './tree-copy.js';
+
+const SIDE: readonly SidePhase[] = ['stdio', 'http', 'bind', 'conformance'];
+
+/** How a variant's phases ran, as results.json records it (`phaseRuns`): the groups side by side, and which ran again alone. */
+export interface PhaseRuns {
+  sideBySide: SidePhase[][];
+  confirmedAlone: SidePhase[];
+}
+
+/**
+ * A variant's phases side by side only where cores would otherwise idle: fewer variants at once than cores (decided
+ * from the plan and the machine, never from the load, so two runs of one plan run alike), on Linux (`cp -al`).
+ */
+export function sideBySideFits(config: { sideBySide?: boolean }, concurrency: number, cores: number): boolean {
+  return config.sideBySide === true && concurrency < cores && process.platform === 'linux';
+}
+
+/** The driver's outcome over every group (and the lone run); `ran` absent: a copy could not be made, the phases ran in turn. */
+export async function runBeside(
+  layout: DriverLayout,
+  spec: DriverSpec,
+  options: DriverOptions,
+  hooks: DriverHooks,
+  groups: SidePhase[][],
+): Promise<{ outcome: DriverOutcome; ran?: PhaseRuns }> {
+  const made = await Promise.all(groups.map(() => copyCellTree(spec.cellDir, spec.packageDir)));
+  const copies = made.flatMap((c) => (c.ok ? [c.value] : []));
+  try {
+    if (copies.length < groups.length) return { outcome: await runDriver(layout, spec, options, hooks) };
+    const outcomes = await Promise.all(
+      groups.map(async (group, i) => {
+        const dir = path.join(copies[i]!, '.mcp-matrix');
+        await mkdir(dir, { recursive: true });
+        const own: DriverLayout = { ...layout, dir, log: path.join(dir, 'driver.log') };
+        return runDriver(own, groupSpec(spec, group, copies[i]!, i), options, only(hooks, group));
+      }),
+    );
+    const runs: DriverRun[] = outcomes.map((o, i) => ({
+      phases: groups[i]!,
+      results: o.results,
+      ...(o.kind === 'done' ? { summary: o.summary } : {}),
+    }));
+    const again = options.signal?.aborted ? [] : toConfirm(runs);
+    const lone = again.length ? await runDriver(layout, loneSpec(spec, again), options, only(hooks, again)) : undefined;
+    // A kept cell's spec is the whole one: run again by hand, it runs every phase in turn.
+    if (lone) await writeSpec(layout, spec, options.execPath);
+    const merged = mergeBeside(
+      runs,
+      lone && { phases: again, results: lone.results, ...(lone.kind === 'done' ? { summary: lone.summary } : {}) },
+    );
+    const ran = { sideBySide: groups, confirmedAlone: again };
+    const stopped = lone?.kind === 'crashed' ? lone : outcomes.find((o) => o.kind === 'crashed' && options.signal?.aborted);
+    if (stopped?.kind === 'crashed') return { outcome: { ...stopped, results: merged.results }, ran };
+    return { outcome: { kind: 'done', results: merged.results, summary: merged.summary }, ran };
+  } finally {
+    await Promise.all(copies.map(removeCopy));
+  }
+}
+
+/** The phases this spec has its driver measure: on, and not stood in for by a result known before it starts. */
+export function measuredPhases(spec: DriverSpec): SidePhase[] {
+  return SIDE.filter((p) => spec.phases[p] && !spec.standIns?.[p]);
+}
+
+/** Only the given phases' starts and results reach the variant (the rest are another run's). */
+function only(hooks: DriverHooks, phases: readonly PhaseName[]): DriverHooks {
+  return hooks.onPhaseStart ? { onPhaseStart: (p) => phases.includes(p) && hooks.onPhaseStart!(p) } : {};
+}
+
+/** The spec for one group: its phases only, on its copy of the tree (every path into the cell moved into it), its own tags. */
+export function groupSpec(spec: DriverSpec, group: readonly SidePhase[], copy: string, index: number): DriverSpec {
+  const rebase = (file: string): string => {
+    const rel = path.relative(spec.cellDir, file);
+    return rel.startsWith('..') || path.isAbsolute(rel) ? file : path.join(copy, rel);
+  };
+  function moved<T extends { command: ServerCommand } | false | undefined>(phase: T): T {
+    return phase ? { ...phase, command: { ...phase.command, bin: rebase(phase.command.bin) } } : phase;
+  }
+  const { stdio, http, bind, conformance } = restricted(spec, group).phases;
+  const { workDir: _, ...rest } = spec;
+  return {
+    ...rest,
+    cellDir: copy,
+    packageDir: rebase(spec.packageDir),
+    workDir: path.join(copy, '.mcp-matrix'),
+    tagPrefix: `${spec.baseEnv.MCP_MATRIX_CELL ?? 'cell'}~side-${index + 1}:`,
+    phases: { ...spec.phases, stdio: moved(stdio), http: moved(http), bind: moved(bind), conformance: moved(conformance) },
+  };
+}
+
+/** The spec for the lone run: the phases to confirm, on the cell's own tree, with the cell's own tags. */
+export function loneSpec(spec: DriverSpec, phases: readonly SidePhase[]): DriverSpec {
+  return restricted(spec, phases);
+}
+
+function restricted(spec: DriverSpec, phases: readonly SidePhase[]): DriverSpec {
+  const out = { ...spec.phases };
+  for (const p of SIDE) if (!phases.includes(p)) out[p] = false;
+  return { ...spec, phases: out };
+}

@@ -1,0 +1,88 @@
+// The confirm-alone rule on a real cell: a server that takes a fixed port on every start passes every phase in turn,
+// collides side by side, and the phase that lost the port is run again alone on the cell's own tree and passes.
+import { cpSync, existsSync, readdirSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { basename, dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runDriver, type DriverLayout } from '../../../src/cells/driver-launch.js';
+import { runBeside } from '../../../src/cells/side/side-driver.js';
+import type { DriverSpec } from '../../../src/contract/protocol.js';
+import { findTagged } from '../../../src/driver/server/escaped.js';
+import { currentCookie } from '../../../src/process/cookie.js';
+import { baseSpec, buildDriver, makeCell, removeDir, tempDir, testServerPhases, type Cell } from '../../driver/helpers/cell.js';
+
+const FIXTURE = join(dirname(fileURLToPath(import.meta.url)), 'fixtures/fixed-port-server.mjs');
+let work: string;
+let cell: Cell;
+let spec: DriverSpec;
+let layout: DriverLayout;
+
+/** A loopback port free now: the fixture's fixed one. */
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+beforeAll(async () => {
+  work = tempDir('mm-side-');
+  cell = await makeCell(1, await buildDriver(join(work, 'build')));
+  cpSync(FIXTURE, join(cell.dir, 'pkg/fixed-port.mjs'));
+  const phases = testServerPhases(cell, '', 8000);
+  const env = { TEST_FIXED_PORT: String(await freePort()), TEST_HOLD_MS: '2000' };
+  for (const p of [phases.stdio, phases.http])
+    if (p) p.command = { ...p.command, bin: join(cell.dir, 'pkg/fixed-port.mjs'), env: { ...p.command.env, ...env } };
+  const base = baseSpec(cell, join(cell.dir, 'pkg'), { ...phases, bind: false });
+  spec = { ...base, baseEnv: { ...base.baseEnv, MCP_MATRIX_CELL: 'fixed' } };
+  layout = {
+    dir: join(cell.dir, '.mcp-matrix'),
+    entry: join(cell.driver, 'index.js'),
+    probe: spec.probe,
+    log: join(cell.dir, 'driver.log'),
+  };
+}, 240_000);
+afterAll(() => {
+  removeDir(cell?.dir);
+  removeDir(work);
+});
+
+/** Every phase the spec runs passed; bind and conformance are off. */
+const ALL_PASSED = [
+  ['stdio', 'passed'],
+  ['http', 'passed'],
+  ['bind', 'skipped'],
+  ['conformance', 'skipped'],
+  ['leaks', 'passed'],
+];
+const options = () => ({ timeoutMs: 120_000, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' } });
+
+describe('phases side by side on a server that holds a fixed port', () => {
+  it('in turn, every phase passes: the port is free again before the next server starts', async () => {
+    const outcome = await runDriver(layout, spec, options());
+    expect(outcome.kind).toBe('done');
+    expect(outcome.results.map((r) => [r.phase, r.verdict])).toEqual(ALL_PASSED);
+  }, 120_000);
+
+  it('side by side, the server that lost the port failed there, was run again alone and passed; nothing is left', async () => {
+    const { outcome, ran } = await runBeside(layout, spec, options(), {}, [['stdio'], ['http']]);
+    expect(outcome.kind).toBe('done');
+    expect(outcome.results.map((r) => [r.phase, r.verdict])).toEqual(ALL_PASSED);
+    // The two servers' lives overlap by the fixture's 2 s hold: one of them found the port taken.
+    expect(ran?.sideBySide).toEqual([['stdio'], ['http']]);
+    expect(ran?.confirmedAlone.length).toBeGreaterThan(0);
+    for (const phase of ran!.confirmedAlone) {
+      const confirmed = outcome.results.find((r) => r.phase === phase)!;
+      expect(confirmed.details?.confirmedAlone).toMatchObject({ beside: { verdict: expect.stringMatching(/failed|not-measured/) } });
+    }
+    for (const phase of ['stdio', 'http'].filter((p) => !ran!.confirmedAlone.includes(p as 'stdio')))
+      expect(outcome.results.find((r) => r.phase === phase)?.details?.confirmedAlone).toBeUndefined();
+    // The copies are gone, and no process of any group's tags (nor the cell's) is alive.
+    expect(readdirSync(dirname(cell.dir)).filter((e) => e.startsWith(`${basename(cell.dir)}.side-`))).toEqual([]);
+    const cookie = currentCookie();
+    if (cookie) expect(findTagged(cookie, 'fixed')).toEqual([]);
+    expect(existsSync(join(layout.dir, 'spec.json'))).toBe(true);
+  }, 240_000);
+});
