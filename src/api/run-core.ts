@@ -24,6 +24,8 @@ export interface RunCoreOptions extends PrepareOptions {
   keep: boolean;
   /** Every cell a plain npm install (no install reuse). */
   fresh?: boolean;
+  /** Every variant's phases one after another, whatever the config's `sideBySide` says (`--in-turn`). */
+  inTurn?: boolean;
   progress: ProgressMode;
   signal: AbortSignal;
   junit: boolean;
@@ -89,6 +91,7 @@ export async function runToReports(options: RunCoreOptions, log: Logger, hooks: 
     ...(options.concurrency ? { concurrency: options.concurrency } : {}),
     keep: options.keep,
     ...(options.fresh ? { fresh: true } : {}),
+    ...(options.inTurn ? { inTurn: true } : {}),
     ...(configCacheNotes.length > 0 ? { configCacheNotes } : {}),
     progress: options.progress,
     progressLine: log.info,

@@ -26,6 +26,8 @@ export interface RunMatrixOptions {
   keep?: boolean;
   /** A plain npm install in every cell (no dependency tree reused), as `--fresh`. @default false */
   fresh?: boolean;
+  /** Every variant's phases one after another, whatever the config's `sideBySide` says, as `--in-turn`. @default false */
+  inTurn?: boolean;
   /** Stops the run: the cells are stopped and the reports say interrupted (exit code 130). */
   signal?: AbortSignal;
   /** Print what the CLI prints (progress lines, the table, failures): `true` to stdout/stderr, or a logger of yours. @default false */

@@ -33,6 +33,7 @@ export async function runMatrix(options: RunMatrixOptions = {}): Promise<RunMatr
       ...(options.baseline !== undefined ? { baseline: options.baseline } : {}),
       keep: options.keep ?? false,
       ...(options.fresh ? { fresh: true } : {}),
+      ...(options.inTurn ? { inTurn: true } : {}),
       progress: options.print ? 'simple' : 'silent',
       signal,
       junit: true,

@@ -56,6 +56,8 @@ export interface RunOptions {
   comparedSnapshot?: Recorded;
   /** --fresh: every cell a plain npm install, no tree reused or stored. */
   fresh?: boolean;
+  /** --in-turn: every variant's phases one after another, whatever the config's `sideBySide` says. */
+  inTurn?: boolean;
   /** What the config cache said while the config loaded: the run's warnings, with the other caches'. */
   configCacheNotes?: CacheNote[];
   /** The plan job's frozen plan (`run --plan`): used as it is, never resolved against the registry. */
@@ -168,7 +170,7 @@ async function runCells(
     // The reuse window: a local run only; CI and a frozen plan resolve now.
     ...(options.fresh || !config.install.reuse || process.env.CI || options.frozen ? {} : { reuseWindowMs: config.install.reuseWindowMs }),
     cacheNote: (note) => void notes.take(Promise.resolve(ok({ cacheNotes: [note] }))),
-    ...(sideBySideFits(config, concurrency, cores) ? { sideBySide: true } : {}),
+    ...(!options.inTurn && sideBySideFits(config, concurrency, cores) ? { sideBySide: true } : {}),
     ...instruments(config, runDir.dir, options.signal, installSlots, notes),
   };
   const shownKept = (r: CellResult): CellResult => {

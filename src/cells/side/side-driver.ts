@@ -53,7 +53,7 @@ export async function runBeside(
     const again = options.signal?.aborted ? [] : toConfirm(runs);
     const lone = again.length ? await runDriver(layout, loneSpec(spec, again), options, only(hooks, again)) : undefined;
     // A kept cell's spec is the whole one: run again by hand, it runs every phase in turn.
-    if (lone) await writeSpec(layout, spec, options.execPath);
+    await writeSpec(layout, spec, options.execPath);
     const merged = mergeBeside(
       runs,
       lone && { phases: again, results: lone.results, ...(lone.kind === 'done' ? { summary: lone.summary } : {}) },

@@ -1,6 +1,6 @@
 // The confirm-alone rule on a real cell: a server that takes a fixed port on every start passes every phase in turn,
 // collides side by side, and the phase that lost the port is run again alone on the cell's own tree and passes.
-import { cpSync, existsSync, readdirSync } from 'node:fs';
+import { cpSync, readdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -83,6 +83,7 @@ describe('phases side by side on a server that holds a fixed port', () => {
     expect(readdirSync(dirname(cell.dir)).filter((e) => e.startsWith(`${basename(cell.dir)}.side-`))).toEqual([]);
     const cookie = currentCookie();
     if (cookie) expect(findTagged(cookie, 'fixed')).toEqual([]);
-    expect(existsSync(join(layout.dir, 'spec.json'))).toBe(true);
+    // The cell's spec is the whole one again (the lone run's had its phases only): a kept cell reruns every phase.
+    expect(JSON.parse(readFileSync(join(layout.dir, 'spec.json'), 'utf8'))).toEqual(spec);
   }, 240_000);
 });
