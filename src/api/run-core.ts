@@ -1,6 +1,7 @@
 // The matrix as a library: input checks, config, plan, pack, cells, verdicts and the reports written, as a
 // Result. The public runMatrix (run.ts) and the CLI's `run` (commands/run.ts) are both thin shells over it.
 import path from 'node:path';
+import type { CellInstaller } from '../cells/cell-context.js';
 import type { ResolvedConfig } from '../config/resolve.js';
 import type { Logger } from '../logger.js';
 import { invocation } from '../orchestrator/invocation.js';
@@ -35,6 +36,8 @@ export interface RunCoreOptions extends PrepareOptions {
   plan?: string;
   /** How a repro line starts (`npx mcp-matrix` for the API); default: as this process was started. */
   invocation?: string;
+  /** Lays out each npm cell's tree instead of npm (tests: cells installed once); absent: npm. */
+  install?: CellInstaller;
 }
 
 /** What the CLI adds to a run: it rewrites the baseline or the surface snapshot from the run. */
@@ -103,6 +106,7 @@ export async function runToReports(options: RunCoreOptions, log: Logger, hooks: 
     ...(surfaceSnapshot ? { surfaceSnapshot } : {}),
     ...(comparedSnapshot ? { comparedSnapshot } : {}),
     ...(frozen ? { frozen } : {}),
+    ...(options.install ? { install: options.install } : {}),
     onPlan: (plan) => printPlan(plan, log, shown),
     // A forced exit still leaves a results.json: the cells finished so far, marked interrupted.
     onCellsStart: (snapshot) => {

@@ -13,6 +13,7 @@ import type { PnpLayout } from './install/pnp-layout.js';
 import type { ConformanceSuite } from './conformance/conformance-suite.js';
 import type { NodeRuntime } from './runtime/node-runtime.js';
 import type { Returnable } from './install/tree-return.js';
+import type { ReuseOutcome } from './install/reuse-install.js';
 
 export interface CellContext {
   plan: Plan;
@@ -44,7 +45,15 @@ export interface CellContext {
   sideBySide?: boolean;
   /** Hears that the tree cache could not be written (the run's warnings, one line per cache). */
   cacheNote?(note: CacheNote): void;
+  /**
+   * Lays out an npm cell's tree instead of npm (the tests' cells installed once per dependency set,
+   * test/e2e/helpers/fixture-cell.ts); absent: npm installs it. What follows the install is the same.
+   */
+  install?: CellInstaller;
 }
+
+/** An npm cell's tree made by other means than npm's install: what installReusing would return. */
+export type CellInstaller = (cellDir: string, cell: PlannedCell, ctx: CellContext) => Promise<ReuseOutcome>;
 
 /** The cell's server install, shared by its variants: installed and verified once, or why not. */
 export type CellInstall =

@@ -45,25 +45,27 @@ export async function installServer(cell: PlannedCell, ctx: CellContext, hooks: 
         ? await installStrict(cellDir, strictOptions)
         : cell.install === 'yarn-pnp'
           ? await installYarnPnp(cellDir, ctx.plan.package.name, strictOptions)
-          : await installReusing(cellDir, {
-              attempts: ctx.plan.config.install.attempts,
-              timeoutMs: ctx.plan.config.install.timeoutMs,
-              env: { ...process.env, npm_config_update_notifier: 'false' },
-              signal: ctx.signal,
-              packageName: ctx.plan.package.name,
-              npmVersion: ctx.npmVersion,
-              treeCache: ctx.treeCache,
-              installSet: cell.installSet,
-              ...(ctx.reuseWindowMs
-                ? {
-                    window: {
-                      ms: ctx.reuseWindowMs,
-                      tarball: { file: ctx.tarball.file, sha512: ctx.tarball.sha512 },
-                      identityExtra: ctx.plan.config.source.kind === 'directory' ? await sourceLockfiles(ctx.plan.config.source.dir) : '',
-                    },
-                  }
-                : {}),
-            });
+          : ctx.install
+            ? await ctx.install(cellDir, cell, ctx)
+            : await installReusing(cellDir, {
+                attempts: ctx.plan.config.install.attempts,
+                timeoutMs: ctx.plan.config.install.timeoutMs,
+                env: { ...process.env, npm_config_update_notifier: 'false' },
+                signal: ctx.signal,
+                packageName: ctx.plan.package.name,
+                npmVersion: ctx.npmVersion,
+                treeCache: ctx.treeCache,
+                installSet: cell.installSet,
+                ...(ctx.reuseWindowMs
+                  ? {
+                      window: {
+                        ms: ctx.reuseWindowMs,
+                        tarball: { file: ctx.tarball.file, sha512: ctx.tarball.sha512 },
+                        identityExtra: ctx.plan.config.source.kind === 'directory' ? await sourceLockfiles(ctx.plan.config.source.dir) : '',
+                      },
+                    }
+                  : {}),
+              });
     markCell(cellDir, 'install-end');
     if (cacheNote) ctx.cacheNote?.(cacheNote);
     hooks.onInstallEnd?.({ ok: install.kind === 'installed', durationMs: install.durationMs, attempts: install.attempts });

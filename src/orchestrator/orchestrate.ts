@@ -3,7 +3,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import { cacheNotes, type CacheNotes } from '../cache/notes.js';
-import type { CellContext } from '../cells/cell-context.js';
+import type { CellContext, CellInstaller } from '../cells/cell-context.js';
 import { treeCacheDir } from '../cells/install/tree-cache.js';
 import type { ResolvedConfig } from '../config/resolve.js';
 import { readPullRequestEvent } from '../cells/github-event.js';
@@ -62,6 +62,8 @@ export interface RunOptions {
   configCacheNotes?: CacheNote[];
   /** The plan job's frozen plan (`run --plan`): used as it is, never resolved against the registry. */
   frozen?: FrozenPlan;
+  /** Lays out each npm cell's tree instead of npm (tests: cells installed once); absent: npm. */
+  install?: CellInstaller;
   /** Called once the plan is resolved, before any cell starts. */
   onPlan?(plan: Plan): void;
   /** Called once cells start: `snapshot()` is the run so far (finished cells only), marked interrupted, for a forced exit. */
@@ -171,6 +173,7 @@ async function runCells(
     ...(options.fresh || !config.install.reuse || process.env.CI || options.frozen ? {} : { reuseWindowMs: config.install.reuseWindowMs }),
     cacheNote: (note) => void notes.take(Promise.resolve(ok({ cacheNotes: [note] }))),
     ...(!options.inTurn && sideBySideFits(config, concurrency, cores) ? { sideBySide: true } : {}),
+    ...(options.install ? { install: options.install } : {}),
     ...instruments(config, runDir.dir, options.signal, installSlots, notes),
   };
   const shownKept = (r: CellResult): CellResult => {

@@ -16,6 +16,8 @@ export interface PrepareOptions extends Overrides {
   configObject?: unknown;
   /** The run's abort: registry look-ups stop with it. */
   signal?: AbortSignal;
+  /** One registry for several runs (a test file's), so each package is looked up once; absent: the run's own. */
+  registry?: Registry;
 }
 
 /**
@@ -44,7 +46,9 @@ export async function prepareConfig(
     options.cwd,
   );
   const recorded = flags.window && !flags.frozen ? lookupStore(config) : undefined;
-  const registry = createRegistry(undefined, { ...(options.signal ? { signal: options.signal } : {}), ...(recorded ? { recorded } : {}) });
+  const registry =
+    options.registry ??
+    createRegistry(undefined, { ...(options.signal ? { signal: options.signal } : {}), ...(recorded ? { recorded } : {}) });
   // The pins' look-ups start now, while the run reads the package and packs it; only what the pins name:
   // each is an `npm view` (~0.4 CPU-s), so a major no cell pins is never looked up (buildPlan adds lockstep's).
   if (!flags.frozen) for (const name of pinLookupNames(config)) void registry.meta(name);

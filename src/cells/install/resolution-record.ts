@@ -19,7 +19,7 @@ export interface ResolutionRecord {
 }
 
 /** The manifest fields npm reads when it resolves and lays out a package (and writes into its lockfile entry). */
-const TREE_FIELDS = [
+export const TREE_FIELDS = [
   'name',
   'version',
   'dependencies',

@@ -1,8 +1,8 @@
-// The machinery of the broken-fixture files (broken.test.ts, broken-process.test.ts): each fixture through the real
-// CLI, two runs at a time in the file's beforeAll; then exit 1, the cell failed, exactly the targeted phase failed
-// with a message naming the cause, matrix.sarif at level error under that phase's rules, and nothing (process, temp
-// dir) survives the run. Two files instead of one: the suite's longest file (~640 s wall under load), split in two
-// that the test pool runs side by side; every fixture still runs once, and every assertion is the same.
+// The machinery of the broken-fixture files (broken.test.ts, broken-process.test.ts): each fixture's run in the file's
+// beforeAll, through the real CLI (the control and the files' `cli` list) or the harness's run in this process on a cell
+// installed once per dependency set (fixture-cell.ts), side by side; then the same assertions on either: exit 1, the cell
+// failed, exactly the targeted phase failed with a message naming the cause, matrix.sarif at level error under that
+// phase's rules, and nothing (process, temp dir) survives the run.
 import { readFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
@@ -10,6 +10,7 @@ import type { Log, Result } from 'sarif';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PhaseName, RunResult } from '../../../src/results/types.js';
 import type { CliOutcome } from './cli.js';
+import { runFixtureCell } from './fixture-cell.js';
 import { runFixture, type FixtureRun } from './fixture-run.js';
 import { processesMentioning } from './procs.js';
 import { validateSarif } from '../../reports/helpers/sarif-validator.js';
@@ -54,6 +55,11 @@ export interface BrokenSuite {
   cases: Case[];
   passing: Passing[];
   parity: Parity[];
+  /**
+   * Fixtures run through the real CLI (the control always is): where the CLI's exit code, matrix.sarif and cleanup are
+   * proven end to end, or where npm's install is the subject. The others run in this process (helpers/fixture-cell.ts).
+   */
+  cli: string[];
 }
 
 /** The results of the matrix.sarif a run wrote, as `rule level uri:line`, with the cell each names. */
@@ -74,7 +80,7 @@ function phaseTable(r: RunResult): string {
 }
 
 /** The file's runs (beforeAll) and its tests, one per fixture, plus the SARIF validation and the hang guard. */
-export function describeBroken({ control, cases: CASES, passing: PASSING, parity: PARITY }: BrokenSuite): void {
+export function describeBroken({ control, cases: CASES, passing: PASSING, parity: PARITY, cli: CLI }: BrokenSuite): void {
   const runs = new Map<string, FixtureRun>();
   const dirs: string[] = [];
 
@@ -86,14 +92,18 @@ export function describeBroken({ control, cases: CASES, passing: PASSING, parity
       ...CASES.map((c) => c.fixture),
       ...PARITY.map((p) => p.fixture),
     ];
-    const worker = async (): Promise<void> => {
-      for (let f = queue.shift(); f !== undefined; f = queue.shift()) {
-        const run = await runFixture(f, undefined, f === '_base' ? CONFORMANCE_ON : (CASES.find((c) => c.fixture === f)?.env ?? {}));
+    // The CLI's runs and the in-process ones (one at a time: a run's end kills every process this one started) side by side.
+    const viaCli = new Set(['_base', ...CLI]);
+    const lanes = [queue.filter((f) => viaCli.has(f)), queue.filter((f) => !viaCli.has(f))];
+    const worker = async (lane: string[]): Promise<void> => {
+      for (let f = lane.shift(); f !== undefined; f = lane.shift()) {
+        const env = f === '_base' ? CONFORMANCE_ON : (CASES.find((c) => c.fixture === f)?.env ?? {});
+        const run = await (viaCli.has(f) ? runFixture : runFixtureCell)(f, undefined, env);
         dirs.push(run.outDir);
         runs.set(f, run);
       }
     };
-    await Promise.all([worker(), worker()]);
+    await Promise.all(lanes.map(worker));
   }, 900_000);
 
   afterAll(async () => {

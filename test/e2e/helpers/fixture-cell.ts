@@ -1,0 +1,324 @@
+// A fixture's run without the CLI process and without npm per fixture (issue 34): the harness's own run
+// (api/run-core.ts: plan, a real `npm pack`, cells, verdicts, reports) in this process, each npm cell's tree laid out by
+// the harness's reuse path (a resolution record, the tree copied or claimed back, package-swap.ts) from one real npm
+// install per dependency set and SDK pins, shared by every test file of the run (test/helpers/run-cache.ts).
+import { copyFile, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Writable } from 'node:stream';
+import { pathToFileURL } from 'node:url';
+import type * as Print from '../../../src/api/print.js';
+import type * as RunCore from '../../../src/api/run-core.js';
+import type { CellContext, CellInstaller } from '../../../src/cells/cell-context.js';
+import type * as Swap from '../../../src/cells/install/package-swap.js';
+import type * as Records from '../../../src/cells/install/resolution-record.js';
+import type * as Reuse from '../../../src/cells/install/reuse-install.js';
+import type * as Trees from '../../../src/cells/install/tree-cache.js';
+import type * as TreeKeys from '../../../src/cells/install/tree-key.js';
+import type * as Workspace from '../../../src/cells/install/workspace.js';
+import type * as Logger from '../../../src/logger.js';
+import type * as Npm from '../../../src/npm/install.js';
+import type * as Invocation from '../../../src/orchestrator/invocation.js';
+import type { PlannedCell } from '../../../src/plan/plan.js';
+import type * as Registry from '../../../src/plan/registry.js';
+import type * as Cookie from '../../../src/process/cookie.js';
+import type * as Tracker from '../../../src/process/tracker.js';
+import { TEST_CACHE_ENV } from '../../helpers/node-runtimes.js';
+import { keyOf, shared } from '../../helpers/run-cache.js';
+import { conformanceWarm } from '../../helpers/warm-up.js';
+import { BIN, readResults, ROOT, tempDir } from './cli.js';
+import type { FixtureRun } from './fixture-run.js';
+import { processesMentioning, runDirsHolding } from './procs.js';
+
+type Harness = typeof Print &
+  typeof RunCore &
+  typeof Swap &
+  typeof Records &
+  typeof Reuse &
+  typeof Trees &
+  typeof TreeKeys &
+  typeof Workspace &
+  typeof Logger &
+  typeof Npm &
+  typeof Invocation &
+  typeof Registry &
+  typeof Cookie &
+  typeof Tracker;
+
+const MODULES = [
+  'api/print',
+  'api/run-core',
+  'cells/install/package-swap',
+  'cells/install/resolution-record',
+  'cells/install/reuse-install',
+  'cells/install/tree-cache',
+  'cells/install/tree-key',
+  'cells/install/workspace',
+  'logger',
+  'npm/install',
+  'orchestrator/invocation',
+  'plan/registry',
+  'process/cookie',
+  'process/tracker',
+];
+let loaded: Promise<Harness> | undefined;
+
+/**
+ * The harness as the CLI runs it: its build in dist/ (`npm run build`), where the driver it ships into a cell sits beside
+ * it (src/ has only the driver's TypeScript). Typed by src/, so type checks do not wait for a build.
+ */
+function harness(): Promise<Harness> {
+  loaded ??= Promise.all(MODULES.map((m) => import(pathToFileURL(path.join(ROOT, 'dist', `${m}.js`)).href) as Promise<object>)).then(
+    (modules) => Object.assign({}, ...modules) as Harness,
+  );
+  return loaded;
+}
+
+/** npm's environment as a CLI process started by cli() has it: no npm_* of the `npx vitest` that started this worker. */
+function npmEnv(): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && (!/^npm_/i.test(k) || k === 'npm_config_cache')) env[k] = v;
+  return { ...env, npm_config_update_notifier: 'false' };
+}
+
+let prepared = false;
+/**
+ * This process made like a CLI process started by cli(): the test caches, no colours, a run cookie (every process a run
+ * starts carries it), and none of npx's npm_* (npm_config_local_prefix would point `npm pack` at the repository).
+ */
+function asTheCli(h: Harness): void {
+  if (prepared) return;
+  prepared = true;
+  for (const k of Object.keys(process.env)) if (/^npm_/i.test(k) && k !== 'npm_config_cache') delete process.env[k];
+  Object.assign(process.env, TEST_CACHE_ENV, { NO_COLOR: '1' });
+  h.startRunCookie();
+}
+
+/** One registry per test file: each package is looked up once, as within one run. */
+let registry: Registry.Registry | undefined;
+
+/** A dependency set's install: a tree cache entry of its node_modules (less the package), the lockfile npm wrote, whose package. */
+interface BaseTree {
+  root: string;
+  key: string;
+  lockfile: string;
+  packageName: string;
+}
+
+let localRoot: string | undefined;
+/** Outside a `vitest run` with the global setup, this process's own (removed at its exit). */
+function localDir(name: string): string {
+  if (!localRoot) {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'mm-fixture-cells-'));
+    localRoot = dir;
+    process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+  }
+  return path.join(localRoot, name);
+}
+
+const local = new Map<string, Promise<string>>();
+
+/** The install of `ctx.tarball`'s dependency set on `cell`'s pins: a real npm install into a cell made as the harness makes one, once. */
+async function baseTree(key: string, cell: PlannedCell, ctx: CellContext, env: Record<string, string>): Promise<BaseTree> {
+  const h = await harness();
+  const build = async (dir: string): Promise<void> => {
+    const packageName = ctx.plan.package.name;
+    const tarball = path.join(dir, path.basename(ctx.tarball.file));
+    await copyFile(ctx.tarball.file, tarball);
+    const cellDir = await h.createCellDir(path.join(dir, 'build'), cell.id, packageName, tarball, cell.installSet);
+    try {
+      const { attempts, timeoutMs } = ctx.plan.config.install;
+      const out = await h.installCell(cellDir, { attempts, timeoutMs, env });
+      if (out.kind !== 'installed') throw new Error(`npm install: ${out.kind}: ${out.message}`);
+      const lockfile = await readFile(path.join(cellDir, 'package-lock.json'), 'utf8');
+      const tree = h.treeKey(lockfile, packageName, h.contextKey(ctx.npmVersion, env));
+      if (!tree.ok) throw new Error(`not reusable: ${tree.why}`);
+      await h.storeTree(path.join(dir, 'trees'), tree.key, cellDir, tree.drop);
+      await writeFile(path.join(dir, 'base.json'), JSON.stringify({ key: tree.key, lockfile, packageName }));
+    } finally {
+      await rm(path.join(dir, 'build'), { recursive: true, force: true });
+    }
+  };
+  const name = `fixture-cell-${key}`;
+  let pending = shared(name, build);
+  if (!pending) {
+    pending = local.get(name);
+    if (!pending) {
+      const dir = localDir(name);
+      pending = mkdir(dir, { recursive: true })
+        .then(() => build(dir))
+        .then(() => dir);
+      local.set(name, pending);
+      pending.catch(() => local.delete(name));
+    }
+  }
+  const dir = await pending;
+  const base = JSON.parse(await readFile(path.join(dir, 'base.json'), 'utf8')) as Omit<BaseTree, 'root'>;
+  return { ...base, root: path.join(dir, 'trees') };
+}
+
+type Lock = { packages: Record<string, Record<string, unknown>> & { '': { dependencies?: Record<string, string> } } };
+
+/**
+ * The lockfile npm writes for `manifest`'s package on the base's tree: the base's, its package's entry renamed and its
+ * name, version and bins made this package's (every other field of that entry comes from the dependency set, which is
+ * the same); swapPackage then writes the tarball's `resolved` and integrity, as npm would.
+ */
+function lockFor(base: BaseTree, manifest: Record<string, unknown>, packageName: string): string {
+  const lock = JSON.parse(base.lockfile) as Lock;
+  const entry = { ...lock.packages[`node_modules/${base.packageName}`] };
+  delete lock.packages[`node_modules/${base.packageName}`];
+  delete lock.packages[''].dependencies?.[base.packageName];
+  entry.version = manifest.version;
+  if (entry.bin) {
+    const bin = manifest.bin;
+    const raw = typeof bin === 'string' ? { [packageName.replace(/^@[^/]+\//, '')]: bin } : (bin as Record<string, string>);
+    entry.bin = Object.fromEntries(Object.entries(raw).map(([k, v]) => [k, path.posix.normalize(v).replace(/^(\.\/)+/, '')]));
+  }
+  lock.packages[`node_modules/${packageName}`] = entry;
+  // npm sorts the entries by path.
+  const sorted = Object.keys(lock.packages).sort((a, b) => a.localeCompare(b, 'en'));
+  lock.packages = Object.fromEntries(sorted.map((k) => [k, lock.packages[k]!])) as Lock['packages'];
+  return `${JSON.stringify(lock, null, 2)}\n`;
+}
+
+/** Within the window the harness's reuse path takes a record (docs/performance.md, the decision on reuse). */
+const WINDOW_MS = 10 * 60 * 1000;
+
+/**
+ * The CellInstaller of these runs: the fixture's record of its dependency set's resolution, then the harness's own
+ * reuse path (installReusing: the tree claimed back or copied and checked, the tarball swapped in). Anything it cannot
+ * reuse (a record refused, a tree not reusable, an install that fails) goes to npm as a CLI run's would.
+ */
+const installOnce: CellInstaller = async (cellDir, cell, ctx) => {
+  const h = await harness();
+  const env = npmEnv();
+  const { attempts, timeoutMs } = ctx.plan.config.install;
+  const packageName = ctx.plan.package.name;
+  const options: Reuse.ReuseOptions = {
+    attempts,
+    timeoutMs,
+    env,
+    signal: ctx.signal,
+    packageName,
+    npmVersion: ctx.npmVersion,
+    treeCache: undefined,
+    installSet: cell.installSet,
+  };
+  const staged = await h.stagePackage(ctx.tarball.file, cellDir);
+  if (!staged.ok) return h.installReusing(cellDir, options);
+  const fields = h.TREE_FIELDS.filter((f) => !['name', 'version', 'bin'].includes(f)).map((f) => staged.manifest[f] ?? null);
+  const key = keyOf(JSON.stringify(fields), JSON.stringify(Object.entries(cell.installSet).sort()), ctx.npmVersion);
+  const base = await baseTree(key, cell, ctx, env).catch(() => undefined);
+  if (!base) return h.installReusing(cellDir, options);
+  const context = h.contextKey(ctx.npmVersion, env);
+  await h.writeRecord(h.recordFile(base.root, context, h.packageIdentity(staged.manifest, staged.shrinkwrap), cell.installSet), {
+    resolvedAt: new Date().toISOString(),
+    key: base.key,
+    lockfile: lockFor(base, staged.manifest, packageName),
+  });
+  return h.installReusing(cellDir, {
+    ...options,
+    treeCache: base.root,
+    window: { ms: WINDOW_MS, tarball: { file: ctx.tarball.file, sha512: ctx.tarball.sha512 } },
+  });
+};
+
+/** A stream that keeps what is written to it. */
+function sink(): { stream: Writable; text: () => string } {
+  const chunks: string[] = [];
+  const stream = new Writable({
+    write: (chunk: Buffer | string, _encoding, done) => {
+      chunks.push(chunk.toString());
+      done();
+    },
+  });
+  return { stream, text: () => chunks.join('') };
+}
+
+/** One run at a time in this process: a run's end kills every process this process started (process/tracker.ts). */
+let turn: Promise<unknown> = Promise.resolve();
+
+/**
+ * fixtures/broken/<fixture> run as `mcp-matrix run --config fixtures/broken/<fixture>/<config> --out <dir>` runs it, in
+ * this process (results.json, matrix.sarif and the rest written; the terminal's lines in `out`; `out.code` the CLI's exit
+ * code for the run), each npm cell laid out from its dependency set's install. `config`: an absolute path is used as it
+ * is. `env`: set in this process's environment for the run (as cli() sets the CLI's), MCP_MATRIX_CONFORMANCE off unless
+ * given; runs take turns, so no two overlap. Leftovers are looked for by the run's package name.
+ */
+export function runFixtureCell(
+  fixture: string,
+  prefix = 'mm-broken',
+  env: Record<string, string> = {},
+  config = 'matrix.config.ts',
+): Promise<FixtureRun> {
+  const mine = turn.then(() => runAlone(fixture, prefix, env, config));
+  turn = mine.catch(() => undefined);
+  return mine;
+}
+
+async function runAlone(fixture: string, prefix: string, env: Record<string, string>, config: string): Promise<FixtureRun> {
+  const h = await harness();
+  asTheCli(h);
+  const runEnv: Record<string, string> = { MCP_MATRIX_CONFORMANCE: 'off', ...env };
+  if (runEnv.MCP_MATRIX_CONFORMANCE === 'on') await conformanceWarm();
+  const saved = Object.keys(runEnv).map((k) => [k, process.env[k]] as const);
+  Object.assign(process.env, runEnv);
+  try {
+    return await runInProcess(h, fixture, prefix, path.isAbsolute(config) ? config : `fixtures/broken/${fixture}/${config}`);
+  } finally {
+    for (const [k, v] of saved) {
+      if (v === undefined) delete process.env[k];
+      else process.env[k] = v;
+    }
+  }
+}
+
+async function runInProcess(h: Harness, fixture: string, prefix: string, config: string): Promise<FixtureRun> {
+  registry ??= h.createRegistry();
+  const outDir = await tempDir(`${prefix}-${fixture}-`);
+  const stdout = sink();
+  const stderr = sink();
+  const log = h.createLogger(stdout.stream, stderr.stream);
+  const started = Date.now();
+  const ran = await h.runToReports(
+    {
+      cwd: ROOT,
+      config,
+      cells: [],
+      out: outDir,
+      keep: false,
+      progress: 'silent',
+      signal: new AbortController().signal,
+      junit: true,
+      invocation: h.invocation(BIN, {}, ROOT),
+      registry,
+      install: installOnce,
+    },
+    log,
+  );
+  await h.deferredCleanups();
+  let code: number;
+  if (ran.ok) {
+    const { run, written, shown, config: resolved } = ran.value;
+    h.printResults(run, resolved, ROOT, log);
+    h.printWarnings(run, shown, log);
+    h.printSummary(run, written, ROOT, log);
+    code = run.exitCode;
+  } else {
+    log.error(ran.error.message);
+    code = ran.error.kind === 'infrastructure' ? 3 : 2;
+  }
+  const ms = Date.now() - started;
+  const results = await readResults(outDir).catch(() => undefined);
+  const pkg = results?.plan.package.name ?? `broken-${fixture}`;
+  return {
+    out: { code, stdout: stdout.text(), stderr: stderr.text() },
+    ...(results ? { results } : {}),
+    outDir,
+    ms,
+    leftoverDirs: runDirsHolding(pkg),
+    leftoverProcs: processesMentioning(`node_modules/${pkg}/`).map((p) => `${p.pid} ${p.cmdline}`),
+  };
+}
