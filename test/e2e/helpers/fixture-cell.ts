@@ -3,7 +3,7 @@
 // the harness's reuse path (a resolution record, the tree copied or claimed back, package-swap.ts) from one real npm
 // install per dependency set and SDK pins, shared by every test file of the run (test/helpers/run-cache.ts).
 import { copyFile, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
@@ -263,10 +263,12 @@ async function runAlone(fixture: string, prefix: string, env: Record<string, str
   asTheCli(h);
   const runEnv: Record<string, string> = { MCP_MATRIX_CONFORMANCE: 'off', ...env };
   if (runEnv.MCP_MATRIX_CONFORMANCE === 'on') await conformanceWarm();
+  // Made before the run's environment is set: a run given a TMPDIR of its own finds only what the run left there.
+  const outDir = await tempDir(`${prefix}-${fixture}-`);
   const saved = Object.keys(runEnv).map((k) => [k, process.env[k]] as const);
   Object.assign(process.env, runEnv);
   try {
-    return await runInProcess(h, fixture, prefix, path.isAbsolute(config) ? config : `fixtures/broken/${fixture}/${config}`);
+    return await runInProcess(h, fixture, outDir, path.isAbsolute(config) ? config : `fixtures/broken/${fixture}/${config}`);
   } finally {
     for (const [k, v] of saved) {
       if (v === undefined) delete process.env[k];
@@ -275,9 +277,8 @@ async function runAlone(fixture: string, prefix: string, env: Record<string, str
   }
 }
 
-async function runInProcess(h: Harness, fixture: string, prefix: string, config: string): Promise<FixtureRun> {
+async function runInProcess(h: Harness, fixture: string, outDir: string, config: string): Promise<FixtureRun> {
   registry ??= h.createRegistry();
-  const outDir = await tempDir(`${prefix}-${fixture}-`);
   const stdout = sink();
   const stderr = sink();
   const log = h.createLogger(stdout.stream, stderr.stream);
@@ -318,7 +319,17 @@ async function runInProcess(h: Harness, fixture: string, prefix: string, config:
     ...(results ? { results } : {}),
     outDir,
     ms,
-    leftoverDirs: runDirsHolding(pkg),
+    // This process's run directories only (their owner record, removed last, names it): another run of the fixture
+    // on the machine (another worktree's tests) is not this run's leftover.
+    leftoverDirs: runDirsHolding(pkg).filter((d) => ownerPid(d) === process.pid),
     leftoverProcs: processesMentioning(`node_modules/${pkg}/`).map((p) => `${p.pid} ${p.cmdline}`),
   };
+}
+
+function ownerPid(runDir: string): number | undefined {
+  try {
+    return (JSON.parse(readFileSync(path.join(runDir, 'owner.json'), 'utf8')) as { pid?: number }).pid;
+  } catch {
+    return undefined;
+  }
 }
