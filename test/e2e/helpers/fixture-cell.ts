@@ -1,9 +1,9 @@
 // A fixture's run without the CLI process and without npm per fixture (issue 34): the harness's own run
 // (api/run-core.ts: plan, a real `npm pack`, cells, verdicts, reports) in this process, each npm cell's tree laid out by
 // the harness's reuse path (a resolution record, the tree copied or claimed back, package-swap.ts) from one real npm
-// install per dependency set and SDK pins, shared by every test file of the run (test/helpers/run-cache.ts).
-import { copyFile, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+// install per dependency set and SDK pins, shared by every test file of the run and kept for a week in the test caches.
+import { copyFile, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
@@ -24,7 +24,7 @@ import type { PlannedCell } from '../../../src/plan/plan.js';
 import type * as Registry from '../../../src/plan/registry.js';
 import type * as Cookie from '../../../src/process/cookie.js';
 import type * as Tracker from '../../../src/process/tracker.js';
-import { TEST_CACHE_ENV } from '../../helpers/node-runtimes.js';
+import { TEST_CACHE_ENV, TEST_CACHE_ROOT } from '../../helpers/node-runtimes.js';
 import { keyOf, shared } from '../../helpers/run-cache.js';
 import { conformanceWarm } from '../../helpers/warm-up.js';
 import { BIN, readResults, ROOT, tempDir } from './cli.js';
@@ -119,9 +119,31 @@ function localDir(name: string): string {
 
 const local = new Map<string, Promise<string>>();
 
-/** The install of `ctx.tarball`'s dependency set on `cell`'s pins: a real npm install into a cell made as the harness makes one, once. */
+/** Installs kept across runs for a week, as test/helpers/kept-trees.ts keeps the driver tests' (MM_TEST_TREE_CACHE=off: none). */
+const KEPT_BASES = path.join(TEST_CACHE_ROOT, 'fixture-cells');
+const KEEP_MS = 7 * 24 * 60 * 60 * 1000;
+const keeping = (): boolean => process.env.MM_TEST_TREE_CACHE !== 'off';
+
+/** The kept install of dependency set `key`, when it is younger than a week and its tree cache entry is there. */
+async function keptBase(h: Harness, key: string): Promise<BaseTree | undefined> {
+  const file = path.join(KEPT_BASES, `.base-${key}.json`);
+  try {
+    if (Date.now() - statSync(file).mtimeMs > KEEP_MS) return undefined;
+    const base = JSON.parse(readFileSync(file, 'utf8')) as BaseTree;
+    return (await h.findTree(base.root, base.key)) ? base : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The install of `ctx.tarball`'s dependency set on `cell`'s pins: a real npm install into a cell made as the harness makes
+ * one, once per run (or per week, kept), its tree a tree cache entry.
+ */
 async function baseTree(key: string, cell: PlannedCell, ctx: CellContext, env: Record<string, string>): Promise<BaseTree> {
   const h = await harness();
+  const kept = keeping() ? await keptBase(h, key) : undefined;
+  if (kept) return kept;
   const build = async (dir: string): Promise<void> => {
     const packageName = ctx.plan.package.name;
     const tarball = path.join(dir, path.basename(ctx.tarball.file));
@@ -134,8 +156,16 @@ async function baseTree(key: string, cell: PlannedCell, ctx: CellContext, env: R
       const lockfile = await readFile(path.join(cellDir, 'package-lock.json'), 'utf8');
       const tree = h.treeKey(lockfile, packageName, h.contextKey(ctx.npmVersion, env));
       if (!tree.ok) throw new Error(`not reusable: ${tree.why}`);
-      await h.storeTree(path.join(dir, 'trees'), tree.key, cellDir, tree.drop);
-      await writeFile(path.join(dir, 'base.json'), JSON.stringify({ key: tree.key, lockfile, packageName }));
+      const root = keeping() ? KEPT_BASES : path.join(dir, 'trees');
+      await h.storeTree(root, tree.key, cellDir, tree.drop);
+      const base = JSON.stringify({ root, key: tree.key, lockfile, packageName } satisfies BaseTree);
+      await writeFile(path.join(dir, 'base.json'), base);
+      if (keeping()) {
+        // Renamed into place: another run reads the old one or this one, never half of one.
+        const partial = path.join(KEPT_BASES, `.base-${key}.json.${process.pid}`);
+        await writeFile(partial, base);
+        await rename(partial, path.join(KEPT_BASES, `.base-${key}.json`));
+      }
     } finally {
       await rm(path.join(dir, 'build'), { recursive: true, force: true });
     }
@@ -153,9 +183,7 @@ async function baseTree(key: string, cell: PlannedCell, ctx: CellContext, env: R
       pending.catch(() => local.delete(name));
     }
   }
-  const dir = await pending;
-  const base = JSON.parse(await readFile(path.join(dir, 'base.json'), 'utf8')) as Omit<BaseTree, 'root'>;
-  return { ...base, root: path.join(dir, 'trees') };
+  return JSON.parse(await readFile(path.join(await pending, 'base.json'), 'utf8')) as BaseTree;
 }
 
 type Lock = { packages: Record<string, Record<string, unknown>> & { '': { dependencies?: Record<string, string> } } };
