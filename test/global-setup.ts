@@ -52,6 +52,8 @@ function takesE2eWhole(project: TestProject): boolean {
 }
 
 export default function setup(project: TestProject): () => void {
+  // In-process runs (the API's tests, the broken fixtures' cells) take turns as the CLI's do (helpers/cli.ts).
+  process.env.MCP_MATRIX_SIDE_BY_SIDE ??= 'off';
   if (process.env.MM_TEST_RUN_DIR) return () => {};
   sweep();
   const dir = mkdtempSync(join(tmpdir(), PREFIX));

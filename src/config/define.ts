@@ -197,7 +197,7 @@ export interface MatrixConfig {
   /**
    * A cell's phases side by side, each group on its own copy of the cell's tree, when the run has spare cores (fewer
    * variants at once than cores); a phase that does not pass there is run again alone. `false`: always in turn.
-   * @default false
+   * @default true
    */
   sideBySide?: boolean;
   /** The driver's MCP client: declared capabilities, roots, how a tool step without arguments is sent. */

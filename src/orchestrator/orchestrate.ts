@@ -172,7 +172,10 @@ async function runCells(
     // The reuse window: a local run only; CI and a frozen plan resolve now.
     ...(options.fresh || !config.install.reuse || process.env.CI || options.frozen ? {} : { reuseWindowMs: config.install.reuseWindowMs }),
     cacheNote: (note) => void notes.take(Promise.resolve(ok({ cacheNotes: [note] }))),
-    ...(!options.inTurn && sideBySideFits(config, concurrency, cores) ? { sideBySide: true } : {}),
+    // --in-turn, or MCP_MATRIX_SIDE_BY_SIDE=off in the environment (the test suite's runs), whatever the config says.
+    ...(!options.inTurn && process.env.MCP_MATRIX_SIDE_BY_SIDE?.trim().toLowerCase() !== 'off' && sideBySideFits(config, concurrency, cores)
+      ? { sideBySide: true }
+      : {}),
     ...(options.install ? { install: options.install } : {}),
     ...instruments(config, runDir.dir, options.signal, installSlots, notes),
   };

@@ -22,7 +22,7 @@ export interface PhaseRuns {
  * from the plan and the machine, never from the load, so two runs of one plan run alike), on Linux (`cp -al`).
  */
 export function sideBySideFits(config: { sideBySide?: boolean }, concurrency: number, cores: number): boolean {
-  return config.sideBySide === true && concurrency < cores && process.platform === 'linux';
+  return config.sideBySide !== false && concurrency < cores && process.platform === 'linux';
 }
 
 /** The driver's outcome over every group (and the lone run); `ran` absent: a copy could not be made, the phases ran in turn. */

@@ -45,6 +45,9 @@ export async function cli(
           // The conformance suite costs ~0.4 s CPU per scenario: only the tests that judge it turn it on
           // (MCP_MATRIX_CONFORMANCE: 'on'), on one shared Node 22 runtime.
           MCP_MATRIX_CONFORMANCE: 'off',
+          // Phases side by side cost copies and drivers; the suite's runs take turns (their verdicts are the same:
+          // docs/performance.md, session 10); test/cells/side/ tests the side-by-side path.
+          MCP_MATRIX_SIDE_BY_SIDE: 'off',
           ...options.env,
         },
         timeout: options.timeoutMs ?? 600_000,
