@@ -9,7 +9,7 @@ import path from 'node:path';
 import type { Log, Result } from 'sarif';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PhaseName, RunResult } from '../../../src/results/types.js';
-import type { CliOutcome } from './cli.js';
+import { tempDir, type CliOutcome } from './cli.js';
 import { runFixtureCell } from './fixture-cell.js';
 import { runFixture, type FixtureRun } from './fixture-run.js';
 import { processesMentioning } from './procs.js';
@@ -97,7 +97,10 @@ export function describeBroken({ control, cases: CASES, passing: PASSING, parity
     const lanes = [queue.filter((f) => viaCli.has(f)), queue.filter((f) => !viaCli.has(f))];
     const worker = async (lane: string[]): Promise<void> => {
       for (let f = lane.shift(); f !== undefined; f = lane.shift()) {
-        const env = f === '_base' ? CONFORMANCE_ON : (CASES.find((c) => c.fixture === f)?.env ?? {});
+        // A TMPDIR of the run's own: its leftovers are looked for there, so no other run on the machine is taken for them.
+        const tmp = await tempDir(`mm-broken-tmp-${f}-`);
+        dirs.push(tmp);
+        const env = { ...(f === '_base' ? CONFORMANCE_ON : (CASES.find((c) => c.fixture === f)?.env ?? {})), TMPDIR: tmp };
         const run = await (viaCli.has(f) ? runFixture : runFixtureCell)(f, undefined, env);
         dirs.push(run.outDir);
         runs.set(f, run);

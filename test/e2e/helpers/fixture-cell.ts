@@ -28,8 +28,7 @@ import { TEST_CACHE_ENV, TEST_CACHE_ROOT } from '../../helpers/node-runtimes.js'
 import { keyOf, shared } from '../../helpers/run-cache.js';
 import { conformanceWarm } from '../../helpers/warm-up.js';
 import { BIN, readResults, ROOT, tempDir } from './cli.js';
-import type { FixtureRun } from './fixture-run.js';
-import { processesMentioning, runDirsHolding } from './procs.js';
+import { leftovers, type FixtureRun } from './fixture-run.js';
 
 type Harness = typeof Print &
   typeof RunCore &
@@ -341,16 +340,16 @@ async function runInProcess(h: Harness, fixture: string, outDir: string, config:
   }
   const ms = Date.now() - started;
   const results = await readResults(outDir).catch(() => undefined);
-  const pkg = results?.plan.package.name ?? `broken-${fixture}`;
+  const found = leftovers(results?.plan.package.name ?? `broken-${fixture}`, process.env.TMPDIR);
   return {
     out: { code, stdout: stdout.text(), stderr: stderr.text() },
     ...(results ? { results } : {}),
     outDir,
     ms,
     // This process's run directories only (their owner record, removed last, names it): another run of the fixture
-    // on the machine (another worktree's tests) is not this run's leftover.
-    leftoverDirs: runDirsHolding(pkg).filter((d) => ownerPid(d) === process.pid),
-    leftoverProcs: processesMentioning(`node_modules/${pkg}/`).map((p) => `${p.pid} ${p.cmdline}`),
+    // on the machine (another worktree's tests) is not this run's leftover, with or without a TMPDIR of its own.
+    leftoverDirs: found.leftoverDirs.filter((d) => ownerPid(d) === process.pid),
+    leftoverProcs: found.leftoverProcs,
   };
 }
 

@@ -26,14 +26,19 @@ export async function runFixture(
   });
   const ms = Date.now() - started;
   const results = await readResults(outDir).catch(() => undefined);
-  const pkg = `broken-${fixture}`;
+  return { out, ...(results ? { results } : {}), outDir, ms, ...leftovers(`broken-${fixture}`, env.TMPDIR) };
+}
+
+/**
+ * What a run of `pkg` left: run directories holding it and processes under it. `tmp`: the run's own TMPDIR, where its
+ * run directories and cells were, so another run of the same fixture on the machine is not taken for this one's.
+ */
+export function leftovers(pkg: string, tmp?: string): Pick<FixtureRun, 'leftoverDirs' | 'leftoverProcs'> {
   return {
-    out,
-    ...(results ? { results } : {}),
-    outDir,
-    ms,
-    leftoverDirs: runDirsHolding(pkg),
-    leftoverProcs: processesMentioning(`node_modules/${pkg}/`).map((p) => `${p.pid} ${p.cmdline}`),
+    leftoverDirs: runDirsHolding(pkg, tmp),
+    leftoverProcs: processesMentioning(`node_modules/${pkg}/`)
+      .filter((p) => tmp === undefined || p.cmdline.includes(tmp))
+      .map((p) => `${p.pid} ${p.cmdline}`),
   };
 }
 
