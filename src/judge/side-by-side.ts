@@ -18,6 +18,13 @@ export interface DriverRun {
 /** The groups of `measured` (the phases a driver would run, not stood in for) that run side by side; one group: no point. */
 export function sideGroups(measured: readonly SidePhase[]): SidePhase[][] {
   const groups = SIDE_GROUPS.map((g) => g.filter((p) => measured.includes(p))).filter((g) => g.length > 0);
+  // bind alone (~0.2 s) does not pay for a driver and a copy of its own: without conformance it follows http.
+  const http = groups.find((g) => g.includes('http'));
+  const alone = groups.findIndex((g) => g.length === 1 && g[0] === 'bind');
+  if (http && alone >= 0) {
+    http.push('bind');
+    groups.splice(alone, 1);
+  }
   return groups.length > 1 ? groups : [];
 }
 

@@ -39,6 +39,9 @@ describe('the groups of phases run side by side', () => {
   it('stdio, http, and bind with conformance: only the phases measured, and no grouping for a single group', () => {
     expect(sideGroups(['stdio', 'http', 'bind', 'conformance'])).toEqual([['stdio'], ['http'], ['bind', 'conformance']]);
     expect(sideGroups(['stdio', 'conformance'])).toEqual([['stdio'], ['conformance']]);
+    // bind alone is too short for a driver of its own: without conformance it follows http.
+    expect(sideGroups(['stdio', 'http', 'bind'])).toEqual([['stdio'], ['http', 'bind']]);
+    expect(sideGroups(['stdio', 'bind'])).toEqual([['stdio'], ['bind']]);
     expect(sideGroups(['bind', 'conformance'])).toEqual([]);
     expect(sideGroups(['stdio'])).toEqual([]);
   });
