@@ -1,11 +1,13 @@
-// Every bind outcome through the real CLI, one fixture each (fixtures/broken/bind-*): the phase, the
-// verdict and a message naming the true cause, the exit code, and nothing left behind.
+// Every bind outcome, one fixture each (fixtures/broken/bind-*), run as the CLI runs it on a cell installed once per
+// dependency set (helpers/fixture-cell.ts): the phase, the verdict and a message naming the true cause, the exit
+// code, and nothing left behind.
 import { readFile, rm } from 'node:fs/promises';
 import net from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PhaseResultOf, RunResult, Verdict } from '../../src/results/types.js';
-import { phaseTable, runFixture, type FixtureRun } from './helpers/fixture-run.js';
+import { runFixtureCell } from './helpers/fixture-cell.js';
+import { phaseTable, type FixtureRun } from './helpers/fixture-run.js';
 
 interface Case {
   fixture: string;
@@ -133,26 +135,22 @@ const CASES: Case[] = [
 
 const runs = new Map<string, FixtureRun & { env?: Record<string, string> }>();
 
-/** The fixture through the CLI; a port it must find taken is held (on loopback) by this process for the whole run. */
+/** The fixture's run; a port it must find taken is held (on loopback) by this process for the whole run. */
 async function run(c: Case): Promise<FixtureRun & { env?: Record<string, string> }> {
-  if (!c.holdPort) return runFixture(c.fixture);
+  if (!c.holdPort) return runFixtureCell(c.fixture);
   const holder = net.createServer();
   await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
   const env = { [c.holdPort]: String((holder.address() as net.AddressInfo).port) };
   try {
-    return { ...(await runFixture(c.fixture, 'mm-broken', env)), env };
+    return { ...(await runFixtureCell(c.fixture, 'mm-broken', env)), env };
   } finally {
     await new Promise((resolve) => holder.close(resolve));
   }
 }
 
 beforeAll(async () => {
-  // Two at a time on a 2-core machine: most of a run is npm install and waiting on servers.
-  const queue = [...CASES];
-  const worker = async (): Promise<void> => {
-    for (let c = queue.shift(); c !== undefined; c = queue.shift()) runs.set(c.fixture, await run(c));
-  };
-  await Promise.all([worker(), worker()]);
+  // One at a time: the runs take turns in this process (fixture-cell.ts).
+  for (const c of CASES) runs.set(c.fixture, await run(c));
 }, 900_000);
 
 afterAll(async () => {

@@ -1,14 +1,16 @@
-// The http phase through the real CLI: every sub-check reported in one message (two findings in one
-// run, 403 is never a 401), `http.auth: 'none'`, a port held by another process (retried, then
-// not-measured, never failed), a stdio-only server that never listens (told to set `http: false`), and
-// the OAuth control with `http.auth: 'oauth'` (its authorization server's port taken once: retried).
+// The http phase, each fixture run as the CLI runs it on a cell installed once per dependency set
+// (helpers/fixture-cell.ts): every sub-check reported in one message (two findings in one run, 403 is never a
+// 401), `http.auth: 'none'`, a port held by another process (retried, then not-measured, never failed), a
+// stdio-only server that never listens (told to set `http: false`), and the OAuth control with `http.auth:
+// 'oauth'` (its authorization server's port taken once: retried).
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { readdir, readFile, rm } from 'node:fs/promises';
 import net from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findPhase, type PhaseName, type PhaseResultOf, type RunResult } from '../../src/results/types.js';
-import { cli, readResults, ROOT, tempDir, writeConfig, type CliOutcome } from './helpers/cli.js';
+import { ROOT, tempDir, writeConfig, type CliOutcome } from './helpers/cli.js';
+import { runFixtureCell } from './helpers/fixture-cell.js';
 import { processesMentioning } from './helpers/procs.js';
 
 interface Run {
@@ -50,8 +52,6 @@ function config(pkg: string, http: string, extra = ''): string {
 }
 
 async function run(configFile: string | { body: string }, env: Record<string, string> = {}): Promise<Run> {
-  const outDir = await tempDir('mm-http-');
-  dirs.push(outDir);
   let file: string;
   if (typeof configFile === 'string') file = configFile;
   else {
@@ -62,14 +62,11 @@ async function run(configFile: string | { body: string }, env: Record<string, st
   // A TMPDIR of its own: what the run leaves behind is told apart from concurrent test files' runs.
   const tmp = await tempDir('mm-http-tmp-');
   dirs.push(tmp);
-  const out = await cli(['run', '--config', file, '--out', outDir, '--progress', 'silent'], {
-    env: { ...env, TMPDIR: tmp },
-    timeoutMs: 240_000,
-  });
-  const results = await readResults(outDir).catch((e: unknown) => {
-    throw new Error(`no results.json (exit ${out.code}): ${out.stderr}\n${String(e)}`);
-  });
-  const markdown = await readFile(path.join(outDir, 'matrix.md'), 'utf8');
+  const ran = await runFixtureCell('http', 'mm-http', { ...env, TMPDIR: tmp }, file);
+  dirs.push(ran.outDir);
+  const { out, results } = ran;
+  if (!results) throw new Error(`no results.json (exit ${out.code}): ${out.stderr}`);
+  const markdown = await readFile(path.join(ran.outDir, 'matrix.md'), 'utf8');
   const leftovers = [...(await readdir(tmp)), ...processesMentioning(tmp).map((p) => `pid ${p.pid} ${p.cmdline}`)];
   return { out, results, markdown, leftovers };
 }
@@ -130,11 +127,8 @@ beforeAll(async () => {
       () => run({ body: config(fixture('bind-never-listens'), '{ readyTimeoutMs: 3000 }', 'bind: false,') }),
     ],
   ];
-  // Two at a time on a 2-core machine: most of a run is npm install and waiting on servers.
-  const worker = async (): Promise<void> => {
-    for (let job = jobs.shift(); job; job = jobs.shift()) runs.set(job[0], await job[1]());
-  };
-  await Promise.all([worker(), worker()]);
+  // One at a time: the runs take turns in this process (fixture-cell.ts).
+  for (const [name, job] of jobs) runs.set(name, await job());
 }, 900_000);
 
 describe('http: every sub-check is reported', () => {
@@ -255,7 +249,7 @@ describe('http: a port held by another process is retried, then not measured', (
   });
 });
 
-describe("http.auth: 'oauth' through the CLI", () => {
+describe("http.auth: 'oauth', run as the CLI runs it", () => {
   it('the control passes every phase and every OAuth sub-check; its authorization server retried a taken port; no token in any output', () => {
     const { out, results, markdown, leftovers } = runs.get('oauth control')!;
     expect(out.code, table(results)).toBe(0);
