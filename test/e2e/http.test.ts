@@ -1,8 +1,6 @@
-// The http phase, each fixture run as the CLI runs it on a cell installed once per dependency set
-// (helpers/fixture-cell.ts): every sub-check reported in one message (two findings in one run, 403 is never a
-// 401), `http.auth: 'none'`, a port held by another process (retried, then not-measured, never failed), a
-// stdio-only server that never listens (told to set `http: false`), and the OAuth control with `http.auth:
-// 'oauth'` (its authorization server's port taken once: retried).
+// The http phase on cells installed once (helpers/fixture-cell.ts): every sub-check in one message (two findings, 403
+// never a 401), `http.auth: 'none'`, a held port (retried, then not-measured, never failed), a stdio-only server that
+// never listens (told to set `http: false`), and the `http.auth: 'oauth'` control (its authorization server retried).
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { readdir, readFile, rm } from 'node:fs/promises';
 import net from 'node:net';

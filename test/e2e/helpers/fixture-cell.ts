@@ -1,7 +1,6 @@
-// A fixture's run without the CLI process and without npm per fixture (issue 34): the harness's own run
-// (api/run-core.ts: plan, a real `npm pack`, cells, verdicts, reports) in this process, each npm cell's tree laid out by
-// the harness's reuse path (a resolution record, the tree copied or claimed back, package-swap.ts) from one real npm
-// install per dependency set and SDK pins, shared by every test file of the run and kept for a week in the test caches.
+// A fixture's run without the CLI process and without npm per fixture (issue 34): the harness's run (api/run-core.ts)
+// in this process, each npm cell's tree laid out by the harness's reuse path (a resolution record, the tree claimed back
+// or copied, package-swap.ts) from one real npm install per dependency set and pins, kept a week in the test caches.
 import { copyFile, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
