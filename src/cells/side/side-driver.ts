@@ -1,7 +1,7 @@
 // A variant's driver phases side by side: each group (judge/side-by-side.ts) in a driver of its own, on its own copy of
 // the cell's tree, with server tags of its own (a driver's end sweeps its tags); what did not pass there is run again
 // alone on the cell's own tree once every group has ended, and only that run counts.
-import { mkdir } from 'node:fs/promises';
+import { appendFile, mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { DriverSpec, ServerCommand } from '../../contract/protocol.js';
 import { mergeBeside, toConfirm, type DriverRun, type SidePhase } from '../../judge/side-by-side.js';
@@ -45,6 +45,7 @@ export async function runBeside(
         return runDriver(own, groupSpec(spec, group, copies[i]!, i), options, only(hooks, group));
       }),
     );
+    await joinLogs(layout.log, copies, groups);
     const runs: DriverRun[] = outcomes.map((o, i) => ({
       phases: groups[i]!,
       results: o.results,
@@ -64,6 +65,14 @@ export async function runBeside(
     return { outcome: { kind: 'done', results: merged.results, summary: merged.summary }, ran };
   } finally {
     await Promise.all(copies.map(removeCopy));
+  }
+}
+
+/** Each group's driver log appended to the cell's, before its copy goes: a kept cell's one log tells every driver run. */
+async function joinLogs(log: string, copies: readonly string[], groups: readonly SidePhase[][]): Promise<void> {
+  for (const [i, copy] of copies.entries()) {
+    const text = await readFile(path.join(copy, '.mcp-matrix', 'driver.log'), 'utf8').catch(() => '');
+    if (text) await appendFile(log, `--- side by side, group ${i + 1} (${groups[i]!.join(', ')}) ---\n${text}`).catch(() => undefined);
   }
 }
 

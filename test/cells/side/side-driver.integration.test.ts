@@ -1,6 +1,6 @@
 // The confirm-alone rule on a real cell: a server that takes a fixed port on every start passes every phase in turn,
 // collides side by side, and the phase that lost the port is run again alone on the cell's own tree and passes.
-import { cpSync, readdirSync, readFileSync } from 'node:fs';
+import { cpSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -67,7 +67,11 @@ describe('phases side by side on a server that holds a fixed port', () => {
   }, 120_000);
 
   it('side by side, the server that lost the port failed there, was run again alone and passed; nothing is left', async () => {
-    const { outcome, ran } = await runBeside(layout, spec, options(), {}, [['stdio'], ['http']]);
+    // Each driver says one line on its stderr (its log), as a crashing one does: the groups' logs outlive their copies.
+    const says = join(work, 'says.cjs');
+    writeFileSync(says, "process.stderr.write('a driver said this\\n');\n");
+    const env = { ...options().env, NODE_OPTIONS: `--require ${says}` };
+    const { outcome, ran } = await runBeside(layout, spec, { ...options(), env }, {}, [['stdio'], ['http']]);
     expect(outcome.kind).toBe('done');
     expect(outcome.results.map((r) => [r.phase, r.verdict])).toEqual(ALL_PASSED);
     // The two servers' lives overlap by the fixture's 2 s hold: one of them found the port taken.
@@ -79,6 +83,8 @@ describe('phases side by side on a server that holds a fixed port', () => {
     }
     for (const phase of ['stdio', 'http'].filter((p) => !ran!.confirmedAlone.includes(p as 'stdio')))
       expect(outcome.results.find((r) => r.phase === phase)?.details?.confirmedAlone).toBeUndefined();
+    expect(readFileSync(layout.log, 'utf8')).toContain('--- side by side, group 1 (stdio) ---\na driver said this\n');
+    expect(readFileSync(layout.log, 'utf8')).toContain('--- side by side, group 2 (http) ---\na driver said this\n');
     // The copies are gone, and no process of any group's tags (nor the cell's) is alive.
     expect(readdirSync(dirname(cell.dir)).filter((e) => e.startsWith(`${basename(cell.dir)}.side-`))).toEqual([]);
     const cookie = currentCookie();
