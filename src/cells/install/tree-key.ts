@@ -26,11 +26,25 @@ export type TreeKey =
     }
   | { ok: false; why: string };
 
+/**
+ * What npm exports to every process it starts (`npx`, `npm run`) about that start, not about how it lays out a
+ * tree: a run under npm and the same run started directly key alike.
+ */
+const INVOCATION = new Set([
+  'local_prefix',
+  'user_agent',
+  'npm_version',
+  'node_gyp',
+  'init_module',
+  'global_prefix',
+  'prefix',
+  'cache',
+  'userconfig',
+  'globalconfig',
+]);
+
 /** The part of the key that is not the lockfile: one per npm, Node, platform and npm configuration. */
 export function contextKey(npmVersion: string, env: NodeJS.ProcessEnv = process.env): string {
-  const config = Object.entries(env)
-    .filter(([k]) => k.toLowerCase().startsWith('npm_config_'))
-    .sort(([a], [b]) => (a < b ? -1 : 1));
   const userrc = env.npm_config_userconfig || env.NPM_CONFIG_USERCONFIG || path.join(os.homedir(), '.npmrc');
   let npmrc = '';
   try {
@@ -38,8 +52,31 @@ export function contextKey(npmVersion: string, env: NodeJS.ProcessEnv = process.
   } catch {
     // none
   }
+  const fromRc = rcValues(npmrc);
+  const config = Object.entries(env)
+    .map(([k, v]) => [k.toLowerCase(), v ?? ''] as const)
+    .filter(([k, v]) => k.startsWith('npm_config_') && !redundant(k.slice('npm_config_'.length), v, fromRc))
+    .sort(([a], [b]) => (a < b ? -1 : 1));
   const parts = [npmVersion, process.version, process.platform, process.arch, JSON.stringify(config), npmrc];
   return sha256(parts.join('\0')).slice(0, 12);
+}
+
+/** npm exports its .npmrc's settings to the processes it starts (a `false` as ''): the file is keyed already. */
+function redundant(key: string, value: string, fromRc: Map<string, string>): boolean {
+  if (INVOCATION.has(key)) return true;
+  const set = fromRc.get(key);
+  if (set === undefined) return value === '';
+  return value === set || (value === '' && set === 'false');
+}
+
+/** An .npmrc's `key=value` lines, keys as npm exports them (`-` → `_`). */
+function rcValues(text: string): Map<string, string> {
+  const values = new Map<string, string>();
+  for (const line of text.split(/\r?\n/)) {
+    const m = /^\s*([^#;=\s][^=]*?)\s*=\s*(.*?)\s*$/.exec(line);
+    if (m) values.set(m[1]!.toLowerCase().replace(/-/g, '_'), m[2]!);
+  }
+  return values;
 }
 
 /** The reuse key of the lockfile npm wrote for a cell of `packageName`, or why its tree is not reusable. */

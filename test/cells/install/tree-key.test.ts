@@ -1,4 +1,7 @@
 // The reuse key: npm's resolution less the package under test, and the trees that are never reused.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { contextKey, treeKey } from '../../../src/cells/install/tree-key.js';
 
@@ -71,5 +74,42 @@ describe('contextKey', () => {
     expect(contextKey('11.0.0', home)).toBe(contextKey('11.0.0', home));
     expect(contextKey('11.0.0', home)).not.toBe(contextKey('11.0.1', home));
     expect(contextKey('11.0.0', home)).not.toBe(contextKey('11.0.0', { ...home, npm_config_omit: 'optional' }));
+  });
+
+  it('keys a run started by npm (npx, npm run) as the same run started directly', () => {
+    const rc = path.join(mkdtempSync(path.join(tmpdir(), 'mm-key-')), 'npmrc');
+    writeFileSync(rc, 'omit-lockfile-registry-resolved=true\nfund=false\ncafile=/etc/ca.crt\nregistry=https://r.example/\n');
+    const direct = { npm_config_userconfig: rc };
+    // What `npm exec` exported on this machine (npm 11.19.1): its start, and the .npmrc's settings again.
+    const underNpm = {
+      ...direct,
+      npm_config_local_prefix: '/some/project',
+      npm_config_user_agent: 'npm/11.19.1 node/v20.20.2 linux x64 workspaces/false',
+      npm_config_npm_version: '11.19.1',
+      npm_config_prefix: '/usr',
+      npm_config_global_prefix: '/usr',
+      npm_config_cache: '/root/.npm',
+      npm_config_node_gyp: '/usr/lib/node_modules/npm/node_modules/node-gyp/bin/node-gyp.js',
+      npm_config_init_module: '/root/.npm-init.js',
+      npm_config_globalconfig: '/usr/etc/npmrc',
+      npm_config_omit_lockfile_registry_resolved: 'true',
+      npm_config_fund: '',
+      npm_config_cafile: '/etc/ca.crt',
+      npm_config_noproxy: '',
+      npm_config_allow_scripts: '',
+    };
+    expect(contextKey('11.0.0', underNpm)).toBe(contextKey('11.0.0', direct));
+    expect(contextKey('11.0.0', { ...underNpm, npm_config_local_prefix: '/another/project' })).toBe(contextKey('11.0.0', direct));
+    // A setting the environment changes from the .npmrc's, or adds, still separates.
+    expect(contextKey('11.0.0', { ...direct, npm_config_registry: 'https://other.example/' })).not.toBe(contextKey('11.0.0', direct));
+    expect(contextKey('11.0.0', { ...direct, NPM_CONFIG_REGISTRY: 'https://other.example/' })).not.toBe(contextKey('11.0.0', direct));
+    expect(contextKey('11.0.0', { ...direct, npm_config_registry: '' })).not.toBe(contextKey('11.0.0', direct));
+    expect(contextKey('11.0.0', { ...direct, npm_config_fund: 'true' })).not.toBe(contextKey('11.0.0', direct));
+    expect(contextKey('11.0.0', { ...direct, npm_config_omit: 'optional' })).not.toBe(contextKey('11.0.0', direct));
+    // So does the .npmrc itself.
+    const other = path.join(path.dirname(rc), 'other');
+    writeFileSync(other, 'omit-lockfile-registry-resolved=true\nfund=false\ncafile=/etc/ca.crt\nregistry=https://other.example/\n');
+    expect(contextKey('11.0.0', { npm_config_userconfig: other })).not.toBe(contextKey('11.0.0', direct));
+    rmSync(path.dirname(rc), { recursive: true, force: true });
   });
 });
