@@ -86,12 +86,18 @@ export function mergeBeside(groups: readonly DriverRun[], lone?: DriverRun): { r
   return { results, summary: mergeSummary([...ordered, ...groups, ...(lone ? [lone] : [])], groups, lone) };
 }
 
-/** The leaks phase over every server: the lone run's verdict when there is one (the groups' own were clean), details of all. */
+/**
+ * The leaks phase over every server: the lone run's verdict when there is one (the groups' own were clean), details of
+ * all. None (not measured, as in turn after a crash) when some servers went unjudged: a lone run that stopped before its
+ * leaks phase, or a group whose leaks was not clean with no lone run to judge its servers (an interrupt).
+ */
 function mergeLeaks(groups: readonly DriverRun[], lone: DriverRun | undefined): PhaseResult | undefined {
+  const loneLeaks = lone && resultOf(lone, 'leaks');
+  if (lone ? !loneLeaks : !groups.every((g) => cleanBeside(resultOf(g, 'leaks')))) return undefined;
   // A group whose leaks was not clean had every phase run again alone: the lone run speaks for its servers.
   const runs = [...groups.filter((g) => cleanBeside(resultOf(g, 'leaks'))), ...(lone ? [lone] : [])];
   const all = runs.flatMap((r) => resultOf(r, 'leaks') ?? []);
-  const head = (lone && resultOf(lone, 'leaks')) ?? all[0] ?? groups.flatMap((g) => resultOf(g, 'leaks') ?? [])[0];
+  const head = loneLeaks ?? all[0];
   if (!head || head.phase !== 'leaks' || !head.details) return head;
   const list = (key: 'servers' | 'escaped' | 'driverHandles' | 'tempFiles') =>
     all.flatMap((r) => (r.phase === 'leaks' ? ((r.details?.[key] as unknown[] | undefined) ?? []) : []));

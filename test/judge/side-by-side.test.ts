@@ -112,6 +112,18 @@ describe('the runs merged into one row', () => {
     expect(summary.leakedHandles).toEqual([]);
   });
 
+  it('servers no leaks phase judged leave leaks unreported (not measured, as in turn after a crash), never passed', () => {
+    // The lone run (confirming a group that leaked beside) stopped before its leaks phase: the clean group cannot speak for it.
+    const stopped: DriverRun = { phases: ['stdio'], results: [result('stdio', 'failed')] };
+    const leaked = [run(['stdio'], { leaks: 'failed' }), run(['http'])];
+    expect(mergeBeside(leaked, stopped).results.map((r) => r.phase)).toEqual(['stdio', 'http', 'bind', 'conformance']);
+    // The same when only a phase was confirmed: the lone run's servers went unjudged.
+    const failedBeside = [run(['stdio'], { stdio: 'failed' }), run(['http'])];
+    expect(mergeBeside(failedBeside, stopped).results.find((r) => r.phase === 'leaks')).toBeUndefined();
+    // Interrupted before any lone run: a group that leaked beside is not hidden behind a clean one.
+    expect(mergeBeside(leaked).results.find((r) => r.phase === 'leaks')).toBeUndefined();
+  });
+
   it('a phase no group measured (stood in for, skipped) is reported as the groups report it', () => {
     const standIn = result('conformance', 'not-measured', { message: 'the suite could not be installed' });
     const with_ = (r: DriverRun): DriverRun => ({ ...r, results: r.results.map((x) => (x.phase === 'conformance' ? standIn : x)) });
