@@ -167,6 +167,7 @@ const cell = obj({
     prompts: optional(num),
     leakedHandles,
   }),
+  phaseRuns: optional(obj({ sideBySide: arrayOf(arrayOf(oneOf(PHASES))), confirmedAlone: arrayOf(oneOf(PHASES)) })),
   durationMs: num,
   repro: str,
   cellDir: optional(str),

@@ -126,6 +126,19 @@ describe('renderJson / parseResults', () => {
     }
   });
 
+  test("how a variant's phases ran is checked when present", () => {
+    const run = JSON.parse(renderJson(makeRun())) as { cells: Record<string, unknown>[] };
+    run.cells[0]!.phaseRuns = { sideBySide: [['stdio'], ['http', 'bind']], confirmedAlone: ['http'] };
+    expect(parseResults(JSON.stringify(run)).ok).toBe(true);
+    run.cells[0]!.phaseRuns = { sideBySide: [['stdio', 'telepathy']] };
+    const result = parseResults(JSON.stringify(run));
+    expect(result.ok).toBe(false);
+    if (!result.ok) {
+      expect(result.error).toContain('cells[0].phaseRuns.sideBySide[0][1]: expected one of');
+      expect(result.error).toContain('cells[0].phaseRuns.confirmedAlone: expected an array');
+    }
+  });
+
   test('the SDK copies the servers loaded are checked when present', () => {
     const run = JSON.parse(renderJson(makeRun())) as { cells: { environment: Record<string, unknown> }[] };
     run.cells[0]!.environment.loadedSdk = [
