@@ -1,12 +1,14 @@
-// The driver's client through the real CLI, on fixtures/broken: exact surface counts, a step whose
-// `arguments` were omitted (and the server's answer), a tool shown only to clients with `roots`, the
-// per-cell `{tmp}`/`{cellDir}` placeholders on two cells side by side, and the driver's own leaked handle.
+// The driver's client on fixtures/broken, each run as the CLI runs it on a cell installed once per dependency set
+// (helpers/fixture-cell.ts): exact surface counts, a step whose `arguments` were omitted (and the server's answer), a
+// tool shown only to clients with `roots`, and the driver's own leaked handle; through the real CLI, the per-cell
+// `{tmp}`/`{cellDir}` placeholders on two cells side by side (`--concurrency 2`).
 import { existsSync } from 'node:fs';
 import { mkdir, readdir, readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findPhase, type PhaseName, type PhaseResultOf, type RunResult } from '../../src/results/types.js';
 import { cli, readResults, ROOT, tempDir, writeConfig, type CliOutcome } from './helpers/cli.js';
+import { runFixtureCell } from './helpers/fixture-cell.js';
 import { processesMentioning, runDirsHolding } from './helpers/procs.js';
 
 const fixture = (name: string): string => path.join(ROOT, 'fixtures/broken', name);
@@ -38,11 +40,21 @@ async function run(
   const tmp = path.join(out, 'tmp');
   await mkdir(tmp);
   const file = 'file' in config ? config.file : await writeConfig(out, config.body);
-  const res = await cli(['run', '--config', file, '--out', path.join(out, 'results'), '--progress', 'silent', ...extra], {
-    timeoutMs: 300_000,
-    env: { ...env, TMPDIR: tmp },
-  });
-  const results = await readResults(path.join(out, 'results')).catch(() => undefined);
+  let res: CliOutcome;
+  let results: RunResult | undefined;
+  if (extra.length > 0) {
+    // `--concurrency 2` (two cells side by side) is the CLI's: that run goes through it.
+    res = await cli(['run', '--config', file, '--out', path.join(out, 'results'), '--progress', 'silent', ...extra], {
+      timeoutMs: 300_000,
+      env: { ...env, TMPDIR: tmp },
+    });
+    results = await readResults(path.join(out, 'results')).catch(() => undefined);
+  } else {
+    const ran = await runFixtureCell(pkg, 'mm-client', { ...env, TMPDIR: tmp }, path.resolve(ROOT, file));
+    dirs.push(ran.outDir);
+    res = ran.out;
+    results = ran.results;
+  }
   return {
     out: res,
     ...(results ? { results } : {}),

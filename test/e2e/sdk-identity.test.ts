@@ -1,10 +1,12 @@
 // The environment verdict rests on what the running servers loaded, and on a tarball that holds the
-// files it promises: each fixture through the real CLI, with the phase, the verdict, the message and
-// the exit code, and nothing (process, temp dir) left behind.
+// files it promises: each fixture run as the CLI runs it on a cell installed once per dependency set
+// (helpers/fixture-cell.ts), with the phase, the verdict, the message and the exit code, and nothing
+// (process, temp dir) left behind.
 import { rm } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PhaseResult, RunResult, SdkRuntime } from '../../src/results/types.js';
-import { runFixture, type FixtureRun } from './helpers/fixture-run.js';
+import { runFixtureCell } from './helpers/fixture-cell.js';
+import type { FixtureRun } from './helpers/fixture-run.js';
 
 interface Case {
   fixture: string;
@@ -123,15 +125,12 @@ const runs = new Map<string, FixtureRun>();
 const dirs: string[] = [];
 
 beforeAll(async () => {
-  const queue = CASES.map((c) => c.fixture);
-  const worker = async (): Promise<void> => {
-    for (let f = queue.shift(); f !== undefined; f = queue.shift()) {
-      const run = await runFixture(f, 'mm-identity');
-      dirs.push(run.outDir);
-      runs.set(f, run);
-    }
-  };
-  await Promise.all([worker(), worker()]);
+  // One at a time: the runs take turns in this process (fixture-cell.ts).
+  for (const { fixture } of CASES) {
+    const run = await runFixtureCell(fixture, 'mm-identity');
+    dirs.push(run.outDir);
+    runs.set(fixture, run);
+  }
 }, 900_000);
 
 afterAll(async () => {
