@@ -52,11 +52,19 @@ export function toConfirm(runs: readonly DriverRun[]): SidePhase[] {
   return SIDE_ORDER.filter((p) => again.has(p));
 }
 
-/** The lone run's result, saying so, with what the side-by-side run had reported. */
-export function confirmedAlone(alone: PhaseResult, beside: PhaseResult | undefined): PhaseResult {
+const NOT_CLEAN =
+  "it did not pass beside the cell's other phases (each group on its own copy of the tree): run again alone on the cell's own tree, this is that run's result";
+
+/** Why every phase ran again in turn: a server wrote into its copy of the tree (`written`: what it wrote). */
+export function writtenWhy(written: string): string {
+  return `a server wrote into its copy of the cell's tree (${written}), which in turn the next phases' servers would see: every phase run again in turn on the cell's own tree, this is that run's result`;
+}
+
+/** The lone run's result, saying so and why, with what the side-by-side run had reported. */
+export function confirmedAlone(alone: PhaseResult, beside: PhaseResult | undefined, why = NOT_CLEAN): PhaseResult {
   return withDetails(alone, {
     confirmedAlone: {
-      why: "it did not pass beside the cell's other phases (each group on its own copy of the tree): run again alone on the cell's own tree, this is that run's result",
+      why,
       beside: beside ? { verdict: beside.verdict, ...(beside.message ? { message: beside.message } : {}) } : { verdict: 'not reported' },
     },
   });
@@ -64,9 +72,14 @@ export function confirmedAlone(alone: PhaseResult, beside: PhaseResult | undefin
 
 /**
  * Every phase as the runs report it: a phase of `lone` (confirmed alone) from it, each other measured phase from its
- * group, a phase no run measured (skipped, stood in for) from the first group; leaks and the summary merged.
+ * group, a phase no run measured (skipped, stood in for) from the first group; leaks and the summary merged. `why`: why
+ * the lone run's phases ran again (default: they did not pass beside the others).
  */
-export function mergeBeside(groups: readonly DriverRun[], lone?: DriverRun): { results: PhaseResult[]; summary: CellSummary } {
+export function mergeBeside(
+  groups: readonly DriverRun[],
+  lone?: DriverRun,
+  why?: string,
+): { results: PhaseResult[]; summary: CellSummary } {
   const first = groups[0];
   if (!first) throw new Error('mergeBeside: no group');
   const owner = (phase: SidePhase): DriverRun | undefined =>
@@ -78,7 +91,7 @@ export function mergeBeside(groups: readonly DriverRun[], lone?: DriverRun): { r
     const result = resultOf(run, phase);
     if (!result) continue;
     const beside = groups.find((g) => g.phases.includes(phase));
-    results.push(run === lone ? confirmedAlone(result, beside && resultOf(beside, phase)) : result);
+    results.push(run === lone ? confirmedAlone(result, beside && resultOf(beside, phase), why) : result);
   }
   const leaks = mergeLeaks(groups, lone);
   if (leaks) results.push(leaks);

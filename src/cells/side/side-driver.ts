@@ -1,13 +1,13 @@
 // A variant's driver phases side by side: each group (judge/side-by-side.ts) in a driver of its own, on its own copy of
 // the cell's tree, with server tags of its own (a driver's end sweeps its tags); what did not pass there is run again
 // alone on the cell's own tree once every group has ended, and only that run counts.
-import { appendFile, mkdir, readFile } from 'node:fs/promises';
+import { appendFile, mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { DriverSpec, ServerCommand } from '../../contract/protocol.js';
-import { mergeBeside, toConfirm, type DriverRun, type SidePhase } from '../../judge/side-by-side.js';
+import { mergeBeside, toConfirm, writtenWhy, type DriverRun, type SidePhase } from '../../judge/side-by-side.js';
 import type { PhaseName } from '../../results/types.js';
 import { runDriver, writeSpec, type DriverHooks, type DriverLayout, type DriverOptions, type DriverOutcome } from '../driver-launch.js';
-import { copyCellTree, removeCopy } from './tree-copy.js';
+import { copyCellTree, COPIED_MARK, removeCopy, writtenSince } from './tree-copy.js';
 
 const SIDE: readonly SidePhase[] = ['stdio', 'http', 'bind', 'conformance'];
 
@@ -41,6 +41,7 @@ export async function runBeside(
       groups.map(async (group, i) => {
         const dir = path.join(copies[i]!, '.mcp-matrix');
         await mkdir(dir, { recursive: true });
+        await writeFile(path.join(dir, COPIED_MARK), '');
         const own: DriverLayout = { ...layout, dir, log: path.join(dir, 'driver.log') };
         return runDriver(own, groupSpec(spec, group, copies[i]!, i), options, only(hooks, group));
       }),
@@ -51,13 +52,16 @@ export async function runBeside(
       results: o.results,
       ...(o.kind === 'done' ? { summary: o.summary } : {}),
     }));
-    const again = options.signal?.aborted ? [] : toConfirm(runs);
+    // A server that wrote into its copy: in turn the next phases' servers would have seen it, so every phase runs in turn.
+    const written = options.signal?.aborted ? undefined : await firstWritten(copies);
+    const again = options.signal?.aborted ? [] : written ? SIDE.filter((p) => groups.flat().includes(p)) : toConfirm(runs);
     const lone = again.length ? await runDriver(layout, loneSpec(spec, again), options, only(hooks, again)) : undefined;
     // A kept cell's spec is the whole one: run again by hand, it runs every phase in turn.
     await writeSpec(layout, spec, options.execPath);
     const merged = mergeBeside(
       runs,
       lone && { phases: again, results: lone.results, ...(lone.kind === 'done' ? { summary: lone.summary } : {}) },
+      written && writtenWhy(written),
     );
     const ran = { sideBySide: groups, confirmedAlone: again };
     const stopped = lone?.kind === 'crashed' ? lone : outcomes.find((o) => o.kind === 'crashed' && options.signal?.aborted);
@@ -66,6 +70,15 @@ export async function runBeside(
   } finally {
     await Promise.all(copies.map(removeCopy));
   }
+}
+
+/** The first entry a server wrote into its copy, as a path in the copy; undefined: no server wrote into any. */
+async function firstWritten(copies: readonly string[]): Promise<string | undefined> {
+  for (const copy of copies) {
+    const written = await writtenSince(copy, path.join(copy, '.mcp-matrix', COPIED_MARK));
+    if (written) return written;
+  }
+  return undefined;
 }
 
 /** Each group's driver log appended to the cell's, before its copy goes: a kept cell's one log tells every driver run. */

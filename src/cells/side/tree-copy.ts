@@ -33,6 +33,25 @@ export async function copyCellTree(cellDir: string, packageDir: string): Promise
   }
 }
 
+/** The file, in a copy's `.mcp-matrix`, made once the copy is whole and before any server starts: its mtime is the line. */
+export const COPIED_MARK = 'copied';
+
+/**
+ * An entry of `copy` (its driver's `.mcp-matrix` left out) changed after `mark` was made, as a path in the copy: a
+ * server wrote into its tree (its package, the cell's files, node_modules, a dependency's file through its hard link),
+ * which in turn the next phases' servers would see. Undefined: nothing written. A copy that cannot be checked says so.
+ */
+export async function writtenSince(copy: string, mark: string): Promise<string | undefined> {
+  const skip = path.join(copy, '.mcp-matrix');
+  try {
+    const found = await run('find', [copy, '-mindepth', '1', '-path', skip, '-prune', '-o', '-newer', mark, '-print', '-quit']);
+    const first = found.stdout.split('\n')[0];
+    return first ? path.relative(copy, first) : undefined;
+  } catch (error) {
+    return `a copy that could not be checked (${errorMessage(error)})`;
+  }
+}
+
 /** A copy's removal; a failure leaves it to the run directory's removal. */
 export async function removeCopy(dir: string): Promise<void> {
   await rm(dir, { recursive: true, force: true, maxRetries: 2 }).catch(() => undefined);

@@ -1,9 +1,20 @@
-import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { groupSpec, loneSpec, measuredPhases, sideBySideFits } from '../../../src/cells/side/side-driver.js';
-import { copyCellTree, removeCopy } from '../../../src/cells/side/tree-copy.js';
+import { copyCellTree, removeCopy, writtenSince } from '../../../src/cells/side/tree-copy.js';
 import type { DriverSpec } from '../../../src/contract/protocol.js';
 
 const command = (bin: string) => ({ bin, args: ['--port', '{port}'], env: { DATA: '{cellDir}/data' } });
@@ -95,6 +106,32 @@ describe.runIf(process.platform === 'linux')("a copy of the cell's tree", () => 
     expect(readFileSync(join(cell, 'node_modules/@s/srv/state.json'), 'utf8')).toBe('{}');
     await removeCopy(copy);
     expect(existsSync(copy)).toBe(false);
+  });
+
+  it('tells a copy a server wrote into (its package, a new file, a dependency through its hard link) from one it did not', async () => {
+    const made = await copyCellTree(cell, join(cell, 'node_modules/@s/srv'));
+    const copy = made.ok ? made.value : '';
+    // The mark made once the copy is whole; each write below dated a minute on, so it is newer whatever the clock's grain.
+    const mark = join(copy, '.mcp-matrix/copied');
+    mkdirSync(join(copy, '.mcp-matrix/tmp'), { recursive: true });
+    writeFileSync(mark, '');
+    const write = (file: string, text: string, at = Date.now() / 1000 + 60): void => {
+      writeFileSync(file, text);
+      utimesSync(file, at, at);
+    };
+    // The driver's own files (its spec, its servers' temp dirs) are not the tree.
+    write(join(copy, '.mcp-matrix/tmp/scratch'), 'x');
+    expect(await writtenSince(copy, mark)).toBeUndefined();
+    write(join(copy, 'node_modules/@s/srv/state.json'), '{"n":1}');
+    expect(await writtenSince(copy, mark)).toBe('node_modules/@s/srv/state.json');
+    write(join(copy, 'node_modules/@s/srv/state.json'), '{}', 0);
+    write(join(copy, 'package.json'), '{"written":true}');
+    expect(await writtenSince(copy, mark)).toBe('package.json');
+    write(join(copy, 'package.json'), '{}', 0);
+    // A dependency's file written in place through the cell's tree is the same file in the copy.
+    write(join(cell, 'node_modules/dep/index.js'), 'dep');
+    expect(await writtenSince(copy, mark)).toBe('node_modules/dep/index.js');
+    await removeCopy(copy);
   });
 
   it('a cell without node_modules cannot be copied: a typed failure, nothing left', async () => {
