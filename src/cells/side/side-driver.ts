@@ -37,7 +37,9 @@ export async function runBeside(
   const copies = made.flatMap((c) => (c.ok ? [c.value] : []));
   try {
     if (copies.length < groups.length) return { outcome: await runDriver(layout, spec, options, hooks) };
-    const outcomes = await Promise.all(
+    // Settled, not raced: a group that throws (its spec or mark not written) waits for the others' drivers to end
+    // before its error goes up and the copies go, so no driver runs on a removed copy.
+    const settled = await Promise.allSettled(
       groups.map(async (group, i) => {
         const dir = path.join(copies[i]!, '.mcp-matrix');
         await mkdir(dir, { recursive: true });
@@ -46,6 +48,9 @@ export async function runBeside(
         return runDriver(own, groupSpec(spec, group, copies[i]!, i), options, only(hooks, group));
       }),
     );
+    const thrown = settled.find((s) => s.status === 'rejected');
+    if (thrown) throw thrown.reason;
+    const outcomes = settled.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
     await joinLogs(layout.log, copies, groups);
     const runs: DriverRun[] = outcomes.map((o, i) => ({
       phases: groups[i]!,
