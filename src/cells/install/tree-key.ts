@@ -28,7 +28,8 @@ export type TreeKey =
 
 /**
  * What npm exports to every process it starts (`npx`, `npm run`) about that start, not about how it lays out a
- * tree: a run under npm and the same run started directly key alike.
+ * tree: a run under npm and the same run started directly key alike. `noproxy` and `allow_scripts` it exports
+ * empty when unset.
  */
 const INVOCATION = new Set([
   'local_prefix',
@@ -42,6 +43,7 @@ const INVOCATION = new Set([
   'userconfig',
   'globalconfig',
 ]);
+const EXPORTED_UNSET = new Set(['noproxy', 'allow_scripts']);
 
 /** The part of the key that is not the lockfile: one per npm, Node, platform and npm configuration. */
 export function contextKey(npmVersion: string, env: NodeJS.ProcessEnv = process.env): string {
@@ -65,7 +67,8 @@ export function contextKey(npmVersion: string, env: NodeJS.ProcessEnv = process.
 function redundant(key: string, value: string, fromRc: Map<string, string>): boolean {
   if (INVOCATION.has(key)) return true;
   const set = fromRc.get(key);
-  if (set === undefined) return value === '';
+  // An empty value is npm's `false` (`npm_config_optional=` omits optional dependencies): it counts.
+  if (set === undefined) return value === '' && EXPORTED_UNSET.has(key);
   return value === set || (value === '' && set === 'false');
 }
 

@@ -104,6 +104,8 @@ describe('contextKey', () => {
     expect(contextKey('11.0.0', { ...direct, npm_config_registry: 'https://other.example/' })).not.toBe(contextKey('11.0.0', direct));
     expect(contextKey('11.0.0', { ...direct, NPM_CONFIG_REGISTRY: 'https://other.example/' })).not.toBe(contextKey('11.0.0', direct));
     expect(contextKey('11.0.0', { ...direct, npm_config_registry: '' })).not.toBe(contextKey('11.0.0', direct));
+    // An empty value is npm's false: optional dependencies left out is another tree.
+    expect(contextKey('11.0.0', { ...direct, npm_config_optional: '' })).not.toBe(contextKey('11.0.0', direct));
     expect(contextKey('11.0.0', { ...direct, npm_config_fund: 'true' })).not.toBe(contextKey('11.0.0', direct));
     expect(contextKey('11.0.0', { ...direct, npm_config_omit: 'optional' })).not.toBe(contextKey('11.0.0', direct));
     // So does the .npmrc itself.
