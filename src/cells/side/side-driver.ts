@@ -33,6 +33,8 @@ export async function runBeside(
   hooks: DriverHooks,
   groups: SidePhase[][],
 ): Promise<{ outcome: DriverOutcome; ran?: PhaseRuns }> {
+  // The cell's own spec is the whole one from the start, as in turn: a kept cell of an interrupted run re-runs every phase.
+  await writeSpec(layout, spec, options.execPath);
   const made = await Promise.all(groups.map(() => copyCellTree(spec.cellDir, spec.packageDir)));
   const copies = made.flatMap((c) => (c.ok ? [c.value] : []));
   try {

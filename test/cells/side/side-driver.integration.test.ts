@@ -1,7 +1,7 @@
 // The confirm-alone rule on a real cell: a server that takes a fixed port on every start passes every phase in turn,
 // collides side by side, and the phase that lost the port is run again alone on the cell's own tree and passes; a
 // server that writes into its tree has every phase run again in turn (its later phases see the earlier ones' writes).
-import { cpSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -94,6 +94,17 @@ describe('phases side by side on a server that holds a fixed port', () => {
     if (cookie) expect(findTagged(cookie, 'fixed')).toEqual([]);
     // The cell's spec is the whole one again (the lone run's had its phases only): a kept cell reruns every phase.
     expect(JSON.parse(readFileSync(join(layout.dir, 'spec.json'), 'utf8'))).toEqual(spec);
+  }, 240_000);
+
+  it('the cell keeps the whole spec while the groups run: an interrupted --keep run keeps a cell that reruns', async () => {
+    const file = join(layout.dir, 'spec.json');
+    rmSync(file, { force: true });
+    // What the cell's spec.json held when the first group's first phase started (a later lone run writes its own).
+    let seen: unknown;
+    const look = () => (existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) : 'no spec.json');
+    const hooks = { onPhaseStart: () => void (seen ??= look()) };
+    await runBeside(layout, spec, options(), hooks, [['stdio'], ['http']]);
+    expect(seen).toEqual(spec);
   }, 240_000);
 
   it("a server that writes into its tree has every phase run again in turn, which sees the earlier phases' writes", async () => {
