@@ -1,12 +1,12 @@
 // The default path of a one-cell run on a machine with spare cores, through the real CLI: its phases side by side
 // (the suite's other runs take turns), a failing phase confirmed alone with the message it has in turn, and the
 // two ways to take turns (`--in-turn`, `sideBySide: false`). Nothing (process, temp dir) survives a run.
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PhaseName, RunResult } from '../../src/results/types.js';
-import { cli, readResults, ROOT, writeConfig, type CliOutcome } from './helpers/cli.js';
+import { cli, readResults, ROOT, type CliOutcome } from './helpers/cli.js';
 import { leftovers, phaseTable } from './helpers/fixture-run.js';
 
 interface Run {
@@ -39,25 +39,17 @@ beforeAll(async () => {
   if (os.availableParallelism() < 2 || process.platform !== 'linux') return;
   const configDir = await mkdtemp(path.join(os.tmpdir(), 'mm-side-config-'));
   dirs.push(configDir);
-  // _base's own config (fixtures/broken/_base/matrix.config.ts) with `sideBySide: false`.
-  const inTurnConfig = await writeConfig(
-    configDir,
-    `{
-      package: ${JSON.stringify(path.join(ROOT, 'fixtures/broken/_base'))},
-      cells: [{ pin: 'latest@1', role: 'latest 1.x' }],
-      stdio: {
-        expect: { tools: ['echo', 'add'] },
-        steps: [
-          { tool: 'echo', arguments: { text: 'hello' }, expect: { text: 'hello' } },
-          { tool: 'add', arguments: { a: 2, b: 3 }, expect: { text: '5' } },
-        ],
-      },
-      http: { args: ['--transport', 'streamable-http', '--host', '{host}', '--port', '{port}'], env: { MCP_SERVER_TOKEN: '{token}' } },
-      bind: { args: ['--transport', 'streamable-http', '--host', '0.0.0.0', '--port', '{port}'] },
-      leaks: { graceMs: 3000 },
-      lockstep: 'off',
-      sideBySide: false,
-    }`,
+  // _base's own config with `sideBySide: false`: imported, as a user's wrapper config would, its package made absolute.
+  const base = path.join(ROOT, 'fixtures/broken/_base');
+  const inTurnConfig = path.join(configDir, 'matrix.config.ts');
+  await writeFile(
+    inTurnConfig,
+    [
+      `import { defineConfig } from 'mcp-matrix';`,
+      `import base from ${JSON.stringify(path.join(base, 'matrix.config.ts'))};`,
+      `export default defineConfig({ ...base, package: ${JSON.stringify(base)}, sideBySide: false });`,
+      '',
+    ].join('\n'),
   );
   await Promise.all([run('base', '_base'), run('cancel-crash', 'cancel-crash')]);
   await Promise.all([run('in-turn-flag', '_base', ['--in-turn']), run('in-turn-config', '_base', [], inTurnConfig)]);
