@@ -33,6 +33,16 @@ export interface Case {
 
 export const CONFORMANCE_ON = { MCP_MATRIX_CONFORMANCE: 'on' };
 
+/** A correct server's phases in an e2e run: every one passed, conformance off unless a case turns it on (MCP_MATRIX_CONFORMANCE). */
+export const EVERY_PHASE_PASSED = [
+  ['environment', 'passed'],
+  ['stdio', 'passed'],
+  ['http', 'passed'],
+  ['bind', 'passed'],
+  ['conformance', 'skipped'],
+  ['leaks', 'passed'],
+];
+
 /** A lifecycle check's failure in the http phase: after the 401 checks and the round trip, which passed. */
 export const afterRoundTrip = (check: string): RegExp =>
   new RegExp(`^no token → 401 with a Bearer challenge; wrong token → 401; round trip ok; ${check}$`);
@@ -146,15 +156,7 @@ export function describeBroken({ control, cases: CASES, passing: PASSING, parity
           expect(
             run.results!.cells[0]!.phases.map((p) => [p.phase, p.verdict]),
             table,
-          ).toEqual([
-            ['environment', 'passed'],
-            ['stdio', 'passed'],
-            ['http', 'passed'],
-            ['bind', 'passed'],
-            // Off in the e2e runs unless a case turns it on (MCP_MATRIX_CONFORMANCE).
-            ['conformance', 'skipped'],
-            ['leaks', 'passed'],
-          ]);
+          ).toEqual(EVERY_PHASE_PASSED);
           p.extra?.(run.results!);
           expect(run.leftoverDirs).toEqual([]);
           expect(run.leftoverProcs).toEqual([]);
