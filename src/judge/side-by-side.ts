@@ -4,9 +4,9 @@ import { withDetails } from '../contract/fields.js';
 import type { CellSummary, LeakedHandle, PhaseName, PhaseResult } from '../results/types.js';
 
 /** The phases that start servers, in the groups that may run side by side (bind is short: it rides with conformance). */
-export const SIDE_GROUPS: readonly (readonly SidePhase[])[] = [['stdio'], ['http'], ['bind', 'conformance']];
+const SIDE_GROUPS: readonly (readonly SidePhase[])[] = [['stdio'], ['http'], ['bind', 'conformance']];
 export type SidePhase = 'stdio' | 'http' | 'bind' | 'conformance';
-const SIDE_ORDER: readonly SidePhase[] = ['stdio', 'http', 'bind', 'conformance'];
+export const SIDE_ORDER: readonly SidePhase[] = ['stdio', 'http', 'bind', 'conformance'];
 
 /** What one driver run reported: the phases it was given to measure, its results (every phase) and its summary. */
 export interface DriverRun {

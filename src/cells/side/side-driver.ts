@@ -4,12 +4,10 @@
 import { appendFile, mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { DriverSpec, ServerCommand } from '../../contract/protocol.js';
-import { mergeBeside, toConfirm, writtenWhy, type DriverRun, type SidePhase } from '../../judge/side-by-side.js';
+import { mergeBeside, SIDE_ORDER, toConfirm, writtenWhy, type DriverRun, type SidePhase } from '../../judge/side-by-side.js';
 import type { PhaseName } from '../../results/types.js';
 import { runDriver, writeSpec, type DriverHooks, type DriverLayout, type DriverOptions, type DriverOutcome } from '../driver-launch.js';
 import { copyCellTree, COPIED_MARK, removeCopy, writtenSince } from './tree-copy.js';
-
-const SIDE: readonly SidePhase[] = ['stdio', 'http', 'bind', 'conformance'];
 
 /** How a variant's phases ran, as results.json records it (`phaseRuns`): the groups side by side, and which ran again alone. */
 export interface PhaseRuns {
@@ -61,7 +59,7 @@ export async function runBeside(
     }));
     // A server that wrote into its copy: in turn the next phases' servers would have seen it, so every phase runs in turn.
     const written = options.signal?.aborted ? undefined : await firstWritten(copies);
-    const again = options.signal?.aborted ? [] : written ? SIDE.filter((p) => groups.flat().includes(p)) : toConfirm(runs);
+    const again = options.signal?.aborted ? [] : written ? SIDE_ORDER.filter((p) => groups.flat().includes(p)) : toConfirm(runs);
     const lone = again.length ? await runDriver(layout, loneSpec(spec, again), options, only(hooks, again)) : undefined;
     // A kept cell's spec is the whole one: run again by hand, it runs every phase in turn.
     await writeSpec(layout, spec, options.execPath);
@@ -98,7 +96,7 @@ async function joinLogs(log: string, copies: readonly string[], groups: readonly
 
 /** The phases this spec has its driver measure: on, and not stood in for by a result known before it starts. */
 export function measuredPhases(spec: DriverSpec): SidePhase[] {
-  return SIDE.filter((p) => spec.phases[p] && !spec.standIns?.[p]);
+  return SIDE_ORDER.filter((p) => spec.phases[p] && !spec.standIns?.[p]);
 }
 
 /** Only the given phases' starts and results reach the variant (the rest are another run's). */
@@ -134,6 +132,6 @@ export function loneSpec(spec: DriverSpec, phases: readonly SidePhase[]): Driver
 
 function restricted(spec: DriverSpec, phases: readonly SidePhase[]): DriverSpec {
   const out = { ...spec.phases };
-  for (const p of SIDE) if (!phases.includes(p)) out[p] = false;
+  for (const p of SIDE_ORDER) if (!phases.includes(p)) out[p] = false;
   return { ...spec, phases: out };
 }
