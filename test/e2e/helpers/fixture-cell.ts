@@ -15,7 +15,7 @@ import { keyOf, shared } from '../../helpers/run-cache.js';
 import { conformanceWarm } from '../../helpers/warm-up.js';
 import { BIN, readResults, ROOT, tempDir } from './cli.js';
 import { asTheCli, harness, npmEnv, type Harness } from './fixture-harness.js';
-import { leftovers, type FixtureRun } from './fixture-run.js';
+import { inRunTmp, leftovers, type FixtureRun } from './fixture-run.js';
 
 /** One registry per test file: each package is looked up once, as within one run. */
 let registry: Registry.Registry | undefined;
@@ -195,7 +195,8 @@ let turn: Promise<unknown> = Promise.resolve();
  * this process (results.json, matrix.sarif and the rest written; the terminal's lines in `out`; `out.code` the CLI's exit
  * code for the run), each npm cell laid out from its dependency set's install. `config`: an absolute path is used as it
  * is. `env`: set in this process's environment for the run (as cli() sets the CLI's), MCP_MATRIX_CONFORMANCE off unless
- * given; runs take turns, so no two overlap. Leftovers are looked for by the run's package name.
+ * given; runs take turns, so no two overlap. Leftovers are looked for by the run's package name in the run's TMPDIR
+ * (`env`'s, else one of its own).
  */
 export function runFixtureCell(
   fixture: string,
@@ -213,21 +214,23 @@ async function runAlone(fixture: string, prefix: string, env: Record<string, str
   asTheCli(h);
   const runEnv: Record<string, string> = { MCP_MATRIX_CONFORMANCE: 'off', ...env };
   if (runEnv.MCP_MATRIX_CONFORMANCE === 'on') await conformanceWarm();
-  // Made before the run's environment is set: a run given a TMPDIR of its own finds only what the run left there.
+  // Made before the run's environment is set: the run's TMPDIR holds only what the run left there.
   const outDir = await tempDir(`${prefix}-${fixture}-`);
-  const saved = Object.keys(runEnv).map((k) => [k, process.env[k]] as const);
-  Object.assign(process.env, runEnv);
-  try {
-    return await runInProcess(h, fixture, outDir, path.isAbsolute(config) ? config : `fixtures/broken/${fixture}/${config}`);
-  } finally {
-    for (const [k, v] of saved) {
-      if (v === undefined) delete process.env[k];
-      else process.env[k] = v;
+  return inRunTmp(`${prefix}-${fixture}`, runEnv, async (withTmp, tmp) => {
+    const saved = Object.keys(withTmp).map((k) => [k, process.env[k]] as const);
+    Object.assign(process.env, withTmp);
+    try {
+      return await runInProcess(h, fixture, outDir, path.isAbsolute(config) ? config : `fixtures/broken/${fixture}/${config}`, tmp);
+    } finally {
+      for (const [k, v] of saved) {
+        if (v === undefined) delete process.env[k];
+        else process.env[k] = v;
+      }
     }
-  }
+  });
 }
 
-async function runInProcess(h: Harness, fixture: string, outDir: string, config: string): Promise<FixtureRun> {
+async function runInProcess(h: Harness, fixture: string, outDir: string, config: string, tmp: string): Promise<FixtureRun> {
   registry ??= h.createRegistry();
   const stdout = sink();
   const stderr = sink();
@@ -263,23 +266,11 @@ async function runInProcess(h: Harness, fixture: string, outDir: string, config:
   }
   const ms = Date.now() - started;
   const results = await readResults(outDir).catch(() => undefined);
-  const found = leftovers(results?.plan.package.name ?? `broken-${fixture}`, process.env.TMPDIR);
   return {
     out: { code, stdout: stdout.text(), stderr: stderr.text() },
     ...(results ? { results } : {}),
     outDir,
     ms,
-    // This process's run directories only (their owner record, removed last, names it): another run of the fixture
-    // on the machine (another worktree's tests) is not this run's leftover, with or without a TMPDIR of its own.
-    leftoverDirs: found.leftoverDirs.filter((d) => ownerPid(d) === process.pid),
-    leftoverProcs: found.leftoverProcs,
+    ...leftovers(results?.plan.package.name ?? `broken-${fixture}`, tmp),
   };
-}
-
-function ownerPid(runDir: string): number | undefined {
-  try {
-    return (JSON.parse(readFileSync(path.join(runDir, 'owner.json'), 'utf8')) as { pid?: number }).pid;
-  } catch {
-    return undefined;
-  }
 }

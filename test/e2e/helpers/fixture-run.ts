@@ -1,4 +1,6 @@
 // One broken fixture through the real CLI, and what it left behind (processes, run directories).
+import { rm } from 'node:fs/promises';
+import path from 'node:path';
 import type { RunResult } from '../../../src/results/types.js';
 import { cli, readResults, tempDir, type CliOutcome } from './cli.js';
 import { processesMentioning, runDirsHolding } from './procs.js';
@@ -19,25 +21,46 @@ export async function runFixture(
   config = 'matrix.config.ts',
 ): Promise<FixtureRun> {
   const outDir = await tempDir(`${prefix}-${fixture}-`);
-  const started = Date.now();
-  const out = await cli(['run', '--config', `fixtures/broken/${fixture}/${config}`, '--out', outDir, '--progress', 'silent'], {
-    timeoutMs: 240_000,
-    env,
+  return inRunTmp(`${prefix}-${fixture}`, env, async (runEnv, tmp) => {
+    const started = Date.now();
+    const out = await cli(['run', '--config', `fixtures/broken/${fixture}/${config}`, '--out', outDir, '--progress', 'silent'], {
+      timeoutMs: 240_000,
+      env: runEnv,
+    });
+    const ms = Date.now() - started;
+    const results = await readResults(outDir).catch(() => undefined);
+    return { out, ...(results ? { results } : {}), outDir, ms, ...leftovers(`broken-${fixture}`, tmp) };
   });
-  const ms = Date.now() - started;
-  const results = await readResults(outDir).catch(() => undefined);
-  return { out, ...(results ? { results } : {}), outDir, ms, ...leftovers(`broken-${fixture}`, env.TMPDIR) };
+}
+
+/**
+ * `run` given `env` with a TMPDIR of the run's own: the caller's, or one made here and removed after `run`. The
+ * leftover checks look only there, so another run of the same fixture on the machine (another worktree's tests, a CI
+ * beside) is never taken for this one's.
+ */
+export async function inRunTmp<T>(
+  prefix: string,
+  env: Record<string, string>,
+  run: (env: Record<string, string>, tmp: string) => Promise<T>,
+): Promise<T> {
+  if (env.TMPDIR) return run(env, env.TMPDIR);
+  const tmp = await tempDir(`${prefix}-tmp-`);
+  try {
+    return await run({ ...env, TMPDIR: tmp }, tmp);
+  } finally {
+    await rm(tmp, { recursive: true, force: true });
+  }
 }
 
 /**
  * What a run of `pkg` left: run directories holding it and processes under it. `tmp`: the run's own TMPDIR, where its
  * run directories and cells were, so another run of the same fixture on the machine is not taken for this one's.
  */
-export function leftovers(pkg: string, tmp?: string): Pick<FixtureRun, 'leftoverDirs' | 'leftoverProcs'> {
+export function leftovers(pkg: string, tmp: string): Pick<FixtureRun, 'leftoverDirs' | 'leftoverProcs'> {
   return {
     leftoverDirs: runDirsHolding(pkg, tmp),
     leftoverProcs: processesMentioning(`node_modules/${pkg}/`)
-      .filter((p) => tmp === undefined || p.cmdline.includes(tmp))
+      .filter((p) => p.cmdline.includes(`${tmp}${path.sep}`))
       .map((p) => `${p.pid} ${p.cmdline}`),
   };
 }
