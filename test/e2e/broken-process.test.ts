@@ -4,7 +4,7 @@
 // (a refused range, a nested copy, a file: dependency); the others in-process on cells installed once (fixture-cell.ts).
 import { expect } from 'vitest';
 import { describeBroken, type Case, type Passing } from './helpers/broken-suite.js';
-import { processesMentioning } from './helpers/procs.js';
+import { processesOfRun } from './helpers/procs.js';
 
 const CASES: Case[] = [
   {
@@ -61,10 +61,10 @@ const CASES: Case[] = [
     step: 'stdio shutdown',
     message:
       /^stdio server exited, but left 1 process\(es\) of its group running 3000 ms after stdin EOF: pid \d+ .*broken-grandchild-marker$/,
-    extra: (r) => {
+    extra: (r, _out, run) => {
       expect(r.cells[0]!.summary.leakedHandles).toContainEqual(expect.objectContaining({ owner: 'server:stdio', type: 'process' }));
       // The harness reported it, and then took it down.
-      expect(processesMentioning('broken-grandchild-marker')).toEqual([]);
+      expect(processesOfRun(run.tmp, 'broken-grandchild-marker')).toEqual([]);
     },
   },
   {

@@ -5,7 +5,8 @@
 import { rm } from 'node:fs/promises';
 import { afterAll, describe, expect, it } from 'vitest';
 import { cli, readResults, tempDir } from './helpers/cli.js';
-import { processesMentioning, runDirsHolding } from './helpers/procs.js';
+import { leftovers } from './helpers/fixture-run.js';
+import { processesOfRun } from './helpers/procs.js';
 
 const dirs: string[] = [];
 afterAll(async () => {
@@ -17,9 +18,12 @@ const MARKER = 'broken-detached-child-marker';
 describe('escaped descendants', () => {
   it('a detached child of the stdio server: leaks fails naming pid, command and starter; nothing survives', async () => {
     const outDir = await tempDir('mm-escaped-');
-    dirs.push(outDir);
+    // The run's own TMPDIR: what it left is looked for there, not in another run of the fixture on the machine.
+    const tmp = await tempDir('mm-escaped-tmp-');
+    dirs.push(outDir, tmp);
     const out = await cli(['run', '--config', 'fixtures/broken/detached-child/matrix.config.ts', '--out', outDir, '--progress', 'silent'], {
       timeoutMs: 240_000,
+      env: { TMPDIR: tmp },
     });
     const results = await readResults(outDir);
     const cell = results.cells[0]!;
@@ -44,8 +48,7 @@ describe('escaped descendants', () => {
     );
     expect(out.stderr).toContain('leaks: FAIL: 1 process(es) started by the stdio server');
     // Reported, then taken down: no process of the fixture (the escaped one included), no run dir.
-    expect(processesMentioning(MARKER)).toEqual([]);
-    expect(processesMentioning('node_modules/broken-detached-child/')).toEqual([]);
-    expect(runDirsHolding('broken-detached-child')).toEqual([]);
+    expect(processesOfRun(tmp, MARKER)).toEqual([]);
+    expect(leftovers('broken-detached-child', tmp)).toEqual({ leftoverDirs: [], leftoverProcs: [] });
   });
 });

@@ -12,7 +12,7 @@ import type { PhaseName, RunResult } from '../../../src/results/types.js';
 import { tempDir, type CliOutcome } from './cli.js';
 import { runFixtureCell } from './fixture-cell.js';
 import { runFixture, type FixtureRun } from './fixture-run.js';
-import { processesMentioning } from './procs.js';
+import { processesOfRun } from './procs.js';
 import { validateSarif } from '../../reports/helpers/sarif-validator.js';
 
 export interface Case {
@@ -22,7 +22,8 @@ export interface Case {
   step?: string | RegExp;
   /** Verdict of the phases that did not fail (install failures leave them not measured). */
   others?: 'not-measured';
-  extra?(r: RunResult, out: CliOutcome): void;
+  /** `run.tmp`: the run's own TMPDIR, for a check of what the run left (procs.ts processesOfRun). */
+  extra?(r: RunResult, out: CliOutcome, run: FixtureRun): void;
   /** The CLI's environment (the conformance phase is off in the e2e runs unless a case turns it on). */
   env?: Record<string, string>;
   /** Rule ids matrix.sarif reports at level error, among others of the same phase (docs/phases.md, matrix.sarif). */
@@ -161,7 +162,7 @@ export function describeBroken({ control, cases: CASES, passing: PASSING, parity
           expect(run.leftoverDirs).toEqual([]);
           expect(run.leftoverProcs).toEqual([]);
           // detached-grace's helper left within the grace, and nothing killed it late.
-          expect(processesMentioning('broken-detached-grace-marker')).toEqual([]);
+          expect(processesOfRun(run.tmp, 'broken-detached-grace-marker')).toEqual([]);
         },
       );
 
@@ -194,7 +195,7 @@ export function describeBroken({ control, cases: CASES, passing: PASSING, parity
         if (c.step !== undefined) expect(target.step).toEqual(c.step);
         // The human summary names the phase and the cause too.
         expect(run.out.stdout + run.out.stderr).toContain(`${c.phase}: FAIL`);
-        c.extra?.(r, run.out);
+        c.extra?.(r, run.out, run);
         // matrix.sarif: the failure at level error, under the failed phase's rules only, at the package's package.json (a repository path)
         // (a leak at the file and line its live handle was created at), naming the cell.
         const sarif = sarifOf(run);

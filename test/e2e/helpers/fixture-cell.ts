@@ -270,6 +270,7 @@ async function runInProcess(h: Harness, fixture: string, outDir: string, config:
     out: { code, stdout: stdout.text(), stderr: stderr.text() },
     ...(results ? { results } : {}),
     outDir,
+    tmp,
     ms,
     ...leftovers(results?.plan.package.name ?? `broken-${fixture}`, tmp),
   };

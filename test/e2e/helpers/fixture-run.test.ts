@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempDir } from './cli.js';
 import { runFixtureCell } from './fixture-cell.js';
 import { runFixture, type FixtureRun } from './fixture-run.js';
+import { processesOfRun } from './procs.js';
 
 // A fixture no other test runs: what is planted for it cannot touch another test's checks.
 const FIXTURE = `leftover-probe-${process.pid}`;
@@ -59,5 +60,24 @@ describe.each([
     dirs.push(ran.outDir);
     expect(ran.leftoverDirs).toEqual([mine.dir]);
     expect(ran.leftoverProcs).toEqual([expect.stringMatching(new RegExp(`^${mine.pid} `))]);
+  });
+});
+
+describe('processesOfRun', () => {
+  it("a process of the run's that names nothing of it but works in its TMPDIR (a server's child) is the run's; another's is not", async () => {
+    const [tmp, elsewhere] = await Promise.all([tempDir('mm-leftover-probe-tmp-'), tempDir('mm-leftover-probe-other-')]);
+    dirs.push(tmp, elsewhere);
+    const cell = path.join(tmp, 'mcp-matrix-abcdef', 'cell-latest-1');
+    await mkdir(cell, { recursive: true });
+    const marker = `${PKG}-marker`;
+    const start = (cwd: string): ChildProcess => {
+      const child = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 120_000)', marker], { cwd, stdio: 'ignore' });
+      sleepers.push(child);
+      return child;
+    };
+    const [mine, other] = [start(cell), start(elsewhere)];
+    await Promise.all([mine, other].map((c) => new Promise((r) => c.once('spawn', r))));
+    expect(processesOfRun(tmp, marker).map((p) => p.pid)).toEqual([mine.pid]);
+    expect(processesOfRun(elsewhere, marker).map((p) => p.pid)).toEqual([other.pid]);
   });
 });

@@ -1,14 +1,15 @@
 // One broken fixture through the real CLI, and what it left behind (processes, run directories).
 import { rm } from 'node:fs/promises';
-import path from 'node:path';
 import type { RunResult } from '../../../src/results/types.js';
 import { cli, readResults, tempDir, type CliOutcome } from './cli.js';
-import { processesMentioning, runDirsHolding } from './procs.js';
+import { processesOfRun, runDirsHolding } from './procs.js';
 
 export interface FixtureRun {
   out: CliOutcome;
   results?: RunResult;
   outDir: string;
+  /** The run's TMPDIR (removed after the run when runFixture made it): what names it or works in it is the run's. */
+  tmp: string;
   ms: number;
   leftoverDirs: string[];
   leftoverProcs: string[];
@@ -29,7 +30,7 @@ export async function runFixture(
     });
     const ms = Date.now() - started;
     const results = await readResults(outDir).catch(() => undefined);
-    return { out, ...(results ? { results } : {}), outDir, ms, ...leftovers(`broken-${fixture}`, tmp) };
+    return { out, ...(results ? { results } : {}), outDir, tmp, ms, ...leftovers(`broken-${fixture}`, tmp) };
   });
 }
 
@@ -59,9 +60,7 @@ export async function inRunTmp<T>(
 export function leftovers(pkg: string, tmp: string): Pick<FixtureRun, 'leftoverDirs' | 'leftoverProcs'> {
   return {
     leftoverDirs: runDirsHolding(pkg, tmp),
-    leftoverProcs: processesMentioning(`node_modules/${pkg}/`)
-      .filter((p) => p.cmdline.includes(`${tmp}${path.sep}`))
-      .map((p) => `${p.pid} ${p.cmdline}`),
+    leftoverProcs: processesOfRun(tmp, `node_modules/${pkg}/`).map((p) => `${p.pid} ${p.cmdline}`),
   };
 }
 

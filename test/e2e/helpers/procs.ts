@@ -1,5 +1,5 @@
 // What a run leaves behind, seen from outside: processes (via /proc) and mcp-matrix-* temp dirs.
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, readlinkSync, realpathSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
@@ -33,6 +33,35 @@ export function processes(): ProcEntry[] {
 /** Processes (other than this one) whose command line contains any of `needles`. */
 export function processesMentioning(...needles: string[]): ProcEntry[] {
   return processes().filter((p) => p.pid !== process.pid && needles.some((n) => n && p.cmdline.includes(n)));
+}
+
+/**
+ * Processes (other than this one) that mention any of `needles` and belong to the run whose TMPDIR is `tmp`: their
+ * command line names it, or they work in it (a server starts in its cell, and what it spawns inherits that). Another
+ * run of the same fixture on the machine, under another TMPDIR, is not this run's.
+ */
+export function processesOfRun(tmp: string, ...needles: string[]): ProcEntry[] {
+  const inside = [tmp, realpathOr(tmp)].map((d) => `${d}${path.sep}`);
+  return processesMentioning(...needles).filter((p) => {
+    const cwd = cwdOf(p.pid);
+    return inside.some((d) => p.cmdline.includes(d) || `${cwd}${path.sep}`.startsWith(d));
+  });
+}
+
+function cwdOf(pid: number): string {
+  try {
+    return readlinkSync(`/proc/${pid}/cwd`);
+  } catch {
+    return '';
+  }
+}
+
+function realpathOr(dir: string): string {
+  try {
+    return realpathSync(dir);
+  } catch {
+    return dir;
+  }
 }
 
 /** `mcp-matrix-*` directories directly under `tmp` (default: the OS temp dir): the harness's run dirs. */
