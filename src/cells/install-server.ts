@@ -2,6 +2,7 @@
 // here, once per cell), the environment's static check and the driver shipped in (beside the install, in
 // `.mcp-matrix/`, which npm does not touch: it needs nothing npm installs). Never throws.
 import { environmentLevels } from '../config/resolve.js';
+import { readCellLock } from '../judge/environment/cell-lock.js';
 import { verifyEnvironment } from '../judge/environment/environment.js';
 import { verifyPnpEnvironment } from '../judge/environment/pnp-environment.js';
 import { judgeImports, withImportChecks } from '../judge/environment/undeclared-imports.js';
@@ -90,8 +91,10 @@ export async function installServer(cell: PlannedCell, ctx: CellContext, hooks: 
       };
     }
     const verify = layout ? (i: Parameters<typeof verifyEnvironment>[0]) => verifyPnpEnvironment({ ...i, layout }) : verifyEnvironment;
+    const lock = await readCellLock(cellDir);
     const env = await verify({
       cellDir,
+      lock,
       packageName: ctx.plan.package.name,
       primary: cell.primary,
       version: cell.version,
@@ -109,6 +112,7 @@ export async function installServer(cell: PlannedCell, ctx: CellContext, hooks: 
         cellDir,
         packageName: ctx.plan.package.name,
         key: ctx.tarball.sha512,
+        lock,
         ...(layout ? { packageDir: layout.packageDir } : {}),
         levels: environmentLevels(ctx.plan.config),
       }),

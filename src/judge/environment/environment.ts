@@ -10,7 +10,8 @@ import { findSdkCopies, readVersion, resolveFrom } from './sdk-tree.js';
 import { missingFromTarball, type PackedManifest } from './tarball-files.js';
 import { sha256 } from '../../util/sha256.js';
 import { chainText, sdkClaims, type ManifestLookup, type SdkClaim } from '../../plan/sdk-claim.js';
-import { errorMessage, ok } from '../../util/result.js';
+import { ok } from '../../util/result.js';
+import type { CellLock } from './cell-lock.js';
 
 export interface EnvironmentInput {
   cellDir: string;
@@ -29,8 +30,13 @@ export interface EnvironmentInput {
   install: { durationMs: number; attempts: number };
 }
 
+/** An npm cell's input: its package-lock.json as cell-lock.ts read it (the undeclared-import checks read the same). */
+export interface NpmEnvironmentInput extends EnvironmentInput {
+  lock: CellLock;
+}
+
 export async function verifyEnvironment(
-  input: EnvironmentInput,
+  input: NpmEnvironmentInput,
 ): Promise<{ result: PhaseResultOf<'environment'>; evidence: EnvironmentEvidence }> {
   const started = performance.now();
   const problems: string[] = [];
@@ -83,18 +89,16 @@ export async function verifyEnvironment(
         : `pin ${input.primary}@${input.version} is outside the range "${claim.range}" that ${input.packageName} declares`,
     );
 
-  const lock = await readFile(path.join(input.cellDir, 'package-lock.json')).catch(() => undefined);
-  const parsed = lock ? parseLock(lock) : undefined;
-  const lockJson = parsed && !('unreadable' in parsed) ? parsed : undefined;
+  const { lock } = input;
   // npm wrote that file: one it left unreadable is npm's or the machine's doing, never the package's.
   const unreadable =
-    parsed && 'unreadable' in parsed
-      ? `the cell's package-lock.json is not valid JSON (${parsed.unreadable}): the installed ${input.packageName} could not be checked against the tarball`
+    lock.kind === 'unreadable'
+      ? `the cell's package-lock.json is not valid JSON (${lock.why}): the installed ${input.packageName} could not be checked against the tarball`
       : undefined;
   // A strict leg's pnpm records the tarball's integrity in its own lockfile.
-  const pnpmLock = lock ? undefined : await readFile(path.join(input.cellDir, 'pnpm-lock.yaml')).catch(() => undefined);
+  const pnpmLock = lock.kind === 'absent' ? await readFile(path.join(input.cellDir, 'pnpm-lock.yaml')).catch(() => undefined) : undefined;
   const integrity =
-    lockJson?.packages?.[`node_modules/${input.packageName}`]?.integrity ??
+    (lock.kind === 'parsed' ? lock.packages[`node_modules/${input.packageName}`]?.integrity : undefined) ??
     (pnpmLock?.toString('utf8').includes(`integrity: ${input.tarball.sha512}`) ? input.tarball.sha512 : undefined);
   if (!manifest) problems.push(`${input.packageName} is not installed at node_modules/${input.packageName}`);
   if (!unreadable && integrity !== input.tarball.sha512) {
@@ -107,7 +111,7 @@ export async function verifyEnvironment(
     started,
     manifest,
     sdkPackages,
-    lock: lock ?? pnpmLock,
+    lock: lock.kind === 'absent' ? pnpmLock : lock.bytes,
     declaredRanges,
     chain,
     problems,
@@ -164,16 +168,6 @@ function installedManifest(packageDir: string, cellDir: string): ManifestLookup 
     const m = dir ? await readJson<PackedManifest>(path.join(dir, 'package.json')) : undefined;
     return ok(m ? { version: m.version ?? '?', ranges: { ...m.dependencies, ...m.peerDependencies } } : undefined);
   };
-}
-
-type NpmLock = { packages?: Record<string, { integrity?: string; version?: string }> };
-
-function parseLock(lock: Buffer): NpmLock | { unreadable: string } {
-  try {
-    return JSON.parse(lock.toString('utf8')) as NpmLock;
-  } catch (error) {
-    return { unreadable: errorMessage(error) };
-  }
 }
 
 async function readJson<T>(file: string): Promise<T | undefined> {

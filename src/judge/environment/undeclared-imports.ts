@@ -5,6 +5,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { checkResult, levelOf, type CheckFinding } from '../../contract/checks.js';
 import type { CheckLevel, EnvironmentEvidence, PhaseResultOf, SubCheckResult } from '../../results/types.js';
+import type { CellLock } from './cell-lock.js';
 import { scanImports, type FoundImport, type ImportScan, type ScanManifest } from './import-graph.js';
 
 export const UNDECLARED_CHECKS = ['undeclared-imports', 'undeclared-dynamic-imports'] as const;
@@ -61,23 +62,14 @@ export function undeclaredOf(scan: ImportScan, manifest: DeclaringManifest): { o
   return { onPath, later: group(scan.imports.filter((i) => !i.static && !staticNames.has(i.packageName))) };
 }
 
-type LockPackages = Record<string, { version?: string; dependencies?: object; peerDependencies?: object }>;
-
 /**
  * Who depends on each package in npm's lockfile of the cell: `@modelcontextprotocol/sdk@1.17.0`. None from a lockfile
  * that is not JSON: the finding stands on the package's own files, and environment names the unreadable lockfile.
  */
-export async function dependents(cellDir: string, names: readonly string[]): Promise<Map<string, string[]>> {
+export function dependents(lock: CellLock, names: readonly string[]): Map<string, string[]> {
   const out = new Map<string, string[]>();
-  if (names.length === 0) return out;
-  const lock = await readFile(path.join(cellDir, 'package-lock.json'), 'utf8').catch(() => undefined);
-  let packages: LockPackages = {};
-  try {
-    packages = lock ? ((JSON.parse(lock) as { packages?: LockPackages }).packages ?? {}) : {};
-  } catch {
-    return out;
-  }
-  for (const [where, entry] of Object.entries(packages)) {
+  if (lock.kind !== 'parsed') return out;
+  for (const [where, entry] of Object.entries(lock.packages)) {
     if (!where) continue;
     const name = where.slice(where.lastIndexOf('node_modules/') + 'node_modules/'.length);
     for (const wanted of names)
@@ -144,6 +136,8 @@ export interface ImportCheckInput {
   levels: Readonly<Record<string, CheckLevel>>;
   /** Where the package is installed, when not `<cell>/node_modules/<name>` (Yarn PnP unplugs it elsewhere). */
   packageDir?: string;
+  /** The cell's package-lock.json as cell-lock.ts read it for the environment's check. */
+  lock: CellLock;
 }
 
 /** The two checks of the package installed in the cell (static imports: `require`; the rest: `warn`, by default). */
@@ -159,8 +153,8 @@ export async function judgeImports(input: ImportCheckInput): Promise<SubCheckRes
   }
   const scan = scanOnce(packageDir, manifest, input.key);
   const { onPath, later } = undeclaredOf(scan, manifest);
-  const via = await dependents(
-    input.cellDir,
+  const via = dependents(
+    input.lock,
     [...onPath, ...later].map((u) => u.package),
   );
   const withVia = (list: Undeclared[]) => list.map((u) => (via.get(u.package) ? { ...u, via: via.get(u.package)! } : u));

@@ -3,11 +3,15 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { verifyEnvironment, type EnvironmentInput } from '../../../src/judge/environment/environment.js';
+import { readCellLock } from '../../../src/judge/environment/cell-lock.js';
+import { verifyEnvironment as verifyNpm, type EnvironmentInput } from '../../../src/judge/environment/environment.js';
 import { findSdkCopies, resolveFrom, sdkPackageNames } from '../../../src/judge/environment/sdk-tree.js';
 import { DEFAULT_MAJORS } from '../../../src/config/resolve.js';
 
 const SDK_NAMES = sdkPackageNames(DEFAULT_MAJORS);
+
+/** The check as install-server.ts runs it: on the cell's package-lock.json as it is now. */
+const verifyEnvironment = async (input: EnvironmentInput) => verifyNpm({ ...input, lock: await readCellLock(input.cellDir) });
 
 // A cell laid out by hand: the environment phase only reads files, so this exercises every rule without npm.
 let cell: string;

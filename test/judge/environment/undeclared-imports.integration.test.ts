@@ -5,6 +5,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readCellLock } from '../../../src/judge/environment/cell-lock.js';
 import { judgeImports } from '../../../src/judge/environment/undeclared-imports.js';
 import { resolveChecks } from '../../../src/config/resolve.js';
 import { INSTALL_SETS, ROOT, npmInstall, npmPack, removeDir, tempDir } from '../../driver/helpers/cell.js';
@@ -37,7 +38,13 @@ afterAll(async () => {
 
 describe('undeclared-imports on the installed fixture', () => {
   it('fails, naming the import, the file and line, and the dependency that brought it', async () => {
-    const checks = await judgeImports({ cellDir: cell, packageName: 'broken-undeclared-import', key: 'fixture', levels: DEFAULTS });
+    const checks = await judgeImports({
+      cellDir: cell,
+      packageName: 'broken-undeclared-import',
+      key: 'fixture',
+      levels: DEFAULTS,
+      lock: await readCellLock(cell),
+    });
     const check = checks.find((c) => c.id === 'undeclared-imports')!;
     expect(check).toMatchObject({ outcome: 'failed', level: 'require', short: 'undeclared: zod', step: 'undeclared imports' });
     expect(check.message).toMatch(
@@ -56,7 +63,13 @@ describe('undeclared-imports on the installed fixture', () => {
     const manifestFile = join(cell, 'node_modules/broken-undeclared-import/package.json');
     const manifest = JSON.parse(readFileSync(manifestFile, 'utf8')) as Record<string, unknown>;
     writeFileSync(manifestFile, JSON.stringify({ ...manifest, dependencies: { zod: '^4.0.0' } }));
-    const checks = await judgeImports({ cellDir: cell, packageName: 'broken-undeclared-import', key: 'fixture-fixed', levels: DEFAULTS });
+    const checks = await judgeImports({
+      cellDir: cell,
+      packageName: 'broken-undeclared-import',
+      key: 'fixture-fixed',
+      levels: DEFAULTS,
+      lock: await readCellLock(cell),
+    });
     expect(checks.map((c) => [c.id, c.outcome])).toEqual([
       ['undeclared-imports', 'passed'],
       ['undeclared-dynamic-imports', 'passed'],
@@ -65,7 +78,13 @@ describe('undeclared-imports on the installed fixture', () => {
 
   it("passes for the package whose dependency imports zod undeclared; under npm's flat tree its stdio phase passes", async () => {
     const name = 'broken-dependency-undeclared-import';
-    const checks = await judgeImports({ cellDir: cell, packageName: name, key: 'dependency', levels: DEFAULTS });
+    const checks = await judgeImports({
+      cellDir: cell,
+      packageName: name,
+      key: 'dependency',
+      levels: DEFAULTS,
+      lock: await readCellLock(cell),
+    });
     expect(checks.map((c) => [c.id, c.outcome])).toEqual([
       ['undeclared-imports', 'passed'],
       ['undeclared-dynamic-imports', 'passed'],

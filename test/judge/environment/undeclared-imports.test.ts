@@ -6,10 +6,12 @@ import type { FoundImport, ImportScan } from '../../../src/judge/environment/imp
 import {
   dependents,
   describeUndeclared,
-  judgeImports,
+  judgeImports as judgeWith,
   undeclaredOf,
   withImportChecks,
+  type ImportCheckInput,
 } from '../../../src/judge/environment/undeclared-imports.js';
+import { readCellLock } from '../../../src/judge/environment/cell-lock.js';
 import { resolveChecks } from '../../../src/config/resolve.js';
 import { unmeasured } from '../../../src/judge/not-measured.js';
 import { auditRun } from '../../../src/judge/verdict.js';
@@ -18,6 +20,9 @@ import { FOUR_CELLS, makeRun } from '../../reports/helpers/make-run.js';
 
 /** Both checks at their defaults, as the harness resolves them. */
 const DEFAULTS = resolveChecks('environment', 'none', {});
+
+/** The checks as install-server.ts runs them: on the cell's package-lock.json as it is now. */
+const judgeImports = async (input: Omit<ImportCheckInput, 'lock'>) => judgeWith({ ...input, lock: await readCellLock(input.cellDir) });
 
 let cell = '';
 afterEach(() => cell && rmSync(cell, { recursive: true, force: true }));
@@ -216,20 +221,20 @@ describe('dependents', () => {
       },
     };
     writeFileSync(path.join(cell, 'package-lock.json'), JSON.stringify(lock));
-    expect(await dependents(cell, ['@modelcontextprotocol/sdk', 'zod', 'none'])).toEqual(
+    expect(dependents(await readCellLock(cell), ['@modelcontextprotocol/sdk', 'zod', 'none'])).toEqual(
       new Map([
         ['@modelcontextprotocol/sdk', ['fw@?']],
         ['zod', ['@modelcontextprotocol/sdk@1.24.0']],
       ]),
     );
-    expect(await dependents(path.join(cell, 'no-cell'), ['zod'])).toEqual(new Map());
+    expect(dependents(await readCellLock(path.join(cell, 'no-cell')), ['zod'])).toEqual(new Map());
   });
 
   it('a lockfile that is not JSON names none and throws nothing (environment names the file)', async () => {
     layout({}, {});
-    await expect(dependents(cell, ['zod'])).resolves.toEqual(new Map([['zod', ['sdk@1.2.3', 'inner@0.1.0']]]));
+    expect(dependents(await readCellLock(cell), ['zod'])).toEqual(new Map([['zod', ['sdk@1.2.3', 'inner@0.1.0']]]));
     writeFileSync(path.join(cell, 'package-lock.json'), '{"packages": ');
-    await expect(dependents(cell, ['zod'])).resolves.toEqual(new Map());
+    expect(dependents(await readCellLock(cell), ['zod'])).toEqual(new Map());
   });
 });
 
