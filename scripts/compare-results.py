@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Compare the verdicts of results.json pairs: python3 scripts/compare-results.py A1.json B1.json [A2.json B2.json ...]
 
-Row by row, variant by variant: each phase (verdict, step, message) and each check (outcome, level, message), with
-measured times, ports, pids and the run's temp paths left out. Prints the rows compared and every row that differs.
+Row by row, variant by variant: each phase (verdict, step, message, and the variant that measured a shared bind or
+conformance) and each check (outcome, level, message), with measured times, ports, pids and the run's temp paths left out. Prints the rows compared and every row that differs.
 """
 import json
 import re
@@ -30,7 +30,8 @@ def rows(results):
     for cell in results["cells"]:
         for phase in cell["phases"]:
             key = (cell["id"], phase["phase"])
-            out[key] = (phase["verdict"], phase.get("step"), norm(phase.get("message")))
+            measured_by = (phase.get("details") or {}).get("measuredBy")
+            out[key] = (phase["verdict"], phase.get("step"), norm(phase.get("message")), measured_by)
             for check in phase.get("checks") or []:
                 out[key + (check["id"],)] = (check["outcome"], check["level"], norm(check.get("message")))
     return out

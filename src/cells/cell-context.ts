@@ -43,6 +43,8 @@ export interface CellContext {
   reuseWindowMs?: number;
   /** A variant's phases may run side by side, each group on its own copy of the cell's tree (the run has spare cores). */
   sideBySide?: boolean;
+  /** A cell's variants on different Node releases may run side by side, each on its own copy of the tree (src/orchestrator/cell-lanes.ts). */
+  variantsBeside?: boolean;
   /** Hears that the tree cache could not be written (the run's warnings, one line per cache). */
   cacheNote?(note: CacheNote): void;
   /**

@@ -14,6 +14,7 @@ import { withAuthorizationServer } from './authorization-server.js';
 import type { CellContext, CellInstall } from './cell-context.js';
 import type { DriverHooks } from './driver-launch.js';
 import { runVariantDriver, type VariantTools } from './variant-driver.js';
+import type { VariantLane } from './side/variant-side.js';
 import { markCell } from '../util/marks.js';
 import { defined } from '../contract/fields.js';
 
@@ -25,6 +26,7 @@ export async function runVariant(
   ctx: CellContext,
   hooks: DriverHooks = {},
   shares?: PhaseShare,
+  lane?: VariantLane,
 ): Promise<CellResult> {
   const results = new Map<PhaseName, PhaseResult>();
   const record = (recorded: PhaseResult) => {
@@ -60,7 +62,7 @@ export async function runVariant(
         const taken = sharedWith(shares, variant);
         if (!ctx.signal.aborted)
           ({ summary, phaseRuns } = await withAuthorizationServer(ctx.plan.config.http, (oauth) =>
-            runVariantDriver(cell, variant, install, deps, ctx, hooks, record, taken, oauth),
+            runVariantDriver(cell, variant, install, deps, ctx, hooks, record, taken, oauth, lane),
           ));
         markCell(install.cellDir, 'driver-end');
         for (const phase of SHARED_PHASES) {

@@ -14,6 +14,7 @@ import type { ClientInstall } from './install/client-install.js';
 import type { ConformanceSuite } from './conformance/conformance-suite.js';
 import { runDriver, type DriverHooks, type DriverLayout, type DriverOptions } from './driver-launch.js';
 import { measuredPhases, runBeside, type PhaseRuns } from './side/side-driver.js';
+import { runOnCopy, type VariantLane } from './side/variant-side.js';
 import { sideGroups } from '../judge/side-by-side.js';
 import { baseEnv, driverBound, driverSpec, withPnp, withVariantNode } from './driver-spec.js';
 import type { NodeRuntime } from './runtime/node-runtime.js';
@@ -36,6 +37,7 @@ export async function runVariantDriver(
   record: (r: PhaseResult) => void,
   shared: SharedResults = {},
   oauth?: OAuthServerSpec,
+  lane?: VariantLane,
 ): Promise<{ summary: CellResult['summary']; phaseRuns?: PhaseRuns }> {
   const cfg = ctx.plan.config;
   const { cellDir } = install;
@@ -83,11 +85,16 @@ export async function runVariantDriver(
     ...(deps.client ? { compileCacheDir: path.join(ctx.runDir, 'compile-cache') } : {}),
   };
   // Side by side only on a node_modules tree whose paths are all inside the cell (a strict leg's are not).
-  const groups = ctx.sideBySide && !install.pnp && !cell.install ? sideGroups(measuredPhases(spec)) : [];
-  const { outcome, ran } = groups.length
-    ? await runBeside(layout, spec, options, hooks, groups)
-    : { outcome: await runDriver(layout, spec, options, { ...defined({ onPhaseStart: hooks.onPhaseStart }), onPhaseResult: record }) };
-  if (groups.length) outcome.results.forEach(record);
+  // A variant beside the cell's other variants (cell-lanes.ts) runs its phases in turn on its own copy of the tree.
+  const groups = ctx.sideBySide && !lane && !install.pnp && !cell.install ? sideGroups(measuredPhases(spec)) : [];
+  const beside = lane && !install.pnp && !cell.install ? lane : undefined;
+  const inTurn = () => runDriver(layout, spec, options, { ...defined({ onPhaseStart: hooks.onPhaseStart }), onPhaseResult: record });
+  const { outcome, ran } = beside
+    ? await runOnCopy(layout, spec, options, hooks, beside)
+    : groups.length
+      ? await runBeside(layout, spec, options, hooks, groups)
+      : { outcome: await (lane ? lane.alone(inTurn) : inTurn()) };
+  if (groups.length || beside) outcome.results.forEach(record);
   const phaseRuns = ran ? { phaseRuns: ran } : {};
   if (outcome.kind === 'done') return { summary: outcome.summary, ...phaseRuns };
   const stopped = driverStopped(outcome, ctx.signal.aborted);

@@ -1,6 +1,6 @@
-// A cell's variants on its one server install: the install is made once (in an install slot) and shared,
-// the variants take turns on it, share bind and conformance (judge/phase-share.ts), and after the last of them the install
-// is re-checked (judge/environment/mutated-install.ts) and its directory disposed of.
+// A cell's variants on its one server install: made once (in an install slot) and shared; the variants take turns on
+// it (or run side by side on copies of it: cell-lanes.ts), share bind and conformance (judge/phase-share.ts), and
+// after the last of them the install is re-checked (judge/environment/mutated-install.ts) and disposed of.
 import type { CellContext, CellInstall } from '../cells/cell-context.js';
 import type { DriverHooks } from '../cells/driver-launch.js';
 import { installServer } from '../cells/install-server.js';
@@ -11,6 +11,8 @@ import type { PlannedCell } from '../plan/plan.js';
 import type { CellResult } from '../results/types.js';
 import type { RunUnit } from './run-units.js';
 import { semaphore } from './slots.js';
+import { cellLanes, hasLanes, type CellLanes } from './cell-lanes.js';
+import type { VariantLane } from '../cells/side/variant-side.js';
 import { markCell } from '../util/marks.js';
 
 interface CellRun {
@@ -18,6 +20,8 @@ interface CellRun {
   turn: ReturnType<typeof semaphore>;
   left: number;
   shares: PhaseShare;
+  /** The cell's variants side by side (cell-lanes.ts); absent: they take turns. */
+  lanes?: CellLanes;
   /** Set after the last variant when the install changed under them: why. */
   mutated?: string;
 }
@@ -45,6 +49,7 @@ export function cellRuns(ctx: CellContext, installSlots: ReturnType<typeof semap
         left: cell.variants.length,
         shares: new Map(),
       };
+      if (ctx.variantsBeside && hasLanes(cell)) entry.lanes = cellLanes(cell.variants, entry.shares);
       runs.set(cell.id, entry);
     } else if (hooks.onInstallEnd) {
       // The other variants show the shared install's outcome once it is known.
@@ -60,7 +65,18 @@ export function cellRuns(ctx: CellContext, installSlots: ReturnType<typeof semap
       const entry = installOf(unit.cell, hooks);
       // One variant at a time on a cell's install: a server may keep state in its package directory or
       // its working directory (a memory file next to its bin), and two variants must not share it at once.
-      const row = shown(await entry.turn(() => runVariant(unit.cell, unit.variant, entry.installing, ctx, hooks, entry.shares)));
+      const go = (shares: PhaseShare, lane?: VariantLane) =>
+        runVariant(unit.cell, unit.variant, entry.installing, ctx, hooks, shares, lane);
+      const { lanes } = entry;
+      const row = shown(
+        await (lanes
+          ? lanes.run(
+              unit.variant,
+              (lane) => go(entry.shares, lane),
+              (shares) => go(shares),
+            )
+          : entry.turn(() => go(entry.shares))),
+      );
       if (--entry.left === 0) {
         const install = await entry.installing;
         if (install.cellDir) markCell(install.cellDir, 'last-variant-end');

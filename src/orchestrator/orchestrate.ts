@@ -32,6 +32,7 @@ import { openRunDir, type RunDir } from './run-dir.js';
 import { interleave, planOrder, reproCommand, type RunUnit } from './run-units.js';
 import { semaphore } from './slots.js';
 import { sideBySideFits } from '../cells/side/side-driver.js';
+import { laneRoom } from './cell-lanes.js';
 
 export interface RunOptions {
   cwd: string;
@@ -150,9 +151,14 @@ async function runCells(
   const units = interleave(selected);
   const axes = selected.some(cellHasAxes);
   const cores = os.availableParallelism();
+  const sideOff = options.inTurn === true || process.env.MCP_MATRIX_SIDE_BY_SIDE?.trim().toLowerCase() === 'off';
   // Installs are CPU- and network-bound; driver runs mostly wait on their servers, so with axes more of
   // them run at once than installs (each cell's install, each client's and each runtime is made once).
-  const concurrency = Math.min(options.concurrency ?? (axes ? 2 * cores : cores), units.length);
+  const inTurn = Math.min(options.concurrency ?? (axes ? 2 * cores : cores), units.length);
+  // A cell's variants side by side: more drivers at once than cells, where the cells' Node lanes give them work.
+  const beside = Math.min(options.concurrency ?? 4 * cores, units.length);
+  const variantsBeside = !sideOff && laneRoom(config, selected, beside);
+  const concurrency = variantsBeside ? beside : inTurn;
   const installSlots = semaphore(Math.max(1, Math.min(options.concurrency ?? cores, concurrency)));
   const finished: CellResult[] = [];
   options.onCellsStart?.(() => assemble(facts, [...finished], true));
@@ -172,10 +178,9 @@ async function runCells(
     // The reuse window: a local run only; CI and a frozen plan resolve now.
     ...(options.fresh || !config.install.reuse || process.env.CI || options.frozen ? {} : { reuseWindowMs: config.install.reuseWindowMs }),
     cacheNote: (note) => void notes.take(Promise.resolve(ok({ cacheNotes: [note] }))),
-    // --in-turn, or MCP_MATRIX_SIDE_BY_SIDE=off in the environment (the test suite's runs), whatever the config says.
-    ...(!options.inTurn && process.env.MCP_MATRIX_SIDE_BY_SIDE?.trim().toLowerCase() !== 'off' && sideBySideFits(config, concurrency, cores)
-      ? { sideBySide: true }
-      : {}),
+    // --in-turn, or MCP_MATRIX_SIDE_BY_SIDE=off in the environment (the test suite's runs), whatever the config says;
+    // variants side by side run each one's phases in turn.
+    ...(variantsBeside ? { variantsBeside } : !sideOff && sideBySideFits(config, concurrency, cores) ? { sideBySide: true } : {}),
     ...(options.install ? { install: options.install } : {}),
     ...instruments(config, runDir.dir, options.signal, installSlots, notes),
   };

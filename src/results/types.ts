@@ -179,8 +179,8 @@ export interface CellResult {
   phases: PhaseResult[];
   environment?: EnvironmentEvidence;
   summary: CellSummary;
-  /** Absent: the driver ran the phases in turn. Else the groups it ran side by side, each on its own copy of the tree, and the phases run again alone (src/judge/side-by-side.ts). */
-  phaseRuns?: { sideBySide: string[][]; confirmedAlone: string[] };
+  /** Absent: the driver ran the phases in turn. Else the groups it ran side by side, each on its own copy of the tree, and the phases run again alone (src/judge/side-by-side.ts). `variantsBeside`: the variant's one driver ran on a copy of the tree beside the cell's other variants. */
+  phaseRuns?: { sideBySide: string[][]; confirmedAlone: string[]; variantsBeside?: true };
   durationMs: number;
   /** The command that reproduces this cell alone. */
   repro: string;

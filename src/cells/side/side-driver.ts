@@ -13,6 +13,8 @@ import { copyCellTree, COPIED_MARK, removeCopy, writtenSince } from './tree-copy
 export interface PhaseRuns {
   sideBySide: SidePhase[][];
   confirmedAlone: SidePhase[];
+  /** The variant's driver ran on a copy of the cell's tree beside the cell's other variants (its one group). */
+  variantsBeside?: true;
 }
 
 /**
@@ -100,27 +102,36 @@ export function measuredPhases(spec: DriverSpec): SidePhase[] {
 }
 
 /** Only the given phases' starts and results reach the variant (the rest are another run's). */
-function only(hooks: DriverHooks, phases: readonly PhaseName[]): DriverHooks {
+export function only(hooks: DriverHooks, phases: readonly PhaseName[]): DriverHooks {
   return hooks.onPhaseStart ? { onPhaseStart: (p) => phases.includes(p) && hooks.onPhaseStart!(p) } : {};
 }
 
 /** The spec for one group: its phases only, on its copy of the tree (every path into the cell moved into it), its own tags. */
 export function groupSpec(spec: DriverSpec, group: readonly SidePhase[], copy: string, index: number): DriverSpec {
-  const rebase = (file: string): string => {
-    const rel = path.relative(spec.cellDir, file);
-    return rel.startsWith('..') || path.isAbsolute(rel) ? file : path.join(copy, rel);
+  return {
+    ...specOnCopy(restricted(spec, group), copy, path.join(copy, '.mcp-matrix')),
+    tagPrefix: `${spec.baseEnv.MCP_MATRIX_CELL ?? 'cell'}~side-${index + 1}:`,
   };
+}
+
+/** `path` in the cell's tree as the same path in `copy` (a path outside the cell stays as it is). */
+export function onCopy(cellDir: string, copy: string, file: string): string {
+  const rel = path.relative(cellDir, file);
+  return rel.startsWith('..') || path.isAbsolute(rel) ? file : path.join(copy, rel);
+}
+
+/** The spec on a copy of the cell's tree: the cell, the package and each server's bin moved into it, `workDir` as given. */
+export function specOnCopy(spec: DriverSpec, copy: string, workDir: string): DriverSpec {
+  const rebase = (file: string): string => onCopy(spec.cellDir, copy, file);
   function moved<T extends { command: ServerCommand } | false | undefined>(phase: T): T {
     return phase ? { ...phase, command: { ...phase.command, bin: rebase(phase.command.bin) } } : phase;
   }
-  const { stdio, http, bind, conformance } = restricted(spec, group).phases;
-  const { workDir: _, ...rest } = spec;
+  const { stdio, http, bind, conformance } = spec.phases;
   return {
-    ...rest,
+    ...spec,
     cellDir: copy,
     packageDir: rebase(spec.packageDir),
-    workDir: path.join(copy, '.mcp-matrix'),
-    tagPrefix: `${spec.baseEnv.MCP_MATRIX_CELL ?? 'cell'}~side-${index + 1}:`,
+    workDir,
     phases: { ...spec.phases, stdio: moved(stdio), http: moved(http), bind: moved(bind), conformance: moved(conformance) },
   };
 }

@@ -167,7 +167,9 @@ const cell = obj({
     prompts: optional(num),
     leakedHandles,
   }),
-  phaseRuns: optional(obj({ sideBySide: arrayOf(arrayOf(oneOf(PHASES))), confirmedAlone: arrayOf(oneOf(PHASES)) })),
+  phaseRuns: optional(
+    obj({ sideBySide: arrayOf(arrayOf(oneOf(PHASES))), confirmedAlone: arrayOf(oneOf(PHASES)), variantsBeside: optional(oneOf([true])) }),
+  ),
   durationMs: num,
   repro: str,
   cellDir: optional(str),

@@ -1,0 +1,118 @@
+// A cell's variants side by side on a real cell: two variants of a server that takes a fixed port on every start pass
+// in turn and collide beside each other; the one that lost the port is run again alone on the cell's own tree and
+// passes. A server that writes into its copy sends the cell back to in turn.
+import { cpSync, mkdirSync, readdirSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runDriver, type DriverLayout } from '../../../src/cells/driver-launch.js';
+import { runOnCopy } from '../../../src/cells/side/variant-side.js';
+import type { DriverSpec } from '../../../src/contract/protocol.js';
+import { freePort } from '../../../src/driver/http/listen-watch.js';
+import { findTagged } from '../../../src/driver/server/escaped.js';
+import { cellLanes } from '../../../src/orchestrator/cell-lanes.js';
+import { currentCookie } from '../../../src/process/cookie.js';
+import { baseSpec, buildDriver, makeCell, removeDir, tempDir, testServerPhases, type Cell } from '../../driver/helpers/cell.js';
+
+const FIXTURES = join(dirname(fileURLToPath(import.meta.url)), 'fixtures');
+const VARIANTS = [
+  { id: 'cell~node-20', node: { spec: '20', version: '20.0.0', id: 'node-20' } },
+  { id: 'cell~node-22', node: { spec: '22', version: '22.0.0', id: 'node-22' } },
+];
+let work: string;
+let cell: Cell;
+
+beforeAll(async () => {
+  work = tempDir('mm-variant-side-');
+  cell = await makeCell(1, await buildDriver(join(work, 'build')));
+  cpSync(join(FIXTURES, 'fixed-port-server.mjs'), join(cell.dir, 'pkg/fixed-port.mjs'));
+  cpSync(join(FIXTURES, 'state-writing-server.mjs'), join(cell.dir, 'pkg/state-writing.mjs'));
+}, 240_000);
+afterAll(() => {
+  removeDir(cell?.dir);
+  removeDir(work);
+});
+
+/** Each variant's spec and layout: its stdio phase only, on `bin`, with its own work dir and tags (its id). */
+function variantRun(id: string, bin: string, env: Record<string, string>): { spec: DriverSpec; layout: DriverLayout } {
+  const phases = testServerPhases(cell, '', 8000);
+  phases.stdio = phases.stdio && { ...phases.stdio, command: { ...phases.stdio.command, bin: join(cell.dir, 'pkg', bin), env } };
+  const base = baseSpec(cell, join(cell.dir, 'pkg'), { ...phases, http: false, bind: false });
+  const dir = join(cell.dir, '.mcp-matrix', 'variants', id);
+  mkdirSync(dir, { recursive: true });
+  const spec = { ...base, workDir: dir, baseEnv: { ...base.baseEnv, MCP_MATRIX_CELL: id } };
+  return { spec, layout: { dir, entry: join(cell.driver, 'index.js'), probe: spec.probe, log: join(dir, 'driver.log') } };
+}
+
+const options = () => ({ timeoutMs: 120_000, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' } });
+const STDIO_PASSED = [
+  ['stdio', 'passed'],
+  ['http', 'skipped'],
+  ['bind', 'skipped'],
+  ['conformance', 'skipped'],
+  ['leaks', 'passed'],
+];
+
+describe("a cell's variants side by side on a server that holds a fixed port", () => {
+  it('in turn, both variants pass: the port is free again before the next server starts', async () => {
+    const env = { TEST_FIXED_PORT: String(await freePort('127.0.0.1')), TEST_HOLD_MS: '2000' };
+    for (const v of VARIANTS) {
+      const { spec, layout } = variantRun(v.id, 'fixed-port.mjs', env);
+      const outcome = await runDriver(layout, spec, options());
+      expect(outcome.results.map((r) => [r.phase, r.verdict])).toEqual(STDIO_PASSED);
+    }
+  }, 120_000);
+
+  it('beside each other, the variant that lost the port failed there, was run again alone and passed; nothing is left', async () => {
+    const env = { TEST_FIXED_PORT: String(await freePort('127.0.0.1')), TEST_HOLD_MS: '2000' };
+    const lanes = cellLanes(VARIANTS, new Map());
+    const runs = await Promise.all(
+      VARIANTS.map((v) => {
+        const { spec, layout } = variantRun(v.id, 'fixed-port.mjs', env);
+        return lanes.run(
+          v,
+          (lane) => runOnCopy(layout, spec, options(), {}, lane),
+          async () => undefined,
+        );
+      }),
+    );
+    for (const run of runs) {
+      expect(run?.outcome.results.map((r) => [r.phase, r.verdict])).toEqual(STDIO_PASSED);
+      expect(run?.ran).toMatchObject({ sideBySide: [['stdio']], variantsBeside: true });
+    }
+    // Both stdio phases started at once on the one port: one lost it, failed beside the other, and was confirmed alone.
+    const confirmed = runs.flatMap(
+      (r) => r?.outcome.results.flatMap((p) => (p.details?.confirmedAlone ? [p.details.confirmedAlone] : [])) ?? [],
+    );
+    expect(confirmed.length).toBeGreaterThan(0);
+    expect(confirmed.map((c) => (c as { beside: { verdict: string } }).beside.verdict)).toContainEqual(
+      expect.stringMatching(/failed|not-measured/),
+    );
+    expect(runs.filter((r) => r?.ran?.confirmedAlone.includes('stdio')).length).toBe(confirmed.length);
+    // The copies are gone, and no process of either variant's tags is alive.
+    expect(readdirSync(dirname(cell.dir)).filter((e) => e.startsWith(`${basename(cell.dir)}.side-`))).toEqual([]);
+    const cookie = currentCookie();
+    if (cookie) for (const v of VARIANTS) expect(findTagged(cookie, `${v.id}:`)).toEqual([]);
+  }, 240_000);
+
+  it('a server that writes into its copy sends the cell back to in turn: that variant and the next run again there', async () => {
+    const lanes = cellLanes(VARIANTS, new Map());
+    const wrote: (string | undefined)[] = [];
+    const rows = await Promise.all(
+      VARIANTS.map((v) => {
+        const { spec, layout } = variantRun(v.id, 'state-writing.mjs', {});
+        return lanes.run(
+          v,
+          async (lane) => {
+            await runOnCopy(layout, spec, options(), {}, lane);
+            wrote.push(lane.wrote);
+            return `${v.id} beside`;
+          },
+          async () => `${v.id} in turn`,
+        );
+      }),
+    );
+    expect(wrote).toEqual([expect.stringMatching(/^pkg/), expect.stringMatching(/^pkg/)]);
+    expect(rows).toEqual(VARIANTS.map((v) => `${v.id} in turn`));
+  }, 240_000);
+});
