@@ -29,7 +29,7 @@ describe("the README's quick start", () => {
     // A bare clone of this repository's committed HEAD stands in for github:<owner>/mcp-matrix (same npm path: clone,
     // install its dependencies including devDependencies, run prepare, pack, install the packed result).
     const repo = path.join(work, 'mcp-matrix.git');
-    expect((await sh(`git clone -q --bare ${JSON.stringify(ROOT)} ${JSON.stringify(repo)}`, work)).code).toBe(0);
+    expect((await sh(`git clone -q --bare --depth 1 ${JSON.stringify(`file://${ROOT}`)} ${JSON.stringify(repo)}`, work)).code).toBe(0);
     const app = await writeScratchServer(path.join(work, 'git'));
     // Every devDependency and a build: on a loaded machine this took over 480 s, so it gets the test's own bound.
     const installed = await sh(`npm install --save-dev --no-audit --no-fund git+file://${repo}`, app, 840_000);
