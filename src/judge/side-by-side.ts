@@ -1,6 +1,7 @@
 // A cell's phases run side by side (each group on its own copy of the cell's tree) report what running them in turn
 // would: a phase that did not pass beside the others is run again alone on the cell's tree, and only that run counts.
 import { withDetails } from '../contract/fields.js';
+import { failedBesideProof } from './beside-proof.js';
 import type { CellSummary, LeakedHandle, PhaseName, PhaseResult } from '../results/types.js';
 
 /** The phases that start servers, in the groups that may run side by side (bind is short: it rides with conformance). */
@@ -29,12 +30,16 @@ export function sideGroups(measured: readonly SidePhase[]): SidePhase[][] {
 }
 
 /**
- * Passed or skipped with no sub-check failed, not measured or contested at any level (a `warn` too): nothing that
- * running beside another phase could have caused, so it stands; anything else is confirmed alone.
+ * Passed or skipped with no sub-check failed, not measured or contested at any level, but for a `warn` check that
+ * failed on the server's own answer (beside-proof.ts): nothing that running beside another phase could have caused,
+ * so it stands; anything else is confirmed alone.
  */
 export function cleanBeside(result: PhaseResult | undefined): boolean {
   if (!result || (result.verdict !== 'passed' && result.verdict !== 'skipped')) return false;
-  return !(result.checks ?? []).some((c) => c.outcome === 'failed' || c.outcome === 'not-measured' || c.outcome === 'contested');
+  const phase = result.phase;
+  return !(result.checks ?? []).some(
+    (c) => (c.outcome === 'failed' && !failedBesideProof(phase, c)) || c.outcome === 'not-measured' || c.outcome === 'contested',
+  );
 }
 
 const resultOf = (run: DriverRun, phase: PhaseName): PhaseResult | undefined => run.results.find((r) => r.phase === phase);
