@@ -77,23 +77,22 @@ export function confirmedAlone(alone: PhaseResult, beside: PhaseResult | undefin
 
 /**
  * Every phase as the runs report it: a phase of `lone` (confirmed alone) from it, each other measured phase from its
- * group, a phase no run measured (skipped, stood in for) from the first group; leaks and the summary merged. `why`: why
- * the lone run's phases ran again (default: they did not pass beside the others).
+ * group, a phase no run measured (skipped, stood in for) from the first group that reported it; leaks and the summary
+ * merged. `why`: why the lone run's phases ran again (default: they did not pass beside the others). Total: no group
+ * gives the lone run's phases alone.
  */
 export function mergeBeside(
   groups: readonly DriverRun[],
   lone?: DriverRun,
   why?: string,
 ): { results: PhaseResult[]; summary: CellSummary } {
-  const first = groups[0];
-  if (!first) throw new Error('mergeBeside: no group');
   const owner = (phase: SidePhase): DriverRun | undefined =>
     lone?.phases.includes(phase) ? lone : groups.find((g) => g.phases.includes(phase));
   const results: PhaseResult[] = [];
   for (const phase of SIDE_ORDER) {
     // A phase no group measured (skipped, stood in for) is reported alike by each: the first that reported it.
-    const run = owner(phase) ?? groups.find((g) => resultOf(g, phase)) ?? first;
-    const result = resultOf(run, phase);
+    const run = owner(phase) ?? groups.find((g) => resultOf(g, phase));
+    const result = run && resultOf(run, phase);
     if (!result) continue;
     const beside = groups.find((g) => g.phases.includes(phase));
     results.push(run === lone ? confirmedAlone(result, beside && resultOf(beside, phase), why) : result);

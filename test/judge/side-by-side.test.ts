@@ -131,4 +131,14 @@ describe('the runs merged into one row', () => {
     expect(results.find((r) => r.phase === 'conformance')).toEqual(standIn);
     expect(results.find((r) => r.phase === 'bind')).toMatchObject({ verdict: 'skipped' });
   });
+
+  it("total: no group gives the lone run's phases alone (confirmed, beside nothing) and its leaks; no run, no phase", () => {
+    const { results, summary } = mergeBeside([], run(['stdio']));
+    expect(results.map((r) => [r.phase, r.details?.confirmedAlone])).toEqual([
+      ['stdio', { why: expect.any(String), beside: { verdict: 'not reported' } }],
+      ['leaks', undefined],
+    ]);
+    expect(summary).toEqual({ leakedHandles: [] });
+    expect(mergeBeside([])).toEqual({ results: [], summary: { leakedHandles: null } });
+  });
 });
