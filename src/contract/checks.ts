@@ -106,14 +106,16 @@ export function notableChecks(checks: readonly SubCheckResult[]): SubCheckResult
 export type CheckFinding = Pick<SubCheckResult, 'outcome' | 'message'> &
   Partial<Pick<SubCheckResult, 'short' | 'step' | 'evidence' | 'spec'>>;
 
+/** A check id as the code names it: a literal (`'origin'`) or a union of them, never any string. */
+export type CheckId<K extends string> = K & (string extends K ? never : unknown);
+
 /**
  * The level a phase runs a check at, as the spec gives it: the harness resolved every one (config/resolve.ts) and
- * the driver checked them on reading the spec (driver/spec-levels.ts), so none is defaulted here.
+ * the driver checked them on reading the spec (driver/spec-levels.ts), so none is defaulted here. The types hold
+ * it: `id` is a literal check id (never any string), and `levels` has that key (the spec's record, checked, has all).
  */
-export function levelOf(id: string, levels: Readonly<Record<string, CheckLevel>>): CheckLevel {
-  const level = levels[id];
-  if (level === undefined) throw new Error(`protocol error: the spec gives no level for the check "${id}"`);
-  return level;
+export function levelOf<K extends string>(id: CheckId<K>, levels: Readonly<Record<NoInfer<K>, CheckLevel>>): CheckLevel {
+  return levels[id];
 }
 
 /** A check's reported result: the finding with its level, requirement and spec; an `off` check is recorded as skipped. */

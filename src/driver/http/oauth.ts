@@ -65,7 +65,7 @@ export const oauthStep = (id: OAuthCheckId): string => STEPS[id];
 export const oauthLabel = (id: OAuthCheckId): string => LABELS[id];
 
 /** The catalogue's id of each OAuth sub-check (checks.ts): its level, revision and section live there. */
-export const CATALOGUE_IDS: Record<OAuthCheckId, string> = {
+export const CATALOGUE_IDS = {
   discovery: 'oauth-discovery',
   metadata: 'oauth-metadata',
   audience: 'oauth-audience',
@@ -73,7 +73,7 @@ export const CATALOGUE_IDS: Record<OAuthCheckId, string> = {
   otherKey: 'oauth-other-key',
   algNone: 'oauth-alg-none',
   roundTrip: 'round-trip',
-};
+} as const satisfies Record<OAuthCheckId, string>;
 
 /** `MUST, MCP 2025-11-25 basic/authorization#token-audience-binding-and-validation: a server MUST … (RFC 8707 §2)`: what a failure cites. */
 export function citation(id: OAuthCheckId): string {

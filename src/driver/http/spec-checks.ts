@@ -2,7 +2,8 @@
 // place from basic/authorization), sent raw (raw-http.ts) with exactly the headers each needs and judged by
 // spec-judges.ts. A server that exits while they run ends them: the check under way names the exit.
 
-import type { CheckLevel, SubCheckResult } from '../../results/types.js';
+import type { CheckLevels } from '../../contract/protocol.js';
+import type { SubCheckResult } from '../../results/types.js';
 import { checkResult, levelOf, type CheckFinding } from '../../contract/checks.js';
 import { JSON_HEADERS, negotiatedVersion, NoAnswer, rawSender, SPEC_INITIALIZE, type RawAnswer, type Send, type Sent } from './raw-http.js';
 import {
@@ -31,7 +32,7 @@ export const SPEC_CHECK_IDS = [
   'session-id-distinct',
   'session-required',
   'session-ended-404',
-];
+] as const;
 
 export interface SpecCheckInput {
   url: string;
@@ -44,7 +45,7 @@ export interface SpecCheckInput {
   anonymousStatus?: number;
   timeoutMs: number;
   /** Every spec check's level, as the spec gave it (none defaulted here). */
-  levels: Record<string, CheckLevel>;
+  levels: CheckLevels;
   /**
    * The revision the cell's client offers in `initialize` (adapter.ts `protocolOffer`): every initialize of the checks
    * offers it, so the server answers with the revision the cell negotiates. Absent: LATEST_OFFER.

@@ -2,7 +2,7 @@
 // server's doing, and every later check is skipped with that cause, rather than each reading ECONNREFUSED.
 
 import type { CheckLevel, SubCheckResult } from '../../results/types.js';
-import { checkResult, levelOf } from '../../contract/checks.js';
+import { checkResult, levelOf, type CheckId } from '../../contract/checks.js';
 import { CATALOGUE_IDS, oauthStep, type OAuthCheck, type OAuthCheckId } from '../http/oauth.js';
 import type { ServerProcess } from '../server/process.js';
 import type { NoAnswer } from '../http/raw-http.js';
@@ -53,7 +53,11 @@ export function lifecycleNotRunCause(reported: readonly SubCheckResult[], proc: 
 }
 
 /** Checks never run because the server had exited, each recorded skipped with the cause (an `off` one as off). */
-export function notRunChecks(ids: readonly string[], levels: Record<string, CheckLevel>, exit: ServerExit): SubCheckResult[] {
+export function notRunChecks<K extends string>(
+  ids: readonly CheckId<K>[],
+  levels: Readonly<Record<NoInfer<K>, CheckLevel>>,
+  exit: ServerExit,
+): SubCheckResult[] {
   return ids.map((id) => checkResult(id, levelOf(id, levels), { outcome: 'skipped', message: notRunText(exit), short: 'not run' }));
 }
 

@@ -92,9 +92,11 @@ export function checksMessage(c: HttpChecks): string {
   return base + oauth.join('');
 }
 
+type RefusalCheckId = 'no-token-401' | 'www-authenticate' | 'wrong-token-401' | (typeof CATALOGUE_IDS)[keyof typeof CATALOGUE_IDS];
+
 /** The 401 checks and the round trip as reported sub-checks, at their configured levels. */
 export function reportedChecks(c: HttpChecks, spec: Pick<HttpSpec, 'checks'>): SubCheckResult[] {
-  const at = (id: string, check: SubCheck | OAuthCheck): SubCheckResult =>
+  const at = (id: RefusalCheckId, check: SubCheck | OAuthCheck): SubCheckResult =>
     checkResult(id, levelOf(id, spec.checks), {
       outcome: check.outcome === 'ok' ? 'passed' : check.outcome === 'failed' ? 'failed' : 'skipped',
       // Not judged: the check's own reason (the metadata: no document), else the challenge's (no refusal to judge).

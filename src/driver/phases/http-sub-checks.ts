@@ -33,7 +33,7 @@ import {
 } from './http-exit.js';
 import { discoveryCheck, metadataCheck, refusalCheck, roundTripOAuthCheck, type OAuthCheck, type OAuthCheckId } from '../http/oauth.js';
 import { discover } from '../http/oauth-discovery.js';
-import type { TestTokens } from '../../contract/protocol.js';
+import type { CheckLevels, TestTokens } from '../../contract/protocol.js';
 import type { HttpSpec } from '../../contract/protocol.js';
 import type { ServerProcess } from '../server/process.js';
 
@@ -103,7 +103,7 @@ export async function subChecks(
     }
   }
   const guarded = spec.auth !== 'none';
-  const levels = Object.fromEntries(SPEC_CHECK_IDS.map((id) => [id, levelOf(id, spec.checks)]));
+  const levels: CheckLevels = Object.fromEntries(SPEC_CHECK_IDS.map((id) => [id, levelOf(id, spec.checks)]));
   let specRevision: string | undefined;
   const specStarted = Date.now();
   if (!died) probes.begin('token-in-header');

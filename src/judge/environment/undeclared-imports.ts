@@ -146,7 +146,7 @@ export async function judgeImports(input: ImportCheckInput): Promise<SubCheckRes
   const manifest = await readFile(path.join(packageDir, 'package.json'), 'utf8')
     .then((t) => JSON.parse(t) as DeclaringManifest)
     .catch(() => undefined);
-  const level = (id: string) => levelOf(id, input.levels);
+  const level = (id: (typeof UNDECLARED_CHECKS)[number]) => levelOf(id, input.levels);
   if (!manifest) {
     const missing: CheckFinding = { outcome: 'not-measured', message: `${input.packageName} has no readable package.json in the cell` };
     return UNDECLARED_CHECKS.map((id) => checkResult(id, level(id), missing));
