@@ -267,6 +267,15 @@ function tokenEnvKeys(env: Record<string, string>): string[] {
     .map(([k]) => k);
 }
 
+/**
+ * The run's reuse window: `MCP_MATRIX_REUSE_WINDOW_MS` in the environment (an integer ≥ 0) for this run, whatever the
+ * config says, else install.reuseWindowMs. Not part of the config's hash: how long a resolution is reused is not what is measured.
+ */
+export function reuseWindowMs(config: ResolvedConfig, env: NodeJS.ProcessEnv = process.env): number {
+  const set = env.MCP_MATRIX_REUSE_WINDOW_MS?.trim();
+  return set && /^\d+$/.test(set) ? Number(set) : config.install.reuseWindowMs;
+}
+
 /** Identity of what is measured: the same config gives the same hash on any machine. */
 export function hashConfig(config: ResolvedConfig): string {
   // Where the package comes from (a directory or a tarball packed from it) is not part of the identity:

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { cacheNotes, type CacheNotes } from '../cache/notes.js';
 import type { CellContext, CellInstaller } from '../cells/cell-context.js';
 import { treeCacheDir } from '../cells/install/tree-cache.js';
-import type { ResolvedConfig } from '../config/resolve.js';
+import { reuseWindowMs, type ResolvedConfig } from '../config/resolve.js';
 import { readPullRequestEvent } from '../cells/github-event.js';
 import { withMutatedInstall } from '../judge/environment/mutated-install.js';
 import { runSecrets, type RunSecrets } from '../judge/secrets.js';
@@ -176,7 +176,7 @@ async function runCells(
     // Install reuse (docs/performance.md): off with --fresh or `install.reuse: false`.
     ...(options.fresh || !config.install.reuse ? {} : { treeCache: treeCacheDir() }),
     // The reuse window: a local run only; CI and a frozen plan resolve now.
-    ...(options.fresh || !config.install.reuse || process.env.CI || options.frozen ? {} : { reuseWindowMs: config.install.reuseWindowMs }),
+    ...(options.fresh || !config.install.reuse || process.env.CI || options.frozen ? {} : { reuseWindowMs: reuseWindowMs(config) }),
     cacheNote: (note) => void notes.take(Promise.resolve(ok({ cacheNotes: [note] }))),
     // --in-turn, or MCP_MATRIX_SIDE_BY_SIDE=off in the environment (the test suite's runs), whatever the config says;
     // variants side by side run each one's phases in turn.

@@ -1,7 +1,7 @@
 // Config → resolved config → plan: shared by `plan` and `run`.
 import { inlineConfig } from '../config/inline.js';
 import { loadConfig } from '../config/load.js';
-import { resolveConfig, type Overrides, type ResolvedConfig } from '../config/resolve.js';
+import { resolveConfig, reuseWindowMs, type Overrides, type ResolvedConfig } from '../config/resolve.js';
 import { buildPlan, pinLookupNames, type Plan } from '../plan/plan.js';
 import { createRegistry, type LookupStore, type Registry } from '../plan/registry.js';
 import { treeCacheDir } from '../cells/install/tree-cache.js';
@@ -58,8 +58,9 @@ export async function prepareConfig(
 /** The reuse window's store of look-ups: beside the tree cache's entries, keyed by npm's configuration; none in CI. */
 function lookupStore(config: ResolvedConfig): LookupStore | undefined {
   const dir = treeCacheDir();
-  if (process.env.CI || !config.install.reuse || config.install.reuseWindowMs <= 0 || !dir) return undefined;
-  return { dir, ms: config.install.reuseWindowMs, context: contextKey('registry look-ups') };
+  const ms = reuseWindowMs(config);
+  if (process.env.CI || !config.install.reuse || ms <= 0 || !dir) return undefined;
+  return { dir, ms, context: contextKey('registry look-ups') };
 }
 
 export async function preparePlan(options: PrepareOptions): Promise<Result<{ plan: Plan; registry: Registry }>> {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { MatrixConfig } from '../../src/config/define.js';
-import { resolveConfig } from '../../src/config/resolve.js';
+import { resolveConfig, reuseWindowMs } from '../../src/config/resolve.js';
 
 const resolve = (config: MatrixConfig) => resolveConfig({ file: '/p/matrix.config.ts', dir: '/p', config }, {}, '/p');
 
@@ -134,5 +134,17 @@ describe('resolveConfig: the package source', () => {
     // A config that names a tarball has no package directory to point at.
     const tarball = { ...loaded, config: { tarball: 'x.tgz', cells: [{ pin: 'latest@1' }] } };
     expect(resolveConfig(tarball, { tarball: 'y.tgz' }, '/w').source).toEqual({ kind: 'tarball', file: '/w/y.tgz' });
+  });
+});
+
+describe("reuseWindowMs: the run's reuse window", () => {
+  it("is the config's, or MCP_MATRIX_REUSE_WINDOW_MS's (an integer ≥ 0) for the run", () => {
+    const cfg = resolve({ cells: [{ pin: 'latest@1' }], stdio: {} });
+    const own = resolve({ cells: [{ pin: 'latest@1' }], stdio: {}, install: { reuseWindowMs: 5 } });
+    expect(reuseWindowMs(cfg, {})).toBe(600_000);
+    expect(reuseWindowMs(own, {})).toBe(5);
+    expect(reuseWindowMs(own, { MCP_MATRIX_REUSE_WINDOW_MS: '604800000' })).toBe(604_800_000);
+    expect(reuseWindowMs(cfg, { MCP_MATRIX_REUSE_WINDOW_MS: ' 0 ' })).toBe(0);
+    for (const bad of ['', 'week', '-1', '1.5']) expect(reuseWindowMs(own, { MCP_MATRIX_REUSE_WINDOW_MS: bad })).toBe(5);
   });
 });
