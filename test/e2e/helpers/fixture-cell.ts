@@ -29,10 +29,12 @@ interface BaseTree {
 }
 
 let localRoot: string | undefined;
+/** The temp dir before any run sets its own TMPDIR (removed after that run): the local installs outlive each run. */
+const TMP = os.tmpdir();
 /** Outside a `vitest run` with the global setup, this process's own (removed at its exit). */
 function localDir(name: string): string {
   if (!localRoot) {
-    const dir = mkdtempSync(path.join(os.tmpdir(), 'mm-fixture-cells-'));
+    const dir = mkdtempSync(path.join(TMP, 'mm-fixture-cells-'));
     localRoot = dir;
     process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
   }
