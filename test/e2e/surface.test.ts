@@ -5,7 +5,7 @@ import { cp, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { cli, readResults, ROOT, tempDir, writeConfig } from './helpers/cli.js';
-import { runFixture } from './helpers/fixture-run.js';
+import { runFixtureCell } from './helpers/fixture-cell.js';
 
 const dirs: string[] = [];
 afterAll(async () => {
@@ -124,8 +124,10 @@ describe('surface snapshot (a copy of fixtures/broken/_base)', () => {
   }, 600_000);
 });
 
-// Answer parity through the real CLI (2 cells each: 1.x and 2.x): every cell passes, the run fails naming
-// the step, the JSON path and the cells, in results.json, matrix.md, JUnit and the terminal.
+// Answer parity (2 cells each: 1.x and 2.x): every cell passes, the run fails naming the step, the JSON path and the
+// cells, in results.json, matrix.md, JUnit and the terminal. The subject is the cross-cell judgement (the harness's
+// assemble), not the CLI, which the surface-parity run above proves end to end: these run in this process on cells laid
+// out from one install per dependency set (helpers/fixture-cell.ts).
 const ANSWER_CASES: { fixture: string; finding: RegExp }[] = [
   {
     // isError lost on the 2.x cell only: the error result goes out as a JSON-RPC error there.
@@ -144,7 +146,7 @@ describe('answer parity (fixtures/broken/answer-*)', () => {
   it.each(ANSWER_CASES.map((c) => [c.fixture, c] as const))(
     '%s: every cell passes, the run fails on the answer',
     async (fixture, c) => {
-      const run = await runFixture(fixture, 'mm-answer');
+      const run = await runFixtureCell(fixture, 'mm-answer');
       dirs.push(run.outDir);
       const r = run.results;
       expect(r, run.out.stderr).toBeDefined();
@@ -176,7 +178,7 @@ describe('answer parity (fixtures/broken/answer-*)', () => {
 // ("returned isError"), the 2.x cell passed, and no parity finding was recorded (a failed step recorded no answer).
 describe('answer parity of a failed step (fixtures/broken/answer-iserror-dropped)', () => {
   it('without expect no cell is blamed; with expect the 2.x cell fails; both calls are parity findings naming isError and both cells', async () => {
-    const run = await runFixture('answer-iserror-dropped', 'mm-answer');
+    const run = await runFixtureCell('answer-iserror-dropped', 'mm-answer');
     dirs.push(run.outDir);
     const r = run.results;
     expect(r, run.out.stderr).toBeDefined();
