@@ -15,10 +15,16 @@ let full: { out: CliOutcome; results: RunResult };
 let one: { out: CliOutcome; results: RunResult };
 let plan: CliOutcome;
 let planJson: CliOutcome;
-let merged: { out: CliOutcome; results: RunResult; pieces: number[] };
+let merged: Awaited<ReturnType<typeof fanOut>>;
 
-/** The CI fan-out, locally: one job per entry of plan --json (a variant), each with the tarball packed once, then merge. */
-async function fanOut(): Promise<{ out: CliOutcome; results: RunResult; pieces: number[] }> {
+/** A variant run alone (`--cell <variant id>`): the fan-out's job for it. */
+const ONE = `latest-2~client-1.0.0~node-${HOST_NODE}`;
+
+/**
+ * The CI fan-out, locally: one job per entry of plan --json (a variant), each with the tarball packed once, then merge.
+ * `one`: the job of ONE, a variant run alone.
+ */
+async function fanOut(): Promise<{ out: CliOutcome; results: RunResult; pieces: number[]; one: { out: CliOutcome; results: RunResult } }> {
   const dir = await tempDir('mm-axes-fanout-');
   dirs.push(dir);
   const include = (JSON.parse(planJson.stdout) as { include: { id: string }[] }).include;
@@ -30,24 +36,26 @@ async function fanOut(): Promise<{ out: CliOutcome; results: RunResult; pieces: 
       (error, stdout) => (error ? reject(error) : resolve(path.join(dir, (JSON.parse(stdout) as { filename: string }[])[0]!.filename))),
     ),
   );
-  const pieces = await Promise.all(
-    include.map(async ({ id }) => {
-      const out = await cli(
-        ['run', '--config', config, '--cell', id, '--tarball', tarball, '--out', path.join(dir, 'pieces', id), '--progress', 'silent'],
-        {
-          timeoutMs: 600_000,
-        },
-      );
-      return out.code;
-    }),
+  const jobs = await Promise.all(
+    include.map(async ({ id }) =>
+      cli(['run', '--config', config, '--cell', id, '--tarball', tarball, '--out', path.join(dir, 'pieces', id), '--progress', 'silent'], {
+        timeoutMs: 600_000,
+      }),
+    ),
   );
+  const alone = include.findIndex(({ id }) => id === ONE);
   const out = await cli([
     'merge',
     ...include.map(({ id }) => path.join(dir, 'pieces', id, 'results.json')),
     '--out',
     path.join(dir, 'merged'),
   ]);
-  return { out, results: await readResults(path.join(dir, 'merged')), pieces };
+  return {
+    out,
+    results: await readResults(path.join(dir, 'merged')),
+    pieces: jobs.map((j) => j.code),
+    one: { out: jobs[alone]!, results: await readResults(path.join(dir, 'pieces', ONE)) },
+  };
 }
 
 async function run(extra: string[]): Promise<{ out: CliOutcome; results: RunResult }> {
@@ -80,8 +88,9 @@ export default defineConfig({
   );
   [plan, planJson] = await Promise.all([cli(['plan', '--config', config]), cli(['plan', '--config', config, '--json'])]);
   full = await run([]);
-  one = await run(['--cell', `latest-2~client-1.0.0~node-${HOST_NODE}`]);
+  // The variant alone is the fan-out's job for it (the same `run --cell <id>`, given the tarball packed once).
   merged = await fanOut();
+  one = merged.one;
 }, 900_000);
 
 afterAll(async () => {
@@ -206,8 +215,8 @@ describe('run with axes', () => {
 
   it('--cell takes a variant id: that variant alone', () => {
     expect(one.out.code, one.out.stderr).toBe(0);
-    expect(one.results.cells.map((c) => c.id)).toEqual([`latest-2~client-1.0.0~node-${HOST_NODE}`]);
-    expect(one.results.plan.selected).toEqual([`latest-2~client-1.0.0~node-${HOST_NODE}`]);
+    expect(one.results.cells.map((c) => c.id)).toEqual([ONE]);
+    expect(one.results.plan.selected).toEqual([ONE]);
     expect(one.results.plan.cells.flatMap((c) => c.variants)).toHaveLength(4);
   });
 });
