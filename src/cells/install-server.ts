@@ -48,25 +48,7 @@ export async function installServer(cell: PlannedCell, ctx: CellContext, hooks: 
           ? await installYarnPnp(cellDir, ctx.plan.package.name, strictOptions)
           : ctx.install
             ? await ctx.install(cellDir, cell, ctx)
-            : await installReusing(cellDir, {
-                attempts: ctx.plan.config.install.attempts,
-                timeoutMs: ctx.plan.config.install.timeoutMs,
-                env: { ...process.env, npm_config_update_notifier: 'false' },
-                signal: ctx.signal,
-                packageName: ctx.plan.package.name,
-                npmVersion: ctx.npmVersion,
-                treeCache: ctx.treeCache,
-                installSet: cell.installSet,
-                ...(ctx.reuseWindowMs
-                  ? {
-                      window: {
-                        ms: ctx.reuseWindowMs,
-                        tarball: { file: ctx.tarball.file, sha512: ctx.tarball.sha512 },
-                        identityExtra: ctx.plan.config.source.kind === 'directory' ? await sourceLockfiles(ctx.plan.config.source.dir) : '',
-                      },
-                    }
-                  : {}),
-              });
+            : await installNpmCell(cellDir, cell, ctx);
     markCell(cellDir, 'install-end');
     if (cacheNote) ctx.cacheNote?.(cacheNote);
     hooks.onInstallEnd?.({ ok: install.kind === 'installed', durationMs: install.durationMs, attempts: install.attempts });
@@ -146,4 +128,27 @@ export async function installServer(cell: PlannedCell, ctx: CellContext, hooks: 
 /** A failed install's result names where npm's tree came from (install reuse falls back to npm's own install). */
 function withSource(result: PhaseResultOf<'environment'>, source: InstallSourceRef): PhaseResultOf<'environment'> {
   return { ...result, details: { ...result.details, installSource: source } };
+}
+
+/** An npm cell's install as a run makes it: the harness's reuse path, with the run's tree cache and reuse window. */
+export async function installNpmCell(cellDir: string, cell: PlannedCell, ctx: CellContext): Promise<ReuseOutcome> {
+  return installReusing(cellDir, {
+    attempts: ctx.plan.config.install.attempts,
+    timeoutMs: ctx.plan.config.install.timeoutMs,
+    env: { ...process.env, npm_config_update_notifier: 'false' },
+    signal: ctx.signal,
+    packageName: ctx.plan.package.name,
+    npmVersion: ctx.npmVersion,
+    treeCache: ctx.treeCache,
+    installSet: cell.installSet,
+    ...(ctx.reuseWindowMs
+      ? {
+          window: {
+            ms: ctx.reuseWindowMs,
+            tarball: { file: ctx.tarball.file, sha512: ctx.tarball.sha512 },
+            identityExtra: ctx.plan.config.source.kind === 'directory' ? await sourceLockfiles(ctx.plan.config.source.dir) : '',
+          },
+        }
+      : {}),
+  });
 }

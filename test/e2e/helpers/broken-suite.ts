@@ -68,7 +68,7 @@ export interface BrokenSuite {
   parity: Parity[];
   /**
    * Fixtures run through the real CLI (the control always is): where the CLI's exit code, matrix.sarif and cleanup are
-   * proven end to end, or where npm's install is the subject. The others run in this process (helpers/fixture-cell.ts).
+   * proven end to end. The others run in this process (helpers/fixture-cell.ts), npm's install too where it is the subject.
    */
   cli: string[];
 }

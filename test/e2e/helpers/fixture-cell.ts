@@ -28,6 +28,14 @@ interface BaseTree {
   packageName: string;
 }
 
+/**
+ * A dependency set no base can be made of: npm refused it (a range that excludes the pin) or its tree is not reusable (a
+ * `file:` dependency). Remembered as a base is, so its runs go straight to the harness's own install, as the CLI's do.
+ */
+interface NoBase {
+  unusable: string;
+}
+
 let localRoot: string | undefined;
 /** The temp dir before any run sets its own TMPDIR (removed after that run): the local installs outlive each run. */
 const TMP = os.tmpdir();
@@ -48,12 +56,13 @@ const KEPT_BASES = path.join(TEST_CACHE_ROOT, 'fixture-cells');
 const KEEP_MS = 7 * 24 * 60 * 60 * 1000;
 const keeping = (): boolean => process.env.MM_TEST_TREE_CACHE !== 'off';
 
-/** The kept install of dependency set `key`, when it is younger than a week and its tree cache entry is there. */
-async function keptBase(h: Harness, key: string): Promise<BaseTree | undefined> {
+/** The kept install of dependency set `key` (or its NoBase), when it is younger than a week and its tree cache entry is there. */
+async function keptBase(h: Harness, key: string): Promise<BaseTree | NoBase | undefined> {
   const file = path.join(KEPT_BASES, `.base-${key}.json`);
   try {
     if (Date.now() - statSync(file).mtimeMs > KEEP_MS) return undefined;
-    const base = JSON.parse(readFileSync(file, 'utf8')) as BaseTree;
+    const base = JSON.parse(readFileSync(file, 'utf8')) as BaseTree | NoBase;
+    if ('unusable' in base) return base;
     return (await h.findTree(base.root, base.key)) ? base : undefined;
   } catch {
     return undefined;
@@ -64,7 +73,7 @@ async function keptBase(h: Harness, key: string): Promise<BaseTree | undefined> 
  * The install of `ctx.tarball`'s dependency set on `cell`'s pins: a real npm install into a cell made as the harness makes
  * one, once per run (or per week, kept), its tree a tree cache entry.
  */
-async function baseTree(key: string, cell: PlannedCell, ctx: CellContext, env: Record<string, string>): Promise<BaseTree> {
+async function baseTree(key: string, cell: PlannedCell, ctx: CellContext, env: Record<string, string>): Promise<BaseTree | NoBase> {
   const h = await harness();
   const kept = keeping() ? await keptBase(h, key) : undefined;
   if (kept) return kept;
@@ -76,13 +85,20 @@ async function baseTree(key: string, cell: PlannedCell, ctx: CellContext, env: R
     try {
       const { attempts, timeoutMs } = ctx.plan.config.install;
       const out = await h.installCell(cellDir, { attempts, timeoutMs, env });
-      if (out.kind !== 'installed') throw new Error(`npm install: ${out.kind}: ${out.message}`);
-      const lockfile = await readFile(path.join(cellDir, 'package-lock.json'), 'utf8');
-      const tree = h.treeKey(lockfile, packageName, h.contextKey(ctx.npmVersion, env));
-      if (!tree.ok) throw new Error(`not reusable: ${tree.why}`);
-      const root = keeping() ? KEPT_BASES : path.join(dir, 'trees');
-      await h.storeTree(root, tree.key, cellDir, tree.drop);
-      const base = JSON.stringify({ root, key: tree.key, lockfile, packageName } satisfies BaseTree);
+      // Infrastructure (the registry, the disk) is not the dependency set's: nothing is remembered, the next run tries again.
+      if (out.kind === 'not-measured') throw new Error(`npm install: ${out.kind}: ${out.message}`);
+      let made: BaseTree | NoBase;
+      if (out.kind === 'failed') made = { unusable: `npm install failed (${out.code})` };
+      else {
+        const lockfile = await readFile(path.join(cellDir, 'package-lock.json'), 'utf8');
+        const tree = h.treeKey(lockfile, packageName, h.contextKey(ctx.npmVersion, env));
+        if (tree.ok) {
+          const root = keeping() ? KEPT_BASES : path.join(dir, 'trees');
+          await h.storeTree(root, tree.key, cellDir, tree.drop);
+          made = { root, key: tree.key, lockfile, packageName };
+        } else made = { unusable: `not reusable: ${tree.why}` };
+      }
+      const base = JSON.stringify(made);
       await writeFile(path.join(dir, 'base.json'), base);
       if (keeping()) {
         // Renamed into place: another run reads the old one or this one, never half of one.
@@ -107,7 +123,7 @@ async function baseTree(key: string, cell: PlannedCell, ctx: CellContext, env: R
       pending.catch(() => local.delete(name));
     }
   }
-  return JSON.parse(await readFile(path.join(await pending, 'base.json'), 'utf8')) as BaseTree;
+  return JSON.parse(await readFile(path.join(await pending, 'base.json'), 'utf8')) as BaseTree | NoBase;
 }
 
 type Lock = { packages: Record<string, Record<string, unknown>> & { '': { dependencies?: Record<string, string> } } };
@@ -140,8 +156,8 @@ const WINDOW_MS = 10 * 60 * 1000;
 
 /**
  * The CellInstaller of these runs: the fixture's record of its dependency set's resolution, then the harness's own
- * reuse path (installReusing: the tree claimed back or copied and checked, the tarball swapped in). Anything it cannot
- * reuse (a record refused, a tree not reusable, an install that fails) goes to npm as a CLI run's would.
+ * reuse path (installReusing: the tree claimed back or copied and checked, the tarball swapped in). A set no base is made
+ * of (npm refuses it, its tree is not reusable) goes the CLI run's way (installNpmCell), the same npm steps and sources.
  */
 const installOnce: CellInstaller = async (cellDir, cell, ctx) => {
   const h = await harness();
@@ -159,11 +175,11 @@ const installOnce: CellInstaller = async (cellDir, cell, ctx) => {
     installSet: cell.installSet,
   };
   const staged = await h.stagePackage(ctx.tarball.file, cellDir);
-  if (!staged.ok) return h.installReusing(cellDir, options);
+  if (!staged.ok) return h.installNpmCell(cellDir, cell, ctx);
   const fields = h.TREE_FIELDS.filter((f) => !['name', 'version', 'bin'].includes(f)).map((f) => staged.manifest[f] ?? null);
   const key = keyOf(JSON.stringify(fields), JSON.stringify(Object.entries(cell.installSet).sort()), ctx.npmVersion);
   const base = await baseTree(key, cell, ctx, env).catch(() => undefined);
-  if (!base) return h.installReusing(cellDir, options);
+  if (!base || 'unusable' in base) return h.installNpmCell(cellDir, cell, ctx);
   const context = h.contextKey(ctx.npmVersion, env);
   await h.writeRecord(h.recordFile(base.root, context, h.packageIdentity(staged.manifest, staged.shrinkwrap), cell.installSet), {
     resolvedAt: new Date().toISOString(),

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type * as Print from '../../../src/api/print.js';
 import type * as RunCore from '../../../src/api/run-core.js';
+import type * as InstallServer from '../../../src/cells/install-server.js';
 import type * as Swap from '../../../src/cells/install/package-swap.js';
 import type * as Records from '../../../src/cells/install/resolution-record.js';
 import type * as Reuse from '../../../src/cells/install/reuse-install.js';
@@ -21,6 +22,7 @@ import { ROOT } from './cli.js';
 
 export type Harness = typeof Print &
   typeof RunCore &
+  typeof InstallServer &
   typeof Swap &
   typeof Records &
   typeof Reuse &
@@ -37,6 +39,7 @@ export type Harness = typeof Print &
 const MODULES = [
   'api/print',
   'api/run-core',
+  'cells/install-server',
   'cells/install/package-swap',
   'cells/install/resolution-record',
   'cells/install/reuse-install',
@@ -79,6 +82,9 @@ export function asTheCli(h: Harness): void {
   if (prepared) return;
   prepared = true;
   for (const k of Object.keys(process.env)) if (/^npm_/i.test(k) && k !== 'npm_config_cache') delete process.env[k];
+  // A local run unless MM_TEST_CI=on, as cli() starts it: `.ci/run`'s CI=true is not the CLI runs' (their reuse window).
+  if (process.env.MM_TEST_CI === 'on') process.env.CI = 'true';
+  else delete process.env.CI;
   Object.assign(process.env, TEST_CACHE_ENV, { NO_COLOR: '1' });
   h.startRunCookie();
 }
