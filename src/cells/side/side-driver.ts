@@ -35,32 +35,37 @@ export async function runBeside(
 ): Promise<{ outcome: DriverOutcome; ran?: PhaseRuns }> {
   // The cell's own spec is the whole one from the start, as in turn: a kept cell of an interrupted run re-runs every phase.
   await writeSpec(layout, spec, options.execPath);
-  const made = await Promise.all(groups.map(() => copyCellTree(spec.cellDir, spec.packageDir)));
-  const copies = made.flatMap((c) => (c.ok ? [c.value] : []));
+  const copies: string[] = [];
+  const started: Promise<GroupEnd>[] = [];
   try {
-    if (copies.length < groups.length) return { outcome: await runDriver(layout, spec, options, hooks) };
+    // The copies one after another, each group's driver started once its own is whole: the first group starts after
+    // one copy, not three made at once on the same cores.
+    for (const [i, group] of groups.entries()) {
+      const made = await copyCellTree(spec.cellDir, spec.packageDir);
+      if (!made.ok) break;
+      copies.push(made.value);
+      const run = runGroup(layout, spec, options, hooks, group, made.value, i);
+      // Settled below with the others; never unhandled meanwhile.
+      run.catch(() => undefined);
+      started.push(run);
+    }
     // Settled, not raced: a group that throws (its spec or mark not written) waits for the others' drivers to end
     // before its error goes up and the copies go, so no driver runs on a removed copy.
-    const settled = await Promise.allSettled(
-      groups.map(async (group, i) => {
-        const dir = path.join(copies[i]!, '.mcp-matrix');
-        await mkdir(dir, { recursive: true });
-        await writeFile(path.join(dir, COPIED_MARK), '');
-        const own: DriverLayout = { ...layout, dir, log: path.join(dir, 'driver.log') };
-        return runDriver(own, groupSpec(spec, group, copies[i]!, i), options, only(hooks, group));
-      }),
-    );
+    const settled = await Promise.allSettled(started);
+    // A copy that could not be made: the groups that started are dropped, and the phases run in turn.
+    if (copies.length < groups.length) return { outcome: await runDriver(layout, spec, options, hooks) };
     const thrown = settled.find((s) => s.status === 'rejected');
     if (thrown) throw thrown.reason;
-    const outcomes = settled.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
-    await joinLogs(layout.log, copies, groups);
+    const ends = settled.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
+    await joinLogs(layout.log, ends, groups);
+    const outcomes = ends.map((e) => e.outcome);
     const runs: DriverRun[] = outcomes.map((o, i) => ({
       phases: groups[i]!,
       results: o.results,
       ...(o.kind === 'done' ? { summary: o.summary } : {}),
     }));
     // A server that wrote into its copy: in turn the next phases' servers would have seen it, so every phase runs in turn.
-    const written = options.signal?.aborted ? undefined : await firstWritten(copies);
+    const written = options.signal?.aborted ? undefined : ends.find((e) => e.written)?.written;
     const again = options.signal?.aborted ? [] : written ? SIDE_ORDER.filter((p) => groups.flat().includes(p)) : toConfirm(runs);
     const lone = again.length ? await runDriver(layout, loneSpec(spec, again), options, only(hooks, again)) : undefined;
     // A kept cell's spec is the whole one: run again by hand, it runs every phase in turn.
@@ -75,25 +80,48 @@ export async function runBeside(
     if (stopped?.kind === 'crashed') return { outcome: { ...stopped, results: merged.results }, ran };
     return { outcome: { kind: 'done', results: merged.results, summary: merged.summary }, ran };
   } finally {
+    // Each group removed its own copy as its driver ended; what an error left is removed here.
     await Promise.all(copies.map(removeCopy));
   }
 }
 
-/** The first entry a server wrote into its copy, as a path in the copy; undefined: no server wrote into any. */
-async function firstWritten(copies: readonly string[]): Promise<string | undefined> {
-  for (const copy of copies) {
-    const written = await writtenSince(copy, path.join(copy, '.mcp-matrix', COPIED_MARK));
-    if (written) return written;
-  }
-  return undefined;
+/** One group's end: its driver's outcome, the first entry its servers wrote into its copy (if any), its driver's log. */
+interface GroupEnd {
+  outcome: DriverOutcome;
+  written?: string;
+  log: string;
 }
 
-/** Each group's driver log appended to the cell's, before its copy goes: a kept cell's one log tells every driver run. */
-async function joinLogs(log: string, copies: readonly string[], groups: readonly SidePhase[][]): Promise<void> {
-  for (const [i, copy] of copies.entries()) {
-    const text = await readFile(path.join(copy, '.mcp-matrix', 'driver.log'), 'utf8').catch(() => '');
-    if (text) await appendFile(log, `--- side by side, group ${i + 1} (${groups[i]!.join(', ')}) ---\n${text}`).catch(() => undefined);
-  }
+/**
+ * One group's driver on its copy. Once it ends its servers are gone, so what they wrote into the copy is known, and
+ * the copy goes while the other groups still run.
+ */
+async function runGroup(
+  layout: DriverLayout,
+  spec: DriverSpec,
+  options: DriverOptions,
+  hooks: DriverHooks,
+  group: readonly SidePhase[],
+  copy: string,
+  index: number,
+): Promise<GroupEnd> {
+  const dir = path.join(copy, '.mcp-matrix');
+  await mkdir(dir, { recursive: true });
+  const mark = path.join(dir, COPIED_MARK);
+  await writeFile(mark, '');
+  const own: DriverLayout = { ...layout, dir, log: path.join(dir, 'driver.log') };
+  const outcome = await runDriver(own, groupSpec(spec, group, copy, index), options, only(hooks, group));
+  const written = options.signal?.aborted ? undefined : await writtenSince(copy, mark);
+  const log = await readFile(own.log, 'utf8').catch(() => '');
+  await removeCopy(copy);
+  return { outcome, ...(written ? { written } : {}), log };
+}
+
+/** Each group's driver log appended to the cell's, in group order: a kept cell's one log tells every driver run. */
+async function joinLogs(log: string, ends: readonly GroupEnd[], groups: readonly SidePhase[][]): Promise<void> {
+  for (const [i, end] of ends.entries())
+    if (end.log)
+      await appendFile(log, `--- side by side, group ${i + 1} (${groups[i]!.join(', ')}) ---\n${end.log}`).catch(() => undefined);
 }
 
 /** The phases this spec has its driver measure: on, and not stood in for by a result known before it starts. */
