@@ -2,7 +2,7 @@
 // its clients, src/cache/client-cache.ts): an install of exact versions and tarballs (by content) only, so a range is
 // resolved in every run. An entry is complete or absent (renamed into place in one step). MM_TEST_TREE_CACHE=off: none.
 import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { TEST_CACHE_ROOT } from './node-runtimes.js';
@@ -23,11 +23,37 @@ export const copyTree = (from: string, to: string) =>
 
 /** The kept tree of `key` when it is younger than a week. */
 export function keptTree(key: string): string | undefined {
-  const kept = join(KEPT_TREES, key);
+  return keptAt(join(KEPT_TREES, key));
+}
+
+function keptAt(kept: string): string | undefined {
   try {
     return Date.now() - statSync(join(kept, '.kept')).mtimeMs <= KEEP_MS ? kept : undefined;
   } catch {
     return undefined;
+  }
+}
+
+/** A kept build output (`kind`: its folder in the test caches) of `key`, younger than a week; undefined when keeping is off. */
+export function keptDir(kind: string, key: string): string | undefined {
+  return process.env.MM_TEST_TREE_CACHE === 'off' ? undefined : keptAt(join(TEST_CACHE_ROOT, kind, key));
+}
+
+/** Keeps a copy of `from` as `kind`'s entry `key`, renamed into place in one step (the marker `.kept` is its own file). */
+export function keepDir(kind: string, key: string, from: string): void {
+  if (process.env.MM_TEST_TREE_CACHE === 'off') return;
+  const root = join(TEST_CACHE_ROOT, kind);
+  mkdirSync(root, { recursive: true });
+  const partial = mkdtempSync(join(root, `.partial-${key}-`));
+  try {
+    cpSync(from, partial, { recursive: true });
+    writeFileSync(join(partial, '.kept'), new Date().toISOString());
+    if (!keptAt(join(root, key))) rmSync(join(root, key), { recursive: true, force: true });
+    renameSync(partial, join(root, key));
+  } catch {
+    // another run kept it first, or the disk refused: the next run builds again
+  } finally {
+    rmSync(partial, { recursive: true, force: true });
   }
 }
 
