@@ -44,7 +44,7 @@ export const COMMANDS: readonly CommandSpec[] = [
       ['--plan <file>', "Run the frozen plan in this file (`plan --json`'s output) instead of resolving against the registry (CI fan-out)"],
       ['--keep', 'Keep the cell directories, linked at ./cells/<id>, and print how to re-run their driver'],
       ['--fresh', 'A plain npm install in every cell: no dependency tree reused from the tree cache (install.reuse)'],
-      ['--in-turn', "Run each cell's phases one after another, never side by side on copies of its tree (sideBySide: false)"],
+      ['--in-turn', "Run each cell's variants and phases one after another, never side by side on copies of its tree (sideBySide: false)"],
       ['--update-surface', 'Write mcp-surface.json (next to the config) from this run instead of comparing with it'],
       ['--publish <file>', 'Replace the table between <!-- mcp-matrix:begin/end --> markers in a Markdown file'],
       ['--progress <mode>', 'default | simple | silent (default: default on a TTY, simple otherwise)'],

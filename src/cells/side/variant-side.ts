@@ -9,6 +9,9 @@ import { runDriver, writeSpec, type DriverHooks, type DriverLayout, type DriverO
 import { loneSpec, measuredPhases, only, onCopy, specOnCopy, type PhaseRuns } from './side-driver.js';
 import { copyCellTree, COPIED_MARK, removeCopy, writtenSince } from './tree-copy.js';
 
+const NOT_CLEAN_BESIDE_VARIANTS =
+  "it did not pass beside the cell's other variants (each on its own copy of the tree): run again alone on the cell's own tree, this is that run's result";
+
 /** A variant's place among its cell's variants run side by side (src/orchestrator/cell-lanes.ts). */
 export interface VariantLane {
   /** Runs a driver beside the cell's other variants' drivers. */
@@ -60,7 +63,8 @@ export async function runOnCopy(
     if (!again.length) return { outcome: beside, ran };
     const lone = await lane.alone(() => runDriver(layout, loneSpec(spec, again), options, only(hooks, again)));
     await writeSpec(layout, spec, options.execPath);
-    const merged = mergeBeside([run], { phases: again, results: lone.results, ...(lone.kind === 'done' ? { summary: lone.summary } : {}) });
+    const loneRun = { phases: again, results: lone.results, ...(lone.kind === 'done' ? { summary: lone.summary } : {}) };
+    const merged = mergeBeside([run], loneRun, NOT_CLEAN_BESIDE_VARIANTS);
     if (lone.kind === 'crashed') return { outcome: { ...lone, results: merged.results }, ran };
     return { outcome: { kind: 'done', results: merged.results, summary: merged.summary }, ran };
   } finally {

@@ -89,6 +89,7 @@ describe("a cell's variants side by side on a server that holds a fixed port", (
       expect.stringMatching(/failed|not-measured/),
     );
     expect(runs.filter((r) => r?.ran?.confirmedAlone.includes('stdio')).length).toBe(confirmed.length);
+    for (const c of confirmed) expect((c as { why: string }).why).toMatch(/^it did not pass beside the cell's other variants/);
     // The copies are gone, and no process of either variant's tags is alive.
     expect(readdirSync(dirname(cell.dir)).filter((e) => e.startsWith(`${basename(cell.dir)}.side-`))).toEqual([]);
     const cookie = currentCookie();
