@@ -16,10 +16,11 @@ export function exec(
   file: string,
   args: string[],
   cwd: string,
-  extraEnv: Record<string, string> = {},
+  extraEnv: Record<string, string | undefined> = {},
   timeoutMs = 480_000,
 ): Promise<ShellOutcome> {
-  const env = {
+  // A key given as undefined is left out (CI: undefined, a laptop's shell).
+  const given: Record<string, string | undefined> = {
     PATH: process.env.PATH ?? '',
     HOME: process.env.HOME ?? '',
     ...TEST_CACHE_ENV,
@@ -27,6 +28,7 @@ export function exec(
     CI: 'true',
     ...extraEnv,
   };
+  const env = Object.fromEntries(Object.entries(given).filter((e): e is [string, string] => e[1] !== undefined));
   return new Promise((resolve) => {
     execFile(file, args, { cwd, env, timeout: timeoutMs, maxBuffer: 32 * 1024 * 1024 }, (error, stdout, stderr) => {
       const code = error ? (typeof (error as { code?: unknown }).code === 'number' ? (error as { code: number }).code : -1) : 0;
@@ -36,6 +38,12 @@ export function exec(
 }
 
 /** `tmp` is the command's TMPDIR; `timeoutMs` is a hang guard, not a speed check. */
-export function sh(command: string, cwd: string, tmp: string, timeoutMs = 480_000): Promise<ShellOutcome> {
-  return exec('sh', ['-c', command], cwd, { TMPDIR: tmp }, timeoutMs);
+export function sh(
+  command: string,
+  cwd: string,
+  tmp: string,
+  timeoutMs = 480_000,
+  extraEnv: Record<string, string | undefined> = {},
+): Promise<ShellOutcome> {
+  return exec('sh', ['-c', command], cwd, { TMPDIR: tmp, ...extraEnv }, timeoutMs);
 }
