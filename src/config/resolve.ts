@@ -268,12 +268,19 @@ function tokenEnvKeys(env: Record<string, string>): string[] {
 }
 
 /**
- * The run's reuse window: `MCP_MATRIX_REUSE_WINDOW_MS` in the environment (an integer ≥ 0) for this run, whatever the
- * config says, else install.reuseWindowMs. Not part of the config's hash: how long a resolution is reused is not what is measured.
+ * The run's reuse window in ms, or undefined when the run resolves now: with `CI` set, `--fresh`, a frozen plan
+ * (`run --plan`) or install.reuse off, whatever the window. Else `MCP_MATRIX_REUSE_WINDOW_MS` (an integer ≥ 0) for this
+ * run, whatever the config says, or install.reuseWindowMs. Read here, not resolved into the config: not in its hash.
  */
-export function reuseWindowMs(config: ResolvedConfig, env: NodeJS.ProcessEnv = process.env): number {
+export function reuseWindowFor(
+  config: ResolvedConfig,
+  run: { fresh?: boolean | undefined; frozen?: unknown },
+  env: NodeJS.ProcessEnv = process.env,
+): number | undefined {
+  if (env.CI || run.fresh || run.frozen || !config.install.reuse) return undefined;
   const set = env.MCP_MATRIX_REUSE_WINDOW_MS?.trim();
-  return set && /^\d+$/.test(set) ? Number(set) : config.install.reuseWindowMs;
+  const ms = set && /^\d+$/.test(set) ? Number(set) : config.install.reuseWindowMs;
+  return ms > 0 ? ms : undefined;
 }
 
 /** Identity of what is measured: the same config gives the same hash on any machine. */

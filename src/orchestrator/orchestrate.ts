@@ -5,7 +5,7 @@ import path from 'node:path';
 import { cacheNotes, type CacheNotes } from '../cache/notes.js';
 import type { CellContext, CellInstaller } from '../cells/cell-context.js';
 import { treeCacheDir } from '../cells/install/tree-cache.js';
-import { reuseWindowMs, type ResolvedConfig } from '../config/resolve.js';
+import { reuseWindowFor, type ResolvedConfig } from '../config/resolve.js';
 import { readPullRequestEvent } from '../cells/github-event.js';
 import { withMutatedInstall } from '../judge/environment/mutated-install.js';
 import { runSecrets, type RunSecrets } from '../judge/secrets.js';
@@ -161,6 +161,7 @@ async function runCells(
   const concurrency = variantsBeside ? beside : inTurn;
   const installSlots = semaphore(Math.max(1, Math.min(options.concurrency ?? cores, concurrency)));
   const finished: CellResult[] = [];
+  const window = reuseWindowFor(config, options);
   options.onCellsStart?.(() => assemble(facts, [...finished], true));
   const ctx: CellContext = {
     plan,
@@ -175,8 +176,8 @@ async function runCells(
     repro: reproFor(config, facts.tarball, options),
     // Install reuse (docs/performance.md): off with --fresh or `install.reuse: false`.
     ...(options.fresh || !config.install.reuse ? {} : { treeCache: treeCacheDir() }),
-    // The reuse window: a local run only; CI and a frozen plan resolve now.
-    ...(options.fresh || !config.install.reuse || process.env.CI || options.frozen ? {} : { reuseWindowMs: reuseWindowMs(config) }),
+    // The reuse window: a local run only; CI, --fresh and a frozen plan resolve now.
+    ...(window ? { reuseWindowMs: window } : {}),
     cacheNote: (note) => void notes.take(Promise.resolve(ok({ cacheNotes: [note] }))),
     // --in-turn, or MCP_MATRIX_SIDE_BY_SIDE=off in the environment (the test suite's runs), whatever the config says;
     // variants side by side run each one's phases in turn.

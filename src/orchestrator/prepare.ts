@@ -1,7 +1,7 @@
 // Config → resolved config → plan: shared by `plan` and `run`.
 import { inlineConfig } from '../config/inline.js';
 import { loadConfig } from '../config/load.js';
-import { resolveConfig, reuseWindowMs, type Overrides, type ResolvedConfig } from '../config/resolve.js';
+import { resolveConfig, reuseWindowFor, type Overrides, type ResolvedConfig } from '../config/resolve.js';
 import { buildPlan, pinLookupNames, type Plan } from '../plan/plan.js';
 import { createRegistry, type LookupStore, type Registry } from '../plan/registry.js';
 import { treeCacheDir } from '../cells/install/tree-cache.js';
@@ -58,8 +58,8 @@ export async function prepareConfig(
 /** The reuse window's store of look-ups: beside the tree cache's entries, keyed by npm's configuration; none in CI. */
 function lookupStore(config: ResolvedConfig): LookupStore | undefined {
   const dir = treeCacheDir();
-  const ms = reuseWindowMs(config);
-  if (process.env.CI || !config.install.reuse || ms <= 0 || !dir) return undefined;
+  const ms = reuseWindowFor(config, {});
+  if (!ms || !dir) return undefined;
   return { dir, ms, context: contextKey('registry look-ups') };
 }
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { MatrixConfig } from '../../src/config/define.js';
-import { resolveConfig, reuseWindowMs } from '../../src/config/resolve.js';
+import { resolveConfig, reuseWindowFor } from '../../src/config/resolve.js';
 
 const resolve = (config: MatrixConfig) => resolveConfig({ file: '/p/matrix.config.ts', dir: '/p', config }, {}, '/p');
 
@@ -137,14 +137,24 @@ describe('resolveConfig: the package source', () => {
   });
 });
 
-describe("reuseWindowMs: the run's reuse window", () => {
-  it("is the config's, or MCP_MATRIX_REUSE_WINDOW_MS's (an integer ≥ 0) for the run", () => {
-    const cfg = resolve({ cells: [{ pin: 'latest@1' }], stdio: {} });
-    const own = resolve({ cells: [{ pin: 'latest@1' }], stdio: {}, install: { reuseWindowMs: 5 } });
-    expect(reuseWindowMs(cfg, {})).toBe(600_000);
-    expect(reuseWindowMs(own, {})).toBe(5);
-    expect(reuseWindowMs(own, { MCP_MATRIX_REUSE_WINDOW_MS: '604800000' })).toBe(604_800_000);
-    expect(reuseWindowMs(cfg, { MCP_MATRIX_REUSE_WINDOW_MS: ' 0 ' })).toBe(0);
-    for (const bad of ['', 'week', '-1', '1.5']) expect(reuseWindowMs(own, { MCP_MATRIX_REUSE_WINDOW_MS: bad })).toBe(5);
+describe("reuseWindowFor: the run's reuse window", () => {
+  const WEEK = { MCP_MATRIX_REUSE_WINDOW_MS: '604800000' };
+  const cfg = resolve({ cells: [{ pin: 'latest@1' }], stdio: {} });
+  const own = resolve({ cells: [{ pin: 'latest@1' }], stdio: {}, install: { reuseWindowMs: 5 } });
+
+  it("is the config's, or MCP_MATRIX_REUSE_WINDOW_MS's (an integer ≥ 0) for the run; 0 is none", () => {
+    expect(reuseWindowFor(cfg, {}, {})).toBe(600_000);
+    expect(reuseWindowFor(own, {}, {})).toBe(5);
+    expect(reuseWindowFor(own, {}, WEEK)).toBe(604_800_000);
+    expect(reuseWindowFor(cfg, {}, { MCP_MATRIX_REUSE_WINDOW_MS: ' 0 ' })).toBeUndefined();
+    for (const bad of ['', 'week', '-1', '1.5']) expect(reuseWindowFor(own, {}, { MCP_MATRIX_REUSE_WINDOW_MS: bad })).toBe(5);
+  });
+
+  it('never widens a run that resolves now: CI set, --fresh, a frozen plan (run --plan), install.reuse false', () => {
+    expect(reuseWindowFor(cfg, {}, { ...WEEK, CI: 'true' })).toBeUndefined();
+    expect(reuseWindowFor(cfg, { fresh: true }, WEEK)).toBeUndefined();
+    expect(reuseWindowFor(cfg, { frozen: { hash: 'x' } }, WEEK)).toBeUndefined();
+    const off = resolve({ cells: [{ pin: 'latest@1' }], stdio: {}, install: { reuse: false } });
+    expect(reuseWindowFor(off, {}, WEEK)).toBeUndefined();
   });
 });

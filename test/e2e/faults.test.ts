@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunResult } from '../../src/results/types.js';
-import { cli, readResults, ROOT, writeConfig, type CliOutcome } from './helpers/cli.js';
+import { cli, CONFIG_WINDOW, readResults, ROOT, writeConfig, type CliOutcome } from './helpers/cli.js';
 import { processes, processesCarrying, processesMentioning, sleep } from './helpers/procs.js';
 
 const BASE = 'fixtures/broken/_base/matrix.config.ts';
@@ -39,7 +39,8 @@ async function dir(name: string): Promise<string> {
  * own, name the run's directory in their command line.
  */
 const MARKER = 'MM_FAULTS_TEST_TMPDIR';
-const tmpEnv = (tmp: string): Record<string, string> => ({ TMPDIR: tmp, [MARKER]: tmp });
+// The config's own reuse window, not the suite's week: the faults meet npm's install and resolution as they always did.
+const tmpEnv = (tmp: string): Record<string, string> => ({ TMPDIR: tmp, [MARKER]: tmp, ...CONFIG_WINDOW });
 
 /** What a run left in its private TMPDIR, and the live processes that carry its marker or name its TMPDIR. */
 async function leftovers(tmp: string): Promise<{ files: string[]; procs: string[] }> {

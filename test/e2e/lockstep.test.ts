@@ -5,7 +5,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { exec } from './helpers/shell.js';
-import { cli, readResults, writeConfig } from './helpers/cli.js';
+import { cli, CONFIG_WINDOW, readResults, writeConfig } from './helpers/cli.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const BIN = path.join(ROOT, 'bin/mcp-matrix.js');
@@ -93,7 +93,8 @@ describe('mcp-matrix run: lockstep', () => {
       dir,
       `{ package: ${JSON.stringify(path.join(ROOT, 'fixtures/broken/_base'))}, cells: [{ pin: 'latest@1' }], stdio: {}, http: false, bind: false, leaks: { graceMs: 3000 } }`,
     );
-    const r = await cli(['run', '--config', file, '--out', out, '--progress', 'simple'], { timeoutMs: 240_000 });
+    // The registry's versions are the subject: the config's own reuse window, not the suite's week.
+    const r = await cli(['run', '--config', file, '--out', out, '--progress', 'simple'], { env: CONFIG_WINDOW, timeoutMs: 240_000 });
     const finding = 'admits @modelcontextprotocol/sdk@1.23.0, but no cell pins it (lowest cell: ';
     expect(r.code, r.stdout + r.stderr).toBe(1);
     expect(count(r.stdout + r.stderr, finding), r.stdout + r.stderr).toBe(1);

@@ -574,10 +574,7 @@ async function runExample(c: Published): Promise<Run> {
   const started = Date.now();
   const out = await cli(['run', '--config', config, '--tarball', tarball, '--out', outDir, '--progress', 'silent'], {
     cwd: ROOT,
-    // Each package is run once per `vitest run`, so a 10-minute reuse window never covered it: every warm run resolved
-    // and installed each cell with npm again (~2 CPU-s a cell). A week's window, as fixture-cell.ts keeps its installs:
-    // the same published bytes on a tree npm resolved within the week; a package with install scripts still goes through npm.
-    env: { TMPDIR: tmp, MCP_MATRIX_REUSE_WINDOW_MS: String(7 * 24 * 60 * 60 * 1000), ...c.env },
+    env: { TMPDIR: tmp, ...c.env },
     timeoutMs: 280_000,
   });
   const ms = Date.now() - started;

@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { cli, readResults, tempDir } from './helpers/cli.js';
+import { cli, CONFIG_WINDOW, readResults, tempDir } from './helpers/cli.js';
 
 const servers: Server[] = [];
 const dirs: string[] = [];
@@ -37,7 +37,14 @@ async function npmEnv(registry: string): Promise<Record<string, string>> {
   // A fresh cache: nothing may be answered from an earlier run's metadata or tarballs.
   const cache = await mkdtemp(path.join(os.tmpdir(), 'mm-npm-cache-'));
   dirs.push(cache);
-  return { npm_config_registry: registry, npm_config_cache: cache, npm_config_fetch_retries: '0', npm_config_fetch_timeout: '20000' };
+  // The config's own reuse window: the registry's answers are the subject.
+  return {
+    npm_config_registry: registry,
+    npm_config_cache: cache,
+    npm_config_fetch_retries: '0',
+    npm_config_fetch_timeout: '20000',
+    ...CONFIG_WINDOW,
+  };
 }
 
 const CONFIG = 'fixtures/broken/_base/matrix.config.ts';

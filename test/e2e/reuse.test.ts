@@ -10,7 +10,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { RunResult } from '../../src/results/types.js';
 import { HINT_PREFIX } from '../../src/cells/install/reuse-install.js';
 import { RECORD_PREFIX } from '../../src/cells/install/resolution-record.js';
-import { cli, readResults, tempDir } from './helpers/cli.js';
+import { cli, CONFIG_WINDOW, readResults, tempDir } from './helpers/cli.js';
 
 const dirs: string[] = [];
 afterAll(() => Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true }))));
@@ -25,7 +25,8 @@ async function runWith(
   const r = await cli(
     ['run', '--config', 'fixtures/broken/stdout-noise/matrix.config.ts', '--out', out, '--progress', 'silent', ...flags],
     {
-      env: { MCP_MATRIX_TREE_CACHE: cache, ...env },
+      // The window's subject: the config's own window, not the suite's week.
+      env: { MCP_MATRIX_TREE_CACHE: cache, ...CONFIG_WINDOW, ...env },
     },
   );
   expect(r.code, r.stderr).toBe(1);

@@ -11,7 +11,7 @@ import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { runWorkflow } from '../helpers/workflow-runner.js';
 import { TEST_CACHE_ENV } from '../helpers/node-runtimes.js';
-import { BIN, ROOT, cli } from './helpers/cli.js';
+import { BIN, CONFIG_WINDOW, ROOT, cli } from './helpers/cli.js';
 
 // Made in beforeAll, not when the file is collected: a run that filters every test of it out (vitest -t,
 // a mutation run) collects it but runs no hook, and a directory made at collection was left in /tmp.
@@ -59,7 +59,10 @@ export default defineConfig({
   writeFileSync(hits, '');
   const proxy = await releaseProxy(hits);
   // Resolving again against the proxy would pick the new release: the simulation is real.
-  const replanned = await cli(['plan', '--json', '--config', 'matrix.config.ts'], { cwd: repo, env: { npm_config_registry: proxy } });
+  const replanned = await cli(['plan', '--json', '--config', 'matrix.config.ts'], {
+    cwd: repo,
+    env: { npm_config_registry: proxy, ...CONFIG_WINDOW },
+  });
   expect(replanned.code, replanned.stderr).toBe(0);
   expect((JSON.parse(replanned.stdout) as { include: { version: string }[] }).include[0]!.version).toBe('1.999.0');
 

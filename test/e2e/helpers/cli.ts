@@ -17,6 +17,12 @@ export interface CliOutcome {
   stderr: string;
 }
 
+/** A week: how long the suite's CLI runs reuse a resolution (MCP_MATRIX_REUSE_WINDOW_MS), as fixture-cell.ts keeps its installs. */
+const SUITE_WINDOW_MS = 7 * 24 * 60 * 60 * 1000;
+
+/** The config's own reuse window (10 minutes unless it sets one) instead of the suite's week: for files whose subject is resolution or reuse. */
+export const CONFIG_WINDOW: Record<string, string> = { MCP_MATRIX_REUSE_WINDOW_MS: '' };
+
 export async function cli(
   args: string[],
   options: { cwd?: string; env?: Record<string, string>; timeoutMs?: number } = {},
@@ -42,6 +48,10 @@ export async function cli(
           // machine; install reuse (issue 22) shares one tree cache, as users' runs do (MM_TEST_TREE_CACHE=off: every cell
           // a plain npm install, to measure the difference).
           ...TEST_CACHE_ENV,
+          // A package run once per `vitest run` was never inside a 10-minute window: every warm run resolved each of its
+          // cells with npm again (~2 CPU-s a cell) and looked its pins up. The last run's resolution is reused for a week
+          // (docs/performance.md, session 11); CONFIG_WINDOW opts a run out.
+          MCP_MATRIX_REUSE_WINDOW_MS: String(SUITE_WINDOW_MS),
           // The conformance suite costs ~0.4 s CPU per scenario: only the tests that judge it turn it on
           // (MCP_MATRIX_CONFORMANCE: 'on'), on one shared Node 22 runtime.
           MCP_MATRIX_CONFORMANCE: 'off',
