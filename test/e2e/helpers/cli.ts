@@ -71,8 +71,14 @@ export async function cli(
   });
 }
 
+/**
+ * The temp dir as this process had it on loading: an in-process fixture run (fixture-cell.ts) sets a TMPDIR of its own
+ * for its length, and a dir made meanwhile (another lane's output dir) must not land in it and be taken for its leftover.
+ */
+export const SUITE_TMP = os.tmpdir();
+
 export async function tempDir(prefix = 'mm-e2e-'): Promise<string> {
-  return mkdtemp(path.join(os.tmpdir(), prefix));
+  return mkdtemp(path.join(SUITE_TMP, prefix));
 }
 
 /**

@@ -3,7 +3,6 @@
 // or copied, package-swap.ts) from one real npm install per dependency set and pins, kept a week in the test caches.
 import { copyFile, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import type { CellContext, CellInstaller } from '../../../src/cells/cell-context.js';
@@ -13,7 +12,7 @@ import type * as Registry from '../../../src/plan/registry.js';
 import { TEST_CACHE_ROOT } from '../../helpers/node-runtimes.js';
 import { keyOf, shared } from '../../helpers/run-cache.js';
 import { conformanceWarm } from '../../helpers/warm-up.js';
-import { BIN, readResults, ROOT, tempDir } from './cli.js';
+import { BIN, readResults, ROOT, SUITE_TMP, tempDir } from './cli.js';
 import { asTheCli, harness, npmEnv, type Harness } from './fixture-harness.js';
 import { inRunTmp, leftovers, type FixtureRun } from './fixture-run.js';
 
@@ -37,12 +36,11 @@ interface NoBase {
 }
 
 let localRoot: string | undefined;
-/** The temp dir before any run sets its own TMPDIR (removed after that run): the local installs outlive each run. */
-const TMP = os.tmpdir();
 /** Outside a `vitest run` with the global setup, this process's own (removed at its exit). */
 function localDir(name: string): string {
   if (!localRoot) {
-    const dir = mkdtempSync(path.join(TMP, 'mm-fixture-cells-'));
+    // Not in a run's own TMPDIR (removed after it): the local installs outlive each run.
+    const dir = mkdtempSync(path.join(SUITE_TMP, 'mm-fixture-cells-'));
     localRoot = dir;
     process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
   }

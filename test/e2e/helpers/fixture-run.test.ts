@@ -63,6 +63,23 @@ describe.each([
   });
 });
 
+describe('tempDir', () => {
+  it("makes its dirs in the suite's temp dir, never in the TMPDIR an in-process run has set meanwhile", async () => {
+    const theirs = await tempDir('mm-leftover-probe-theirs-');
+    dirs.push(theirs);
+    const saved = process.env.TMPDIR;
+    process.env.TMPDIR = theirs;
+    try {
+      const mine = await tempDir('mm-leftover-probe-mine-');
+      dirs.push(mine);
+      expect(path.dirname(mine)).toBe(path.dirname(theirs));
+    } finally {
+      if (saved === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = saved;
+    }
+  });
+});
+
 describe('processesOfRun', () => {
   it("a process of the run's that names nothing of it but works in its TMPDIR (a server's child) is the run's; another's is not", async () => {
     const [tmp, elsewhere] = await Promise.all([tempDir('mm-leftover-probe-tmp-'), tempDir('mm-leftover-probe-other-')]);
