@@ -38,7 +38,7 @@ export const COMMANDS: readonly CommandSpec[] = [
       ['--out <dir>', 'Where results.json, matrix.md and junit.xml go (default: ./matrix-results)'],
       [
         '--concurrency <n>',
-        'Cells (variants) at once, installs included (default: CPU count; with axes, twice as many driver runs as installs)',
+        'Cells (variants) at once, installs included (default: CPU count; with axes, twice as many driver runs, four times with variants side by side)',
       ],
       ['--tarball <file>', 'Use this packed tarball instead of packing (CI fan-out)'],
       ['--plan <file>', "Run the frozen plan in this file (`plan --json`'s output) instead of resolving against the registry (CI fan-out)"],
