@@ -17,7 +17,7 @@ import {
   type SizedEntry,
 } from '../../src/cache/bound.js';
 import { writeManifest } from '../../src/cache/manifest.js';
-import { tempDir } from '../e2e/helpers/cli.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
 const dirs: string[] = [];
 afterAll(() => Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true }))));

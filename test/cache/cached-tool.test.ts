@@ -8,7 +8,7 @@ import path from 'node:path';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import type { CachedClient } from '../../src/cache/client-cache.js';
 import type { InstallOutcome } from '../../src/npm/install.js';
-import { tempDir } from '../e2e/helpers/cli.js';
+import { tempDir } from '../helpers/temp-dir.js';
 import { readOnlyDir } from '../helpers/cache-damage.js';
 
 // The fs layer: a test may make the next mkdtemp fail as a full disk does.

@@ -20,7 +20,7 @@ import {
   verify,
   type CachedClient,
 } from '../../src/cache/client-cache.js';
-import { tempDir } from '../e2e/helpers/cli.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
 const dirs: string[] = [];
 afterAll(() => Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true }))));

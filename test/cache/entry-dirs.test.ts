@@ -5,7 +5,7 @@ import { mkdir, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { entryName, lastUsedMs, PARTIAL, STALE_PARTIAL_MS, sweepIfStale, touchMarker } from '../../src/cache/entry-dirs.js';
-import { tempDir } from '../e2e/helpers/cli.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
 let root = '';
 beforeAll(async () => void (root = await tempDir('mm-entry-dirs-')));

@@ -6,7 +6,7 @@ import { mkdir, readFile, rm, stat, symlink, truncate, unlink, utimes, writeFile
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { checkManifest, MANIFEST, readManifest, recordManifest, sha256File, UNRECORDED, writeManifest } from '../../src/cache/manifest.js';
-import { tempDir } from '../e2e/helpers/cli.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
 const dirs: string[] = [];
 afterAll(() => Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true }))));

@@ -5,7 +5,7 @@ import { mkdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { cacheProblem, makeCacheDir, realMkdirError } from '../../src/cache/writable.js';
-import { tempDir } from '../e2e/helpers/cli.js';
+import { tempDir } from '../helpers/temp-dir.js';
 import { readOnlyDir } from '../helpers/cache-damage.js';
 
 const dirs: string[] = [];

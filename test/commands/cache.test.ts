@@ -14,7 +14,7 @@ import { handBack, RETURNED } from '../../src/cells/install/tree-return.js';
 import { cacheCommand, size } from '../../src/commands/cache.js';
 import { transpileCache } from '../../src/config/transpile-cache.js';
 import type { Logger } from '../../src/logger.js';
-import { tempDir } from '../e2e/helpers/cli.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
 const dirs: string[] = [];
 afterAll(() => Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true }))));

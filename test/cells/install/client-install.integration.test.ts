@@ -11,7 +11,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { clientKey } from '../../../src/cache/client-cache.js';
 import { clientDir, installClient } from '../../../src/cells/install/client-install.js';
 import type { PlannedClient } from '../../../src/plan/clients.js';
-import { tempDir } from '../../e2e/helpers/cli.js';
+import { tempDir } from '../../helpers/temp-dir.js';
 import { fullDisk, readOnlyDir } from '../../helpers/cache-damage.js';
 
 const dirs: string[] = [];

@@ -18,7 +18,7 @@ import { RECORD_PREFIX, sourceLockfiles } from '../../../src/cells/install/resol
 import { listTree } from '../../../src/cells/install/tree-cache.js';
 import { handBack, RETURNED } from '../../../src/cells/install/tree-return.js';
 import { createCellDir } from '../../../src/cells/install/workspace.js';
-import { tempDir } from '../../e2e/helpers/cli.js';
+import { tempDir } from '../../helpers/temp-dir.js';
 
 const run = promisify(execFile);
 const WINDOW = 10 * 60_000;

@@ -12,7 +12,7 @@ import { HINT_PREFIX, hintFile, installReusing, type ReuseOutcome } from '../../
 import { contextKey } from '../../../src/cells/install/tree-key.js';
 import { listTree, TREE_MARKER } from '../../../src/cells/install/tree-cache.js';
 import { createCellDir } from '../../../src/cells/install/workspace.js';
-import { tempDir } from '../../e2e/helpers/cli.js';
+import { tempDir } from '../../helpers/temp-dir.js';
 
 const run = promisify(execFile);
 const SDK = { '@modelcontextprotocol/sdk': '1.32.2' };

@@ -1,7 +1,6 @@
 // Run the built CLI as a user would: a real process, a minimal environment, no colours.
 import { execFile } from 'node:child_process';
-import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
-import os from 'node:os';
+import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { RunResult } from '../../../src/results/types.js';
@@ -71,15 +70,7 @@ export async function cli(
   });
 }
 
-/**
- * The temp dir as this process had it on loading: an in-process fixture run (fixture-cell.ts) sets a TMPDIR of its own
- * for its length, and a dir made meanwhile (another lane's output dir) must not land in it and be taken for its leftover.
- */
-export const SUITE_TMP = os.tmpdir();
-
-export async function tempDir(prefix = 'mm-e2e-'): Promise<string> {
-  return mkdtemp(path.join(SUITE_TMP, prefix));
-}
+export { SUITE_TMP, tempDir } from '../../helpers/temp-dir.js';
 
 /**
  * A config file in a temp dir whose `package` points at a fixture of this repository. It imports `mcp-matrix`, as a
