@@ -16,6 +16,7 @@ import { runDriver, type DriverHooks, type DriverLayout, type DriverOptions } fr
 import { measuredPhases, runBeside, type PhaseRuns } from './side/side-driver.js';
 import { runOnCopy, type VariantLane } from './side/variant-side.js';
 import { sideGroups } from '../judge/side-by-side.js';
+import { warmToolSchemas } from '../judge/tool-schemas.js';
 import { baseEnv, driverBound, driverSpec, withPnp, withVariantNode } from './driver-spec.js';
 import type { NodeRuntime } from './runtime/node-runtime.js';
 import { markCell } from '../util/marks.js';
@@ -92,7 +93,7 @@ export async function runVariantDriver(
   const { outcome, ran } = beside
     ? await runOnCopy(layout, spec, options, hooks, beside)
     : groups.length
-      ? await runBeside(layout, spec, options, hooks, groups)
+      ? await runBeside(layout, spec, options, hooks, groups, groups.flat().includes('stdio') ? warmToolSchemas : undefined)
       : { outcome: await (lane ? lane.alone(inTurn) : inTurn()) };
   if (groups.length || beside) outcome.results.forEach(record);
   const phaseRuns = ran ? { phaseRuns: ran } : {};

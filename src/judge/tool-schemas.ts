@@ -52,11 +52,30 @@ function schemaProblem(schema: unknown): string | undefined {
  */
 let drafts: { compile(schema: unknown): unknown; removeSchema(): unknown }[] | undefined;
 
+const newDrafts = () => [
+  new Ajv({ strict: false, validateFormats: false, logger: false }),
+  new Ajv2020({ strict: false, validateFormats: false, logger: false }),
+];
+
+/**
+ * Both drafts' instances and meta-schema validators made ahead, while a variant's drivers leave this thread idle
+ * (side by side, the stdio result arrives only once every group has ended). No verdict changes: each compile meets
+ * the same emptied instance either way, and nothing enters the verdicts by text.
+ */
+export function warmToolSchemas(): void {
+  drafts ??= newDrafts();
+  for (const ajv of drafts)
+    try {
+      ajv.compile({});
+    } catch {
+      // A draft that cannot compile the empty schema says so when a real schema is checked.
+    } finally {
+      ajv.removeSchema();
+    }
+}
+
 function compileProblem(schema: boolean | Record<string, unknown>): string | undefined {
-  drafts ??= [
-    new Ajv({ strict: false, validateFormats: false, logger: false }),
-    new Ajv2020({ strict: false, validateFormats: false, logger: false }),
-  ];
+  drafts ??= newDrafts();
   const errors: string[] = [];
   for (const ajv of drafts) {
     try {

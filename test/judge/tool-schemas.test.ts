@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { checkToolSchemas } from '../../src/judge/tool-schemas.js';
+import { checkToolSchemas, warmToolSchemas } from '../../src/judge/tool-schemas.js';
 import type { PhaseResult } from '../../src/results/types.js';
 import { malformed } from '../helpers/malformed.js';
 
@@ -58,6 +58,19 @@ describe('checkToolSchemas', () => {
     expect(checkToolSchemas(stdio({ $id: 'https://example.com/broken', type: 'object', minProperties: 3 })).verdict).toBe('passed');
     // A $ref to another schema's $id resolves only within its own schema, never to one compiled earlier.
     expect(checkToolSchemas(stdio({ $ref: 'https://example.com/nested', maxLength: 9 })).verdict).toBe('failed');
+  });
+
+  test('warmed ahead (while the drivers run), and again between checks, every verdict and message is the same', () => {
+    // Texts no other test here uses, so each is compiled after a warm-up, not read from the verdicts by text.
+    warmToolSchemas();
+    const bad = checkToolSchemas(stdio({ type: 'object', required: 'w' }));
+    expect(bad.message).toMatch(/^tool add: inputSchema is not valid JSON Schema: schema is invalid: data\/required must be array/);
+    warmToolSchemas();
+    const id = (n: number) => ({ $id: 'https://example.com/warm', type: 'object', minProperties: n });
+    expect(checkToolSchemas(stdio(id(1), id(2))).verdict).toBe('passed');
+    warmToolSchemas();
+    expect(checkToolSchemas(stdio({ type: 'array', prefixItems: [{ type: 'number' }] })).verdict).toBe('passed');
+    expect(checkToolSchemas(stdio({ $ref: 'https://example.com/warm' })).verdict).toBe('failed');
   });
 
   test('a failed stdio result or another phase is left as is', () => {

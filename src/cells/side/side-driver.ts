@@ -25,13 +25,18 @@ export function sideBySideFits(config: { sideBySide?: boolean }, concurrency: nu
   return config.sideBySide !== false && concurrency < cores && process.platform === 'linux';
 }
 
-/** The driver's outcome over every group (and the lone run); `ran` absent: a copy could not be made, the phases ran in turn. */
+/**
+ * The driver's outcome over every group (and the lone run); `ran` absent: a copy could not be made, the phases ran in
+ * turn. `idle`: called once, when the last group's driver starts its first phase, for work this thread can do while
+ * the drivers run.
+ */
 export async function runBeside(
   layout: DriverLayout,
   spec: DriverSpec,
   options: DriverOptions,
   hooks: DriverHooks,
   groups: SidePhase[][],
+  idle?: () => void,
 ): Promise<{ outcome: DriverOutcome; ran?: PhaseRuns }> {
   // The cell's own spec is the whole one from the start, as in turn: a kept cell of an interrupted run re-runs every phase.
   await writeSpec(layout, spec, options.execPath);
@@ -44,7 +49,8 @@ export async function runBeside(
       const made = await copyCellTree(spec.cellDir, spec.packageDir);
       if (!made.ok) break;
       copies.push(made.value);
-      const run = runGroup(layout, spec, options, hooks, group, made.value, i);
+      const last = i === groups.length - 1 && idle ? onFirstStart(hooks, idle) : hooks;
+      const run = runGroup(layout, spec, options, last, group, made.value, i);
       // Settled below with the others; never unhandled meanwhile.
       run.catch(() => undefined);
       started.push(run);
@@ -122,6 +128,19 @@ async function joinLogs(log: string, ends: readonly GroupEnd[], groups: readonly
   for (const [i, end] of ends.entries())
     if (end.log)
       await appendFile(log, `--- side by side, group ${i + 1} (${groups[i]!.join(', ')}) ---\n${end.log}`).catch(() => undefined);
+}
+
+/** The hooks, with `first` called once before the first phase start they pass on. */
+function onFirstStart(hooks: DriverHooks, first: () => void): DriverHooks {
+  let called = false;
+  return {
+    ...hooks,
+    onPhaseStart: (p) => {
+      if (!called) first();
+      called = true;
+      hooks.onPhaseStart?.(p);
+    },
+  };
 }
 
 /** The phases this spec has its driver measure: on, and not stood in for by a result known before it starts. */

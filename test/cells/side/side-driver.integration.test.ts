@@ -103,8 +103,11 @@ describe('phases side by side on a server that holds a fixed port', () => {
     let seen: unknown;
     const look = () => (existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) : 'no spec.json');
     const hooks = { onPhaseStart: () => void (seen ??= look()) };
-    await runBeside(layout, spec, options(), hooks, [['stdio'], ['http']]);
+    // The idle work is called once, once the last group's driver has started a phase: every group had started.
+    let idle = 0;
+    await runBeside(layout, spec, options(), hooks, [['stdio'], ['http']], () => void idle++);
     expect(seen).toEqual(spec);
+    expect(idle).toBe(1);
   }, 240_000);
 
   it("a server that writes into its tree has every phase run again in turn, which sees the earlier phases' writes", async () => {
