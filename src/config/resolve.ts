@@ -10,6 +10,7 @@ import { DEFAULT_MAJORS } from './majors.js';
 import type { LoadedConfig } from './load.js';
 import type { ForkPolicy, SecretPhase, SecretSpec } from '../contract/config.js';
 import { sha256 } from '../util/sha256.js';
+import { fail, ok, type Result } from '../util/result.js';
 
 export { DEFAULT_MAJORS };
 
@@ -278,9 +279,20 @@ export function reuseWindowFor(
   env: NodeJS.ProcessEnv = process.env,
 ): number | undefined {
   if (env.CI || run.fresh || run.frozen || !config.install.reuse) return undefined;
-  const set = env.MCP_MATRIX_REUSE_WINDOW_MS?.trim();
-  const ms = set && /^\d+$/.test(set) ? Number(set) : config.install.reuseWindowMs;
+  const set = windowFromEnv(env);
+  const ms = set.ok && set.value !== undefined ? set.value : config.install.reuseWindowMs;
   return ms > 0 ? ms : undefined;
+}
+
+/** MCP_MATRIX_REUSE_WINDOW_MS: unset or empty is none; anything but an integer ≥ 0 is a usage error naming it. */
+export function windowFromEnv(env: NodeJS.ProcessEnv = process.env): Result<number | undefined> {
+  const set = env.MCP_MATRIX_REUSE_WINDOW_MS?.trim();
+  if (!set) return ok(undefined);
+  if (/^\d+$/.test(set) && Number.isSafeInteger(Number(set))) return ok(Number(set));
+  return fail(
+    'usage',
+    `MCP_MATRIX_REUSE_WINDOW_MS=${JSON.stringify(env.MCP_MATRIX_REUSE_WINDOW_MS)}: not a whole number of milliseconds ≥ 0 (600000 is 10 minutes); unset it to take the config's install.reuseWindowMs`,
+  );
 }
 
 /** Identity of what is measured: the same config gives the same hash on any machine. */

@@ -1,7 +1,7 @@
 // Config → resolved config → plan: shared by `plan` and `run`.
 import { inlineConfig } from '../config/inline.js';
 import { loadConfig } from '../config/load.js';
-import { resolveConfig, reuseWindowFor, type Overrides, type ResolvedConfig } from '../config/resolve.js';
+import { resolveConfig, reuseWindowFor, windowFromEnv, type Overrides, type ResolvedConfig } from '../config/resolve.js';
 import { buildPlan, pinLookupNames, type Plan } from '../plan/plan.js';
 import { createRegistry, type LookupStore, type Registry } from '../plan/registry.js';
 import { treeCacheDir } from '../cells/install/tree-cache.js';
@@ -38,6 +38,9 @@ export async function prepareConfig(
       ? inlineConfig(options.configObject, options.cwd)
       : await loadConfig(options.cwd, options.config, options.signal);
   if (!loaded.ok) return loaded;
+  // A bad MCP_MATRIX_REUSE_WINDOW_MS is refused at once, before anything is looked up.
+  const window = windowFromEnv();
+  if (!window.ok) return window;
   // MCP_MATRIX_CONFORMANCE=off: the conformance phase off for this run, whatever the config says.
   const conformanceOff = process.env.MCP_MATRIX_CONFORMANCE?.trim().toLowerCase() === 'off';
   const config = resolveConfig(

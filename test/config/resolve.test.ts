@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { MatrixConfig } from '../../src/config/define.js';
-import { resolveConfig, reuseWindowFor } from '../../src/config/resolve.js';
+import { resolveConfig, reuseWindowFor, windowFromEnv } from '../../src/config/resolve.js';
 
 const resolve = (config: MatrixConfig) => resolveConfig({ file: '/p/matrix.config.ts', dir: '/p', config }, {}, '/p');
 
@@ -147,7 +147,21 @@ describe("reuseWindowFor: the run's reuse window", () => {
     expect(reuseWindowFor(own, {}, {})).toBe(5);
     expect(reuseWindowFor(own, {}, WEEK)).toBe(604_800_000);
     expect(reuseWindowFor(cfg, {}, { MCP_MATRIX_REUSE_WINDOW_MS: ' 0 ' })).toBeUndefined();
-    for (const bad of ['', 'week', '-1', '1.5']) expect(reuseWindowFor(own, {}, { MCP_MATRIX_REUSE_WINDOW_MS: bad })).toBe(5);
+    expect(reuseWindowFor(own, {}, { MCP_MATRIX_REUSE_WINDOW_MS: '' })).toBe(5);
+  });
+
+  it('a value that is not an integer ≥ 0 is a usage error naming the variable and the value', () => {
+    expect(windowFromEnv({})).toEqual({ ok: true, value: undefined });
+    expect(windowFromEnv({ MCP_MATRIX_REUSE_WINDOW_MS: ' 5 ' })).toEqual({ ok: true, value: 5 });
+    for (const bad of ['week', '-1', '1.5', '1e3', '99999999999999999999']) {
+      const r = windowFromEnv({ MCP_MATRIX_REUSE_WINDOW_MS: bad });
+      expect(r.ok, bad).toBe(false);
+      if (!r.ok)
+        expect(r.error).toMatchObject({
+          kind: 'usage',
+          message: expect.stringContaining(`MCP_MATRIX_REUSE_WINDOW_MS="${bad}": not a whole number`),
+        });
+    }
   });
 
   it('never widens a run that resolves now: CI set, --fresh, a frozen plan (run --plan), install.reuse false', () => {

@@ -35,6 +35,16 @@ describe('config errors', () => {
     expect(r.stderr).not.toContain('Invalid input');
   });
 
+  it('refuses a bad MCP_MATRIX_REUSE_WINDOW_MS with exit 2, naming it, before the registry is asked', async () => {
+    const cfg = await configWith(`{ package: ${JSON.stringify(REF)}, cells: [{ pin: 'latest@1' }] }`);
+    // A registry nobody listens on: reaching it would be exit 3, not 2.
+    const r = await cli(['plan', '--config', cfg], {
+      env: { MCP_MATRIX_REUSE_WINDOW_MS: 'week', npm_config_registry: 'http://127.0.0.1:9/' },
+    });
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr).toContain('MCP_MATRIX_REUSE_WINDOW_MS="week": not a whole number of milliseconds ≥ 0');
+  });
+
   it('refuses a pin of an unknown SDK major at validation, before the registry is asked', async () => {
     const cfg = await configWith(`{ package: ${JSON.stringify(REF)}, cells: [{ pin: '9.9.9' }] }`);
     // A registry nobody listens on: reaching it would be exit 3, not 2.
