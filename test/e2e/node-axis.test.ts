@@ -1,5 +1,6 @@
 // The Node axis through the real CLI: each variant's driver and servers run on that Node release (the
-// host's binary when it is that release, else a download into the shared test cache).
+// host's binary when it is that release, else a download into the shared test cache). One run takes the default
+// path of a machine with spare cores: the cell's variants side by side (docs/phases.md), reporting what in turn does.
 import { rm } from 'node:fs/promises';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { CellResult, RunResult } from '../../src/results/types.js';
@@ -12,23 +13,30 @@ afterAll(async () => {
   await Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true })));
 });
 
-async function run(config: string): Promise<{ code: number; stderr: string; results: RunResult | undefined }> {
+async function run(
+  config: string,
+  env: Record<string, string> = {},
+): Promise<{ code: number; stderr: string; results: RunResult | undefined }> {
   const outDir = await tempDir('mm-node-axis-out-');
   dirs.push(outDir);
   const out = await cli(['run', '--config', config, '--out', outDir, '--progress', 'silent'], {
     timeoutMs: 400_000,
-    env: { MCP_MATRIX_NODE_CACHE: TEST_NODE_CACHE },
+    env: { MCP_MATRIX_NODE_CACHE: TEST_NODE_CACHE, ...env },
   });
   return { code: out.code, stderr: out.stderr, results: await readResults(outDir).catch(() => undefined) };
 }
 
 const verdicts = (c: CellResult) => Object.fromEntries(c.phases.map((p) => [p.phase, p.verdict]));
+/** What a variant reports, as compare-results.py reads it: each phase's verdict, step and message. */
+const rows = (r: RunResult) => r.cells.flatMap((c) => c.phases.map((p) => [c.id, p.phase, p.verdict, p.step, p.message]));
+let inTurn: RunResult | undefined;
 
 describe('fixtures/broken/node22-api: Promise.withResolvers under engines >=20', () => {
   it('fails only the Node 20 variant, in stdio at tools/call add, naming the missing API; Node 22 passes', async () => {
     const { code, stderr, results } = await run('fixtures/broken/node22-api/matrix.config.ts');
     expect(results, stderr).toBeDefined();
     const r = results!;
+    inTurn = r;
     expect(r.cells.map((c) => c.id)).toEqual(['latest-1~node-20', 'latest-1~node-22']);
     const [on20, on22] = r.cells as [CellResult, CellResult];
     expect(on20.node).toMatchObject({ spec: '20', version: expect.stringMatching(/^20\.\d+\.\d+$/) });
@@ -58,6 +66,32 @@ describe('fixtures/broken/node22-api: Promise.withResolvers under engines >=20',
     expect(r).toMatchObject({ verdict: 'failed', exitCode: 1 });
     expect(code).toBe(1);
   }, 500_000);
+});
+
+describe("the default path on a machine with spare cores: the cell's two Node variants side by side", () => {
+  // Copies of a tree are hard links (cp -al): Linux only, as the rule itself.
+  it.skipIf(process.platform !== 'linux')(
+    "reports what the run in turn reports; the failing stdio is confirmed alone on the cell's own tree",
+    async () => {
+      const { code, stderr, results } = await run('fixtures/broken/node22-api/matrix.config.ts', { MCP_MATRIX_SIDE_BY_SIDE: 'on' });
+      expect(results, stderr).toBeDefined();
+      const r = results!;
+      expect(r.cells.map((c) => c.phaseRuns?.variantsBeside)).toEqual([true, true]);
+      const [on20, on22] = r.cells as [CellResult, CellResult];
+      expect(on20.phaseRuns!.confirmedAlone).toEqual(['stdio']);
+      expect(on20.phases.find((p) => p.phase === 'stdio')!.details?.confirmedAlone).toMatchObject({
+        why: expect.stringMatching(/^it did not pass beside the cell's other variants/),
+        beside: { verdict: 'failed' },
+      });
+      expect(on22.phaseRuns!.confirmedAlone).toEqual([]);
+      const before = inTurn ?? (await run('fixtures/broken/node22-api/matrix.config.ts')).results!;
+      expect(before.cells.every((c) => c.phaseRuns === undefined)).toBe(true);
+      expect(rows(r), phaseTable(r)).toEqual(rows(before));
+      expect(r).toMatchObject({ verdict: 'failed', exitCode: 1 });
+      expect(code).toBe(1);
+    },
+    500_000,
+  );
 });
 
 describe('an installed SDK whose engines exclude the variant’s Node', () => {
