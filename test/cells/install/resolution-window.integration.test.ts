@@ -23,6 +23,8 @@ import { tempDir } from '../../helpers/temp-dir.js';
 const run = promisify(execFile);
 const WINDOW = 10 * 60_000;
 let work: string;
+/** Each test's tree cache, in the temp dir: removed with the rest. */
+const caches: string[] = [];
 let npmVersion: string;
 let registry: http.Server;
 let base: string;
@@ -102,6 +104,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await new Promise((resolve) => registry?.close(resolve));
   await rm(work, { recursive: true, force: true });
+  await Promise.all(caches.map((c) => rm(c, { recursive: true, force: true })));
 });
 
 const SDK = { 'mm-standin-sdk': '1.0.0' };
@@ -160,6 +163,7 @@ const at = (minutes: number) => t0 + minutes * 60_000;
 describe('the reuse window (real npm, a local registry stand-in)', () => {
   it("swaps an edited tarball onto the reused tree: npm's own install file for file, its lockfile byte for byte", async () => {
     const cache = await tempDir('mm-window-cache-');
+    caches.push(cache);
     const v1 = await tarball(path.join(work, 'edit-1'), server(), { 'bin/server.js': '#!/usr/bin/env node\n// one\n' });
     const first = await install(v1, { cache, at: at(0) });
     expect(first.out.source).toMatchObject({ source: 'npm' });
@@ -198,6 +202,7 @@ describe('the reuse window (real npm, a local registry stand-in)', () => {
 
   it('never reuses a stale resolution: a dependency added, a new release after the window, a changed lockfile or npm', async () => {
     const cache = await tempDir('mm-window-cache-');
+    caches.push(cache);
     const v1 = await tarball(path.join(work, 'stale-1'), server(), { 'bin/server.js': '#!/usr/bin/env node\n' });
     const lockA = path.join(work, 'stale-src');
     mkdirSync(lockA, { recursive: true });
@@ -247,6 +252,7 @@ describe('the reuse window (real npm, a local registry stand-in)', () => {
 
   it('a package with an install script goes through npm, its script run in every cell', async () => {
     const cache = await tempDir('mm-window-cache-');
+    caches.push(cache);
     const scripted = await tarball(
       path.join(work, 'scripted'),
       server({}, { postinstall: "node -e \"require('fs').writeFileSync('postinstall-ran', 'yes')\"" }),

@@ -6,11 +6,16 @@ import { edgesIn, scanImports, subpathTargets } from '../../../src/judge/environ
 import { undeclaredOf } from '../../../src/judge/environment/undeclared-imports.js';
 
 let dir = '';
-afterEach(() => dir && rmSync(dir, { recursive: true, force: true }));
+// Every package a test lays out, some tests lay out two.
+const made: string[] = [];
+afterEach(() => {
+  for (const d of made.splice(0)) rmSync(d, { recursive: true, force: true });
+});
 
 /** A package laid out by hand: its manifest and files. */
 function pkg(manifest: Record<string, unknown>, files: Record<string, string>): string {
   dir = mkdtempSync(path.join(tmpdir(), 'mm-import-graph-'));
+  made.push(dir);
   writeFileSync(path.join(dir, 'package.json'), JSON.stringify(manifest));
   for (const [file, text] of Object.entries(files)) {
     mkdirSync(path.dirname(path.join(dir, file)), { recursive: true });
@@ -262,6 +267,7 @@ describe('scanImports: what it follows and what it leaves', () => {
 
   it('never leaves the package: an absolute path, a parent folder, a node_modules folder', () => {
     dir = mkdtempSync(path.join(tmpdir(), 'mm-import-graph-'));
+    made.push(dir);
     const root = path.join(dir, 'pkg');
     const write = (file: string, text: string) => {
       mkdirSync(path.dirname(path.join(dir, file)), { recursive: true });
