@@ -62,6 +62,21 @@ const ALL_PASSED = [
 ];
 const options = () => ({ timeoutMs: 120_000, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' } });
 
+/**
+ * The spec whose servers surely collide side by side: the one that took the port holds it, once stopped, until the
+ * other found it taken and wrote `collided` (however late that one starts under load); leaks.graceMs leaves it the time.
+ */
+function colliding(collided: string): DriverSpec {
+  const phases = structuredClone(spec.phases);
+  for (const p of [phases.stdio, phases.http])
+    if (p) {
+      const { TEST_HOLD_MS: _held, ...env } = p.command.env;
+      p.command = { ...p.command, env: { ...env, TEST_COLLIDED: collided } };
+    }
+  if (phases.leaks) phases.leaks.graceMs = 60_000;
+  return { ...spec, phases };
+}
+
 describe('phases side by side on a server that holds a fixed port', () => {
   it('in turn, every phase passes: the port is free again before the next server starts', async () => {
     const outcome = await runDriver(layout, spec, options());
@@ -74,10 +89,11 @@ describe('phases side by side on a server that holds a fixed port', () => {
     const says = join(work, 'says.cjs');
     writeFileSync(says, "process.stderr.write('a driver said this\\n');\n");
     const env = { ...options().env, NODE_OPTIONS: `--require ${says}` };
-    const { outcome, ran } = await runBeside(layout, spec, { ...options(), env }, {}, [['stdio'], ['http']]);
+    const collide = colliding(join(work, 'phases-collided'));
+    const { outcome, ran } = await runBeside(layout, collide, { ...options(), env }, {}, [['stdio'], ['http']]);
     expect(outcome.kind).toBe('done');
     expect(outcome.results.map((r) => [r.phase, r.verdict])).toEqual(ALL_PASSED);
-    // The two servers' lives overlap by the fixture's 2 s hold: one of them found the port taken.
+    // The two servers' lives overlap (the first holds the port until the other found it taken): one lost it.
     expect(ran?.sideBySide).toEqual([['stdio'], ['http']]);
     expect(ran?.confirmedAlone.length).toBeGreaterThan(0);
     // The one that lost the port failed there; the other may be confirmed too (a warn check, its leaks): never for a write.
@@ -93,7 +109,7 @@ describe('phases side by side on a server that holds a fixed port', () => {
     const cookie = currentCookie();
     if (cookie) expect(findTagged(cookie, 'fixed')).toEqual([]);
     // The cell's spec is the whole one again (the lone run's had its phases only): a kept cell reruns every phase.
-    expect(JSON.parse(readFileSync(join(layout.dir, 'spec.json'), 'utf8'))).toEqual(spec);
+    expect(JSON.parse(readFileSync(join(layout.dir, 'spec.json'), 'utf8'))).toEqual(collide);
   }, 240_000);
 
   it('the cell keeps the whole spec while the groups run: an interrupted --keep run keeps a cell that reruns', async () => {

@@ -33,9 +33,12 @@ afterAll(() => {
   removeDir(work);
 });
 
-/** Each variant's spec and layout: its stdio phase only, on `bin`, with its own work dir and tags (its id). */
-function variantRun(id: string, bin: string, env: Record<string, string>): { spec: DriverSpec; layout: DriverLayout } {
-  const phases = testServerPhases(cell, '', 8000);
+/**
+ * Each variant's spec and layout: its stdio phase only, on `bin`, with its own work dir and tags (its id). `graceMs`:
+ * how long a stopped server may take to exit (the fixed-port server holding its port until the other copy collided).
+ */
+function variantRun(id: string, bin: string, env: Record<string, string>, graceMs = 8000): { spec: DriverSpec; layout: DriverLayout } {
+  const phases = testServerPhases(cell, '', graceMs);
   phases.stdio = phases.stdio && { ...phases.stdio, command: { ...phases.stdio.command, bin: join(cell.dir, 'pkg', bin), env } };
   const base = baseSpec(cell, join(cell.dir, 'pkg'), { ...phases, http: false, bind: false });
   const dir = join(cell.dir, '.mcp-matrix', 'variants', id);
@@ -64,11 +67,13 @@ describe("a cell's variants side by side on a server that holds a fixed port", (
   }, 120_000);
 
   it('beside each other, the variant that lost the port failed there, was run again alone and passed; nothing is left', async () => {
-    const env = { TEST_FIXED_PORT: String(await freePort('127.0.0.1')), TEST_HOLD_MS: '2000' };
+    // The server that took the port holds it, once stopped, until the other copy has found it taken (however late
+    // that one starts under load): the two surely collide. The lone run finds the file there and exits at once.
+    const env = { TEST_FIXED_PORT: String(await freePort('127.0.0.1')), TEST_COLLIDED: join(work, 'variants-collided') };
     const lanes = cellLanes(VARIANTS, new Map());
     const runs = await Promise.all(
       VARIANTS.map((v) => {
-        const { spec, layout } = variantRun(v.id, 'fixed-port.mjs', env);
+        const { spec, layout } = variantRun(v.id, 'fixed-port.mjs', env, 60_000);
         return lanes.run(
           v,
           (lane) => runOnCopy(layout, spec, options(), {}, lane),
