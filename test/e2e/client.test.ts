@@ -326,7 +326,7 @@ describe("the driver's own handles", () => {
     });
     expect(phase('stdio').step).toBe('tools/call crash');
     expect(phase('stdio').message).toBe(
-      'tools/call crash: MCP error -32000: Connection closed (the server exited with code 1; see its stderr) · sent tools/call {"name":"crash"} (arguments omitted)',
+      'tools/call crash: the server exited with code 1 (see its stderr) · sent tools/call {"name":"crash"} (arguments omitted)',
     );
     const pid = phase('stdio').details!.pid as number;
     expect(phase('leaks').message).toBeUndefined();

@@ -90,7 +90,7 @@ const MEMORY_STRICT_CELL: Published['cells'][string] = {
       verdict: 'failed',
       step: 'initialize',
       message:
-        /^initialize: (?:server exited \(code 1\)|(?:MCP error -32000: Connection closed|write EPIPE) \(the server exited with code 1; see its stderr\)).*: cannot find zod, imported by (dist\/index\.js of )?@modelcontextprotocol\/server-memory@2026\.8\.31 \(the undeclared-imports check: dist\/index\.js:5\), which does not declare it .*: the package's own undeclared import/,
+        /^initialize: the server exited with code 1 \(see its stderr\).*: cannot find zod, imported by (dist\/index\.js of )?@modelcontextprotocol\/server-memory@2026\.8\.31 \(the undeclared-imports check: dist\/index\.js:5\), which does not declare it .*: the package's own undeclared import/,
     },
     http: SKIPPED,
     bind: SKIPPED,

@@ -9,7 +9,7 @@ const failing = makeCell({
   pin: '1.24.0',
   version: '1.24.0',
   major: 1,
-  phases: { stdio: { verdict: 'failed', message: 'initialize: server exited (code 1)' } },
+  phases: { stdio: { verdict: 'failed', message: 'initialize: the server exited with code 1 (see its stderr)' } },
 });
 const unmeasured = makeCell({
   id: 'v2-rep',
@@ -39,7 +39,7 @@ describe('progress marks follow the result', () => {
   });
 
   it('phase lines carry a mark per verdict and the reason', () => {
-    expect(phaseLine(failing.phases[1]!)).toBe('✖ stdio: initialize: server exited (code 1)');
+    expect(phaseLine(failing.phases[1]!)).toBe('✖ stdio: initialize: the server exited with code 1 (see its stderr)');
     expect(phaseLine(unmeasured.phases[2]!)).toBe('⊘ http: not measured: the port was taken');
     expect(phaseLine({ phase: 'bind', verdict: 'skipped', durationMs: 0, message: 'not configured' })).toBe(
       '↓ bind: skipped (not configured)',
@@ -104,7 +104,7 @@ describe('simple (plain/CI) renderer', () => {
     expect(lines.slice(0, firstEnd).some((l) => l.startsWith('[v1-floor]'))).toBe(true);
     expect(lines.slice(0, firstEnd).some((l) => l.startsWith('[v1-latest]'))).toBe(true);
     expect(lines).toContain('[v1-floor] ✔ npm install (6.5 s)');
-    expect(lines).toContain('[v1-floor] ✖ stdio: initialize: server exited (code 1)');
+    expect(lines).toContain('[v1-floor] ✖ stdio: initialize: the server exited with code 1 (see its stderr)');
     expect(lines.find((l) => l.startsWith('[v1-floor] ✖ v1-floor: FAILED'))).toBeDefined();
     expect(lines.find((l) => l.startsWith('[v1-latest] ✔ v1-latest: passed'))).toBeDefined();
     expect(lines.some((l) => /v1-floor.*✔ v1-floor/.test(l))).toBe(false);

@@ -6,8 +6,6 @@ import type { McpSession } from '../client/adapter.js';
 import {
   clientLoadFailure,
   commandFor,
-  errorText,
-  exitNote,
   RequestWindow,
   result,
   StepTimeout,
@@ -23,6 +21,7 @@ import { stdioWire } from '../lifecycle/wire.js';
 import { PipeTransport } from '../server/stdio-transport.js';
 import { onlyUnexpectedIsError, recordCompared, uniqueItem, type FailedStep } from '../../contract/compared.js';
 import { withStdioChecks } from './stdio-checks.js';
+import { failureText, ServerExited } from './stdio-failure.js';
 import { itemShapes, parityItems, type ItemShape } from '../client/surface.js';
 
 type StdioSpec = Exclude<DriverSpec['phases']['stdio'], false>;
@@ -87,11 +86,11 @@ async function sessionPhase(
   });
   // A server that dies mid-handshake must fail the step now, not after the timeout.
   const died = proc.closed.then((exit) => {
-    throw new Error(`server exited (code ${exit.code}${exit.signal ? `, signal ${exit.signal}` : ''})`);
+    throw new ServerExited(exit);
   });
   died.catch(() => {});
   const spawnFailed = proc.spawnError.then((e) => {
-    throw new Error(`could not start ${command.bin}: ${errorText(e)}`);
+    throw e;
   });
   spawnFailed.catch(() => {});
   const bounded = <T>(p: Promise<T>, what: string): Promise<T> => withTimeout(Promise.race([p, died, spawnFailed]), spec.timeoutMs, what);
@@ -175,13 +174,14 @@ async function sessionPhase(
       firstNoise !== undefined
         ? ` (stdout also carried non-JSON-RPC output: ${JSON.stringify(ctx.redactor.text(firstNoise).slice(0, 200))})`
         : '';
-    // The client often sees "Connection closed" before the exit event: name the crash itself when there was one.
-    const text = errorText(error);
-    const exit = error instanceof StepTimeout || /server exited/.test(text) ? null : await proc.waitExit(500);
+    // The client's "Connection closed" and the exit watcher race: failureText words both the same.
+    const exit = error instanceof StepTimeout ? null : error instanceof ServerExited ? error.exit : await proc.waitExit(500);
     if (exit ?? proc.exitInfo) inFlight.diedUnder(ctx, 'stdio', proc);
-    const crash = exitNote(exit);
+    // A spawn that failed has no pid at once; its error event follows.
+    const spawnError = proc.pid === undefined ? await proc.spawnError : undefined;
+    const text = failureText(error, { exit, cutOff: transport.cutOff, bin: command.bin, ...(spawnError ? { spawnError } : {}) });
     const sent = current && session ? ` · sent ${describeRequest(current, session.noArguments)}` : '';
-    const message = `${error instanceof StepTimeout ? '' : `${step}: `}${text}${crash}${sent}${noise}`;
+    const message = `${error instanceof StepTimeout ? '' : `${step}: `}${text}${sent}${noise}`;
     return endedBy(step, message);
   } finally {
     // EOF alone: the client's close only ends stdin; the server has to exit by itself.

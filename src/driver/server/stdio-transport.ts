@@ -82,6 +82,10 @@ export class PipeTransport {
   private readonly splitter: LineSplitter;
   private initializeId: unknown;
   private closed = false;
+  /** Ids of requests sent and not yet answered (a cancelled one expects no answer). */
+  private readonly unanswered = new Set<unknown>();
+  /** The connection ended under a request: it closed with one unanswered, or a write to the server failed. */
+  cutOff = false;
 
   constructor(stdin: Writable, stdout: Readable, options: StdioTransportOptions) {
     this.stdin = stdin;
@@ -106,6 +110,7 @@ export class PipeTransport {
       this.options.onNoise(line);
       return;
     }
+    if (message.method === undefined) this.unanswered.delete(message.id);
     if (this.initializeId !== undefined && message.id === this.initializeId && message.result) {
       this.initializeResult = message.result as InitializeResult;
     }
@@ -113,11 +118,20 @@ export class PipeTransport {
   }
 
   async send(message: JsonRpcMessage): Promise<void> {
-    if (this.closed) throw new Error('transport closed');
+    if (this.closed) {
+      this.cutOff = true;
+      throw new Error('transport closed');
+    }
     if (message.method === 'initialize' && message.id !== undefined) this.initializeId = message.id;
+    if (message.method !== undefined && message.id !== undefined) this.unanswered.add(message.id);
+    if (message.method === 'notifications/cancelled')
+      this.unanswered.delete((message.params as { requestId?: unknown } | undefined)?.requestId);
     const data = JSON.stringify(message) + '\n';
     await new Promise<void>((resolve, reject) => {
-      this.stdin.write(data, (error) => (error ? reject(error) : resolve()));
+      this.stdin.write(data, (error) => {
+        if (error) this.cutOff = true;
+        return error ? reject(error) : resolve();
+      });
     });
   }
 
@@ -130,6 +144,7 @@ export class PipeTransport {
   private finish(): void {
     if (this.closed) return;
     this.closed = true;
+    if (this.unanswered.size) this.cutOff = true;
     this.onclose?.();
   }
 }

@@ -272,14 +272,15 @@ describe('stdioPhase: stdout noise', () => {
     const r = await stdioPhase(ctx, spec('junk,crash-tool'));
     expect(r.step).toBe('tools/call echo');
     expect(r.message).toBe(
-      `tools/call echo: MCP error -32000: Connection closed (the server exited with code 4; see its stderr) · ${SENT_ECHO} (stdout also carried non-JSON-RPC output: "starting phase-server")`,
+      `tools/call echo: the server exited with code 4 (see its stderr) · ${SENT_ECHO} (stdout also carried non-JSON-RPC output: "starting phase-server")`,
     );
     expect(r.stdoutNoise).toEqual(['starting phase-server', 'second line']);
   });
 });
 
 describe('stdioPhase: a server that dies or does not answer', () => {
-  it('exiting on initialize fails "initialize" with the exit code', async () => {
+  // The client's "Connection closed" usually comes first here; the stubbed client below forces the exit watcher first.
+  it('exiting on initialize fails "initialize" with the exit code, the exit as the cause', async () => {
     const ctx = bench.context();
     const r = await stdioPhase(ctx, spec('crash-init'));
     const { proc } = server(ctx);
@@ -288,12 +289,9 @@ describe('stdioPhase: a server that dies or does not answer', () => {
       durationMs: ms,
       verdict: 'failed',
       step: 'initialize',
-      message: 'initialize: MCP error -32000: Connection closed (the server exited with code 3; see its stderr)',
+      message: 'initialize: the server exited with code 3 (see its stderr)',
       details: { pid: proc.pid },
-      checks: sessionFailed(
-        'initialize',
-        'initialize: MCP error -32000: Connection closed (the server exited with code 3; see its stderr)',
-      ),
+      checks: sessionFailed('initialize', 'initialize: the server exited with code 3 (see its stderr)'),
     });
     expect(ctx.summary).toStrictEqual({ leakedHandles: null });
     expect(ctx.answered.has(proc)).toBe(false);
@@ -302,7 +300,14 @@ describe('stdioPhase: a server that dies or does not answer', () => {
   it('killed by a signal on initialize: the signal is named', async () => {
     const ctx = bench.context();
     const r = await stdioPhase(ctx, spec('kill-init'));
-    expect(r.message).toBe('initialize: MCP error -32000: Connection closed (the server exited with signal SIGKILL; see its stderr)');
+    expect(r.message).toBe('initialize: the server exited with signal SIGKILL (see its stderr)');
+  });
+
+  it("an error answer, then an exit: the server's answer is the cause, its exit named after it", async () => {
+    const ctx = bench.context();
+    const r = await stdioPhase(ctx, spec('error-init'));
+    expect(r.step).toBe('initialize');
+    expect(r.message).toBe('initialize: MCP error -32602: unsupported protocol version (the server exited with code 5; see its stderr)');
   });
 
   it('a bin that cannot start fails "initialize" naming the bin and the spawn error', async () => {
@@ -313,13 +318,9 @@ describe('stdioPhase: a server that dies or does not answer', () => {
       durationMs: ms,
       verdict: 'failed',
       step: 'initialize',
-      message:
-        'initialize: could not start /nonexistent/server: spawn /nonexistent/server ENOENT (the server exited with code null; see its stderr)',
+      message: 'initialize: could not start /nonexistent/server: spawn /nonexistent/server ENOENT',
       details: { pid: undefined },
-      checks: sessionFailed(
-        'initialize',
-        'initialize: could not start /nonexistent/server: spawn /nonexistent/server ENOENT (the server exited with code null; see its stderr)',
-      ),
+      checks: sessionFailed('initialize', 'initialize: could not start /nonexistent/server: spawn /nonexistent/server ENOENT'),
     });
   });
 
@@ -331,12 +332,9 @@ describe('stdioPhase: a server that dies or does not answer', () => {
       durationMs: ms,
       verdict: 'failed',
       step: 'tools/call echo',
-      message: `tools/call echo: MCP error -32000: Connection closed (the server exited with code 4; see its stderr) · ${SENT_ECHO}`,
+      message: `tools/call echo: the server exited with code 4 (see its stderr) · ${SENT_ECHO}`,
       details: { pid: server(ctx).proc.pid, ...listed(), steps: [] },
-      checks: sessionFailed(
-        'tools/call echo',
-        `tools/call echo: MCP error -32000: Connection closed (the server exited with code 4; see its stderr) · ${SENT_ECHO}`,
-      ),
+      checks: sessionFailed('tools/call echo', `tools/call echo: the server exited with code 4 (see its stderr) · ${SENT_ECHO}`),
     });
     // What the client still holds from that request is the death's, not a leak (the leaks phase reads this).
     expect(ctx.diedMidRequest).toEqual([
@@ -424,7 +422,7 @@ describe('stdioPhase: a server that dies or does not answer', () => {
     const r = await stdioPhase(ctx, spec('crash-tool', {}, { JUNK: `token sk-live-0123456789abcdef ${'y'.repeat(300)}` }));
     const quoted = JSON.stringify(`token *** ${'y'.repeat(300)}`.slice(0, 200));
     expect(r.message).toBe(
-      `tools/call echo: MCP error -32000: Connection closed (the server exited with code 4; see its stderr) · ${SENT_ECHO} (stdout also carried non-JSON-RPC output: ${quoted})`,
+      `tools/call echo: the server exited with code 4 (see its stderr) · ${SENT_ECHO} (stdout also carried non-JSON-RPC output: ${quoted})`,
     );
   });
 
@@ -495,19 +493,19 @@ function withSession(ctx: DriverContext, make: (real: McpSession) => Partial<Mcp
 }
 
 describe('stdioPhase: what only a client other than the SDK 1.x one could do', () => {
-  it("a client that never reports the lost connection: the server's exit ends the step, with its code", async () => {
+  it("a client that never reports the lost connection: the server's exit ends the step, worded as when it does", async () => {
     const ctx = bench.context();
     withSession(ctx, (real) => ({ connect: (t) => new Promise<void>(() => void real.connect(t).catch(() => {})) }));
     const r = await stdioPhase(ctx, spec('crash-init'));
     expect(r.step).toBe('initialize');
-    expect(r.message).toBe('initialize: server exited (code 3)');
+    expect(r.message).toBe('initialize: the server exited with code 3 (see its stderr)');
   });
 
   it('… and with its signal', async () => {
     const ctx = bench.context();
     withSession(ctx, (real) => ({ connect: (t) => new Promise<void>(() => void real.connect(t).catch(() => {})) }));
     const r = await stdioPhase(ctx, spec('kill-init'));
-    expect(r.message).toBe('initialize: server exited (code null, signal SIGKILL)');
+    expect(r.message).toBe('initialize: the server exited with signal SIGKILL (see its stderr)');
   });
 
   it("without an initialize result on the transport, the session's own answers are recorded; the session is closed", async () => {

@@ -87,4 +87,28 @@ describe('PipeTransport', () => {
     expect(closes).toBe(1);
     await expect(t.send({ jsonrpc: '2.0', method: 'x' })).rejects.toThrow('transport closed');
   });
+
+  it('cut off: the pipe closed under a request with no answer (a cancelled one expects none), or a write failed', async () => {
+    const answered = pair();
+    await answered.t.start();
+    await answered.t.send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: {} });
+    await answered.t.send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: {} });
+    await answered.t.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 2 } });
+    answered.stdout.end('{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"no"}}\n');
+    await new Promise((r) => setImmediate(r));
+    expect(answered.t.cutOff).toBe(false);
+
+    const unanswered = pair();
+    await unanswered.t.start();
+    await unanswered.t.send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: {} });
+    unanswered.stdout.end();
+    await new Promise((r) => setImmediate(r));
+    expect(unanswered.t.cutOff).toBe(true);
+
+    const broken = pair();
+    await broken.t.start();
+    broken.stdin.destroy();
+    await expect(broken.t.send({ jsonrpc: '2.0', method: 'notifications/initialized' })).rejects.toThrow();
+    expect(broken.t.cutOff).toBe(true);
+  });
 });

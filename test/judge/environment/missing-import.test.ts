@@ -49,7 +49,7 @@ describe('classifyMissing and explainMissing: the three cases', () => {
       verdict: 'failed',
       durationMs: 1,
       step: 'initialize',
-      message: 'initialize: server exited (code 1)',
+      message: 'initialize: the server exited with code 1 (see its stderr)',
       stderrTail: esm('zod', file('srv', 'dist/index.js')),
     };
     const checks = [
@@ -63,7 +63,7 @@ describe('classifyMissing and explainMissing: the three cases', () => {
     ];
     const explained = await explainMissing(stdio, 'srv', checks);
     expect(explained.message).toBe(
-      "initialize: server exited (code 1): cannot find zod, imported by dist/index.js of srv@1.0.0 (the undeclared-imports check: dist/index.js:5), which does not declare it in dependencies, peerDependencies or optionalDependencies: the package's own undeclared import, which npm's flat node_modules hides; declare it",
+      "initialize: the server exited with code 1 (see its stderr): cannot find zod, imported by dist/index.js of srv@1.0.0 (the undeclared-imports check: dist/index.js:5), which does not declare it in dependencies, peerDependencies or optionalDependencies: the package's own undeclared import, which npm's flat node_modules hides; declare it",
     );
     expect(explained.details).toEqual({
       missingImport: { package: 'zod', importer: { name: 'srv', version: '1.0.0', file: 'dist/index.js' }, case: 'own-undeclared' },
