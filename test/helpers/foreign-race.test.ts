@@ -1,6 +1,6 @@
 // The allowance for a true port race in tests of a server's own listener (test/helpers/foreign-race.ts).
 import { describe, expect, it } from 'vitest';
-import { expectNoRaceButForeign } from './foreign-race.js';
+import { expectNoRaceButForeign, raceAside } from './foreign-race.js';
 
 const held = (cmdline: string): { retriedAfter: { port: number; cause: string } } => ({
   retriedAfter: {
@@ -25,5 +25,14 @@ describe('expectNoRaceButForeign', () => {
   it("fails on a race told by the server's own stderr, which names no holder", () => {
     const race = { retriedAfter: { port: 4000, cause: "port 4000 is already in use (EADDRINUSE in the server's stderr)" } };
     expect(() => expectNoRaceButForeign(race, 'twice.mjs')).toThrow(/held by another process/);
+  });
+
+  it('raceAside: the details without the race it allowed; a race of the subject still fails', () => {
+    expect(raceAside({ port: 5, ...held('/usr/bin/node /tmp/mm-other/server.js') }, '/tmp/mm-run-a')).toEqual({ port: 5 });
+    const unraced: { port: number; retriedAfter?: { cause: string } } = { port: 5 };
+    expect(raceAside(unraced, '/tmp/mm-run-a')).toEqual({ port: 5 });
+    expect(() => raceAside({ port: 5, ...held('/usr/bin/node /tmp/mm-run-a/server.js') }, '/tmp/mm-run-a')).toThrow(
+      /must not be the server itself/,
+    );
   });
 });

@@ -13,3 +13,10 @@ export function expectNoRaceButForeign(details: { retriedAfter?: { cause: string
   expect(race.cause, 'a retried port must be held by another process').toMatch(/ \(held by pid \d+: /);
   expect(race.cause, 'the process holding the port must not be the server itself').not.toContain(subject);
 }
+
+/** `details` as a run without a port race has them, once `expectNoRaceButForeign` allowed the race they may carry. */
+export function raceAside<T extends { retriedAfter?: { cause: string } }>(details: T, subject: string): Omit<T, 'retriedAfter'> {
+  expectNoRaceButForeign(details, subject);
+  const { retriedAfter: _race, ...rest } = details;
+  return rest;
+}
