@@ -76,9 +76,9 @@ export function confirmedAlone(alone: PhaseResult, beside: PhaseResult | undefin
 }
 
 /**
- * Every phase as the runs report it: a phase of `lone` (confirmed alone) from it, each other measured phase from its
- * group, a phase no run measured (skipped, stood in for) from the first group that reported it; leaks and the summary
- * merged. `why`: why the lone run's phases ran again (default: they did not pass beside the others). Total: no group
+ * Every phase as the runs report it: a phase of `lone` from it (confirmed alone when a group ran it), each other
+ * measured phase from its group, a phase no run measured (skipped, stood in for) from the first group that reported
+ * it; leaks and the summary merged. `why`: why the lone run's phases ran again (default: they did not pass beside the others). Total: no group
  * gives the lone run's phases alone.
  */
 export function mergeBeside(
@@ -95,7 +95,8 @@ export function mergeBeside(
     const result = run && resultOf(run, phase);
     if (!result) continue;
     const beside = groups.find((g) => g.phases.includes(phase));
-    results.push(run === lone ? confirmedAlone(result, beside && resultOf(beside, phase), why) : result);
+    // A phase of the lone run that no group ran (its copy could not be made) ran once, as in turn: nothing to confirm.
+    results.push(run === lone && beside ? confirmedAlone(result, resultOf(beside, phase), why) : result);
   }
   const leaks = mergeLeaks(groups, lone);
   if (leaks) results.push(leaks);

@@ -179,8 +179,8 @@ export interface CellResult {
   phases: PhaseResult[];
   environment?: EnvironmentEvidence;
   summary: CellSummary;
-  /** Absent: the driver ran the phases in turn. Else the groups it ran side by side, each on its own copy of the tree, and the phases run again alone (src/judge/side-by-side.ts). `variantsBeside`: the variant's one driver ran on a copy of the tree beside the cell's other variants. */
-  phaseRuns?: { sideBySide: string[][]; confirmedAlone: string[]; variantsBeside?: true };
+  /** Absent: the driver ran the phases in turn. Else the groups it ran side by side, each on its own copy of the tree, and the phases run again alone (src/judge/side-by-side.ts). `inTurn`: the phases of the groups whose copy could not be made, run after the others alone on the cell's own tree. `variantsBeside`: the variant's one driver ran on a copy of the tree beside the cell's other variants. */
+  phaseRuns?: { sideBySide: string[][]; confirmedAlone: string[]; inTurn?: string[]; variantsBeside?: true };
   durationMs: number;
   /** The command that reproduces this cell alone. */
   repro: string;

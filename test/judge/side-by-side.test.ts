@@ -132,13 +132,25 @@ describe('the runs merged into one row', () => {
     expect(results.find((r) => r.phase === 'bind')).toMatchObject({ verdict: 'skipped' });
   });
 
-  it("total: no group gives the lone run's phases alone (confirmed, beside nothing) and its leaks; no run, no phase", () => {
+  it("total: no group gives the lone run's phases alone (never beside, so not confirmed) and its leaks; no run, no phase", () => {
     const { results, summary } = mergeBeside([], run(['stdio']));
     expect(results.map((r) => [r.phase, r.details?.confirmedAlone])).toEqual([
-      ['stdio', { why: expect.any(String), beside: { verdict: 'not reported' } }],
+      ['stdio', undefined],
       ['leaks', undefined],
     ]);
     expect(summary).toEqual({ leakedHandles: [] });
     expect(mergeBeside([])).toEqual({ results: [], summary: { leakedHandles: null } });
+  });
+
+  it('a group that ran a phase and reported nothing for it (its driver crashed): confirmed, beside not reported', () => {
+    const crashed: DriverRun = { phases: ['http'], results: [] };
+    const { results } = mergeBeside([run(['stdio']), crashed], run(['http']));
+    expect(results.map((r) => [r.phase, r.details?.confirmedAlone])).toEqual([
+      ['stdio', undefined],
+      ['http', { why: expect.any(String), beside: { verdict: 'not reported' } }],
+      ['bind', undefined],
+      ['conformance', undefined],
+      ['leaks', undefined],
+    ]);
   });
 });

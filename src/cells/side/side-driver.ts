@@ -13,6 +13,8 @@ import { copyCellTree, COPIED_MARK, removeCopy, writtenSince } from './tree-copy
 export interface PhaseRuns {
   sideBySide: SidePhase[][];
   confirmedAlone: SidePhase[];
+  /** The groups whose copy could not be made: their phases ran once, after the others, alone on the cell's own tree. */
+  inTurn?: SidePhase[];
   /** The variant's driver ran on a copy of the cell's tree beside the cell's other variants (its one group). */
   variantsBeside?: true;
 }
@@ -26,9 +28,10 @@ export function sideBySideFits(config: { sideBySide?: boolean }, concurrency: nu
 }
 
 /**
- * The driver's outcome over every group (and the lone run); `ran` absent: a copy could not be made, the phases ran in
- * turn. `idle`: called once, when the last group's driver starts its first phase, for work this thread can do while
- * the drivers run.
+ * The driver's outcome over every group (and the lone run); `ran` absent: no copy could be made, the phases ran in
+ * turn. A later copy that could not be made: the groups started keep their results, the others' phases join the lone
+ * run. `idle`: called once, when the last group's driver starts its first phase, for work this thread can do while the
+ * drivers run.
  */
 export async function runBeside(
   layout: DriverLayout,
@@ -58,21 +61,25 @@ export async function runBeside(
     // Settled, not raced: a group that throws (its spec or mark not written) waits for the others' drivers to end
     // before its error goes up and the copies go, so no driver runs on a removed copy.
     const settled = await Promise.allSettled(started);
-    // A copy that could not be made: the groups that started are dropped, and the phases run in turn.
-    if (copies.length < groups.length) return { outcome: await runDriver(layout, spec, options, hooks) };
+    // No copy at all: the phases run in turn.
+    if (!started.length) return { outcome: await runDriver(layout, spec, options, hooks) };
     const thrown = settled.find((s) => s.status === 'rejected');
     if (thrown) throw thrown.reason;
+    const beside = groups.slice(0, started.length);
+    // The groups whose copy could not be made: their phases run after the others, alone on the cell's tree, as in turn.
+    const inTurn = SIDE_ORDER.filter((p) => groups.slice(started.length).flat().includes(p));
     const ends = settled.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
-    await joinLogs(layout.log, ends, groups);
+    await joinLogs(layout.log, ends, beside);
     const outcomes = ends.map((e) => e.outcome);
     const runs: DriverRun[] = outcomes.map((o, i) => ({
-      phases: groups[i]!,
+      phases: beside[i]!,
       results: o.results,
       ...(o.kind === 'done' ? { summary: o.summary } : {}),
     }));
     // A server that wrote into its copy: in turn the next phases' servers would have seen it, so every phase runs in turn.
     const written = options.signal?.aborted ? undefined : ends.find((e) => e.written)?.written;
-    const again = options.signal?.aborted ? [] : written ? SIDE_ORDER.filter((p) => groups.flat().includes(p)) : toConfirm(runs);
+    const confirm = options.signal?.aborted ? [] : written ? SIDE_ORDER.filter((p) => beside.flat().includes(p)) : toConfirm(runs);
+    const again = options.signal?.aborted ? [] : SIDE_ORDER.filter((p) => confirm.includes(p) || inTurn.includes(p));
     const lone = again.length ? await runDriver(layout, loneSpec(spec, again), options, only(hooks, again)) : undefined;
     // A kept cell's spec is the whole one: run again by hand, it runs every phase in turn.
     await writeSpec(layout, spec, options.execPath);
@@ -81,7 +88,7 @@ export async function runBeside(
       lone && { phases: again, results: lone.results, ...(lone.kind === 'done' ? { summary: lone.summary } : {}) },
       written && writtenWhy(written),
     );
-    const ran = { sideBySide: groups, confirmedAlone: again };
+    const ran: PhaseRuns = { sideBySide: beside, confirmedAlone: confirm, ...(inTurn.length ? { inTurn } : {}) };
     const stopped = lone?.kind === 'crashed' ? lone : outcomes.find((o) => o.kind === 'crashed' && options.signal?.aborted);
     if (stopped?.kind === 'crashed') return { outcome: { ...stopped, results: merged.results }, ran };
     return { outcome: { kind: 'done', results: merged.results, summary: merged.summary }, ran };

@@ -168,7 +168,12 @@ const cell = obj({
     leakedHandles,
   }),
   phaseRuns: optional(
-    obj({ sideBySide: arrayOf(arrayOf(oneOf(PHASES))), confirmedAlone: arrayOf(oneOf(PHASES)), variantsBeside: optional(oneOf([true])) }),
+    obj({
+      sideBySide: arrayOf(arrayOf(oneOf(PHASES))),
+      confirmedAlone: arrayOf(oneOf(PHASES)),
+      inTurn: optional(arrayOf(oneOf(PHASES))),
+      variantsBeside: optional(oneOf([true])),
+    }),
   ),
   durationMs: num,
   repro: str,

@@ -130,12 +130,15 @@ describe('renderJson / parseResults', () => {
     const run = JSON.parse(renderJson(makeRun())) as { cells: Record<string, unknown>[] };
     run.cells[0]!.phaseRuns = { sideBySide: [['stdio'], ['http', 'bind']], confirmedAlone: ['http'] };
     expect(parseResults(JSON.stringify(run)).ok).toBe(true);
-    run.cells[0]!.phaseRuns = { sideBySide: [['stdio', 'telepathy']] };
+    run.cells[0]!.phaseRuns = { sideBySide: [['stdio']], confirmedAlone: [], inTurn: ['http', 'bind', 'conformance'] };
+    expect(parseResults(JSON.stringify(run)).ok).toBe(true);
+    run.cells[0]!.phaseRuns = { sideBySide: [['stdio', 'telepathy']], inTurn: ['stdio', 'telepathy'] };
     const result = parseResults(JSON.stringify(run));
     expect(result.ok).toBe(false);
     if (!result.ok) {
       expect(result.error).toContain('cells[0].phaseRuns.sideBySide[0][1]: expected one of');
       expect(result.error).toContain('cells[0].phaseRuns.confirmedAlone: expected an array');
+      expect(result.error).toContain('cells[0].phaseRuns.inTurn[1]: expected one of');
     }
   });
 
