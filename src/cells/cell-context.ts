@@ -35,6 +35,8 @@ export interface CellContext {
   nodeRuntime?(node: PlannedNode): Promise<Result<NodeRuntime>>;
   /** The conformance suite, installed once per run (a per-user cache); absent: the conformance phase is not measured. */
   conformanceSuite?(): Promise<Result<ConformanceSuite>>;
+  /** npm's cafile for the Yarn cells (npmCaForYarn), asked once per run, on the first Yarn cell; absent: each asks. */
+  yarnCa?(cellDir: string): Promise<Record<string, string>>;
   /** The config's secrets in this run's environment; absent: the config declares none. */
   secrets?: RunSecrets;
   /** The tree cache's root (install reuse); undefined: every cell is a plain npm install. */

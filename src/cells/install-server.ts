@@ -45,7 +45,7 @@ export async function installServer(cell: PlannedCell, ctx: CellContext, hooks: 
       cell.install === 'pnpm-strict'
         ? await installStrict(cellDir, strictOptions)
         : cell.install === 'yarn-pnp'
-          ? await installYarnPnp(cellDir, ctx.plan.package.name, strictOptions)
+          ? await installYarnPnp(cellDir, ctx.plan.package.name, { ...strictOptions, ...yarnCaOf(ctx, cellDir) })
           : ctx.install
             ? await ctx.install(cellDir, cell, ctx)
             : await installNpmCell(cellDir, cell, ctx);
@@ -151,4 +151,10 @@ export async function installNpmCell(cellDir: string, cell: PlannedCell, ctx: Ce
         }
       : {}),
   });
+}
+
+/** The run's one answer for npm's cafile, when the run keeps one (CellContext.yarnCa). */
+function yarnCaOf(ctx: CellContext, cellDir: string): { npmCa?: () => Promise<Record<string, string>> } {
+  const { yarnCa } = ctx;
+  return yarnCa ? { npmCa: () => yarnCa(cellDir) } : {};
 }

@@ -1,11 +1,12 @@
-// The harness's instruments a run installs at most once and shares across its cells: each client
-// variant's client, each Node variant's runtime (a per-user cache), and the conformance suite; the suite is
-// started before the first cell (prepareShared), since every cell's driver waits for it.
+// The harness's instruments a run installs (or asks for) at most once and shares across its cells: each client
+// variant's client, each Node variant's runtime (a per-user cache), the conformance suite, npm's cafile for Yarn;
+// the suite is started before the first cell (prepareShared), since every cell's driver waits for it.
 import path from 'node:path';
 import type { CacheNotes } from '../cache/notes.js';
 import type { CellContext } from '../cells/cell-context.js';
 import { installClient, type ClientInstall } from '../cells/install/client-install.js';
 import { ensureConformanceSuite, type ConformanceSuite } from '../cells/conformance/conformance-suite.js';
+import { npmCaForYarn } from '../cells/install/yarn-pnp-install.js';
 import { ensureNodeRuntime, type NodeRuntime } from '../cells/runtime/node-runtime.js';
 import type { ResolvedConfig } from '../config/resolve.js';
 import type { Result } from '../util/result.js';
@@ -17,11 +18,13 @@ export function instruments(
   signal: AbortSignal,
   slot: ReturnType<typeof semaphore>,
   notes: CacheNotes,
-): Pick<CellContext, 'clientInstall' | 'nodeRuntime' | 'conformanceSuite'> {
+): Pick<CellContext, 'clientInstall' | 'nodeRuntime' | 'conformanceSuite' | 'yarnCa'> {
   const clients = new Map<string, Promise<Result<ClientInstall>>>();
   const runtimes = new Map<string, Promise<Result<NodeRuntime>>>();
   // The conformance suite: installed (or found in the cache) once per run, on its first use.
   let suite: Promise<Result<ConformanceSuite>> | undefined;
+  // One npm start per run, not per Yarn cell (~0.13 CPU-s each): the run's environment is the same for every cell.
+  let yarnCa: Promise<Record<string, string>> | undefined;
   const { attempts, timeoutMs } = config.install;
   return {
     // A client from the cache takes no install slot; only an npm install does.
@@ -31,6 +34,7 @@ export function instruments(
     nodeRuntime: (node) =>
       once(runtimes, node.version, () => notes.take(ensureNodeRuntime(node, { signal, fallbackDir: path.join(runDir, 'node') }))),
     conformanceSuite: () => (suite ??= notes.take(ensureConformanceSuite({ runDir, attempts, timeoutMs, signal, slot }))),
+    yarnCa: (cellDir) => (yarnCa ??= npmCaForYarn(cellDir, undefined)),
   };
 }
 

@@ -54,28 +54,11 @@ export async function npmCaForYarn(cellDir: string, env: NodeJS.ProcessEnv | und
   return out.ok && path.isAbsolute(file) && existsSync(file) ? { YARN_HTTPS_CA_FILE_PATH: file } : {};
 }
 
-/** What can change npm's `cafile`: its config variables, and where its config files and binary are. */
-const NPM_CONFIG_VAR = /^(npm_config_.*|HOME|PATH|PREFIX|YARN_HTTPS_CA_FILE_PATH)$/i;
-const caOfRun = new Map<string, Promise<Record<string, string>>>();
-
-/** npmCaForYarn once per run and npm environment, not once per Yarn cell (each is an npm start: ~0.13 CPU-s, 0.3–0.5 s here). */
-export function npmCaOnce(runDir: string, cellDir: string, env: NodeJS.ProcessEnv | undefined): Promise<Record<string, string>> {
-  // The spawn's environment: the caller's over this process's (execa extends it).
-  const vars = Object.entries({ ...process.env, ...env }).filter(([k, v]) => NPM_CONFIG_VAR.test(k) && v !== undefined);
-  const key = JSON.stringify([runDir, ...vars.sort(([a], [b]) => a.localeCompare(b, 'en'))]);
-  let answer = caOfRun.get(key);
-  if (!answer) {
-    if (caOfRun.size >= 32) caOfRun.clear();
-    answer = npmCaForYarn(cellDir, env);
-    caOfRun.set(key, answer);
-  }
-  return answer;
-}
-
+/** `npmCa`: npm's cafile for Yarn as the run asked it once (CellContext.yarnCa); absent, this cell asks npm. */
 export async function installYarnPnp(
   cellDir: string,
   packageName: string,
-  options: StrictInstallOptions,
+  options: StrictInstallOptions & { npmCa?: () => Promise<Record<string, string>> },
 ): Promise<{ install: InstallOutcome; source: InstallSourceRef; layout?: PnpLayout; cacheNote?: undefined }> {
   const { elapsed, notMeasured } = installClock();
   const store = yarnCacheDir(options.runDir, options.env);
@@ -92,7 +75,7 @@ export async function installYarnPnp(
     },
   );
   if (!tool.ok) return { install: notMeasured('YARN', tool.error.message, 1, tool.error.message), source };
-  const ca = await npmCaOnce(options.runDir, cellDir, options.env);
+  const ca = await (options.npmCa?.() ?? npmCaForYarn(cellDir, options.env));
   const env = { ...pmEnv(tool.value), ...ca, ...options.env, ...yarnEnv(store, await registryUrl()) };
   try {
     // The package under test unplugged (on disk, as Yarn unplugs a package with install scripts): the driver
