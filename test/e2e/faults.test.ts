@@ -3,14 +3,13 @@
 // directory is empty afterwards and no live process names it.
 import { execFileSync } from 'node:child_process';
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunResult } from '../../src/results/types.js';
 import { cli, CONFIG_WINDOW, readResults, ROOT, writeConfig, type CliOutcome } from './helpers/cli.js';
 import { processes, processesCarrying, processesMentioning, sleep } from './helpers/procs.js';
+import { refusedPort } from '../helpers/refused-port.js';
 
 const BASE = 'fixtures/broken/_base/matrix.config.ts';
 let scratch: string;
@@ -285,10 +284,8 @@ describe('merge and report never trust a stored verdict, exit 2', () => {
 
 describe('a refused registry connection', () => {
   it("is named ECONNREFUSED within seconds under npm's default retries (was: ETIMEDOUT after 92 s), exit 3", async () => {
-    const s = createServer();
-    await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-    const port = (s.address() as AddressInfo).port;
-    await new Promise((r) => s.close(r));
+    // Refused for the whole run: a port bound and closed again could be another test file's listen(0) meanwhile.
+    const port = await refusedPort();
     const tmp = await dir('refused-tmp');
     const cache = await dir('refused-cache');
     const started = Date.now();

@@ -10,6 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { cli, CONFIG_WINDOW, readResults, tempDir } from './helpers/cli.js';
+import { refusedPort } from '../helpers/refused-port.js';
 
 const servers: Server[] = [];
 const dirs: string[] = [];
@@ -24,13 +25,9 @@ async function listen(server: Server): Promise<string> {
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
 }
 
-/** A port nothing listens on: bound once, then closed. */
+/** A port nothing listens on for the whole test (never one another test file's listen(0) can take meanwhile). */
 async function closedPort(): Promise<string> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const port = (s.address() as AddressInfo).port;
-  await new Promise((r) => s.close(r));
-  return `http://127.0.0.1:${port}/`;
+  return `http://127.0.0.1:${await refusedPort()}/`;
 }
 
 async function npmEnv(registry: string): Promise<Record<string, string>> {

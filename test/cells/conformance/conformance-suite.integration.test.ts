@@ -2,8 +2,6 @@
 // not-measured, never failed) and leaves nothing in the cache; a real install is discovered from the suite.
 import { execFileSync } from 'node:child_process';
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -15,6 +13,7 @@ import {
   LIST_RECORD,
 } from '../../../src/cells/conformance/conformance-suite.js';
 import { TEST_CLIENT_CACHE, TEST_NODE_CACHE } from '../../helpers/node-runtimes.js';
+import { refusedPort } from '../../helpers/refused-port.js';
 
 const dirs: string[] = [];
 afterAll(async () => Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true }))));
@@ -26,10 +25,8 @@ const temp = async (): Promise<string> => {
 
 describe('the conformance suite install', () => {
   it('a registry that refuses connections: infrastructure, naming the cause; no entry left in the cache', async () => {
-    const s = createServer();
-    await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-    const port = (s.address() as AddressInfo).port;
-    await new Promise((r) => s.close(r));
+    // Refused for the whole install: a port bound and closed again could be another test file's listen(0) meanwhile.
+    const port = await refusedPort();
     const saved = { ...process.env };
     Object.assign(process.env, {
       npm_config_registry: `http://127.0.0.1:${port}/`,
