@@ -2,11 +2,11 @@
 import { inlineConfig } from '../config/inline.js';
 import { loadConfig } from '../config/load.js';
 import { resolveConfig, reuseWindowFor, windowFromEnv, type Overrides, type ResolvedConfig } from '../config/resolve.js';
-import { buildPlan, pinLookupNames, type Plan } from '../plan/plan.js';
+import { buildPlan, pinLookupNames, refuseUnknownCells, type Plan } from '../plan/plan.js';
 import { createRegistry, type LookupStore, type Registry } from '../plan/registry.js';
 import { treeCacheDir } from '../cells/install/tree-cache.js';
 import { contextKey } from '../cells/install/tree-key.js';
-import type { Result } from '../util/result.js';
+import { ok, type Result } from '../util/result.js';
 import type { CacheNote } from '../cache/writable.js';
 
 export interface PrepareOptions extends Overrides {
@@ -18,6 +18,8 @@ export interface PrepareOptions extends Overrides {
   signal?: AbortSignal;
   /** One registry for several runs (a test file's), so each package is looked up once; absent: the run's own. */
   registry?: Registry;
+  /** `run --cell`: a name no cell of the config can answer to is refused before any look-up. */
+  cells?: string[];
 }
 
 /**
@@ -48,6 +50,9 @@ export async function prepareConfig(
     { ...(options.tarball ? { tarball: options.tarball } : {}), ...(conformanceOff ? { conformanceOff } : {}) },
     options.cwd,
   );
+  // `--cell nope` is refused now, not after the plan's look-ups (a frozen plan looks nothing up: selectCells judges it).
+  const named = flags.frozen ? ok(undefined) : refuseUnknownCells(config.cells, options.cells ?? []);
+  if (!named.ok) return named;
   const recorded = flags.window && !flags.frozen ? lookupStore(config) : undefined;
   const registry =
     options.registry ??

@@ -1,5 +1,6 @@
 // Config + registry → the cells to run, each with its exact install set. Installs nothing.
 import { createHash } from 'node:crypto';
+import semver from 'semver';
 import type { ResolvedConfig, ResolvedCell } from '../config/resolve.js';
 import type { MajorRecipe } from '../config/define.js';
 import { hashConfig } from '../config/resolve.js';
@@ -170,6 +171,22 @@ export function selectCells(cells: PlannedCell[], wanted: string[]): Result<Plan
       const variants = c.variants.filter((v) => wanted.includes(v.id));
       return variants.length > 0 ? [{ ...c, variants }] : [];
     }),
+  );
+}
+
+/**
+ * The `--cell` names no cell of the config can answer to, known before any look-up: not a cell's id or pin, not a
+ * version (what a pin may resolve to), not a variant's id (`<cell id>~…`). selectCells judges the rest once planned.
+ */
+export function refuseUnknownCells(cells: readonly Pick<ResolvedCell, 'id' | 'pin'>[], wanted: readonly string[]): Result<void> {
+  const unknown = wanted.filter(
+    (w) => !cells.some((c) => c.id === w || c.pin === w || w.startsWith(`${c.id}~`)) && semver.valid(w) === null,
+  );
+  if (unknown.length === 0) return ok(undefined);
+  const known = cells.map((c) => (c.pin === c.id ? c.id : `${c.id} (${c.pin})`)).join(', ');
+  return fail(
+    'usage',
+    `--cell ${unknown.join(', ')} matches no cell; the config's cells: ${known} (a cell is named by its id, its pin or the version it resolves to; a variant by its id, <cell id>~…)`,
   );
 }
 

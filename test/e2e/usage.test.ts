@@ -45,6 +45,16 @@ describe('config errors', () => {
     expect(r.stderr).toContain('MCP_MATRIX_REUSE_WINDOW_MS="week": not a whole number of milliseconds ≥ 0');
   });
 
+  it('refuses `run --cell nope` with exit 2, naming the cells, before the registry is asked', async () => {
+    const cfg = await configWith(`{ package: ${JSON.stringify(REF)}, cells: [{ pin: 'latest@1' }, { pin: 'floor@2' }] }`);
+    // A registry nobody listens on: reaching it would be exit 3, not 2.
+    const r = await cli(['run', '--config', cfg, '--cell', 'nope', '--progress', 'silent'], {
+      env: { npm_config_registry: 'http://127.0.0.1:9/' },
+    });
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr).toContain("--cell nope matches no cell; the config's cells: latest-1 (latest@1), floor-2 (floor@2)");
+  });
+
   it('refuses a pin of an unknown SDK major at validation, before the registry is asked', async () => {
     const cfg = await configWith(`{ package: ${JSON.stringify(REF)}, cells: [{ pin: '9.9.9' }] }`);
     // A registry nobody listens on: reaching it would be exit 3, not 2.

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { MatrixConfig } from '../../src/config/define.js';
 import { clientId, resolveClient } from '../../src/plan/clients.js';
 import { nodeBinaryPackage } from '../../src/plan/node-versions.js';
-import { buildPlan, selectCells, selectedIds, variantId, type Plan } from '../../src/plan/plan.js';
+import { buildPlan, refuseUnknownCells, selectCells, selectedIds, variantId, type Plan } from '../../src/plan/plan.js';
 import type { Registry } from '../../src/plan/registry.js';
 import { DEFAULT_MAJORS } from '../../src/config/majors.js';
 import { planJson } from '../../src/commands/plan.js';
@@ -212,6 +212,21 @@ describe('selectCells (--cell)', () => {
     const p = await plan({ cells: [{ pin: 'latest@1' }] });
     const r = selectCells(p.cells, ['nope']);
     expect(!r.ok && r.error.message).toBe('--cell nope matches no cell; the plan has: latest-1 (1.32.2)');
+  });
+});
+
+describe('refuseUnknownCells (--cell, before any look-up)', () => {
+  it('lets through every name selectCells may take once planned; refuses the rest, naming the config cells', async () => {
+    const p = await plan({ cells: [{ pin: 'latest@1' }, { pin: '2.3.1' }], clients: ['1.0.0'] });
+    const names = ['latest-1', 'latest@1', '2.3.1', '1.32.2', '9.9.9', 'latest-1~client-1.0.0', 'latest-1~client-2.0.0'];
+    expect(refuseUnknownCells(p.cells, names)).toEqual({ ok: true, value: undefined });
+    expect(refuseUnknownCells(p.cells, [])).toEqual({ ok: true, value: undefined });
+    const r = refuseUnknownCells(p.cells, ['nope', 'latest-1', 'latest', '~client-1.0.0']);
+    expect(r.ok).toBe(false);
+    expect(!r.ok && r.error.kind).toBe('usage');
+    expect(!r.ok && r.error.message).toBe(
+      "--cell nope, latest, ~client-1.0.0 matches no cell; the config's cells: latest-1 (latest@1), 2.3.1 (a cell is named by its id, its pin or the version it resolves to; a variant by its id, <cell id>~…)",
+    );
   });
 });
 
