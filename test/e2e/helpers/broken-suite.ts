@@ -1,5 +1,5 @@
 // The machinery of the broken-fixture files (broken.test.ts, broken-process.test.ts): each fixture's run in the file's
-// beforeAll, through the real CLI (the control and the files' `cli` list) or the harness's run in this process on a cell
+// beforeAll, through the real CLI (the files' `cli` list) or the harness's run in this process on a cell
 // installed once per dependency set (fixture-cell.ts), side by side; then the same assertions on either: exit 1, the cell
 // failed, exactly the targeted phase failed with a message naming the cause, matrix.sarif at level error under that
 // phase's rules, and nothing (process, temp dir) survives the run.
@@ -67,7 +67,7 @@ export interface BrokenSuite {
   passing: Passing[];
   parity: Parity[];
   /**
-   * Fixtures run through the real CLI (the control always is): where the CLI's exit code, matrix.sarif and cleanup are
+   * Fixtures run through the real CLI ('_base' for the control): where the CLI's exit code, matrix.sarif and cleanup are
    * proven end to end. The others run in this process (helpers/fixture-cell.ts), npm's install too where it is the subject.
    */
   cli: string[];
@@ -104,7 +104,7 @@ export function describeBroken({ control, cases: CASES, passing: PASSING, parity
       ...PARITY.map((p) => p.fixture),
     ];
     // The CLI's runs and the in-process ones (one at a time: a run's end kills every process this one started) side by side.
-    const viaCli = new Set(['_base', ...CLI]);
+    const viaCli = new Set(CLI);
     const lanes = [queue.filter((f) => viaCli.has(f)), queue.filter((f) => !viaCli.has(f))];
     const worker = async (lane: string[]): Promise<void> => {
       for (let f = lane.shift(); f !== undefined; f = lane.shift()) {
