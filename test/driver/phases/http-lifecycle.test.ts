@@ -20,18 +20,25 @@ afterAll(() => bench?.dispose());
 
 const TOKEN = 'lifecycle-token-0123456789abcdef';
 
-/** A real server on a free loopback port, listening; the phase's token in MCP_SERVER_TOKEN. */
+/**
+ * A real server on a free loopback port, listening; the phase's token in MCP_SERVER_TOKEN. Another test file's process
+ * can truly take the picked port before the server listens there: then once more on a new port, as the harness does.
+ */
 async function started(bin: string) {
   const ctx = bench.context();
-  const port = await freePort('127.0.0.1');
-  const proc = ctx.startServer(
-    'http',
-    { bin, args: ['--transport', 'http', '--host', '127.0.0.1', '--port', String(port)], env: {} },
-    { ...ctx.spec.baseEnv, MCP_SERVER_TOKEN: TOKEN },
-  );
-  const ready = await waitUntilListening(proc, '127.0.0.1', port, 10_000);
-  expect(ready.ok).toBe(true);
-  return { proc, url: `http://127.0.0.1:${port}/mcp` };
+  for (let attempt = 1; ; attempt++) {
+    const port = await freePort('127.0.0.1');
+    const proc = ctx.startServer(
+      'http',
+      { bin, args: ['--transport', 'http', '--host', '127.0.0.1', '--port', String(port)], env: {} },
+      { ...ctx.spec.baseEnv, MCP_SERVER_TOKEN: TOKEN },
+    );
+    const ready = await waitUntilListening(proc, '127.0.0.1', port, 10_000);
+    if (ready.ok) return { proc, url: `http://127.0.0.1:${port}/mcp` };
+    await proc.kill();
+    const raced = ready.step === 'port identity' || /EADDRINUSE/.test(proc.stderr.tail());
+    expect(raced && attempt === 1, `not listening: ${ready.reason}; stderr: ${proc.stderr.tail()}`).toBe(true);
+  }
 }
 
 describe('httpLifecycle', () => {
