@@ -22,6 +22,7 @@ import {
 import { procAvailable } from '../../../src/driver/server/proc.js';
 import type { ServerProcess } from '../../../src/driver/server/process.js';
 import { phaseBench, type PhaseBench } from '../helpers/phase-bench.js';
+import { refusedPort } from '../../helpers/refused-port.js';
 
 describe('listenScope: who can reach a listen', () => {
   it.each([
@@ -249,7 +250,7 @@ describe('askWithoutToken: what an exposed listen answers a request with no toke
   });
 
   it('no HTTP answer: the error code, or the bound', async () => {
-    const port = await freePort('127.0.0.1');
+    const port = await refusedPort();
     expect(await askWithoutToken(at('127.0.0.1', port, 'loopback'), '/mcp')).toEqual({ error: 'ECONNREFUSED' });
     const silent = await serve('127.0.0.1', () => {});
     expect(await askWithoutToken(at('127.0.0.1', silent, 'loopback'), '/mcp', 300)).toEqual({ error: 'no answer within 300 ms' });
@@ -290,7 +291,7 @@ describe('waitUntilListening and listensOf, against real processes', () => {
   });
 
   it('an exit before listening names the code, or the signal', async () => {
-    const port = await freePort('127.0.0.1');
+    const port = await refusedPort();
     const coded = start('exit7.mjs', 'process.exit(7);\n', port);
     expect(await waitUntilListening(coded, '127.0.0.1', port, 10_000)).toEqual({
       ok: false,
@@ -306,7 +307,8 @@ describe('waitUntilListening and listensOf, against real processes', () => {
   });
 
   it('never listening: timed out at the bound', async () => {
-    const port = await freePort('127.0.0.1');
+    // Refused for the whole wait: on a port bound and closed again, another test file's listener could answer.
+    const port = await refusedPort();
     const idle = start('idle.mjs', 'setInterval(() => {}, 1000);\n', port);
     expect(await waitUntilListening(idle, '127.0.0.1', port, 400)).toEqual({
       ok: false,
@@ -334,7 +336,7 @@ describe('waitUntilListening and listensOf, against real processes', () => {
   });
 
   it('a server that could not spawn has no exit code yet: "code none"', async () => {
-    const port = await freePort('127.0.0.1');
+    const port = await refusedPort();
     const proc = bench.context().startServer('http', { bin: join(bench.cell, 'missing-bin'), args: [], env: {} }, {});
     expect(await waitUntilListening(proc, '127.0.0.1', port, 10_000)).toEqual({
       ok: false,
@@ -345,7 +347,7 @@ describe('waitUntilListening and listensOf, against real processes', () => {
   });
 
   it('without the probe file to watch it still polls to the bound', async () => {
-    const port = await freePort('127.0.0.1');
+    const port = await refusedPort();
     const idle = start('idle3.mjs', 'setInterval(() => {}, 1000);\n', port);
     rmSync(idle.options.probeFile);
     try {
