@@ -59,9 +59,10 @@ export async function runVariant(
         // Shown once the servers' runtime SDK is folded in: the verdict rests on what they loaded.
         results.set('environment', install.env.result);
         // bind and conformance, if an earlier variant of this cell measured them on this Node release.
-        const taken = sharedWith(shares, variant);
+        // (A lane's later variant run beside its lane's earlier ones takes them once those end: variant-driver.ts.)
+        let taken = sharedWith(shares, variant);
         if (!ctx.signal.aborted)
-          ({ summary, phaseRuns } = await withAuthorizationServer(ctx.plan.config.http, (oauth) =>
+          ({ summary, phaseRuns, taken } = await withAuthorizationServer(ctx.plan.config.http, (oauth) =>
             runVariantDriver(cell, variant, install, deps, ctx, hooks, record, taken, oauth, lane),
           ));
         markCell(install.cellDir, 'driver-end');
@@ -131,7 +132,7 @@ export async function runVariant(
     ...defined({ environment }),
     summary,
     ...defined({ phaseRuns }),
-    durationMs: Math.round(performance.now() - started),
+    durationMs: Math.round(performance.now() - started - (lane?.waitedMs ?? 0)),
     repro: ctx.repro(cell, variant),
     ...(ctx.keep && install.cellDir ? { cellDir: install.cellDir } : {}),
   };

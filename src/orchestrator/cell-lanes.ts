@@ -1,9 +1,9 @@
-// A cell's variants side by side (docs/phases.md, "A cell's variants side by side"): one lane per Node release (the
-// variants that share a bind or conformance measurement take turns, as in turn), each variant on its own copy of the
-// tree; a phase confirmed alone waits for every driver beside; a server that wrote into its copy sends the cell back to
-// in turn from that variant on, every later variant run again in turn on the cell's own tree.
+// A cell's variants side by side (docs/phases.md, "A cell's variants side by side"): one lane per Node release, each
+// variant on its own copy of the tree; a lane's later variants run beside its first and take the shared bind and
+// conformance once the earlier ones end (or run again in their turn); a phase confirmed alone waits for every driver
+// beside; a server that wrote into its copy sends the cell back to in turn from that variant on.
 import type { VariantLane } from '../cells/side/variant-side.js';
-import { shareKey, type PhaseShare } from '../judge/phase-share.js';
+import { shareKey, sharedWith, type PhaseShare } from '../judge/phase-share.js';
 import type { PlannedCell, PlannedVariant } from '../plan/plan.js';
 import { semaphore } from './slots.js';
 
@@ -17,8 +17,9 @@ export function hasLanes(cell: Pick<PlannedCell, 'install' | 'variants'>): boole
 
 /**
  * Variants side by side where cores would idle, decided from the plan and the machine, never the load: a cell with two
- * lanes or more, room for more drivers at once than cells (`concurrency`: 4 per core by default, where in turn an axes run
- * has 2, as a cell's drivers mostly wait: docs/performance.md, session 11), on Linux (`cp -al`), `sideBySide` not false.
+ * lanes or more, room for more drivers at once than cells (`concurrency`: `besidePerCore` by default, where in turn an
+ * axes run has 2, as a cell's drivers mostly wait: docs/performance.md, sessions 11–12), on Linux (`cp -al`), `sideBySide`
+ * not false.
  */
 export function laneRoom(
   config: { sideBySide?: boolean },
@@ -28,11 +29,22 @@ export function laneRoom(
   return config.sideBySide !== false && process.platform === 'linux' && cells.some(hasLanes) && concurrency > cells.length;
 }
 
+/**
+ * Drivers per core with variants side by side: 4 (a cell's lanes at once), 8 where a lane has later variants, which run
+ * beside its first (they run neither bind nor conformance while they can take them over).
+ */
+export function besidePerCore(cells: readonly Pick<PlannedCell, 'install' | 'variants'>[]): number {
+  const laterVariants = cells.some((c) => hasLanes(c) && new Set(c.variants.map(laneOf)).size < c.variants.length);
+  return laterVariants ? 8 : 4;
+}
+
 export interface CellLanes {
   /**
    * One variant: `beside` on its lane, beside the cell's other lanes; its row stands once every earlier variant of the
    * cell has; else (a server of this variant or an earlier one wrote into its copy) `inTurn`, alone on the cell, with
-   * the shared measurements of the variants that stand (and of those run again in turn before it).
+   * the shared measurements of the variants that stand (and of those run again in turn before it). A later variant of a
+   * lane whose earlier variant still runs goes beside it with `lane.later` (its shares, once the earlier rows stand); if
+   * it sets `lane.again` (its run is not the one in turn would have made), it runs again in its lane's turn.
    */
   run<R>(
     variant: Pick<PlannedVariant, 'id' | 'node'>,
@@ -45,7 +57,9 @@ export function cellLanes(variants: readonly Pick<PlannedVariant, 'id' | 'node'>
   const turns = new Map<string, ReturnType<typeof semaphore>>();
   const lock = besideOrAlone();
   const settled = variants.map(() => deferred());
+  const ended = variants.map(() => false);
   const indexOf = (id: string) => variants.findIndex((v) => v.id === id);
+  const earlierStand = (i: number) => Promise.all(settled.slice(0, i).map((d) => d.promise));
   let inTurnFrom: number | undefined;
   let turnShares: PhaseShare | undefined;
   const standing = (i: number) => inTurnFrom === undefined || i < inTurnFrom;
@@ -56,20 +70,39 @@ export function cellLanes(variants: readonly Pick<PlannedVariant, 'id' | 'node'>
         const key = laneOf(variant);
         const turn = turns.get(key) ?? semaphore(1);
         turns.set(key, turn);
-        const first = await turn(async () => {
-          if (!standing(i)) return undefined;
-          const lane: VariantLane = { beside: lock.beside, alone: lock.alone };
+        // Beside its lane's earlier variants: the shares are read once their rows stand, exactly as in its turn.
+        const early = standing(i) && variants.some((v, j) => j < i && !ended[j] && laneOf(v) === key);
+        let first: { row: Awaited<ReturnType<typeof beside>>; wrote: string | undefined } | undefined;
+        if (early) {
+          const lane: VariantLane = {
+            beside: lock.beside,
+            alone: lock.alone,
+            later: async () => {
+              const from = performance.now();
+              await earlierStand(i);
+              lane.waitedMs = performance.now() - from;
+              return sharedWith(shares, variant);
+            },
+          };
           const row = await beside(lane);
-          return { row, wrote: lane.wrote };
-        });
+          if (lane.again === undefined || lane.wrote !== undefined) first = { row, wrote: lane.wrote };
+        }
+        if (!first)
+          first = await turn(async () => {
+            if (!standing(i)) return undefined;
+            const lane: VariantLane = { beside: lock.beside, alone: lock.alone };
+            const row = await beside(lane);
+            return { row, wrote: lane.wrote };
+          });
         // In turn, a variant sees what every earlier one wrote: its row stands only once theirs do.
-        await Promise.all(settled.slice(0, i).map((d) => d.promise));
+        await earlierStand(i);
         if (first?.wrote !== undefined && standing(i)) inTurnFrom = i;
         if (first && standing(i)) return first.row;
         turnShares ??= new Map([...shares].filter(([, s]) => indexOf(s.variant) < inTurnFrom!));
         const own = turnShares;
         return await lock.alone(() => inTurn(own));
       } finally {
+        ended[i] = true;
         settled[i]?.resolve();
       }
     },

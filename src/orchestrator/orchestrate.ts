@@ -32,7 +32,7 @@ import { openRunDir, type RunDir } from './run-dir.js';
 import { interleave, planOrder, reproCommand, type RunUnit } from './run-units.js';
 import { semaphore } from './slots.js';
 import { sideBySideFits } from '../cells/side/side-driver.js';
-import { laneRoom } from './cell-lanes.js';
+import { besidePerCore, laneRoom } from './cell-lanes.js';
 
 export interface RunOptions {
   cwd: string;
@@ -156,7 +156,7 @@ async function runCells(
   // them run at once than installs (each cell's install, each client's and each runtime is made once).
   const inTurn = Math.min(options.concurrency ?? (axes ? 2 * cores : cores), units.length);
   // A cell's variants side by side: more drivers at once than cells, where the cells' Node lanes give them work.
-  const beside = Math.min(options.concurrency ?? 4 * cores, units.length);
+  const beside = Math.min(options.concurrency ?? besidePerCore(selected) * cores, units.length);
   const variantsBeside = !sideOff && laneRoom(config, selected, beside);
   const concurrency = variantsBeside ? beside : inTurn;
   const installSlots = semaphore(Math.max(1, Math.min(options.concurrency ?? cores, concurrency)));

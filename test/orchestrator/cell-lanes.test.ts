@@ -6,6 +6,7 @@ import type { PhaseResult } from '../../src/results/types.js';
 const node = (version: string) => ({ spec: version, version, id: `node-${version}` });
 const v = (id: string, nodeVersion?: string) => ({ id, ...(nodeVersion ? { node: node(nodeVersion) } : {}) });
 const tick = () => new Promise((r) => setTimeout(r, 5));
+const bindOf = (variant: string) => ({ variant, result: { phase: 'bind', verdict: 'passed', durationMs: 1 } as PhaseResult });
 
 /** A task that starts, logs, and ends when told. */
 function gate(log: string[], name: string) {
@@ -52,28 +53,61 @@ describe('besideOrAlone: drivers beside each other, or one alone on the cell', (
 });
 
 describe('cellLanes: one lane per Node release, rows that stand, and the way back to in turn', () => {
-  it('variants on two Node releases run at once; two on one release take turns', async () => {
-    const lanes = cellLanes([v('a', '20'), v('b', '22'), v('c', '20')], new Map());
+  it("variants on two Node releases run at once; a lane's later one beside its first, taking its shares once its row stands", async () => {
+    const shares: PhaseShare = new Map();
+    const lanes = cellLanes([v('a', '20'), v('b', '22'), v('c', '20')], shares);
     const log: string[] = [];
     const gates = ['a', 'b', 'c'].map((n) => gate(log, n));
+    const took: string[] = [];
     const rows = ['a', 'b', 'c'].map((id, i) =>
       lanes.run(
         v(id, i === 1 ? '22' : '20'),
-        () => gates[i]!.task(),
+        async (lane) => {
+          expect(lane.later !== undefined).toBe(id === 'c');
+          const row = await gates[i]!.task();
+          if (id === 'a') shares.set('bind on 20', bindOf('a'));
+          if (lane.later) took.push(JSON.stringify(Object.keys(await lane.later())), `c took: after ${log.join(', ')}`);
+          return row;
+        },
         async () => 'in turn',
       ),
     );
     await tick();
-    expect(log).toEqual(['a start', 'b start']);
-    gates[0]!.open();
+    expect(log).toEqual(['a start', 'b start', 'c start']);
+    gates[2]!.open();
+    gates[1]!.open();
     await tick();
-    expect(log).toContain('c start');
-    gates.forEach((g) => g.open());
+    // c's driver ended first; its shares wait for a's row (and b's, earlier in plan order).
+    expect(took).toEqual([]);
+    gates[0]!.open();
     expect(await Promise.all(rows)).toEqual(['a', 'b', 'c']);
+    expect(took).toEqual(['["bind"]', 'c took: after a start, b start, c start, c end, b end, a end']);
+  });
+
+  it("a later variant whose run is not its turn's (no clean share): run again in its lane's turn, after the earlier ones", async () => {
+    const lanes = cellLanes([v('a', '20'), v('b', '20')], new Map());
+    const runs: string[] = [];
+    const rows = ['a', 'b'].map((id) =>
+      lanes.run(
+        v(id, '20'),
+        async (lane) => {
+          runs.push(`${id}${lane.later ? ' beside its first' : ''}`);
+          if (lane.later) {
+            expect(await lane.later()).toEqual({});
+            lane.again = 'no clean bind';
+            return `${id} discarded`;
+          }
+          await tick();
+          return id;
+        },
+        async () => 'in turn',
+      ),
+    );
+    expect(await Promise.all(rows)).toEqual(['a', 'b']);
+    expect(runs).toEqual(['a', 'b beside its first', 'b']);
   });
 
   it('a server that wrote into its copy: that variant and every later one run again in turn, in order, with the shares of those that stand', async () => {
-    const bindOf = (variant: string) => ({ variant, result: { phase: 'bind', verdict: 'passed' } as PhaseResult });
     const shares: PhaseShare = new Map();
     const variants = [v('a', '20'), v('b', '22'), v('c', '20'), v('d', '22')];
     const lanes = cellLanes(variants, shares);

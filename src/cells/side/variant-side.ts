@@ -4,10 +4,14 @@
 import { appendFile, mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { DriverSpec } from '../../contract/protocol.js';
+import { SHARED_PHASES, type SharedResults } from '../../judge/phase-share.js';
+import type { PhaseResult } from '../../results/types.js';
 import { mergeBeside, toConfirm, type DriverRun } from '../../judge/side-by-side.js';
 import { runDriver, writeSpec, type DriverHooks, type DriverLayout, type DriverOptions, type DriverOutcome } from '../driver-launch.js';
 import { loneSpec, measuredPhases, only, onCopy, specOnCopy, type PhaseRuns } from './side-driver.js';
 import { copyCellTree, COPIED_MARK, removeCopy, writtenSince } from './tree-copy.js';
+
+const TAKEN_LATER = "a later variant of its lane: taken over from the lane's earlier variant once its row stands (not this run's result)";
 
 const NOT_CLEAN_BESIDE_VARIANTS =
   "it did not pass beside the cell's other variants (each on its own copy of the tree): run again alone on the cell's own tree, this is that run's result";
@@ -20,6 +24,15 @@ export interface VariantLane {
   alone<T>(task: () => Promise<T>): Promise<T>;
   /** Set when a server wrote into the variant's copy (what it wrote): the cell runs this variant and the next in turn. */
   wrote?: string;
+  /**
+   * A lane's later variant run beside its lane's earlier ones (src/orchestrator/cell-lanes.ts): its driver runs neither
+   * bind nor conformance, and this gives the shared results it takes, once every earlier variant's row stands.
+   */
+  later?: () => Promise<SharedResults>;
+  /** How long `later` waited for the earlier variants' rows (not the variant's own time). */
+  waitedMs?: number;
+  /** Set when the run beside was not the one its turn would have made (a share it waited for is not there): why. */
+  again?: string;
 }
 
 /**
@@ -70,4 +83,43 @@ export async function runOnCopy(
   } finally {
     await removeCopy(copy);
   }
+}
+
+/** Stand-ins for the shared phases a lane's later variant leaves to its lane's earlier ones (`unshared`: its spec with no share). */
+export function laterStandIns(unshared: DriverSpec): SharedResults {
+  const measured = measuredPhases(unshared);
+  const standIns: SharedResults = {};
+  for (const phase of SHARED_PHASES)
+    if (measured.includes(phase)) standIns[phase] = { phase, verdict: 'not-measured', durationMs: 0, message: TAKEN_LATER };
+  return standIns;
+}
+
+/**
+ * A lane's later variant's results with the shares it takes (`final`: its spec with them, as its turn would have written
+ * it) in place of `ran`'s stand-ins, as its driver would have reported them; or why not: the run must be the one its turn
+ * would have made, the same phases measured and each stand-in taken over.
+ */
+export function takeLater(
+  results: readonly PhaseResult[],
+  ran: DriverSpec,
+  final: DriverSpec,
+): { results: PhaseResult[] } | { again: string } {
+  const measured = measuredPhases(final);
+  const other = measuredPhases(ran);
+  const missing = SHARED_PHASES.filter((p) => ran.standIns?.[p] && !final.standIns?.[p]);
+  if (missing.length || measured.join() !== other.join())
+    return { again: `no clean ${missing.join(' or ') || 'share'} from the lane's earlier variants: it measures its own in its turn` };
+  // As in turn: the share went through the spec file and the driver's message, JSON both ways.
+  const deferred = new Set<string>(SHARED_PHASES.filter((p) => ran.standIns?.[p]));
+  return {
+    results: results.map((r) => {
+      const share = deferred.has(r.phase) ? final.standIns?.[r.phase] : undefined;
+      return share ? (JSON.parse(JSON.stringify(share)) as PhaseResult) : r;
+    }),
+  };
+}
+
+/** A later variant's results without its stand-ins, where it took nothing over (its row will not stand, or the run stopped). */
+export function withoutStandIns(results: readonly PhaseResult[], ran: DriverSpec): PhaseResult[] {
+  return results.filter((r) => !(SHARED_PHASES as readonly string[]).includes(r.phase) || !ran.standIns?.[r.phase]);
 }

@@ -1,12 +1,14 @@
 // A cell's variants side by side on a real cell: two variants of a server that takes a fixed port on every start pass
 // in turn and collide beside each other; the one that lost the port is run again alone on the cell's own tree and
-// passes. A server that writes into its copy sends the cell back to in turn.
+// passes. A server that writes into its copy sends the cell back to in turn. A lane's later variant leaves bind to its
+// first and reports the first's share as its turn's driver would have.
 import { cpSync, mkdirSync, readdirSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runDriver, type DriverLayout } from '../../../src/cells/driver-launch.js';
-import { runOnCopy } from '../../../src/cells/side/variant-side.js';
+import { laterStandIns, runOnCopy, takeLater } from '../../../src/cells/side/variant-side.js';
+import { sharedWith, type PhaseShare } from '../../../src/judge/phase-share.js';
 import type { DriverSpec } from '../../../src/contract/protocol.js';
 import { freePort } from '../../../src/driver/http/listen-watch.js';
 import { findTagged } from '../../../src/driver/server/escaped.js';
@@ -121,4 +123,56 @@ describe("a cell's variants side by side on a server that holds a fixed port", (
     expect(wrote).toEqual([expect.stringMatching(/^pkg/), expect.stringMatching(/^pkg/)]);
     expect(rows).toEqual(VARIANTS.map((v) => `${v.id} in turn`));
   }, 240_000);
+});
+
+describe("a lane's later variant beside its first, on a real driver", () => {
+  it("its driver skips bind (stood in for); once the first's row stands it reports the first's share, as in its turn", async () => {
+    const lane20 = [VARIANTS[0]!, { id: 'cell~later~node-20', node: VARIANTS[0]!.node }];
+    const shares: PhaseShare = new Map();
+    const lanes = cellLanes(lane20, shares);
+    const measured = {
+      phase: 'bind' as const,
+      verdict: 'failed' as const,
+      durationMs: 412,
+      step: 'watch',
+      message: 'is listening on 0.0.0.0',
+    };
+    const rows = await Promise.all(
+      lane20.map((v, i) => {
+        const { spec, layout } = variantRun(v.id, 'server.mjs', {});
+        // The spec as driverSpec makes it: bind on unless stood in for (this test's first measures no real bind).
+        const whole: DriverSpec = { ...spec, phases: { ...spec.phases, bind: testServerPhases(cell).bind } };
+        return lanes.run(
+          v,
+          async (lane) => {
+            if (i === 0) {
+              shares.set('bind on 20.0.0', { variant: v.id, result: measured });
+              return undefined;
+            }
+            expect(lane.later).toBeDefined();
+            const ran: DriverSpec = { ...whole, standIns: laterStandIns(whole), phases: { ...whole.phases, bind: false } };
+            const beside = await runOnCopy(layout, ran, options(), {}, lane);
+            const taken = await lane.later!();
+            const final: DriverSpec = { ...whole, standIns: { ...taken }, phases: { ...whole.phases, bind: false } };
+            return { beside, took: takeLater(beside.outcome.results, ran, final), final };
+          },
+          async () => undefined,
+        );
+      }),
+    );
+    const later = rows[1]!;
+    expect(later.beside.ran).toMatchObject({ sideBySide: [['stdio']], confirmedAlone: [], variantsBeside: true });
+    // The real driver reported the placeholder at bind's place; taken over, it is the first's share.
+    expect(later.beside.outcome.results.find((r) => r.phase === 'bind')).toMatchObject({ verdict: 'not-measured', durationMs: 0 });
+    const took = 'results' in later.took ? later.took.results : [];
+    expect(took.map((r) => [r.phase, r.verdict])).toEqual([
+      ['stdio', 'passed'],
+      ['http', 'skipped'],
+      ['bind', 'failed'],
+      ['conformance', 'skipped'],
+      ['leaks', 'passed'],
+    ]);
+    expect(took.find((r) => r.phase === 'bind')).toEqual(JSON.parse(JSON.stringify(sharedWith(shares, lane20[1]!).bind)));
+    expect(took.find((r) => r.phase === 'bind')!.details).toMatchObject({ measuredBy: 'cell~node-20', measuredMs: 412 });
+  }, 120_000);
 });
