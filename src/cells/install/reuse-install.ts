@@ -117,9 +117,15 @@ async function fromRecord(
   // The tree a cell of this key handed back (tree-return.ts), checked file by file, else a copy of the entry.
   const claimed = await claimReturned(root, read.record.key, entry, cellDir).catch(() => false);
   markCell(cellDir, claimed ? 'returned-claimed' : 'returned-none');
-  const damaged = claimed ? undefined : await copyTree(entry, cellDir).catch((error: unknown) => errorMessage(error));
-  if (damaged) {
-    await dropTree(entry);
+  // A copy that differs from the entry's record is a damaged entry; one that failed (the cell's disk full, say) is not.
+  const copied = claimed
+    ? { damaged: undefined }
+    : await copyTree(entry, cellDir).then(
+        (damaged) => ({ damaged }),
+        () => undefined,
+      );
+  if (!copied || copied.damaged) {
+    if (copied?.damaged) await dropTree(entry);
     await clean(cellDir);
     return { recording };
   }

@@ -3,7 +3,8 @@
 // npm's resolution and its tree and swaps the tarball in with no npm run, and the result is npm's own install
 // file for file and its lockfile byte for byte; everything that can change the tree ends the reuse at once, and a
 // stale reuse is never used (a dependency added, a new release after the window, a changed lockfile, npm); a
-// cell's tree handed back at a run's end is taken by the next swap only as the entry recorded it.
+// cell's tree handed back at a run's end is taken by the next swap only as the entry recorded it. One copy into a
+// cell is made to fail (as on a full disk): that is the cell's failure, not a damaged entry.
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
@@ -12,15 +13,27 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { installReusing, type ReuseOutcome } from '../../../src/cells/install/reuse-install.js';
 import { RECORD_PREFIX, sourceLockfiles } from '../../../src/cells/install/resolution-record.js';
+import type * as TreeCache from '../../../src/cells/install/tree-cache.js';
 import { listTree } from '../../../src/cells/install/tree-cache.js';
 import { handBack, RETURNED } from '../../../src/cells/install/tree-return.js';
 import { createCellDir } from '../../../src/cells/install/workspace.js';
 import { tempDir } from '../../helpers/temp-dir.js';
 
 const run = promisify(execFile);
+/** When set, the next copy of an entry into a cell fails as a full disk makes it (ENOSPC), and the flag clears. */
+const copyFails = vi.hoisted(() => ({ next: false }));
+vi.mock('../../../src/cells/install/tree-cache.js', async (importOriginal) => {
+  const real = await importOriginal<typeof TreeCache>();
+  const copyTree: typeof real.copyTree = async (entry, cellDir) => {
+    if (!copyFails.next) return real.copyTree(entry, cellDir);
+    copyFails.next = false;
+    throw Object.assign(new Error('ENOSPC: no space left on device, copyfile'), { code: 'ENOSPC' });
+  };
+  return { ...real, copyTree };
+});
 const WINDOW = 10 * 60_000;
 let work: string;
 /** Each test's tree cache, in the temp dir: removed with the rest. */
@@ -157,13 +170,19 @@ const version = (i: Install, name: string) =>
   (JSON.parse(readFileSync(path.join(i.dir, 'node_modules', name, 'package.json'), 'utf8')) as { version: string }).version;
 const installed = (i: Install, file: string) => readFileSync(path.join(i.dir, 'node_modules', 'mm-window-server', file), 'utf8');
 
+/** A tree cache of the test's own, removed with the rest. */
+async function newCache(): Promise<string> {
+  const cache = await tempDir('mm-window-cache-');
+  caches.push(cache);
+  return cache;
+}
+
 const t0 = Date.parse('2026-12-05T12:00:00Z');
 const at = (minutes: number) => t0 + minutes * 60_000;
 
 describe('the reuse window (real npm, a local registry stand-in)', () => {
   it("swaps an edited tarball onto the reused tree: npm's own install file for file, its lockfile byte for byte", async () => {
-    const cache = await tempDir('mm-window-cache-');
-    caches.push(cache);
+    const cache = await newCache();
     const v1 = await tarball(path.join(work, 'edit-1'), server(), { 'bin/server.js': '#!/usr/bin/env node\n// one\n' });
     const first = await install(v1, { cache, at: at(0) });
     expect(first.out.source).toMatchObject({ source: 'npm' });
@@ -201,8 +220,7 @@ describe('the reuse window (real npm, a local registry stand-in)', () => {
   }, 240_000);
 
   it('never reuses a stale resolution: a dependency added, a new release after the window, a changed lockfile or npm', async () => {
-    const cache = await tempDir('mm-window-cache-');
-    caches.push(cache);
+    const cache = await newCache();
     const v1 = await tarball(path.join(work, 'stale-1'), server(), { 'bin/server.js': '#!/usr/bin/env node\n' });
     const lockA = path.join(work, 'stale-src');
     mkdirSync(lockA, { recursive: true });
@@ -250,9 +268,29 @@ describe('the reuse window (real npm, a local registry stand-in)', () => {
     expect((await install(v1, { cache, at: at(-5), extra: extraA })).out.source).not.toHaveProperty('resolvedAt');
   }, 360_000);
 
+  it("a copy that fails on the cell's side (its disk) leaves the entry: only a copy that differs drops it", async () => {
+    const cache = await newCache();
+    const t = await tarball(path.join(work, 'copy-fails'), server(), { 'bin/server.js': '#!/usr/bin/env node\n' });
+    const first = await install(t, { cache, at: at(0) });
+    expect(first.out.source).toMatchObject({ source: 'npm' });
+    const trees = path.join(cache, 'trees');
+    const entries = () =>
+      readdirSync(trees)
+        .filter((k) => !k.startsWith('.') && !k.startsWith(RECORD_PREFIX))
+        .flatMap((k) => readdirSync(path.join(trees, k)).map((e) => `${k}/${e}`));
+    const stored = entries();
+    expect(stored).toHaveLength(1);
+    // The swap's copy of the entry into the cell fails as on a full disk (the next copy is the real one).
+    copyFails.next = true;
+    const failed = await install(t, { cache, at: at(1) });
+    expect(copyFails.next).toBe(false);
+    // The entry is the one stored, still whole: npm's resolution then finds it and the cell takes a copy of it.
+    expect(entries()).toEqual(stored);
+    expect(failed.out.source).toMatchObject({ source: 'reused', entry: stored[0] });
+  }, 240_000);
+
   it('a package with an install script goes through npm, its script run in every cell', async () => {
-    const cache = await tempDir('mm-window-cache-');
-    caches.push(cache);
+    const cache = await newCache();
     const scripted = await tarball(
       path.join(work, 'scripted'),
       server({}, { postinstall: "node -e \"require('fs').writeFileSync('postinstall-ran', 'yes')\"" }),
