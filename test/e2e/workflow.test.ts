@@ -70,6 +70,9 @@ export default defineConfig({
     PATH: process.env.PATH ?? '',
     HOME: process.env.HOME ?? '',
     ...TEST_CACHE_ENV,
+    // The cell job's registry is a proxy on a port of its own, which is part of npm's context (the tree cache's key):
+    // a tree stored under it is never taken again and pushes a used one out of the cache (24 entries).
+    MCP_MATRIX_TREE_CACHE: 'off',
     TMPDIR: tmp,
     NO_COLOR: '1',
   };
