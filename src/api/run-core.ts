@@ -9,6 +9,7 @@ import { orchestrate } from '../orchestrator/orchestrate.js';
 import { prepareConfig, type PrepareOptions } from '../orchestrator/prepare.js';
 import type { ProgressMode } from '../orchestrator/progress.js';
 import { readFrozenPlan, type FrozenPlan } from '../plan/frozen.js';
+import type { DirectoryPacker } from '../pack/pack.js';
 import { onHardExit } from '../process/tracker.js';
 import { checkOutDir, writeReportFilesSync, writeRunReports } from '../reports/write/write.js';
 import type { RunResult } from '../results/types.js';
@@ -38,6 +39,8 @@ export interface RunCoreOptions extends PrepareOptions {
   invocation?: string;
   /** Lays out each npm cell's tree instead of npm (tests: cells installed once); absent: npm. */
   install?: CellInstaller;
+  /** Packs the package directory instead of its package manager's pack (tests: each fixture packed once); absent: packs. */
+  pack?: DirectoryPacker;
 }
 
 /** What the CLI adds to a run: it rewrites the baseline or the surface snapshot from the run. */
@@ -107,6 +110,7 @@ export async function runToReports(options: RunCoreOptions, log: Logger, hooks: 
     ...(comparedSnapshot ? { comparedSnapshot } : {}),
     ...(frozen ? { frozen } : {}),
     ...(options.install ? { install: options.install } : {}),
+    ...(options.pack ? { pack: options.pack } : {}),
     onPlan: (plan) => printPlan(plan, log, shown),
     // A forced exit still leaves a results.json: the cells finished so far, marked interrupted.
     onCellsStart: (snapshot) => {

@@ -10,7 +10,7 @@ import { readPullRequestEvent } from '../cells/github-event.js';
 import { withMutatedInstall } from '../judge/environment/mutated-install.js';
 import { runSecrets, type RunSecrets } from '../judge/secrets.js';
 import { repoPrefix, sourceCommit } from '../pack/commit.js';
-import { fingerprint, packDirectory, type Tarball } from '../pack/pack.js';
+import { fingerprint, packDirectory, type DirectoryPacker, type Tarball } from '../pack/pack.js';
 import type { FrozenPlan } from '../plan/frozen.js';
 import { thawPlan } from '../plan/thaw.js';
 import { buildPlan, cellHasAxes, selectCells, type Plan, type PlannedCell, type PlannedVariant } from '../plan/plan.js';
@@ -65,6 +65,8 @@ export interface RunOptions {
   frozen?: FrozenPlan;
   /** Lays out each npm cell's tree instead of npm (tests: cells installed once); absent: npm. */
   install?: CellInstaller;
+  /** Packs the package directory instead of packDirectory (tests: each fixture packed once); absent: its package manager. */
+  pack?: DirectoryPacker;
   /** Called once the plan is resolved, before any cell starts. */
   onPlan?(plan: Plan): void;
   /** Called once cells start: `snapshot()` is the run so far (finished cells only), marked interrupted, for a forced exit. */
@@ -81,7 +83,7 @@ export async function orchestrate(config: ResolvedConfig, registry: Registry, op
   const packAbort = new AbortController();
   const stopPacking = () => packAbort.abort();
   options.signal.addEventListener('abort', stopPacking, { once: true });
-  const packing = obtainTarball(config, runDir.dir, packAbort.signal);
+  const packing = obtainTarball(config, runDir.dir, packAbort.signal, options.pack ?? packDirectory);
   try {
     const [planned, npmVersion, commit, configDir] = await Promise.all([
       options.frozen ? thawPlan(config, options.frozen) : buildPlan(config, registry),
@@ -223,10 +225,10 @@ function reproFor(config: ResolvedConfig, tarball: Tarball, options: RunOptions)
   return (_cell: PlannedCell, variant: PlannedVariant) => reproCommand(variant, configFlag, tarballFlag, options.invocation);
 }
 
-async function obtainTarball(config: ResolvedConfig, runDir: string, signal: AbortSignal): Promise<Result<Tarball>> {
+async function obtainTarball(config: ResolvedConfig, runDir: string, signal: AbortSignal, pack: DirectoryPacker): Promise<Result<Tarball>> {
   const { source, install } = config;
   // pnpm or Yarn, when the package is theirs, installs as the harness's other tools do.
   return source.kind === 'tarball'
     ? fingerprint(source.file)
-    : packDirectory(source.dir, runDir, signal, { attempts: install.attempts, timeoutMs: install.timeoutMs });
+    : pack(source.dir, runDir, signal, { attempts: install.attempts, timeoutMs: install.timeoutMs });
 }

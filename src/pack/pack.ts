@@ -21,6 +21,9 @@ export interface Tarball {
 
 export type PackOptions = Omit<PmToolOptions, 'runDir' | 'signal'>;
 
+/** packDirectory's shape: what a run packs its package directory with (tests: a fixture packed once, RunOptions.pack). */
+export type DirectoryPacker = typeof packDirectory;
+
 export async function packDirectory(
   dir: string,
   destination: string,

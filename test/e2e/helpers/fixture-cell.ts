@@ -1,6 +1,7 @@
 // A fixture's run without the CLI process and without npm per fixture (issue 34): the harness's run (api/run-core.ts)
 // in this process, each npm cell's tree laid out by the harness's reuse path (a resolution record, the tree claimed back
-// or copied, package-swap.ts) from one real npm install per dependency set and pins, kept a week in the test caches.
+// or copied, package-swap.ts) from one real npm install per dependency set and pins, kept a week in the test caches; the
+// fixture's tarball packed once (fixture-pack.ts).
 import { copyFile, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
@@ -15,6 +16,7 @@ import { conformanceWarm } from '../../helpers/warm-up.js';
 import { BIN, readResults, ROOT, SUITE_TMP, tempDir } from './cli.js';
 import { asTheCli, harness, npmEnv, type Harness } from './fixture-harness.js';
 import { inRunTmp, leftovers, type FixtureRun } from './fixture-run.js';
+import { packOnce } from './fixture-pack.js';
 
 /** One registry per test file: each package is looked up once, as within one run. */
 let registry: Registry.Registry | undefined;
@@ -265,6 +267,7 @@ async function runInProcess(h: Harness, fixture: string, outDir: string, config:
       invocation: h.invocation(BIN, {}, ROOT),
       registry,
       install: installOnce,
+      pack: packOnce,
     },
     log,
   );

@@ -14,6 +14,7 @@ import type * as Workspace from '../../../src/cells/install/workspace.js';
 import type * as Logger from '../../../src/logger.js';
 import type * as Npm from '../../../src/npm/install.js';
 import type * as Invocation from '../../../src/orchestrator/invocation.js';
+import type * as Pack from '../../../src/pack/pack.js';
 import type * as Registry from '../../../src/plan/registry.js';
 import type * as Cookie from '../../../src/process/cookie.js';
 import type * as Tracker from '../../../src/process/tracker.js';
@@ -32,6 +33,7 @@ export type Harness = typeof Print &
   typeof Logger &
   typeof Npm &
   typeof Invocation &
+  typeof Pack &
   typeof Registry &
   typeof Cookie &
   typeof Tracker;
@@ -49,6 +51,7 @@ const MODULES = [
   'logger',
   'npm/install',
   'orchestrator/invocation',
+  'pack/pack',
   'plan/registry',
   'process/cookie',
   'process/tracker',
