@@ -1,7 +1,6 @@
-// typecheck's and lint's own caches (tsc's build info and eslint's --cache, both by content), kept in the test caches
-// between clean clones as a warm CI keeps its installs: .ci/run restores them before the checks, saves them after.
-// eslint keys a file by its absolute path, so the clone's root is stored as a placeholder. prettier's cache is not kept:
-// its entries hash the options with the file's absolute path in them, so no other clone could use one.
+// typecheck's and lint's own caches (tsc's build info, eslint's --cache, prettier-check.mjs's record, all by content),
+// kept in the test caches between clean clones as a warm CI keeps its installs: .ci/run restores them before the checks,
+// saves them after. eslint keys a file by its absolute path, so the clone's root is stored as a placeholder.
 // usage: node scripts/check-caches.mjs restore|save
 import { createHash } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
@@ -11,7 +10,7 @@ import path from 'node:path';
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
 /** Where package.json's typecheck and lint scripts keep them. */
 const local = path.join(root, 'node_modules', '.cache', 'checks');
-const FILES = ['typecheck.tsbuildinfo', 'driver.tsbuildinfo', 'mutation.tsbuildinfo', 'eslint.json'];
+const FILES = ['typecheck.tsbuildinfo', 'driver.tsbuildinfo', 'mutation.tsbuildinfo', 'eslint.json', 'prettier.json'];
 /** Stored with the clone's root replaced: the cache that keys files by absolute path. */
 const BY_PATH = new Set(['eslint.json']);
 const PLACEHOLDER = '@@MCP_MATRIX_ROOT@@/';
