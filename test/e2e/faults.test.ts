@@ -1,5 +1,5 @@
-// Faults never lie (issue 10): each fault through the real CLI, asserting the verdict, the exit code
-// and that nothing is left behind. Every run gets a private TMPDIR, so "nothing left" means that
+// Faults never lie (issue 10): each fault through the real CLI (a missing bin, the environment phase's, in-process),
+// asserting the verdict, the exit code and that nothing is left behind. Every run gets a private TMPDIR, so "nothing left" means that
 // directory is empty afterwards and no live process names it.
 import { execFileSync } from 'node:child_process';
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
@@ -8,6 +8,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunResult } from '../../src/results/types.js';
 import { cli, CONFIG_WINDOW, readResults, ROOT, writeConfig, type CliOutcome } from './helpers/cli.js';
+import { runFixtureCell } from './helpers/fixture-cell.js';
 import { processes, processesCarrying, processesMentioning, sleep } from './helpers/procs.js';
 import { refusedPort } from '../helpers/refused-port.js';
 
@@ -204,19 +205,17 @@ describe('bad input fails at once, exit 2', () => {
 
   it('a missing bin with stdio and http disabled does not pass: environment names the file, exit 1', async () => {
     const tmp = await dir('bin-tmp');
-    const out = path.join(await dir('bin-out'), 'out');
-    // The bin-not-built fixture, with only bind and leaks on (as in issue 10).
+    // The bin-not-built fixture, with only bind and leaks on (as in issue 10). Its subject is the environment phase, not
+    // the CLI: the harness's run in this process on a cell installed once (helpers/fixture-cell.ts).
     const config = await writeConfig(
       await dir('bin-config'),
       `{ package: ${JSON.stringify(path.join(ROOT, 'fixtures/broken/bin-not-built'))}, cells: [{ pin: 'latest@1' }], stdio: false, http: false,
          bind: { args: ['--transport', 'streamable-http', '--host', '{host}', '--port', '{port}'], timeoutMs: 5000 }, leaks: { graceMs: 3000 }, lockstep: 'off' }`,
     );
-    const r = await cli(['run', '--config', config, '--out', out, '--progress', 'silent'], {
-      env: tmpEnv(tmp),
-      timeoutMs: 240_000,
-    });
-    const run = await readResults(out);
-    expect(r.code, r.stderr).toBe(1);
+    const ran = await runFixtureCell('bin-not-built', 'mm-faults', { TMPDIR: tmp, [MARKER]: tmp }, config);
+    await rm(ran.outDir, { recursive: true, force: true });
+    const run = ran.results!;
+    expect(ran.out.code, ran.out.stderr).toBe(1);
     expect(run.verdict).toBe('failed');
     const env = run.cells[0]!.phases[0]!;
     expect(env).toMatchObject({ phase: 'environment', verdict: 'failed' });
