@@ -108,9 +108,13 @@ describe('mcp-matrix on the reference server', () => {
   });
 
   it('rejects usage errors with exit 2', async () => {
-    expect((await cli(['run', '--cell', 'nope', '--progress', 'silent'])).stderr).toMatch(
-      /--cell nope matches no cell; the plan has: floor-1 \(1\.23\.0\)/,
-    );
+    // Refused from the config alone, before any look-up (a version no planned cell has waits for the plan).
+    const nope = await cli(['run', '--cell', 'nope', '--progress', 'silent']);
+    expect(nope.code).toBe(2);
+    expect(nope.stderr).toMatch(/--cell nope matches no cell; the config's cells: floor-1 \(floor@1\), latest-1 \(latest@1\)/);
+    const version = await cli(['run', '--cell', '9.9.9', '--progress', 'silent']);
+    expect(version.code).toBe(2);
+    expect(version.stderr).toMatch(/--cell 9\.9\.9 matches no cell; the plan has: floor-1 \(1\.23\.0\)/);
     expect((await cli(['run', '--concurrency', 'zero'])).code).toBe(2);
     expect((await cli(['frobnicate'])).code).toBe(2);
     expect((await cli(['run', '--config', 'missing.config.ts'])).stderr).toMatch(/does not exist \(check --config\)/);
