@@ -4,7 +4,7 @@
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
-import { copyFile, mkdir, rename, rm } from 'node:fs/promises';
+import { copyFile, mkdir, rename } from 'node:fs/promises';
 import path from 'node:path';
 import type { DirectoryPacker } from '../../../src/pack/pack.js';
 import { TEST_CACHE_ROOT } from '../../helpers/node-runtimes.js';
@@ -55,9 +55,8 @@ function keyOf(dir: string): string | undefined {
 function kept(key: string): string | undefined {
   const dir = path.join(KEPT, key);
   try {
-    if (Date.now() - statSync(dir).mtimeMs > KEEP_MS) return undefined;
     const file = readdirSync(dir).find((f) => f.endsWith('.tgz'));
-    return file ? path.join(dir, file) : undefined;
+    return file && Date.now() - statSync(path.join(dir, file)).mtimeMs <= KEEP_MS ? path.join(dir, file) : undefined;
   } catch {
     return undefined;
   }
@@ -74,11 +73,12 @@ export const packOnce: DirectoryPacker = async (dir, destination, signal, option
   }
   const packed = await h.packDirectory(dir, destination, signal, options);
   if (packed.ok && key) {
-    // Renamed into place: another run reads the whole tarball or none.
-    const partial = path.join(KEPT, `.${key}.${process.pid}`);
-    await mkdir(partial, { recursive: true });
-    await copyFile(packed.value.file, path.join(partial, path.basename(packed.value.file)));
-    await rename(partial, path.join(KEPT, key)).catch(() => rm(partial, { recursive: true, force: true }));
+    // Renamed into place (over a tarball kept more than a week ago): another run reads the whole tarball or none.
+    const name = path.basename(packed.value.file);
+    const partial = path.join(KEPT, key, `.${name}.${process.pid}`);
+    await mkdir(path.dirname(partial), { recursive: true });
+    await copyFile(packed.value.file, partial);
+    await rename(partial, path.join(KEPT, key, name));
   }
   return packed;
 };
