@@ -106,11 +106,12 @@ describe('runBeside: a copy that cannot be made', () => {
   it('a started group that did not pass is confirmed in the same lone run as the phases never copied', async () => {
     Object.assign(state, { copiesLeft: 2, failBeside: ['http'] });
     const r = await run();
-    expect(state.drivers).toEqual([
+    // The two groups' drivers start as their copies are whole, in either order; the lone run comes after both.
+    expect(state.drivers.slice(0, 2).sort((a, b) => a.cellDir.localeCompare(b.cellDir))).toEqual([
       { cellDir: `${CELL}.side-1`, phases: ['stdio'] },
       { cellDir: `${CELL}.side-2`, phases: ['http'] },
-      { cellDir: CELL, phases: ['http', 'bind', 'conformance'] },
     ]);
+    expect(state.drivers.slice(2)).toEqual([{ cellDir: CELL, phases: ['http', 'bind', 'conformance'] }]);
     expect(r.ran).toEqual({ sideBySide: [['stdio'], ['http']], confirmedAlone: ['http'], inTurn: ['bind', 'conformance'] });
     expect(r.confirmed).toEqual(['http']);
     expect(r.verdicts).toEqual([...SIDE.map((p) => [p, 'passed']), ['leaks', 'passed']]);
