@@ -23,16 +23,23 @@ const read = (file) => {
   }
 };
 
-// What can change a file's verdict besides its content: prettier's release and the config it reads.
-const config = sha(
-  [require('prettier/package.json').version, process.version, JSON.stringify(require(path.join(root, 'package.json')).prettier)]
-    .concat(['.prettierignore', '.gitignore', '.editorconfig'].map((f) => sha(read(f))))
-    .join('\0'),
-);
-
 const files = execFileSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: root, encoding: 'utf8' })
   .split('\0')
   .filter((f) => f && existsSync(path.join(root, f)));
+
+// What can change a file's verdict besides its content: prettier's release and every config it may read, at any depth
+// (package.json's "prettier" key, a .prettierrc*, prettier.config.*, .editorconfig, the ignore files).
+const CONFIG_FILE = /(^|\/)(package\.json|\.prettierrc[^/]*|prettier\.config\.[^/]+|\.editorconfig|\.prettierignore|\.gitignore)$/;
+const config = sha(
+  [require('prettier/package.json').version, process.version]
+    .concat(
+      files
+        .filter((f) => CONFIG_FILE.test(f))
+        .sort()
+        .map((f) => `${f}\0${f.endsWith('package.json') ? JSON.stringify(JSON.parse(read(f) || '{}').prettier) : sha(read(f))}`),
+    )
+    .join('\0'),
+);
 let passed = {};
 try {
   const kept = JSON.parse(readFileSync(record, 'utf8'));

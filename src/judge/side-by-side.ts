@@ -78,8 +78,8 @@ export function confirmedAlone(alone: PhaseResult, beside: PhaseResult | undefin
 /**
  * Every phase as the runs report it: a phase of `lone` from it (confirmed alone when a group ran it), each other
  * measured phase from its group, a phase no run measured (skipped, stood in for) from the first group that reported
- * it; leaks and the summary merged. `why`: why the lone run's phases ran again (default: they did not pass beside the others). Total: no group
- * gives the lone run's phases alone.
+ * it; leaks and the summary merged. `why`: why the lone run's phases ran again (default: they did not pass beside the
+ * others). Total: no group gives the lone run's phases alone.
  */
 export function mergeBeside(
   groups: readonly DriverRun[],
