@@ -67,15 +67,18 @@ describe('a variant whose client or Node runtime could not be installed', () => 
   });
 
   it("counts the cell's install up to its driver shipped (readyMs), not npm's part alone (installMs)", async () => {
+    // Far apart, so neither npm's part alone (under readyMs) nor both added (over readyMs + installMs) can pass for
+    // readyMs however long the variant's own part takes on a loaded machine (the test's timeout is far below installMs).
+    const slow: CellInstall = { ...installed, installMs: 3_600_000, readyMs: 7_200_000 };
     const row = await runVariant(
       cell,
       { id: 'latest-2~client-1.0.0', client },
-      Promise.resolve(installed),
+      Promise.resolve(slow),
       ctx({ clientInstall: async () => fail('infrastructure', 'ETARGET') }),
     );
     // The environment's static check and the driver's ship are the cell's time too (the floor does neither).
-    expect(row.durationMs).toBeGreaterThanOrEqual(1200);
-    expect(row.durationMs).toBeLessThan(1200 + 1000);
+    expect(row.durationMs).toBeGreaterThanOrEqual(7_200_000);
+    expect(row.durationMs).toBeLessThan(7_200_000 + 3_600_000);
   });
 
   it('a Node runtime that could not be installed: not measured with its message', async () => {

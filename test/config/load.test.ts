@@ -14,7 +14,8 @@ async function withConfig(source: string): Promise<string> {
   return dir;
 }
 
-describe('loadConfig', () => {
+// The first load in a worker starts jiti and Babel (12 s seen in a loaded CI): a hang guard well above that.
+describe('loadConfig', { timeout: 60_000 }, () => {
   it('loads TypeScript, a function export, and applies defaults', async () => {
     const cwd = await withConfig(`
       const pin: string = '2.0.0';
@@ -109,7 +110,7 @@ describe('loadConfig', () => {
     it.each([
       ['while it loads', (c: AbortController) => setTimeout(() => c.abort(), 200)],
       ['before it loads', (c: AbortController) => c.abort()],
-    ])("the run's abort %s ends the wait at once, saying so (not after the bound)", async (_name, interrupt) => {
+    ])("the run's abort %s ends the wait at once, saying so (not after the bound)", { timeout: 120_000 }, async (_name, interrupt) => {
       process.env.MCP_MATRIX_CONFIG_TIMEOUT_MS = '60000';
       const cwd = await withConfig('export default new Promise(() => {});');
       const controller = new AbortController();
@@ -120,8 +121,8 @@ describe('loadConfig', () => {
         ok: false,
         error: { kind: 'usage', message: `loading ${path.join(cwd, 'matrix.config.ts')} was interrupted` },
       });
-      // Far below the 60 s bound (generous for a loaded machine).
-      expect(Date.now() - started).toBeLessThan(20_000);
+      // Before the 60 s bound: the abort ended the wait, not the bound (the test's timeout is the hang guard).
+      expect(Date.now() - started).toBeLessThan(60_000);
     });
   });
 
@@ -132,7 +133,7 @@ describe('loadConfig', () => {
   });
 });
 
-describe('loadConfig: the mcp-matrix import', () => {
+describe('loadConfig: the mcp-matrix import', { timeout: 60_000 }, () => {
   it("resolves `import { defineConfig } from 'mcp-matrix'` to the running harness where the directory has no install", async () => {
     const cwd = await withConfig(`import { defineConfig } from 'mcp-matrix';
       export default defineConfig({ cells: [{ pin: 'latest@1' }], stdio: {} });`);

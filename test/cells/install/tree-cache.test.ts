@@ -72,7 +72,8 @@ describe('tree cache', () => {
     expect(existsSync(entry)).toBe(false);
   });
 
-  it(`keeps ${TREE_MAX_ENTRIES} entries, dropping the least recently used`, async () => {
+  // 25 trees stored and checked: 5 s seen in a loaded CI, so a hang guard well above that.
+  it(`keeps ${TREE_MAX_ENTRIES} entries, dropping the least recently used`, { timeout: 60_000 }, async () => {
     const root = await temp();
     const from = await cell();
     const first = await storeTree(root, 'ctx-0', from, ['pkg']);

@@ -112,7 +112,8 @@ describe('writeRunReports: the files never say PASSED over an interrupted run', 
   });
 });
 
-describe('the forced exit writes while the graceful write is still in flight (a slow stop after Ctrl-C)', () => {
+// 20 MB reports written twice: 10 s seen in a loaded CI, so a hang guard well above that.
+describe('the forced exit writes while the graceful write is still in flight (a slow stop after Ctrl-C)', { timeout: 60_000 }, () => {
   it('neither write fails (each has its own temporary file), none is left, and the files are whole', async () => {
     const out = path.join(dir, 'forced');
     // Big enough that the graceful write of results.json is still going when the forced one runs.
