@@ -114,6 +114,7 @@ describe('lifecycleChecks on a scripted wire', () => {
     const slowTool: Step = { tool: 'echo', arguments: { text: 'hi' }, slow: true };
     // The slow call answers at once: the cancellation finds it not slow (a config warning) after its under-way wait alone.
     let calls = 0;
+    const before = Date.now();
     const r = await run(
       (method, params) => {
         if (method === 'tools/call' && params.name === 'echo' && params.arguments && 'text' in (params.arguments as object)) {
@@ -125,11 +126,14 @@ describe('lifecycleChecks on a scripted wire', () => {
       [slowTool],
       { 'unknown-tool': 'off' },
     );
+    const wall = Date.now() - before;
     const times = r.details.lifecycle as LifecycleTimes;
     expect(times.checks.map((c) => c.id)).toEqual(['unknown-method', 'invalid-arguments', 'repeated-initialize', 'cancellation']);
     const sum = times.checks.reduce((a, c) => a + c.durationMs, 0);
+    // The checks' own time, all of them and nothing before or after the call (all on Date.now, so no clock rounding
+    // between them); what a loaded machine adds between two checks is not bounded here (the bench shows it).
     expect(times.durationMs).toBeGreaterThanOrEqual(sum);
-    expect(times.durationMs).toBeLessThan(sum + 50);
+    expect(times.durationMs).toBeLessThanOrEqual(wall);
     expect(times.checks[0]).toEqual({ id: 'unknown-method', durationMs: expect.any(Number) });
     expect(times.checks[2]!.waits!.map((w) => w.for)).toEqual(['the call in flight, answered']);
     const cancel = times.checks[3]!;
