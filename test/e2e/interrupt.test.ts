@@ -78,15 +78,23 @@ describe('interrupting a running matrix', () => {
       await sleep(300);
       for (const p of processesMentioning(runDir!)) seen.add(p.pid);
 
+      // Stopping is bounded by the CLI's own timers (the forced stop 1 s after the signal, then 0.9 s at most); the wall
+      // time after the signal follows the machine's load as well, so it is printed, and what would be a hang is the CLI
+      // not ending by itself before this guard kills it.
       const sentAt = Date.now();
       child.kill(signal);
-      const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+      let guard = false;
+      const timer = setTimeout(() => {
+        guard = true;
+        child.kill('SIGKILL');
+      }, 60_000);
       const code = await exited;
       clearTimeout(timer);
       const stopMs = Date.now() - sentAt;
 
+      expect(guard, `the CLI ended by itself after ${signal} (hang guard 60 s); stderr: ${stderr}`).toBe(false);
       expect(code, stderr).toBe(130);
-      expect(stopMs, 'stopping is bounded').toBeLessThan(30_000);
+      console.log(`${signal} while cells run: exit after ${stopMs} ms`);
       expect(stderr).toMatch(new RegExp(`${signal}: stopping every cell`));
       const results = await readResults(out);
       expect(results.interrupted).toBe(true);
