@@ -22,6 +22,7 @@ import {
 import { procAvailable } from '../../../src/driver/server/proc.js';
 import type { ServerProcess } from '../../../src/driver/server/process.js';
 import { phaseBench, type PhaseBench } from '../helpers/phase-bench.js';
+import { quietPort } from '../../helpers/quiet-port.js';
 import { refusedPort } from '../../helpers/refused-port.js';
 
 describe('listenScope: who can reach a listen', () => {
@@ -264,11 +265,12 @@ describe('waitUntilListening and listensOf, against real processes', () => {
   });
   afterAll(() => bench?.dispose());
 
+  // A server that must listen on the port it is given gets one no other file's listen(0) can take meanwhile.
   const start = (name: string, text: string, port: number): ServerProcess =>
     bench.context().startServer('http', { bin: bench.server(name, text), args: [String(port)], env: {} }, { PATH: process.env.PATH ?? '' });
 
   it('ready once the port answers and its own group holds it ("verified"); its listens are seen, probe and /proc', async () => {
-    const port = await freePort('127.0.0.1');
+    const port = await quietPort();
     const proc = start(
       'listen.mjs',
       "import net from 'node:net';\nnet.createServer().listen(Number(process.argv[2]), '127.0.0.1');\n",
@@ -358,7 +360,7 @@ describe('waitUntilListening and listensOf, against real processes', () => {
   });
 
   it("every distinct TCP listen, classified once (the probe's record first); a Unix socket is not one", async () => {
-    const [a, b] = [await freePort('127.0.0.1'), await freePort('127.0.0.1')];
+    const [a, b] = [await quietPort(), await quietPort()];
     const sock = join(bench.cell, 'server.sock');
     const proc = start(
       'many.mjs',
@@ -384,7 +386,7 @@ describe('waitUntilListening and listensOf, against real processes', () => {
     const holder = net.createServer();
     await new Promise<void>((r) => holder.listen(0, '127.0.0.1', r));
     const port = (holder.address() as net.AddressInfo).port;
-    const other = await freePort('127.0.0.1');
+    const other = await quietPort();
     const proc = start('other.mjs', `import net from 'node:net';\nnet.createServer().listen(${other}, '127.0.0.1');\n`, port);
     try {
       // It listens (on its own port) before the harness asks about the one it was given.
@@ -404,7 +406,7 @@ describe('waitUntilListening and listensOf, against real processes', () => {
     // Nothing wakes the poll (no probe record): only its own interval. An interval that kept doubling from 10 ms
     // would look at 5.11 s, then at 10.23 s, after the 10.2 s bound, although the server listens soon after 5.5 s:
     // 4.6 s for its start on a loaded machine (a bare node start took 1.2 s at load 17).
-    const port = await freePort('127.0.0.1');
+    const port = await quietPort();
     const bin = bench.server(
       'late.sh',
       `#!/bin/sh\nsleep 5.5\nexec env -u NODE_OPTIONS ${JSON.stringify(process.execPath)} -e "require('net').createServer().listen(Number(process.argv[1]), '127.0.0.1')" "$1"\n`,
@@ -422,7 +424,7 @@ describe('waitUntilListening and listensOf, against real processes', () => {
   it('a connection attempt that hangs (a full accept queue drops it) counts as no answer: timed out at the bound', async () => {
     // A listener with a backlog of 1 that is stopped: the kernel queues two connections, then drops the next
     // SYNs, so a connection attempt neither connects nor fails. Each attempt must end at its own bound.
-    const port = await freePort('127.0.0.1');
+    const port = await quietPort();
     const proc = start(
       'stopped.mjs',
       `import net from 'node:net';\nnet.createServer().listen({ port: ${port}, host: '127.0.0.1', backlog: 1 }, () => process.kill(process.pid, 'SIGSTOP'));\n`,
