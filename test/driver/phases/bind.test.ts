@@ -11,6 +11,7 @@ import { bindPhase } from '../../../src/driver/phases/bind.js';
 import { listensOf, TEST_BIND_PORTS_ENV, type ClassifiedListen } from '../../../src/driver/http/listen-watch.js';
 import type { DriverSpec } from '../../../src/contract/protocol.js';
 import { pastBoundOnceSeen, phaseBench, stallPastBound, type PhaseBench } from '../helpers/phase-bench.js';
+import { quietPort } from '../../helpers/quiet-port.js';
 
 describe('relative: cell paths in a start failure', () => {
   const cell = '/tmp/mcp-matrix-x/cell-latest-1';
@@ -178,13 +179,28 @@ afterAll(() => bench?.dispose());
 
 const ARGS = "const port = Number(process.argv[process.argv.indexOf('--port') + 1]);\n";
 
+/**
+ * A bound no server here needs to reach (those that idle to it are given their own): a listen is caught, or an exit
+ * judged, however long a start takes on a loaded machine; a phase that waited for it would meet the test's timeout.
+ */
+const BOUND = 60_000;
+
 function spec(bin: string, over: Partial<BindSpec> = {}): BindSpec {
   return {
     command: { bin, args: ['--host', '{host}', '--port', '{port}'], env: { MCP_SERVER_TOKEN: '{token}' } },
     dropEnv: ['MCP_SERVER_TOKEN'],
-    timeoutMs: 8000,
+    timeoutMs: BOUND,
     ...over,
   };
+}
+
+/**
+ * The port the phase gives its next server, unless the test chose one: outside listen(0)'s range, so that no other
+ * test file's process takes it before the server listens there (a wildcard listen that failed would be judged an
+ * attempt, a loopback one a race).
+ */
+async function quietBindPort(): Promise<void> {
+  process.env[TEST_BIND_PORTS_ENV] ??= String(await quietPort());
 }
 
 const ASKED = 'asked to bind 0.0.0.0 with no token';
@@ -209,6 +225,7 @@ let lastStderr = '';
 
 async function bind(name: string, text: string, over: Partial<BindSpec> = {}, specOver: Partial<DriverSpec> = {}) {
   const ctx = bench.context(specOver);
+  await quietBindPort();
   const r = await bindPhase(ctx, spec(bench.server(name, text), over));
   // Every server it started is gone by the time it answers.
   for (const s of ctx.servers) expect(s.proc.running).toBe(false);
@@ -323,6 +340,7 @@ describe('bindPhase: every outcome, from src', () => {
       const server = ctx.servers.at(-1)?.proc;
       return server !== undefined && new Set(listensOf(server).map((l) => l.port)).size >= 2;
     };
+    await quietBindPort();
     const r = await pastBoundOnceSeen(() => bindPhase(ctx, spec(bin, { timeoutMs: bound })), both, bound);
     for (const s of ctx.servers) expect(s.proc.running).toBe(false);
     const port = r.details!.port as number;
@@ -361,7 +379,7 @@ describe('bindPhase: every outcome, from src', () => {
       unauthenticated: { status: 200, challenge: null },
     });
     // Caught while it runs, not at the bound.
-    expect(r.durationMs).toBeLessThan(8000);
+    expect(r.durationMs).toBeLessThan(BOUND);
   });
 
   it.each([
@@ -605,7 +623,8 @@ describe('bindPhase: every outcome, from src', () => {
         message: `tried to listen on 0.0.0.0:${held!.port} (IPv4 wildcard: every interface) without a token (EADDRINUSE) (it was given port ${r.details!.port as number}, not ${held!.port}): ${ASKED}, it must refuse before it tries any non-loopback listen (killed it)`,
       });
       expect(r.details).toMatchObject({ outcome: 'tried-to-listen', attempted: { port: held!.port } });
-      expect(r.durationMs).toBeLessThan(8000);
+      // Caught while it runs, not at the bound.
+      expect(r.durationMs).toBeLessThan(BOUND);
     } finally {
       await release([held!]);
     }
@@ -640,6 +659,7 @@ describe('bindPhase: every outcome, from src', () => {
       `import http from 'node:http';\nimport { existsSync, writeFileSync } from 'node:fs';\n${ARGS}const t = setInterval(() => {\n  if (!existsSync(${JSON.stringify(go)})) return;\n  clearInterval(t);\n  http.createServer((req, res) => res.writeHead(200).end()).listen(port, '0.0.0.0', () => writeFileSync(${JSON.stringify(up)}, ''));\n}, 10);\n`,
     );
     const ctx = bench.context({}, stallPastBound(go, up, 1000));
+    await quietBindPort();
     const r = await bindPhase(ctx, spec(bin, { timeoutMs: 1000 }));
     for (const s of ctx.servers) expect(s.proc.running).toBe(false);
     const port = r.details!.port as number;
