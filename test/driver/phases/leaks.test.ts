@@ -475,7 +475,9 @@ describe('leaksPhase: what the stop request and the settle window decide', () =>
     const r = await leaksPhase(ctx, 5000, baseline, LEAKS);
     expect(r.verdict).toBe('passed');
     const exitMs = (r.details!.servers as { exitMs: number }[])[0]!.exitMs;
-    expect(exitMs).toBeGreaterThanOrEqual(800);
+    // Its 800 ms timer, read on Date.now, can seem to fire a moment early (a timer's clock is not Date's); from the
+    // phase it would be ~200.
+    expect(exitMs).toBeGreaterThanOrEqual(800 - 5);
     expect(proc.stopKind).toBe('stdin EOF');
   });
 
@@ -503,7 +505,8 @@ describe('leaksPhase: what the stop request and the settle window decide', () =>
     await proc.exited;
     const r = await leaksPhase(ctx, GRACE, baseline, LEAKS);
     const exitMs = (r.details!.servers as { exitMs: number }[])[0]!.exitMs;
-    expect(exitMs).toBeGreaterThanOrEqual(800);
+    // Less a moment: its 800 ms timer can seem to fire early when read on Date.now.
+    expect(exitMs).toBeGreaterThanOrEqual(800 - 5);
     expect(r).toMatchObject({
       verdict: 'failed',
       step: 'stdio shutdown',
