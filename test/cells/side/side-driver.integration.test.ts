@@ -2,7 +2,6 @@
 // collides side by side, and the phase that lost the port is run again alone on the cell's own tree and passes; a
 // server that writes into its tree has every phase run again in turn (its later phases see the earlier ones' writes).
 import { cpSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -12,6 +11,7 @@ import type { DriverSpec } from '../../../src/contract/protocol.js';
 import { findTagged } from '../../../src/driver/server/escaped.js';
 import { currentCookie } from '../../../src/process/cookie.js';
 import { baseSpec, buildDriver, makeCell, removeDir, tempDir, testServerPhases, type Cell } from '../../driver/helpers/cell.js';
+import { fixedPort } from '../../helpers/fixed-port.js';
 
 const FIXTURE = join(dirname(fileURLToPath(import.meta.url)), 'fixtures/fixed-port-server.mjs');
 const STATEFUL = join(dirname(fileURLToPath(import.meta.url)), 'fixtures/state-writing-server.mjs');
@@ -20,22 +20,14 @@ let cell: Cell;
 let spec: DriverSpec;
 let layout: DriverLayout;
 
-/** A loopback port free now: the fixture's fixed one. */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
 beforeAll(async () => {
   work = tempDir('mm-side-');
   cell = await makeCell(1, await buildDriver(join(work, 'build')));
   cpSync(FIXTURE, join(cell.dir, 'pkg/fixed-port.mjs'));
   cpSync(STATEFUL, join(cell.dir, 'pkg/state-writing.mjs'));
   const phases = testServerPhases(cell, '', 8000);
-  const env = { TEST_FIXED_PORT: String(await freePort()), TEST_HOLD_MS: '2000' };
+  // The fixture's fixed port: one no other file's listen(0) or connection can take meanwhile.
+  const env = { TEST_FIXED_PORT: String(await fixedPort('side-driver.integration')), TEST_HOLD_MS: '2000' };
   for (const p of [phases.stdio, phases.http])
     if (p) p.command = { ...p.command, bin: join(cell.dir, 'pkg/fixed-port.mjs'), env: { ...p.command.env, ...env } };
   const base = baseSpec(cell, join(cell.dir, 'pkg'), { ...phases, bind: false });
