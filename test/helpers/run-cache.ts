@@ -72,6 +72,8 @@ async function once(dir: string, build: (dir: string) => Promise<void>, timeoutM
       continue;
     }
     try {
+      // Built between the look at `done` and this lock (its builder has just let go): never removed under its users.
+      if (existsSync(done)) return dir;
       writeFileSync(join(lock, 'pid'), String(process.pid));
       rmSync(dir, { recursive: true, force: true });
       mkdirSync(dir, { recursive: true });
