@@ -31,7 +31,8 @@ beforeAll(async () => {
   browser = await launchChromium();
   work = await mkdtemp(path.join(tmpdir(), 'mm-html-'));
   mkdirSync(SHOTS, { recursive: true });
-}, 60_000);
+  // Chromium's start on a loaded machine: a hang guard, not a speed check.
+}, 120_000);
 afterAll(async () => {
   await browser?.close();
   if (work) await rm(work, { recursive: true, force: true });
@@ -56,11 +57,14 @@ async function open(name: string, run: RunResult, hash = ''): Promise<{ page: Pa
 
 const shot = (page: Page, name: string) => page.screenshot({ path: path.join(SHOTS, name), fullPage: true });
 
-describe('matrix.html in Chromium', () => {
+// Each test opens a page, clicks and takes full-page shots in Chromium: on a loaded machine that is seconds, so a hang
+// guard well above the unit project's 20 s.
+describe('matrix.html in Chromium', { timeout: 120_000 }, () => {
   test('a failing run: the failure expands in place and reads the server message, step and stderr', async () => {
     const { page, problems } = await open('crash', await load('test/reports/fixtures/crash-on-tool.results.json'));
     const square = page.locator('#sq-latest-1--stdio');
-    await expect.poll(() => square.getAttribute('class')).toContain('s-fail');
+    // expect.poll's 1 s default is less than one call of Chromium's under load.
+    await expect.poll(() => square.getAttribute('class'), { timeout: 60_000 }).toContain('s-fail');
     expect(await square.locator('.toggle').innerText()).toBe('✗ FAIL');
     const panel = page.locator('#p-latest-1--stdio');
     expect(await panel.isVisible()).toBe(false);
