@@ -28,6 +28,7 @@ import { pastBoundOnceSeen, phaseBench, stallPastBound, type PhaseBench } from '
 import { NoAnswer } from '../../../src/driver/http/raw-http.js';
 import { levels, resolved } from '../helpers/levels.js';
 import { expectNoRaceButForeign, raceAside } from '../../helpers/foreign-race.js';
+import { quietPort } from '../../helpers/quiet-port.js';
 
 const probe = (status: number, wwwAuthenticate: string | null = null) => ({ status, wwwAuthenticate });
 
@@ -646,10 +647,12 @@ describe('httpPhase: sub-checks, retries and never-listened, from src', () => {
     const held = (p: number): string =>
       `127\\.0\\.0\\.1:${p} answers, but no process of the started server's group holds it \\(held by pid ${process.pid}: [^)]*\\)`;
 
-    process.env[TEST_PORTS_ENV] = String(a);
+    // The retry's port is one no other test file's process can take meanwhile: a race there would be a second one.
+    const retry = await quietPort();
+    process.env[TEST_PORTS_ENV] = `${a},${retry}`;
     const once = await http(spec(TEST_SERVER));
     expect(once.r.verdict).toBe('passed');
-    expect(once.r.details!.port).not.toBe(a);
+    expect(once.r.details!.port).toBe(retry);
     expect(once.r.details!.retriedAfter).toEqual({ port: a, cause: expect.stringMatching(new RegExp(`^${held(a)}$`)) });
     expect(once.ctx.servers).toHaveLength(2);
 
