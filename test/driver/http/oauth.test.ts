@@ -24,6 +24,9 @@ import {
 } from '../../../src/driver/http/oauth-discovery.js';
 import { NoAnswer } from '../../../src/driver/http/raw-http.js';
 
+/** The bound of a look-up whose subject is not its time: a hang guard, never reached by a loopback answer however loaded. */
+const BOUND = 10_000;
+
 describe('resourceMetadataParam', () => {
   it('reads the parameter from a Bearer challenge, quoted or not, anywhere among the others', () => {
     expect(resourceMetadataParam('Bearer resource_metadata="http://a/x"')).toBe('http://a/x');
@@ -76,13 +79,13 @@ describe('discover (real sockets)', () => {
 
   it('follows the challenge first', async () => {
     routes['/prm'] = [200, '{"resource":"r"}'];
-    const d = await discover(`${base}/mcp`, `Bearer resource_metadata="${base}/prm"`, 2000);
+    const d = await discover(`${base}/mcp`, `Bearer resource_metadata="${base}/prm"`, BOUND);
     expect(d).toEqual({ via: 'challenge', url: `${base}/prm`, document: { resource: 'r' }, tried: [{ url: `${base}/prm`, status: 200 }] });
   });
 
   it('falls back to the path-inserted, then the root well-known URI', async () => {
     routes['/.well-known/oauth-protected-resource'] = [200, '{"resource":"root"}'];
-    const d = await discover(`${base}/mcp`, 'Bearer realm="x"', 2000);
+    const d = await discover(`${base}/mcp`, 'Bearer realm="x"', BOUND);
     expect(d.via).toBe('well-known');
     expect(d.document).toEqual({ resource: 'root' });
     expect(d.tried).toEqual([
@@ -95,15 +98,15 @@ describe('discover (real sockets)', () => {
   it('a 200 that is not a JSON object is a problem named with its URL; nothing anywhere: via none', async () => {
     routes['/.well-known/oauth-protected-resource/mcp'] = [200, '<html>'];
     routes['/.well-known/oauth-protected-resource'] = [200, '[1]'];
-    const bad = await discover(`${base}/mcp`, null, 2000);
+    const bad = await discover(`${base}/mcp`, null, BOUND);
     expect(bad).toMatchObject({ via: 'well-known', problem: `${base}/.well-known/oauth-protected-resource/mcp answered 200 but not JSON` });
     expect(bad.document).toBeUndefined();
     delete routes['/.well-known/oauth-protected-resource/mcp'];
-    expect((await discover(`${base}/mcp`, null, 2000)).problem).toBe(
+    expect((await discover(`${base}/mcp`, null, BOUND)).problem).toBe(
       `${base}/.well-known/oauth-protected-resource answered 200 but not a JSON object`,
     );
     delete routes['/.well-known/oauth-protected-resource'];
-    expect(await discover(`${base}/mcp`, null, 2000)).toEqual({
+    expect(await discover(`${base}/mcp`, null, BOUND)).toEqual({
       via: 'none',
       tried: [
         { url: `${base}/.well-known/oauth-protected-resource/mcp`, status: 404 },
@@ -118,7 +121,7 @@ describe('discover (real sockets)', () => {
     for (const status of [301, 302, 303, 307, 308]) {
       // A trailing-slash rule on the path-inserted well-known URI (no resource_metadata in the challenge).
       routes['/.well-known/oauth-protected-resource/mcp'] = [status, '', { location: '/.well-known/oauth-protected-resource/mcp/' }];
-      expect(await discover(`${base}/mcp`, 'Bearer realm="x"', 2000), String(status)).toEqual({
+      expect(await discover(`${base}/mcp`, 'Bearer realm="x"', BOUND), String(status)).toEqual({
         via: 'well-known',
         url: `${base}/.well-known/oauth-protected-resource/mcp/`,
         document: JSON.parse(doc),
@@ -132,14 +135,14 @@ describe('discover (real sockets)', () => {
     }
     // Named by the challenge, redirected by an absolute Location of the same origin: followed too.
     routes['/prm-moved'] = [302, '', { location: `${base}/.well-known/oauth-protected-resource/mcp/` }];
-    expect(await discover(`${base}/mcp`, `Bearer resource_metadata="${base}/prm-moved"`, 2000)).toMatchObject({
+    expect(await discover(`${base}/mcp`, `Bearer resource_metadata="${base}/prm-moved"`, BOUND)).toMatchObject({
       via: 'challenge',
       url: `${base}/.well-known/oauth-protected-resource/mcp/`,
       document: JSON.parse(doc),
     });
     // Another origin (another port of the same host): not followed, its status recorded, the next URI tried.
     routes['/.well-known/oauth-protected-resource/mcp'] = [307, '', { location: 'http://127.0.0.1:1/prm' }];
-    const away = await discover(`${base}/mcp`, 'Bearer realm="x"', 2000);
+    const away = await discover(`${base}/mcp`, 'Bearer realm="x"', BOUND);
     expect(away.tried).toEqual([
       { url: `${base}/.well-known/oauth-protected-resource/mcp`, status: 307 },
       { url: `${base}/.well-known/oauth-protected-resource`, status: 404 },
@@ -147,7 +150,7 @@ describe('discover (real sockets)', () => {
     expect(away.document).toBeUndefined();
     // A loop within the origin: 5 redirects followed (as the SDK client's bound), then the 6th answer is what it got.
     routes['/.well-known/oauth-protected-resource/mcp'] = [308, '', { location: '/.well-known/oauth-protected-resource/mcp' }];
-    const loop = await discover(`${base}/mcp`, 'Bearer realm="x"', 2000);
+    const loop = await discover(`${base}/mcp`, 'Bearer realm="x"', BOUND);
     expect(loop.tried.filter((t) => t.url === `${base}/.well-known/oauth-protected-resource/mcp`)).toHaveLength(6);
     expect(loop.tried.every((t) => t.status === 308 || t.url === `${base}/.well-known/oauth-protected-resource`)).toBe(true);
     for (const r of ['/.well-known/oauth-protected-resource/mcp', '/.well-known/oauth-protected-resource/mcp/', '/prm-moved'])
@@ -155,7 +158,7 @@ describe('discover (real sockets)', () => {
   });
 
   it('an unreachable URL is recorded with its error, and the next one tried', async () => {
-    const d = await discover(`${base}/mcp`, 'Bearer resource_metadata="http://127.0.0.1:1/prm"', 2000);
+    const d = await discover(`${base}/mcp`, 'Bearer resource_metadata="http://127.0.0.1:1/prm"', BOUND);
     expect(d.tried[0]).toMatchObject({ url: 'http://127.0.0.1:1/prm', status: expect.any(String) });
     expect(d.tried).toHaveLength(3);
   });
@@ -164,7 +167,7 @@ describe('discover (real sockets)', () => {
     const issuer = 'http://127.0.0.1:7';
     const judged = async (resource: string, audience?: string) => {
       routes['/prm-resource'] = [200, JSON.stringify({ resource, authorization_servers: [issuer] })];
-      const d = await discover(`${base}/mcp`, `Bearer resource_metadata="${base}/prm-resource"`, 2000);
+      const d = await discover(`${base}/mcp`, `Bearer resource_metadata="${base}/prm-resource"`, BOUND);
       return metadataCheck(d, issuer, [`${base}/mcp`, ...(audience ? [audience] : [])]);
     };
     // A client (RFC 9728 §3.3; the SDK's checkResourceAllowed) refuses metadata for another resource.
@@ -306,19 +309,19 @@ describe('fetchTokens (real sockets)', () => {
   });
 
   it('POSTs the audience and the key as JSON and returns the tokens', async () => {
-    expect(await fetchTokens(`${base}/tokens`, 'k3y', 'http://a/mcp', 2000)).toEqual({ valid: 'v', otherAudience: 'o' });
+    expect(await fetchTokens(`${base}/tokens`, 'k3y', 'http://a/mcp', BOUND)).toEqual({ valid: 'v', otherAudience: 'o' });
     expect(seen.at(-1)).toEqual({ method: 'POST', type: 'application/json', body: '{"audience":"http://a/mcp","key":"k3y"}' });
   });
 
   it('a refusal, no answer in time, or nobody listening is an Error naming the authorization server (never a throw)', async () => {
-    const refused = await fetchTokens(`${base}/other`, 'k', 'a', 2000);
+    const refused = await fetchTokens(`${base}/other`, 'k', 'a', BOUND);
     expect(refused).toBeInstanceOf(Error);
     expect((refused as Error).message).toBe("the local authorization server answered 403 to the driver's token request");
     const late = await fetchTokens(`${base}/hang`, 'k', 'a', 100);
     expect((late as Error).message).toBe(
       `the local authorization server did not answer the driver's token request: timed out after 100 ms waiting for an answer from ${base}/hang`,
     );
-    const nobody = await fetchTokens('http://127.0.0.1:1/tokens', 'k', 'a', 2000);
+    const nobody = await fetchTokens('http://127.0.0.1:1/tokens', 'k', 'a', BOUND);
     expect((nobody as Error).message).toMatch(/^the local authorization server did not answer the driver's token request: /);
   });
 });
@@ -361,15 +364,15 @@ describe('more edges', () => {
   });
 
   it('a redirect is not followed (recorded as such); JSON null is not an object; it asks for JSON; a hung URL times out', async () => {
-    const redirected = await discover(`${base}/mcp`, `Bearer resource_metadata="${base}/redirect"`, 2000);
+    const redirected = await discover(`${base}/mcp`, `Bearer resource_metadata="${base}/redirect"`, BOUND);
     expect(redirected.tried[0]).toEqual({ url: `${base}/redirect`, status: 302 });
-    expect((await discover(`${base}/mcp`, `Bearer resource_metadata="${base}/null"`, 2000)).problem).toBe(
+    expect((await discover(`${base}/mcp`, `Bearer resource_metadata="${base}/null"`, BOUND)).problem).toBe(
       `${base}/null answered 200 but not a JSON object`,
     );
-    expect((await discover(`${base}/mcp`, `Bearer resource_metadata="${base}/string"`, 2000)).problem).toBe(
+    expect((await discover(`${base}/mcp`, `Bearer resource_metadata="${base}/string"`, BOUND)).problem).toBe(
       `${base}/string answered 200 but not a JSON object`,
     );
-    expect((await discover(`${base}/mcp`, `Bearer resource_metadata="${base}/accept"`, 2000)).document).toEqual({ a: 1 });
+    expect((await discover(`${base}/mcp`, `Bearer resource_metadata="${base}/accept"`, BOUND)).document).toEqual({ a: 1 });
     const hung = await discover(`${base}/mcp`, `Bearer resource_metadata="${base}/hang"`, 100);
     expect(hung.tried[0]).toEqual({ url: `${base}/hang`, status: `timed out after 100 ms waiting for an answer from ${base}/hang` });
   });
