@@ -13,10 +13,17 @@ async function scratch(): Promise<string> {
   return d;
 }
 
-/** The project matrix, run once: its own test judges it, and the re-render test re-renders its reports. */
+/**
+ * The project matrix, run once: its own test judges it, and the re-render test re-renders its reports. A private TMPDIR:
+ * a run first sweeps what a dead run left in its temp dir and says so on stderr, and the shared /tmp may hold one of
+ * any run on the machine (another engineer's, a killed test's), which is not this run's to answer for.
+ */
 let projectRun: Promise<{ out: string; r: Awaited<ReturnType<typeof cli>> }> | undefined;
 const runProject = () =>
-  (projectRun ??= scratch().then(async (out) => ({ out, r: await cli(['run', '--out', out, '--progress', 'simple']) })));
+  (projectRun ??= Promise.all([scratch(), scratch()]).then(async ([out, tmp]) => ({
+    out,
+    r: await cli(['run', '--out', out, '--progress', 'simple'], { env: { TMPDIR: tmp } }),
+  })));
 
 describe('mcp-matrix on the reference server', () => {
   it('runs the project matrix: four cells, every phase passes, exit 0, reports written', async () => {
