@@ -11,7 +11,7 @@ import type { DriverSpec } from '../../../src/contract/protocol.js';
 import { findTagged } from '../../../src/driver/server/escaped.js';
 import { currentCookie } from '../../../src/process/cookie.js';
 import { baseSpec, buildDriver, makeCell, removeDir, tempDir, testServerPhases, type Cell } from '../../driver/helpers/cell.js';
-import { fixedPort } from '../../helpers/fixed-port.js';
+import { quietPort } from '../../helpers/quiet-port.js';
 
 const FIXTURE = join(dirname(fileURLToPath(import.meta.url)), 'fixtures/fixed-port-server.mjs');
 const STATEFUL = join(dirname(fileURLToPath(import.meta.url)), 'fixtures/state-writing-server.mjs');
@@ -27,7 +27,7 @@ beforeAll(async () => {
   cpSync(STATEFUL, join(cell.dir, 'pkg/state-writing.mjs'));
   const phases = testServerPhases(cell, '', 8000);
   // The fixture's fixed port: one no other file's listen(0) or connection can take meanwhile.
-  const env = { TEST_FIXED_PORT: String(await fixedPort('side-driver.integration')), TEST_HOLD_MS: '2000' };
+  const env = { TEST_FIXED_PORT: String(await quietPort()), TEST_HOLD_MS: '2000' };
   for (const p of [phases.stdio, phases.http])
     if (p) p.command = { ...p.command, bin: join(cell.dir, 'pkg/fixed-port.mjs'), env: { ...p.command.env, ...env } };
   const base = baseSpec(cell, join(cell.dir, 'pkg'), { ...phases, bind: false });

@@ -14,7 +14,7 @@ import { findTagged } from '../../../src/driver/server/escaped.js';
 import { cellLanes } from '../../../src/orchestrator/cell-lanes.js';
 import { currentCookie } from '../../../src/process/cookie.js';
 import { baseSpec, buildDriver, makeCell, removeDir, tempDir, testServerPhases, type Cell } from '../../driver/helpers/cell.js';
-import { fixedPort } from '../../helpers/fixed-port.js';
+import { quietPort } from '../../helpers/quiet-port.js';
 
 const FIXTURES = join(dirname(fileURLToPath(import.meta.url)), 'fixtures');
 const VARIANTS = [
@@ -60,7 +60,7 @@ const STDIO_PASSED = [
 
 describe("a cell's variants side by side on a server that holds a fixed port", () => {
   it('in turn, both variants pass: the port is free again before the next server starts', async () => {
-    const env = { TEST_FIXED_PORT: String(await fixedPort('variant-side.integration')), TEST_HOLD_MS: '2000' };
+    const env = { TEST_FIXED_PORT: String(await quietPort()), TEST_HOLD_MS: '2000' };
     for (const v of VARIANTS) {
       const { spec, layout } = variantRun(v.id, 'fixed-port.mjs', env);
       const outcome = await runDriver(layout, spec, options());
@@ -71,7 +71,7 @@ describe("a cell's variants side by side on a server that holds a fixed port", (
   it('beside each other, the variant that lost the port failed there, was run again alone and passed; nothing is left', async () => {
     // The server that took the port holds it, once stopped, until the other copy has found it taken (however late
     // that one starts under load): the two surely collide. The lone run finds the file there and exits at once.
-    const env = { TEST_FIXED_PORT: String(await fixedPort('variant-side.integration')), TEST_COLLIDED: join(work, 'variants-collided') };
+    const env = { TEST_FIXED_PORT: String(await quietPort()), TEST_COLLIDED: join(work, 'variants-collided') };
     const lanes = cellLanes(VARIANTS, new Map());
     const runs = await Promise.all(
       VARIANTS.map((v) => {
