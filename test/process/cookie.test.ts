@@ -35,7 +35,8 @@ const sleeper = (env: Record<string, string>, detached = false) =>
 
 /** Until the child has exec'd (its /proc environ carries the cookie): a fixed sleep loses on a loaded machine. */
 const waitCarrying = async (...children: { pid?: number | undefined }[]): Promise<void> => {
-  for (let i = 0; i < 400; i++) {
+  // A hang guard (~30 s), not a speed check: a node started on a loaded machine can take seconds to exec.
+  for (let i = 0; i < 1200; i++) {
     const ready = children.every((c) => {
       try {
         return readFileSync(`/proc/${c.pid}/environ`, 'utf8').includes(`${RUN_COOKIE_VAR}=`);
@@ -50,7 +51,8 @@ const waitCarrying = async (...children: { pid?: number | undefined }[]): Promis
 };
 
 const waitGone = async (pid: number): Promise<boolean> => {
-  for (let i = 0; i < 200; i++) {
+  // A hang guard (~30 s): a SIGKILLed process on a loaded machine can take a while to be reaped.
+  for (let i = 0; i < 1200; i++) {
     const state = (() => {
       try {
         const s = readFileSync(`/proc/${pid}/stat`, 'utf8');
@@ -79,7 +81,9 @@ describe('cookie format', () => {
   });
 });
 
-describe.runIf(procAvailable())('carriers: found by environment, whatever the group or session', () => {
+// Real processes started, waited for and killed: on a loaded machine that is seconds, so a hang guard above the
+// unit project's 20 s (the waits above may take up to 30 s each before they give up).
+describe.runIf(procAvailable())('carriers: found by environment, whatever the group or session', { timeout: 120_000 }, () => {
   it('finds a detached child by its cookie and tag, and killCarriers takes it down', async () => {
     const cookie = makeCookie(process.pid, startTime(process.pid));
     const child = sleeper({ [RUN_COOKIE_VAR]: cookie, [SERVER_TAG_VAR]: 'cell-a:stdio#1' }, true);
@@ -108,7 +112,8 @@ describe.runIf(procAvailable())('carriers: found by environment, whatever the gr
     try {
       await waitCarrying(child);
       process.kill(child.pid!, 'SIGSTOP');
-      expect(await settleCarriers(cookie, 10_000)).toEqual([]);
+      // The bound is a hang guard: settleCarriers returns as soon as the stopped carrier is gone.
+      expect(await settleCarriers(cookie, 60_000)).toEqual([]);
       expect(carriers(RUN_COOKIE_VAR, cookie)).toEqual([]);
     } finally {
       child.kill('SIGKILL');
@@ -136,7 +141,7 @@ describe.runIf(procAvailable())('carriers: found by environment, whatever the gr
   });
 });
 
-describe.runIf(procAvailable())('sweep at start', () => {
+describe.runIf(procAvailable())('sweep at start', { timeout: 120_000 }, () => {
   it('removes run dirs of dead owners, kills the processes of this temp dir’s dead runs, leaves live, kept and unowned dirs and other temp dirs’ orphans alone', async () => {
     const tmp = mkdtempSync(path.join(os.tmpdir(), 'mm-sweep-'));
     temps.push(tmp);
@@ -238,7 +243,8 @@ describe.runIf(procAvailable())('sweep at start', () => {
     writeFileSync(path.join(dir, OWNER_FILE), '{}');
     await removeRunDirWithin(dir, 0);
     expect(existsSync(dir)).toBe(false);
-    for (let i = 0; i < 200 && existsSync(`${dir}.removing`); i++) await new Promise((r) => setTimeout(r, 50));
+    // The detached remover is a node started on a possibly loaded machine: up to ~60 s (a hang guard).
+    for (let i = 0; i < 1200 && existsSync(`${dir}.removing`); i++) await new Promise((r) => setTimeout(r, 50));
     expect(existsSync(`${dir}.removing`)).toBe(false);
   });
 });
