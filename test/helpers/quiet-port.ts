@@ -2,22 +2,23 @@
 // test file's listen(0) or outgoing connection meanwhile: a true race, met under load in the seconds before a server
 // listens. The kernel hands out those ports only from its ephemeral range (32768-60999 by default), so one under it,
 // picked at random from many and free now, is taken meanwhile only by a process that names that very port.
+import { existsSync, readFileSync } from 'node:fs';
 import net from 'node:net';
-import { ephemeralLow } from './fixed-port.js';
 
+const RANGE = '/proc/sys/net/ipv4/ip_local_port_range';
 /** Above the ports servers are commonly fixed to (3000, 5432, 8080 and the like). */
 const LOW = 10_000;
-/** The top of the ephemeral range's neighbourhood is fixedPort()'s (test/helpers/fixed-port.ts): kept apart. */
-const FIXED_SPAN = 8000;
 const given = new Set<number>();
 
-/**
- * A port under the ephemeral range (and under fixedPort's ports) that no process listens on now, on any IPv4 address,
- * never the same one twice in this process: for a server that must listen where it is told, once or several times.
- */
+/** The first port of the kernel's ephemeral range (listen(0) and connect() take theirs from it). */
+export function ephemeralLow(): number {
+  const low = existsSync(RANGE) ? Number(readFileSync(RANGE, 'utf8').trim().split(/\s+/)[0]) : NaN;
+  return Number.isInteger(low) && low > LOW ? low : 32_768;
+}
+
+/** A port under the ephemeral range that no process listens on now (every IPv4 address), never the same one twice. */
 export async function quietPort(): Promise<number> {
-  const high = ephemeralLow() - FIXED_SPAN;
-  if (high - LOW < 1000) throw new Error(`no room between ${LOW} and the ephemeral range for a quiet port`);
+  const high = ephemeralLow();
   for (let i = 0; i < 200; i++) {
     const port = LOW + Math.floor(Math.random() * (high - LOW));
     if (given.has(port) || !(await free(port))) continue;
