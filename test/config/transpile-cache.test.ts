@@ -40,7 +40,9 @@ async function roleOf(cwd: string): Promise<{ role: string | undefined; notes: s
 
 const entries = async () => (await readdir(cache)).filter((n) => n.endsWith('.json'));
 
-describe('the config cache', () => {
+// Each test loads configs through jiti and Babel (the first load in a worker starts Babel: 12 s seen for load.test's
+// first in a loaded CI): a hang guard well above that.
+describe('the config cache', { timeout: 60_000 }, () => {
   it('the second load of the same file reads its transpile back; an edited config is transpiled again, never served stale', async () => {
     const cwd = await writeTs(path.join(dir, 'a'), 'first');
     const url = `file://${path.join(cwd, 'matrix.config.ts')}`;

@@ -77,7 +77,8 @@ describe('checkLockstep', () => {
     ]);
   });
 
-  test("the project's own ranges (reference server) and cells (matrix.config.ts): no finding", async () => {
+  // Loads matrix.config.ts through jiti and Babel (a worker's first Babel start: 12 s seen in a loaded CI): a hang guard.
+  test("the project's own ranges (reference server) and cells (matrix.config.ts): no finding", { timeout: 60_000 }, async () => {
     const manifest = JSON.parse(await readFile(path.join(ROOT, 'fixtures/reference-server/package.json'), 'utf8')) as RawManifest;
     const { ranges } = manifestInfo(manifest);
     const loaded = await loadConfig(ROOT, 'matrix.config.ts');
