@@ -501,15 +501,19 @@ describe('httpSession: ending the session', () => {
   it('ending abandons every call still open: its connection is closed', async () => {
     let abandoned!: () => void;
     const closed = new Promise<void>((resolve) => (abandoned = resolve));
+    let received!: () => void;
+    const arrived = new Promise<void>((resolve) => (received = resolve));
     const { url } = await scripted(
       server((_seen, res) => {
         res.on('close', abandoned);
+        received();
       }),
     );
     const { proc } = process_();
     const s = await session(url, proc);
     const call = s.wire.request('wait');
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    // Open on both ends (however long that takes on a loaded machine), so that its connection is one end closes.
+    await arrived;
     expect(await s.wire.end()).toBeNull();
     await closed;
     // The destroyed request reads as a dropped connection: the call is over, not left waiting.
