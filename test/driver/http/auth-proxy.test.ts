@@ -174,14 +174,17 @@ describe('startAuthProxy: what it passes on and what it does not', () => {
     proxy = await startAuthProxy(`http://127.0.0.1:${(server.address() as AddressInfo).port}`, 'tok');
     const res = await fetch(`${proxy.origin}/mcp`, { method: 'POST', body: '{}' });
     expect(res.status).toBe(200);
-    // Read as a direct request would be: the body fails, well before a 5 s wait. The old proxy never ended it.
+    // Read as a direct request would be: the body fails (the server cut it 50 ms in). The old proxy never ended it:
+    // the 15 s wait is a hang guard inside the test's 20 s, not a speed bound.
+    let guard: NodeJS.Timeout | undefined;
     const outcome = await Promise.race([
       res.text().then(
         () => 'ended',
         () => 'cut',
       ),
-      new Promise((r) => setTimeout(() => r('still open'), 5000)),
+      new Promise((r) => (guard = setTimeout(() => r('still open'), 15_000))),
     ]);
+    clearTimeout(guard);
     expect(outcome).toBe('cut');
   });
 
