@@ -6,6 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { CellResult, RunResult } from '../../src/results/types.js';
 import { TEST_NODE_CACHE } from '../helpers/node-runtimes.js';
 import { cli, readResults, tempDir, writeConfig } from './helpers/cli.js';
+import { expectConfirmedAloneForCause } from './helpers/confirmed-alone.js';
 import { phaseTable } from './helpers/fixture-run.js';
 
 const dirs: string[] = [];
@@ -78,12 +79,14 @@ describe("the default path on a machine with spare cores: the cell's two Node va
       const r = results!;
       expect(r.cells.map((c) => c.phaseRuns?.variantsBeside)).toEqual([true, true]);
       const [on20, on22] = r.cells as [CellResult, CellResult];
-      expect(on20.phaseRuns!.confirmedAlone).toEqual(['stdio']);
+      // The failing stdio is confirmed alone; any other phase only for a cause heavy load can give (its lone run is the
+      // one reported, so the rows below still equal the run in turn's).
+      expectConfirmedAloneForCause(on20, ['stdio']);
       expect(on20.phases.find((p) => p.phase === 'stdio')!.details?.confirmedAlone).toMatchObject({
         why: expect.stringMatching(/^it did not pass beside the cell's other variants/),
         beside: { verdict: 'failed' },
       });
-      expect(on22.phaseRuns!.confirmedAlone).toEqual([]);
+      expectConfirmedAloneForCause(on22);
       const before = inTurn ?? (await run('fixtures/broken/node22-api/matrix.config.ts')).results!;
       expect(before.cells.every((c) => c.phaseRuns === undefined)).toBe(true);
       expect(rows(r), phaseTable(r)).toEqual(rows(before));

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PhaseName, RunResult } from '../../src/results/types.js';
 import { cli, readResults, ROOT, type CliOutcome } from './helpers/cli.js';
 import { EVERY_PHASE_PASSED } from './helpers/broken-suite.js';
+import { expectConfirmedAloneForCause } from './helpers/confirmed-alone.js';
 import { leftovers, phaseTable } from './helpers/fixture-run.js';
 
 interface Run {
@@ -78,15 +79,15 @@ describe.runIf(os.availableParallelism() >= 2 && process.platform === 'linux')('
     // Conformance is off in the suite's runs: bind rides with http.
     expect(cell.phaseRuns!.sideBySide).toEqual([['stdio'], ['http', 'bind']]);
     // Its only findings are warn checks failed on its own answers (a foreign Host and Origin served behind its token),
-    // which running beside cannot cause (src/judge/beside-proof.ts): they stand, and no phase is confirmed alone.
+    // which running beside cannot cause (src/judge/beside-proof.ts): they stand.
     const found = cell.phases.flatMap((p) => (p.checks ?? []).filter((c) => c.outcome !== 'passed' && c.outcome !== 'skipped'));
     expect(found.map((c) => [c.id, c.outcome, c.level])).toEqual([
       ['origin', 'failed', 'warn'],
       ['host', 'failed', 'warn'],
     ]);
-    expect(cell.phaseRuns!.confirmedAlone).toEqual([]);
+    // None is confirmed alone for those findings; heavy load may send a phase to be confirmed for a cause of its own.
+    expectConfirmedAloneForCause(cell);
     expect(phases(r.results!)).toEqual(EVERY_PHASE_PASSED);
-    expect(cell.phases.filter((p) => p.details?.confirmedAlone !== undefined).map((p) => p.phase)).toEqual(cell.phaseRuns!.confirmedAlone);
     await nothingLeft(r);
   });
 
