@@ -26,8 +26,10 @@ function deadCookie(): string {
   return makeCookie(pid, start);
 }
 
+// Alive far longer than a test on a loaded machine takes (each test SIGKILLs its own): a sleeper that ended by itself
+// would read as swept or as no carrier.
 const sleeper = (env: Record<string, string>, detached = false) =>
-  spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60_000)', 'mm-cookie-test-sleeper'], {
+  spawn(process.execPath, ['-e', 'setTimeout(() => {}, 600_000)', 'mm-cookie-test-sleeper'], {
     env: { ...process.env, ...env },
     detached,
     stdio: 'ignore',
