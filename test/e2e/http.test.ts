@@ -10,6 +10,7 @@ import { findPhase, type PhaseName, type PhaseResultOf, type RunResult } from '.
 import { ROOT, tempDir, writeConfig, type CliOutcome } from './helpers/cli.js';
 import { runFixtureCell } from './helpers/fixture-cell.js';
 import { expectNoRaceButForeign } from '../helpers/foreign-race.js';
+import { quietPort } from '../helpers/quiet-port.js';
 import { processesMentioning } from './helpers/procs.js';
 
 interface Run {
@@ -103,9 +104,12 @@ let portA = 0;
 let portB = 0;
 let portC = 0;
 let portAs = 0;
+/** The retry's port after portA: a port none of the other files' processes can take before the server listens. */
+let retryA = 0;
 
 beforeAll(async () => {
   [portA, portB, portC, portAs] = await Promise.all([holdPort(), holdPort(), holdPort(), holdPort()]);
+  retryA = await quietPort();
   const jobs: [string, () => Promise<Run>][] = [
     ['two findings', () => run(path.join(fixture('http-no-challenge-and-403'), 'matrix.config.ts'))],
     ['403 with a challenge', () => run(path.join(fixture('http-403-challenge'), 'matrix.config.ts'))],
@@ -114,7 +118,10 @@ beforeAll(async () => {
       'auth none',
       () => run({ body: config(fixture('http-no-auth'), `{ auth: 'none', env: {}, checks: { origin: 'warn', host: 'warn' } }`) }),
     ],
-    ['port race once', () => run({ body: config(fixture('_base'), '{}', 'bind: false,') }, { MCP_MATRIX_TEST_HTTP_PORTS: String(portA) })],
+    [
+      'port race once',
+      () => run({ body: config(fixture('_base'), '{}', 'bind: false,') }, { MCP_MATRIX_TEST_HTTP_PORTS: `${portA},${retryA}` }),
+    ],
     [
       'port race twice',
       () => run({ body: config(fixture('_base'), '{}', 'bind: false,') }, { MCP_MATRIX_TEST_HTTP_PORTS: `${portB},${portC}` }),
@@ -305,9 +312,10 @@ describe('http: EADDRINUSE', () => {
       ]);
       holders.push(holder);
       const port = await new Promise<string>((resolve) => holder.stdout!.once('data', (d: Buffer) => resolve(d.toString().trim())));
+      // The retry on a port no other file's process can take meanwhile (a second race would be not measured).
       const { out, results, leftovers } = await run(
         { body: config(fixture('_base'), '{}', 'bind: false,') },
-        { MCP_MATRIX_TEST_HTTP_PORTS: port },
+        { MCP_MATRIX_TEST_HTTP_PORTS: `${port},${await quietPort()}` },
       );
       holder.kill('SIGKILL');
       expect(out.code, table(results)).toBe(0);
