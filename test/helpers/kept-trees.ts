@@ -11,6 +11,11 @@ const run = promisify(execFile);
 
 /** A kept tree is used for this long after its install. */
 const KEEP_MS = 7 * 24 * 60 * 60 * 1000;
+/**
+ * ...and replaced only this long after: a run that took it just before the week was over (another vitest run on this
+ * machine) may still be copying from it, and a removal under its feet would fail that run's files.
+ */
+const REPLACE_MS = KEEP_MS + 60 * 60 * 1000;
 const KEPT_TREES = join(TEST_CACHE_ROOT, 'driver-installs');
 
 /** Whether an install of `specs` may be kept: exact versions and tarball paths only, and keeping not turned off. */
@@ -27,11 +32,21 @@ export function keptTree(key: string): string | undefined {
 }
 
 function keptAt(kept: string): string | undefined {
+  return ageOf(kept) <= KEEP_MS ? kept : undefined;
+}
+
+/** How long ago the entry at `kept` was kept (Infinity: none there, or no marker). */
+function ageOf(kept: string): number {
   try {
-    return Date.now() - statSync(join(kept, '.kept')).mtimeMs <= KEEP_MS ? kept : undefined;
+    return Date.now() - statSync(join(kept, '.kept')).mtimeMs;
   } catch {
-    return undefined;
+    return Infinity;
   }
+}
+
+/** Removes the entry at `kept` when nothing may still be copying from it (see REPLACE_MS). */
+function removeIfReplaceable(kept: string): void {
+  if (ageOf(kept) > REPLACE_MS) rmSync(kept, { recursive: true, force: true });
 }
 
 /** A kept build output (`kind`: its folder in the test caches) of `key`, younger than a week; undefined when keeping is off. */
@@ -48,7 +63,7 @@ export function keepDir(kind: string, key: string, from: string): void {
   try {
     cpSync(from, partial, { recursive: true });
     writeFileSync(join(partial, '.kept'), new Date().toISOString());
-    if (!keptAt(join(root, key))) rmSync(join(root, key), { recursive: true, force: true });
+    removeIfReplaceable(join(root, key));
     renameSync(partial, join(root, key));
   } catch {
     // another run kept it first, or the disk refused: the next run builds again
@@ -64,8 +79,8 @@ export async function keep(key: string, from: string): Promise<void> {
   try {
     await copyTree(from, partial);
     writeFileSync(join(partial, '.kept'), new Date().toISOString());
-    // A week old: replaced (no run still copies from a tree that old without having finished).
-    if (!keptTree(key)) rmSync(join(KEPT_TREES, key), { recursive: true, force: true });
+    // Over a week and an hour old: replaced (a rename over a tree still there fails, and the next run installs again).
+    removeIfReplaceable(join(KEPT_TREES, key));
     renameSync(partial, join(KEPT_TREES, key));
   } catch {
     // another run kept it first, or the disk refused: the next run installs again
