@@ -539,13 +539,15 @@ describe('httpPhase: sub-checks, retries and never-listened, from src', () => {
     ['ping', 'ping', 'ping'],
     ['DELETE', 'terminate session', 'session DELETE'],
   ])('a server that never answers %s: the round trip fails at that step, naming what it waited for', async (hang, step, what) => {
-    const { r, ctx } = await http(spec(TEST_SERVER, { timeoutMs: 1500 }, { TEST_HANG: hang }));
+    // Every request before the one never answered has the same bound: 3 s leaves a loaded machine's slow first answers
+    // room (the bound is waited out once per case).
+    const { r, ctx } = await http(spec(TEST_SERVER, { timeoutMs: 3000 }, { TEST_HANG: hang }));
     // The server lived through it: nothing the client holds is a death's.
     expect(ctx.diedMidRequest).toEqual([]);
     expect(r).toMatchObject({
       verdict: 'failed',
       step,
-      message: `no token → 401 with a Bearer challenge; wrong token → 401; round trip failed: timed out after 1500 ms waiting for ${what}`,
+      message: `no token → 401 with a Bearer challenge; wrong token → 401; round trip failed: timed out after 3000 ms waiting for ${what}`,
     });
     expect(r.details).toMatchObject({ roundTrip: false, checks: { roundTrip: { short: `failed at ${step}` } } });
     expect(r.details).not.toHaveProperty('tools');

@@ -27,8 +27,13 @@ beforeAll(async () => {
 });
 afterAll(() => bench.dispose());
 
-function spec(mode: string, steps: Step[] = [{ tool: 'echo' }, SLOW], env: Record<string, string> = {}): StdioSpec {
-  return resolved('stdio', { command: { bin: SERVER, args: [], env: { MODE: mode, ...env } }, expect: {}, steps, timeoutMs: 3000 });
+/**
+ * Each request's bound, initialize's among them (a loaded machine's start of the server spends part of it): only the
+ * test of a call lost waits it out, and gives its own.
+ */
+const TIMEOUT_MS = 10_000;
+function spec(mode: string, steps: Step[] = [{ tool: 'echo' }, SLOW], env: Record<string, string> = {}, timeoutMs = TIMEOUT_MS): StdioSpec {
+  return resolved('stdio', { command: { bin: SERVER, args: [], env: { MODE: mode, ...env } }, expect: {}, steps, timeoutMs });
 }
 
 /** Each check as `[id, outcome, short]`, session first. */
@@ -123,7 +128,9 @@ describe('lifecycle checks in the stdio phase', () => {
     // Date.now as the window; a 50 ms timer can read 49) before the cancellation, and the check ran no longer than
     // its own time past the late wait and the exit watch. Both bounds hold at any load.
     expect(waited).toBeLessThanOrEqual(Math.round(1.5 * inFlightMs) + 200 - underWay!.ms);
-    expect(waited).toBeGreaterThanOrEqual(Math.min(3000, Math.round(1.5 * inFlightMs) + 200) - (cancel.durationMs - late!.ms - exit!.ms));
+    expect(waited).toBeGreaterThanOrEqual(
+      Math.min(TIMEOUT_MS, Math.round(1.5 * inFlightMs) + 200) - (cancel.durationMs - late!.ms - exit!.ms),
+    );
     expect(lateWaitMs(600, 3000)).toBe(1100);
     expect(lateWaitMs(600, 1000)).toBe(1000);
     expect(lateWaitMs(undefined, 3000)).toBe(3000);
@@ -160,7 +167,7 @@ describe('lifecycle checks in the stdio phase', () => {
   });
 
   it('a second initialize that kills the call in flight fails repeated-initialize alone: the call was lost', async () => {
-    const r = await stdioPhase(bench.context(), spec('slow,init-kills-calls'));
+    const r = await stdioPhase(bench.context(), spec('slow,init-kills-calls', undefined, {}, 3000));
     expect(r.verdict).toBe('failed');
     expect(r.step).toBe('repeated initialize');
     expect(outcomes(r).filter(([, outcome]) => outcome === 'failed')).toEqual([['repeated-initialize', 'failed', 'accepts']]);

@@ -27,6 +27,13 @@ beforeAll(async () => {
 });
 afterAll(() => bench.dispose());
 
+/**
+ * The bound of a test that waits for a request the server never answers: every request before it has the same bound,
+ * initialize among them, which a loaded machine's start of the server spends part of (a bare node start took 1.2 s at
+ * load 17).
+ */
+const HANG_MS = 5000;
+
 function spec(mode: string, over: Partial<StdioSpec> = {}, env: Record<string, string> = {}): StdioSpec {
   return resolved('stdio', {
     command: { bin: SERVER, args: [], env: { MODE: mode, ...env } },
@@ -346,9 +353,9 @@ describe('stdioPhase: a server that dies or does not answer', () => {
 
   it('a step without an answer times out: the message is the timeout and the request, without the step prefix', async () => {
     const ctx = bench.context();
-    const r = await stdioPhase(ctx, spec('hang-tool', { timeoutMs: 1500 }));
+    const r = await stdioPhase(ctx, spec('hang-tool', { timeoutMs: HANG_MS }));
     expect(r.step).toBe('tools/call echo');
-    expect(r.message).toBe(`timed out after 1500 ms waiting for tools/call echo · ${SENT_ECHO}`);
+    expect(r.message).toBe(`timed out after ${HANG_MS} ms waiting for tools/call echo · ${SENT_ECHO}`);
     expect(server(ctx).proc.running).toBe(true);
     expect(ctx.diedMidRequest).toEqual([]);
   });
@@ -428,15 +435,15 @@ describe('stdioPhase: a server that dies or does not answer', () => {
 
   it('a server that does not answer ping fails "ping" after every step passed', async () => {
     const ctx = bench.context();
-    const r = await stdioPhase(ctx, spec('hang-ping', { timeoutMs: 1500 }));
+    const r = await stdioPhase(ctx, spec('hang-ping', { timeoutMs: HANG_MS }));
     expect(r).toStrictEqual({
       phase: 'stdio',
       durationMs: ms,
       verdict: 'failed',
       step: 'ping',
-      message: 'timed out after 1500 ms waiting for ping',
+      message: `timed out after ${HANG_MS} ms waiting for ping`,
       details: { pid: server(ctx).proc.pid, ...listed(), steps: ALL_STEPS, compared: COMPARED },
-      checks: sessionFailed('ping', 'timed out after 1500 ms waiting for ping'),
+      checks: sessionFailed('ping', `timed out after ${HANG_MS} ms waiting for ping`),
     });
   });
 });
