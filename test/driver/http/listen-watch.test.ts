@@ -443,7 +443,9 @@ describe('waitUntilListening and listensOf, against real processes', () => {
         queued.push(s);
         hung = await new Promise<boolean>((resolve) => {
           s.once('connect', () => resolve(false)).once('error', () => resolve(false));
-          setTimeout(() => resolve(true), 1000);
+          // Hung only if, after the second, a look at the sockets (the loop's poll, before its check phase) still finds
+          // no connect: a stalled test process must not take a connect waiting to be read for a hang.
+          setTimeout(() => setImmediate(() => resolve(true)), 1000);
         });
       }
       expect(hung).toBe(true);
