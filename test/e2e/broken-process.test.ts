@@ -111,7 +111,7 @@ const CASES: Case[] = [
  * server with NODE_OPTIONS of its own; the probe travels into it (unfollowed, environment failed as "a bundle").
  * lock-release: holds an exclusive lock beside its bin until 1500 ms after its stop request (each phase must
  * wait for the previous server's exit). detached-grace: a detached helper exits 3500 ms after the http server's
- * SIGTERM, within graceMs 5000. sh-no-exec: a `#!/bin/sh` bin running Node without `exec` (SIGTERM reaches the
+ * SIGTERM, within graceMs 8000. sh-no-exec: a `#!/bin/sh` bin running Node without `exec` (SIGTERM reaches the
  * whole group). sdk-through-framework: declares no SDK range of its own, only through its framework (a `file:`
  * dependency inside the package); the plan's floor and environment's range come from the framework's range.
  */
