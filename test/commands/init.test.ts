@@ -367,6 +367,8 @@ describe('mcp-matrix init', () => {
       expect(badEnv.code).toBe(2);
       expect(badEnv.stderr).toContain('--http-env takes KEY=VALUE (e.g. MCP_TOKEN={token}), got "no-equals"');
     },
+    // Three CLI processes: a hang guard, not the unit tests' 20 s (16.9 s seen at load ~40).
+    120_000,
   );
 });
 
