@@ -46,7 +46,7 @@ export async function validateSarif(files: string[]): Promise<Validation> {
       validatorPath(),
       ['validate', ...files, '--output', out, '--log', 'ForceOverwrite', '--rule-kind', 'Sarif;Gh', '--quiet'],
       {
-        timeout: 120_000,
+        timeout: 240_000,
       },
     );
     const log = JSON.parse(await readFile(out, 'utf8')) as {
