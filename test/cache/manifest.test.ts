@@ -26,7 +26,8 @@ async function entry(): Promise<string> {
 
 const file = (d: string) => path.join(d, 'node_modules', 'pkg', 'dist', 'index.js');
 
-describe('recordManifest', () => {
+// A 9 MB file hashed twice: 7 s seen beside test:unit under load 27, so a hang guard well above that.
+describe('recordManifest', { timeout: 60_000 }, () => {
   it('records each file (size, time, sha256) and each link (its target), sorted, without the skipped names or itself', async () => {
     const d = await entry();
     await writeManifest(d, ['.marker.json']);

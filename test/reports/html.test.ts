@@ -40,7 +40,9 @@ const read = (file: string): RunResult => {
   return parsed.run;
 };
 
-describe('renderHtml', () => {
+// Seconds of CPU per test (big reports rendered and written); beside test:unit under load 27 up to 9 s seen: a hang guard
+// well above that, not the unit project's 20 s.
+describe('renderHtml', { timeout: 60_000 }, () => {
   test('self-contained: one inline style and one inline script, each admitted by its hash; nothing to load', () => {
     const html = renderHtml(failingRun());
     expect(html.match(/<script\b/g)).toHaveLength(1);
@@ -216,7 +218,7 @@ describe('renderHtml', () => {
   });
 });
 
-describe('size: 48 variants stay under 1 MB', () => {
+describe('size: 48 variants stay under 1 MB', { timeout: 60_000 }, () => {
   test('the axes evidence (reports/axes/results.json, 48 variants)', () => {
     const run = read('reports/axes/results.json');
     expect(run.cells).toHaveLength(48);

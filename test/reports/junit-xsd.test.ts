@@ -17,7 +17,8 @@ async function validate(xml: string): Promise<{ valid: boolean; errors: string[]
   return { valid: result.valid, errors: result.errors.map((e) => e.rawMessage) };
 }
 
-describe('junit.xml is valid against junit-10.xsd', () => {
+// The XSD validator on real reports: 4-6 s per test seen beside test:unit under load 27, so a hang guard above that.
+describe('junit.xml is valid against junit-10.xsd', { timeout: 60_000 }, () => {
   test('every verdict, an allowed failure, a stale allowance, a cell without a result and hostile text', async () => {
     const [floor, v1, rep, latest] = FOUR_CELLS;
     const nasty = 'a & b <c> ]]> "q" \u0000\u0007\u001b[31mred\u001b[0m \ud800 end';

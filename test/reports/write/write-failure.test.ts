@@ -46,7 +46,9 @@ async function contents(dir: string): Promise<Record<string, string>> {
 /** A later run whose reports differ from the first (and are big: a full disk cannot take them). */
 const later = () => makeRun(undefined, { startedAt: '2026-09-01T00:00:00.000Z', warnings: ['y'.repeat(2_000_000)] });
 
-describe('a simulated failure in the middle of a write (half written, then ENOSPC)', () => {
+// Seconds of CPU per test (big reports rendered and written); beside test:unit under load 27 up to 9 s seen: a hang guard
+// well above that, not the unit project's 20 s.
+describe('a simulated failure in the middle of a write (half written, then ENOSPC)', { timeout: 60_000 }, () => {
   let dir: string;
   beforeAll(async () => {
     dir = await mkdtemp(path.join(os.tmpdir(), 'mm-write-failure-'));
@@ -99,7 +101,7 @@ function smallDisk(): { mount?: string; skip?: string } {
 }
 const disk = smallDisk();
 
-describe('a real full disk', () => {
+describe('a real full disk', { timeout: 60_000 }, () => {
   it.skipIf(disk.skip !== undefined)(
     `\`report\` into a full disk: a typed failure naming ENOSPC, and the reports already there unchanged${disk.skip ? ` — skipped: ${disk.skip}` : ''}`,
     async () => {
