@@ -14,8 +14,9 @@ export function chromiumPath(): string {
   }
 }
 
+/** Launched with a hang guard, not playwright's 30 s: Chromium's start on a loaded machine takes seconds of CPU. */
 export function launchChromium(): Promise<Browser> {
-  return chromium.launch({ executablePath: chromiumPath(), args: ['--no-sandbox'] });
+  return chromium.launch({ executablePath: chromiumPath(), args: ['--no-sandbox'], timeout: 120_000 });
 }
 
 /** Everything a page says went wrong: console errors, uncaught exceptions, and any request that is not a local file. */

@@ -49,6 +49,8 @@ async function open(name: string, run: RunResult, hash = ''): Promise<{ page: Pa
   const out = path.join(work, name);
   await writeReportFiles(run, out);
   const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+  // Every wait of playwright's (a load, a click, a full-page shot) as a hang guard, not its 30 s default.
+  page.setDefaultTimeout(90_000);
   const problems = watchPage(page);
   await page.goto(`${pathToFileURL(path.join(out, 'matrix.html')).href}${hash}`);
   await page.waitForLoadState('load');
