@@ -25,14 +25,15 @@ afterAll(async () => {
 });
 
 describe("the README's quick start", () => {
-  test('installs from a git URL: the prepare script builds it there, and npx mcp-matrix runs it', { timeout: 900_000 }, async () => {
+  test('installs from a git URL: the prepare script builds it there, and npx mcp-matrix runs it', { timeout: 1_260_000 }, async () => {
     // A bare clone of this repository's committed HEAD stands in for github:<owner>/mcp-matrix (same npm path: clone,
     // install its dependencies including devDependencies, run prepare, pack, install the packed result).
     const repo = path.join(work, 'mcp-matrix.git');
     expect((await sh(`git clone -q --bare --depth 1 ${JSON.stringify(`file://${ROOT}`)} ${JSON.stringify(repo)}`, work)).code).toBe(0);
     const app = await writeScratchServer(path.join(work, 'git'));
-    // Every devDependency and a build: on a loaded machine this took over 480 s, so it gets the test's own bound.
-    const installed = await sh(`npm install --save-dev --no-audit --no-fund git+file://${repo}`, app, 840_000);
+    // Every devDependency and a build: 80-320 s in the clean-clone CIs, 726 s in one at heavy load (session 10), and one
+    // at load ~43 met the old 840 s bound. A hang guard, with the test's own bound above it.
+    const installed = await sh(`npm install --save-dev --no-audit --no-fund git+file://${repo}`, app, 1_200_000);
     expect(installed.code, installed.stderr).toBe(0);
     const version = await sh('npx mcp-matrix --version', app);
     expect(version.code, version.stderr).toBe(0);

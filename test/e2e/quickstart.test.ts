@@ -17,6 +17,9 @@ import { conformanceWarm } from '../helpers/warm-up.js';
 let work: string;
 let tarball: string;
 
+/** A quick start's test (an install, init's cells and a run: ~75-195 s at load 20-40): a hang guard, not a speed check. */
+const GUARD = { timeout: 600_000 };
+
 /**
  * As on the laptop the README speaks to: no CI in the environment, so `run` takes the resolution `init` made minutes
  * before (the reuse window). `timeoutMs` is a hang guard, not a speed check.
@@ -60,7 +63,7 @@ describe("the README's quick start", () => {
     expect(steps[2]).toBe('npx mcp-matrix run');
   });
 
-  test('on a stdio-only server package: the first run passes every configured phase, no timeout', async () => {
+  test('on a stdio-only server package: the first run passes every configured phase, no timeout', GUARD, async () => {
     const pkg = await writeScratchServer(path.join(work, 'stdio'));
     const [install, init, run] = (await quickStart()).map((s) => s.replace('github:<owner>/mcp-matrix', JSON.stringify(tarball)));
 
@@ -105,7 +108,7 @@ describe("the README's quick start", () => {
     expect(again.stderr).toContain('refusing to overwrite matrix.config.ts and .github/workflows/mcp-matrix.yml');
   });
 
-  test('on a server with an HTTP transport, given its invocation: http, bind and conformance pass too', async () => {
+  test('on a server with an HTTP transport, given its invocation: http, bind and conformance pass too', GUARD, async () => {
     const pkg = await writeScratchServer(path.join(work, 'http'), { http: true });
     const [install, , run] = (await quickStart()).map((s) => s.replace('github:<owner>/mcp-matrix', JSON.stringify(tarball)));
     expect((await sh(install!, pkg)).code).toBe(0);

@@ -147,13 +147,16 @@ function packed(r: RunRecord, dir: string): { dependencies?: Record<string, stri
   };
 }
 
+/** A workflow run with real installs (up to 186 s seen at load 20+ against the e2e project's 300 s): a hang guard. */
+const GUARD = { timeout: 600_000 };
+
 describe.each(['npm', 'pnpm', 'yarn'] as const)('a %s monorepo, its lockfile at the root', (pm) => {
   let repo = '';
   beforeAll(() => {
     repo = monorepo(pm);
   }, 300_000);
 
-  test('the reusable workflow called for packages/server: the gate passes, the tarball packed by its own package manager', () => {
+  test('the reusable workflow called for packages/server: the gate passes, the tarball packed by its own package manager', GUARD, () => {
     const r = gate(pm, repo);
     expect(
       r.jobs.map((j) => `${j.job}:${j.result}`),
@@ -167,7 +170,7 @@ describe.each(['npm', 'pnpm', 'yarn'] as const)('a %s monorepo, its lockfile at 
   });
 
   // npm's: "init's workflow in a monorepo subpackage" in acceptance.test.ts.
-  test.skipIf(pm === 'npm')("init's workflow for packages/server, written at the root: the gate passes the same way", () => {
+  test.skipIf(pm === 'npm')("init's workflow for packages/server, written at the root: the gate passes the same way", GUARD, () => {
     const found = detectRepo(path.join(repo, 'packages/server'), false);
     if (!found.ok) throw new Error(found.error.message);
     const workflow = path.join(tmp, pm, 'init.yml');
