@@ -2,6 +2,7 @@
 // (a result, an error, nothing, or the server gone), and why a server is gone, its exit preferred over a
 // broken pipe that only says the same later and less clearly.
 import type { ServerProcess } from '../server/process.js';
+import { settledWithin } from '../timer-verdict.js';
 
 export type Answer =
   | { kind: 'result'; result: Record<string, unknown> }
@@ -26,15 +27,12 @@ export interface Wire {
   end(): Promise<string | null>;
 }
 
-/** `call`'s answer, or `none` once `ms` ran out (the timer is cleared either way). */
-export function within(answer: Promise<Answer>, ms: number): Promise<Answer> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(() => resolve({ kind: 'none', why: `no answer within ${ms} ms` }), Math.max(0, ms));
-    void answer.then((a) => {
-      clearTimeout(timer);
-      resolve(a);
-    });
-  });
+/**
+ * `call`'s answer, or `none` once `ms` ran out (`why` says so; the bound shown is never negative). An answer
+ * already read when the timer fires late (the harness was descheduled) still wins: settledWithin.
+ */
+export function within(answer: Promise<Answer>, ms: number, why = `no answer within ${Math.max(0, ms)} ms`): Promise<Answer> {
+  return settledWithin(answer, ms, (): Answer => ({ kind: 'none', why }));
 }
 
 export const ID_PREFIX = 'mcp-matrix-lifecycle-';
@@ -56,5 +54,5 @@ export function goneWhy(proc: ServerProcess): Promise<string> {
 /** A write that failed: the server's exit when it comes within the grace (the true cause), else the write error. */
 export function writeFailed(gone: Promise<string>, e: unknown): Promise<string> {
   const problem = `could not write to its stdin: ${e instanceof Error ? e.message : String(e)}`;
-  return Promise.race([gone, new Promise<string>((resolve) => setTimeout(() => resolve(problem), WRITE_GRACE_MS).unref())]);
+  return settledWithin(gone, WRITE_GRACE_MS, () => problem, true);
 }

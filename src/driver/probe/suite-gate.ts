@@ -5,6 +5,7 @@ import { readFileSync } from 'node:fs';
 import module from 'node:module';
 import { pathToFileURL } from 'node:url';
 import { staticImports } from './static-imports.js';
+import { settledWithin } from '../timer-verdict.js';
 
 const cli = process.argv[1];
 const frame = process.env.MCP_MATRIX_SUITE_FRAME ?? '';
@@ -134,15 +135,15 @@ async function settle(before: string): Promise<boolean> {
   const pool = (globalThis as Record<symbol, { close(): Promise<void>; constructor: new () => unknown } | undefined>)[DISPATCHER];
   let closed = true;
   if (pool) {
-    let timer: NodeJS.Timeout | undefined;
-    closed = await Promise.race([
+    // A close done by the time the timer's turn ends counts, however late the timer fired (a stalled process).
+    closed = await settledWithin(
       pool.close().then(
         () => true,
         () => false,
       ),
-      new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), CLOSE_MS))),
-    ]);
-    clearTimeout(timer);
+      CLOSE_MS,
+      () => false,
+    );
     // A pool like the one a new process starts with.
     (globalThis as Record<symbol, unknown>)[DISPATCHER] = new pool.constructor();
   }
