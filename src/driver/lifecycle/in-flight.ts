@@ -5,9 +5,10 @@
 import type { LifecycleDetails } from '../../results/types.js';
 import { recordCompared } from '../../contract/compared.js';
 import { sleep } from '../context.js';
+import { settledWithin } from '../timer-verdict.js';
 import { stepLabel } from '../client/expectations.js';
 import { callParams, CLIENT_INFO, gone, notReplayed, replayable, slowStep, toolSteps, waited, type OnWait, type Seen } from './steps.js';
-import { describeAnswer, within, type Wire } from './wire.js';
+import { describeAnswer, within, type Answer, type Wire } from './wire.js';
 import type { Step } from '../../contract/protocol.js';
 import { defined } from '../../contract/fields.js';
 
@@ -87,13 +88,22 @@ export async function repeatedInitialize(
   return { outcome: 'passed', message: `${what}${flownText}; ping answered`, short: behaviour, evidence, ...(slowMs ? { slowMs } : {}) };
 }
 
-/** Why the server is gone, when it goes within `ms`; else undefined (the timer is cleared either way). */
+/** Why the server is gone, when it goes within `ms` (an exit read after a late timer counts); else undefined. */
 function exitedWithin(wire: Wire, ms: number): Promise<string | undefined> {
+  return settledWithin<string, undefined>(wire.gone, ms, () => undefined);
+}
+
+/**
+ * The call's answer if it comes within `ms`, else `none`. Its timer is no verdict on the server but the moment to
+ * send the cancellation: fired late (a stalled harness), it still sends it, as an unloaded run would have, rather
+ * than take an answer read after it for a config mistake (settledWithin's second look is not wanted here).
+ */
+function underWayWait(answer: Promise<Answer>, ms: number): Promise<Answer> {
   return new Promise((resolve) => {
-    const timer = setTimeout(() => resolve(undefined), ms);
-    void wire.gone.then((why) => {
+    const timer = setTimeout(() => resolve({ kind: 'none', why: `no answer within ${ms} ms` }), ms);
+    void answer.then((a) => {
       clearTimeout(timer);
-      resolve(why);
+      resolve(a);
     });
   });
 }
@@ -121,7 +131,7 @@ export async function cancellation(
   // Known slow (measured uncancelled above): cancelled once under way, as the second initialize was sent.
   // Else it is given SLOW_MS to show that it is slow, which a call that answers sooner is not (a config warning).
   const underWay = slowMs !== undefined && slowMs >= SLOW_MS ? UNDER_WAY_MS : SLOW_MS;
-  const early = await waited(onWait, 'the call to be under way', within(call.answer, underWay), underWay);
+  const early = await waited(onWait, 'the call to be under way', underWayWait(call.answer, underWay), underWay);
   if (early.kind !== 'none') {
     await wire.end();
     if (early.kind === 'closed')
@@ -141,11 +151,12 @@ export async function cancellation(
   const step = `notifications/cancelled for ${stepLabel(slow)}`;
   const notified = await wire.notify('notifications/cancelled', { requestId: call.id, reason: 'mcp-matrix: cancellation check' });
   const ping = await within(wire.request('ping', {}).answer, t);
-  const wait = lateWaitMs(slowMs, t) - (Date.now() - sentAt);
+  // The window counts from the call's sending; what is left of it may be nothing (a loaded machine spent it).
+  const lateMs = lateWaitMs(slowMs, t);
+  const wait = Math.max(0, lateMs - (Date.now() - sentAt));
+  const none = `no answer within ${lateMs} ms of its sending${wait > 0 ? '' : ' (the window had passed when the wait began)'}`;
   const late =
-    ping.kind === 'result'
-      ? await waited(onWait, 'a late answer to the cancelled call', within(call.answer, wait), Math.max(0, wait))
-      : undefined;
+    ping.kind === 'result' ? await waited(onWait, 'a late answer to the cancelled call', within(call.answer, wait, none), wait) : undefined;
   // An exit is the finding whenever it came: before ping's answer, or after it.
   const why =
     gone(ping) ??
