@@ -10,11 +10,13 @@ import { runDriver, type DriverLayout } from '../../../src/cells/driver-launch.j
 import { laterStandIns, runOnCopy, takeLater } from '../../../src/cells/side/variant-side.js';
 import { sharedWith, type PhaseShare } from '../../../src/judge/phase-share.js';
 import type { DriverSpec } from '../../../src/contract/protocol.js';
+import type { CellResult } from '../../../src/results/types.js';
 import { findTagged } from '../../../src/driver/server/escaped.js';
 import { cellLanes } from '../../../src/orchestrator/cell-lanes.js';
 import { currentCookie } from '../../../src/process/cookie.js';
 import { baseSpec, buildDriver, makeCell, removeDir, tempDir, testServerPhases, type Cell } from '../../driver/helpers/cell.js';
 import { quietPort } from '../../helpers/quiet-port.js';
+import { expectConfirmedAloneForCause } from '../../e2e/helpers/confirmed-alone.js';
 
 const FIXTURES = join(dirname(fileURLToPath(import.meta.url)), 'fixtures');
 const VARIANTS = [
@@ -161,7 +163,10 @@ describe("a lane's later variant beside its first, on a real driver", () => {
       }),
     );
     const later = rows[1]!;
-    expect(later.beside.ran).toMatchObject({ sideBySide: [['stdio']], confirmedAlone: [], variantsBeside: true });
+    expect(later.beside.ran).toMatchObject({ sideBySide: [['stdio']], variantsBeside: true });
+    // Its stdio ran beside the first's (which measured nothing): confirmed alone only for a cause load can give.
+    const row = { id: lane20[1]!.id, phaseRuns: later.beside.ran, phases: later.beside.outcome.results } as unknown as CellResult;
+    expectConfirmedAloneForCause(row);
     // The real driver reported the placeholder at bind's place; taken over, it is the first's share.
     expect(later.beside.outcome.results.find((r) => r.phase === 'bind')).toMatchObject({ verdict: 'not-measured', durationMs: 0 });
     const took = 'results' in later.took ? later.took.results : [];
