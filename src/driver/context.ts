@@ -16,6 +16,7 @@ import type { Redactor } from './server/redact.js';
 import { SDK_PACKAGES_ENV } from './probe/sdk-load.js';
 import { ServerProcess, type ExitInfo } from './server/process.js';
 import { withServerTemp } from './server/temp.js';
+import { verdictTimer } from './timer-verdict.js';
 
 export type Summary = Extract<DriverMessage, { type: 'done' }>['summary'];
 export type ServerRole = 'stdio' | 'http' | 'bind' | 'conformance';
@@ -201,14 +202,15 @@ export class StepTimeout extends Error {
 /** Bounds any promise; the SDK's own request timeout should fire first, this is the backstop. */
 export function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
   return new Promise<T>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new StepTimeout(ms, what)), ms);
+    // A result read in the turn after a late timer (a stalled process) is that result, not a timeout.
+    const timer = verdictTimer(() => reject(new StepTimeout(ms, what)), ms);
     promise.then(
       (v) => {
-        clearTimeout(timer);
+        timer.clear();
         resolve(v);
       },
       (e: unknown) => {
-        clearTimeout(timer);
+        timer.clear();
         reject(e instanceof Error ? e : new Error(String(e)));
       },
     );

@@ -4,7 +4,7 @@
 import { createServer, connect, type Server } from 'node:net';
 import { once } from 'node:events';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { settledWithin } from '../../src/driver/timer-verdict.js';
+import { settledWithin, verdictTimer } from '../../src/driver/timer-verdict.js';
 
 afterEach(() => {
   vi.useRealTimers();
@@ -83,5 +83,32 @@ describe('settledWithin', () => {
     } finally {
       server.close();
     }
+  });
+});
+
+describe('verdictTimer', () => {
+  it('on time: the verdict at the bound, not before; cleared first: never', async () => {
+    vi.useFakeTimers();
+    const calls: string[] = [];
+    verdictTimer(() => calls.push('late'), 100);
+    verdictTimer(() => calls.push('cleared'), 100).clear();
+    await vi.advanceTimersByTimeAsync(99);
+    expect(calls).toEqual([]);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(calls).toEqual(['late']);
+  });
+
+  it('fired late: the verdict one turn later, and evidence read in that turn (clearing it) wins', async () => {
+    vi.useFakeTimers();
+    const calls: string[] = [];
+    verdictTimer(() => calls.push('no answer'), 100);
+    const answered = verdictTimer(() => calls.push('no answer 2'), 100);
+    // The stall: 500 ms pass while both wait; the second's answer is read behind its timer, and clears it.
+    vi.setSystemTime(Date.now() + 500);
+    setTimeout(() => answered.clear(), 100);
+    await vi.advanceTimersByTimeAsync(100);
+    expect(calls).toEqual([]);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(calls).toEqual(['no answer']);
   });
 });

@@ -8,6 +8,7 @@ import { watch, type FSWatcher } from 'node:fs';
 import { waitAtMost } from '../context.js';
 import { groupListeners, procAvailable } from '../server/proc.js';
 import type { ServerProcess } from '../server/process.js';
+import { verdictTimer } from '../timer-verdict.js';
 
 export interface SeenListen {
   address: string;
@@ -96,11 +97,11 @@ function canConnect(host: string, port: number, timeoutMs: number): Promise<bool
   return new Promise((resolve) => {
     const socket = net.connect({ host, port });
     const done = (ok: boolean): void => {
-      clearTimeout(timer);
+      timer.clear();
       socket.destroy();
       resolve(ok);
     };
-    const timer = setTimeout(() => done(false), timeoutMs);
+    const timer = verdictTimer(() => done(false), timeoutMs);
     socket.once('connect', () => done(true));
     socket.once('error', () => done(false));
   });
@@ -247,7 +248,7 @@ export function askWithoutToken(l: ClassifiedListen, path: string, timeoutMs = 1
     const done = (value: Unauthenticated): void => {
       if (settled) return;
       settled = true;
-      clearTimeout(timer);
+      timer.clear();
       req.destroy();
       resolve(value);
     };
@@ -273,7 +274,7 @@ export function askWithoutToken(l: ClassifiedListen, path: string, timeoutMs = 1
         done({ status: res.statusCode ?? 0, challenge: res.headers['www-authenticate'] ?? null });
       },
     );
-    const timer = setTimeout(() => done({ error: `no answer within ${timeoutMs} ms` }), timeoutMs);
+    const timer = verdictTimer(() => done({ error: `no answer within ${timeoutMs} ms` }), timeoutMs);
     req.once('error', (e: NodeJS.ErrnoException) => done({ error: e.code ?? e.message }));
     req.end(body);
   });

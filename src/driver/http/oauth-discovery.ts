@@ -4,6 +4,7 @@
 
 import type { TestTokens } from '../../contract/protocol.js';
 import { StepTimeout } from '../context.js';
+import { verdictTimer } from '../timer-verdict.js';
 
 /** The list's items, split at commas outside quoted strings. */
 function listItems(header: string): string[] {
@@ -70,11 +71,11 @@ export function wellKnownUrls(resource: string): string[] {
 
 async function timedFetch(url: string, init: RequestInit, timeoutMs: number): Promise<Response> {
   const controller = new AbortController();
-  const timer = setTimeout(() => controller.abort(new StepTimeout(timeoutMs, `an answer from ${url}`)), timeoutMs);
+  const timer = verdictTimer(() => controller.abort(new StepTimeout(timeoutMs, `an answer from ${url}`)), timeoutMs);
   try {
     return await fetch(url, { ...init, signal: controller.signal, redirect: 'manual' });
   } finally {
-    clearTimeout(timer);
+    timer.clear();
   }
 }
 

@@ -3,6 +3,7 @@
 // the judgements in spec-checks.ts so those stay pure functions of a RawAnswer.
 
 import { request } from 'node:http';
+import { verdictTimer } from '../timer-verdict.js';
 
 /** What one raw request got back: status and the headers the checks read; or why there was no answer. */
 export interface RawAnswer {
@@ -82,12 +83,13 @@ function sendOnce(target: URL, timeoutMs: number) {
   return (req: RawRequest, path: string): Promise<(RawAnswer & { location?: string }) | NoAnswer> =>
     new Promise((settle) => {
       // The whole exchange is bounded, not only an idle socket: a stream that trickles comments never goes idle.
-      const deadline = setTimeout(() => {
+      // An answer read in the turn after a late deadline (a stalled process) is that answer.
+      const deadline = verdictTimer(() => {
         settle(new NoAnswer(`no answer within ${timeoutMs} ms`));
         r.destroy();
       }, timeoutMs);
       const resolve = (a: (RawAnswer & { location?: string }) | NoAnswer): void => {
-        clearTimeout(deadline);
+        deadline.clear();
         settle(a);
       };
       const body = req.body === undefined ? undefined : JSON.stringify(req.body);

@@ -8,6 +8,7 @@ import type { ServerProcess } from '../server/process.js';
 import { answerOf, goneWhy, ID_PREFIX, within, writeFailed, type Answer, type Wire } from './answer.js';
 import { sseData } from '../http/raw-http.js';
 import { defined } from '../../contract/fields.js';
+import { verdictTimer } from '../timer-verdict.js';
 
 export { within, type Answer, type Call, type Wire } from './answer.js';
 
@@ -146,9 +147,9 @@ export async function httpSession(
       req.on('close', () => open.delete(req));
       // A refused or reset connection is most often the server's exit: named as that when it follows at once.
       req.on('error', (e) => {
-        const timer = setTimeout(() => resolve({ kind: 'closed', why: `the connection failed: ${e.message}` }), 500);
+        const timer = verdictTimer(() => resolve({ kind: 'closed', why: `the connection failed: ${e.message}` }), 500);
         void gone.then((why) => {
-          clearTimeout(timer);
+          timer.clear();
           resolve({ kind: 'closed', why });
         });
       });

@@ -7,6 +7,7 @@ import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { DriverSpec } from '../../contract/protocol.js';
 import { signalGroup } from '../server/proc.js';
+import { verdictTimer, type VerdictTimer } from '../timer-verdict.js';
 
 type ConformanceSpec = Exclude<DriverSpec['phases']['conformance'], false | undefined>;
 
@@ -69,8 +70,9 @@ class SuiteProcess {
 
   /** The next frame or the process's end; undefined when `ms` passed first. */
   async next(ms: number): Promise<Event | undefined> {
-    let timer: NodeJS.Timeout | undefined;
-    const timedOut = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), ms)));
+    // A frame read in the turn after a late timer (a stalled driver) is that frame, not the scenario's timeout.
+    let timer: VerdictTimer | undefined;
+    const timedOut = new Promise<undefined>((resolve) => (timer = verdictTimer(() => resolve(undefined), ms)));
     try {
       for (;;) {
         const event = this.events.shift();
@@ -80,7 +82,7 @@ class SuiteProcess {
         if ((await Promise.race([woke, timedOut])) === undefined) return undefined;
       }
     } finally {
-      clearTimeout(timer);
+      timer?.clear();
       this.wake = undefined;
     }
   }

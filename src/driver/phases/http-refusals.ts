@@ -9,6 +9,7 @@ import { errorText, StepTimeout } from '../context.js';
 import { CATALOGUE_IDS, oauthLabel, type OAuthCheck } from '../http/oauth.js';
 import { bearerParams } from '../http/oauth-discovery.js';
 import { NoAnswer } from '../http/raw-http.js';
+import { verdictTimer } from '../timer-verdict.js';
 
 const INITIALIZE = {
   jsonrpc: '2.0',
@@ -33,7 +34,7 @@ export interface HttpChecks {
 
 export async function postInitialize(url: string, authorization: string | undefined, timeoutMs: number): Promise<HttpProbe> {
   const controller = new AbortController();
-  const timer = setTimeout(() => controller.abort(new StepTimeout(timeoutMs, 'an HTTP response')), timeoutMs);
+  const timer = verdictTimer(() => controller.abort(new StepTimeout(timeoutMs, 'an HTTP response')), timeoutMs);
   try {
     const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
     if (authorization) headers.authorization = authorization;
@@ -42,7 +43,7 @@ export async function postInitialize(url: string, authorization: string | undefi
     await res.arrayBuffer().catch(() => undefined);
     return { status: res.status, wwwAuthenticate: res.headers.get('www-authenticate') };
   } finally {
-    clearTimeout(timer);
+    timer.clear();
   }
 }
 

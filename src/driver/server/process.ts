@@ -7,6 +7,7 @@ import { pathToFileURL } from 'node:url';
 import { launchOf } from './launch.js';
 import { NoiseLog, TailBuffer, type Clip } from './output.js';
 import { groupGone, groupMembers, signalGroup, type ProcInfo } from './proc.js';
+import { settledWithin } from '../timer-verdict.js';
 
 export interface ExitInfo {
   code: number | null;
@@ -132,16 +133,10 @@ export class ServerProcess {
     return this.pid !== undefined && this.exitInfo === undefined;
   }
 
-  /** Resolves with the exit, or null when `ms` passes first (no fixed sleep: the 'exit' event wins). */
+  /** Resolves with the exit, or null when `ms` passes first (no fixed sleep: the 'exit' event wins, even read late). */
   waitExit(ms: number): Promise<ExitInfo | null> {
     if (this.exitInfo) return Promise.resolve(this.exitInfo);
-    return new Promise((resolve) => {
-      const timer = setTimeout(() => resolve(null), Math.max(0, ms));
-      void this.exited.then((info) => {
-        clearTimeout(timer);
-        resolve(info);
-      });
-    });
+    return settledWithin<ExitInfo, null>(this.exited, ms, () => null);
   }
 
   endStdin(): void {
