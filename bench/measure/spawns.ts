@@ -128,16 +128,28 @@ export function marksByCell(probe: ProbeLog): Record<string, Record<string, numb
 
 /**
  * Installs by kind, from the orchestrator's spawn log: a server install is an `npm install` in a cell's
- * directory, a client install one under `<run dir>/clients/`, a runtime install an `npm pack` of a Node
- * binary package (`node-<platform>-<arch>@<version>`; a cached or host runtime spawns nothing).
+ * directory, and npm's resolution there (`--package-lock-only`, install reuse asking which tree) is counted
+ * apart; a client install one under `<run dir>/clients/` or into a new client cache entry; the conformance
+ * suite's install (its cache entry, or `<run dir>/conformance`) is counted apart from the clients; a runtime
+ * install an `npm pack` of a Node binary package (`node-<platform>-<arch>@<version>`; a cached or host runtime
+ * spawns nothing). The distinct counts say whether anything was installed twice: one install per distinct
+ * set is installs = distinct (cell dirs, client cache keys, Node releases).
  */
 export function installCounts(probe: ProbeLog) {
   const installs = probe.spawns.filter((s) => isNpm(s) && s.args[0] === 'install');
   const dir = (s: SpawnEntry): string => (s.cwd ?? '').split(path.sep).join('/');
   const runtime = probe.spawns.filter((s) => isNpm(s) && s.args[0] === 'pack' && /^node-[a-z0-9]+-[a-z0-9]+@/.test(s.args[1] ?? ''));
-  const servers = installs.filter((s) => /\/cell-[^/]+$/.test(dir(s)));
-  // Into the run (`<run dir>/clients/<id>`, cache off) or a new entry of the client cache (`<key>/.partial-…`).
-  const clients = installs.filter((s) => /\/clients\/[^/]+$/.test(dir(s)) || /\/[^/]+@[^/]+-[0-9a-f]{12}\/\.partial-[^/]+$/.test(dir(s)));
+  const inCell = installs.filter((s) => /\/cell-[^/]+$/.test(dir(s)));
+  const resolutions = inCell.filter((s) => s.args.includes('--package-lock-only'));
+  const servers = inCell.filter((s) => !s.args.includes('--package-lock-only'));
+  // The client cache's key dir of an install into a new entry (`<key>/.partial-…`), else the run's `clients/<id>`.
+  const cacheKey = (s: SpawnEntry): string | undefined => /\/([^/]+@[^/]+-[0-9a-f]{12})\/\.partial-[^/]+$/.exec(dir(s))?.[1];
+  const isSuite = (s: SpawnEntry): boolean =>
+    /^@modelcontextprotocol\+conformance@/.test(cacheKey(s) ?? '') || /\/conformance$/.test(dir(s));
+  const tools = installs.filter((s) => /\/clients\/[^/]+$/.test(dir(s)) || cacheKey(s) !== undefined || isSuite(s));
+  const suite = tools.filter(isSuite);
+  const clients = tools.filter((s) => !isSuite(s));
+  const distinct = (xs: SpawnEntry[], key: (s: SpawnEntry) => string): number => new Set(xs.map(key)).size;
   const drivers = probe.spawns.filter((s) => s.kind === 'fork');
   const life = (s: SpawnEntry): number => (s.end ?? probe.exitedAt) - s.start;
   const total = (xs: SpawnEntry[]): number => xs.reduce((a, x) => a + life(x), 0);
@@ -146,7 +158,16 @@ export function installCounts(probe: ProbeLog) {
     server: servers.length,
     client: clients.length,
     runtime: runtime.length,
-    other: installs.length - servers.length - clients.length,
+    /** npm's resolutions in cell dirs (install reuse), not installs. */
+    resolutions: resolutions.length,
+    /** The conformance suite's installs (not a client variant's). */
+    suite: suite.length,
+    other: installs.length - inCell.length - tools.length,
+    distinct: {
+      server: distinct(servers, dir),
+      client: distinct(clients, (s) => cacheKey(s) ?? dir(s)),
+      runtime: distinct(runtime, (s) => s.args[1] ?? ''),
+    },
     runtimeMs: total(runtime),
     drivers: drivers.length,
     // Where the time goes: the work of each kind (summed process lifetimes) and when each kind began.

@@ -5,7 +5,9 @@ import { floorOf } from './render-main.js';
 import { CORES, ms, ratio, round, sec, table } from '../measure/util.js';
 
 const inst = (x: Installs | undefined): string =>
-  x ? `server ${x.server}, client ${x.client}, runtime ${x.runtime}${x.other ? `, other ${x.other}` : ''}; driver runs ${x.drivers}` : '–';
+  x
+    ? `server ${x.server}${x.resolutions ? ` (+${x.resolutions} resolutions)` : ''}, client ${x.client}${x.suite ? ` (+suite ${x.suite})` : ''}, runtime ${x.runtime}${x.other ? `, other ${x.other}` : ''}; driver runs ${x.drivers}`
+    : '–';
 
 export function renderAxes(ax: Axes): string {
   const extra = (
