@@ -4,6 +4,7 @@
 import path from 'node:path';
 import type { CacheNotes } from '../cache/notes.js';
 import type { CellContext } from '../cells/cell-context.js';
+import type { CachedToolInstall } from '../cache/cached-tool.js';
 import { installClient, type ClientInstall } from '../cells/install/client-install.js';
 import { ensureConformanceSuite, type ConformanceSuite } from '../cells/conformance/conformance-suite.js';
 import { npmCaForYarn } from '../cells/install/yarn-pnp-install.js';
@@ -20,6 +21,8 @@ export function instruments(
   notes: CacheNotes,
 ): Pick<CellContext, 'clientInstall' | 'nodeRuntime' | 'conformanceSuite' | 'yarnCa'> {
   const clients = new Map<string, Promise<Result<ClientInstall>>>();
+  // Per install set (the client cache's key): two pins that resolved to one set share its install.
+  const clientSets = new Map<string, Promise<CachedToolInstall>>();
   const runtimes = new Map<string, Promise<Result<NodeRuntime>>>();
   // The conformance suite: installed (or found in the cache) once per run, on its first use.
   let suite: Promise<Result<ConformanceSuite>> | undefined;
@@ -30,7 +33,7 @@ export function instruments(
     // A client from the cache takes no install slot; only an npm install does.
     // What a cache says of itself (a damaged entry replaced, a cache that could not be written) goes to `notes`.
     clientInstall: (client) =>
-      once(clients, client.id, () => notes.take(installClient(runDir, client, { attempts, timeoutMs, signal, slot }))),
+      once(clients, client.id, () => notes.take(installClient(runDir, client, { attempts, timeoutMs, signal, slot, shared: clientSets }))),
     nodeRuntime: (node) =>
       once(runtimes, node.version, () => notes.take(ensureNodeRuntime(node, { signal, fallbackDir: path.join(runDir, 'node') }))),
     conformanceSuite: () => (suite ??= notes.take(ensureConformanceSuite({ runDir, attempts, timeoutMs, signal, slot }))),

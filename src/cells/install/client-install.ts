@@ -1,13 +1,14 @@
 // A client variant's client: a verified entry of the per-user client cache, or with the cache off an install
 // of its own, at <runDir>/clients/<id>/ with the driver shipped beside its node_modules, so the driver's bare
-// imports resolve to that client only. Installed at most once per run.
+// imports resolve to that client only. Installed at most once per run, and one install set once per run
+// whatever the pins that resolved to it (`shared`).
 import { mkdir, symlink } from 'node:fs/promises';
 import path from 'node:path';
 import type { PlannedClient } from '../../plan/clients.js';
 import type { ClientInstallRef } from '../../results/types.js';
-import { clientCacheDir, lockfileHash } from '../../cache/client-cache.js';
+import { clientCacheDir, clientKey, lockfileHash } from '../../cache/client-cache.js';
 import type { CacheNote } from '../../cache/writable.js';
-import { installThroughCache } from '../../cache/cached-tool.js';
+import { installThroughCache, type CachedToolInstall } from '../../cache/cached-tool.js';
 import { installDriver, type DriverLayout } from '../driver-ship.js';
 import { installFailureCause as cause, installManifest, type InstallOutcome } from '../../npm/install.js';
 import { describeInfraError } from '../../util/infra.js';
@@ -33,6 +34,11 @@ export interface ClientInstallOptions {
   cacheDir?: string | undefined;
   /** Runs the npm install when one is needed (the run's install slots); a cache hit takes no slot. */
   slot?: <T>(task: () => Promise<T>) => Promise<T>;
+  /**
+   * The run's cache look-ups and installs by cache entry key: two clients of one install set (`latest@1` and
+   * `1.32.2`, say) asked at once share one npm install instead of both missing the cache and installing it.
+   */
+  shared?: Map<string, Promise<CachedToolInstall>>;
 }
 
 export function clientDir(runDir: string, client: Pick<PlannedClient, 'id'>): string {
@@ -49,11 +55,15 @@ export async function installClient(runDir: string, client: PlannedClient, optio
   const root = 'cacheDir' in options ? options.cacheDir : clientCacheDir();
   const what = `the client ${client.package}@${client.version} (${client.pin})`;
   const started = performance.now();
+  // Asked before any await, so a second client of the same set asked in the same turn finds this one's.
+  const through = root === undefined ? undefined : throughCache(root, client, options);
+  // Awaited below; if this call fails first (its own dir), its sharers still hear the outcome.
+  through?.catch(() => undefined);
   try {
     await mkdir(dir, { recursive: true });
     let notes: CacheNote[] = [];
-    if (root !== undefined) {
-      const cached = await installThroughCache(root, client, (partial) => npmInstall(partial, client, options));
+    if (root !== undefined && through) {
+      const cached = await through;
       notes = cached.notes;
       if (cached.kind === 'failed')
         return fail('infrastructure', `${what} could not be installed into the client cache ${root}: ${cause(cached.install)}`);
@@ -85,6 +95,17 @@ export async function installClient(runDir: string, client: PlannedClient, optio
   } catch (error) {
     return fail('infrastructure', `${what} could not be installed into ${dir}: ${describeInfraError(error) ?? errorMessage(error)}`);
   }
+}
+
+/** The cache's entry for the client's install set: this run's look-up (and install) of that key if one is under way. */
+function throughCache(root: string, client: PlannedClient, options: ClientInstallOptions): Promise<CachedToolInstall> {
+  const make = () => installThroughCache(root, client, (partial) => npmInstall(partial, client, options));
+  const key = `${root}\0${clientKey(client)}`;
+  const shared = options.shared;
+  if (!shared) return make();
+  let pending = shared.get(key);
+  if (!pending) shared.set(key, (pending = make()));
+  return pending;
 }
 
 /** The client's install set, installed by npm into `dir`. */
