@@ -45,6 +45,8 @@ export interface Settled {
   /** Without /proc: its group still answered kill(-pgid, 0) after the grace, but its members cannot be listed. */
   unlistedGroup?: true;
   problem?: string;
+  /** Why its shutdown could not be judged (the driver stalled across its bound): a `not-measured` cause. */
+  unmeasured?: string;
   /** Its descendants outside its group still alive at the deadline (killed); only when there are some. */
   escaped?: EscapedProcess[];
 }

@@ -8,6 +8,7 @@ import { launchOf } from './launch.js';
 import { NoiseLog, TailBuffer, type Clip } from './output.js';
 import { groupGone, groupMembers, signalGroup, type ProcInfo } from './proc.js';
 import { settledWithin } from '../timer-verdict.js';
+import { driverLoop } from '../loop-turns.js';
 
 export interface ExitInfo {
   code: number | null;
@@ -53,6 +54,8 @@ export class ServerProcess {
   readonly closed: Promise<ExitInfo>;
   readonly spawnError: Promise<Error>;
   exitInfo: ExitInfo | undefined;
+  /** Its exit was read after the driver stalled: the earliest time it could have happened (the loop's last look). */
+  exitEarliestAt: number | undefined;
   /** When the driver asked it to stop (stdin EOF or SIGTERM): the leaks phase measures from here. */
   stopRequestedAt: number | undefined;
   stopKind: 'stdin EOF' | 'SIGTERM' | undefined;
@@ -84,9 +87,11 @@ export class ServerProcess {
     this.child = spawn(command, args, { detached: true, stdio: ['pipe', 'pipe', 'pipe'], env, cwd: options.cellDir });
     this.pid = this.child.pid;
     this.spawnError = new Promise((resolve) => this.child.once('error', resolve));
+    const loop = driverLoop();
     this.exited = new Promise((resolve) => {
       this.child.once('exit', (code, signal) => {
         this.exitInfo = { code, signal, at: Date.now() };
+        this.exitEarliestAt = loop.stalledSince(this.exitInfo.at);
         resolve(this.exitInfo);
       });
       // A failed spawn never emits 'exit'.
