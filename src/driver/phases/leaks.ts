@@ -83,7 +83,10 @@ export async function settle(record: ServerRecord, graceMs: number, cookie?: str
     if (role === 'stdio') proc.endStdin();
     else proc.terminate();
   }
-  const stopAt = proc.stopRequestedAt ?? Date.now();
+  // Its EOF goes out on a loop turn after the request (after the poll this waits for): when the driver stalled
+  // before sending it, its grace runs from the sending.
+  if (proc.child.stdin?.writableFinished === false) await new Promise((r) => setImmediate(r));
+  const stopAt = Math.max(proc.stopRequestedAt ?? Date.now(), proc.stopSentLateAt ?? 0);
   const deadline = stopAt + graceMs;
   const exit = await proc.waitExit(deadline - Date.now());
   const after = role === 'bind' ? 'its refusal' : (proc.stopKind ?? 'the stop request');

@@ -59,6 +59,8 @@ export class ServerProcess {
   /** When the driver asked it to stop (stdin EOF or SIGTERM): the leaks phase measures from here. */
   stopRequestedAt: number | undefined;
   stopKind: 'stdin EOF' | 'SIGTERM' | undefined;
+  /** Its stdin's EOF was sent after the driver stalled: when (its grace runs from then). */
+  stopSentLateAt: number | undefined;
   private reaped = false;
   readonly options: ServerOptions;
 
@@ -145,6 +147,14 @@ export class ServerProcess {
   }
 
   endStdin(): void {
+    if (this.stopRequestedAt === undefined) {
+      // A pipe's end goes out on a later loop turn: after a stall of the driver, the server's EOF came only then.
+      const loop = driverLoop();
+      this.child.stdin?.once('finish', () => {
+        const at = Date.now();
+        if (loop.stalledSince(at) !== undefined) this.stopSentLateAt = at;
+      });
+    }
     this.stopRequestedAt ??= Date.now();
     this.stopKind ??= 'stdin EOF';
     this.child.stdin?.end();

@@ -526,11 +526,12 @@ describe('leaksPhase: what the stop request and the settle window decide', () =>
     const proc = start(ctx, 'stdio', '', {}, { EXIT_DELAY_MS: '200' });
     await serversBooted(ctx);
     proc.endStdin();
-    const stopAt = proc.stopRequestedAt!;
     // The EOF is sent once the loop turns; from then the driver is kept busy (as a descheduled one is) until the
     // server has exited (a zombie, its exit not read) and the bound is past.
     if (!proc.child.stdin!.writableFinished) await once(proc.child.stdin!, 'finish');
     expect(proc.exitInfo).toBeUndefined();
+    // The grace runs from the sending when a stall (load) delayed it.
+    const stopAt = Math.max(proc.stopRequestedAt!, proc.stopSentLateAt ?? 0);
     const grace = Date.now() - stopAt + 300;
     const guard = Date.now() + 60_000;
     while ((!gone(proc.pid!) || Date.now() <= stopAt + grace + 50) && Date.now() < guard);
@@ -545,6 +546,29 @@ describe('leaksPhase: what the stop request and the settle window decide', () =>
     expect(r).toMatchObject({ verdict: 'not-measured', step: 'stdio shutdown', message: cause });
     expect(r.checks![0]).toMatchObject({ id: 'shutdown', outcome: 'not-measured', message: cause });
     expect(r.stderrTail).toBeUndefined();
+  });
+
+  it('an EOF sent late because the driver stalled after the request: the grace runs from its sending', async () => {
+    const baseline = activeResources();
+    const ctx = bench.context();
+    const proc = start(ctx, 'stdio', 'linger');
+    await serversBooted(ctx);
+    const waits: number[] = [];
+    const waitExit = proc.waitExit.bind(proc);
+    proc.waitExit = (ms: number) => {
+      waits.push(Date.now() + ms);
+      return waitExit(ms);
+    };
+    proc.endStdin();
+    // Busy (as a descheduled driver is) past the grace: the pipe's end goes out on the next loop turn only.
+    const stopAt = proc.stopRequestedAt!;
+    while (Date.now() <= stopAt + GRACE + 100);
+    const r = await leaksPhase(ctx, GRACE, baseline, LEAKS);
+    expect(proc.stopSentLateAt).toBeGreaterThan(stopAt + GRACE);
+    // Its whole grace was waited for after the sending (not judged at once, at the request's bound).
+    expect(waits[0]).toBeGreaterThanOrEqual(proc.stopSentLateAt! + GRACE);
+    expect(r).toMatchObject({ verdict: 'failed', step: 'stdio shutdown' });
+    expect(r.message).toMatch(new RegExp(`^stdio server still running ${GRACE} ms after stdin EOF: `));
   });
 
   it('an exit during the handle dump is a late exit: its time and the bound named, then what the probe said', async () => {
