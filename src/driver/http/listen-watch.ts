@@ -146,12 +146,31 @@ export function ownListenOn(proc: Pick<ServerProcess, 'probeRecords'>, port: num
 
 export type Identity = 'verified' | 'probe' | 'unverified';
 
-export type ReadyOutcome = { ok: true; identity: Identity; ms: number } | { ok: false; reason: string; step: string };
+/** `stalledMs`: the wait's loop resumed past its deadline that long after a look it had due (a stalled driver). */
+export type ReadyOutcome = { ok: true; identity: Identity; ms: number } | { ok: false; reason: string; step: string; stalledMs?: number };
 
-/** Polls until the port answers and belongs to the process group we started; stops at once on exit. */
+/** When the probe saw the server listen on `host`:`port`, by the server's own clock (its earliest such record). */
+export function listenedAt(proc: Pick<ServerProcess, 'probeRecords'>, host: string, port: number): number | undefined {
+  const times = proc
+    .probeRecords()
+    .flatMap((r) => (r.type === 'listen' && r.address === host && r.port === port && typeof r.at === 'number' ? [r.at] : []));
+  return times.length ? Math.min(...times) : undefined;
+}
+
+/**
+ * Polls until the port answers and belongs to the process group we started; stops at once on exit. A listen
+ * whose own time (the probe's record) is within the bound is in time, however late the harness read it.
+ */
 export async function waitUntilListening(proc: ServerProcess, host: string, port: number, timeoutMs: number): Promise<ReadyOutcome> {
   const started = Date.now();
   const deadline = started + timeoutMs;
+  let stalledMs: number | undefined;
+  // A step of the loop (a look, a pause) that ended past the deadline, later than it was due: the driver was
+  // descheduled across the deadline, so a listen it did not see may have come in time.
+  const ended = (due: number): void => {
+    const now = Date.now();
+    if (now >= deadline && now > due + STALL_SLACK_MS) stalledMs = Math.max(stalledMs ?? 0, now - due);
+  };
   let delay = 10;
   // The probe records a listen in its file at once: a change there wakes the poll (servers without the probe are polled).
   let wake = (): void => {};
@@ -177,35 +196,51 @@ export async function waitUntilListening(proc: ServerProcess, host: string, port
           reason: `server exited (code ${exit?.code ?? 'none'}${exit?.signal ? `, signal ${exit.signal}` : ''}) before listening on ${host}:${port}`,
         };
       }
-      if (await canConnect(host, port, Math.min(500, Math.max(1, deadline - Date.now())))) {
-        let identity = ownerOf(proc, port);
-        // Without /proc, the probe's record is the evidence, and it trails the listen: the kernel accepts a connection
-        // before the probe's synchronous append runs, and a loaded machine connected in between ("unverified" in a CI
-        // run). A server the probe runs in gets a moment for its record, woken by the file's change.
-        const trail = Math.min(deadline, Date.now() + PROBE_TRAIL_MS);
-        while (identity === 'unverified' && probeRuns(proc) && Date.now() < trail) {
-          await waitAtMost(new Promise<void>((resolve) => (wake = resolve)), 25);
-          identity = ownerOf(proc, port);
-        }
-        if (identity === 'foreign') {
-          return {
-            ok: false,
-            step: 'port identity',
-            reason: `${host}:${port} answers, but no process of the started server's group holds it`,
-          };
-        }
-        return { ok: true, identity, ms: Date.now() - started };
-      }
+      const bound = Math.min(500, Math.max(1, deadline - Date.now()));
+      const due = Date.now() + bound;
+      const connected = await canConnect(host, port, bound);
+      ended(due);
+      if (connected) return answered();
+      const due2 = Date.now() + delay;
       await waitAtMost(Promise.race([proc.exited, new Promise<void>((resolve) => (wake = resolve))]), delay);
+      ended(due2);
       delay = Math.min(delay * 2, 50);
     }
+    // Its own record says it listened within the bound: in time, whenever we read it (one look confirms it answers).
+    const at = listenedAt(proc, host, port);
+    if (at !== undefined && at <= deadline && proc.running && (await canConnect(host, port, 500))) return answered(at - started);
     return {
       ok: false,
       step: 'wait for listen',
       reason: `timed out after ${timeoutMs} ms waiting for the server to listen on ${host}:${port}`,
+      ...(stalledMs !== undefined ? { stalledMs } : {}),
     };
   }
+
+  /** The port answers: is it ours? `ms`, when given, is the listen's own time since the wait began. */
+  async function answered(ms?: number): Promise<ReadyOutcome> {
+    let identity = ownerOf(proc, port);
+    // Without /proc, the probe's record is the evidence, and it trails the listen: the kernel accepts a connection
+    // before the probe's synchronous append runs, and a loaded machine connected in between ("unverified" in a CI
+    // run). A server the probe runs in gets a moment for its record, woken by the file's change.
+    const trail = Math.min(deadline, Date.now() + PROBE_TRAIL_MS);
+    while (identity === 'unverified' && probeRuns(proc) && Date.now() < trail) {
+      await waitAtMost(new Promise<void>((resolve) => (wake = resolve)), 25);
+      identity = ownerOf(proc, port);
+    }
+    if (identity === 'foreign') {
+      return {
+        ok: false,
+        step: 'port identity',
+        reason: `${host}:${port} answers, but no process of the started server's group holds it`,
+      };
+    }
+    return { ok: true, identity, ms: Math.max(0, ms ?? Date.now() - started) };
+  }
 }
+
+/** How far past its due a step may end and still count as on time: timers and Date.now round apart. */
+const STALL_SLACK_MS = 5;
 
 /** How long a listen's probe record may trail the port's first answer (without /proc). */
 const PROBE_TRAIL_MS = 1000;

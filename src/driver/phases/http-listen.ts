@@ -51,6 +51,17 @@ export function portRace(
 }
 
 /**
+ * A listen on the requested host that only /proc shows (no probe record to date it), found after a wait the driver
+ * was stalled across: whether it came within the bound is unknown, so it is not measured (with its cause), not late.
+ */
+export function listenUndated(proc: ServerProcess, spec: HttpSpec, port: number, stalledMs: number | undefined): string | null {
+  if (stalledMs === undefined || !proc.running) return null;
+  const here = listensOf(proc).filter((l) => l.port === port && l.address === spec.host);
+  if (!here.length || here.some((l) => l.source === 'probe')) return null;
+  return `it listens on ${spec.host}:${port} now, but the driver was stalled ${stalledMs} ms past the end of its ${spec.readyTimeoutMs} ms wait (a loaded machine) and no probe record dates the listen: whether it came in time is unknown`;
+}
+
+/**
  * A server that never listened: say so, say where it did listen if anywhere (the requested port at
  * another address, or other ports), and when it looks stdio-only (listens nowhere, exits on stdin
  * EOF, or writes JSON-RPC to stdout) suggest `http: false`.
@@ -61,7 +72,8 @@ export async function neverListened(proc: ServerProcess, spec: HttpSpec, port: n
   const listens = listensOf(proc);
   const list = (ls: SeenListen[]): string => [...new Set(ls.map((l) => `${l.address}:${l.port}`))].join(', ');
   const onPort = listens.filter((l) => l.port === port);
-  // Seen there now, but it never answered while the harness waited: it listened after the wait ended.
+  // Seen there now, but it never answered while the harness waited: it listened after the wait ended (a probe record
+  // dated in time was taken as ready by the wait; an undated one read after a stall is listenUndated's).
   if (onPort.some((l) => l.address === spec.host)) {
     return `never answered on ${where} within ${spec.readyTimeoutMs} ms, though it listens there now (it listened after the wait ended): if it is that slow to start, raise http.readyTimeoutMs`;
   }

@@ -11,7 +11,7 @@ import { clientLoadFailure, commandFor, substitute, result, type DriverContext, 
 import { httpLifecycle } from './http-lifecycle.js';
 import { asJudged, phaseMessage, reportedChecks, servedAnyway } from './http-refusals.js';
 import { lifecycleNotRunCause } from './http-exit.js';
-import { LISTENS_TWICE, neverListened, ownDescendant, portRace, type PortRace } from './http-listen.js';
+import { LISTENS_TWICE, listenUndated, neverListened, ownDescendant, portRace, type PortRace } from './http-listen.js';
 import { fetchTokens } from '../http/oauth-discovery.js';
 import type { TestTokens } from '../../contract/protocol.js';
 import { freePort, ownListenOn, takeTestPort, waitUntilListening } from '../http/listen-watch.js';
@@ -111,6 +111,8 @@ async function attempt(
       const own = ownListenOn(proc, port);
       const race = own ? null : portRace(proc.stderr.tail(), port, ready);
       if (race) return { kind: 'port-race', race };
+      const undated = ready.step === 'wait for listen' ? listenUndated(proc, spec, port, ready.stalledMs) : null;
+      if (undated) return done({ verdict: 'not-measured', step: ready.step, message: undated });
       const reason =
         own && portInUse(proc.probeRecords(), proc.stderr.tail(), port) ? `${ready.reason}; ${LISTENS_TWICE(port)}` : ready.reason;
       return done({ verdict: 'failed', step: ready.step, message: await neverListened(proc, spec, port, reason) });

@@ -35,8 +35,11 @@ export function patchListen(write: Write): void {
     const address = server.address();
     if (!address) return;
     reported.add(server);
-    if (typeof address === 'string') write({ type: 'listen', address });
-    else write({ type: 'listen', address: address.address, port: address.port, family: address.family });
+    // `at`: when it listened, on the wall clock the harness reads too (Date.now in both processes, one host), so
+    // a listen read late (the harness descheduled) is still judged by its own time.
+    const at = Date.now();
+    if (typeof address === 'string') write({ type: 'listen', address, at });
+    else write({ type: 'listen', address: address.address, port: address.port, family: address.family, at });
   };
   // A listen that fails (EADDRINUSE, EACCES …) is an attempt all the same: bind judges what the server
   // tried, not only what it got. The error event is observed on its way, never handled here.

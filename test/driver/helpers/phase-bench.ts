@@ -94,15 +94,43 @@ export function stall(until: () => boolean, maxMs: number): void {
  * it once it listened; it may listen only once `go` exists, written when the stall begins) and the
  * phase's bound `boundMs` has passed: the server's listen is first seen after the bound.
  */
-export function stallPastBound(go: string, up: string, boundMs: number): (m: DriverMessage) => void {
+export function stallPastBound(go: string, up: string, boundMs: number, goPastBound = false): (m: DriverMessage) => void {
   return (m) => {
     if (m.type !== 'spawned') return;
     const spawned = Date.now();
     // A timer: it fires only after the phase's own synchronous first look (its poll awaits next).
     setTimeout(() => {
+      // `goPastBound`: the server may listen only once the bound has passed (the phase's wait began after the spawn
+      // message, in the same synchronous run: 500 ms is far more than that run), so its listen is truly late.
+      if (goPastBound) stall(() => Date.now() > spawned + boundMs + 500, 60_000);
       writeFileSync(go, '');
       stall(() => existsSync(up) && Date.now() > spawned + boundMs + 100, 60_000);
     }, 0);
+  };
+}
+
+/**
+ * Stalls the driver from its first poll after the first server's spawn until `settled()` holds (that server listened,
+ * or failed to), then moves the clock the driver reads (Date.now) on by `boundMs`: the phase reads the listen only
+ * past its bound by its own clock, while the server's own record of it (its real clock) is well within. Call
+ * `restore` after the phase.
+ */
+export function listenReadPastBound(
+  settled: () => boolean,
+  boundMs: number,
+): { onMessage: (m: DriverMessage) => void; restore: () => void } {
+  const realNow = Date.now;
+  let first = true;
+  return {
+    onMessage(m) {
+      if (m.type !== 'spawned' || !first) return;
+      first = false;
+      setTimeout(() => {
+        stall(settled, 60_000);
+        Date.now = () => realNow() + boundMs;
+      }, 0);
+    },
+    restore: () => void (Date.now = realNow),
   };
 }
 

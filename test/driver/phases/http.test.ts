@@ -24,7 +24,7 @@ import { leaksPhase } from '../../../src/driver/phases/leaks.js';
 import { liveHandles, type ProbeHandle } from '../../../src/driver/probe/probe.js';
 import type { DriverSpec, Step } from '../../../src/contract/protocol.js';
 import { TEST_SERVER } from '../helpers/cell.js';
-import { pastBoundOnceSeen, phaseBench, stallPastBound, type PhaseBench } from '../helpers/phase-bench.js';
+import { listenReadPastBound, pastBoundOnceSeen, phaseBench, stallPastBound, type PhaseBench } from '../helpers/phase-bench.js';
 import { NoAnswer } from '../../../src/driver/http/raw-http.js';
 import { levels, resolved } from '../helpers/levels.js';
 import { expectNoRaceButForeign, raceAside } from '../../helpers/foreign-race.js';
@@ -791,19 +791,69 @@ describe('httpPhase: sub-checks, retries and never-listened, from src', () => {
     });
   });
 
-  it('a listen on the requested host first seen after the wait (the driver stalled past it): never answered, though it listens there now', async () => {
+  /** Listens on {host}:{port} only once `go` exists, then writes `up`; `own: false`, from a child the probe cannot see. */
+  const listensOnGo = (name: string, go: string, up: string, own = true): string => {
+    const listen = `const t = setInterval(() => {\n  if (!existsSync(${JSON.stringify(go)})) return;\n  clearInterval(t);\n  net.createServer().listen(port, host, () => writeFileSync(${JSON.stringify(up)}, ''));\n}, 10);\n`;
+    if (own)
+      return bench.server(name, `import net from 'node:net';\nimport { existsSync, writeFileSync } from 'node:fs';\n${ARGS}${listen}`);
+    // A child in the server's group whose probe writes elsewhere (as if the probe could not run in it): only /proc
+    // shows its listen.
+    const child = `import net from 'node:net';\nimport { existsSync, writeFileSync } from 'node:fs';\nconst [port, host] = [Number(process.argv[1]), process.argv[2]];\n${listen}`;
+    return bench.server(
+      name,
+      `import { spawn } from 'node:child_process';\n${ARGS}const env = { ...process.env, MCP_MATRIX_PROBE_FILE: ${JSON.stringify(join(bench.cell, `${name}.elsewhere.jsonl`))} };\nconst c = spawn(process.execPath, ['--input-type=module', '-e', ${JSON.stringify(child)}, String(port), host], { env, stdio: 'inherit' });\nprocess.on('SIGTERM', () => { c.kill(); process.exit(0); });\n`,
+    );
+  };
+
+  it('a listen on the requested host made after the wait (the driver stalled past it): never answered, though it listens there now', async () => {
+    // The server may listen only once the bound has passed: its own (probe) record of the listen is past it too.
     const go = join(bench.cell, 'late-go');
     const up = join(bench.cell, 'late-up');
-    const bin = bench.server(
-      'late.mjs',
-      `import net from 'node:net';\nimport { existsSync, writeFileSync } from 'node:fs';\n${ARGS}const t = setInterval(() => {\n  if (!existsSync(${JSON.stringify(go)})) return;\n  clearInterval(t);\n  net.createServer().listen(port, host, () => writeFileSync(${JSON.stringify(up)}, ''));\n}, 10);\n`,
-    );
-    const { r } = await http(spec(bin, { readyTimeoutMs: 1000 }), bench.context({}, stallPastBound(go, up, 1000)));
+    const bin = listensOnGo('late.mjs', go, up);
+    const { r, ctx } = await http(spec(bin, { readyTimeoutMs: 1000 }), bench.context({}, stallPastBound(go, up, 1000, true)));
     expect(r).toMatchObject({
       verdict: 'failed',
       step: 'wait for listen',
       message: `never answered on 127.0.0.1:${r.details!.port as number} within 1000 ms, though it listens there now (it listened after the wait ended): if it is that slow to start, raise http.readyTimeoutMs`,
     });
+    const listened = ctx.servers
+      .at(-1)!
+      .proc.probeRecords()
+      .find((rec) => rec.type === 'listen');
+    expect(listened).toMatchObject({ address: '127.0.0.1', port: r.details!.port, at: expect.any(Number) });
+  });
+
+  it('a listen its own record dates within the bound, read only past it (the driver stalled): in time', async () => {
+    // Before the probe's dated record, this read as "it listened after the wait ended": a stalled driver's false verdict.
+    // Called once the server is spawned, after `ctx` below is set.
+    const settled = (): boolean => {
+      const proc = ctx.servers.at(0)?.proc;
+      return !!proc && (!proc.running || proc.probeRecords().some((rec) => rec.type === 'listen' || rec.type === 'listen-failed'));
+    };
+    const stalled = listenReadPastBound(settled, READY_BOUND_MS);
+    const ctx = bench.context({}, stalled.onMessage);
+    try {
+      const { r } = await http(spec(TEST_SERVER, { readyTimeoutMs: READY_BOUND_MS }), ctx);
+      expectNoRaceButForeign(r.details, `held by pid ${ctx.servers[0]!.proc.pid}:`);
+      expect(r).toMatchObject({ verdict: 'passed' });
+      expect(r.details!.readyMs).toBeLessThanOrEqual(READY_BOUND_MS);
+    } finally {
+      stalled.restore();
+    }
+  });
+
+  it('a listen only /proc shows (no probe record dates it), read after a stall across the bound: not measured, with its cause', async () => {
+    const go = join(bench.cell, 'undated-go');
+    const up = join(bench.cell, 'undated-up');
+    const bin = listensOnGo('undated.mjs', go, up, false);
+    const { r } = await http(spec(bin, { readyTimeoutMs: 1000 }), bench.context({}, stallPastBound(go, up, 1000)));
+    const port = r.details!.port as number;
+    expect(r).toMatchObject({ verdict: 'not-measured', step: 'wait for listen' });
+    expect(r.message).toMatch(
+      new RegExp(
+        `^it listens on 127\\.0\\.0\\.1:${port} now, but the driver was stalled \\d+ ms past the end of its 1000 ms wait \\(a loaded machine\\) and no probe record dates the listen: whether it came in time is unknown$`,
+      ),
+    );
   });
 
   it.each([
