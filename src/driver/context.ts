@@ -16,7 +16,7 @@ import type { Redactor } from './server/redact.js';
 import { SDK_PACKAGES_ENV } from './probe/sdk-load.js';
 import { ServerProcess, type ExitInfo } from './server/process.js';
 import { withServerTemp } from './server/temp.js';
-import { verdictTimer } from './timer-verdict.js';
+import { settledWithin } from './timer-verdict.js';
 
 export type Summary = Extract<DriverMessage, { type: 'done' }>['summary'];
 export type ServerRole = 'stdio' | 'http' | 'bind' | 'conformance';
@@ -202,22 +202,14 @@ export class StepTimeout extends Error {
 }
 
 /** Bounds any promise; the SDK's own request timeout should fire first, this is the backstop. */
-export function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    // A result read in the turn after a late timer (a stalled process) is that result, not a timeout.
-    const timer = verdictTimer(() => reject(new StepTimeout(ms, what)), ms);
-    promise.then(
-      (v) => {
-        timer.clear();
-        resolve(v);
-      },
-      (e: unknown) => {
-        timer.clear();
-        reject(e instanceof Error ? e : new Error(String(e)));
-      },
-    );
-  });
+export async function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  // A result read in the turn after a late timer (a stalled process) is that result, not a timeout.
+  const outcome = await settledWithin<T, typeof TIMED_OUT>(promise, ms, () => TIMED_OUT);
+  if (outcome === TIMED_OUT) throw new StepTimeout(ms, what);
+  return outcome;
 }
+
+const TIMED_OUT: unique symbol = Symbol('timed out');
 
 /** How a failed request names the server's exit, when it exited under it: ` (the server exited with code 1; see its stderr)`. */
 export function exitNote(exit: ExitInfo | null): string {
