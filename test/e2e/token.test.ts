@@ -30,17 +30,27 @@ async function runWatching(args: string[], env: Record<string, string> = {}): Pr
   const outDir = await tempDir('mm-token-');
   dirs.push(outDir);
   const tokens = new Set<string>();
+  // This run's servers only: other test files' servers carry tokens of their own, which would let the "watcher saw the
+  // token" checks pass without this run's. The run gets a temp dir of its own; each server's TMPDIR is inside its cell,
+  // inside the run's directory there (the harness passes no other variable of ours through to a server).
+  const tmp = await tempDir('mm-token-tmp-');
+  dirs.push(tmp);
+  const mark = `TMPDIR=${realpathSync(tmp)}/`;
   let running = true;
   const watcher = (async () => {
     while (running) {
-      for (const t of environValues('MCP_SERVER_TOKEN', 'MCP_MATRIX_CELL')) tokens.add(t);
+      for (const t of environValues('MCP_SERVER_TOKEN', 'MCP_MATRIX_CELL', mark)) tokens.add(t);
       await sleep(25);
     }
   })();
   // Its own working directory: the kept cells' homes (cells/<id>) go there, not into the repository.
   const cwd = await tempDir('mm-token-cwd-');
   dirs.push(cwd);
-  const out = await cli(['run', ...args, '--out', outDir, '--progress', 'silent', '--keep'], { cwd, env, timeoutMs: 240_000 });
+  const out = await cli(['run', ...args, '--out', outDir, '--progress', 'silent', '--keep'], {
+    cwd,
+    env: { ...env, TMPDIR: tmp },
+    timeoutMs: 240_000,
+  });
   running = false;
   await watcher;
   const results = await readResults(outDir);

@@ -95,13 +95,17 @@ export function runDirsHolding(pkg: string, tmp?: string): string[] {
   });
 }
 
-/** Values of `name` in the environment of every live process that carries `marker` in its environment. */
-export function environValues(name: string, marker: string): string[] {
+/**
+ * Values of `name` in the environment of every live process that carries `marker` in its environment (and, when given,
+ * a variable that starts with `carrying`, such as `TMPDIR=<a run's own temp dir>/`).
+ */
+export function environValues(name: string, marker: string, carrying?: string): string[] {
   const out = new Set<string>();
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     const vars = read(`/proc/${entry}/environ`).split('\0');
     if (!vars.some((v) => v.startsWith(`${marker}=`))) continue;
+    if (carrying !== undefined && !vars.some((v) => v.startsWith(carrying))) continue;
     for (const v of vars) if (v.startsWith(`${name}=`) && v.length > name.length + 1) out.add(v.slice(name.length + 1));
   }
   return [...out];
