@@ -5,6 +5,7 @@
 const TICK_MS = 20;
 /** A gap between turns longer than this is a stall of the driver, not the loop's ordinary jitter. */
 export const STALL_MS = 100;
+const KEPT_STALLS = 8;
 
 export interface LoopTurns {
   /**
@@ -13,18 +14,31 @@ export interface LoopTurns {
    * at most once a turn, so the turn that polled before the read's came after it.
    */
   stalledSince(now?: number): number | undefined;
+  /**
+   * How long the loop had no turn across `at` (a bound's end), when that was a stall: the driver looked at nothing
+   * from before `at` until after it. Undefined when the loop turned around `at`. The last few stalls are kept.
+   */
+  stalledAcross(at: number, now?: number): number | undefined;
   stop(): void;
 }
 
 export function loopTurns(): LoopTurns {
   const ticks = [Date.now(), Date.now()];
+  const stalls: { from: number; to: number }[] = [];
   const ticker = setInterval(() => {
+    const now = Date.now();
+    if (now - ticks[1]! > STALL_MS && stalls.push({ from: ticks[1]!, to: now }) > KEPT_STALLS) stalls.shift();
     ticks.shift();
-    ticks.push(Date.now());
+    ticks.push(now);
   }, TICK_MS);
   ticker.unref();
+  const across = (at: number, from: number, to: number): number | undefined =>
+    from <= at && at < to && to - from > STALL_MS ? to - from : undefined;
   return {
     stalledSince: (now = Date.now()) => (now - ticks[0]! > STALL_MS ? ticks[0] : undefined),
+    // A stall still open (no tick since), or one the interval has closed.
+    stalledAcross: (at, now = Date.now()) =>
+      across(at, ticks[1]!, now) ?? stalls.map((s) => across(at, s.from, s.to)).find((ms) => ms !== undefined),
     stop: () => clearInterval(ticker),
   };
 }

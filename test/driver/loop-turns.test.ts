@@ -42,4 +42,34 @@ describe('loopTurns', () => {
     expect(Date.now() - before).toBeGreaterThan(STALL_MS);
     turns.stop();
   });
+
+  it('a stall across a bound is kept once the loop turns again; a bound the loop turned around is none', async () => {
+    vi.useFakeTimers();
+    const turns = loopTurns();
+    await vi.advanceTimersByTimeAsync(100);
+    const from = Date.now();
+    const bound = from + 200;
+    // Still open: no tick since the stall began.
+    vi.setSystemTime(from + 500);
+    expect(turns.stalledAcross(bound)).toBe(500);
+    // Closed by the overdue tick, and kept through the ordinary ticks after it.
+    await vi.advanceTimersByTimeAsync(20);
+    const closed = turns.stalledAcross(bound);
+    expect(closed).toBeGreaterThanOrEqual(500);
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(turns.stalledAcross(bound)).toBe(closed);
+    // Bounds before the stall, or after it while the loop turned, were not stalled across.
+    expect(turns.stalledAcross(from - 50)).toBeUndefined();
+    expect(turns.stalledAcross(Date.now() - 100)).toBeUndefined();
+    turns.stop();
+  });
+
+  it('a loop that turns has no stall across any bound', async () => {
+    vi.useFakeTimers();
+    const turns = loopTurns();
+    const bound = Date.now() + 300;
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(turns.stalledAcross(bound)).toBeUndefined();
+    turns.stop();
+  });
 });

@@ -9,6 +9,7 @@ import { waitAtMost } from '../context.js';
 import { groupListeners, procAvailable } from '../server/proc.js';
 import type { ServerProcess } from '../server/process.js';
 import { verdictTimer } from '../timer-verdict.js';
+import { driverLoop } from '../loop-turns.js';
 
 export interface SeenListen {
   address: string;
@@ -146,7 +147,7 @@ export function ownListenOn(proc: Pick<ServerProcess, 'probeRecords'>, port: num
 
 export type Identity = 'verified' | 'probe' | 'unverified';
 
-/** `stalledMs`: the wait's loop resumed past its deadline that long after a look it had due (a stalled driver). */
+/** `stalledMs`: the driver's loop had no turn for that long, across the wait's deadline (loop-turns.ts). */
 export type ReadyOutcome = { ok: true; identity: Identity; ms: number } | { ok: false; reason: string; step: string; stalledMs?: number };
 
 /** When the probe saw the server listen on `host`:`port`, by the server's own clock (its earliest such record). */
@@ -164,13 +165,6 @@ export function listenedAt(proc: Pick<ServerProcess, 'probeRecords'>, host: stri
 export async function waitUntilListening(proc: ServerProcess, host: string, port: number, timeoutMs: number): Promise<ReadyOutcome> {
   const started = Date.now();
   const deadline = started + timeoutMs;
-  let stalledMs: number | undefined;
-  // A step of the loop (a look, a pause) that ended past the deadline, later than it was due: the driver was
-  // descheduled across the deadline, so a listen it did not see may have come in time.
-  const ended = (due: number): void => {
-    const now = Date.now();
-    if (now >= deadline && now > due + STALL_SLACK_MS) stalledMs = Math.max(stalledMs ?? 0, now - due);
-  };
   let delay = 10;
   // The probe records a listen in its file at once: a change there wakes the poll (servers without the probe are polled).
   let wake = (): void => {};
@@ -196,19 +190,15 @@ export async function waitUntilListening(proc: ServerProcess, host: string, port
           reason: `server exited (code ${exit?.code ?? 'none'}${exit?.signal ? `, signal ${exit.signal}` : ''}) before listening on ${host}:${port}`,
         };
       }
-      const bound = Math.min(500, Math.max(1, deadline - Date.now()));
-      const due = Date.now() + bound;
-      const connected = await canConnect(host, port, bound);
-      ended(due);
-      if (connected) return answered();
-      const due2 = Date.now() + delay;
+      if (await canConnect(host, port, Math.min(500, Math.max(1, deadline - Date.now())))) return answered();
       await waitAtMost(Promise.race([proc.exited, new Promise<void>((resolve) => (wake = resolve))]), delay);
-      ended(due2);
       delay = Math.min(delay * 2, 50);
     }
     // Its own record says it listened within the bound: in time, whenever we read it (one look confirms it answers).
     const at = listenedAt(proc, host, port);
     if (at !== undefined && at <= deadline && proc.running && (await canConnect(host, port, 500))) return answered(at - started);
+    // The driver's loop had no turn across the deadline (descheduled): a listen it did not see may have come in time.
+    const stalledMs = driverLoop().stalledAcross(deadline);
     return {
       ok: false,
       step: 'wait for listen',
@@ -238,9 +228,6 @@ export async function waitUntilListening(proc: ServerProcess, host: string, port
     return { ok: true, identity, ms: Math.max(0, ms ?? Date.now() - started) };
   }
 }
-
-/** How far past its due a step may end and still count as on time: timers and Date.now round apart. */
-const STALL_SLACK_MS = 5;
 
 /** How long a listen's probe record may trail the port's first answer (without /proc). */
 const PROBE_TRAIL_MS = 1000;

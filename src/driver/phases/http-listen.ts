@@ -58,7 +58,7 @@ export function listenUndated(proc: ServerProcess, spec: HttpSpec, port: number,
   if (stalledMs === undefined || !proc.running) return null;
   const here = listensOf(proc).filter((l) => l.port === port && l.address === spec.host);
   if (!here.length || here.some((l) => l.source === 'probe')) return null;
-  return `it listens on ${spec.host}:${port} now, but the driver was stalled ${stalledMs} ms past the end of its ${spec.readyTimeoutMs} ms wait (a loaded machine) and no probe record dates the listen: whether it came in time is unknown`;
+  return `it listens on ${spec.host}:${port} now, but the driver had no loop turn for ${stalledMs} ms across the end of its ${spec.readyTimeoutMs} ms wait (a loaded machine) and no probe record dates the listen: whether it came in time is unknown`;
 }
 
 /**

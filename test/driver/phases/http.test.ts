@@ -851,7 +851,7 @@ describe('httpPhase: sub-checks, retries and never-listened, from src', () => {
     expect(r).toMatchObject({ verdict: 'not-measured', step: 'wait for listen' });
     expect(r.message).toMatch(
       new RegExp(
-        `^it listens on 127\\.0\\.0\\.1:${port} now, but the driver was stalled \\d+ ms past the end of its 1000 ms wait \\(a loaded machine\\) and no probe record dates the listen: whether it came in time is unknown$`,
+        `^it listens on 127\\.0\\.0\\.1:${port} now, but the driver had no loop turn for \\d+ ms across the end of its 1000 ms wait \\(a loaded machine\\) and no probe record dates the listen: whether it came in time is unknown$`,
       ),
     );
   });
